@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# The project's test command (README): every package's tests and examples.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go test -count=1 -timeout 12m ./...

@@ -1,0 +1,367 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"reflect"
+	"sort"
+	"sync"
+	"unsafe"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Canonicalizer lets a type give the canonical form of its state: the
+// encoder hashes and compares the value Canonical returns instead of the
+// value itself (seed 003 §4.2, point 2). Use it to leave out caches or to
+// put a collection into a canonical order.
+type Canonicalizer interface {
+	Canonical() any
+}
+
+// A struct field tagged `macemc:"-"` is left out of the state: it neither
+// changes the hash nor shows in the text form.
+const tagName = "macemc"
+
+// AppendCanonical appends the canonical encoding of v to buf: every field,
+// exported or not (except those tagged `macemc:"-"`), maps in key order,
+// pointers followed (a cycle is encoded as a back-reference), interfaces
+// with their dynamic type. Equal states encode equal whatever the order in
+// which their maps were built. Funcs and channels are left out.
+func AppendCanonical(buf []byte, v any) []byte {
+	var e encoder
+	e.buf = buf
+	e.value(v)
+	return e.buf
+}
+
+// Hash returns the 64-bit hash (xxhash) of v's canonical encoding.
+func Hash(v any) uint64 {
+	var e encoder
+	e.value(v)
+	return xxhash.Sum64(e.buf)
+}
+
+type encoder struct {
+	buf  []byte
+	ptrs []uintptr // pointers being encoded, for cycles
+	tmp  []mapEntry
+}
+
+type mapEntry struct{ keyStart, keyEnd, end int }
+
+type encFunc func(e *encoder, v reflect.Value)
+
+var encoders sync.Map // reflect.Type -> encFunc
+
+// value encodes v and its dynamic type. It launders v so that even values
+// reached through unexported fields can be read and their methods called.
+func (e *encoder) value(v any) {
+	if v == nil {
+		e.buf = append(e.buf, 0)
+		return
+	}
+	rv := reflect.ValueOf(v)
+	e.typeTag(rv.Type())
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		e.buf = append(e.buf, 1)
+		encoderFor(rv.Type().Elem())(e, rv.Elem())
+		return
+	}
+	encoderFor(rv.Type())(e, rv)
+}
+
+func (e *encoder) typeTag(t reflect.Type) {
+	e.u64(typeHash(t))
+}
+
+var typeHashes sync.Map // reflect.Type -> uint64
+
+func typeHash(t reflect.Type) uint64 {
+	if h, ok := typeHashes.Load(t); ok {
+		return h.(uint64)
+	}
+	h := xxhash.Sum64String(t.PkgPath() + "." + t.String())
+	typeHashes.Store(t, h)
+	return h
+}
+
+func (e *encoder) u64(x uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf, x) }
+
+func (e *encoder) str(s string) {
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(s)))
+	e.buf = append(e.buf, s...)
+}
+
+func encoderFor(t reflect.Type) encFunc {
+	if f, ok := encoders.Load(t); ok {
+		return f.(encFunc)
+	}
+	// Recursive types: publish a forwarder before building.
+	var real encFunc
+	var wg sync.WaitGroup
+	wg.Add(1)
+	fwd := encFunc(func(e *encoder, v reflect.Value) { wg.Wait(); real(e, v) })
+	if f, loaded := encoders.LoadOrStore(t, fwd); loaded {
+		return f.(encFunc)
+	}
+	real = buildEncoder(t)
+	wg.Done()
+	encoders.Store(t, real)
+	return real
+}
+
+var canonType = reflect.TypeFor[Canonicalizer]()
+
+// clean returns a copy of v that may be read through Interface and whose
+// methods may be called, even if it was reached through unexported fields.
+func clean(v reflect.Value) (reflect.Value, bool) {
+	if v.CanInterface() {
+		return v, true
+	}
+	if v.CanAddr() {
+		return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem(), true
+	}
+	return v, false
+}
+
+func buildEncoder(t reflect.Type) encFunc {
+	base := buildBaseEncoder(t)
+	if t.Kind() != reflect.Interface && t.Implements(canonType) {
+		return func(e *encoder, v reflect.Value) {
+			if cv, ok := clean(v); ok && !(cv.Kind() == reflect.Pointer && cv.IsNil()) {
+				e.value(cv.Interface().(Canonicalizer).Canonical())
+				return
+			}
+			base(e, v)
+		}
+	}
+	if t.Kind() != reflect.Interface && t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(canonType) {
+		return func(e *encoder, v reflect.Value) {
+			if cv, ok := clean(v); ok && cv.CanAddr() {
+				e.value(cv.Addr().Interface().(Canonicalizer).Canonical())
+				return
+			}
+			base(e, v)
+		}
+	}
+	return base
+}
+
+func buildBaseEncoder(t reflect.Type) encFunc {
+	switch t.Kind() {
+	case reflect.Bool:
+		return func(e *encoder, v reflect.Value) {
+			if v.Bool() {
+				e.buf = append(e.buf, 1)
+			} else {
+				e.buf = append(e.buf, 0)
+			}
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(e *encoder, v reflect.Value) { e.u64(uint64(v.Int())) }
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return func(e *encoder, v reflect.Value) { e.u64(v.Uint()) }
+	case reflect.Float32, reflect.Float64:
+		return func(e *encoder, v reflect.Value) { e.u64(math.Float64bits(v.Float())) }
+	case reflect.Complex64, reflect.Complex128:
+		return func(e *encoder, v reflect.Value) {
+			c := v.Complex()
+			e.u64(math.Float64bits(real(c)))
+			e.u64(math.Float64bits(imag(c)))
+		}
+	case reflect.String:
+		return func(e *encoder, v reflect.Value) { e.str(v.String()) }
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return func(e *encoder, v reflect.Value) {
+				e.buf = binary.AppendUvarint(e.buf, uint64(v.Len()))
+				e.buf = append(e.buf, v.Bytes()...)
+			}
+		}
+		elem := encoderFor(t.Elem())
+		return func(e *encoder, v reflect.Value) {
+			n := v.Len()
+			e.buf = binary.AppendUvarint(e.buf, uint64(n))
+			for i := 0; i < n; i++ {
+				elem(e, v.Index(i))
+			}
+		}
+	case reflect.Array:
+		elem := encoderFor(t.Elem())
+		return func(e *encoder, v reflect.Value) {
+			for i := 0; i < v.Len(); i++ {
+				elem(e, v.Index(i))
+			}
+		}
+	case reflect.Map:
+		key, val := encoderFor(t.Key()), encoderFor(t.Elem())
+		return func(e *encoder, v reflect.Value) { e.encodeMap(v, key, val) }
+	case reflect.Pointer:
+		elem := encoderFor(t.Elem())
+		return func(e *encoder, v reflect.Value) {
+			if v.IsNil() {
+				e.buf = append(e.buf, 0)
+				return
+			}
+			p := v.Pointer()
+			for i, q := range e.ptrs {
+				if q == p {
+					e.buf = append(e.buf, 2)
+					e.u64(uint64(len(e.ptrs) - i))
+					return
+				}
+			}
+			e.buf = append(e.buf, 1)
+			e.ptrs = append(e.ptrs, p)
+			elem(e, v.Elem())
+			e.ptrs = e.ptrs[:len(e.ptrs)-1]
+		}
+	case reflect.Interface:
+		return func(e *encoder, v reflect.Value) {
+			if v.IsNil() {
+				e.buf = append(e.buf, 0)
+				return
+			}
+			inner := v.Elem()
+			e.buf = append(e.buf, 1)
+			e.typeTag(inner.Type())
+			encoderFor(inner.Type())(e, inner)
+		}
+	case reflect.Struct:
+		type field struct {
+			index int
+			enc   encFunc
+		}
+		var fields []field
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 && f.Type.Kind() == reflect.Struct {
+				continue
+			}
+			switch f.Type.Kind() {
+			case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+				continue
+			}
+			fields = append(fields, field{i, encoderFor(f.Type)})
+		}
+		return func(e *encoder, v reflect.Value) {
+			for _, f := range fields {
+				f.enc(e, v.Field(f.index))
+			}
+		}
+	default: // Func, Chan, UnsafePointer: not state
+		return func(*encoder, reflect.Value) {}
+	}
+}
+
+// encodeMap encodes entries sorted by their encoded keys.
+func (e *encoder) encodeMap(v reflect.Value, key, val encFunc) {
+	n := v.Len()
+	e.buf = binary.AppendUvarint(e.buf, uint64(n))
+	if n == 0 {
+		return
+	}
+	start := len(e.buf)
+	base := len(e.tmp)
+	it := v.MapRange()
+	for it.Next() {
+		ks := len(e.buf)
+		key(e, it.Key())
+		ke := len(e.buf)
+		val(e, it.Value())
+		e.tmp = append(e.tmp, mapEntry{ks, ke, len(e.buf)})
+	}
+	entries := e.tmp[base:]
+	if n > 1 {
+		buf := e.buf
+		sort.Slice(entries, func(i, j int) bool {
+			a, b := entries[i], entries[j]
+			return bytes.Compare(buf[a.keyStart:a.keyEnd], buf[b.keyStart:b.keyEnd]) < 0
+		})
+		region := append([]byte(nil), e.buf[start:]...)
+		out := e.buf[:start]
+		for _, en := range entries {
+			out = append(out, region[en.keyStart-start:en.end-start]...)
+		}
+		e.buf = out
+	}
+	e.tmp = e.tmp[:base]
+}
+
+// mix combines hashes in order.
+func mix(h, x uint64) uint64 {
+	h ^= x + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
+	return h * 0xff51afd7ed558ccd
+}
+
+func hashString(s string) uint64 { return xxhash.Sum64String(s) }
+
+// hashNode encodes one node's service struct.
+func (s *Sim) hashNode(svc Service) uint64 {
+	s.enc.buf = s.enc.buf[:0]
+	s.enc.value(svc)
+	return xxhash.Sum64(s.enc.buf)
+}
+
+func (s *Sim) msgHash(p *pending) uint64 {
+	if p.hash == 0 {
+		s.enc.buf = s.enc.buf[:0]
+		s.enc.value(p.msg)
+		p.hash = xxhash.Sum64(s.enc.buf) | 1
+	}
+	return p.hash
+}
+
+// Hash returns the 64-bit hash of the global state: every node's struct and
+// every pending event (messages on each connection in order, datagrams as
+// a multiset, timers, driver positions, connection errors) and the failure
+// budget used. Only nodes that ran a handler since the last call are
+// re-encoded. The step count and Monotone's counter are not part of it.
+func (s *Sim) Hash() uint64 {
+	h := uint64(0x6d61636563)
+	for i := range s.w.nodes {
+		nd := &s.w.nodes[i]
+		if nd.dirty {
+			nd.hash = s.hashNode(nd.svc)
+			nd.dirty = false
+		}
+		h = mix(h, nd.hash)
+		h = mix(h, uint64(nd.appNext))
+		for _, t := range nd.timers {
+			if t.armed {
+				h = mix(h, t.nameHash)
+			}
+		}
+		for _, p := range nd.connErrs {
+			h = mix(h, uint64(p)+1)
+		}
+		h = mix(h, 0xff)
+	}
+	for c := range s.w.conns {
+		q := &s.w.conns[c]
+		if q.len() == 0 {
+			continue
+		}
+		h = mix(h, uint64(c))
+		for j := q.head; j < len(q.items); j++ {
+			h = mix(h, s.msgHash(&q.items[j]))
+		}
+	}
+	// With reordering, datagrams in flight are a multiset (order-free sum);
+	// without it, their order matters.
+	var dg uint64
+	for d := range s.w.dgrams {
+		p := &s.w.dgrams[d]
+		x := mix(mix(uint64(p.from), uint64(p.to)), s.msgHash(p))
+		if s.cfg.Failures.Reorder {
+			dg += x
+		} else {
+			dg = mix(dg, x)
+		}
+	}
+	h = mix(h, dg)
+	h = mix(h, uint64(s.w.resets)<<42|uint64(s.w.breaks)<<21|uint64(s.w.drops))
+	return h
+}
