@@ -111,7 +111,7 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 // chooser c. The copy shares nothing mutable with the original; it starts
 // with logging off.
 func (s *Sim) Clone(c Chooser) *Sim {
-	cp := &Sim{cfg: s.cfg, weights: s.weights, n: s.n, chooser: c, failures: s.failures}
+	cp := &Sim{cfg: s.cfg, weights: s.weights, n: s.n, chooser: c, failures: s.failures, until: s.until}
 	cp.ctx.s = cp
 	cp.w = clone.Slowly(s.w).(world)
 	return cp
@@ -150,10 +150,11 @@ func Replay(cfg *Config, choices []int32, steps int, opts Options) (*Sim, error)
 // *NondeterminismError naming the first step where the replays differ,
 // or nil. A service that is deterministic on this path passes; one whose
 // nondeterminism this path does not exercise passes too.
-func CheckDeterminism(cfg *Config, choices []int32) error {
+func CheckDeterminism(cfg *Config, choices []int32, opts Options) error {
 	run := func() ([]uint64, []string, error) {
 		r := NewRecorded(choices)
-		s, err := New(cfg, Options{Chooser: r})
+		opts.Chooser, opts.Logger = r, nil
+		s, err := New(cfg, opts)
 		if err != nil {
 			return nil, nil, err
 		}

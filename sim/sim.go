@@ -104,9 +104,14 @@ type Options struct {
 	// end, every send, timer and choice, and the service's annotations.
 	// When nil, logging costs nothing.
 	Logger *zerolog.Logger
-	// NoFailures turns failure events off whatever the config allows
-	// (the "gusto" of the original tool's walks). See SetFailures.
+	// NoFailures turns failure events off whatever the config allows.
+	// See SetFailures.
 	NoFailures bool
+	// FailuresUntil, when positive, turns failure events off from that
+	// step on (the "gusto" of the original tool: failures during the
+	// bounded search, none during the random walks that follow). It is part
+	// of an execution's description: replay needs the same value.
+	FailuresUntil int
 }
 
 // Sim is the deterministic network simulator: every node of a system, the
@@ -123,6 +128,7 @@ type Sim struct {
 	chooser  Chooser
 	log      *zerolog.Logger
 	failures bool
+	until    int
 
 	ready      []Event
 	readyW     []float64
@@ -142,7 +148,7 @@ func New(cfg *Config, opts Options) (*Sim, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Sim{cfg: cfg, weights: cfg.Weights.withDefaults(), n: cfg.Nodes, chooser: opts.Chooser, log: opts.Logger, failures: !opts.NoFailures}
+	s := &Sim{cfg: cfg, weights: cfg.Weights.withDefaults(), n: cfg.Nodes, chooser: opts.Chooser, log: opts.Logger, failures: !opts.NoFailures, until: opts.FailuresUntil}
 	if s.chooser == nil {
 		s.chooser = NewRandom(0)
 	}
@@ -230,6 +236,16 @@ func (s *Sim) SetFailures(on bool) {
 	s.readyValid = false
 }
 
+// SetFailuresUntil turns failures off from step n on (0: no such limit);
+// see Options.FailuresUntil.
+func (s *Sim) SetFailuresUntil(n int) {
+	s.until = n
+	s.readyValid = false
+}
+
+// FailuresUntil returns the step from which failures are off (0: none).
+func (s *Sim) FailuresUntil() int { return s.until }
+
 // Service returns node id's current service struct.
 func (s *Sim) Service(id NodeID) Service { return s.w.nodes[id].svc }
 
@@ -304,7 +320,7 @@ func (s *Sim) buildReady() {
 			}
 		}
 	}
-	if s.failures {
+	if s.failures && (s.until <= 0 || s.w.step < s.until) {
 		f := &s.cfg.Failures
 		if s.w.drops < f.Drops {
 			for d := range s.w.dgrams {

@@ -1,0 +1,169 @@
+package walks
+
+import (
+	"fmt"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// Outcome is how a walk ended.
+type Outcome int
+
+// The ways a walk ends.
+const (
+	// Live: a state beyond LiveAfter satisfied every liveness property.
+	Live Outcome = iota
+	// Dead: MaxSteps were reached without a live state beyond LiveAfter,
+	// a suspected liveness violation (seed 003, Algorithm 2).
+	Dead
+	// Quiescent: nothing was left to run and the state is not live; no
+	// event can ever change it, so the violation is certain.
+	Quiescent
+	// Unsafe: a safety property failed.
+	Unsafe
+	// Failed: the execution could not go on (a handler panicked, a
+	// property panicked, a replayed choice did not fit); see Result.Err.
+	Failed
+	// Stopped: Config.Stop asked the walk to end early.
+	Stopped
+)
+
+var outcomeNames = [...]string{"live", "dead", "quiescent", "unsafe", "failed", "stopped"}
+
+// String returns the outcome's name.
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("outcome(%d)", o)
+}
+
+// Violation reports whether the outcome is a (suspected) liveness or safety
+// violation.
+func (o Outcome) Violation() bool { return o == Dead || o == Quiescent || o == Unsafe || o == Failed }
+
+// Config says how far to walk and what to check.
+type Config struct {
+	// MaxSteps is d_max: the walk ends when the execution (counting the
+	// steps taken before the walk began) has this many steps.
+	MaxSteps int
+	// LiveAfter is the search depth: liveness is only checked in states
+	// after more than LiveAfter steps (seed 003 §3.1 explains why).
+	LiveAfter int
+	// Safety properties are checked after every step.
+	Safety []sim.Property
+	// Liveness properties: a state is live when all of them hold.
+	Liveness []sim.Property
+	// Observe, when set, is called after every step (and once for the
+	// starting state) with the simulator; returning false stops the walk
+	// with outcome Stopped. Lasso detection hooks in here.
+	Observe func(s *sim.Sim) bool
+}
+
+// Result says how a walk ended.
+type Result struct {
+	Outcome Outcome
+	// Steps is the execution's length when the walk ended.
+	Steps int
+	// Property names the safety property that failed, or the first
+	// liveness property that did not hold at the end.
+	Property string
+	// Err is set for Failed: a handler panic (sim.ErrHandlerPanic), a
+	// property panic or a bad choice.
+	Err error
+}
+
+// Walk runs s from its current state with s's chooser until a live state
+// beyond LiveAfter, a safety violation, quiescence or MaxSteps. With no
+// liveness properties no state is live and only safety is checked.
+func Walk(s *sim.Sim, c *Config) Result {
+	if c.Observe != nil && !c.Observe(s) {
+		return Result{Outcome: Stopped, Steps: s.Steps()}
+	}
+	if r, done := checkLive(s, c); done {
+		return r
+	}
+	for s.Steps() < c.MaxSteps {
+		ok, err := s.Step()
+		if err != nil {
+			return Result{Outcome: Failed, Steps: s.Steps(), Property: failedProperty(err), Err: err}
+		}
+		if !ok {
+			return Result{Outcome: Quiescent, Steps: s.Steps(), Property: firstNotLive(s, c)}
+		}
+		if len(c.Safety) > 0 {
+			i, err := s.FirstViolated(c.Safety)
+			if err != nil {
+				return Result{Outcome: Failed, Steps: s.Steps(), Property: c.Safety[i].Name, Err: err}
+			}
+			if i >= 0 {
+				return Result{Outcome: Unsafe, Steps: s.Steps(), Property: c.Safety[i].Name}
+			}
+		}
+		if c.Observe != nil && !c.Observe(s) {
+			return Result{Outcome: Stopped, Steps: s.Steps()}
+		}
+		if r, done := checkLive(s, c); done {
+			return r
+		}
+	}
+	return Result{Outcome: Dead, Steps: s.Steps(), Property: firstNotLive(s, c)}
+}
+
+// checkLive ends the walk in a live state beyond LiveAfter.
+func checkLive(s *sim.Sim, c *Config) (Result, bool) {
+	if s.Steps() <= c.LiveAfter || len(c.Liveness) == 0 {
+		return Result{}, false
+	}
+	i, err := s.FirstViolated(c.Liveness)
+	if err != nil {
+		return Result{Outcome: Failed, Steps: s.Steps(), Property: c.Liveness[i].Name, Err: err}, true
+	}
+	if i < 0 {
+		return Result{Outcome: Live, Steps: s.Steps()}, true
+	}
+	return Result{}, false
+}
+
+// IsLive reports whether every liveness property of c holds in s's state.
+func IsLive(s *sim.Sim, c *Config) bool {
+	if len(c.Liveness) == 0 {
+		return false
+	}
+	ok, err := s.AllHold(c.Liveness)
+	return ok && err == nil
+}
+
+func firstNotLive(s *sim.Sim, c *Config) string {
+	if len(c.Liveness) == 0 {
+		return ""
+	}
+	i, _ := s.FirstViolated(c.Liveness)
+	if i >= 0 {
+		return c.Liveness[i].Name
+	}
+	return ""
+}
+
+func failedProperty(err error) string {
+	if pe, ok := err.(*sim.PropertyPanicError); ok {
+		return pe.Property
+	}
+	if _, ok := err.(*sim.HandlerPanicError); ok {
+		return PanicProperty
+	}
+	return ""
+}
+
+// PanicProperty is the name under which a handler panic is reported as a
+// safety violation.
+const PanicProperty = "panic in handler"
+
+// SeedFor derives the random seed of walk number i of a run seeded with
+// seed, so that a walk's choices do not depend on which worker runs it.
+func SeedFor(seed uint64, i uint64) uint64 {
+	z := seed + (i+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
