@@ -24,11 +24,14 @@ const (
 	// Failed: the execution could not go on (a handler panicked, a
 	// property panicked, a replayed choice did not fit); see Result.Err.
 	Failed
-	// Stopped: Config.Stop asked the walk to end early.
+	// Stopped: Config.Observe asked the walk to end early.
 	Stopped
+	// Finished: MaxSteps or quiescence was reached with no liveness
+	// property to check; only safety was checked, and it held.
+	Finished
 )
 
-var outcomeNames = [...]string{"live", "dead", "quiescent", "unsafe", "failed", "stopped"}
+var outcomeNames = [...]string{"live", "dead", "quiescent", "unsafe", "failed", "stopped", "finished"}
 
 // String returns the outcome's name.
 func (o Outcome) String() string {
@@ -89,6 +92,12 @@ func Walk(s *sim.Sim, c *Config) Result {
 			return Result{Outcome: Failed, Steps: s.Steps(), Property: failedProperty(err), Err: err}
 		}
 		if !ok {
+			if len(c.Liveness) == 0 {
+				return Result{Outcome: Finished, Steps: s.Steps()}
+			}
+			if IsLive(s, c) {
+				return Result{Outcome: Live, Steps: s.Steps()}
+			}
 			return Result{Outcome: Quiescent, Steps: s.Steps(), Property: firstNotLive(s, c)}
 		}
 		if len(c.Safety) > 0 {
@@ -106,6 +115,9 @@ func Walk(s *sim.Sim, c *Config) Result {
 		if r, done := checkLive(s, c); done {
 			return r
 		}
+	}
+	if len(c.Liveness) == 0 {
+		return Result{Outcome: Finished, Steps: s.Steps()}
 	}
 	return Result{Outcome: Dead, Steps: s.Steps(), Property: firstNotLive(s, c)}
 }

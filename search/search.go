@@ -1,0 +1,673 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/walks"
+)
+
+// Sentinel errors of the search.
+var (
+	// ErrConfig marks a configuration the search cannot run.
+	ErrConfig = errors.New("search: bad config")
+	// ErrPrefix marks a prefix that does not replay on the system.
+	ErrPrefix = errors.New("search: prefix does not replay")
+)
+
+// Defaults of the original MaceMC (see the design note).
+const (
+	DefaultDepthStep = 5
+	DefaultWalkDepth = 20000
+)
+
+// Config describes one search.
+type Config struct {
+	// System is the configuration to search; its Safety and Liveness
+	// properties (already narrowed by the caller, if wanted) are checked.
+	System *sim.Config
+	// DepthStep is the iterative-deepening increment (default 5): the
+	// first round searches all executions of DepthStep steps, the next
+	// 2*DepthStep, and so on.
+	DepthStep int
+	// MaxDepth caps the bounded search (0: deepen until a budget ends or
+	// the state space is exhausted).
+	MaxDepth int
+	// WalkDepth is d_max, the length of every execution's random walk
+	// tail (default 20,000).
+	WalkDepth int
+	// Seed seeds every walk: walk i uses walks.SeedFor(Seed, i).
+	Seed uint64
+	// Workers run walks in parallel (default: all cores). The verdict
+	// does not depend on it.
+	Workers int
+	// MaxPaths stops after this many bounded paths (0: no limit).
+	MaxPaths int64
+	// Time stops the search after this long (0: no limit).
+	Time time.Duration
+	// MaxViolations stops after this many violating paths (default 1).
+	MaxViolations int
+	// NoHashing turns state hashing off: no path is cut short because it
+	// reached a state seen before.
+	NoHashing bool
+	// Unbiased makes walks choose events uniformly instead of by weight.
+	Unbiased bool
+	// WalkFailures keeps failures on during walks. By default failures
+	// happen only within the bounded search and walks run without them,
+	// weights on ("gusto", as in the original).
+	WalkFailures bool
+	// Prefix, when set, is a recorded execution of PrefixSteps steps
+	// (e.g. a live steady state, seed 003 §4.2 point 4): the search starts
+	// from its end.
+	Prefix      []int32
+	PrefixSteps int
+	// HandlerTimeout is the watchdog's limit for one handler (default 5s).
+	HandlerTimeout time.Duration
+	// Context cancels the search (Ctrl-C); the result still reports what
+	// was covered.
+	Context context.Context
+	// Progress, when set, is called about every ProgressEvery with the
+	// statistics so far, from the search's coordinating goroutine.
+	Progress      func(Stats)
+	ProgressEvery time.Duration
+	// Observe, when set, builds a per-walk observer (see walks.Config);
+	// lasso detection hooks in here. It is called once per walk.
+	Observe func() func(*sim.Sim) bool
+
+	pathHook func(choices []int32) // tests: called with each bounded path
+}
+
+func (c *Config) validate() error {
+	if c.System == nil {
+		return fmt.Errorf("%w: no system", ErrConfig)
+	}
+	if err := c.System.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if c.DepthStep == 0 {
+		c.DepthStep = DefaultDepthStep
+	}
+	if c.WalkDepth == 0 {
+		c.WalkDepth = DefaultWalkDepth
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.NumCPU()
+	}
+	if c.MaxViolations <= 0 {
+		c.MaxViolations = 1
+	}
+	if c.Context == nil {
+		c.Context = context.Background()
+	}
+	if c.ProgressEvery <= 0 {
+		c.ProgressEvery = 250 * time.Millisecond
+	}
+	switch {
+	case c.DepthStep < 0:
+		return fmt.Errorf("%w: depth step %d", ErrConfig, c.DepthStep)
+	case c.MaxDepth < 0:
+		return fmt.Errorf("%w: depth %d", ErrConfig, c.MaxDepth)
+	case c.WalkDepth < 0:
+		return fmt.Errorf("%w: walk depth %d", ErrConfig, c.WalkDepth)
+	case c.MaxPaths < 0, c.Time < 0:
+		return fmt.Errorf("%w: negative budget", ErrConfig)
+	}
+	return nil
+}
+
+// Verdict is what a search concluded.
+type Verdict int
+
+// The verdicts.
+const (
+	// None: nothing was found within the budget.
+	None Verdict = iota
+	// Safety: a safety property failed (or a handler panicked or hung).
+	Safety
+	// Liveness: a (suspected) liveness violation.
+	Liveness
+)
+
+// String returns "none", "safety" or "liveness".
+func (v Verdict) String() string {
+	return [...]string{"none", "safety", "liveness"}[v]
+}
+
+// Violation is one violating execution.
+type Violation struct {
+	Verdict Verdict
+	// Outcome says how the execution ended: walks.Dead (suspected
+	// liveness violation), walks.Quiescent (certain), walks.Unsafe or
+	// walks.Failed (a handler panicked or hung).
+	Outcome  walks.Outcome
+	Property string
+	// Choices replay the execution; Steps is its length.
+	Choices []int32
+	Steps   int
+	// Path is the index of the bounded path in search order; Depth the
+	// depth bound of its round, beyond which liveness counted (LiveAfter
+	// = PrefixSteps + Depth).
+	Path      int64
+	Depth     int
+	LiveAfter int
+	// FailuresUntil is the step from which failures were off (replay
+	// needs it); 0 when they were on throughout.
+	FailuresUntil int
+	// Err is the handler panic or hang behind a Failed outcome.
+	Err error
+}
+
+// Stats say what a search covered.
+type Stats struct {
+	// Rounds started, and the deepest depth whose round completed.
+	Rounds          int
+	DeepestComplete int
+	Depth           int
+	// Paths executed (bounded sequences), of which Pruned were cut short
+	// by reaching a state already seen, and Walks that ran a random walk.
+	Paths  int64
+	Pruned int64
+	Walks  int64
+	// Transitions executed in all (prefixes and walks).
+	Transitions int64
+	// DistinctStates is the number of distinct state hashes seen.
+	DistinctStates int
+	Elapsed        time.Duration
+	Violations     int
+	// Stop says why the search ended: "violation", "paths", "time",
+	// "interrupted", "depth" (MaxDepth searched), "exhausted" (no path
+	// reached the depth bound: there is nothing deeper to search).
+	Stop string
+}
+
+// Result is a search's verdict with its evidence and coverage.
+type Result struct {
+	Verdict    Verdict
+	Violations []Violation
+	Stats      Stats
+}
+
+// job is one bounded path whose random walk a worker runs.
+type job struct {
+	index     int64
+	choices   []int32
+	steps     int
+	depth     int
+	result    *Violation // set when the coordinator already decided
+	walkSteps int
+}
+
+// Run searches cfg.System: iterative bounded depth-first search over the
+// choice sequences (Algorithm 1), each bounded path continued by a random
+// walk of up to d_max steps (Algorithm 2). Safety is checked after every
+// step, liveness only beyond the depth bound.
+func Run(cfg Config) (*Result, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	r := &runner{cfg: cfg, start: time.Now(), seen: map[uint64]uint64{}}
+	return r.run()
+}
+
+type runner struct {
+	cfg   Config
+	start time.Time
+
+	seen map[uint64]uint64 // state hash -> round<<32 | depth first seen at
+
+	paths, pruned, walksRun, transitions atomic.Int64
+	stopping                             atomic.Bool
+
+	mu         sync.Mutex
+	done       map[int64]*job // finished jobs waiting to be committed
+	nextCommit int64
+	violations []Violation
+	stopReason string
+	stopAt     int64 // first path index not committed when stopping (-1: none)
+	stats      Stats
+	quit       chan struct{}
+}
+
+func (r *runner) liveAfter(depth int) int { return r.cfg.PrefixSteps + depth }
+
+func (r *runner) failuresUntil(depth int) int {
+	if r.cfg.WalkFailures {
+		return 0
+	}
+	return r.cfg.PrefixSteps + depth
+}
+
+func (r *runner) run() (*Result, error) {
+	if len(r.cfg.Prefix) > 0 {
+		if _, err := sim.Replay(r.cfg.System, r.cfg.Prefix, r.cfg.PrefixSteps, sim.Options{}); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrPrefix, err)
+		}
+	}
+	r.done = map[int64]*job{}
+	r.stopAt = -1
+	// The coordinator closes jobs when it finishes; if a handler hangs in
+	// it, quit releases the workers instead (the hung goroutine is left).
+	jobs := make(chan *job, 4*r.cfg.Workers)
+	r.quit = make(chan struct{})
+	results := make(chan *job, 4*r.cfg.Workers)
+	var wg sync.WaitGroup
+	for w := 0; w < r.cfg.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.worker(jobs, results)
+		}()
+	}
+	committed := make(chan struct{})
+	go func() {
+		for j := range results {
+			r.commit(j)
+		}
+		close(committed)
+	}()
+	err := r.coordinate(jobs)
+	wg.Wait()
+	close(results)
+	<-committed
+	r.flush()
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := &Result{Violations: r.violations, Stats: r.snapshotLocked()}
+	if r.stopReason == "" {
+		r.stopReason = r.stats.Stop
+	}
+	res.Stats.Stop = r.stopReason
+	if len(res.Violations) > 0 {
+		res.Verdict = res.Violations[0].Verdict
+	}
+	return res, nil
+}
+
+func (r *runner) snapshotLocked() Stats {
+	st := r.stats
+	st.Paths = r.paths.Load()
+	st.Pruned = r.pruned.Load()
+	st.Walks = r.walksRun.Load()
+	st.Transitions = r.transitions.Load()
+	st.DistinctStates = len(r.seen)
+	st.Elapsed = time.Since(r.start)
+	st.Violations = len(r.violations)
+	return st
+}
+
+// commit records finished jobs in path order, so that which violation is
+// reported does not depend on how many workers ran or how fast.
+func (r *runner) commit(j *job) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done[j.index] = j
+	for {
+		next, ok := r.done[r.nextCommit]
+		if !ok {
+			return
+		}
+		delete(r.done, r.nextCommit)
+		r.nextCommit++
+		if r.stopAt >= 0 && next.index >= r.stopAt {
+			continue
+		}
+		if next.result != nil {
+			r.violations = append(r.violations, *next.result)
+			if len(r.violations) >= r.cfg.MaxViolations {
+				r.stopAt = next.index + 1
+				r.stopReason = "violation"
+				r.stopping.Store(true)
+			}
+		}
+	}
+}
+
+// flush commits what is left after an abandoned run (a hung handler
+// released the workers early), in path order, skipping the gaps.
+func (r *runner) flush() {
+	r.mu.Lock()
+	var idx []int64
+	for i := range r.done {
+		idx = append(idx, i)
+	}
+	r.mu.Unlock()
+	slices.Sort(idx)
+	for _, i := range idx {
+		r.mu.Lock()
+		j := r.done[i]
+		r.nextCommit = i
+		r.mu.Unlock()
+		r.commit(j)
+	}
+}
+
+// coordinate enumerates bounded paths in depth-first order, round by
+// round, executing each path's prefix itself (to prune by state hash in a
+// deterministic order) and handing the walk to the workers.
+func (r *runner) coordinate(jobs chan<- *job) error {
+	c := &r.cfg
+	s, err := sim.New(c.System, sim.Options{NoFailures: false})
+	if err != nil {
+		return err
+	}
+	var index int64
+	lastProgress := time.Now()
+	var deadline time.Time
+	if c.Time > 0 {
+		deadline = r.start.Add(c.Time)
+	}
+	stop := func(reason string) {
+		r.mu.Lock()
+		if r.stopReason == "" {
+			r.stopReason = reason
+		}
+		if r.stopAt < 0 {
+			r.stopAt = index
+		}
+		r.mu.Unlock()
+		r.stopping.Store(true)
+	}
+	err = s.Guard(c.HandlerTimeout, func() error {
+		defer close(jobs)
+		dfs := &dfsChooser{base: c.Prefix}
+		for round := 1; ; round++ {
+			depth := round * c.DepthStep
+			if c.MaxDepth > 0 && depth > c.MaxDepth {
+				depth = c.MaxDepth
+			}
+			r.mu.Lock()
+			r.stats.Rounds, r.stats.Depth = round, depth
+			r.mu.Unlock()
+			dfs.seq = dfs.seq[:0]
+			reachedDepth := false
+			for {
+				if r.stopping.Load() {
+					return nil
+				}
+				if c.Context.Err() != nil {
+					stop("interrupted")
+					return nil
+				}
+				if c.MaxPaths > 0 && r.paths.Load() >= c.MaxPaths {
+					stop("paths")
+					return nil
+				}
+				if !deadline.IsZero() && time.Now().After(deadline) {
+					stop("time")
+					return nil
+				}
+				if c.Progress != nil && time.Since(lastProgress) >= c.ProgressEvery {
+					lastProgress = time.Now()
+					r.mu.Lock()
+					st := r.snapshotLocked()
+					r.mu.Unlock()
+					c.Progress(st)
+				}
+				j, reached, err := r.prefix(s, dfs, index, round, depth)
+				if err != nil {
+					return err
+				}
+				reachedDepth = reachedDepth || reached
+				if c.pathHook != nil {
+					c.pathHook(s.ChoiceValues())
+				}
+				r.paths.Add(1)
+				index++
+				select {
+				case jobs <- j:
+				case <-r.quit:
+					return nil
+				}
+				if !dfs.next() {
+					break
+				}
+			}
+			r.mu.Lock()
+			r.stats.DeepestComplete = depth
+			r.mu.Unlock()
+			if !reachedDepth {
+				stop("exhausted")
+				return nil
+			}
+			if c.MaxDepth > 0 && depth >= c.MaxDepth {
+				stop("depth")
+				return nil
+			}
+		}
+	})
+	var hang *sim.HangError
+	if errors.As(err, &hang) {
+		close(r.quit)
+		// The hung path is the violation; report it in order.
+		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: "handler did not return", Choices: hang.Choices, Steps: hang.Step, Path: index, Err: err}
+		r.commit(&job{index: index, result: v})
+		return nil
+	}
+	return err
+}
+
+// prefix executes one bounded path up to depth steps beyond the prefix.
+// It returns the job for the path (with the verdict already set if the
+// prefix alone decided it) and whether the path reached the depth bound.
+func (r *runner) prefix(s *sim.Sim, dfs *dfsChooser, index int64, round, depth int) (*job, bool, error) {
+	c := &r.cfg
+	dfs.pos, dfs.bpos = 0, 0
+	s.SetFailuresUntil(r.failuresUntil(depth))
+	j := &job{index: index, depth: depth}
+	violation := func(verdict Verdict, out walks.Outcome, prop string, err error) (*job, bool, error) {
+		j.result = &Violation{Verdict: verdict, Outcome: out, Property: prop, Choices: s.ChoiceValues(), Steps: s.Steps(),
+			Path: index, Depth: depth, LiveAfter: r.liveAfter(depth), FailuresUntil: r.failuresUntil(depth), Err: err}
+		return j, false, nil
+	}
+	if err := s.Reset(dfs); err != nil {
+		return violation(Safety, walks.Failed, walks.PanicProperty, err)
+	}
+	limit := c.PrefixSteps + depth
+	for s.Steps() < limit {
+		ok, err := s.Step()
+		if err != nil {
+			if errors.Is(err, sim.ErrBadChoice) && s.Steps() < c.PrefixSteps {
+				return nil, false, fmt.Errorf("%w: %w", ErrPrefix, err)
+			}
+			return violation(Safety, walks.Failed, walks.PanicProperty, err)
+		}
+		r.transitions.Add(1)
+		if !ok {
+			// Quiescent within the bound: nothing can ever happen again,
+			// so a state that is not live now is dead.
+			if len(c.System.Liveness) > 0 {
+				if i, err := s.FirstViolated(c.System.Liveness); err != nil || i >= 0 {
+					if err != nil {
+						return violation(Liveness, walks.Failed, c.System.Liveness[i].Name, err)
+					}
+					return violation(Liveness, walks.Quiescent, c.System.Liveness[i].Name, nil)
+				}
+			}
+			return j, false, nil
+		}
+		if s.Steps() <= c.PrefixSteps {
+			continue
+		}
+		if i, err := s.FirstViolated(c.System.Safety); err != nil || i >= 0 {
+			if err != nil {
+				return violation(Safety, walks.Failed, c.System.Safety[i].Name, err)
+			}
+			return violation(Safety, walks.Unsafe, c.System.Safety[i].Name, nil)
+		}
+		if !c.NoHashing && dfs.pos > dfs.diverge {
+			// Only states past the point where this path branches off
+			// the previous one are new; the shared prefix replays states
+			// this path's ancestors already recorded.
+			d := uint64(s.Steps() - c.PrefixSteps)
+			h := s.Hash()
+			if prev, ok := r.seen[h]; ok && prev>>32 == uint64(round) && prev&0xffffffff <= d {
+				r.pruned.Add(1)
+				j.walkSteps = -1
+				return j, false, nil
+			}
+			r.seen[h] = uint64(round)<<32 | d
+		}
+	}
+	j.choices = s.ChoiceValues()
+	j.steps = s.Steps()
+	return j, true, nil
+}
+
+// worker replays each job's prefix and runs its random walk.
+func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
+	c := &r.cfg
+	rnd := sim.NewRandom(0)
+	rnd.Unbiased = c.Unbiased
+	var s *sim.Sim
+	for {
+		var j *job
+		select {
+		case j2, ok := <-jobs:
+			if !ok {
+				return
+			}
+			j = j2
+		case <-r.quit:
+			return
+		}
+		if j.result != nil || j.walkSteps < 0 || j.choices == nil || r.stopping.Load() && r.beyondStop(j.index) {
+			results <- j
+			continue
+		}
+		rnd.Reseed(walks.SeedFor(c.Seed, uint64(j.index)))
+		chooser := &sim.Prefix{Seq: j.choices, Then: rnd}
+		if s == nil {
+			var err error
+			if s, err = sim.New(c.System, sim.Options{Chooser: chooser, FailuresUntil: r.failuresUntil(j.depth)}); err != nil {
+				j.result = r.failed(j, nil, err)
+				results <- j
+				continue
+			}
+		} else if err := s.Reset(chooser); err != nil {
+			j.result = r.failed(j, s, err)
+			results <- j
+			continue
+		}
+		s.SetFailuresUntil(r.failuresUntil(j.depth))
+		wc := &walks.Config{MaxSteps: c.WalkDepth, LiveAfter: r.liveAfter(j.depth), Safety: c.System.Safety, Liveness: c.System.Liveness}
+		var observe func(*sim.Sim) bool
+		if c.Observe != nil {
+			observe = c.Observe()
+		}
+		wc.Observe = func(s *sim.Sim) bool {
+			if s.Steps()&1023 == 0 && r.stopping.Load() && r.beyondStop(j.index) {
+				return false
+			}
+			return observe == nil || observe(s)
+		}
+		var res walks.Result
+		err := s.Guard(c.HandlerTimeout, func() error {
+			for s.Steps() < j.steps {
+				if _, err := s.Step(); err != nil {
+					return err
+				}
+			}
+			res = walks.Walk(s, wc)
+			return nil
+		})
+		r.walksRun.Add(1)
+		if err != nil {
+			var hang *sim.HangError
+			if errors.As(err, &hang) {
+				j.result = &Violation{Verdict: Safety, Outcome: walks.Failed, Property: "handler did not return", Choices: hang.Choices, Steps: hang.Step,
+					Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: err}
+				s = nil // abandoned
+			} else {
+				j.result = r.failed(j, s, err)
+			}
+			results <- j
+			continue
+		}
+		r.transitions.Add(int64(res.Steps - j.steps))
+		if res.Outcome.Violation() {
+			verdict := Liveness
+			if res.Outcome == walks.Unsafe || res.Outcome == walks.Failed {
+				verdict = Safety
+			}
+			j.result = &Violation{Verdict: verdict, Outcome: res.Outcome, Property: res.Property, Choices: s.ChoiceValues(), Steps: s.Steps(),
+				Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: res.Err}
+		}
+		results <- j
+	}
+}
+
+func (r *runner) beyondStop(index int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopAt >= 0 && index >= r.stopAt
+}
+
+func (r *runner) failed(j *job, s *sim.Sim, err error) *Violation {
+	v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.PanicProperty, Choices: j.choices, Steps: j.steps,
+		Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: err}
+	if s != nil {
+		v.Choices, v.Steps = s.ChoiceValues(), s.Steps()
+	}
+	return v
+}
+
+// dfsChooser answers choice points from base (a prefix execution), then
+// from seq, extending seq with 0 (the first child) at new positions and
+// recording each position's number of alternatives. next moves seq to
+// the following sequence in depth-first order.
+type dfsChooser struct {
+	base  []int32
+	seq   []int32
+	arity []int32
+	pos   int // position in seq (after base)
+	bpos  int
+	// diverge is the first position where the current sequence differs
+	// from the previous one.
+	diverge int
+}
+
+func (d *dfsChooser) Choose(_ sim.ChoiceKind, n int, _ []float64) int {
+	if d.bpos < len(d.base) {
+		v := d.base[d.bpos]
+		d.bpos++
+		return int(v)
+	}
+	if d.pos < len(d.seq) {
+		d.arity[d.pos] = int32(n)
+		v := d.seq[d.pos]
+		d.pos++
+		return int(v)
+	}
+	d.seq = append(d.seq, 0)
+	d.arity = append(d.arity[:d.pos], int32(n))
+	d.pos++
+	return 0
+}
+
+// next advances to the next sequence; false when the round is complete.
+// Positions the last execution did not reach (it ended early) are dropped.
+func (d *dfsChooser) next() bool {
+	d.bpos = 0
+	d.seq = d.seq[:d.pos]
+	for i := len(d.seq) - 1; i >= 0; i-- {
+		if d.seq[i]+1 < d.arity[i] {
+			d.seq[i]++
+			d.seq = d.seq[:i+1]
+			d.diverge = i
+			return true
+		}
+	}
+	d.seq = d.seq[:0]
+	d.diverge = 0
+	return false
+}
