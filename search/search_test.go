@@ -223,7 +223,7 @@ type stuck struct {
 	Done  bool
 }
 
-func (s *stuck) Start(ctx *sim.Context)                     { ctx.SetPeriodic("tick") }
+func (s *stuck) Start(ctx *sim.Context)                    { ctx.SetPeriodic("tick") }
 func (s *stuck) HandleTimer(ctx *sim.Context, name string) { s.Ticks = (s.Ticks + 1) % 3 }
 func (s *stuck) HandleApp(ctx *sim.Context, req any) {
 	if ctx.Rand(4) != 0 {
