@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/macemc/macemc/sim"
+)
+
+type listedParam struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Default string `json:"default"`
+	Doc     string `json:"doc,omitempty"`
+}
+
+type listedSystem struct {
+	Name     string        `json:"name"`
+	Doc      string        `json:"doc,omitempty"`
+	Params   []listedParam `json:"params"`
+	Safety   []string      `json:"safety"`
+	Liveness []string      `json:"liveness"`
+	Error    string        `json:"error,omitempty"`
+}
+
+func (a *App) list(args []string) (int, error) {
+	fs := a.newFlags("list", "[--json]")
+	asJSON := fs.Bool("json", false, "print one JSON array on stdout")
+	if err := parse(fs, args); err != nil {
+		return ExitUsage, err
+	}
+	var out []listedSystem
+	for _, sys := range sim.Systems() {
+		ls := listedSystem{Name: sys.Name, Doc: sys.Doc, Safety: []string{}, Liveness: []string{}}
+		for _, p := range sys.Params {
+			ls.Params = append(ls.Params, listedParam{p.Name, p.Kind.String(), p.Default, p.Doc})
+		}
+		if cfg, _, err := sys.Config(nil); err != nil {
+			ls.Error = err.Error()
+		} else {
+			ls.Safety, ls.Liveness = propertyNames(cfg.Safety), propertyNames(cfg.Liveness)
+		}
+		out = append(out, ls)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetIndent("", "  ")
+		return ExitNone, enc.Encode(out)
+	}
+	if len(out) == 0 {
+		fmt.Fprintln(a.Stdout, "no systems registered")
+	}
+	for _, s := range out {
+		fmt.Fprintf(a.Stdout, "%s\n", s.Name)
+		if s.Doc != "" {
+			fmt.Fprintf(a.Stdout, "  %s\n", firstLine(s.Doc))
+		}
+		for _, p := range s.Params {
+			fmt.Fprintf(a.Stdout, "  --param %s=%s (%s)", p.Name, p.Default, p.Kind)
+			if p.Doc != "" {
+				fmt.Fprintf(a.Stdout, "  %s", p.Doc)
+			}
+			fmt.Fprintln(a.Stdout)
+		}
+		fmt.Fprintf(a.Stdout, "  safety:   %s\n", orNone(s.Safety))
+		fmt.Fprintf(a.Stdout, "  liveness: %s\n", orNone(s.Liveness))
+		if s.Error != "" {
+			fmt.Fprintf(a.Stdout, "  error: %s\n", s.Error)
+		}
+	}
+	return ExitNone, nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
+
+func orNone(xs []string) string {
+	if len(xs) == 0 {
+		return "(none)"
+	}
+	return strings.Join(xs, ", ")
+}

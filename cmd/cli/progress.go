@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/macemc/macemc/search"
+)
+
+// progress draws a one-line status on a terminal's stderr.
+type progress struct {
+	w        io.Writer
+	on       bool
+	budget   time.Duration
+	lastT    time.Duration
+	lastN    int64
+	drawn    bool
+	maxPaths int64
+}
+
+func (p *progress) search(st search.Stats) {
+	if !p.on {
+		return
+	}
+	rate := 0.0
+	if dt := (st.Elapsed - p.lastT).Seconds(); dt > 0 {
+		rate = float64(st.Transitions-p.lastN) / dt
+	}
+	p.lastT, p.lastN = st.Elapsed, st.Transitions
+	left := ""
+	if p.budget > 0 {
+		left = fmt.Sprintf(", %s left", (p.budget - st.Elapsed).Round(time.Second))
+	}
+	if p.maxPaths > 0 {
+		left += fmt.Sprintf(", %d/%d paths", st.Paths, p.maxPaths)
+	}
+	fmt.Fprintf(p.w, "\r\x1b[Kdepth %d (complete %d)  paths %d  states %d  pruned %d  %.0f transitions/s%s",
+		st.Depth, st.DeepestComplete, st.Paths, st.DistinctStates, st.Pruned, rate, left)
+	p.drawn = true
+}
+
+func (p *progress) line(format string, args ...any) {
+	if !p.on {
+		return
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K"+format, args...)
+	p.drawn = true
+}
+
+func (p *progress) clear() {
+	if p.on && p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.drawn = false
+	}
+}

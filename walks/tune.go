@@ -1,0 +1,215 @@
+package walks
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// ErrNoLiveness means a system has no liveness property to tune for.
+var ErrNoLiveness = errors.New("walks: the system has no liveness property")
+
+// TuneConfig says how to sample steps to the first live state (seed 003
+// §4.4, Figure 2).
+type TuneConfig struct {
+	System *sim.Config
+	// Depth is the periphery: each sample first takes Depth random steps
+	// with failures on (as the bounded search would), then walks with
+	// failures off; liveness counts after Depth steps. Default 15, the
+	// paper's Figure 2.
+	Depth int
+	// Samples is the number of walks (default 1000).
+	Samples int
+	// MaxSteps is d_max for the sampling walks (default 20,000).
+	MaxSteps int
+	Seed     uint64
+	Workers  int
+	// WalkFailures keeps failures on after the periphery too.
+	WalkFailures bool
+}
+
+// TuneResult is the distribution of steps to the first live state.
+type TuneResult struct {
+	// Steps holds, sorted, the step of the first live state of every
+	// sample that reached one.
+	Steps []int
+	// Samples is the number of walks; Samples-len(Steps) never turned live
+	// within MaxSteps (Unsafe counts those that broke a safety property).
+	Samples  int
+	Unsafe   int
+	MaxSteps int
+	Depth    int
+}
+
+// Tune runs the sampling walks in parallel; the result does not depend on
+// the number of workers.
+func Tune(c TuneConfig) (*TuneResult, error) {
+	if c.System == nil || len(c.System.Liveness) == 0 {
+		return nil, ErrNoLiveness
+	}
+	if c.Depth <= 0 {
+		c.Depth = 15
+	}
+	if c.Samples <= 0 {
+		c.Samples = 1000
+	}
+	if c.MaxSteps <= 0 {
+		c.MaxSteps = 20000
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.NumCPU()
+	}
+	steps := make([]int, c.Samples)
+	unsafe := make([]bool, c.Samples)
+	var firstErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < c.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				until := c.Depth
+				if c.WalkFailures {
+					until = 0
+				}
+				s, err := sim.New(c.System, sim.Options{Chooser: NewChooser(SeedFor(c.Seed, uint64(i)), false), FailuresUntil: until})
+				if err != nil {
+					mu.Lock()
+					firstErr = err
+					mu.Unlock()
+					steps[i] = -1
+					continue
+				}
+				r := Walk(s, &Config{MaxSteps: c.MaxSteps, LiveAfter: c.Depth, Safety: c.System.Safety, Liveness: c.System.Liveness})
+				steps[i] = -1
+				switch r.Outcome {
+				case Live:
+					steps[i] = r.Steps
+				case Unsafe, Failed:
+					unsafe[i] = true
+				}
+			}
+		}()
+	}
+	for i := 0; i < c.Samples; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	res := &TuneResult{Samples: c.Samples, MaxSteps: c.MaxSteps, Depth: c.Depth}
+	for i, st := range steps {
+		if st >= 0 {
+			res.Steps = append(res.Steps, st)
+		}
+		if unsafe[i] {
+			res.Unsafe++
+		}
+	}
+	sort.Ints(res.Steps)
+	return res, nil
+}
+
+// NewChooser returns the seeded random chooser walks use.
+func NewChooser(seed uint64, unbiased bool) *sim.Random {
+	r := sim.NewRandom(seed)
+	r.Unbiased = unbiased
+	return r
+}
+
+// Percentile returns the step by which p percent (0-100) of all samples
+// were live, or -1 if fewer than p percent ever were.
+func (r *TuneResult) Percentile(p float64) int {
+	need := int(math.Ceil(p / 100 * float64(r.Samples)))
+	if need < 1 {
+		need = 1
+	}
+	if need > len(r.Steps) {
+		return -1
+	}
+	return r.Steps[need-1]
+}
+
+// Suggest returns a d_max: eight times the slowest sample that turned live
+// (the paper saw every sample live by 10,000 steps and used 80,000),
+// rounded up to two significant digits.
+func (r *TuneResult) Suggest() int {
+	if len(r.Steps) == 0 {
+		return 0
+	}
+	x := 8 * r.Steps[len(r.Steps)-1]
+	if x < 100 {
+		return 100
+	}
+	mag := int(math.Pow(10, math.Floor(math.Log10(float64(x)))-1))
+	return (x + mag - 1) / mag * mag
+}
+
+// SVG draws the cumulative distribution of steps to the first live state
+// (like the paper's Figure 2) as a self-contained SVG document.
+func (r *TuneResult) SVG(title string) []byte {
+	const w, h, left, bottom, top, right = 640, 400, 60, 50, 40, 20
+	pw, ph := float64(w-left-right), float64(h-top-bottom)
+	maxX := 1.0
+	if len(r.Steps) > 0 {
+		maxX = float64(r.Steps[len(r.Steps)-1])
+	}
+	logMax := math.Log10(maxX + 1)
+	if logMax < 1 {
+		logMax = 1
+	}
+	x := func(step int) float64 { return float64(left) + pw*math.Log10(float64(step)+1)/logMax }
+	y := func(frac float64) float64 { return float64(top) + ph*(1-frac) }
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", w, h, w, h)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", w, h)
+	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="14">%s</text>`+"\n", left, xmlEscape(title))
+	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="black"/>`+"\n", left, y(0), w-right, y(0))
+	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="black"/>`+"\n", left, y(0), left, y(1))
+	for _, f := range []float64{0, 0.25, 0.5, 0.75, 1} {
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%.0f%%</text>`+"\n", left-6, y(f)+4, f*100)
+	}
+	for p := 0; float64(p) <= logMax; p++ {
+		step := int(math.Pow(10, float64(p)))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%d</text>`+"\n", x(step), y(0)+18, step)
+	}
+	fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">simulator steps to the first live state (log scale), depth %d, %d samples</text>`+"\n", float64(left)+pw/2, h-8, r.Depth, r.Samples)
+	var pts bytes.Buffer
+	fmt.Fprintf(&pts, "%.1f,%.1f", x(0), y(0))
+	for i, st := range r.Steps {
+		frac := float64(i+1) / float64(r.Samples)
+		fmt.Fprintf(&pts, " %.1f,%.1f %.1f,%.1f", x(st), y(float64(i)/float64(r.Samples)), x(st), y(frac))
+	}
+	fmt.Fprintf(&b, `<polyline fill="none" stroke="steelblue" stroke-width="2" points="%s"/>`+"\n", pts.String())
+	b.WriteString("</svg>\n")
+	return b.Bytes()
+}
+
+func xmlEscape(s string) string {
+	var b bytes.Buffer
+	for _, r := range s {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '"':
+			b.WriteString("&quot;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
