@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -261,4 +260,3 @@ func (a *App) tune(args []string) (int, error) {
 	return ExitNone, nil
 }
 
-var _ = os.Stdout

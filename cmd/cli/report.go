@@ -35,17 +35,17 @@ type Report struct {
 	Stop            string  `json:"stop"`
 	ElapsedS        float64 `json:"elapsed_s"`
 	// The violation.
-	Steps    int             `json:"steps,omitempty"`
-	Path     int64           `json:"path,omitempty"`
-	Depth    int             `json:"depth,omitempty"`
-	Error    string          `json:"error,omitempty"`
-	Critical *CriticalReport `json:"critical,omitempty"`
-	Lasso    *LassoReport    `json:"lasso,omitempty"`
-	Stem     *int            `json:"stem,omitempty"`
-	Cycle    []int           `json:"cycle,omitempty"`
+	Steps    int               `json:"steps,omitempty"`
+	Path     int64             `json:"path,omitempty"`
+	Depth    int               `json:"depth,omitempty"`
+	Error    string            `json:"error,omitempty"`
+	Critical *CriticalReport   `json:"critical,omitempty"`
+	Lasso    *LassoReport      `json:"lasso,omitempty"`
+	Stem     *int              `json:"stem,omitempty"`
+	Cycle    []int             `json:"cycle,omitempty"`
 	Files    map[string]string `json:"files"`
-	Replay   string          `json:"replay,omitempty"`
-	Debug    string          `json:"debug,omitempty"`
+	Replay   string            `json:"replay,omitempty"`
+	Debug    string            `json:"debug,omitempty"`
 }
 
 // CriticalReport is the critical-transition part of a report.

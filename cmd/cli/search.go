@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"time"
 
@@ -174,7 +173,9 @@ func (a *App) violation(rep *Report, base *trace.Trace, cfg *sim.Config, v *sear
 			Sim: cfg, Options: opts, Choices: v.Choices, Steps: v.Steps, DInit: v.LiveAfter,
 			WalkDepth: f.walkDepth, Walks: f.kWalks, Seed: f.seed, Workers: f.workers, WalkFailures: f.walkFailures,
 			HandlerTimeout: f.handlerTimeout, Context: ctx,
-			Progress: func(p critical.Probe) { prog.line("critical transition: probe at step %d recovers=%v", p.Step, p.Recovers) },
+			Progress: func(p critical.Probe) {
+				prog.line("critical transition: probe at step %d recovers=%v", p.Step, p.Recovers)
+			},
 		})
 		prog.clear()
 		if err != nil {
@@ -292,4 +293,3 @@ func (a *App) printReport(r *Report) {
 	fmt.Fprintf(w, "replay: %s\n", r.Replay)
 }
 
-var _ = slices.Clone[[]int]
