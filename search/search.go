@@ -171,9 +171,12 @@ type Stats struct {
 	DeepestComplete int
 	Depth           int
 	// Paths executed (bounded sequences), of which Pruned were cut short
-	// by reaching a state already seen, and Walks that ran a random walk.
+	// by reaching a state already seen on an earlier path, Cycles ended
+	// their bounded part early by returning to a state of their own (and
+	// walked from there), and Walks that ran a random walk.
 	Paths  int64
 	Pruned int64
+	Cycles int64
 	Walks  int64
 	// Transitions executed in all (prefixes and walks).
 	Transitions int64
@@ -220,9 +223,10 @@ type runner struct {
 	cfg   Config
 	start time.Time
 
-	seen map[uint64]uint64 // state hash -> round<<32 | depth first seen at
+	seen   map[uint64]uint64 // state hash -> round<<32 | depth first seen at
+	onPath []uint64          // hashes of the states of the current path
 
-	paths, pruned, walksRun, transitions atomic.Int64
+	paths, pruned, cycles, walksRun, transitions atomic.Int64
 	stopping                             atomic.Bool
 
 	mu         sync.Mutex
@@ -297,6 +301,7 @@ func (r *runner) snapshotLocked() Stats {
 	st := r.stats
 	st.Paths = r.paths.Load()
 	st.Pruned = r.pruned.Load()
+	st.Cycles = r.cycles.Load()
 	st.Walks = r.walksRun.Load()
 	st.Transitions = r.transitions.Load()
 	st.DistinctStates = len(r.seen)
@@ -472,6 +477,7 @@ func (r *runner) prefix(s *sim.Sim, dfs *dfsChooser, index int64, round, depth i
 	if err := s.Reset(dfs); err != nil {
 		return violation(Safety, walks.Failed, walks.PanicProperty, err)
 	}
+	r.onPath = append(r.onPath[:0], s.Hash())
 	limit := c.PrefixSteps + depth
 	for s.Steps() < limit {
 		ok, err := s.Step()
@@ -504,18 +510,32 @@ func (r *runner) prefix(s *sim.Sim, dfs *dfsChooser, index int64, round, depth i
 			}
 			return violation(Safety, walks.Unsafe, c.System.Safety[i].Name, nil)
 		}
-		if !c.NoHashing && dfs.pos > dfs.diverge {
+		if !c.NoHashing {
+			h := s.Hash()
 			// Only states past the point where this path branches off
 			// the previous one are new; the shared prefix replays states
 			// this path's ancestors already recorded.
-			d := uint64(s.Steps() - c.PrefixSteps)
-			h := s.Hash()
-			if prev, ok := r.seen[h]; ok && prev>>32 == uint64(round) && prev&0xffffffff <= d {
-				r.pruned.Add(1)
-				j.walkSteps = -1
-				return j, false, nil
+			if dfs.pos > dfs.diverge {
+				d := uint64(s.Steps() - c.PrefixSteps)
+				if slices.Contains(r.onPath, h) {
+					// A cycle back to a state of this very path: going
+					// deeper adds nothing to the bounded search, but if
+					// every way on from here cycles no path would ever
+					// reach the periphery and walk, and a dead state
+					// that only loops would go unseen. End the bounded
+					// part here and walk from it.
+					r.cycles.Add(1)
+					j.choices, j.steps = s.ChoiceValues(), s.Steps()
+					return j, false, nil
+				}
+				if prev, ok := r.seen[h]; ok && prev>>32 == uint64(round) && prev&0xffffffff <= d {
+					r.pruned.Add(1)
+					j.walkSteps = -1
+					return j, false, nil
+				}
+				r.seen[h] = uint64(round)<<32 | d
 			}
-			r.seen[h] = uint64(round)<<32 | d
+			r.onPath = append(r.onPath, h)
 		}
 	}
 	j.choices = s.ChoiceValues()

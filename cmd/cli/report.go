@@ -34,6 +34,9 @@ type Report struct {
 	DistinctStates  int     `json:"distinct_states"`
 	Stop            string  `json:"stop"`
 	ElapsedS        float64 `json:"elapsed_s"`
+	// SearchS is the time to find the violation (elapsed_s adds the
+	// critical-transition search and writing the files).
+	SearchS float64 `json:"search_s"`
 	// The violation.
 	Steps    int               `json:"steps,omitempty"`
 	Path     int64             `json:"path,omitempty"`

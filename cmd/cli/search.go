@@ -56,6 +56,7 @@ func (a *App) search(args []string) (int, error) {
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
+	start := time.Now()
 	switch {
 	case f.depth < 0, f.depthStep <= 0, f.walkDepth <= 0, f.kWalks <= 0, f.maxPaths < 0, f.budget < 0, f.maxViolations <= 0, f.workers < 0, f.prefixSteps < 0:
 		return ExitUsage, usagef("--depth, --max-paths, --time, --workers and --prefix-steps must not be negative; --depth-step, --walk-depth, --walks and --max-violations must be positive")
@@ -118,6 +119,7 @@ func (a *App) search(args []string) (int, error) {
 	st := res.Stats
 	rep.Rounds, rep.DeepestComplete, rep.Paths, rep.Pruned, rep.Walks = st.Rounds, st.DeepestComplete, st.Paths, st.Pruned, st.Walks
 	rep.Transitions, rep.DistinctStates, rep.Stop = st.Transitions, st.DistinctStates, st.Stop
+	rep.SearchS = st.Elapsed.Seconds()
 	rep.Verdict = res.Verdict.String()
 
 	code := ExitNone
@@ -128,7 +130,7 @@ func (a *App) search(args []string) (int, error) {
 			return ExitUsage, err
 		}
 	}
-	rep.ElapsedS = time.Since(time.Now().Add(-st.Elapsed)).Seconds()
+	rep.ElapsedS = time.Since(start).Seconds()
 	reportPath := outPath(f.out, "report.json")
 	rep.Files["report"] = reportPath
 	if err := writeJSON(reportPath, rep); err != nil {

@@ -1,0 +1,247 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/trace"
+)
+
+// poison: node 0's periodic timer counts to 3 (live); node 1's driver sends
+// "poison", and if node 0 receives it before reaching 3 it stops counting
+// forever. The critical transition is node 0 receiving the poison early.
+type poison struct {
+	sim.Base
+	N        int
+	Poisoned bool
+	Fixed    bool
+}
+
+func (p *poison) Start(ctx *sim.Context) {
+	if ctx.Self() == 0 {
+		ctx.SetPeriodic("tick")
+	}
+}
+
+func (p *poison) HandleTimer(ctx *sim.Context, name string) {
+	if !p.Poisoned && p.N < 3 {
+		p.N++
+	}
+}
+
+func (p *poison) HandleApp(ctx *sim.Context, req any) { ctx.Send(0, "poison") }
+
+func (p *poison) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
+	if !p.Fixed && p.N < 3 {
+		p.Poisoned = true
+	}
+}
+
+func init() {
+	sim.Register(&sim.System{
+		Name:   "clitest-poison",
+		Doc:    "test system: a counter that a poison message can stop forever",
+		Params: []sim.ParamSpec{{Name: "fixed", Kind: sim.ParamBool, Default: "false", Doc: "ignore poison"}},
+		Build: func(p sim.Params) (*sim.Config, error) {
+			fixed := p.Bool("fixed")
+			return &sim.Config{
+				Nodes:   2,
+				Service: func(sim.NodeID) sim.Service { return &poison{Fixed: fixed} },
+				App: func(id sim.NodeID) []any {
+					if id == 1 {
+						return []any{"send"}
+					}
+					return nil
+				},
+				Liveness: []sim.Property{{Name: "Counted", Check: func(v *sim.View) bool { return sim.Node[poison](v, 0).N >= 3 }}},
+				Safety:   []sim.Property{{Name: "Bounded", Check: func(v *sim.View) bool { return sim.Node[poison](v, 0).N <= 3 }}},
+				// Ticks are likelier than the poison's delivery, so most
+				// walks turn live and the poison's early arrival is rare.
+				Weights: sim.Weights{Timer: 8, Message: 1},
+			}, nil
+		},
+	})
+}
+
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	app := &App{Name: "macemc", Stdout: &out, Stderr: &errb}
+	code := app.Run(args)
+	return code, out.String(), errb.String()
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "Usage"},
+		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"search", "--bogus"}, "unknown flag"},
+		{[]string{"search"}, "--system is required"},
+		{[]string{"search", "--system", "nope"}, "unknown system"},
+		{[]string{"search", "--system", "clitest-poison", "--param", "colour=red"}, "unknown parameter"},
+		{[]string{"search", "--system", "clitest-poison", "--param", "fixed=maybe"}, "not true or false"},
+		{[]string{"search", "--system", "clitest-poison", "--param", "fixed"}, "want NAME=VALUE"},
+		{[]string{"search", "--system", "clitest-poison", "--property", "Nope"}, "unknown property"},
+		{[]string{"search", "--system", "clitest-poison", "--walk-depth", "0"}, "must be positive"},
+		{[]string{"search", "--system", "clitest-poison", "--depth", "x"}, "invalid argument"},
+		{[]string{"replay"}, "--trace is required"},
+		{[]string{"replay", "--trace", filepath.Join(dir, "missing.trace")}, "no such file"},
+		{[]string{"critical", "--trace", filepath.Join(dir, "missing.trace")}, "no such file"},
+		{[]string{"tune", "--system", "nope"}, "unknown system"},
+	} {
+		code, out, errs := run(t, tc.args...)
+		if code != ExitUsage {
+			t.Errorf("%v: exit %d, want 2", tc.args, code)
+		}
+		if !strings.Contains(errs+out, tc.want) {
+			t.Errorf("%v: output does not say %q:\n%s%s", tc.args, tc.want, errs, out)
+		}
+	}
+}
+
+func TestSearchFindsReportsAndReplays(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := run(t, "search", "--system", "clitest-poison", "--out", dir, "--seed", "3", "--depth", "1", "--walk-depth", "200", "--json")
+	if code != ExitViolation {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json output is not one JSON object: %v\n%s", err, out)
+	}
+	for _, k := range []string{"verdict", "property", "seed", "paths", "transitions", "elapsed_s", "files", "critical"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("report lacks %q", k)
+		}
+	}
+	if rep["verdict"] != "liveness" || rep["property"] != "Counted" {
+		t.Errorf("verdict %v property %v", rep["verdict"], rep["property"])
+	}
+	crit := rep["critical"].(map[string]any)
+	if crit["condition"] != "C1" || !strings.Contains(crit["event"].(string), `node 0 receives "poison" from node 1`) {
+		t.Errorf("critical transition: %v", crit)
+	}
+	for _, f := range []string{"error.trace", "error.log", "live.trace", "live.log", "report.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+	// The replay command from the report reproduces the violation.
+	replay := rep["replay"].(string)
+	if !strings.HasPrefix(replay, "macemc replay --trace ") {
+		t.Fatalf("replay command %q", replay)
+	}
+	code, out, errs = run(t, "replay", "--trace", filepath.Join(dir, "error.trace"), "--json")
+	if code != ExitViolation || !strings.Contains(out, `"reproduced": true`) {
+		t.Errorf("replay: exit %d\n%s%s", code, out, errs)
+	}
+	// The error log is deterministic: replaying again writes the same bytes.
+	logPath := filepath.Join(t.TempDir(), "again.log")
+	run(t, "replay", "--trace", filepath.Join(dir, "error.trace"), "--log", logPath)
+	a, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+	b, _ := os.ReadFile(logPath)
+	if !bytes.Contains(a, b[:min(len(b), 200)]) || len(b) == 0 {
+		t.Errorf("replayed log differs from error.log")
+	}
+	// critical re-runs on the trace with a larger k and agrees.
+	code, out, errs = run(t, "critical", "--trace", filepath.Join(dir, "error.trace"), "--walks", "40", "--out", t.TempDir())
+	if code != ExitViolation || !strings.Contains(out, "condition C1") {
+		t.Errorf("critical: exit %d\n%s%s", code, out, errs)
+	}
+	// Without --json the summary ends with the replay command.
+	code, out, _ = run(t, "search", "--system", "clitest-poison", "--out", t.TempDir(), "--seed", "3", "--walk-depth", "200")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != ExitViolation || !strings.HasPrefix(lines[len(lines)-1], "replay: macemc replay --trace ") {
+		t.Errorf("summary does not end with the replay command:\n%s", out)
+	}
+}
+
+func TestFixedVariantIsClean(t *testing.T) {
+	code, out, errs := run(t, "search", "--system", "clitest-poison", "--param", "fixed=true", "--out", t.TempDir(), "--depth", "10", "--walk-depth", "200")
+	if code != ExitNone || !strings.Contains(out, "nothing found within this budget") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+}
+
+func TestCorruptTraceIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errs := run(t, "search", "--system", "clitest-poison", "--out", dir, "--walk-depth", "200"); code != ExitViolation {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "error.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.trace")
+	for name, content := range map[string][]byte{
+		"truncated": data[:len(data)/2],
+		"flipped":   append(append([]byte{}, data[:len(data)-3]...), data[len(data)-3]^0xff, 0, 0),
+		"text":      []byte("hello, world\n"),
+	} {
+		os.WriteFile(bad, content, 0o644)
+		code, _, errs := run(t, "replay", "--trace", bad)
+		if code != ExitUsage || !strings.Contains(errs, "trace:") {
+			t.Errorf("%s trace: exit %d: %s", name, code, errs)
+		}
+	}
+	if _, err := trace.Read(filepath.Join(dir, "error.trace")); err != nil {
+		t.Errorf("the good trace no longer reads: %v", err)
+	}
+}
+
+func TestListAndTune(t *testing.T) {
+	code, out, _ := run(t, "list", "--json")
+	if code != ExitNone || !strings.Contains(out, `"clitest-poison"`) || !strings.Contains(out, `"Counted"`) {
+		t.Errorf("list --json: exit %d\n%s", code, out)
+	}
+	svg := filepath.Join(t.TempDir(), "tune.svg")
+	code, out, errs := run(t, "tune", "--system", "clitest-poison", "--param", "fixed=true", "--samples", "50", "--walk-depth", "500", "--depth", "3", "--svg", svg)
+	if code != ExitNone || !strings.Contains(out, "p50") || !strings.Contains(out, "suggested --walk-depth") {
+		t.Errorf("tune: exit %d\n%s%s", code, out, errs)
+	}
+	if data, err := os.ReadFile(svg); err != nil || !bytes.HasPrefix(data, []byte("<svg")) {
+		t.Errorf("tune svg: %v", err)
+	}
+}
+
+func TestCheckHelper(t *testing.T) {
+	// The clean variant passes Check; the buggy one makes it fail.
+	Check(t, "--system", "clitest-poison", "--param", "fixed=true", "--depth", "5", "--walk-depth", "100", "--out", t.TempDir())
+	ft := &fakeT{TB: t}
+	Check(ft, "--system", "clitest-poison", "--walk-depth", "100", "--out", t.TempDir())
+	if !ft.failed || !strings.Contains(ft.msg, "replay: macemc replay --trace") {
+		t.Errorf("Check did not fail with the replay command: %q", ft.msg)
+	}
+}
+
+type fakeT struct {
+	testing.TB
+	failed bool
+	msg    string
+}
+
+func (f *fakeT) Helper() {}
+func (f *fakeT) Errorf(format string, args ...any) {
+	f.failed = true
+	f.msg = strings.TrimSpace(strings.Join(strings.Fields(sprintf(format, args...)), " "))
+}
+
+func sprintf(format string, args ...any) string { return fmtSprintf(format, args...) }
+
+var fmtSprintf = fmt.Sprintf
