@@ -227,7 +227,7 @@ type runner struct {
 	onPath []uint64          // hashes of the states of the current path
 
 	paths, pruned, cycles, walksRun, transitions atomic.Int64
-	stopping                             atomic.Bool
+	stopping                                     atomic.Bool
 
 	mu         sync.Mutex
 	done       map[int64]*job // finished jobs waiting to be committed

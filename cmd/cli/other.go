@@ -259,4 +259,3 @@ func (a *App) tune(args []string) (int, error) {
 	}
 	return ExitNone, nil
 }
-

@@ -294,4 +294,3 @@ func (a *App) printReport(r *Report) {
 	fmt.Fprintf(w, "debug:  %s\n", r.Debug)
 	fmt.Fprintf(w, "replay: %s\n", r.Replay)
 }
-
