@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,14 +107,15 @@ func (f *formatter) canonical(v reflect.Value) (reflect.Value, bool) {
 			return reflect.ValueOf(cv.Interface().(Canonicalizer).Canonical()), true
 		}
 	} else if v.Kind() != reflect.Pointer && reflect.PointerTo(v.Type()).Implements(canonType) {
-		if cv, ok := clean(v); ok && cv.CanAddr() {
-			return reflect.ValueOf(cv.Addr().Interface().(Canonicalizer).Canonical()), true
+		if cv, ok := clean(v); ok {
+			// addressable: a map value is not, but a copy of it is.
+			if cv = addressable(cv); cv.CanAddr() {
+				return reflect.ValueOf(cv.Addr().Interface().(Canonicalizer).Canonical()), true
+			}
 		}
 	}
 	return v, false
 }
-
-type fieldText struct{ name, value string }
 
 func stateFields(t reflect.Type) []int {
 	var idx []int
@@ -186,8 +188,9 @@ func (f *formatter) inline(v reflect.Value) string {
 		return f.inline(v.Elem())
 	case reflect.Struct:
 		var parts []string
+		v = addressable(v) // see field
 		for _, i := range stateFields(v.Type()) {
-			parts = append(parts, v.Type().Field(i).Name+": "+f.inline(v.Field(i)))
+			parts = append(parts, v.Type().Field(i).Name+": "+f.inline(field(v, i)))
 		}
 		return typeName(v.Type()) + "{" + strings.Join(parts, ", ") + "}"
 	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
@@ -203,7 +206,14 @@ func (f *formatter) mapEntries(v reflect.Value, join func(k, v string) string) [
 	for it.Next() {
 		entries = append(entries, kv{f.inline(it.Key()), f.inline(it.Value())})
 	}
-	sort.Slice(entries, func(i, j int) bool { return lessKey(entries[i].k, entries[j].k) })
+	// Fix: ties (distinct keys with the same text, e.g. pointers to equal
+	// values) are ordered by value, not left in map iteration order.
+	sort.Slice(entries, func(i, j int) bool {
+		if entries[i].k == entries[j].k {
+			return entries[i].v < entries[j].v
+		}
+		return lessKey(entries[i].k, entries[j].k)
+	})
 	out := make([]string, len(entries))
 	for i, e := range entries {
 		out[i] = join(e.k, e.v)
@@ -230,8 +240,9 @@ func (f *formatter) block(b *strings.Builder, v reflect.Value, indent string) {
 		v = v.Elem()
 	}
 	if v.Kind() == reflect.Struct {
+		v = addressable(v)
 		for _, i := range stateFields(v.Type()) {
-			f.line(b, indent, v.Type().Field(i).Name, v.Field(i))
+			f.line(b, indent, v.Type().Field(i).Name, field(v, i))
 		}
 		return
 	}
@@ -248,15 +259,27 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 	if cv, ok := f.canonical(v); ok {
 		v = cv
 	}
+	// Fix: follow pointers as inline does, keeping the path in f.ptrs;
+	// before, a pointer cycle recursed here until the stack overflowed.
+	depth := len(f.ptrs)
+	defer func() { f.ptrs = f.ptrs[:depth] }()
 	for (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && !v.IsNil() {
+		if v.Kind() == reflect.Pointer {
+			if slices.Contains(f.ptrs, v.Pointer()) {
+				b.WriteString(indent + name + ": " + one + "\n")
+				return
+			}
+			f.ptrs = append(f.ptrs, v.Pointer())
+		}
 		v = v.Elem()
 	}
 	inner := indent + "  "
 	switch v.Kind() {
 	case reflect.Struct:
 		b.WriteString(indent + name + ": " + typeName(v.Type()) + "{\n")
+		v = addressable(v)
 		for _, i := range stateFields(v.Type()) {
-			f.line(b, inner, v.Type().Field(i).Name, v.Field(i))
+			f.line(b, inner, v.Type().Field(i).Name, field(v, i))
 		}
 		b.WriteString(indent + "}\n")
 	case reflect.Map:
@@ -270,7 +293,12 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 		for it.Next() {
 			entries = append(entries, kv{f.inline(it.Key()), it.Value()})
 		}
-		sort.Slice(entries, func(i, j int) bool { return lessKey(entries[i].k, entries[j].k) })
+		sort.Slice(entries, func(i, j int) bool {
+			if entries[i].k == entries[j].k { // see mapEntries
+				return f.inline(entries[i].v) < f.inline(entries[j].v)
+			}
+			return lessKey(entries[i].k, entries[j].k)
+		})
 		for _, e := range entries {
 			f.line(b, inner, e.k, e.v)
 		}
