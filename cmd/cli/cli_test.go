@@ -245,3 +245,39 @@ func (f *fakeT) Errorf(format string, args ...any) {
 func sprintf(format string, args ...any) string { return fmtSprintf(format, args...) }
 
 var fmtSprintf = fmt.Sprintf
+
+// flaky iterates a map to pick whom to ping: Go's map order differs from
+// run to run, so its executions do not replay.
+type flaky struct {
+	sim.Base
+	Peers map[int]bool
+	Last  int
+}
+
+func (f *flaky) Start(ctx *sim.Context) {
+	f.Peers = map[int]bool{}
+	for i := 0; i < 32; i++ {
+		f.Peers[i] = true
+	}
+	ctx.SetPeriodic("ping")
+}
+
+func (f *flaky) HandleTimer(ctx *sim.Context, name string) {
+	for p := range f.Peers {
+		f.Last = p
+		break
+	}
+}
+
+func init() {
+	sim.Register(&sim.System{Name: "clitest-flaky", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &flaky{} }}, nil
+	}})
+}
+
+func TestNondeterministicServiceIsRefused(t *testing.T) {
+	code, out, errs := run(t, "search", "--system", "clitest-flaky", "--out", t.TempDir())
+	if code != ExitUsage || !strings.Contains(errs, "nondeterministic service") || !strings.Contains(errs, "diverge at step") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+}

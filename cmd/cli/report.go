@@ -38,17 +38,28 @@ type Report struct {
 	// critical-transition search and writing the files).
 	SearchS float64 `json:"search_s"`
 	// The violation.
-	Steps    int               `json:"steps,omitempty"`
-	Path     int64             `json:"path,omitempty"`
-	Depth    int               `json:"depth,omitempty"`
-	Error    string            `json:"error,omitempty"`
-	Critical *CriticalReport   `json:"critical,omitempty"`
-	Lasso    *LassoReport      `json:"lasso,omitempty"`
-	Stem     *int              `json:"stem,omitempty"`
-	Cycle    []int             `json:"cycle,omitempty"`
-	Files    map[string]string `json:"files"`
-	Replay   string            `json:"replay,omitempty"`
-	Debug    string            `json:"debug,omitempty"`
+	Steps    int             `json:"steps,omitempty"`
+	Path     int64           `json:"path,omitempty"`
+	Depth    int             `json:"depth,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	Critical *CriticalReport `json:"critical,omitempty"`
+	Lasso    *LassoReport    `json:"lasso,omitempty"`
+	Stem     *int            `json:"stem,omitempty"`
+	Cycle    []int           `json:"cycle,omitempty"`
+	// Violations lists every violating path found (--max-violations).
+	Violations []ViolationSummary `json:"violations,omitempty"`
+	Files      map[string]string  `json:"files"`
+	Replay     string             `json:"replay,omitempty"`
+	Debug      string             `json:"debug,omitempty"`
+}
+
+// ViolationSummary is one violating path of a search.
+type ViolationSummary struct {
+	Verdict  string `json:"verdict"`
+	Property string `json:"property"`
+	Outcome  string `json:"outcome"`
+	Steps    int    `json:"steps"`
+	Path     int64  `json:"path"`
 }
 
 // CriticalReport is the critical-transition part of a report.

@@ -111,6 +111,11 @@ func (a *App) search(args []string) (int, error) {
 		scfg.Prefix, scfg.PrefixSteps = choices, steps
 	}
 
+	// A nondeterministic service makes every result untrustworthy: check a
+	// short walk replays identically before spending the budget.
+	if err := checkDeterministic(cfg, f.seed); err != nil {
+		return ExitUsage, usageError{err}
+	}
 	res, err := search.Run(scfg)
 	prog.clear()
 	if err != nil {
@@ -122,6 +127,9 @@ func (a *App) search(args []string) (int, error) {
 	rep.SearchS = st.Elapsed.Seconds()
 	rep.Verdict = res.Verdict.String()
 
+	for _, v := range res.Violations {
+		rep.Violations = append(rep.Violations, ViolationSummary{Verdict: v.Verdict.String(), Property: v.Property, Outcome: v.Outcome.String(), Steps: v.Steps, Path: v.Path})
+	}
 	code := ExitNone
 	if len(res.Violations) > 0 {
 		code = ExitViolation
@@ -227,6 +235,24 @@ func criticalReport(cr *critical.Result, k, dmax int) *CriticalReport {
 		r.LiveSteps, r.Shared = cr.Live.Steps, cr.Live.Shared
 	}
 	return r
+}
+
+// checkDeterministic replays a seeded walk of up to 1,000 steps twice and
+// compares the state hashes step by step.
+func checkDeterministic(cfg *sim.Config, seed uint64) error {
+	s, err := sim.New(cfg, sim.Options{Chooser: walks.NewChooser(walks.SeedFor(seed, 1<<41), false)})
+	if err != nil {
+		return err
+	}
+	for s.Steps() < 1000 {
+		if ok, err := s.Step(); err != nil || !ok {
+			break
+		}
+	}
+	if err := sim.CheckDeterminism(cfg, s.ChoiceValues(), sim.Options{}); err != nil {
+		return fmt.Errorf("cannot search this system: %w", err)
+	}
+	return nil
 }
 
 // steadyPrefix walks from the initial state, failures off, until the
