@@ -1,0 +1,153 @@
+package critical
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// Sentinel errors of package critical. Errors returned by Find and
+// Recovers wrap one of these (or the context's error when Config.Context
+// is cancelled), so errors.Is tells them apart.
+var (
+	// ErrBadConfig marks a Config that cannot be searched: no system, no
+	// liveness property, DInit outside E or not below WalkDepth.
+	ErrBadConfig = errors.New("critical: bad config")
+	// ErrReplay marks an execution E whose recorded choices do not replay
+	// on the system (the service changed, is nondeterministic, or the
+	// options differ from the ones E ran with). It wraps the simulator's
+	// error.
+	ErrReplay = errors.New("critical: replay failed")
+	// ErrNotDead marks an execution E that, replayed, reaches a live state
+	// after DInit: it is no suspected liveness violation, so it has no
+	// critical transition. See NotDeadError for the step.
+	ErrNotDead = errors.New("critical: execution reaches a live state after d_init")
+	// ErrShort marks an execution E that ends (without falling quiescent)
+	// before a state the search has to probe: E must be at least
+	// WalkDepth/2 steps long or end in a quiescent state.
+	ErrShort = errors.New("critical: execution too short for d_max")
+)
+
+// NotDeadError says at which step the replayed execution was live.
+type NotDeadError struct {
+	Step  int // the first state after DInit in which all liveness properties hold
+	DInit int
+}
+
+func (e *NotDeadError) Error() string {
+	return fmt.Sprintf("critical: execution reaches a live state after d_init: state %d is live (d_init %d); it is not a liveness violation", e.Step, e.DInit)
+}
+
+// Unwrap lets errors.Is match ErrNotDead.
+func (e *NotDeadError) Unwrap() error { return ErrNotDead }
+
+// Defaults of Config.
+const (
+	// DefaultWalkDepth is d_max, the total length of a recovery walk's
+	// execution (the original MaceMC README's value).
+	DefaultWalkDepth = 20000
+	// DefaultWalks is k, the number of random walks per probe (the
+	// original code's value; seed 003 §4.4 uses 20 to 60).
+	DefaultWalks = 20
+)
+
+// Config describes the suspected liveness violation E and how to search it.
+type Config struct {
+	// Sim is the system E ran on. Its Liveness properties decide which
+	// states are live (all of them hold); its Safety properties are
+	// checked during recovery walks.
+	Sim *sim.Config
+	// Options are the simulator options E ran with: NoFailures and
+	// FailuresUntil are part of an execution's description and replay
+	// needs them (trace.Trace.Options gives them). Chooser and Logger are
+	// ignored. Recovery walks keep them too ("gusto": failures stay off
+	// from FailuresUntil on) unless WalkFailures is set.
+	Options sim.Options
+	// Choices are E's recorded choices.
+	Choices []int32
+	// Steps is E's length in transitions; 0 means as many as Choices drive.
+	Steps int
+	// DInit is the step from which E never reached a live state: the
+	// bounded search depth (liveness only counts in states after it).
+	DInit int
+	// WalkDepth is d_max: a recovery walk from state i runs until the
+	// execution has WalkDepth steps in all (WalkDepth-i steps of its own).
+	// Default DefaultWalkDepth.
+	WalkDepth int
+	// Walks is k, the number of random walks per probe. Default DefaultWalks.
+	Walks int
+	// Seed seeds the walks: walk j of the probe at state i uses
+	// WalkSeed(Seed, i, j).
+	Seed uint64
+	// Workers is the number of goroutines running a probe's walks.
+	// Default runtime.NumCPU(). The answer (critical step, condition,
+	// probes, live alternative) does not depend on it.
+	Workers int
+	// WalkFailures lets recovery walks inject failures (within the
+	// system's per-execution bounds) even where E's options had them off.
+	// The live alternative then records where failures came back on (see
+	// Alternative.FailuresFrom).
+	WalkFailures bool
+	// HandlerTimeout bounds one handler during a recovery walk (0:
+	// sim.DefaultHandlerTimeout; negative: no watchdog). A walk whose
+	// handler hangs counts as not recovering.
+	HandlerTimeout time.Duration
+	// Context cancels the search (nil: never).
+	Context context.Context
+	// Progress, when set, is called after each probe, from the goroutine
+	// that called Find.
+	Progress func(Probe)
+}
+
+// validate checks c and fills in defaults.
+func (c *Config) validate() error {
+	if c.Sim == nil {
+		return fmt.Errorf("%w: no system (Config.Sim is nil)", ErrBadConfig)
+	}
+	if err := c.Sim.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadConfig, err)
+	}
+	if len(c.Sim.Liveness) == 0 {
+		return fmt.Errorf("%w: the system has no liveness property", ErrBadConfig)
+	}
+	if c.WalkDepth == 0 {
+		c.WalkDepth = DefaultWalkDepth
+	}
+	if c.Walks == 0 {
+		c.Walks = DefaultWalks
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.NumCPU()
+	}
+	if c.Workers > c.Walks {
+		c.Workers = max(c.Walks, 1)
+	}
+	if c.Context == nil {
+		c.Context = context.Background()
+	}
+	switch {
+	case c.WalkDepth < 0:
+		return fmt.Errorf("%w: walk depth %d", ErrBadConfig, c.WalkDepth)
+	case c.Walks < 0:
+		return fmt.Errorf("%w: %d walks per probe", ErrBadConfig, c.Walks)
+	case c.Steps < 0:
+		return fmt.Errorf("%w: %d steps", ErrBadConfig, c.Steps)
+	case c.DInit < 0:
+		return fmt.Errorf("%w: d_init %d", ErrBadConfig, c.DInit)
+	case c.DInit >= c.WalkDepth:
+		return fmt.Errorf("%w: d_init %d is not below d_max %d", ErrBadConfig, c.DInit, c.WalkDepth)
+	}
+	c.Options.Chooser, c.Options.Logger = nil, nil
+	return nil
+}
+
+// WalkSeed returns the seed of recovery walk j of the probe at state i of a
+// search seeded with seed. A walk's choices depend only on it, not on which
+// worker runs the walk.
+func WalkSeed(seed uint64, i, j int) uint64 {
+	return walkSeed(seed, i, j)
+}

@@ -1,0 +1,81 @@
+package critical
+
+import (
+	"fmt"
+	"strings"
+)
+
+// probeAt returns the probe of state i, if there was one.
+func (r *Result) probeAt(i int) (Probe, bool) {
+	for _, p := range r.Probes {
+		if p.Step == i {
+			return p, true
+		}
+	}
+	return Probe{}, false
+}
+
+// Explain describes the result in a readable paragraph: the critical step
+// and its transition, the condition, the k and d_max used, and what to do
+// next. It depends only on the deterministic parts of the result, not on
+// timing or Workers.
+func (r *Result) Explain() string {
+	var b strings.Builder
+	state := func(i int) string {
+		if i == 0 {
+			return "state 0 (the initial state)"
+		}
+		return fmt.Sprintf("state %d", i)
+	}
+	event := func() string {
+		if r.HasEvent {
+			return r.EventText
+		}
+		return "no transition of E"
+	}
+	switch {
+	case r.Condition == C1:
+		fmt.Fprintf(&b, "Critical transition at step %d (condition C1): %s. ", r.Step, event())
+		if p, ok := r.probeAt(r.Step - 1); ok && p.Recovers {
+			fmt.Fprintf(&b, "Before it, %s is transient: walk %d of k = %d reached a live state from it. ", state(r.Step-1), p.Witness+1, r.Walks)
+		}
+		if p, ok := r.probeAt(r.Step); ok && p.Walks == 0 {
+			fmt.Fprintf(&b, "After it, %s is dead: E falls quiescent there without being live. ", state(r.Step))
+		} else {
+			fmt.Fprintf(&b, "After it, %s is dead: none of k = %d random walks from it reached a live state within d_max = %d steps, so the execution will not recover. ", state(r.Step), r.Walks, r.WalkDepth)
+		}
+		if r.Live != nil {
+			fmt.Fprintf(&b, "The live alternative shares %d steps with the dead path and is live after %d steps; compare the two at step %d. ", r.Live.Shared, r.Live.Steps, r.Step)
+		}
+		if r.Premature {
+			fmt.Fprintf(&b, "But the live alternative passes through state %d and still becomes live, so that state is not dead: it was near dead, and the critical transition is later; raise --walks (k = %d now) and re-run.", r.Step, r.Walks)
+			break
+		}
+		fmt.Fprintf(&b, "With k = %d a near-dead state can pass for dead and put the critical transition a few steps early (seed 003 §4.4): if it is not clear why this step is critical, raise --walks and re-run.", r.Walks)
+	case r.Condition == C2 && r.AtDInit:
+		fmt.Fprintf(&b, "Condition C2 at d_init: none of k = %d random walks from %s, where E's liveness checking began (d_init = %d), reached a live state within d_max = %d steps. ", r.Walks, state(r.Step), r.DInit, r.WalkDepth)
+		if r.HasEvent {
+			fmt.Fprintf(&b, "Transition %d was: %s. ", r.Step, r.EventText)
+		}
+		fmt.Fprintf(&b, "Either the critical transition is at or before step %d, so inspect that state for a bug, or, more likely, d_max is too low for this system to reach a live state: raise --walk-depth and repeat the search.", r.Step)
+	case r.Condition == C2:
+		prev := r.DInit
+		for _, p := range r.Probes {
+			if p.Recovers && p.Step > prev {
+				prev = p.Step
+			}
+		}
+		fmt.Fprintf(&b, "Condition C2: no dead state found. Random walks still reached a live state from %s, and the next probe, state %d, lies beyond d_max/2 = %d, where walks are too short to tell (k = %d, d_max = %d). ", state(prev), r.Step, r.WalkDepth/2, r.Walks, r.WalkDepth)
+		fmt.Fprintf(&b, "The execution did not become live within d_max but might later: raise --walk-depth (d_max) and repeat. If that does not help, this may be a transient-state (TS) liveness violation, which has no critical transition: the system keeps moving between transient states without becoming live; look for a cycle with lasso detection")
+		if r.Live != nil {
+			fmt.Fprintf(&b, " and compare E with the live alternative (it shares %d steps with E and is live after %d steps)", r.Live.Shared, r.Live.Steps)
+		}
+		b.WriteString(".")
+	default:
+		return "No critical transition was computed."
+	}
+	if r.Unsafe > 0 {
+		fmt.Fprintf(&b, " Note: %d recovery walks broke a safety property or failed (first: %s) and were counted as not recovering; check that violation on its own.", r.Unsafe, r.UnsafeProperty)
+	}
+	return b.String()
+}
