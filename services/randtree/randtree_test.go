@@ -1,0 +1,246 @@
+package randtree
+
+import (
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// TestFixedWalksReachLive runs 200 seeded random walks of the fixed tree
+// for each configuration, with failures on and off, and requires each to
+// keep the Timers safety property and to reach a state where OneRoot,
+// NoLoops, HasParent and KidsMatch all hold within dMax steps (after its
+// failures).
+func TestFixedWalksReachLive(t *testing.T) {
+	for _, params := range []map[string]string{
+		{"fixed": "true"},
+		{"fixed": "true", "nodes": "6", "resets": "2"},
+		{"fixed": "true", "nodes": "5", "degree": "1", "resets": "2", "breaks": "2"},
+	} {
+		cfg := newConfig(t, params)
+		for _, failures := range []bool{true, false} {
+			var steps []int
+			for seed := range uint64(200) {
+				s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed), NoFailures: !failures})
+				if err != nil {
+					t.Fatal(err)
+				}
+				budget := 0
+				if failures {
+					budget = failureBudget(cfg)
+				}
+				live, err := walk(s, dMax, budget)
+				if err != nil {
+					t.Fatalf("%v seed %d: %v", params, seed, err)
+				}
+				if !live {
+					t.Fatalf("%v failures=%v seed %d: not live after %d steps", params, failures, seed, dMax)
+				}
+				steps = append(steps, s.Steps())
+			}
+			sort.Ints(steps)
+			t.Logf("%v failures=%v: steps to live median %d, max %d", params, failures, steps[len(steps)/2], steps[len(steps)-1])
+		}
+	}
+}
+
+const (
+	nodeA = 1 // accepts C, then keeps it as a child forever
+	nodeD = 2 // C's parent in the end
+	nodeC = 3 // the node that resets
+)
+
+// recv delivers the next frame on the connection from node from to node
+// to, which must carry the named message; Hello frames queued before it
+// on that connection (session traffic) are delivered first.
+func recv(t *testing.T, s *sim.Sim, what string, to, from sim.NodeID, name string) sim.Event {
+	t.Helper()
+	for {
+		ev := step(t, s, what, func(ev sim.Event) bool {
+			return ev.Kind == sim.EvMessage && ev.Node == to && ev.Peer == from
+		})
+		switch got := sim.MessageName(ev.Msg); {
+		case got == name:
+			return ev
+		case got != "Hello":
+			t.Fatalf("step %d (%s): got %v", s.Steps(), what, ev)
+		}
+	}
+}
+
+func isApp(id sim.NodeID) func(sim.Event) bool {
+	return func(ev sim.Event) bool { return ev.Kind == sim.EvApp && ev.Node == id }
+}
+
+// paperScenario drives the tree of seed 003 §6 (nodes=4, degree=2) to the
+// state just before the critical transition: root 0 has children A and D;
+// C's Join went via the bootstrap (the root) down to A, which accepted it
+// and sent a JoinReply; then C reset, losing all state.
+func paperScenario(t *testing.T, fixed bool) *sim.Sim {
+	params := map[string]string{}
+	if fixed {
+		params["fixed"] = "true"
+	}
+	// The root, full, sends C's Join down to its first child, A.
+	ch := &script{rand: []int{0}, then: sim.NewRandom(0)}
+	s, err := sim.New(newConfig(t, params), sim.Options{Chooser: ch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step(t, s, "0 becomes root", isApp(0))
+	step(t, s, "A joins", isApp(nodeA))
+	step(t, s, "D joins", isApp(nodeD))
+	recv(t, s, "0 accepts A", 0, nodeA, "Join")
+	recv(t, s, "0 accepts D", 0, nodeD, "Join")
+	recv(t, s, "A joined", nodeA, 0, "JoinReply")
+	recv(t, s, "D joined", nodeD, 0, "JoinReply")
+	step(t, s, "C joins", isApp(nodeC))
+	recv(t, s, "0 sends C's Join to A", 0, nodeC, "Join")
+	recv(t, s, "A accepts C", nodeA, 0, "Join")
+	if a := s.Service(nodeA).(*Node); !slices.Contains(a.kids, nodeC) {
+		t.Fatalf("A did not accept C:\n%s", s.NodeText(nodeA))
+	}
+	step(t, s, "C resets", func(ev sim.Event) bool { return ev.Kind == sim.EvReset && ev.Node == nodeC })
+	return s
+}
+
+// TestPaperScenario replays seed 003 §6 on the buggy tree. Before C
+// receives A's JoinReply the system can recover (along the live path C's
+// application asks it to join first, and C answers the JoinReply with
+// Remove); after C receives it in init mode and ignores it, 50 walks of
+// dMax steps never reach a live state: A keeps C as a child forever.
+func TestPaperScenario(t *testing.T) {
+	s := paperScenario(t, false)
+	// (a) Before the critical transition: walks recover.
+	n := recoveries(t, s, 50, 100)
+	if n == 0 {
+		t.Fatal("no walk recovers before the critical transition")
+	}
+	t.Logf("before the critical transition %d of 50 walks recover", n)
+	// The live alternative: C's application asks it to join first.
+	alt := s.Clone(sim.NewRandom(1))
+	step(t, alt, "C joins again", isApp(nodeC))
+	recv(t, alt, "C gets the JoinReply while joining", nodeC, nodeA, "JoinReply")
+	recv(t, alt, "A gets Remove", nodeA, nodeC, "Remove")
+	if a := alt.Service(nodeA).(*Node); slices.Contains(a.kids, nodeC) {
+		t.Fatalf("A kept C after Remove:\n%s", alt.NodeText(nodeA))
+	}
+	if n := recoveries(t, alt, 50, 200); n != 50 {
+		t.Fatalf("on the live path only %d of 50 walks recover", n)
+	}
+
+	// The critical transition: C, in init mode, receives A's JoinReply.
+	if c := s.Service(nodeC).(*Node); c.state != stateInit {
+		t.Fatalf("C is not in init mode:\n%s", s.NodeText(nodeC))
+	}
+	ev := recv(t, s, "C gets the JoinReply in init mode", nodeC, nodeA, "JoinReply")
+	if ev.Node != nodeC || ev.Peer != nodeA || sim.MessageName(ev.Msg) != "JoinReply" {
+		t.Fatalf("critical event %v", ev)
+	}
+	// (b) After it: never live.
+	if n := recoveries(t, s, 50, 300); n != 0 {
+		t.Fatalf("%d of 50 walks recover after the critical transition", n)
+	}
+
+	// The rest of the paper's story: C joins again, is routed to D, and
+	// ends up in the child sets of both A and D.
+	ch := &script{rand: []int{1}, then: sim.NewRandom(0)}
+	s.SetChooser(ch)
+	step(t, s, "C joins again", isApp(nodeC))
+	recv(t, s, "0 sends C's Join to D", 0, nodeC, "Join")
+	recv(t, s, "D accepts C", nodeD, 0, "Join")
+	recv(t, s, "C joined under D", nodeC, nodeD, "JoinReply")
+	a, d, c := s.Service(nodeA).(*Node), s.Service(nodeD).(*Node), s.Service(nodeC).(*Node)
+	if !slices.Contains(a.kids, nodeC) || !slices.Contains(d.kids, nodeC) || c.parent != nodeD {
+		t.Fatalf("not the paper's dead state:\n%s%s%s", s.NodeText(nodeA), s.NodeText(nodeD), s.NodeText(nodeC))
+	}
+	if n := recoveries(t, s, 50, 400); n != 0 {
+		t.Fatalf("%d of 50 walks recover from the dead state", n)
+	}
+}
+
+// TestPaperScenarioFixed runs the same steps on the fixed tree: C answers
+// the JoinReply with Remove, and every walk reaches a live state.
+func TestPaperScenarioFixed(t *testing.T) {
+	s := paperScenario(t, true)
+	recv(t, s, "C gets the JoinReply in init mode", nodeC, nodeA, "JoinReply")
+	if n := recoveries(t, s, 50, 300); n != 50 {
+		t.Fatalf("only %d of 50 walks recover", n)
+	}
+	recv(t, s, "A gets Remove", nodeA, nodeC, "Remove")
+	if a := s.Service(nodeA).(*Node); slices.Contains(a.kids, nodeC) {
+		t.Fatalf("A kept C after Remove:\n%s", s.NodeText(nodeA))
+	}
+}
+
+// TestBuggyWalksGetStuck is the search: seeded random walks from the
+// initial state of the buggy tree (budget: 3000 walks of dMax steps) find
+// an execution that never becomes live; it is stuck in the paper's state
+// and its critical transition (k = 20 walks per probe) is the reset node
+// receiving a JoinReply in init mode.
+func TestBuggyWalksGetStuck(t *testing.T) {
+	cfg := newConfig(t, nil)
+	for seed := range uint64(3000) {
+		s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		live, err := walk(s, dMax, failureBudget(cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if live {
+			continue
+		}
+		i, ev := criticalStep(t, cfg, s.ChoiceValues(), s.Steps(), 20)
+		t.Logf("seed %d: stuck; critical transition at step %d: %v", seed, i, ev)
+		before, err := sim.Replay(cfg, s.ChoiceValues(), i-1, sim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sim.MessageName(ev.Msg) != "JoinReply" || before.Service(ev.Node).(*Node).state != stateInit {
+			t.Fatalf("critical transition %v is not a JoinReply received in init mode", ev)
+		}
+		// A stale child: some node lists ev.Node, whose parent is another.
+		c := s.Service(ev.Node).(*Node)
+		if a := s.Service(ev.Peer).(*Node); !slices.Contains(a.kids, ev.Node) || c.parent == ev.Peer {
+			t.Fatalf("not the paper's dead state:\n%s%s", s.NodeText(ev.Peer), s.NodeText(ev.Node))
+		}
+		return
+	}
+	t.Fatal("no stuck walk in 3000")
+}
+
+// TestJoinViaNonRootBootstrap has nodes 3 and 4 bootstrap via node 1, so
+// their Joins go up to the root before they come down; 200 walks of the
+// fixed tree with a reset reach a live state.
+func TestJoinViaNonRootBootstrap(t *testing.T) {
+	cfg := newConfig(t, map[string]string{"fixed": "true", "nodes": "5"})
+	cfg.Service = func(id sim.NodeID) sim.Service {
+		if id >= 3 {
+			return newNode(true, 2, 1)
+		}
+		return newNode(true, 2, 0)
+	}
+	up := 0
+	for seed := range uint64(200) {
+		s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		live, err := walk(s, dMax, failureBudget(cfg))
+		if err != nil || !live {
+			t.Fatalf("seed %d: live=%v err=%v", seed, live, err)
+		}
+		for _, id := range []sim.NodeID{3, 4} {
+			if n := s.Service(id).(*Node); n.parent != 1 {
+				up++ // joined somewhere its bootstrap could only reach via the root
+			}
+		}
+	}
+	if up == 0 {
+		t.Fatal("no Join went up to the root")
+	}
+}

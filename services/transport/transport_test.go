@@ -1,0 +1,229 @@
+package transport
+
+import (
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// TestFixedWalksReachLive runs 200 seeded random walks of the fixed
+// transport, with failures (drops, and resets when asked) on and off, and
+// requires each to reach a state where AllAcked holds within dMax steps.
+func TestFixedWalksReachLive(t *testing.T) {
+	for _, params := range []map[string]string{
+		{"fixed": "true"},
+		{"fixed": "true", "resets": "1", "drops": "2", "messages": "3"},
+		{"fixed": "true", "nodes": "3", "resets": "1"},
+	} {
+		cfg := newConfig(t, params)
+		for _, failures := range []bool{true, false} {
+			var steps []int
+			for seed := range uint64(200) {
+				s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed), NoFailures: !failures})
+				if err != nil {
+					t.Fatal(err)
+				}
+				budget := 0
+				if failures {
+					budget = failureBudget(cfg)
+				}
+				live, err := walk(s, dMax, budget)
+				if err != nil {
+					t.Fatalf("%v seed %d: %v", params, seed, err)
+				}
+				if !live {
+					t.Fatalf("%v failures=%v seed %d: not live after %d steps", params, failures, seed, dMax)
+				}
+				steps = append(steps, s.Steps())
+			}
+			sort.Ints(steps)
+			t.Logf("%v failures=%v: steps to live median %d, max %d", params, failures, steps[len(steps)/2], steps[len(steps)-1])
+		}
+	}
+}
+
+// TestBuggyWalksGetStuck is the search: seeded random walks from the
+// initial state of the buggy transport (budget: 400 walks of dMax steps)
+// find executions that never reach AllAcked, and the critical transition
+// of the first (k = 20 walks per probe) is the sender handling the ACK of
+// the new connection's SYN.
+func TestBuggyWalksGetStuck(t *testing.T) {
+	cfg := newConfig(t, nil)
+	for seed := range uint64(400) {
+		s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		live, err := walk(s, dMax, failureBudget(cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if live {
+			continue
+		}
+		n0 := s.Service(0).(*Node)
+		n1 := s.Service(1).(*Node)
+		c := n0.tr.out[1]
+		if c == nil || !c.established || n1.tr.in[0] == nil || n1.tr.in[0].isn == c.isn {
+			t.Fatalf("seed %d: stuck, but not in the stale-SYN state:\n%s\n%s", seed, s.NodeText(0), s.NodeText(1))
+		}
+		i, ev := criticalStep(t, cfg, s.ChoiceValues(), s.Steps(), 20)
+		t.Logf("seed %d: stuck; critical transition at step %d: %v", seed, i, ev)
+		// Depending on the order, the last recoverable moment is the
+		// sender taking the ACK of the new SYN (seed 003's step 5) or,
+		// when that ACK came first, the receiver taking the stale SYN.
+		senderAck := ev.Node == 0 && sim.MessageName(ev.Msg) == "Ack"
+		staleSyn := ev.Node == 1 && sim.MessageName(ev.Msg) == "Data" && ev.Msg.(Data).syn
+		if !senderAck && !staleSyn {
+			t.Fatalf("critical transition %v is neither the sender's ACK nor the stale SYN", ev)
+		}
+		return
+	}
+	t.Fatal("no stuck walk in 400")
+}
+
+// paperScenario drives the transport through seed 003 §5's steps 1-4 and
+// returns the state just before the critical transition.
+func paperScenario(t *testing.T, fixed bool) *sim.Sim {
+	params := map[string]string{}
+	if fixed {
+		params["fixed"] = "true"
+	}
+	s, err := sim.New(newConfig(t, params), sim.Options{Chooser: sim.NewRandom(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	isData := func(to sim.NodeID, seq uint32) func(sim.Event) bool {
+		return func(ev sim.Event) bool {
+			d, ok := ev.Msg.(Data)
+			return ev.Kind == sim.EvDatagram && ev.Node == to && ok && d.seq == seq
+		}
+	}
+	app := func(ev sim.Event) bool { return ev.Kind == sim.EvApp && ev.Node == 0 }
+	timer := func(ev sim.Event) bool { return ev.Kind == sim.EvTimer && ev.Node == 0 }
+	// Step 1: the application sends two messages; m0 goes out as SYN 2001.
+	step(t, s, "send m0", app)
+	step(t, s, "send m1", app)
+	// Step 2: the retransmission timer resends SYN 2001, then gives up;
+	// the application sends again on a new connection, SYN 6001.
+	step(t, s, "retransmit SYN 2001", timer)
+	step(t, s, "give up on 2001", timer)
+	n0 := s.Service(0).(*Node)
+	if c := n0.tr.out[1]; c == nil || c.isn != 6001 || n0.app.failures != 1 {
+		t.Fatalf("after the timeout: %s", s.NodeText(0))
+	}
+	// Step 3: the receiver gets SYN 6001 and acknowledges it.
+	step(t, s, "receiver gets SYN 6001", isData(1, 6001))
+	// Step 4: the old SYN 2001 arrives out of order.
+	step(t, s, "receiver gets stale SYN 2001", isData(1, 2001))
+	return s
+}
+
+// isAck6001 matches the sender receiving ACK 6001: the critical
+// transition (seed 003 §5, step 5).
+func isAck6001(ev sim.Event) bool {
+	a, ok := ev.Msg.(Ack)
+	return ev.Kind == sim.EvDatagram && ev.Node == 0 && ok && a.seq == 6001
+}
+
+// TestPaperScenario replays seed 003 §5 on the buggy transport: before
+// the sender handles ACK 6001 the system can recover (it can still
+// retransmit SYN 6001); after it, 50 walks of dMax steps never reach
+// AllAcked.
+func TestPaperScenario(t *testing.T) {
+	s := paperScenario(t, false)
+	if in := s.Service(1).(*Node).tr.in[0]; in.isn != 2001 {
+		t.Fatalf("the receiver should have switched to the stale connection: %s", s.NodeText(1))
+	}
+	// (a) Before the critical transition: random walks can recover.
+	if n := recoveries(t, s, 50, 100); n == 0 {
+		t.Fatal("no walk recovers before the critical transition")
+	} else {
+		t.Logf("before the critical transition %d of 50 walks recover", n)
+	}
+	// ... for instance by retransmitting SYN 6001, which resynchronises
+	// the receiver (once the second copy of SYN 2001 is out of the way).
+	alt := s.Clone(sim.NewRandom(7))
+	step(t, alt, "receiver gets the other SYN 2001", func(ev sim.Event) bool {
+		d, ok := ev.Msg.(Data)
+		return ok && ev.Node == 1 && d.seq == 2001
+	})
+	step(t, alt, "retransmit SYN 6001", func(ev sim.Event) bool { return ev.Kind == sim.EvTimer })
+	step(t, alt, "receiver gets SYN 6001 again", func(ev sim.Event) bool {
+		d, ok := ev.Msg.(Data)
+		return ok && ev.Node == 1 && d.seq == 6001
+	})
+	if n := recoveries(t, alt, 20, 200); n != 20 {
+		t.Fatalf("after resynchronising, %d of 20 walks recover", n)
+	}
+
+	// Step 5, the critical transition: the sender handles ACK 6001.
+	ev := step(t, s, "sender gets ACK 6001", isAck6001)
+	if ev.Node != 0 || sim.MessageName(ev.Msg) != "Ack" {
+		t.Fatalf("critical event %v", ev)
+	}
+	n0, n1 := s.Service(0).(*Node), s.Service(1).(*Node)
+	c := n0.tr.out[1]
+	if !c.established || len(c.unacked) != 1 || c.unacked[0].seq != 6002 || n1.tr.in[0].next != 2002 {
+		t.Fatalf("not the state of Figure 3:\n%s\n%s", s.NodeText(0), s.NodeText(1))
+	}
+	// (b) After it: DATA 6002 is never acknowledged.
+	if n := recoveries(t, s, 50, 300); n != 0 {
+		t.Fatalf("%d of 50 walks recover after the critical transition", n)
+	}
+	// Failures on do not help either.
+	for seed := range uint64(10) {
+		c := s.Clone(sim.NewRandom(400 + seed))
+		if live, err := walk(c, dMax, 0); err != nil || live {
+			t.Fatalf("walk %d with failures: live=%v err=%v", seed, live, err)
+		}
+	}
+}
+
+// TestPaperScenarioFixed runs the same steps on the fixed transport: the
+// receiver recognises SYN 2001 as stale by its connection identifier, so
+// after the sender handles ACK 6001 every walk reaches AllAcked.
+func TestPaperScenarioFixed(t *testing.T) {
+	s := paperScenario(t, true)
+	if in := s.Service(1).(*Node).tr.in[0]; in.isn != 6001 {
+		t.Fatalf("the receiver should have kept connection 6001: %s", s.NodeText(1))
+	}
+	step(t, s, "sender gets ACK 6001", isAck6001)
+	if n := recoveries(t, s, 50, 300); n != 50 {
+		t.Fatalf("only %d of 50 walks recover", n)
+	}
+}
+
+// TestDeliveryInOrder checks the transport's basic contract on 100 fixed
+// runs with drops: every message arrives, in order, exactly once unless a
+// connection attempt was abandoned and the application sent again.
+func TestDeliveryInOrder(t *testing.T) {
+	cfg := newConfig(t, map[string]string{"fixed": "true", "messages": "5", "drops": "3"})
+	for seed := range uint64(100) {
+		s, _ := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed)})
+		if live, err := walk(s, dMax, failureBudget(cfg)); err != nil || !live {
+			t.Fatalf("seed %d: live=%v err=%v", seed, live, err)
+		}
+		got := s.Service(1).(*Node).app.delivered
+		want := []string{"0:m0", "0:m1", "0:m2", "0:m3", "0:m4"}
+		if s.Service(0).(*Node).app.failures == 0 && !slices.Equal(got, want) {
+			t.Fatalf("seed %d: delivered %v", seed, got)
+		}
+		if !slices.Equal(dedup(got), want) {
+			t.Fatalf("seed %d: delivered %v", seed, got)
+		}
+	}
+}
+
+// dedup drops repeats of earlier elements, keeping first occurrences.
+func dedup(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
