@@ -126,6 +126,47 @@ func clean(v reflect.Value) (reflect.Value, bool) {
 	return v, false
 }
 
+// addressable returns v, or an addressable copy of v when v is not
+// addressable (a map entry, an interface's value) but may be copied.
+// Fix: without it a pointer-receiver Canonicalizer stored as a map value
+// was ignored, and so were Canonicalizers below the unexported fields of
+// such a value (the fields of a non-addressable struct are read-only and
+// cannot be laundered).
+func addressable(v reflect.Value) reflect.Value {
+	if v.CanAddr() || !v.CanInterface() {
+		return v
+	}
+	c := reflect.New(v.Type()).Elem()
+	c.Set(v)
+	return c
+}
+
+// field returns field i of struct v, laundered when it is read-only (an
+// unexported field) and addressable, so that everything reached from it
+// (map entries, interface values) can be read through Interface and its
+// Canonicalizers called. Fix: before, a Canonicalizer inside an unexported
+// map or interface field was ignored, because map entries and interface
+// values reached through a read-only value are read-only and not
+// addressable.
+func field(v reflect.Value, i int) reflect.Value {
+	fv := v.Field(i)
+	if !fv.CanInterface() && fv.CanAddr() {
+		fv = reflect.NewAt(fv.Type(), unsafe.Pointer(fv.UnsafeAddr())).Elem()
+	}
+	return fv
+}
+
+// needsClean reports whether a read-only value of type t may hide a
+// Canonicalizer that only a laundered value can call: t or *t implements
+// it, or t is composite (something reached from it might).
+func needsClean(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Map, reflect.Interface, reflect.Struct, reflect.Array, reflect.Slice, reflect.Pointer:
+		return true
+	}
+	return t.Implements(canonType) || reflect.PointerTo(t).Implements(canonType)
+}
+
 func buildEncoder(t reflect.Type) encFunc {
 	base := buildBaseEncoder(t)
 	if t.Kind() != reflect.Interface && t.Implements(canonType) {
@@ -139,9 +180,11 @@ func buildEncoder(t reflect.Type) encFunc {
 	}
 	if t.Kind() != reflect.Interface && t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(canonType) {
 		return func(e *encoder, v reflect.Value) {
-			if cv, ok := clean(v); ok && cv.CanAddr() {
-				e.value(cv.Addr().Interface().(Canonicalizer).Canonical())
-				return
+			if cv, ok := clean(v); ok {
+				if cv = addressable(cv); cv.CanAddr() {
+					e.value(cv.Addr().Interface().(Canonicalizer).Canonical())
+					return
+				}
 			}
 			base(e, v)
 		}
@@ -230,11 +273,13 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 			encoderFor(inner.Type())(e, inner)
 		}
 	case reflect.Struct:
-		type field struct {
+		type fieldEnc struct {
 			index int
 			enc   encFunc
+			clean bool // unexported and may hide a Canonicalizer: launder it
 		}
-		var fields []field
+		var fields []fieldEnc
+		anyClean := false
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 && f.Type.Kind() == reflect.Struct {
@@ -244,11 +289,20 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 			case reflect.Func, reflect.Chan, reflect.UnsafePointer:
 				continue
 			}
-			fields = append(fields, field{i, encoderFor(f.Type)})
+			c := !f.IsExported() && needsClean(f.Type)
+			anyClean = anyClean || c
+			fields = append(fields, fieldEnc{i, encoderFor(f.Type), c})
 		}
 		return func(e *encoder, v reflect.Value) {
+			if anyClean && !v.CanAddr() {
+				v = addressable(v) // so that its unexported fields can be laundered
+			}
 			for _, f := range fields {
-				f.enc(e, v.Field(f.index))
+				if f.clean {
+					f.enc(e, field(v, f.index))
+				} else {
+					f.enc(e, v.Field(f.index))
+				}
 			}
 		}
 	default: // Func, Chan, UnsafePointer: not state
@@ -278,7 +332,15 @@ func (e *encoder) encodeMap(v reflect.Value, key, val encFunc) {
 		buf := e.buf
 		sort.Slice(entries, func(i, j int) bool {
 			a, b := entries[i], entries[j]
-			return bytes.Compare(buf[a.keyStart:a.keyEnd], buf[b.keyStart:b.keyEnd]) < 0
+			c := bytes.Compare(buf[a.keyStart:a.keyEnd], buf[b.keyStart:b.keyEnd])
+			if c == 0 {
+				// Fix: distinct keys can encode equal (pointer keys
+				// whose targets are equal); order such entries by
+				// their values too, or the encoding follows Go's
+				// random map iteration order.
+				c = bytes.Compare(buf[a.keyEnd:a.end], buf[b.keyEnd:b.end])
+			}
+			return c < 0
 		})
 		region := append([]byte(nil), e.buf[start:]...)
 		out := e.buf[:start]
@@ -332,6 +394,12 @@ func (s *Sim) Hash() uint64 {
 		for _, t := range nd.timers {
 			if t.armed {
 				h = mix(h, t.nameHash)
+				if t.periodic {
+					// Fix: a periodic timer stays armed after it
+					// fires, a one-shot one does not: different
+					// states, which hashed equal before.
+					h = mix(h, 0x706572696f646963)
+				}
 			}
 		}
 		for _, p := range nd.connErrs {

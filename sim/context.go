@@ -16,6 +16,10 @@ type Context struct {
 }
 
 // errAbandoned unwinds a handler whose execution the watchdog gave up on.
+// Every Context method checks for it (Fix: before, only the methods with
+// effects did, so a handler spinning on Self, Nodes, Step, Now, Monotone,
+// TimerScheduled or Log was never unwound, as Guard's doc promises, and
+// kept a core busy for the rest of the process).
 var errAbandoned = errors.New("sim: execution abandoned")
 
 func (c *Context) check() {
@@ -25,13 +29,13 @@ func (c *Context) check() {
 }
 
 // Self returns the node the handler runs on.
-func (c *Context) Self() NodeID { return c.node }
+func (c *Context) Self() NodeID { c.check(); return c.node }
 
 // Nodes returns the number of nodes in the system.
-func (c *Context) Nodes() int { return c.s.n }
+func (c *Context) Nodes() int { c.check(); return c.s.n }
 
 // Step returns the number of the transition being executed.
-func (c *Context) Step() int { return c.s.w.step }
+func (c *Context) Step() int { c.check(); return c.s.w.step }
 
 // Send queues msg on the reliable, FIFO connection from this node to the
 // node to. It arrives after everything sent earlier on that connection,
@@ -101,7 +105,10 @@ func (c *Context) CancelTimer(name string) {
 }
 
 // TimerScheduled reports whether this node's named timer is scheduled.
-func (c *Context) TimerScheduled(name string) bool { return c.s.TimerArmed(c.node, name) }
+func (c *Context) TimerScheduled(name string) bool {
+	c.check()
+	return c.s.TimerArmed(c.node, name)
+}
 
 // Rand returns a number in [0, n). It is a choice point: bounded search
 // tries every answer, walks pick one at random, replay repeats the recorded
@@ -129,7 +136,7 @@ func (c *Context) Rand(n int) int {
 type Time struct{}
 
 // Now returns the current abstract time.
-func (c *Context) Now() Time { return Time{} }
+func (c *Context) Now() Time { c.check(); return Time{} }
 
 // Elapsed reports whether duration d has passed since t. It is a choice
 // point: both answers are possible executions.
@@ -147,6 +154,7 @@ func (c *Context) Elapsed(t Time, d time.Duration) bool {
 // execution, on any node (seed 003 §4.1, MonotoneTime): use it for
 // identifiers that must increase across resets.
 func (c *Context) Monotone() uint64 {
+	c.check()
 	c.s.w.monotone++
 	return c.s.w.monotone
 }
@@ -159,6 +167,7 @@ func (c *Context) Monotone() uint64 {
 //
 // is free during search.
 func (c *Context) Log() *zerolog.Event {
+	c.check()
 	if c.s.log == nil {
 		return nil
 	}
@@ -168,6 +177,7 @@ func (c *Context) Log() *zerolog.Event {
 // Logf writes a formatted annotation when logging is on. Its arguments are
 // evaluated even when logging is off; prefer Log on hot paths.
 func (c *Context) Logf(format string, args ...any) {
+	c.check()
 	if c.s.log == nil {
 		return
 	}

@@ -99,8 +99,16 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 				continue
 			}
 			if p%2 == 1 && now.Sub(since) >= timeout {
+				// Fix: describe the hang before abandoning the
+				// execution. Once abandoned, the handler unwinds at its
+				// next Context call and execute moves on to the next
+				// step concurrently (a data race, and an off-by-one
+				// Step). Until then the stuck handler does not touch the
+				// step, the last event or the choices (except through
+				// Rand or Elapsed in its loop).
+				he := &HangError{Step: s.w.step, Event: s.w.lastEvent.String(), Timeout: timeout, Choices: s.ChoiceValues()}
 				s.abandoned.Store(true)
-				return &HangError{Step: s.w.step, Event: s.w.lastEvent.String(), Timeout: timeout, Choices: s.ChoiceValues()}
+				return he
 			}
 		}
 	}
