@@ -1,0 +1,122 @@
+package all_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/macemc/macemc/cmd/cli"
+	_ "github.com/macemc/macemc/services/all"
+)
+
+// search runs `macemc search` in process with --json and decodes the report.
+func search(t *testing.T, args ...string) (int, cli.Report) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	app := &cli.App{Name: "macemc", Stdout: &out, Stderr: &errs}
+	code := app.Run(append([]string{"search", "--json", "--out", t.TempDir()}, args...))
+	if code == cli.ExitUsage {
+		t.Fatalf("macemc search %v: %s", args, errs.String())
+	}
+	var r cli.Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("report: %v\n%s", err, out.String())
+	}
+	return code, r
+}
+
+// paperBug says how each paper system's bug must be reported: the liveness
+// property selected, the search budget (fixed seed, path budget, d_max),
+// and the critical transition the paper names.
+type paperBug struct {
+	system string
+	// liveness selects the liveness properties (all of the system's, no
+	// safety: a state is live when they all hold); property is the one
+	// the report must name.
+	liveness []string
+	property string
+	budget   []string
+	// The critical transition: the node kind of event and message type,
+	// matched against the report's readable event.
+	critical []string
+	why      string
+	// safety is the safety property that catches the same bug earlier
+	// when every property is checked ("" when none does), with why.
+	safety    string
+	safetyWhy string
+}
+
+var paperBugs = []paperBug{
+	{
+		system: "transport", liveness: []string{"AllAcked"}, property: "AllAcked",
+		budget:    []string{"--seed", "3", "--max-paths", "3000", "--walk-depth", "5000", "--walks", "20"},
+		critical:  []string{"node 0 receives datagram Ack{seq: 6001"},
+		why:       "seed 003 §5: the sender handling the ACK of the new connection (6001) after the receiver switched to the stale SYN 2001",
+		safetyWhy: "Table 1: no safety property corresponds to AllAcked",
+	},
+	{
+		system: "randtree", liveness: []string{"OneRoot", "NoLoops", "HasParent", "KidsMatch"}, property: "KidsMatch",
+		budget:    []string{"--seed", "1", "--max-paths", "10000", "--walk-depth", "5000", "--walks", "20"},
+		critical:  []string{"receives Frame", "JoinReply"},
+		why:       "seed 003 §6: the reset node receiving JoinReply in init mode and ignoring it",
+		safetyWhy: "Timers (init, or the recovery timer scheduled) holds throughout: the node in two child sets has its recovery timer",
+	},
+}
+
+func TestPaperBugsAreFoundWithTheirCriticalTransition(t *testing.T) {
+	for _, b := range paperBugs {
+		t.Run(b.system, func(t *testing.T) {
+			args := []string{"--system", b.system}
+			for _, p := range b.liveness {
+				args = append(args, "--property", p)
+			}
+			args = append(args, b.budget...)
+			code, r := search(t, args...)
+			if code != cli.ExitViolation || r.Verdict != "liveness" || r.Property != b.property {
+				t.Fatalf("want a liveness violation of %s within %v, got exit %d verdict %q property %q (%d paths)", b.property, b.budget, code, r.Verdict, r.Property, r.Paths)
+			}
+			c := r.Critical
+			if c == nil || c.Condition != "C1" {
+				t.Fatalf("want condition C1, got %+v", c)
+			}
+			for _, want := range b.critical {
+				if !strings.Contains(c.Event, want) {
+					t.Errorf("critical transition at step %d is %q; want it to contain %q (%s)", c.Step, c.Event, want, b.why)
+				}
+			}
+			if r.Files["live_trace"] == "" {
+				t.Error("no live alternative written")
+			}
+			// The fix: the same search finds nothing within the same budget.
+			code, r = search(t, append(args, "--param", "fixed=true")...)
+			if code != cli.ExitNone || r.Verdict != "none" {
+				t.Errorf("fixed=true: want nothing found within %v, got %q %q after %d paths", b.budget, r.Verdict, r.Property, r.Paths)
+			}
+		})
+	}
+}
+
+func TestWhichSafetyPropertyCatchesThePaperBugs(t *testing.T) {
+	for _, b := range paperBugs {
+		t.Run(b.system, func(t *testing.T) {
+			// Every property of the system, safety included.
+			code, r := search(t, append([]string{"--system", b.system}, b.budget...)...)
+			if code != cli.ExitViolation {
+				t.Fatalf("want a violation within %v, got exit %d", b.budget, code)
+			}
+			if b.safety == "" {
+				if r.Verdict != "liveness" || r.Property != b.property {
+					t.Errorf("want the liveness violation of %s (%s), got %s %s", b.property, b.safetyWhy, r.Verdict, r.Property)
+				}
+			} else if r.Verdict != "safety" || r.Property != b.safety {
+				t.Errorf("want safety property %s to catch the bug first (%s), got %s %s", b.safety, b.safetyWhy, r.Verdict, r.Property)
+			}
+			// The fixed variant keeps every property, safety included.
+			code, r = search(t, append([]string{"--system", b.system, "--param", "fixed=true"}, b.budget...)...)
+			if code != cli.ExitNone {
+				t.Errorf("fixed=true breaks %s %s", r.Verdict, r.Property)
+			}
+		})
+	}
+}
