@@ -1,0 +1,50 @@
+// Package mdb is macemc's debugger (seed 003 §5, MDB): it replays the
+// error path a search found and the live path that shares the longest
+// prefix with it, and answers the questions a person asks of a liveness
+// bug: what happened at the critical step, what differs on the live path,
+// what each node did, what could have happened instead.
+//
+// A Session holds the paths and a current position. Step N is the state
+// after N events (step 0 is the initial state), so the critical step of a
+// trace (trace.Trace.Critical, the first dead state) is the state the
+// critical transition leads to, and `j crit` shows it. Every command
+// prints to Options.Out and returns an error for bad input; nothing a user
+// types ends the session but quit.
+//
+// The commands, with the short names of the original mdb:
+//
+//	n, p [COUNT]           step forward, backward (only the selected node's events after w)
+//	j STEP, home, end      jump: N, +N, -N, crit, home, end
+//	w [NODE|all]           select a node, or deselect
+//	a                      the events that could run next
+//	B I [SEED]             run ready event I as the next step, on a new branch path
+//	random N [SEED]        run N random steps, on a branch
+//	R [CAP] [SEED]         run random steps until the system is live
+//	events FILTER...       the steps where an event occurred: kind, message type, timer, node=N
+//	x RE, s RE, log        filter the path's log, search it, a step's log lines
+//	d [A [B]]              diff the global state of two steps
+//	m, filediff [STEP]     diff a step on the error path (-) and the live path (+)
+//	state [NODE|net], props, info, paths, path NAME
+//	g [FROM TO] [--svg F]  the event graph, as text and as SVG
+//
+// # Speed
+//
+// Opening a path replays it once and keeps a snapshot (sim.Sim.Clone)
+// every Options.SnapshotEvery steps; moving anywhere clones the nearest
+// snapshot below and replays at most that many steps, and moving forward
+// steps the current simulator on. The log that x, s and log read is made
+// on demand by one replay with sim.NewLogger and kept.
+//
+// # Usage
+//
+//	s, err := mdb.Open("macemc-out", "", mdb.Options{Out: os.Stdout})
+//	if err != nil { ... } // missing, truncated, corrupt, unknown system: wraps ErrInput
+//	s.Intro()
+//	s.Do("j crit")
+//	s.Do("filediff")
+//	s.Do("g --svg graph.svg")
+//	err = s.RunScript(os.Stdin, true) // or read lines yourself and call Do
+//
+// mdbtest provides a small system with a liveness bug and its traces for
+// tests and demonstrations.
+package mdb

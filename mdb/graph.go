@@ -1,0 +1,505 @@
+package mdb
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/trace"
+)
+
+// sendRec is one message or datagram a step sent.
+type sendRec struct {
+	step     int // the step that sent it (0: the initial state)
+	from, to int
+	text     string // sim.FormatValue of the message
+	typ      string
+	datagram bool
+	end      int    // the step that delivered, dropped or lost it; 0: none in the window
+	fate     string // "received", "dropped", "lost" (a connection break)
+}
+
+// stepRec is what one step did, for the event graph.
+type stepRec struct {
+	n      int
+	ev     sim.Event
+	sends  []*sendRec
+	timers []string   // "set retx", "cancel retx"
+	recv   *sendRec   // the send a delivery or drop consumed; nil if sent before the window
+	lost   []*sendRec // what a connection break lost
+}
+
+// graph is the data of an event graph over steps from..to of a path.
+type graph struct {
+	p        *path
+	from, to int
+	nodes    []string // "node 0 (Sender)"
+	steps    []*stepRec
+	sends    []*sendRec // every send of the window, in order
+	base     int        // the window's first step: sends before it are unknown
+	crit     int
+	cur      int
+}
+
+// captureWriter receives the simulator's log as zerolog JSON and keeps the
+// sends and timer changes of the step being replayed.
+type captureWriter struct {
+	step  int
+	sends []*sendRec
+	tm    map[int][]string
+}
+
+type logEntry struct {
+	Message string `json:"message"`
+	Node    *int   `json:"node"`
+	To      *int   `json:"to"`
+	Type    string `json:"type"`
+}
+
+func (w *captureWriter) Write(b []byte) (int, error) {
+	var e logEntry
+	if err := json.Unmarshal(b, &e); err != nil || e.Node == nil {
+		return len(b), nil
+	}
+	switch {
+	case e.To != nil && strings.HasPrefix(e.Message, "send datagram "):
+		w.sends = append(w.sends, &sendRec{step: w.step, from: *e.Node, to: *e.To, typ: e.Type, datagram: true, text: strings.TrimPrefix(e.Message, "send datagram ")})
+	case e.To != nil && strings.HasPrefix(e.Message, "send "):
+		w.sends = append(w.sends, &sendRec{step: w.step, from: *e.Node, to: *e.To, typ: e.Type, text: strings.TrimPrefix(e.Message, "send ")})
+	case strings.HasPrefix(e.Message, "set timer "), strings.HasPrefix(e.Message, "cancel timer "):
+		w.tm[w.step] = append(w.tm[w.step], e.Message)
+	}
+	return len(b), nil
+}
+
+// graphWindow is how many steps before the range the graph replays to find
+// where the messages delivered in the range were sent.
+const graphWindow = 64
+
+// makeGraph replays steps from..to of p (and some before, to find where
+// messages were sent) with the simulator's log captured.
+func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
+	g := &graph{p: p, from: from, to: to, crit: -1, cur: -1}
+	if p == s.paths[0] {
+		g.crit = s.errT.Critical
+	}
+	if p == s.p {
+		g.cur = s.pos
+	}
+	w := &captureWriter{tm: map[int][]string{}}
+	logger := zerolog.New(w)
+	start := max(0, from-1-graphWindow) / p.k
+	var sm *sim.Sim
+	var err error
+	if start == 0 {
+		opts := p.opts
+		opts.Chooser, opts.Logger = sim.NewRecorded(p.choices), &logger
+		if sm, err = sim.New(p.cfg, opts); err != nil {
+			return nil, fmt.Errorf("graph: %w", err)
+		}
+	} else {
+		snap := p.snaps[start]
+		sm = snap.Clone(sim.NewRecorded(p.choices[p.choiceAt(snap.Steps()):]))
+		sm.SetLogger(&logger)
+	}
+	g.base = sm.Steps()
+	for i := 0; i < sm.Nodes(); i++ {
+		title, _, _ := strings.Cut(sm.NodeText(sim.NodeID(i)), "\n")
+		g.nodes = append(g.nodes, title)
+	}
+	pending := w.sends // sends of the initial state
+	for sm.Steps() < to {
+		if s.interrupted() {
+			return nil, errInterrupted
+		}
+		n := sm.Steps() + 1
+		w.step = n
+		w.sends = nil
+		before := sm.Steps()
+		_, err := sm.Step()
+		if err != nil && !(sm.Steps() == p.steps() && p.endErr != nil) {
+			return nil, fmt.Errorf("graph: replay step %d: %w", n, err)
+		}
+		if sm.Steps() == before {
+			return nil, fmt.Errorf("graph: replay stuck at step %d", before)
+		}
+		ev := sm.LastEvent()
+		rec := &stepRec{n: n, ev: ev, sends: w.sends, timers: w.tm[n]}
+		switch ev.Kind {
+		case sim.EvMessage, sim.EvDatagram, sim.EvDrop:
+			text := sim.FormatValue(ev.Msg)
+			dg := ev.Kind != sim.EvMessage
+			for _, sr := range pending {
+				if sr.fate == "" && sr.from == int(ev.Peer) && sr.to == int(ev.Node) && sr.datagram == dg && sr.text == text {
+					sr.end, sr.fate = n, "received"
+					if ev.Kind == sim.EvDrop {
+						sr.fate = "dropped"
+					}
+					rec.recv = sr
+					break
+				}
+			}
+		case sim.EvBreak:
+			a, b := int(ev.Node), int(ev.Peer)
+			for _, sr := range pending {
+				if sr.fate == "" && !sr.datagram && (sr.from == a && sr.to == b || sr.from == b && sr.to == a) {
+					sr.end, sr.fate = n, "lost"
+					rec.lost = append(rec.lost, sr)
+				}
+			}
+		}
+		pending = append(pending, w.sends...)
+		if n >= from {
+			g.steps = append(g.steps, rec)
+		}
+	}
+	for _, sr := range pending {
+		if sr.step >= from || sr.end >= from {
+			g.sends = append(g.sends, sr)
+		}
+	}
+	return g, nil
+}
+
+// graphRange parses "g [FROM TO] [--svg FILE]".
+func (s *Session) graphRange(args []string) (from, to int, svg string, err error) {
+	var nums []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--svg":
+			if i+1 >= len(args) {
+				return 0, 0, "", fmt.Errorf("--svg needs a file name")
+			}
+			svg = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--svg="):
+			svg = strings.TrimPrefix(a, "--svg=")
+		case strings.HasPrefix(a, "--"):
+			return 0, 0, "", fmt.Errorf("unknown option %s", a)
+		default:
+			nums = append(nums, a)
+		}
+	}
+	p := s.p
+	if p.steps() == 0 {
+		return 0, 0, "", fmt.Errorf("the %s path has no steps", p.name)
+	}
+	switch len(nums) {
+	case 0:
+		from = max(1, s.pos-5)
+		to = min(p.steps(), from+10)
+		from = max(1, to-10)
+	case 2:
+		if from, err = s.stepArg(nums[0], p); err != nil {
+			return
+		}
+		if to, err = s.stepArg(nums[1], p); err != nil {
+			return
+		}
+		from = max(from, 1)
+		if from > to {
+			return 0, 0, "", fmt.Errorf("the range %d-%d is empty", from, to)
+		}
+	default:
+		return 0, 0, "", fmt.Errorf("usage: g [FROM TO] [--svg FILE]")
+	}
+	return from, to, svg, nil
+}
+
+func (s *Session) cmdGraph(args []string, _ string) error {
+	from, to, svg, err := s.graphRange(args)
+	if err != nil {
+		return err
+	}
+	g, err := s.makeGraph(s.p, from, to)
+	if err != nil {
+		return err
+	}
+	g.text(s.out)
+	if svg != "" {
+		if err := writeSVGFile(svg, g); err != nil {
+			return err
+		}
+		fmt.Fprintf(s.out, "wrote %s (steps %d-%d of the %s path)\n", svg, from, to, s.p.name)
+	}
+	return nil
+}
+
+// text writes the event graph as text: a column per node, a row per step.
+func (g *graph) text(w io.Writer) {
+	colW := 14
+	for _, n := range g.nodes {
+		colW = max(colW, len(n)+2)
+	}
+	n := len(g.nodes)
+	width := n * colW
+	center := func(i int) int { return i*colW + colW/2 }
+	const lead = "        "
+	fmt.Fprintf(w, "event graph of the %s path, steps %d-%d\n", g.p.name, g.from, g.to)
+	head := []rune(strings.Repeat(" ", width))
+	for i, name := range g.nodes {
+		c := center(i) - len(name)/2
+		copy(head[max(0, c):], []rune(name))
+	}
+	fmt.Fprintln(w, lead+strings.TrimRight(string(head), " "))
+	blank := func() []rune {
+		r := []rune(strings.Repeat(" ", width))
+		for i := range n {
+			r[center(i)] = '|'
+		}
+		return r
+	}
+	put := func(r []rune, at int, text string) {
+		for j, c := range text {
+			if at+j >= 0 && at+j < len(r) {
+				r[at+j] = c
+			}
+		}
+	}
+	line := func(r []rune, a, b int, fill rune, label string) {
+		lo, hi := min(center(a), center(b)), max(center(a), center(b))
+		for x := lo + 1; x < hi; x++ {
+			r[x] = fill
+		}
+		if l := len(label) + 2; l <= hi-lo-3 {
+			put(r, (lo+hi-l)/2+1, " "+label+" ")
+		}
+	}
+	for _, st := range g.steps {
+		r := blank()
+		ev := st.ev
+		node := int(ev.Node)
+		desc := ev.String()
+		switch ev.Kind {
+		case sim.EvMessage, sim.EvDatagram, sim.EvDrop:
+			peer := int(ev.Peer)
+			if peer == node {
+				r[center(node)] = '@'
+			} else {
+				fill, head := '-', '>'
+				if ev.Kind == sim.EvDrop {
+					fill, head = '.', 'x'
+				} else if peer > node {
+					head = '<'
+				}
+				line(r, peer, node, fill, sim.MessageName(ev.Msg))
+				r[center(peer)] = 'o'
+				r[center(node)] = head
+			}
+			if st.recv != nil {
+				desc += fmt.Sprintf(" (sent at step %d)", st.recv.step)
+			} else {
+				desc += fmt.Sprintf(" (sent before step %d)", g.base+1)
+			}
+		case sim.EvTimer:
+			r[center(node)] = 'T'
+		case sim.EvApp:
+			r[center(node)] = 'A'
+		case sim.EvReset:
+			r[center(node)] = 'X'
+		case sim.EvConnError:
+			r[center(node)] = '!'
+		case sim.EvBreak:
+			line(r, node, int(ev.Peer), '~', "break")
+			r[center(node)], r[center(int(ev.Peer))] = 'x', 'x'
+			if len(st.lost) > 0 {
+				desc += fmt.Sprintf(" (%s lost)", plural(len(st.lost), "message"))
+			}
+		}
+		m := " "
+		switch {
+		case st.n == g.crit:
+			m = "*"
+		case st.n == g.cur:
+			m = ">"
+		}
+		fmt.Fprintf(w, "%s%6d %s  %s\n", m, st.n, string(r), desc)
+		var more []string
+		for _, sr := range st.sends {
+			kind := "sends"
+			if sr.datagram {
+				kind = "sends datagram"
+			}
+			more = append(more, fmt.Sprintf("%s %s to node %d", kind, sr.text, sr.to))
+		}
+		for _, t := range st.timers {
+			more = append(more, t)
+		}
+		for _, t := range more {
+			fmt.Fprintf(w, "%s%s    %s\n", lead, string(blank()), t)
+		}
+	}
+	fmt.Fprintln(w, "o-->: message  o..x: dropped  x~~x: break  T: timer  A: app request  X: reset  !: connection error  *: critical  >: current")
+}
+
+// SVG geometry.
+const (
+	svgLeft   = 130
+	svgTop    = 80
+	svgColW   = 260
+	svgRowH   = 48
+	svgBottom = 40
+	svgFont   = "font-family=\"monospace\""
+	svgHalo   = "paint-order=\"stroke\" stroke=\"white\" stroke-width=\"3\" stroke-linejoin=\"round\""
+)
+
+// esc escapes text for XML character data and attribute values.
+func esc(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+// svg writes the event graph as a self-contained SVG document.
+func (g *graph) svg(w io.Writer) error {
+	n := len(g.nodes)
+	rows := len(g.steps)
+	width := svgLeft + n*svgColW + 20
+	height := svgTop + rows*svgRowH + svgBottom
+	x := func(i int) int { return svgLeft + i*svgColW + svgColW/2 }
+	y := func(step int) int { return svgTop + (step-g.from)*svgRowH + svgRowH/2 }
+	var b strings.Builder
+	f := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	f("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+	f("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-size=\"12\" %s>\n", width, height, width, height, svgFont)
+	f("<title>%s</title>\n", esc(fmt.Sprintf("mdb event graph: %s path, steps %d-%d", g.p.name, g.from, g.to)))
+	f("<defs>\n")
+	for _, m := range []struct{ id, color string }{{"arrow", "#1f4e9c"}, {"arrow-red", "#c0392b"}, {"arrow-grey", "#888888"}} {
+		f("<marker id=\"%s\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"%s\"/></marker>\n", m.id, m.color)
+	}
+	f("</defs>\n")
+	f("<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height)
+	f("<text x=\"10\" y=\"22\" font-size=\"14\" font-weight=\"bold\">%s</text>\n", esc(fmt.Sprintf("event graph of the %s path, steps %d-%d", g.p.name, g.from, g.to)))
+	// Row highlights and step labels.
+	for _, st := range g.steps {
+		yy := y(st.n)
+		switch {
+		case st.n == g.crit:
+			f("<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fde2e2\"/>\n", yy-svgRowH/2, width, svgRowH)
+		case st.n == g.cur:
+			f("<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fff7cc\"/>\n", yy-svgRowH/2, width, svgRowH)
+		}
+		label := "step " + strconv.Itoa(st.n)
+		if st.n == g.crit {
+			label += " (critical)"
+		}
+		f("<text x=\"8\" y=\"%d\" fill=\"#444\">%s</text>\n", yy+4, esc(label))
+	}
+	// Node columns.
+	for i, name := range g.nodes {
+		f("<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-weight=\"bold\">%s</text>\n", x(i), svgTop-30, esc(name))
+		f("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#bbbbbb\" stroke-width=\"2\"/>\n", x(i), svgTop-20, x(i), height-svgBottom+10)
+	}
+	// Messages: from the send to the receipt, drop or loss.
+	for _, sr := range g.sends {
+		x1, y1 := x(sr.from), svgTop-10
+		if sr.step >= g.from {
+			y1 = y(sr.step)
+		}
+		x2, y2 := x(sr.to), height-svgBottom+10
+		color, marker, dash := "#1f4e9c", "arrow", ""
+		switch {
+		case sr.fate == "received" && sr.end <= g.to:
+			y2 = y(sr.end)
+		case (sr.fate == "dropped" || sr.fate == "lost") && sr.end <= g.to:
+			y2 = y(sr.end)
+			x2 = (x1 + x2) / 2
+			if sr.fate == "dropped" {
+				x2 = x(sr.to) - (x(sr.to)-x1)/6
+			}
+			color, marker, dash = "#c0392b", "arrow-red", " stroke-dasharray=\"6 4\""
+		default: // still in flight after the range
+			x2 = x1 + (x2-x1)/2
+			color, marker, dash = "#888888", "arrow-grey", " stroke-dasharray=\"2 4\""
+		}
+		desc := fmt.Sprintf("%s from node %d to node %d", sr.text, sr.from, sr.to)
+		if sr.datagram {
+			desc = "datagram " + desc
+		}
+		switch {
+		case sr.step >= g.from:
+			desc += fmt.Sprintf(", sent at step %d", sr.step)
+		default:
+			desc += fmt.Sprintf(", sent at step %d (before the range)", sr.step)
+		}
+		if sr.end > 0 && sr.end <= g.to {
+			desc += fmt.Sprintf(", %s at step %d", sr.fate, sr.end)
+		} else {
+			desc += ", in flight"
+		}
+		f("<g>\n<title>%s</title>\n", esc(desc))
+		if sr.from == sr.to {
+			f("<path d=\"M %d %d C %d %d %d %d %d %d\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s marker-end=\"url(#%s)\"/>\n",
+				x1, y1, x1+70, y1, x1+70, y2, x2, y2, color, dash, marker)
+		} else {
+			f("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"1.5\"%s marker-end=\"url(#%s)\"/>\n", x1, y1, x2, y2, color, dash, marker)
+		}
+		if sr.fate == "dropped" && sr.end <= g.to {
+			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-size=\"16\" font-weight=\"bold\" text-anchor=\"middle\">%s</text>\n", x2, y2+5, "✕")
+		}
+		lx, ly := (x1+x2)/2, (y1+y2)/2-4
+		if sr.from == sr.to {
+			lx = x1 + 60
+		}
+		label := sr.text
+		if sr.fate == "dropped" {
+			label += " (dropped)"
+		} else if sr.fate == "lost" {
+			label += " (lost)"
+		}
+		f("<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\" font-size=\"11\" %s>%s</text>\n</g>\n", lx, ly, color, svgHalo, esc(label))
+	}
+	// Events.
+	for _, st := range g.steps {
+		ev := st.ev
+		xx, yy := x(int(ev.Node)), y(st.n)
+		f("<g>\n<title>%s</title>\n", esc(fmt.Sprintf("step %d: %s", st.n, ev.String())))
+		switch ev.Kind {
+		case sim.EvMessage, sim.EvDatagram:
+			f("<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"#1f4e9c\"/>\n", xx, yy)
+			if st.recv == nil {
+				f("<text x=\"%d\" y=\"%d\" fill=\"#1f4e9c\" font-size=\"11\">%s</text>\n", xx+8, yy+4, esc(fmt.Sprintf("receives %s from node %d", sim.FormatValue(ev.Msg), ev.Peer)))
+			}
+		case sim.EvDrop:
+			if st.recv == nil {
+				f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-size=\"11\">%s</text>\n", xx+8, yy+4, esc(fmt.Sprintf("drop of %s from node %d", sim.FormatValue(ev.Msg), ev.Peer)))
+			}
+		case sim.EvTimer:
+			f("<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"#e67e22\"/>\n", xx-5, yy-5)
+			f("<text x=\"%d\" y=\"%d\" fill=\"#a04000\">%s</text>\n", xx+10, yy+4, esc("timer "+ev.Timer))
+		case sim.EvApp:
+			f("<circle cx=\"%d\" cy=\"%d\" r=\"6\" fill=\"#27ae60\"/>\n", xx, yy)
+			f("<text x=\"%d\" y=\"%d\" fill=\"#1e8449\">%s</text>\n", xx+10, yy+4, esc("app "+sim.FormatValue(ev.Msg)))
+		case sim.EvReset:
+			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-size=\"20\" font-weight=\"bold\" text-anchor=\"middle\">%s</text>\n", xx, yy+7, "✕")
+			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-weight=\"bold\">reset</text>\n", xx+12, yy+4)
+		case sim.EvConnError:
+			f("<circle cx=\"%d\" cy=\"%d\" r=\"5\" fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\"/>\n", xx, yy)
+			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\">%s</text>\n", xx+10, yy+4, esc(fmt.Sprintf("connection to node %d broke", ev.Peer)))
+		case sim.EvBreak:
+			xp := x(int(ev.Peer))
+			f("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#c0392b\" stroke-width=\"3\" stroke-dasharray=\"2 3\"/>\n", xx, yy, xp, yy)
+			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" text-anchor=\"middle\" font-weight=\"bold\">%s</text>\n", (xx+xp)/2, yy-6, esc(fmt.Sprintf("connection %d-%d breaks", ev.Node, ev.Peer)))
+		}
+		for j, t := range st.timers {
+			f("<text x=\"%d\" y=\"%d\" fill=\"#a04000\" font-size=\"10\" %s>%s</text>\n", xx-svgColW/2+4, yy+16+10*j, svgHalo, esc(t))
+		}
+		f("</g>\n")
+	}
+	f("</svg>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeSVGFile(file string, g *graph) error {
+	if err := trace.WriteAtomic(file, g.svg); err != nil {
+		return fmt.Errorf("graph: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,199 @@
+package mdb
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/trace"
+)
+
+// DefaultSnapshotEvery is how many steps apart a path keeps snapshots of
+// the global state: moving to any step replays at most this many steps.
+const DefaultSnapshotEvery = 256
+
+// path is one execution mdb can move along: the error path, the live path
+// or a branch the user made. It knows its choices, the event of every step
+// and a snapshot every k steps, and keeps a cursor simulator so that
+// stepping forward costs one step.
+type path struct {
+	name    string
+	cfg     *sim.Config
+	opts    sim.Options
+	k       int
+	choices []int32     // every answer of the path
+	starts  []int       // starts[i]: index in choices where step i+1 began
+	events  []sim.Event // events[i]: the event of step i+1
+	snaps   []*sim.Sim  // snaps[j]: the state after j*k steps; only ever cloned
+	endErr  error       // why the last step ended the execution (a handler panic)
+	cur     *sim.Sim    // cursor: a simulator somewhere on the path
+	log     *pathLog    // the replay log, made on demand
+
+	tr     *trace.Trace // the trace the path comes from; nil for branches
+	file   string       // the trace file
+	branch bool         // a branch: stepping past its end runs new steps
+	origin string       // how the branch was made
+	seed   uint64       // the seed of the branch's random chooser
+	rng    sim.Chooser  // chooser for the branch's new steps
+	quiet  bool         // nothing was ready at the end
+}
+
+// steps returns the number of steps on the path.
+func (p *path) steps() int { return len(p.events) }
+
+// choiceAt returns the number of choices answered in the state after n steps.
+func (p *path) choiceAt(n int) int {
+	if n < len(p.starts) {
+		return p.starts[n]
+	}
+	return len(p.choices)
+}
+
+// newPath replays choices for steps steps on cfg, recording every event
+// and a snapshot every k steps. A handler panic on the last recorded step
+// is kept as endErr (a safety trace ends that way); any other failure to
+// replay means the trace does not fit the system.
+func newPath(name string, cfg *sim.Config, opts sim.Options, choices []int32, steps, k int) (*path, error) {
+	p := &path{name: name, cfg: cfg, opts: opts, k: k}
+	opts.Chooser = sim.NewRecorded(choices)
+	opts.Logger = nil
+	s, err := sim.New(cfg, opts)
+	if err != nil {
+		return nil, fmt.Errorf("replay %s path: %w", name, err)
+	}
+	p.snaps = append(p.snaps, s.Clone(nil))
+	p.events = make([]sim.Event, 0, steps)
+	for s.Steps() < steps {
+		before := s.Steps()
+		ok, err := s.Step()
+		if s.Steps() > before {
+			p.events = append(p.events, s.LastEvent())
+			if s.Steps()%k == 0 {
+				p.snaps = append(p.snaps, s.Clone(nil))
+			}
+		}
+		if err != nil {
+			if s.Steps() > before && errors.Is(err, sim.ErrHandlerPanic) {
+				p.endErr = err
+				break
+			}
+			return nil, fmt.Errorf("%s path, step %d of %d: %w (was the trace written by another version of the system?)", name, before+1, steps, err)
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s path: nothing can run after step %d but the trace has %d steps (was the trace written by another version of the system?)", name, s.Steps(), steps)
+		}
+	}
+	p.choices = s.ChoiceValues()
+	p.starts = make([]int, p.steps())
+	for i := range p.starts {
+		p.starts[i] = s.StepStart(i)
+	}
+	p.cur = s
+	return p, nil
+}
+
+// at returns a simulator in the state after n steps of the path. The
+// simulator is the path's cursor: read it, do not step it, and do not keep
+// it across another call of at.
+func (p *path) at(n int) (*sim.Sim, error) {
+	if n < 0 || n > p.steps() {
+		return nil, fmt.Errorf("step %d is not on the %s path (0-%d)", n, p.name, p.steps())
+	}
+	if c := p.cur; c == nil || c.Steps() > n || n-c.Steps() > p.k || c.Steps() > p.steps() {
+		snap := p.snaps[n/p.k]
+		p.cur = snap.Clone(sim.NewRecorded(p.choices[p.choiceAt(snap.Steps()):]))
+	}
+	for p.cur.Steps() < n {
+		before := p.cur.Steps()
+		_, err := p.cur.Step()
+		if err != nil && !(p.cur.Steps() == p.steps() && p.endErr != nil) {
+			p.cur = nil
+			return nil, fmt.Errorf("replay %s path at step %d: %w", p.name, before+1, err)
+		}
+		if p.cur.Steps() == before {
+			p.cur = nil
+			return nil, fmt.Errorf("replay %s path: stuck at step %d", p.name, before)
+		}
+	}
+	return p.cur, nil
+}
+
+// fork returns a branch that shares the first n steps of p.
+func (p *path) fork(n int, name string, seed uint64) (*path, error) {
+	s, err := p.at(n)
+	if err != nil {
+		return nil, err
+	}
+	if n == p.steps() && p.endErr != nil {
+		return nil, fmt.Errorf("the %s path ends with an error at step %d; branch from an earlier step", p.name, n)
+	}
+	q := &path{
+		name: name, cfg: p.cfg, opts: p.opts, k: p.k, branch: true, seed: seed, rng: sim.NewRandom(seed),
+		choices: slices.Clone(p.choices[:p.choiceAt(n)]),
+		starts:  slices.Clone(p.starts[:n]),
+		events:  slices.Clone(p.events[:n]),
+		snaps:   slices.Clone(p.snaps[:n/p.k+1]),
+	}
+	q.cur = s.Clone(q.rng)
+	return q, nil
+}
+
+// errQuiescent reports that nothing is ready.
+var errQuiescent = errors.New("nothing can run: the system is quiescent")
+
+// extend runs one new step at the end of a branch: ready event i, or the
+// branch's chooser's pick when i < 0.
+func (p *path) extend(i int) error {
+	if !p.branch {
+		return fmt.Errorf("the %s path is a recorded trace; branch (B) to run new steps", p.name)
+	}
+	if p.endErr != nil {
+		return fmt.Errorf("the %s path ended at step %d: %w", p.name, p.steps(), p.endErr)
+	}
+	s, err := p.at(p.steps())
+	if err != nil {
+		return err
+	}
+	s.SetChooser(p.rng)
+	before := s.Steps()
+	if i >= 0 {
+		err = s.StepEvent(i)
+	} else {
+		var ok bool
+		ok, err = s.Step()
+		if !ok && err == nil && s.Steps() == before {
+			p.quiet = true
+			return errQuiescent
+		}
+	}
+	if s.Steps() > before {
+		p.starts = append(p.starts, s.StepStart(before))
+		p.events = append(p.events, s.LastEvent())
+		p.choices = append(p.choices, sim.ChoiceValues(s.Choices()[len(p.choices):])...)
+		if s.Steps()%p.k == 0 {
+			p.snaps = append(p.snaps, s.Clone(nil))
+		}
+		p.log = nil
+	}
+	if err != nil {
+		if s.Steps() > before {
+			p.endErr = err
+		}
+		return fmt.Errorf("step %d: %w", before+1, err)
+	}
+	return nil
+}
+
+// shared returns the number of leading steps p and q have in common.
+func shared(p, q *path) int {
+	n := 0
+	for n < p.steps() && n < q.steps() {
+		a, b := p.choiceAt(n+1), q.choiceAt(n+1)
+		if a != b || !slices.Equal(p.choices[p.choiceAt(n):a], q.choices[q.choiceAt(n):b]) {
+			break
+		}
+		n++
+	}
+	return n
+}

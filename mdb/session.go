@@ -1,0 +1,604 @@
+package mdb
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/trace"
+)
+
+// Sentinel errors of mdb.
+var (
+	// ErrInput marks a command line argument or file mdb cannot open.
+	ErrInput = errors.New("mdb: bad input")
+	// ErrCommands is returned by RunScript when some commands failed.
+	ErrCommands = errors.New("mdb: commands failed")
+)
+
+// errInterrupted is returned by a command the user interrupted.
+var errInterrupted = errors.New("interrupted")
+
+// errReplay marks a trace that does not replay on this binary's system.
+var errReplay = errors.New("the trace does not replay")
+
+// Options configure a Session. Zero values take the defaults.
+type Options struct {
+	// Out receives everything the session prints. Default os.Stdout.
+	Out io.Writer
+	// SnapshotEvery is how many steps apart snapshots of the state are
+	// kept. Default DefaultSnapshotEvery.
+	SnapshotEvery int
+	// Color marks diffs with ANSI colours and bold for a terminal.
+	Color bool
+	// Limit is how many lines a listing (events, x) shows unless asked for
+	// --all. Default 200.
+	Limit int
+}
+
+// Session is an mdb debugging session over the error path of a macemc run
+// and, when there is one, the live path that shares the longest prefix
+// with it, plus the branches the user makes. Exec runs one command; the
+// session prints to Options.Out. A Session is not safe for concurrent use,
+// except Interrupt.
+type Session struct {
+	out     io.Writer
+	o       Options
+	errT    *trace.Trace
+	liveT   *trace.Trace
+	paths   []*path // paths[0] is the error path
+	live    *path   // nil without a live path
+	p       *path   // the current path
+	pos     int     // the current step on p
+	node    int     // the selected node, -1 for none
+	search  *regexp.Regexp
+	nbranch int
+	done    bool
+	intr    atomic.Bool
+	shared  int   // steps the error and live paths share
+	liveErr error // why the live trace given could not be used
+}
+
+// Resolve turns what the user named into the error trace file and, when
+// one is there, the live trace file: a directory written by macemc search
+// (error.trace and live.trace in it), a trace file, or a log file, whose
+// trace is the .trace file next to it with the same base name.
+func Resolve(arg string) (errFile, liveFile string, err error) {
+	if arg == "" {
+		return "", "", fmt.Errorf("%w: no file or directory given", ErrInput)
+	}
+	fi, err := os.Stat(arg)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	if fi.IsDir() {
+		errFile = filepath.Join(arg, "error.trace")
+		if _, err := os.Stat(errFile); err != nil {
+			return "", "", fmt.Errorf("%w: %s has no error.trace (is it a macemc search output directory?)", ErrInput, arg)
+		}
+		if l := filepath.Join(arg, "live.trace"); fileExists(l) {
+			liveFile = l
+		}
+		return errFile, liveFile, nil
+	}
+	f, err := TraceFile(arg)
+	return f, "", err
+}
+
+// TraceFile returns the trace file for a trace or log file: a .log file's
+// trace is the .trace file next to it with the same base name.
+func TraceFile(arg string) (string, error) {
+	if filepath.Ext(arg) == ".log" {
+		t := strings.TrimSuffix(arg, ".log") + ".trace"
+		if !fileExists(t) {
+			return "", fmt.Errorf("%w: %s is a log; mdb replays traces and found no %s next to it", ErrInput, arg, filepath.Base(t))
+		}
+		return t, nil
+	}
+	if _, err := os.Stat(arg); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	return arg, nil
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
+}
+
+// Open reads the error trace (and the live trace, when liveArg is not
+// empty) named as Resolve and TraceFile accept them, and replays them.
+// A missing, truncated or corrupt file, or a trace of a system this binary
+// does not know, is refused with an error wrapping ErrInput.
+func Open(errArg, liveArg string, o Options) (*Session, error) {
+	errFile, liveFile, err := Resolve(errArg)
+	if err != nil {
+		return nil, err
+	}
+	if liveArg != "" {
+		if liveFile, err = TraceFile(liveArg); err != nil {
+			return nil, err
+		}
+	}
+	et, err := readTrace(errFile)
+	if err != nil {
+		return nil, err
+	}
+	var lt *trace.Trace
+	if liveFile != "" {
+		if lt, err = readTrace(liveFile); err != nil {
+			return nil, err
+		}
+	}
+	s, err := New(et, lt, o)
+	if err != nil {
+		return nil, err
+	}
+	s.paths[0].file = errFile
+	if s.live != nil {
+		s.live.file = liveFile
+	}
+	return s, nil
+}
+
+func readTrace(file string) (*trace.Trace, error) {
+	t, err := trace.Read(file)
+	switch {
+	case err == nil:
+		return t, nil
+	case errors.Is(err, trace.ErrTruncated):
+		return nil, fmt.Errorf("%w: %w (the file is incomplete: was macemc interrupted while writing it?)", ErrInput, err)
+	case errors.Is(err, trace.ErrCorrupt):
+		return nil, fmt.Errorf("%w: %w (the file is damaged)", ErrInput, err)
+	case errors.Is(err, trace.ErrNotTrace):
+		return nil, fmt.Errorf("%w: %w (give error.trace, live.trace, their .log files or the output directory)", ErrInput, err)
+	default:
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+}
+
+// New starts a session over an error trace and, if lt is not nil, the live
+// trace that goes with it.
+func New(et, lt *trace.Trace, o Options) (*Session, error) {
+	if et == nil {
+		return nil, fmt.Errorf("%w: no error trace", ErrInput)
+	}
+	if o.Out == nil {
+		o.Out = os.Stdout
+	}
+	if o.SnapshotEvery <= 0 {
+		o.SnapshotEvery = DefaultSnapshotEvery
+	}
+	if o.Limit <= 0 {
+		o.Limit = 200
+	}
+	s := &Session{out: o.Out, o: o, errT: et, liveT: lt, node: -1}
+	ep, err := s.tracePath("error", et)
+	if err != nil {
+		return nil, err
+	}
+	s.paths = append(s.paths, ep)
+	if lt != nil {
+		if lt.System != et.System || sim.Params(lt.Params).Canonical() != sim.Params(et.Params).Canonical() {
+			return nil, fmt.Errorf("%w: the live trace is for %s (%s) but the error trace for %s (%s)", ErrInput,
+				lt.System, sim.Params(lt.Params).Canonical(), et.System, sim.Params(et.Params).Canonical())
+		}
+		lp, err := s.tracePath("live", lt)
+		switch {
+		case err == nil:
+			s.paths = append(s.paths, lp)
+			s.live = lp
+			s.shared = shared(ep, lp)
+		case errors.Is(err, errReplay):
+			// The error path is what matters; go on without the live one.
+			s.liveErr = err
+			if lt.Note != "" {
+				s.liveErr = fmt.Errorf("%w (the trace's note: %s)", err, lt.Note)
+			}
+		default:
+			return nil, err
+		}
+	}
+	s.p = ep
+	if _, err := ep.at(0); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Session) tracePath(name string, t *trace.Trace) (*path, error) {
+	cfg, err := t.Config()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s trace: %w (is this mdb built with the system's package?)", ErrInput, name, err)
+	}
+	p, err := newPath(name, cfg, t.Options(), t.Choices, t.Steps, s.o.SnapshotEvery)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w: %w", ErrInput, errReplay, err)
+	}
+	p.tr = t
+	return p, nil
+}
+
+// Intro prints what was opened: the violation, the step count, the
+// critical step, the live path, and the position (step 0).
+func (s *Session) Intro() {
+	t := s.errT
+	ep := s.paths[0]
+	what := t.Kind
+	switch t.Kind {
+	case "liveness":
+		what = "liveness violation"
+	case "safety":
+		what = "safety violation"
+	case "":
+		what = "execution"
+	}
+	if t.Property != "" {
+		what += " of " + t.Property
+	}
+	sys := t.System
+	if len(t.Params) > 0 {
+		sys += " " + sim.Params(t.Params).Canonical()
+	}
+	if ep.file != "" {
+		fmt.Fprintf(s.out, "%s: %s (system %s)\n", ep.file, what, sys)
+	} else {
+		fmt.Fprintf(s.out, "%s (system %s)\n", what, sys)
+	}
+	fmt.Fprintf(s.out, "error path: %d steps%s\n", ep.steps(), s.critText())
+	if ep.endErr != nil {
+		fmt.Fprintf(s.out, "the path ends with: %v\n", ep.endErr)
+	}
+	if s.live != nil {
+		fmt.Fprintf(s.out, "live path: %d steps, shares %d with the error path; filediff compares them\n", s.live.steps(), s.shared)
+	}
+	if s.liveErr != nil {
+		fmt.Fprintf(s.out, "warning: no live path: %v\n", s.liveErr)
+	}
+	s.where()
+}
+
+// plural returns "1 step" or "2 steps".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+func (s *Session) critText() string {
+	c := s.errT.Critical
+	switch {
+	case s.errT.Kind == "safety":
+		return fmt.Sprintf(", the property fails at step %d", s.paths[0].steps())
+	case c < 0:
+		return ", no critical step"
+	}
+	cond := ""
+	switch s.errT.Condition {
+	case "C1":
+		cond = " (C1: dead from there on)"
+	case "C2":
+		cond = " (C2: not enough evidence, raise the walk depth)"
+	case "":
+	default:
+		cond = " (" + s.errT.Condition + ")"
+	}
+	return fmt.Sprintf(", critical step %d%s", c, cond)
+}
+
+// Prompt returns the prompt for the next command: "(mdb 5) " on the error
+// path, "(mdb live 5) " on another, with " w1" when node 1 is selected.
+func (s *Session) Prompt() string {
+	var b strings.Builder
+	b.WriteString("(mdb ")
+	if s.p != s.paths[0] {
+		b.WriteString(s.p.name + " ")
+	}
+	b.WriteString(strconv.Itoa(s.pos))
+	if s.node >= 0 {
+		fmt.Fprintf(&b, " w%d", s.node)
+	}
+	b.WriteString(") ")
+	return b.String()
+}
+
+// Done reports whether the user asked to quit.
+func (s *Session) Done() bool { return s.done }
+
+// Interrupt asks a running command (a long run, a log) to stop; it may be
+// called from another goroutine, e.g. on SIGINT.
+func (s *Session) Interrupt() { s.intr.Store(true) }
+
+func (s *Session) interrupted() bool { return s.intr.Load() }
+
+// Position returns the current step and the name of the current path
+// ("error", "live", "b1", ...).
+func (s *Session) Position() (step int, path string) { return s.pos, s.p.name }
+
+// Exec runs one command line. A bad command or argument, or a panic in a
+// command, is returned as an error; the session goes on either way.
+func (s *Session) Exec(line string) (err error) {
+	s.intr.Store(false)
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v\n%s", r, debug.Stack())
+		}
+	}()
+	line = strings.TrimSpace(line)
+	if line == "" || strings.HasPrefix(line, "#") {
+		return nil
+	}
+	name, rest, _ := strings.Cut(line, " ")
+	rest = strings.TrimSpace(rest)
+	c := lookup(name)
+	if c == nil {
+		return fmt.Errorf("unknown command %q; help lists the commands", name)
+	}
+	var args []string
+	if !c.raw {
+		if args, err = splitArgs(rest); err != nil {
+			return err
+		}
+	}
+	if err := c.run(s, args, rest); err != nil {
+		return fmt.Errorf("%s: %w", c.name, err)
+	}
+	return nil
+}
+
+// Do runs one command line and prints its error, if any; it reports
+// whether the command succeeded.
+func (s *Session) Do(line string) bool {
+	if err := s.Exec(line); err != nil {
+		fmt.Fprintf(s.out, "error: %v\n", err)
+		return false
+	}
+	return true
+}
+
+// RunScript runs the commands of r, one a line, until the end or quit,
+// echoing each after the prompt when echo is set so that the output reads
+// like a session. It returns an error wrapping ErrCommands if any failed.
+func (s *Session) RunScript(r io.Reader, echo bool) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	failed := 0
+	for !s.done && sc.Scan() {
+		for _, c := range SplitCommands(sc.Text()) {
+			if s.done {
+				break
+			}
+			if echo {
+				fmt.Fprintln(s.out, s.Prompt()+c)
+			}
+			if !s.Do(c) {
+				failed++
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("mdb: reading commands: %w", err)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%w: %d", ErrCommands, failed)
+	}
+	return nil
+}
+
+// SplitCommands splits a line such as "j 5; filediff" into commands at
+// semicolons outside quotes; "\;" is a semicolon inside a command.
+func SplitCommands(line string) []string {
+	var out []string
+	var b strings.Builder
+	var quote rune
+	rs := []rune(line)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == '\\' && i+1 < len(rs) && rs[i+1] == ';':
+			b.WriteRune(';')
+			i++
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+			b.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote = r
+			b.WriteRune(r)
+		case r == ';':
+			if c := strings.TrimSpace(b.String()); c != "" {
+				out = append(out, c)
+			}
+			b.Reset()
+		default:
+			b.WriteRune(r)
+		}
+	}
+	if c := strings.TrimSpace(b.String()); c != "" {
+		out = append(out, c)
+	}
+	return out
+}
+
+// splitArgs splits a command's arguments at spaces, keeping quoted text
+// ("..." or '...') together.
+func splitArgs(s string) ([]string, error) {
+	var out []string
+	var b strings.Builder
+	var quote rune
+	in := false
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				b.WriteRune(r)
+			}
+		case r == '"' || r == '\'':
+			quote, in = r, true
+		case r == ' ' || r == '\t':
+			if in {
+				out = append(out, b.String())
+				b.Reset()
+				in = false
+			}
+		default:
+			b.WriteRune(r)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated quote %c", quote)
+	}
+	if in {
+		out = append(out, b.String())
+	}
+	return out, nil
+}
+
+// unquote strips one pair of matching quotes around s.
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// eventLine describes step n of the current path.
+func (s *Session) eventLine(p *path, n int) string {
+	if n == 0 {
+		return "initial state"
+	}
+	return p.events[n-1].String()
+}
+
+// tags returns the markers of step n on path p: critical, end.
+func (s *Session) tags(p *path, n int) string {
+	var t []string
+	if p == s.paths[0] && s.errT.Critical >= 0 && n == s.errT.Critical {
+		t = append(t, "critical")
+	}
+	if s.live != nil && (p == s.paths[0] || p == s.live) && n == s.shared && s.shared < p.steps() {
+		t = append(t, "last shared")
+	}
+	if n == p.steps() {
+		if p.endErr != nil {
+			t = append(t, "end: "+p.endErr.Error())
+		} else {
+			t = append(t, "end")
+		}
+	}
+	if len(t) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(t, ", ") + "]"
+}
+
+// where prints the current position.
+func (s *Session) where() {
+	fmt.Fprintf(s.out, "step %d/%d%s: %s\n", s.pos, s.p.steps(), s.tags(s.p, s.pos), s.eventLine(s.p, s.pos))
+}
+
+// stepArg parses a step: N, +N, -N (relative), crit, home, end.
+func (s *Session) stepArg(a string, p *path) (int, error) {
+	switch strings.ToLower(a) {
+	case "crit", "critical", "c":
+		if s.errT.Critical < 0 {
+			if s.errT.Kind == "safety" {
+				return 0, fmt.Errorf("a safety violation has no critical step; the property fails at the last step (end)")
+			}
+			return 0, fmt.Errorf("the trace has no critical step")
+		}
+		if s.errT.Critical > p.steps() {
+			return 0, fmt.Errorf("the critical step %d is beyond the %s path's %d steps", s.errT.Critical, p.name, p.steps())
+		}
+		return s.errT.Critical, nil
+	case "home", "first", "start", "^":
+		return 0, nil
+	case "end", "last", "$":
+		return p.steps(), nil
+	case ".", "here":
+		return s.pos, nil
+	}
+	n, err := strconv.Atoi(a)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a step (a number, +N, -N, crit, home or end)", a)
+	}
+	if strings.HasPrefix(a, "+") || strings.HasPrefix(a, "-") {
+		n += s.pos
+	}
+	if n < 0 || n > p.steps() {
+		return 0, fmt.Errorf("step %s is not on the %s path (0-%d)", a, p.name, p.steps())
+	}
+	return n, nil
+}
+
+// nodeArg parses a node number.
+func (s *Session) nodeArg(a string) (int, error) {
+	a = strings.TrimPrefix(strings.ToLower(a), "node")
+	n, err := strconv.Atoi(a)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a node number", a)
+	}
+	if n < 0 || n >= s.p.cfg.Nodes {
+		return 0, fmt.Errorf("there is no node %d (nodes 0-%d)", n, s.p.cfg.Nodes-1)
+	}
+	return n, nil
+}
+
+// countArg parses an optional positive count.
+func countArg(args []string, def int) (int, error) {
+	if len(args) == 0 {
+		return def, nil
+	}
+	if len(args) > 1 {
+		return 0, fmt.Errorf("too many arguments")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a positive count", args[0])
+	}
+	return n, nil
+}
+
+// involves reports whether ev is an event of node n.
+func involves(ev sim.Event, n int) bool {
+	return int(ev.Node) == n || (ev.Kind == sim.EvBreak && int(ev.Peer) == n)
+}
+
+// moveTo moves to step n of the current path.
+func (s *Session) moveTo(n int) error {
+	if _, err := s.p.at(n); err != nil {
+		return err
+	}
+	s.pos = n
+	return nil
+}
+
+// current returns the simulator at the current step.
+func (s *Session) current() (*sim.Sim, error) { return s.p.at(s.pos) }
+
+func (s *Session) pathByName(name string) (*path, error) {
+	for _, p := range s.paths {
+		if p.name == name {
+			return p, nil
+		}
+	}
+	var names []string
+	for _, p := range s.paths {
+		names = append(names, p.name)
+	}
+	return nil, fmt.Errorf("no path %q (paths: %s)", name, strings.Join(names, ", "))
+}
