@@ -68,7 +68,7 @@ func init() {
 		{name: "search", aliases: []string{"s"}, args: "[REGEXP]", summary: "jump to the next step whose log lines match (again with no argument)",
 			raw: true, run: (*Session).cmdSearch},
 		{name: "filter", aliases: []string{"x"}, args: "[--all] REGEXP", summary: "show the path's log lines that match, with their steps",
-			detail: "The log is the one macemc writes (error.log, live.log), made by replaying the path. Each line\nis shown after the step it belongs to; the log's own step= field counts transitions from 0,\nso step=5 belongs to step 6. Quotes around REGEXP are removed.",
+			detail: "The log is the one macemc writes (error.log, live.log), made by replaying the path. Each line\nis shown after the step it belongs to (the log's own step= field: transition N leads to\nstep N; step=0 is the boot). Quotes around REGEXP are removed.",
 			raw:    true, run: (*Session).cmdFilter},
 		{name: "log", aliases: []string{"l"}, args: "[STEP]", summary: "show the log lines of a step (default: this one)",
 			run: (*Session).cmdLog},

@@ -34,8 +34,10 @@ func (c *Context) Self() NodeID { c.check(); return c.node }
 // Nodes returns the number of nodes in the system.
 func (c *Context) Nodes() int { c.check(); return c.s.n }
 
-// Step returns the number of the transition being executed.
-func (c *Context) Step() int { c.check(); return c.s.w.step }
+// Step returns the number of the transition being executed, counting from
+// 1 (the transition that leads to the state after Step() steps), or 0 while
+// the system boots.
+func (c *Context) Step() int { c.check(); return c.s.logStep() }
 
 // Send queues msg on the reliable, FIFO connection from this node to the
 // node to. It arrives after everything sent earlier on that connection,
@@ -49,7 +51,7 @@ func (c *Context) Send(to NodeID, msg Message) {
 	}
 	s.w.conns[int(c.node)*s.n+int(to)].push(pending{msg: msg, from: c.node, to: to, weight: s.messageWeight(msg)})
 	if s.log != nil {
-		s.log.Info().Int("step", s.w.step).Int("node", int(c.node)).Int("to", int(to)).Str("type", MessageName(msg)).Msg("send " + FormatValue(msg))
+		s.log.Info().Int("step", s.logStep()).Int("node", int(c.node)).Int("to", int(to)).Str("type", MessageName(msg)).Msg("send " + FormatValue(msg))
 	}
 }
 
@@ -64,7 +66,7 @@ func (c *Context) SendDatagram(to NodeID, msg Message) {
 	}
 	s.w.dgrams = append(s.w.dgrams, pending{msg: msg, from: c.node, to: to, weight: s.messageWeight(msg)})
 	if s.log != nil {
-		s.log.Info().Int("step", s.w.step).Int("node", int(c.node)).Int("to", int(to)).Str("type", MessageName(msg)).Msg("send datagram " + FormatValue(msg))
+		s.log.Info().Int("step", s.logStep()).Int("node", int(c.node)).Int("to", int(to)).Str("type", MessageName(msg)).Msg("send datagram " + FormatValue(msg))
 	}
 }
 
@@ -84,7 +86,7 @@ func (c *Context) setTimer(name string, periodic bool) {
 	t := &s.w.nodes[c.node].timers[i]
 	t.armed, t.periodic = true, periodic
 	if s.log != nil {
-		s.log.Info().Int("step", s.w.step).Int("node", int(c.node)).Bool("periodic", periodic).Msg("set timer " + name)
+		s.log.Info().Int("step", s.logStep()).Int("node", int(c.node)).Bool("periodic", periodic).Msg("set timer " + name)
 	}
 }
 
@@ -98,7 +100,7 @@ func (c *Context) CancelTimer(name string) {
 		if nd.timers[i].name == name && nd.timers[i].armed {
 			nd.timers[i].armed = false
 			if s.log != nil {
-				s.log.Info().Int("step", s.w.step).Int("node", int(c.node)).Msg("cancel timer " + name)
+				s.log.Info().Int("step", s.logStep()).Int("node", int(c.node)).Msg("cancel timer " + name)
 			}
 		}
 	}
@@ -171,7 +173,7 @@ func (c *Context) Log() *zerolog.Event {
 	if c.s.log == nil {
 		return nil
 	}
-	return c.s.log.Info().Int("step", c.s.w.step).Int("node", int(c.node))
+	return c.s.log.Info().Int("step", c.s.logStep()).Int("node", int(c.node))
 }
 
 // Logf writes a formatted annotation when logging is on. Its arguments are

@@ -20,6 +20,8 @@ func (s *Sim) Reset(c Chooser) error {
 	for i := range w.nodes {
 		s.initNode(NodeID(i))
 	}
+	s.booting = true
+	defer func() { s.booting = false }()
 	for i := range w.nodes {
 		if err := s.run(NodeID(i), Event{Kind: EvReset, Node: NodeID(i)}, func(ctx *Context) { s.w.nodes[i].svc.Start(ctx) }); err != nil {
 			return err

@@ -136,6 +136,7 @@ type Sim struct {
 	ctx        Context
 	enc        encoder
 
+	booting   bool          // Start runs on the initial state (New, Reset)
 	progress  atomic.Uint64 // odd while a handler runs; see Guard
 	abandoned atomic.Bool
 	err       error // a bad choice seen inside a handler
@@ -158,6 +159,8 @@ func New(cfg *Config, opts Options) (*Sim, error) {
 	for i := range s.w.nodes {
 		s.initNode(NodeID(i))
 	}
+	s.booting = true
+	defer func() { s.booting = false }()
 	for i := range s.w.nodes {
 		if err := s.run(NodeID(i), Event{Kind: EvReset, Node: NodeID(i)}, func(ctx *Context) { s.w.nodes[i].svc.Start(ctx) }); err != nil {
 			return nil, err
@@ -358,6 +361,16 @@ func (s *Sim) earlierDatagram(d int) bool {
 	return false
 }
 
+// logStep is the step number logs show: transition N counts from 1 (it
+// leads to the state after N steps, the numbering of critical steps and of
+// mdb), and Start at boot is step 0.
+func (s *Sim) logStep() int {
+	if s.booting {
+		return 0
+	}
+	return s.w.step + 1
+}
+
 // choose asks the chooser and records the answer.
 func (s *Sim) choose(kind ChoiceKind, n int, weights []float64) (int, error) {
 	v := s.chooser.Choose(kind, n, weights)
@@ -366,7 +379,7 @@ func (s *Sim) choose(kind ChoiceKind, n int, weights []float64) (int, error) {
 	}
 	s.w.choices = append(s.w.choices, Choice{Kind: kind, N: int32(n), Value: int32(v)})
 	if s.log != nil && kind != ChooseEvent {
-		s.log.Debug().Int("step", s.w.step).Str("choice", kind.String()).Int("n", n).Int("value", v).Msg("choice")
+		s.log.Debug().Int("step", s.logStep()).Str("choice", kind.String()).Int("n", n).Int("value", v).Msg("choice")
 	}
 	return v, nil
 }
@@ -458,7 +471,7 @@ func (s *Sim) removeDatagram(d int) pending {
 
 func (s *Sim) logEvent(ev Event) {
 	if s.log != nil {
-		s.log.Info().Int("step", s.w.step).Int("node", int(ev.Node)).Str("event", ev.Kind.String()).Msg(ev.String())
+		s.log.Info().Int("step", s.logStep()).Int("node", int(ev.Node)).Str("event", ev.Kind.String()).Msg(ev.String())
 	}
 }
 
@@ -467,7 +480,7 @@ func (s *Sim) run(id NodeID, ev Event, h func(*Context)) (err error) {
 	s.w.nodes[id].dirty = true
 	s.ctx.node = id
 	if s.log != nil {
-		s.log.Info().Int("step", s.w.step).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + ev.String())
+		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + ev.String())
 	}
 	s.progress.Add(1)
 	defer func() {
@@ -483,12 +496,12 @@ func (s *Sim) run(id NodeID, ev Event, h func(*Context)) (err error) {
 			}
 			err = &HandlerPanicError{Step: s.w.step, Event: ev.String(), Value: r, Stack: string(debug.Stack())}
 			if s.log != nil {
-				s.log.Error().Int("step", s.w.step).Int("node", int(id)).Interface("panic", fmt.Sprint(r)).Msg("panic in handler")
+				s.log.Error().Int("step", s.logStep()).Int("node", int(id)).Interface("panic", fmt.Sprint(r)).Msg("panic in handler")
 			}
 			return
 		}
 		if s.log != nil {
-			s.log.Info().Int("step", s.w.step).Int("node", int(id)).Msg("end")
+			s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Msg("end")
 		}
 	}()
 	h(&s.ctx)
