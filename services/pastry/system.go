@@ -1,0 +1,89 @@
+package pastry
+
+import (
+	"fmt"
+
+	"github.com/macemc/macemc/sim"
+)
+
+func init() {
+	sim.Register(&sim.System{
+		Name: "pastry",
+		Doc:  "Pastry overlay (leaf sets, join routing, leaf set maintenance) with node resets; the rapid-rejoin bug of seed 003 §1",
+		Params: []sim.ParamSpec{
+			{Name: "nodes", Kind: sim.ParamInt, Default: "3", Doc: "number of nodes (2-64); node 0 starts the overlay, the others join through it"},
+			{Name: "fixed", Kind: sim.ParamBool, Default: "false", Doc: "apply the fix: only joined nodes are members, and a join request drops stale entries for the joiner's identifier"},
+			{Name: "leafset", Kind: sim.ParamInt, Default: "2", Doc: "leaf set size L (even, at least 2): L/2 neighbours on each side"},
+			{Name: "resets", Kind: sim.ParamInt, Default: "1", Doc: "node resets per execution (a reset node reboots and rejoins with the same identifier)"},
+			{Name: "breaks", Kind: sim.ParamInt, Default: "0", Doc: "connection breaks per execution"},
+		},
+		Build: build,
+	})
+}
+
+func build(p sim.Params) (*sim.Config, error) {
+	n := p.Int("nodes")
+	if n < 2 || n > 64 {
+		return nil, fmt.Errorf("nodes=%d: want 2 to 64", n)
+	}
+	size := p.Int("leafset")
+	if size < 2 || size%2 != 0 {
+		return nil, fmt.Errorf("leafset=%d: want an even number, at least 2", size)
+	}
+	seen := map[ID]sim.NodeID{}
+	for i := range n {
+		id := IDOf(sim.NodeID(i))
+		if j, dup := seen[id]; dup {
+			return nil, fmt.Errorf("nodes %d and %d hash to the same identifier %d", j, i, id)
+		}
+		seen[id] = sim.NodeID(i)
+	}
+	fixed := p.Bool("fixed")
+	return &sim.Config{
+		Nodes:   n,
+		Service: func(sim.NodeID) sim.Service { return &Pastry{Fixed: fixed, Size: size} },
+		App:     func(sim.NodeID) []any { return []any{Join{Bootstrap: 0}} },
+		Safety: []sim.Property{{
+			Name:  "SizeMatch",
+			Doc:   "always: for every node, len(right) + len(left) == len(leafset)",
+			Check: SizeMatch,
+		}},
+		Liveness: []sim.Property{{
+			Name:  "AllNodes",
+			Doc:   "eventually: following successor (right neighbour) pointers from any node reaches all nodes",
+			Check: AllNodes,
+		}},
+		Failures: sim.Failures{Resets: p.Int("resets"), Breaks: p.Int("breaks")},
+	}, nil
+}
+
+// SizeMatch is the safety predicate of seed 003 Table 1: the two halves of
+// every node's leaf set add up to the leaf set.
+func SizeMatch(v *sim.View) bool {
+	return sim.All(v, func(_ sim.NodeID, p *Pastry) bool {
+		return len(p.Left)+len(p.Right) == len(p.Leafset)
+	})
+}
+
+// AllNodes is the liveness predicate of seed 003 Table 1: from every node,
+// following successor pointers (the right neighbour) visits every node.
+func AllNodes(v *sim.View) bool {
+	n := v.Len()
+	all := uint64(1)<<uint(n) - 1
+	for start := range n {
+		var seen uint64
+		cur := sim.NodeID(start)
+		for range n {
+			seen |= 1 << uint(cur)
+			p := sim.Node[Pastry](v, cur)
+			if p == nil {
+				return false
+			}
+			cur = p.Successor()
+		}
+		if seen != all {
+			return false
+		}
+	}
+	return true
+}
