@@ -7,6 +7,8 @@
 package all
 
 import (
+	_ "github.com/macemc/macemc/services/chord"
+	_ "github.com/macemc/macemc/services/pastry"
 	_ "github.com/macemc/macemc/services/randtree"
 	_ "github.com/macemc/macemc/services/transport"
 )

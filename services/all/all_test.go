@@ -62,6 +62,23 @@ var paperBugs = []paperBug{
 		why:       "seed 003 §6: the reset node receiving JoinReply in init mode and ignoring it",
 		safetyWhy: "Timers (init, or the recovery timer scheduled) holds throughout: the node in two child sets has its recovery timer",
 	},
+	{
+		system: "chord", liveness: []string{"AllNodes"}, property: "AllNodes",
+		budget:   []string{"--seed", "1", "--max-paths", "3000", "--walk-depth", "5000", "--walks", "20"},
+		critical: []string{"node 0 receives Notify{} from node 1"},
+		why: "seed 003 §6: the restarted bootstrap node, alone in its new ring, handles a Notify by " +
+			"setting its predecessor but not its successor; no stabilize can correct a node whose successor is itself",
+		safety:    "SuccPred",
+		safetyWhy: "§2: SuccPred (predecessor is self iff successor is self) was added after this bug and breaks at the same step",
+	},
+	{
+		system: "pastry", liveness: []string{"AllNodes"}, property: "AllNodes",
+		budget:   []string{"--seed", "1", "--max-paths", "3000", "--walk-depth", "5000", "--walks", "20"},
+		critical: []string{"timer join fires"},
+		why: "seed 003 §1: the node that reset rejoins with the same identifier while the others still list its old " +
+			"incarnation; its join goes to nodes that have not joined it and it never gets in",
+		safetyWhy: "SizeMatch (left+right = leaf set) holds throughout: a pure liveness bug, as Table 2's zero safety bugs for Pastry",
+	},
 }
 
 func TestPaperBugsAreFoundWithTheirCriticalTransition(t *testing.T) {
