@@ -1,0 +1,204 @@
+package philosophers
+
+import (
+	"testing"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// graph is a system's whole reachable state space, states named by Hash.
+type graph struct {
+	hot     map[uint64]bool
+	enabled map[uint64][]evKey
+	edges   map[uint64][]edge
+}
+
+type edge struct {
+	ev evKey
+	to uint64
+}
+
+// explore builds the reachable state graph breadth first; it fails the
+// test beyond max states. Philosophers make no choices besides the event,
+// so Ready and StepEvent cover every transition.
+func explore(t *testing.T, cfg *sim.Config, max int) *graph {
+	g := &graph{hot: map[uint64]bool{}, enabled: map[uint64][]evKey{}, edges: map[uint64][]edge{}}
+	s0, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	queue := []*sim.Sim{s0}
+	g.hot[s0.Hash()] = !holds(t, s0, cfg.Liveness)
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		h := s.Hash()
+		if !holds(t, s, cfg.Safety) {
+			t.Fatalf("safety violated in a reachable state")
+		}
+		ready := s.Ready()
+		for i := range ready {
+			g.enabled[h] = append(g.enabled[h], keyOf(ready[i]))
+		}
+		for i := range g.enabled[h] {
+			c := s.Clone(sim.NewRandom(0))
+			if err := c.StepEvent(i); err != nil {
+				t.Fatal(err)
+			}
+			ch := c.Hash()
+			g.edges[h] = append(g.edges[h], edge{g.enabled[h][i], ch})
+			if _, seen := g.hot[ch]; !seen {
+				g.hot[ch] = !holds(t, c, cfg.Liveness)
+				if len(g.hot) > max {
+					t.Fatalf("more than %d states", max)
+				}
+				queue = append(queue, c)
+			}
+		}
+	}
+	return g
+}
+
+// sccs returns the strongly connected components of g restricted to the
+// states in set (Tarjan).
+func (g *graph) sccs(set map[uint64]bool) [][]uint64 {
+	index, low := map[uint64]int{}, map[uint64]int{}
+	onStack := map[uint64]bool{}
+	var stack []uint64
+	var out [][]uint64
+	next := 0
+	var visit func(v uint64)
+	visit = func(v uint64) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, e := range g.edges[v] {
+			if !set[e.to] {
+				continue
+			}
+			if _, ok := index[e.to]; !ok {
+				visit(e.to)
+				low[v] = min(low[v], low[e.to])
+			} else if onStack[e.to] {
+				low[v] = min(low[v], index[e.to])
+			}
+		}
+		if low[v] == index[v] {
+			var c []uint64
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[w] = false
+				c = append(c, w)
+				if w == v {
+					break
+				}
+			}
+			out = append(out, c)
+		}
+	}
+	for v := range set {
+		if _, ok := index[v]; !ok {
+			visit(v)
+		}
+	}
+	return out
+}
+
+// fairHotCycle reports whether some cycle of hot states is strongly fair:
+// every event enabled in one of its states is executed in it (the
+// liveness violation of seed 000 §II). Streett emptiness: in an SCC, an
+// event enabled somewhere but never taken inside rules out the states that
+// enable it; drop them and look again.
+func (g *graph) fairHotCycle(set map[uint64]bool) (bool, int) {
+	for _, c := range g.sccs(set) {
+		in := map[uint64]bool{}
+		for _, v := range c {
+			in[v] = true
+		}
+		taken := map[evKey]bool{}
+		internal := false
+		for _, v := range c {
+			for _, e := range g.edges[v] {
+				if in[e.to] {
+					taken[e.ev], internal = true, true
+				}
+			}
+		}
+		if !internal {
+			continue
+		}
+		sub := map[uint64]bool{}
+		for _, v := range c {
+			ok := true
+			for _, k := range g.enabled[v] {
+				if !taken[k] {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				sub[v] = true
+			}
+		}
+		if len(sub) == len(c) {
+			return true, len(c)
+		}
+		if found, size := g.fairHotCycle(sub); found {
+			return true, size
+		}
+	}
+	return false, 0
+}
+
+// TestFairHotCycles explores the whole state space for n = 2 and 3: the
+// buggy variant has a fair cycle of hot states (the livelock), the fixed
+// one has none, and neither has a dead state (every state reaches a live
+// one).
+func TestFairHotCycles(t *testing.T) {
+	for n := 2; n <= 3; n++ {
+		for _, fixed := range []bool{false, true} {
+			g := explore(t, config(t, n, fixed), 200000)
+			hot := map[uint64]bool{}
+			for h, isHot := range g.hot {
+				if isHot {
+					hot[h] = true
+				}
+			}
+			found, size := g.fairHotCycle(hot)
+			t.Logf("n=%d fixed=%v: %d states, %d hot; fair hot cycle: %v (SCC of %d states)", n, fixed, len(g.hot), len(hot), found, size)
+			if found == fixed {
+				t.Errorf("n=%d fixed=%v: fair hot cycle found = %v", n, fixed, found)
+			}
+			// No dead state: walk the graph backwards from the live states.
+			rev := map[uint64][]uint64{}
+			for v, es := range g.edges {
+				for _, e := range es {
+					rev[e.to] = append(rev[e.to], v)
+				}
+			}
+			reach := map[uint64]bool{}
+			var todo []uint64
+			for h, isHot := range g.hot {
+				if !isHot {
+					reach[h] = true
+					todo = append(todo, h)
+				}
+			}
+			for len(todo) > 0 {
+				v := todo[len(todo)-1]
+				todo = todo[:len(todo)-1]
+				for _, u := range rev[v] {
+					if !reach[u] {
+						reach[u] = true
+						todo = append(todo, u)
+					}
+				}
+			}
+			if len(reach) != len(g.hot) {
+				t.Errorf("n=%d fixed=%v: %d states cannot reach a live state", n, fixed, len(g.hot)-len(reach))
+			}
+		}
+	}
+}
