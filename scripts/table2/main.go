@@ -21,11 +21,12 @@ import (
 
 	"github.com/macemc/macemc/cmd/cli"
 	_ "github.com/macemc/macemc/services/all"
+	"github.com/macemc/macemc/sim"
 )
 
 func main() {
 	budget := pflag.String("time", "60s", "time budget per search")
-	maxPaths := pflag.String("max-paths", "200000", "path budget per search")
+	maxPaths := pflag.String("max-paths", "20000", "path budget per search")
 	seed := pflag.String("seed", "1", "random seed")
 	extra := pflag.StringArray("flag", nil, "extra flag for every search, e.g. --flag=--walk-depth=5000")
 	pflag.Parse()
@@ -34,36 +35,53 @@ func main() {
 		systems = []string{"transport", "randtree", "chord", "pastry"}
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "system\tvariant\tverdict\tproperty\tcritical\tevent\tpaths\ttransitions\tfind (s)\tcritical (s)")
+	fmt.Fprintln(tw, "system\tvariant\tproperties\tverdict\tproperty\tcritical\tevent\tpaths\ttransitions\tfind (s)\tcritical (s)")
 	code := 0
-	for _, sys := range systems {
-		for _, fixed := range []bool{false, true} {
+	for _, name := range systems {
+		sys, err := sim.Lookup(name)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		cfg, _, err := sys.Config(nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		var liveness []string
+		for _, p := range cfg.Liveness {
+			liveness = append(liveness, "--property", p.Name)
+		}
+		// The buggy variant checked for liveness alone (the paper's
+		// liveness search), then with every property (which safety
+		// property, if any, catches the bug first), then the fix.
+		for _, row := range []struct {
+			variant, props string
+			args           []string
+		}{
+			{"buggy", "liveness", liveness},
+			{"buggy", "all", nil},
+			{"fixed", "all", []string{"--param", "fixed=true"}},
+		} {
 			out, err := os.MkdirTemp("", "macemc-table2-")
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(2)
 			}
-			args := []string{"search", "--system", sys, "--json", "--out", out, "--time", *budget, "--max-paths", *maxPaths, "--seed", *seed}
-			if fixed {
-				args = append(args, "--param", "fixed=true")
-			}
-			args = append(args, *extra...)
+			args := []string{"search", "--system", name, "--json", "--out", out, "--time", *budget, "--max-paths", *maxPaths, "--seed", *seed}
+			args = append(append(args, row.args...), *extra...)
 			var stdout, stderr bytes.Buffer
 			app := &cli.App{Name: "macemc", Stdout: &stdout, Stderr: &stderr}
 			rc := app.Run(args)
 			os.RemoveAll(out)
-			variant := "buggy"
-			if fixed {
-				variant = "fixed"
-			}
 			if rc == cli.ExitUsage {
-				fmt.Fprintf(tw, "%s\t%s\terror: %s\t\t\t\t\t\t\t\n", sys, variant, strings.TrimSpace(stderr.String()))
+				fmt.Fprintf(tw, "%s\t%s\t%s\terror: %s\t\t\t\t\t\t\t\n", name, row.variant, row.props, strings.TrimSpace(stderr.String()))
 				code = 2
 				continue
 			}
 			var r cli.Report
 			if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-				fmt.Fprintf(tw, "%s\t%s\tbad report: %v\t\t\t\t\t\t\t\n", sys, variant, err)
+				fmt.Fprintf(tw, "%s\t%s\t%s\tbad report: %v\t\t\t\t\t\t\t\n", name, row.variant, row.props, err)
 				code = 2
 				continue
 			}
@@ -71,8 +89,8 @@ func main() {
 			if r.Critical != nil {
 				crit = fmt.Sprintf("%d (%s)", r.Critical.Step, r.Critical.Condition)
 				event = r.Critical.Event
-				if len(event) > 70 {
-					event = event[:67] + "..."
+				if len(event) > 60 {
+					event = event[:57] + "..."
 				}
 				critS = fmt.Sprintf("%.2f", r.Critical.ElapsedS)
 			}
@@ -80,7 +98,7 @@ func main() {
 			if prop == "" {
 				prop = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.2f\t%s\n", sys, variant, r.Verdict, prop, crit, event, r.Paths, r.Transitions, r.SearchS, critS)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.2f\t%s\n", name, row.variant, row.props, r.Verdict, prop, crit, event, r.Paths, r.Transitions, r.SearchS, critS)
 		}
 	}
 	tw.Flush()
