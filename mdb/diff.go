@@ -126,12 +126,8 @@ func writeOps(w io.Writer, ops []lineOp, color bool) {
 			continue
 		}
 		delOut, insOut := make([]string, len(del)), make([]string, len(ins))
-		for j := range del {
-			delOut[j] = del[j]
-		}
-		for j := range ins {
-			insOut[j] = ins[j]
-		}
+		copy(delOut, del)
+		copy(insOut, ins)
 		for j := 0; j < len(del) && j < len(ins); j++ {
 			delOut[j], insOut[j] = boldDiff(del[j], ins[j])
 		}

@@ -328,9 +328,7 @@ func (g *graph) text(w io.Writer) {
 			}
 			more = append(more, fmt.Sprintf("%s %s to node %d", kind, sr.text, sr.to))
 		}
-		for _, t := range st.timers {
-			more = append(more, t)
-		}
+		more = append(more, st.timers...)
 		for _, t := range more {
 			fmt.Fprintf(w, "%s%s    %s\n", lead, string(blank()), t)
 		}

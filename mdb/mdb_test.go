@@ -475,7 +475,7 @@ func TestGraphText(t *testing.T) {
 	crit := f.Error.Critical
 	s.run("j crit")
 	out := s.run("g")
-	mustContain(t, out, fmt.Sprintf("event graph of the error path, steps 1-11"),
+	mustContain(t, out, "event graph of the error path, steps 1-11",
 		"node 0 (Sender)", "node 1 (Receiver)", "node 2 (Monitor)",
 		"o...... Data ......x", // the dropped Data{Seq: 2}
 		"cancel timer retx",
