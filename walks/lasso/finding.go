@@ -1,0 +1,145 @@
+package lasso
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// The kinds of findings.
+const (
+	// KindLasso is a confirmed hot, fair cycle.
+	KindLasso = "lasso"
+	// KindTemperature is a temperature alarm.
+	KindTemperature = "temperature"
+)
+
+// Finding is a confirmed lasso or a temperature alarm.
+//
+// For a lasso, state Stem (the execution's state after Stem steps) is
+// where the cycle starts and state Stem+CycleLen = Steps is where it is
+// back: transitions Stem+1 .. Stem+CycleLen form the cycle. Choices replay
+// the execution up to state Steps (sim.Replay with FailuresUntil).
+type Finding struct {
+	// Kind is KindLasso or KindTemperature.
+	Kind string
+	// Property is the first liveness property that does not hold at the
+	// finding's state.
+	Property string
+	// Choices replay the execution from the initial state to state Steps.
+	Choices []int32
+	Steps   int
+	// Start is the first state the detector observed: a walk's start, or
+	// the state Analyze began at.
+	Start int
+	// FailuresUntil is the simulator option the execution ran with.
+	FailuresUntil int
+	// Hashing is how states were compared, Fairness which cycles counted
+	// as fair.
+	Hashing  Hashing
+	Fairness Fairness
+
+	// Stem and CycleLen place the cycle; Replays is how many times it was
+	// replayed (RT).
+	Stem, CycleLen, Replays int
+	// Events are the cycle's events as the first replay ran them (the
+	// cycle's own events with exact hashing; Analyze gives the recorded
+	// ones).
+	Events []sim.Event
+	// Spun is how many further steps the walk repeated the cycle (Spin,
+	// or the rest of the execution for Analyze); Refuted marks a cycle
+	// that then stopped repeating, at step RefutedAt.
+	Spun      int
+	Refuted   bool
+	RefutedAt int
+
+	// Threshold is the temperature threshold TT of an alarm; LiveAt the
+	// step at which the execution became live after the alarm (0: it did
+	// not, or the walk stopped at the alarm).
+	Threshold int
+	LiveAt    int
+
+	startChoices int // len(Choices) at Start: the walk's bounded path
+}
+
+// Cycle returns the step numbers of the cycle's transitions: Stem+1 ..
+// Stem+CycleLen.
+func (f *Finding) Cycle() []int {
+	out := make([]int, f.CycleLen)
+	for i := range out {
+		out[i] = f.Stem + 1 + i
+	}
+	return out
+}
+
+// Proof reports whether the finding proves an infinite fair execution
+// that never becomes live: an exactly hashed lasso that was not refuted.
+func (f *Finding) Proof() bool {
+	return f.Kind == KindLasso && f.Hashing == Exact && !f.Refuted
+}
+
+// Note explains what the finding shows and how much it can be trusted.
+func (f *Finding) Note() string {
+	var b strings.Builder
+	switch f.Kind {
+	case KindLasso:
+		fair := "every connection, timer and driver with an enabled event runs in it"
+		if f.Fairness == NodeFairness {
+			fair = "every node with an enabled event runs in it"
+		}
+		switch f.Hashing {
+		case Exact:
+			fmt.Fprintf(&b, "Confirmed lasso: after a stem of %d steps, the cycle of %d steps (transitions %d-%d) returns to exactly the state it started from (the same canonical hash of every node's struct and of everything pending) and was replayed %d times. No state of it is live and %s, so it can repeat forever: an infinite fair execution in which %s never holds. With exact hashing this proves the liveness violation, up to a 64-bit hash collision; it needs no critical transition.",
+				f.Stem, f.CycleLen, f.Stem+1, f.Stem+f.CycleLen, f.Replays, fair, f.Property)
+		default:
+			fmt.Fprintf(&b, "Suspected lasso (%s hashing): after a stem of %d steps, the cycle of %d steps (transitions %d-%d) returns to the same %s state and was replayed %d times with the same events enabled and no state live; %s. %s hashing ignores what it does not see (payloads, counters), so this shows %d repetitions, not an infinite execution: check that the cycle can go on forever.",
+				f.Hashing, f.Stem, f.CycleLen, f.Stem+1, f.Stem+f.CycleLen, f.Hashing, f.Replays, fair, capitalize(f.Hashing.String()), f.Replays)
+		}
+		if f.Refuted {
+			fmt.Fprintf(&b, " But repeating it further failed at step %d: it is not a lasso.", f.RefutedAt)
+		} else if f.Spun >= f.CycleLen && f.CycleLen > 0 {
+			fmt.Fprintf(&b, " The execution then went on repeating it for %d more steps (%d rounds) without a live state.", f.Spun, f.Spun/f.CycleLen)
+		}
+	case KindTemperature:
+		fmt.Fprintf(&b, "Temperature alarm: %d consecutive steps into states where %s does not hold, up to step %d (threshold %d). The temperature method shows no cycle, so the alarm may be false: the system may just need more steps to become live.",
+			f.Threshold, f.Property, f.Steps, f.Threshold)
+		if f.LiveAt > 0 {
+			fmt.Fprintf(&b, " This execution did become live, at step %d (%d steps after the alarm).", f.LiveAt, f.LiveAt-f.Steps)
+		}
+	}
+	return b.String()
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// clone returns a deep enough copy for handing out.
+func (f *Finding) clone() *Finding {
+	c := *f
+	c.Choices = slices.Clone(f.Choices)
+	c.Events = slices.Clone(f.Events)
+	return &c
+}
+
+// before orders findings as the search's paths are ordered: by the step
+// at which their walk began (the depth of its round), then by the walk's
+// bounded path in depth-first (lexicographic) order.
+func (f *Finding) before(g *Finding) bool {
+	if f.Start != g.Start {
+		return f.Start < g.Start
+	}
+	a, b := f.Choices[:min(f.startChoices, len(f.Choices))], g.Choices[:min(g.startChoices, len(g.Choices))]
+	if c := slices.Compare(a, b); c != 0 {
+		return c < 0
+	}
+	if f.Kind != g.Kind {
+		return f.Kind == KindLasso
+	}
+	return f.Steps < g.Steps
+}

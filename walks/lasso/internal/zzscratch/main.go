@@ -1,0 +1,16 @@
+package main
+
+import (
+	"os"
+
+	"github.com/macemc/macemc/cmd/cli"
+	_ "github.com/macemc/macemc/services/all"
+	_ "github.com/macemc/macemc/services/failuredetector"
+	_ "github.com/macemc/macemc/services/philosophers"
+	_ "github.com/macemc/macemc/services/proposers"
+	_ "github.com/macemc/macemc/services/scheduler"
+	_ "github.com/macemc/macemc/services/storage"
+	_ "github.com/macemc/macemc/walks/lasso/lassotest"
+)
+
+func main() { os.Exit(cli.Main(os.Args[1:])) }

@@ -1,0 +1,441 @@
+package lasso_test
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/walks"
+	"github.com/macemc/macemc/walks/lasso"
+	"github.com/macemc/macemc/walks/lasso/lassotest"
+)
+
+// hunt runs up to n seeded walks of up to maxSteps steps with a monitor
+// and returns the monitor and the walks' outcomes.
+func hunt(t testing.TB, cfg *sim.Config, o lasso.Options, n, maxSteps int) (*lasso.Monitor, []walks.Result, []*sim.Sim) {
+	t.Helper()
+	m := lasso.NewMonitor(o)
+	var res []walks.Result
+	var sims []*sim.Sim
+	for i := range n {
+		s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(walks.SeedFor(7, uint64(i)))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res = append(res, walks.Walk(s, &walks.Config{MaxSteps: maxSteps, Liveness: cfg.Liveness, Safety: cfg.Safety, Observe: m.Observer()}))
+		sims = append(sims, s)
+	}
+	return m, res, sims
+}
+
+func lassos(m *lasso.Monitor) []*lasso.Finding {
+	var out []*lasso.Finding
+	for _, f := range m.Findings() {
+		if f.Kind == lasso.KindLasso {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+type source struct {
+	kind       sim.EventKind
+	node, peer sim.NodeID
+	timer      string
+}
+
+func sourceOf(e sim.Event) source {
+	k := source{kind: e.Kind, node: e.Node, timer: e.Timer}
+	if e.Kind == sim.EvMessage || e.Kind == sim.EvDatagram {
+		k.peer = e.Peer
+	}
+	return k
+}
+
+func live(t testing.TB, s *sim.Sim) bool {
+	ok, err := s.AllHold(s.Config().Liveness)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+// checkExactLasso checks a finding independently of the detector: the
+// state after Stem steps and after Steps steps are equal (same hash and
+// same text), no state in between is live, every event source enabled in
+// the cycle runs in it, and running the cycle's choices once more from
+// its end comes back to the same state again.
+func checkExactLasso(t *testing.T, cfg *sim.Config, f *lasso.Finding) {
+	t.Helper()
+	if f.Kind != lasso.KindLasso || f.Hashing != lasso.Exact || !f.Proof() || f.Replays != lasso.DefaultReplays {
+		t.Fatalf("finding %+v", f)
+	}
+	s, err := sim.Replay(cfg, f.Choices, f.Stem, sim.Options{FailuresUntil: f.FailuresUntil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, startText := s.Hash(), s.NetworkText()
+	s.SetChooser(sim.NewRecorded(f.Choices[len(s.Choices()):]))
+	enabled, ran := map[source]bool{}, map[source]bool{}
+	for s.Steps() < f.Steps {
+		if live(t, s) {
+			t.Fatalf("state %d of the cycle is live", s.Steps())
+		}
+		for _, e := range s.Ready() {
+			if !e.Kind.IsFailure() {
+				enabled[sourceOf(e)] = true
+			}
+		}
+		if _, err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+		ran[sourceOf(s.LastEvent())] = true
+	}
+	if s.Hash() != start || s.NetworkText() != startText {
+		t.Fatalf("state %d differs from state %d", f.Steps, f.Stem)
+	}
+	for k := range enabled {
+		if !ran[k] {
+			t.Fatalf("unfair cycle: %+v enabled but never run", k)
+		}
+	}
+	if len(f.Events) != f.CycleLen || f.CycleLen != f.Steps-f.Stem || len(f.Cycle()) != f.CycleLen || f.Cycle()[0] != f.Stem+1 {
+		t.Fatalf("cycle bookkeeping: %d events, stem %d, steps %d, cycle %v", len(f.Events), f.Stem, f.Steps, f.Cycle())
+	}
+	// Once more round the cycle: the same choices, the same state.
+	cyc := f.Choices[s.StepStart(f.Stem):s.StepStart(f.Steps)]
+	s.SetChooser(sim.NewRecorded(cyc))
+	for s.Steps() < f.Steps+f.CycleLen {
+		if _, err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.Hash() != start {
+		t.Fatalf("a second round of the cycle ends elsewhere")
+	}
+}
+
+// unroll returns the choices of the lasso's stem followed by its cycle
+// repeated until the execution has at least steps steps.
+func unroll(t *testing.T, cfg *sim.Config, f *lasso.Finding, steps int) ([]int32, int) {
+	t.Helper()
+	s, err := sim.Replay(cfg, f.Choices, f.Steps, sim.Options{FailuresUntil: f.FailuresUntil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := slices.Clone(f.Choices[:s.StepStart(f.Steps)])
+	cyc := f.Choices[s.StepStart(f.Stem):s.StepStart(f.Steps)]
+	n := f.Steps
+	for n < steps {
+		out = append(out, cyc...)
+		n += f.CycleLen
+	}
+	return out, n
+}
+
+// TestPhilosophersLasso: the livelock of 2 and 3 philosophers is found as
+// a confirmed exact lasso, and the critical-transition search on the
+// lasso repeated past d_max/2 finds no dead state (C2): there is no
+// critical transition.
+func TestPhilosophersLasso(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		cfg := lassotest.Philosophers(n, false)
+		m, res, _ := hunt(t, cfg, lasso.Options{}, 60, 500)
+		fs := lassos(m)
+		if len(fs) == 0 {
+			t.Fatalf("n=%d: no lasso in 60 walks (%+v)", n, m.Stats())
+		}
+		st := m.Stats()
+		stopped := 0
+		for _, r := range res {
+			if r.Outcome == walks.Stopped {
+				stopped++
+			}
+		}
+		if int64(stopped) != st.Confirmed || int64(len(fs)) != st.Confirmed || st.Discarded != 0 {
+			t.Errorf("n=%d: %d walks stopped, %d findings, stats %+v", n, stopped, len(fs), st)
+		}
+		t.Logf("n=%d: %d of 60 walks found a lasso; first: stem %d, cycle %d; %+v", n, len(fs), fs[0].Stem, fs[0].CycleLen, st)
+		for _, f := range fs[:min(len(fs), 5)] {
+			checkExactLasso(t, cfg, f)
+		}
+		f := fs[0]
+		const dmax = 200
+		choices, steps := unroll(t, cfg, f, dmax)
+		cr, err := critical.Find(critical.Config{Sim: cfg, Choices: choices, Steps: steps, DInit: f.Stem, WalkDepth: dmax, Walks: 10, Seed: 1, Workers: 1})
+		if err != nil {
+			t.Fatalf("n=%d: critical.Find: %v", n, err)
+		}
+		if cr.Condition != critical.C2 || cr.AtDInit {
+			t.Errorf("n=%d: critical transition %d %v (at d_init %v), want C2 beyond d_max/2:\n%s", n, cr.Step, cr.Condition, cr.AtDInit, cr.Explain())
+		}
+	}
+}
+
+// TestFixedPhilosophersClean: with a resource hierarchy there is no fair
+// hot cycle: no lasso in many walks, though hot cycles that starve a
+// source are seen (a philosopher retrying a fork whose holder does not
+// get to run).
+func TestFixedPhilosophersClean(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		for _, h := range []lasso.Hashing{lasso.Exact, lasso.Partial} {
+			m, _, _ := hunt(t, lassotest.Philosophers(n, true), lasso.Options{Hash: h}, 300, 500)
+			st := m.Stats()
+			if st.Confirmed != 0 || len(m.Findings()) != 0 {
+				t.Errorf("n=%d %v: fixed philosophers report %d lassos: %+v", n, h, st.Confirmed, m.Findings()[0])
+			}
+			if st.Unfair == 0 {
+				t.Errorf("n=%d %v: no unfair cycle seen: %+v", n, h, st)
+			}
+		}
+	}
+}
+
+// TestNodeFairnessIsTooWeak shows why fairness is per event source by
+// default: in the fixed philosophers a fork can answer one philosopher's
+// retries forever while the other philosopher's Release waits on another
+// connection into the same fork. Every node runs, so seed 000's per-node
+// fairness reports a lasso that no fair network would produce.
+func TestNodeFairnessIsTooWeak(t *testing.T) {
+	cfg := lassotest.Philosophers(2, true)
+	m, _, _ := hunt(t, cfg, lasso.Options{Fairness: lasso.NodeFairness}, 300, 500)
+	fs := lassos(m)
+	if len(fs) == 0 {
+		t.Fatalf("node fairness found no (spurious) lasso: %+v", m.Stats())
+	}
+	f := fs[0]
+	// The cycle starves a source that is enabled throughout it.
+	s, err := sim.Replay(cfg, f.Choices, f.Stem, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetChooser(sim.NewRecorded(f.Choices[len(s.Choices()):]))
+	enabled, ran := map[source]bool{}, map[source]bool{}
+	for s.Steps() < f.Steps {
+		for _, e := range s.Ready() {
+			enabled[sourceOf(e)] = true
+		}
+		s.Step()
+		ran[sourceOf(s.LastEvent())] = true
+	}
+	starved := 0
+	for k := range enabled {
+		if !ran[k] {
+			starved++
+		}
+	}
+	if starved == 0 {
+		t.Errorf("the node-fair lasso starves no source: %+v", f)
+	}
+	t.Logf("node fairness: lasso of %d steps starving %d sources (%v)", f.CycleLen, starved, f.Events)
+}
+
+// TestUnfairCycleNotReported: two nodes play ping-pong forever while the
+// third node's request, which would make the system live, waits. The
+// state repeats every two steps and no state is live, but the cycle is
+// not fair, so it is never reported, whichever fairness.
+func TestUnfairCycleNotReported(t *testing.T) {
+	cfg := lassotest.Starve(1e-6)
+	for _, fair := range []lasso.Fairness{lasso.SourceFairness, lasso.NodeFairness} {
+		m, res, _ := hunt(t, cfg, lasso.Options{Fairness: fair}, 20, 2000)
+		st := m.Stats()
+		if st.Confirmed != 0 || len(m.Findings()) != 0 {
+			t.Fatalf("%v: unfair ping-pong reported as a lasso: %+v", fair, m.Findings()[0])
+		}
+		if st.Unfair == 0 || st.Repeats == 0 {
+			t.Errorf("%v: no unfair repeat seen: %+v", fair, st)
+		}
+		if res[0].Outcome != walks.Dead {
+			t.Errorf("%v: walk 0 ended %v, want dead (the request starves)", fair, res[0].Outcome)
+		}
+	}
+	// With a weight that lets the request run, every walk turns live.
+	_, res, _ := hunt(t, lassotest.Starve(8), lasso.Options{}, 20, 2000)
+	for i, r := range res {
+		if r.Outcome != walks.Live {
+			t.Errorf("walk %d: %v", i, r.Outcome)
+		}
+	}
+}
+
+// TestPartialHashFindsGrowingCounters: proposers outbid each other with
+// ever larger ballots, so the exact state never repeats and exact hashing
+// finds nothing; partial hashing (node types and pending message types)
+// sees the cycle and replay confirms it. The fixed variant has none.
+func TestPartialHashFindsGrowingCounters(t *testing.T) {
+	m, _, _ := hunt(t, lassotest.Proposers(false), lasso.Options{}, 400, 500)
+	if st := m.Stats(); st.Confirmed != 0 || st.Repeats != 0 {
+		t.Errorf("exact hashing: %+v", st)
+	}
+	m, _, _ = hunt(t, lassotest.Proposers(false), lasso.Options{Hash: lasso.Partial}, 400, 500)
+	fs := lassos(m)
+	if len(fs) == 0 {
+		t.Fatalf("partial hashing found no lasso: %+v", m.Stats())
+	}
+	f := fs[0]
+	if f.Hashing != lasso.Partial || f.Proof() || f.Property != "ValueChosen" {
+		t.Errorf("finding %+v", f)
+	}
+	// The cycle's events are the duel: prepares, promises, commits and
+	// declines, and the ballots grow from round to round.
+	names := map[string]bool{}
+	for _, e := range f.Events {
+		names[sim.MessageName(e.Msg)] = true
+	}
+	for _, want := range []string{"Prepare", "Promise", "Commit", "Decline"} {
+		if !names[want] {
+			t.Errorf("cycle lacks %s: %v", want, f.Events)
+		}
+	}
+	t.Logf("partial: %d of 400 walks; first stem %d cycle %d; %+v", len(fs), f.Stem, f.CycleLen, m.Stats())
+	m, _, _ = hunt(t, lassotest.Proposers(true), lasso.Options{Hash: lasso.Partial}, 400, 500)
+	if st := m.Stats(); st.Confirmed != 0 {
+		t.Errorf("fixed proposers: %+v", st)
+	}
+}
+
+// TestCustomKey: a user projection (here: which nodes' phases, ignoring
+// the ballots) works like partial hashing; a projection that sees nothing
+// at all makes every pair of states a candidate, and replay discards the
+// cycles that do not repeat.
+func TestCustomKey(t *testing.T) {
+	key := func(s *sim.Sim) uint64 {
+		var h uint64 = 1
+		for _, e := range s.Ready() {
+			h = h*31 + lasso.Signature(e)
+		}
+		return h
+	}
+	m, _, _ := hunt(t, lassotest.Proposers(false), lasso.Options{Key: key}, 400, 500)
+	fs := lassos(m)
+	if len(fs) == 0 || fs[0].Hashing != lasso.Custom {
+		t.Fatalf("custom key: %+v", m.Stats())
+	}
+	// Everything looks the same, and replaying 150 rounds of any cycle of
+	// the slow ball (live after 200 passes) reaches a live state.
+	m, _, _ = hunt(t, lassotest.Slow(200), lasso.Options{Key: func(*sim.Sim) uint64 { return 0 }, Replays: 150}, 3, 1000)
+	if st := m.Stats(); st.Confirmed != 0 || st.Discarded == 0 {
+		t.Errorf("constant key: %+v", st)
+	}
+}
+
+// TestSpinAndAnalyze: with Spin a confirmed lasso takes over the walk,
+// which repeats the cycle until its bound and ends Dead; Analyze finds the
+// lasso again in the recorded path and sees the rest of it repeat the
+// cycle.
+func TestSpinAndAnalyze(t *testing.T) {
+	cfg := lassotest.Philosophers(2, false)
+	m, res, sims := hunt(t, cfg, lasso.Options{OnLasso: lasso.Spin}, 40, 300)
+	fs := m.Findings()
+	if len(fs) == 0 {
+		t.Fatal("no lasso")
+	}
+	dead := 0
+	for i, r := range res {
+		if r.Outcome != walks.Dead {
+			continue
+		}
+		dead++
+		if r.Steps != 300 {
+			t.Errorf("walk %d: dead after %d steps", i, r.Steps)
+		}
+		f, err := lasso.Analyze(cfg, sim.Options{}, sims[i].ChoiceValues(), 0, lasso.Options{})
+		if err != nil || f == nil {
+			t.Fatalf("walk %d: Analyze: %v, %v", i, f, err)
+		}
+		checkExactLasso(t, cfg, f)
+		if f.Steps+f.Spun < 300-f.CycleLen {
+			t.Errorf("walk %d: cycle %d-%d repeated for only %d steps after it", i, f.Stem, f.Steps, f.Spun)
+		}
+	}
+	if int64(dead) != m.Stats().Confirmed || m.Stats().Refuted != 0 {
+		t.Errorf("%d dead walks, stats %+v", dead, m.Stats())
+	}
+	// The fixed system's paths contain none.
+	fixed := lassotest.Philosophers(2, true)
+	_, res, sims = hunt(t, fixed, lasso.Options{}, 5, 300)
+	for i := range res {
+		if f, err := lasso.Analyze(fixed, sim.Options{}, sims[i].ChoiceValues(), 0, lasso.Options{}); err != nil || f != nil {
+			t.Errorf("fixed walk %d: %v %v", i, f, err)
+		}
+	}
+}
+
+// TestWalkFrom: walks from a state of the livelock find a lasso; walks
+// from a live end of the fixed system do not.
+func TestWalkFrom(t *testing.T) {
+	cfg := lassotest.Philosophers(3, false)
+	f, n, err := lasso.WalkFrom(lasso.WalkConfig{System: cfg, Walks: 50, MaxSteps: 500, Seed: 3})
+	if err != nil || f == nil {
+		t.Fatalf("WalkFrom: %v %v after %d walks", f, err, n)
+	}
+	checkExactLasso(t, cfg, f)
+	f, n, err = lasso.WalkFrom(lasso.WalkConfig{System: lassotest.Philosophers(3, true), Walks: 50, MaxSteps: 500, Seed: 3})
+	if err != nil || f != nil || n != 50 {
+		t.Fatalf("fixed: %v %v %d", f, err, n)
+	}
+}
+
+// TestTemperature: the temperature method raises alarms on the
+// philosophers' livelock, and on a slow but live system, where every
+// alarm is false: the execution becomes live after it. Lasso detection
+// with exact hashing reports nothing there; partial hashing is fooled by
+// the growing count for RT rounds, and Spin then refutes it.
+func TestTemperature(t *testing.T) {
+	m, _, _ := hunt(t, lassotest.Philosophers(2, false), lasso.Options{NoLasso: true, Temperature: 30}, 100, 500)
+	if st := m.Stats(); st.Alarms == 0 || st.Confirmed != 0 || st.States != 0 {
+		t.Errorf("philosophers: %+v", st)
+	}
+	slow := lassotest.Slow(200)
+	m, res, _ := hunt(t, slow, lasso.Options{NoLasso: true, Temperature: 50, OnAlarm: lasso.Continue}, 3, 1000)
+	st := m.Stats()
+	if st.Alarms != 3 || st.Recovered != 3 {
+		t.Errorf("slow: %+v", st)
+	}
+	for _, f := range m.Findings() {
+		if f.Kind != lasso.KindTemperature || f.Steps != 50 || f.LiveAt != 200 || f.Threshold != 50 {
+			t.Errorf("alarm %+v", f)
+		}
+	}
+	for _, r := range res {
+		if r.Outcome != walks.Live || r.Steps != 200 {
+			t.Errorf("slow walk: %+v", r)
+		}
+	}
+	// Stop ends the walk at the alarm.
+	_, res, _ = hunt(t, slow, lasso.Options{NoLasso: true, Temperature: 50}, 1, 1000)
+	if res[0].Outcome != walks.Stopped || res[0].Steps != 50 {
+		t.Errorf("stop at alarm: %+v", res[0])
+	}
+	m, _, _ = hunt(t, slow, lasso.Options{}, 3, 1000)
+	if st := m.Stats(); st.Confirmed != 0 || st.Repeats != 0 {
+		t.Errorf("exact lasso on slow: %+v", st)
+	}
+	m, res, _ = hunt(t, slow, lasso.Options{Hash: lasso.Partial, OnLasso: lasso.Spin}, 3, 1000)
+	st = m.Stats()
+	if st.Confirmed != 3 || st.Refuted != 3 {
+		t.Errorf("partial lasso on slow: %+v", st)
+	}
+	for _, f := range m.Findings() {
+		if !f.Refuted || f.RefutedAt != 200 {
+			t.Errorf("finding %+v", f)
+		}
+	}
+	if res[0].Outcome != walks.Live {
+		t.Errorf("spun walk: %+v", res[0])
+	}
+}
+
+// TestDeterministic: the same walks make the same findings.
+func TestDeterministic(t *testing.T) {
+	run := func() []*lasso.Finding {
+		m, _, _ := hunt(t, lassotest.Philosophers(3, false), lasso.Options{}, 30, 500)
+		return m.Findings()
+	}
+	a, b := run(), run()
+	if len(a) == 0 || !reflect.DeepEqual(a, b) {
+		t.Errorf("findings differ between runs: %d vs %d", len(a), len(b))
+	}
+}

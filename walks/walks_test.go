@@ -1,0 +1,159 @@
+package walks_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/walks"
+)
+
+// counter ticks a periodic timer; it is live once N reaches Goal. A driver
+// request "break" sets N past Limit (a safety violation) and "freeze" stops
+// the timer forever (quiescent, never live).
+type counter struct {
+	sim.Base
+	N, Goal, Limit int
+}
+
+func (c *counter) Start(ctx *sim.Context) { ctx.SetPeriodic("tick") }
+func (c *counter) HandleTimer(ctx *sim.Context, name string) {
+	if c.N < c.Goal {
+		c.N++
+	}
+}
+func (c *counter) HandleApp(ctx *sim.Context, req any) {
+	switch req {
+	case "break":
+		c.N = c.Limit + 1
+	case "freeze":
+		ctx.CancelTimer("tick")
+		c.Goal = -1
+	}
+}
+
+func config(goal int, reqs ...any) *sim.Config {
+	return &sim.Config{
+		Nodes:   1,
+		Service: func(sim.NodeID) sim.Service { return &counter{Goal: goal, Limit: 100} },
+		App:     func(sim.NodeID) []any { return reqs },
+		Safety:  []sim.Property{{Name: "Bounded", Check: func(v *sim.View) bool { return sim.Node[counter](v, 0).N <= 100 }}},
+		Liveness: []sim.Property{{Name: "Reached", Check: func(v *sim.View) bool {
+			c := sim.Node[counter](v, 0)
+			return c.Goal >= 0 && c.N >= c.Goal
+		}}},
+	}
+}
+
+func walk(t *testing.T, cfg *sim.Config, c walks.Config) walks.Result {
+	t.Helper()
+	s, err := sim.New(cfg, sim.Options{Chooser: walks.NewChooser(1, false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Safety, c.Liveness = cfg.Safety, cfg.Liveness
+	return walks.Walk(s, &c)
+}
+
+func TestWalkOutcomes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cfg   *sim.Config
+		c     walks.Config
+		want  walks.Outcome
+		steps int
+		prop  string
+	}{
+		{"live at the goal", config(5), walks.Config{MaxSteps: 100}, walks.Live, 5, ""},
+		{"liveness only beyond the depth", config(5), walks.Config{MaxSteps: 100, LiveAfter: 8}, walks.Live, 9, ""},
+		{"dead at d_max", config(500), walks.Config{MaxSteps: 50}, walks.Dead, 50, "Reached"},
+		{"unsafe", config(5, "break"), walks.Config{MaxSteps: 100}, walks.Unsafe, 1, "Bounded"},
+		{"quiescent and not live", config(5, "freeze"), walks.Config{MaxSteps: 100}, walks.Quiescent, 1, "Reached"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := walk(t, tc.cfg, tc.c)
+			if r.Outcome != tc.want || r.Steps != tc.steps || r.Property != tc.prop {
+				t.Errorf("got %v after %d steps (%q), want %v after %d (%q)", r.Outcome, r.Steps, r.Property, tc.want, tc.steps, tc.prop)
+			}
+			if r.Outcome.Violation() != (tc.want == walks.Dead || tc.want == walks.Unsafe || tc.want == walks.Quiescent) {
+				t.Errorf("Violation() = %v for %v", r.Outcome.Violation(), r.Outcome)
+			}
+		})
+	}
+}
+
+func TestWalkWithoutLivenessOnlyChecksSafety(t *testing.T) {
+	cfg := config(500)
+	cfg.Liveness = nil
+	if r := walk(t, cfg, walks.Config{MaxSteps: 30}); r.Outcome != walks.Finished || r.Steps != 30 {
+		t.Errorf("got %v after %d steps, want finished after 30", r.Outcome, r.Steps)
+	}
+}
+
+func TestObserveStopsTheWalk(t *testing.T) {
+	calls := 0
+	r := walk(t, config(500), walks.Config{MaxSteps: 100, Observe: func(s *sim.Sim) bool { calls++; return s.Steps() < 7 }})
+	if r.Outcome != walks.Stopped || r.Steps != 7 || calls != 8 {
+		t.Errorf("got %v after %d steps and %d calls, want stopped after 7 steps and 8 calls", r.Outcome, r.Steps, calls)
+	}
+}
+
+func TestHandlerPanicFailsTheWalk(t *testing.T) {
+	cfg := config(5, "panic")
+	cfg.Service = func(sim.NodeID) sim.Service { return &panicker{} }
+	r := walk(t, cfg, walks.Config{MaxSteps: 100})
+	if r.Outcome != walks.Failed || r.Property != walks.PanicProperty || r.Err == nil || !strings.Contains(r.Err.Error(), "boom") {
+		t.Errorf("got %v %q %v", r.Outcome, r.Property, r.Err)
+	}
+}
+
+type panicker struct{ sim.Base }
+
+func (p *panicker) HandleApp(*sim.Context, any) { panic("boom") }
+
+func TestSeedForSpreadsAndRepeats(t *testing.T) {
+	seen := map[uint64]bool{}
+	for i := uint64(0); i < 1000; i++ {
+		s := walks.SeedFor(7, i)
+		if seen[s] {
+			t.Fatalf("SeedFor(7, %d) repeats", i)
+		}
+		seen[s] = true
+		if walks.SeedFor(7, i) != s {
+			t.Fatal("SeedFor is not a function of its arguments")
+		}
+	}
+	if walks.SeedFor(7, 0) == walks.SeedFor(8, 0) {
+		t.Error("different run seeds give the same walk seed")
+	}
+}
+
+func TestTune(t *testing.T) {
+	res, err := walks.Tune(walks.TuneConfig{System: config(20), Depth: 3, Samples: 200, MaxSteps: 1000, Seed: 1, Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The counter needs exactly 20 ticks; with only the timer ready every
+	// sample is live at step 20.
+	if len(res.Steps) != 200 || res.Percentile(50) != 20 || res.Percentile(100) != 20 {
+		t.Errorf("steps %v, p50 %d", res.Steps[:5], res.Percentile(50))
+	}
+	if res.Suggest() != 160 {
+		t.Errorf("suggested d_max %d, want 8x20", res.Suggest())
+	}
+	one, _ := walks.Tune(walks.TuneConfig{System: config(20), Depth: 3, Samples: 200, MaxSteps: 1000, Seed: 1, Workers: 1})
+	if len(one.Steps) != len(res.Steps) || one.Percentile(90) != res.Percentile(90) {
+		t.Error("Tune depends on the number of workers")
+	}
+	svg := string(res.SVG("counter <20>"))
+	if !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "counter &lt;20&gt;") || !strings.Contains(svg, "polyline") {
+		t.Errorf("svg: %.200s", svg)
+	}
+	never, _ := walks.Tune(walks.TuneConfig{System: config(5000), Depth: 3, Samples: 10, MaxSteps: 100, Seed: 1})
+	if len(never.Steps) != 0 || never.Percentile(50) != -1 || never.Suggest() != 0 {
+		t.Errorf("a system that never turns live: %+v", never)
+	}
+	if _, err := walks.Tune(walks.TuneConfig{System: &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &counter{} }}}); err != walks.ErrNoLiveness {
+		t.Errorf("no liveness property: %v", err)
+	}
+}
