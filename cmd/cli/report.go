@@ -46,6 +46,11 @@ type Report struct {
 	Lasso    *LassoReport    `json:"lasso,omitempty"`
 	Stem     *int            `json:"stem,omitempty"`
 	Cycle    []int           `json:"cycle,omitempty"`
+	// Temperature is the temperature method's alarm (kind "temperature").
+	Temperature *TemperatureReport `json:"temperature,omitempty"`
+	// LassoStats says what lasso detection and the temperature method saw
+	// over all walks (with --lasso or --temperature).
+	LassoStats *LassoStats `json:"lasso_stats,omitempty"`
 	// Violations lists every violating path found (--max-violations).
 	Violations []ViolationSummary `json:"violations,omitempty"`
 	Files      map[string]string  `json:"files"`
@@ -79,12 +84,62 @@ type CriticalReport struct {
 	Explain   string  `json:"explain"`
 }
 
-// LassoReport describes a confirmed hot, fair cycle.
+// LassoReport describes a confirmed hot, fair cycle: state Stem is where
+// it starts and transitions Stem+1 .. Stem+CycleLength form it.
 type LassoReport struct {
 	Stem        int    `json:"stem"`
 	CycleLength int    `json:"cycle_length"`
 	Confirmed   int    `json:"confirmed_replays"`
 	Note        string `json:"note"`
+	// Hash is "exact" or "partial"; Proof says the lasso proves the
+	// violation (exact hashing).
+	Hash  string `json:"hash"`
+	Proof bool   `json:"proof"`
+	// Repeated is how many steps after the cycle the execution went on
+	// repeating it; Source where the cycle was found.
+	Repeated int    `json:"repeated_steps,omitempty"`
+	Source   string `json:"source"`
+	// Events are the cycle's transitions.
+	Events []string `json:"events"`
+}
+
+// TemperatureReport is a temperature alarm (seed 000 Algorithm 2).
+type TemperatureReport struct {
+	Threshold int `json:"threshold"`
+	AlarmStep int `json:"alarm_step"`
+	// LiveAt is the step at which the execution became live after the
+	// alarm (0: it did not within d_max).
+	LiveAt int `json:"live_at,omitempty"`
+	// Verdict is "lasso" (the alarm's path contains a confirmed lasso),
+	// "false alarm" (the execution became live later) or "unknown".
+	Verdict string `json:"verdict"`
+	Note    string `json:"note"`
+}
+
+// LassoStats count what the walks' detectors saw (lasso.Stats) and
+// average the findings: MeanTrace is the mean length stem+cycle of the
+// confirmed lassos (seed 000's L_T), MeanCycle their mean cycle length
+// (L_C), MeanAlarm the mean step of the temperature alarms.
+type LassoStats struct {
+	Method      string  `json:"method"`
+	Hash        string  `json:"hash"`
+	Fairness    string  `json:"fairness"`
+	Replays     int     `json:"replays"`
+	Temperature int     `json:"temperature,omitempty"`
+	Walks       int64   `json:"walks"`
+	States      int64   `json:"states"`
+	Repeats     int64   `json:"repeats"`
+	Mismatched  int64   `json:"mismatched"`
+	Unfair      int64   `json:"unfair"`
+	Discarded   int64   `json:"discarded"`
+	Confirmed   int64   `json:"confirmed"`
+	Refuted     int64   `json:"refuted"`
+	Alarms      int64   `json:"alarms"`
+	Recovered   int64   `json:"alarms_recovered"`
+	MeanTrace   float64 `json:"mean_trace"`
+	MeanStem    float64 `json:"mean_stem"`
+	MeanCycle   float64 `json:"mean_cycle"`
+	MeanAlarm   float64 `json:"mean_alarm_steps"`
 }
 
 // writeJSON writes v as indented JSON atomically.

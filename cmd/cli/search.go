@@ -27,6 +27,7 @@ type searchFlags struct {
 	maxViolations, workers, prefixSteps int
 	asJSON, noHashing, unbiased         bool
 	walkFailures, noCritical            bool
+	lasso                               lassoFlags
 }
 
 func (a *App) search(args []string) (int, error) {
@@ -53,6 +54,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.IntVar(&f.prefixSteps, "prefix-steps", 0, "first walk to a live steady state of at least this many steps, save it as prefix.trace, and search from its end")
 	fs.DurationVar(&f.handlerTimeout, "handler-timeout", sim.DefaultHandlerTimeout, "report a handler that runs longer than this")
 	fs.BoolVar(&f.noCritical, "no-critical", false, "skip the critical-transition search")
+	f.lasso.add(fs)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
@@ -62,6 +64,9 @@ func (a *App) search(args []string) (int, error) {
 		return ExitUsage, usagef("--depth, --max-paths, --time, --workers and --prefix-steps must not be negative; --depth-step, --walk-depth, --walks and --max-violations must be positive")
 	case f.prefix != "" && f.prefixSteps > 0:
 		return ExitUsage, usagef("--prefix and --prefix-steps exclude each other")
+	}
+	if err := f.lasso.validate(); err != nil {
+		return ExitUsage, err
 	}
 	_, cfg, params, err := system(f.system, f.params, f.props)
 	if err != nil {
@@ -116,6 +121,8 @@ func (a *App) search(args []string) (int, error) {
 	if err := checkDeterministic(cfg, f.seed); err != nil {
 		return ExitUsage, usageError{err}
 	}
+	lr, stopLasso := lassoSetup(&scfg, f, ctx)
+	defer stopLasso()
 	res, err := search.Run(scfg)
 	prog.clear()
 	if err != nil {
@@ -130,8 +137,19 @@ func (a *App) search(args []string) (int, error) {
 	for _, v := range res.Violations {
 		rep.Violations = append(rep.Violations, ViolationSummary{Verdict: v.Verdict.String(), Property: v.Property, Outcome: v.Outcome.String(), Steps: v.Steps, Path: v.Path})
 	}
+	rep.LassoStats = lr.statsReport(f)
+	if lr != nil && lr.stopped.Load() && ctx.Err() == nil && rep.Stop == "interrupted" {
+		rep.Stop = "violation" // enough temperature alarms
+	}
 	code := ExitNone
-	if len(res.Violations) > 0 {
+	if alarm := lr.firstAlarm(); alarm != nil && (len(res.Violations) == 0 || res.Violations[0].Outcome == walks.Dead && !f.lasso.on) {
+		// The temperature method's alarm; a walk that stayed hot to d_max
+		// after it is the same finding.
+		code = ExitViolation
+		if err := a.temperatureViolation(rep, &base, cfg, alarm, f); err != nil {
+			return ExitUsage, err
+		}
+	} else if len(res.Violations) > 0 {
 		code = ExitViolation
 		v := res.Violations[0]
 		if err := a.violation(rep, &base, cfg, &v, f, ctx, prog); err != nil {
@@ -177,6 +195,7 @@ func (a *App) violation(rep *Report, base *trace.Trace, cfg *sim.Config, v *sear
 	if v.Verdict == search.Liveness {
 		rep.Kind = "dead"
 	}
+	var crp *critical.Result
 	if v.Verdict == search.Liveness && !f.noCritical {
 		prog.line("searching for the critical transition (k=%d, d_max=%d)...", f.kWalks, f.walkDepth)
 		cr, err := critical.Find(critical.Config{
@@ -193,6 +212,7 @@ func (a *App) violation(rep *Report, base *trace.Trace, cfg *sim.Config, v *sear
 		}
 		rep.Critical = criticalReport(&cr, f.kWalks, f.walkDepth)
 		et.Critical, et.Condition = cr.Step, cr.Condition.String()
+		crp = &cr
 		if cr.Live != nil {
 			lt := *base
 			lt.Kind, lt.Choices, lt.Steps, lt.Shared = "live", cr.Live.Choices, cr.Live.Steps, cr.Live.Shared
@@ -204,6 +224,10 @@ func (a *App) violation(rep *Report, base *trace.Trace, cfg *sim.Config, v *sear
 				return err
 			}
 		}
+	}
+	// A lasso behind the violation (--lasso, or no dead state found: C2).
+	if err := lassoCheck(rep, &et, cfg, v, f, crp, prog); err != nil {
+		return err
 	}
 	if err := a.writeTraceAndLog(rep, &et, f.out, "error"); err != nil {
 		return err
@@ -294,6 +318,7 @@ func (a *App) printReport(r *Report) {
 	switch r.Verdict {
 	case "none":
 		fmt.Fprintln(w, "nothing found within this budget")
+		printLasso(w, r)
 		return
 	case "safety":
 		fmt.Fprintf(w, "SAFETY VIOLATION: %s after %d steps\n", r.Property, r.Steps)
@@ -302,8 +327,15 @@ func (a *App) printReport(r *Report) {
 		}
 	case "liveness":
 		how := "suspected liveness violation: no live state in"
-		if r.Outcome == walks.Quiescent.String() {
+		switch {
+		case r.Outcome == walks.Quiescent.String():
 			how = "liveness violation: the system fell quiescent (nothing left to run) without a live state after"
+		case r.Kind == "lasso" && r.Lasso != nil && r.Lasso.Proof:
+			how = "lasso: an infinite fair execution without a live state, shown in"
+		case r.Kind == "lasso":
+			how = "suspected lasso: a hot fair cycle of partial states, shown in"
+		case r.Kind == "temperature":
+			how = "temperature method: too many steps without a live state, alarm after"
 		}
 		fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %d steps)\n", r.Property, how, r.Steps)
 		if c := r.Critical; c != nil {
@@ -313,6 +345,7 @@ func (a *App) printReport(r *Report) {
 				fmt.Fprintf(w, "live alternative: %d steps, sharing the first %d with the dead path\n", c.LiveSteps, c.Shared)
 			}
 		}
+		printLasso(w, r)
 	}
 	for _, k := range sortedKeys(r.Files) {
 		fmt.Fprintf(w, "  %-12s %s\n", k, r.Files[k])

@@ -1,7 +1,6 @@
 package lasso
 
 import (
-	"fmt"
 	"sync/atomic"
 
 	"github.com/macemc/macemc/sim"
@@ -231,8 +230,8 @@ func (d *Detector) Finding() *Finding { return d.finding }
 // Alarm returns the temperature alarm, or nil.
 func (d *Detector) Alarm() *Finding { return d.alarm }
 
-// Stats returns what this detector counted (for a detector made by a
-// Monitor: what all of the monitor's detectors counted).
+// Stats returns what this detector counted (Walks stays 0; a Monitor
+// counts walks and sums its detectors' counts).
 func (d *Detector) Stats() Stats { return d.c.snapshot() }
 
 func (d *Detector) begin(s *sim.Sim) {
@@ -544,9 +543,4 @@ func (d *Detector) update(fn func()) {
 		defer d.m.mu.Unlock()
 	}
 	fn()
-}
-
-// String describes the detector's state for debugging.
-func (d *Detector) String() string {
-	return fmt.Sprintf("lasso detector: %d states from %d, %v", len(d.hashes), d.base, d.c.snapshot())
 }

@@ -1,0 +1,231 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/macemc/macemc/services/philosophers"
+	_ "github.com/macemc/macemc/services/storage"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/trace"
+	_ "github.com/macemc/macemc/walks/lasso/lassotest"
+)
+
+// searchJSON runs `search --json` with args and decodes the report.
+func searchJSON(t *testing.T, wantCode int, args ...string) (map[string]any, string) {
+	t.Helper()
+	dir := t.TempDir()
+	code, out, errs := run(t, append([]string{"search", "--json", "--out", dir}, args...)...)
+	if code != wantCode {
+		t.Fatalf("%v: exit %d, want %d\n%s%s", args, code, wantCode, out, errs)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: --json output: %v\n%s", args, err, out)
+	}
+	return rep, dir
+}
+
+func num(v any) int {
+	f, _ := v.(float64)
+	return int(f)
+}
+
+func obj(t *testing.T, rep map[string]any, key string) map[string]any {
+	t.Helper()
+	m, ok := rep[key].(map[string]any)
+	if !ok {
+		t.Fatalf("report has no object %q: %v", key, rep)
+	}
+	return m
+}
+
+// checkLassoReport checks a kind "lasso" report: stem and cycle agree
+// with the lasso object, the error trace marks the cycle, and replaying
+// it reproduces the violation.
+func checkLassoReport(t *testing.T, rep map[string]any, dir, hash string) {
+	t.Helper()
+	if rep["verdict"] != "liveness" || rep["kind"] != "lasso" {
+		t.Fatalf("verdict %v kind %v", rep["verdict"], rep["kind"])
+	}
+	l := obj(t, rep, "lasso")
+	stem, n := num(rep["stem"]), num(l["cycle_length"])
+	cycle, _ := rep["cycle"].([]any)
+	if num(l["stem"]) != stem || n == 0 || len(cycle) != n || num(cycle[0]) != stem+1 || num(cycle[n-1]) != stem+n {
+		t.Errorf("stem %d, cycle %v, lasso %v", stem, cycle, l)
+	}
+	if num(l["confirmed_replays"]) != 10 || l["hash"] != hash || l["proof"] != (hash == "exact") || len(l["events"].([]any)) != n {
+		t.Errorf("lasso %v", l)
+	}
+	if note := l["note"].(string); hash == "exact" && !strings.Contains(note, "proves the liveness violation") || hash != "exact" && !strings.Contains(note, "not an infinite execution") {
+		t.Errorf("note: %s", note)
+	}
+	if num(rep["steps"]) != stem+n {
+		t.Errorf("steps %v, want %d", rep["steps"], stem+n)
+	}
+	tr, err := trace.Read(filepath.Join(dir, "error.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Kind != "liveness" || tr.CycleStart != stem || tr.CycleLen != n || tr.Steps != stem+n || tr.Note == "" {
+		t.Errorf("trace: kind %s cycle %d+%d steps %d", tr.Kind, tr.CycleStart, tr.CycleLen, tr.Steps)
+	}
+	code, out, errs := run(t, "replay", "--trace", filepath.Join(dir, "error.trace"), "--json")
+	if code != ExitViolation || !strings.Contains(out, `"reproduced": true`) {
+		t.Errorf("replay: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestSearchLassoPhilosophers: `search --lasso` reports the philosophers'
+// livelock as a lasso, and the critical-transition search finds no dead
+// state (C2): there is no critical transition. The report does not depend
+// on the number of workers.
+func TestSearchLassoPhilosophers(t *testing.T) {
+	for _, n := range []string{"2", "3"} {
+		args := []string{"--system", "lasso-philosophers", "--param", "n=" + n, "--lasso", "--walk-depth", "400", "--walks", "10"}
+		rep, dir := searchJSON(t, ExitViolation, args...)
+		checkLassoReport(t, rep, dir, "exact")
+		if c := obj(t, rep, "critical"); c["condition"] != "C2" {
+			t.Errorf("n=%s: critical transition claimed: %v", n, c)
+		}
+		if s := obj(t, rep, "lasso_stats"); num(s["confirmed"]) < 1 || s["method"] != "lasso" {
+			t.Errorf("n=%s: lasso_stats %v", n, s)
+		}
+		if n == "2" {
+			for _, w := range []string{"1", "2"} {
+				again, _ := searchJSON(t, ExitViolation, append(args, "--workers", w)...)
+				if num(again["stem"]) != num(rep["stem"]) || num(again["path"]) != num(rep["path"]) || len(again["cycle"].([]any)) != len(rep["cycle"].([]any)) {
+					t.Errorf("--workers %s: stem %v path %v, want %v %v", w, again["stem"], again["path"], rep["stem"], rep["path"])
+				}
+			}
+		}
+	}
+	// The text report shows the cycle.
+	code, out, _ := run(t, "search", "--system", "lasso-philosophers", "--lasso", "--walk-depth", "400", "--walks", "10", "--out", t.TempDir())
+	for _, want := range []string{"LIVENESS VIOLATION of Fed (lasso", "lasso: a stem of", "condition C2", "Confirmed lasso", "lassos confirmed"} {
+		if code != ExitViolation || !strings.Contains(out, want) {
+			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestSearchLassoClean: the fixed philosophers show no lasso within the
+// budget, though unfair hot cycles are seen.
+func TestSearchLassoClean(t *testing.T) {
+	rep, _ := searchJSON(t, ExitNone, "--system", "lasso-philosophers", "--param", "fixed=true", "--lasso", "--max-paths", "300", "--walk-depth", "400")
+	s := obj(t, rep, "lasso_stats")
+	if num(s["confirmed"]) != 0 || num(s["unfair"]) == 0 || rep["kind"] != nil {
+		t.Errorf("fixed: %v", rep)
+	}
+}
+
+// TestSearchUnfairNotLasso: the starving ping-pong's walks end dead; the
+// critical-transition search finds no dead state (C2), but the hot cycles
+// are unfair, so no lasso is reported: kind "dead".
+func TestSearchUnfairNotLasso(t *testing.T) {
+	rep, _ := searchJSON(t, ExitViolation, "--system", "lasso-starve", "--param", "app-weight=4", "--lasso", "--walk-depth", "1000", "--walks", "20")
+	if rep["kind"] != "dead" || rep["lasso"] != nil || rep["stem"] != nil {
+		t.Errorf("kind %v lasso %v", rep["kind"], rep["lasso"])
+	}
+	if c := obj(t, rep, "critical"); c["condition"] != "C2" {
+		t.Errorf("critical %v", c)
+	}
+	if s := obj(t, rep, "lasso_stats"); num(s["confirmed"]) != 0 || num(s["unfair"]) == 0 {
+		t.Errorf("lasso_stats %v", s)
+	}
+}
+
+// TestSearchPartialHash: the proposers' ballots grow, so exact hashing
+// finds nothing and --partial-hash finds the lasso; the fixed variant has
+// none either way.
+func TestSearchPartialHash(t *testing.T) {
+	base := []string{"--system", "lasso-proposers", "--lasso", "--walk-depth", "400", "--walks", "10"}
+	rep, _ := searchJSON(t, ExitNone, append(base, "--max-paths", "300")...)
+	if s := obj(t, rep, "lasso_stats"); num(s["confirmed"]) != 0 || num(s["repeats"]) != 0 {
+		t.Errorf("exact: %v", s)
+	}
+	rep, dir := searchJSON(t, ExitViolation, append(base, "--partial-hash")...)
+	checkLassoReport(t, rep, dir, "partial")
+	rep, _ = searchJSON(t, ExitNone, append(base, "--partial-hash", "--param", "fixed=true", "--max-paths", "300")...)
+	if s := obj(t, rep, "lasso_stats"); num(s["confirmed"]) != 0 {
+		t.Errorf("fixed: %v", s)
+	}
+}
+
+// TestSearchTemperature: the temperature method raises an alarm on the
+// slow but live ball, and the report shows it is false (the execution
+// became live, no lasso in its path); on the philosophers its alarm's path
+// holds the livelock's lasso.
+func TestSearchTemperature(t *testing.T) {
+	rep, dir := searchJSON(t, ExitViolation, "--system", "lasso-slow", "--temperature", "50", "--walk-depth", "1000", "--max-paths", "20")
+	tr := obj(t, rep, "temperature")
+	if rep["kind"] != "temperature" || tr["verdict"] != "false alarm" || num(tr["live_at"]) != 200 || num(tr["threshold"]) != 50 || num(rep["steps"]) != num(tr["alarm_step"]) {
+		t.Errorf("slow: kind %v temperature %v steps %v", rep["kind"], tr, rep["steps"])
+	}
+	et, err := trace.Read(filepath.Join(dir, "error.trace"))
+	if err != nil || et.Kind != "liveness" || et.Steps != num(tr["alarm_step"]) {
+		t.Errorf("error trace: %+v %v", et, err)
+	}
+	// Exact lasso detection does not fall for it.
+	rep, _ = searchJSON(t, ExitNone, "--system", "lasso-slow", "--lasso", "--walk-depth", "1000", "--max-paths", "20")
+	if s := obj(t, rep, "lasso_stats"); num(s["confirmed"]) != 0 {
+		t.Errorf("slow --lasso: %v", s)
+	}
+	rep, _ = searchJSON(t, ExitViolation, "--system", "lasso-philosophers", "--temperature", "30", "--walk-depth", "400")
+	tr = obj(t, rep, "temperature")
+	if rep["kind"] != "temperature" || tr["verdict"] != "lasso" || rep["lasso"] == nil {
+		t.Errorf("philosophers: kind %v temperature %v", rep["kind"], tr)
+	}
+	if s := obj(t, rep, "lasso_stats"); num(s["alarms"]) < 1 || s["method"] != "temperature" {
+		t.Errorf("lasso_stats %v", s)
+	}
+	// The alarm reported does not depend on the number of workers.
+	for _, w := range []string{"1", "3"} {
+		again, _ := searchJSON(t, ExitViolation, "--system", "lasso-philosophers", "--temperature", "30", "--walk-depth", "400", "--workers", w)
+		if num(again["steps"]) != num(rep["steps"]) || num(again["stem"]) != num(rep["stem"]) {
+			t.Errorf("--workers %s: alarm at %v stem %v, want %v %v", w, again["steps"], again["stem"], rep["steps"], rep["stem"])
+		}
+	}
+}
+
+// TestSearchC2ChecksForLasso: without --lasso, a suspected violation
+// whose critical-transition search ends in C2 is checked for a lasso, and
+// the report gives both views (the storage example's stale sync report).
+func TestSearchC2ChecksForLasso(t *testing.T) {
+	if _, err := sim.Lookup("storage"); err != nil {
+		t.Skip(err)
+	}
+	rep, dir := searchJSON(t, ExitViolation, "--system", "storage", "--walk-depth", "2000", "--walks", "10")
+	c := obj(t, rep, "critical")
+	if c["condition"] != "C2" {
+		t.Skipf("critical transition %v: no C2 to check", c["condition"])
+	}
+	checkLassoReport(t, rep, dir, "exact")
+	if rep["lasso_stats"] != nil {
+		t.Errorf("lasso_stats without --lasso")
+	}
+}
+
+// TestSearchLassoService: the example philosophers (services/philosophers).
+func TestSearchLassoService(t *testing.T) {
+	if _, err := sim.Lookup("philosophers"); err != nil {
+		t.Skip(err)
+	}
+	rep, dir := searchJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--lasso", "--walk-depth", "400", "--walks", "10")
+	checkLassoReport(t, rep, dir, "exact")
+	searchJSON(t, ExitNone, "--system", "philosophers", "--param", "fixed=true", "--lasso", "--walk-depth", "400", "--max-paths", "200")
+}
+
+func TestLassoUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"search", "--system", "lasso-slow", "--lasso", "--lasso-replays", "0"},
+		{"search", "--system", "lasso-slow", "--temperature", "-1"},
+	} {
+		code, out, errs := run(t, args...)
+		if code != ExitUsage || !strings.Contains(errs+out, "--lasso-replays must be positive") {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+}
