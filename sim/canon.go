@@ -44,9 +44,44 @@ func Hash(v any) uint64 {
 }
 
 type encoder struct {
-	buf  []byte
-	ptrs []uintptr // pointers being encoded, for cycles
-	tmp  []mapEntry
+	buf   []byte
+	ptrs  []uintptr // pointers being encoded, for cycles
+	tmp   []mapEntry
+	types []typeEntry // see dynamic
+}
+
+// typeEntry caches, for one dynamic type, its hash and its encoders.
+type typeEntry struct {
+	t    reflect.Type
+	hash uint64
+	enc  encFunc // encoderFor(t)
+	elem encFunc // encoderFor(t.Elem()) when t is a pointer type
+}
+
+// maxTypeCache bounds an encoder's cache of dynamic types.
+const maxTypeCache = 32
+
+// dynamic returns the hash and encoders of t, the dynamic type of a value
+// at the top or in an interface. Performance: the simulator's encoder lives
+// as long as the Sim and sees the same few types (services, messages) over
+// and over; a linear search of its own cache is several times cheaper than
+// the two sync.Map look-ups (typeHashes, encoders) per value it replaces,
+// which were a third of Sim.Hash's time.
+// It returns a copy: encoding a value may grow the cache.
+func (e *encoder) dynamic(t reflect.Type) typeEntry {
+	for i := range e.types {
+		if e.types[i].t == t {
+			return e.types[i]
+		}
+	}
+	te := typeEntry{t: t, hash: typeHash(t), enc: encoderFor(t)}
+	if t.Kind() == reflect.Pointer {
+		te.elem = encoderFor(t.Elem())
+	}
+	if len(e.types) < maxTypeCache {
+		e.types = append(e.types, te)
+	}
+	return te
 }
 
 type mapEntry struct{ keyStart, keyEnd, end int }
@@ -63,17 +98,14 @@ func (e *encoder) value(v any) {
 		return
 	}
 	rv := reflect.ValueOf(v)
-	e.typeTag(rv.Type())
+	te := e.dynamic(rv.Type())
+	e.u64(te.hash)
 	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
 		e.buf = append(e.buf, 1)
-		encoderFor(rv.Type().Elem())(e, rv.Elem())
+		te.elem(e, rv.Elem())
 		return
 	}
-	encoderFor(rv.Type())(e, rv)
-}
-
-func (e *encoder) typeTag(t reflect.Type) {
-	e.u64(typeHash(t))
+	te.enc(e, rv)
 }
 
 var typeHashes sync.Map // reflect.Type -> uint64
@@ -269,8 +301,9 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 			}
 			inner := v.Elem()
 			e.buf = append(e.buf, 1)
-			e.typeTag(inner.Type())
-			encoderFor(inner.Type())(e, inner)
+			te := e.dynamic(inner.Type())
+			e.u64(te.hash)
+			te.enc(e, inner)
 		}
 	case reflect.Struct:
 		type fieldEnc struct {

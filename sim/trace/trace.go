@@ -141,8 +141,11 @@ func Unmarshal(data []byte) (*Trace, error) {
 		return nil, fmt.Errorf("%w %d (this macemc reads %d)", ErrVersion, v, formatVersion)
 	}
 	n := binary.LittleEndian.Uint64(data[len(magic)+1 : head])
-	if uint64(len(data)-head) < n+8 {
-		return nil, fmt.Errorf("%w: %d bytes, expected %d", ErrTruncated, len(data), uint64(head)+n+8)
+	// Fix: compare without computing n+8, which wrapped around for a
+	// length near 2^64 (a corrupt or hostile file) and then panicked
+	// slicing the body.
+	if rest := uint64(len(data) - head); rest < 8 || n > rest-8 {
+		return nil, fmt.Errorf("%w: %d bytes, body length %d needs more", ErrTruncated, len(data), n)
 	}
 	body := data[head : head+int(n)]
 	sum := binary.LittleEndian.Uint64(data[head+int(n) : head+int(n)+8])
@@ -196,24 +199,30 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
+	// Fix: clean up in a deferred function, so that a write callback that
+	// panics does not leave the temporary file behind either.
+	closed, renamed := false, false
+	defer func() {
+		if !closed {
+			f.Close()
+		}
+		if !renamed {
+			os.Remove(tmp)
+		}
+	}()
+	if err := write(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := write(f); err != nil {
-		return fail(err)
-	}
 	if err := f.Sync(); err != nil {
-		return fail(err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
+	closed = true
 	if err := f.Close(); err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	renamed = true
 	return nil
 }
