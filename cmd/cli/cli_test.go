@@ -281,3 +281,23 @@ func TestNondeterministicServiceIsRefused(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, out, errs)
 	}
 }
+
+func TestCriticalInsideTheSearchDepth(t *testing.T) {
+	// With the default depth (5) the poison usually arrives within the
+	// bounded search: Algorithm 3 alone answers C2 at d_init, and the CLI
+	// probes again from the initial state to find the C1 transition.
+	code, out, errs := run(t, "search", "--system", "clitest-poison", "--out", t.TempDir(), "--seed", "1", "--walk-depth", "200", "--json")
+	if code != ExitViolation {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var rep Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Critical == nil || rep.Critical.Condition != "C1" || !strings.Contains(rep.Critical.Event, `receives "poison"`) {
+		t.Fatalf("critical %+v", rep.Critical)
+	}
+	if rep.Critical.Step <= rep.Depth && rep.CriticalNote == "" {
+		t.Errorf("critical step %d within the depth %d but no note says how it was found", rep.Critical.Step, rep.Depth)
+	}
+}

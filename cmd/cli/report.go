@@ -43,9 +43,12 @@ type Report struct {
 	Depth    int             `json:"depth,omitempty"`
 	Error    string          `json:"error,omitempty"`
 	Critical *CriticalReport `json:"critical,omitempty"`
-	Lasso    *LassoReport    `json:"lasso,omitempty"`
-	Stem     *int            `json:"stem,omitempty"`
-	Cycle    []int           `json:"cycle,omitempty"`
+	// CriticalNote says how the critical transition was searched when it
+	// was not Algorithm 3 from the search depth as written.
+	CriticalNote string       `json:"critical_note,omitempty"`
+	Lasso        *LassoReport `json:"lasso,omitempty"`
+	Stem         *int         `json:"stem,omitempty"`
+	Cycle        []int        `json:"cycle,omitempty"`
 	// Temperature is the temperature method's alarm (kind "temperature").
 	Temperature *TemperatureReport `json:"temperature,omitempty"`
 	// LassoStats says what lasso detection and the temperature method saw

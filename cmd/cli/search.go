@@ -198,14 +198,27 @@ func (a *App) violation(rep *Report, base *trace.Trace, cfg *sim.Config, v *sear
 	var crp *critical.Result
 	if v.Verdict == search.Liveness && !f.noCritical {
 		prog.line("searching for the critical transition (k=%d, d_max=%d)...", f.kWalks, f.walkDepth)
-		cr, err := critical.Find(critical.Config{
+		ccfg := critical.Config{
 			Sim: cfg, Options: opts, Choices: v.Choices, Steps: v.Steps, DInit: v.LiveAfter,
 			WalkDepth: f.walkDepth, Walks: f.kWalks, Seed: f.seed, Workers: f.workers, WalkFailures: f.walkFailures,
 			HandlerTimeout: f.handlerTimeout, Context: ctx,
 			Progress: func(p critical.Probe) {
 				prog.line("critical transition: probe at step %d recovers=%v", p.Step, p.Recovers)
 			},
-		})
+		}
+		cr, err := critical.Find(ccfg)
+		if err == nil && cr.Condition == critical.C2 && cr.AtDInit && ccfg.DInit > 0 {
+			// Algorithm 3's corner case: no walk recovers from d_init, the
+			// search depth. Liveness was not checked before it, so the
+			// critical transition may lie inside the bounded search: probe
+			// again from the initial state (a deviation that only adds
+			// information; the C2 answer stands if this finds no C1).
+			ccfg.DInit = 0
+			if again, err2 := critical.Find(ccfg); err2 == nil && again.Condition == critical.C1 {
+				cr = again
+				rep.CriticalNote = fmt.Sprintf("no walk recovered from the search depth (step %d), so the critical transition was searched from the initial state", v.LiveAfter)
+			}
+		}
 		prog.clear()
 		if err != nil {
 			return fmt.Errorf("critical transition: %w", err)
@@ -341,6 +354,9 @@ func (a *App) printReport(r *Report) {
 		if c := r.Critical; c != nil {
 			fmt.Fprintf(w, "critical transition: step %d, %s (condition %s, k=%d, d_max=%d, %d probes, %.2fs)\n", c.Step, c.Event, c.Condition, c.Walks, c.WalkDepth, c.Probes, c.ElapsedS)
 			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(strings.TrimSpace(c.Explain), "\n", "\n  "))
+			if r.CriticalNote != "" {
+				fmt.Fprintf(w, "  (%s)\n", r.CriticalNote)
+			}
 			if c.LiveSteps > 0 {
 				fmt.Fprintf(w, "live alternative: %d steps, sharing the first %d with the dead path\n", c.LiveSteps, c.Shared)
 			}
