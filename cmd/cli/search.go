@@ -366,6 +366,7 @@ func (a *App) printReport(r *Report) {
 	for _, k := range sortedKeys(r.Files) {
 		fmt.Fprintf(w, "  %-12s %s\n", k, r.Files[k])
 	}
+	fmt.Fprintf(w, "total %.2fs (search, critical transition, determinism check, logs)\n", r.ElapsedS)
 	fmt.Fprintf(w, "debug:  %s\n", r.Debug)
 	fmt.Fprintf(w, "replay: %s\n", r.Replay)
 }
