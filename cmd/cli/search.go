@@ -327,7 +327,7 @@ func (a *App) printReport(r *Report) {
 	}(), " ")
 	fmt.Fprintf(w, "system %s (%s), seed %d\n", r.System, params, r.Seed)
 	fmt.Fprintf(w, "searched: %d rounds, depth %d complete, %d paths (%d cut by a repeated state), %d walks, %d transitions, %d distinct states in %.2fs; stopped: %s\n",
-		r.Rounds, r.DeepestComplete, r.Paths, r.Pruned, r.Walks, r.Transitions, r.DistinctStates, r.ElapsedS, r.Stop)
+		r.Rounds, r.DeepestComplete, r.Paths, r.Pruned, r.Walks, r.Transitions, r.DistinctStates, r.SearchS, r.Stop)
 	switch r.Verdict {
 	case "none":
 		fmt.Fprintln(w, "nothing found within this budget")
