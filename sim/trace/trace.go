@@ -199,6 +199,12 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
+	// CreateTemp makes the file private (0600); results are ordinary files.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	// Fix: clean up in a deferred function, so that a write callback that
 	// panics does not leave the temporary file behind either.
 	closed, renamed := false, false
