@@ -301,3 +301,25 @@ func TestCriticalInsideTheSearchDepth(t *testing.T) {
 		t.Errorf("critical step %d within the depth %d but no note says how it was found", rep.Critical.Step, rep.Depth)
 	}
 }
+
+func TestStaleResultsAreReplaced(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, _ := run(t, "search", "--system", "clitest-poison", "--out", dir, "--depth", "1", "--walk-depth", "200"); code != ExitViolation {
+		t.Fatal("no violation to start from")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "live.trace")); err != nil {
+		t.Fatal("the first run wrote no live.trace")
+	}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	if code, _, _ := run(t, "search", "--system", "clitest-poison", "--param", "fixed=true", "--out", dir, "--depth", "3", "--walk-depth", "50"); code != ExitNone {
+		t.Fatal("the fixed variant found something")
+	}
+	for _, f := range []string{"error.trace", "live.trace", "error.log", "live.log"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("stale %s left beside the new report", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Error("a file that is not macemc's was removed")
+	}
+}

@@ -45,7 +45,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.Int64Var(&f.maxPaths, "max-paths", 0, "budget of bounded paths (0: none)")
 	fs.IntVar(&f.maxViolations, "max-violations", 1, "stop after this many violating paths")
 	fs.IntVar(&f.workers, "workers", 0, "parallel workers (0: all cores)")
-	fs.StringVar(&f.out, "out", "macemc-out", "directory for traces, logs and report.json")
+	fs.StringVar(&f.out, "out", "macemc-out", "directory for traces, logs and report.json (a previous run's there are replaced)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object on stdout")
 	fs.BoolVar(&f.noHashing, "no-hashing", false, "do not cut paths that reach a state seen before")
 	fs.BoolVar(&f.unbiased, "unbiased", false, "random walks ignore event weights")
@@ -74,6 +74,13 @@ func (a *App) search(args []string) (int, error) {
 	}
 	if err := ensureDir(f.out); err != nil {
 		return ExitUsage, err
+	}
+	// A previous run's results must not pair with this run's: remove the
+	// files macemc writes there (and only those).
+	for _, name := range resultFiles {
+		if err := os.Remove(outPath(f.out, name)); err != nil && !os.IsNotExist(err) {
+			return ExitUsage, usagef("output directory: %w", err)
+		}
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
@@ -173,6 +180,9 @@ func (a *App) search(args []string) (int, error) {
 	}
 	return code, nil
 }
+
+// resultFiles are the files a search writes into --out.
+var resultFiles = []string{"error.trace", "error.log", "live.trace", "live.log", "prefix.trace", "report.json", "critical.json"}
 
 // violation fills the report for the first violation: checks the service
 // is deterministic on its path, finds the critical transition of a
