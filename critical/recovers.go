@@ -229,7 +229,7 @@ func (r *searcher) walk(snap *sim.Sim, i, j int, minLive *atomic.Int64) walkOut 
 		Liveness:  c.Sim.Liveness,
 		Safety:    c.Sim.Safety,
 		// Stop when cancelled or when a walk with a lower index is live.
-		Observe: func(*sim.Sim) bool { return !r.cancelled.Load() && minLive.Load() >= int64(j) },
+		Observe: walks.ObserveFunc(func(*sim.Sim) bool { return !r.cancelled.Load() && minLive.Load() >= int64(j) }),
 	}
 	var res walks.Result
 	run := func() error { res = walks.Walk(w, &wc); return nil }

@@ -33,8 +33,8 @@ func init() {
 			run:    (*Session).cmdNext},
 		{name: "prev", aliases: []string{"p"}, args: "[COUNT]", summary: "step backward (through the selected node's events only, after w)",
 			run: (*Session).cmdPrev},
-		{name: "jump", aliases: []string{"j"}, args: "STEP", summary: "jump to a step: N, +N, -N, crit, home, end",
-			detail: "Step N is the state after N events; step 0 is the initial state. `j crit` jumps to the\ncritical step: the first dead state, reached by the critical transition.",
+		{name: "jump", aliases: []string{"j"}, args: "STEP", summary: "jump to a step: N, +N, -N, crit, cycle, home, end",
+			detail: "Step N is the state after N events; step 0 is the initial state. `j crit` jumps to the\ncritical step: the first dead state, reached by the critical transition.\n`j cycle` jumps to the first state of a lasso's cycle (a trace of macemc search --lasso):\nthe cycle's transitions follow it, marked cycle 1/L .. cycle L/L, and the last one returns\nto the state `j cycle` shows. n and p step through it; info and g show it too.",
 			run:    (*Session).cmdJump},
 		{name: "home", summary: "jump to step 0, the initial state", run: func(s *Session, a []string, _ string) error { return s.jumpTo("home", a) }},
 		{name: "end", summary: "jump to the last step", run: func(s *Session, a []string, _ string) error { return s.jumpTo("end", a) }},
@@ -72,8 +72,8 @@ func init() {
 			raw:    true, run: (*Session).cmdFilter},
 		{name: "log", aliases: []string{"l"}, args: "[STEP]", summary: "show the log lines of a step (default: this one)",
 			run: (*Session).cmdLog},
-		{name: "graph", aliases: []string{"g"}, args: "[FROM TO] [--svg FILE]", summary: "draw the event graph of a range of steps; --svg also writes it as SVG",
-			detail: "Seed 003 Figure 4: nodes are columns, steps rows. o--->: a message from the sender's column to\nthe receiver's; o. . .x: a dropped datagram; x~~~~x: a connection break; T: a timer fires;\nA: an application request; X: a reset; !: a node learns a connection broke.\nThe default range is the ten steps around the current one.",
+		{name: "graph", aliases: []string{"g"}, args: "[FROM TO | cycle] [--svg FILE]", summary: "draw the event graph of a range of steps; --svg also writes it as SVG",
+			detail: "Seed 003 Figure 4: nodes are columns, steps rows. o--->: a message from the sender's column to\nthe receiver's; o. . .x: a dropped datagram; x~~~~x: a connection break; T: a timer fires;\nA: an application request; X: a reset; !: a node learns a connection broke.\nThe default range is the ten steps around the current one; `g cycle` draws a lasso's cycle.\nA lasso's cycle is bracketed (┌│└) and its steps marked cycle i/L; the SVG bands it.",
 			run:    (*Session).cmdGraph},
 		{name: "paths", summary: "list the paths: error, live and the branches", run: (*Session).cmdPaths},
 		{name: "path", args: "NAME", summary: "move to another path (error, live, b1, ...), at the same step if it has it",
@@ -243,7 +243,7 @@ func (s *Session) cmdPrev(args []string, _ string) error {
 
 func (s *Session) cmdJump(args []string, _ string) error {
 	if len(args) != 1 {
-		return fmt.Errorf("usage: j STEP (N, +N, -N, crit, home, end)")
+		return fmt.Errorf("usage: j STEP (N, +N, -N, crit, cycle, home, end)")
 	}
 	n, err := s.stepArg(args[0], s.p)
 	if err != nil {
@@ -276,6 +276,10 @@ func (s *Session) cmdInfo(args []string, _ string) error {
 	fmt.Fprintf(s.out, "steps:         %d\n", s.paths[0].steps())
 	if t.Critical >= 0 {
 		fmt.Fprintf(s.out, "critical step: %d (%s)\n", t.Critical, t.Condition)
+	}
+	if t.CycleLen > 0 {
+		fmt.Fprintf(s.out, "lasso:         a stem of %s, then a cycle of %s: transitions %d-%d, from step %d back to its state (j cycle)\n",
+			plural(t.CycleStart, "step"), plural(t.CycleLen, "step"), t.CycleStart+1, t.CycleStart+t.CycleLen, t.CycleStart)
 	}
 	fmt.Fprintf(s.out, "search depth:  %d\n", t.Depth)
 	if t.WalkDepth > 0 {
@@ -480,7 +484,7 @@ func (s *Session) cmdFilediff(args []string, _ string) error {
 
 func lookupStepWord(a string) bool {
 	switch strings.ToLower(a) {
-	case "crit", "critical", "c", "home", "first", "start", "end", "last", ".", "here", "^", "$":
+	case "crit", "critical", "c", "cycle", "cyc", "loop", "home", "first", "start", "end", "last", ".", "here", "^", "$":
 		return true
 	}
 	return false

@@ -14,7 +14,7 @@
 // The commands, with the short names of the original mdb:
 //
 //	n, p [COUNT]           step forward, backward (only the selected node's events after w)
-//	j STEP, home, end      jump: N, +N, -N, crit, home, end
+//	j STEP, home, end      jump: N, +N, -N, crit, cycle, home, end
 //	w [NODE|all]           select a node, or deselect
 //	a                      the events that could run next
 //	B I [SEED]             run ready event I as the next step, on a new branch path
@@ -25,7 +25,19 @@
 //	d [A [B]]              diff the global state of two steps
 //	m, filediff [STEP]     diff a step on the error path (-) and the live path (+)
 //	state [NODE|net], props, info, paths, path NAME
-//	g [FROM TO] [--svg F]  the event graph, as text and as SVG
+//	g [FROM TO] [--svg F]  the event graph, as text and as SVG (g cycle: a lasso's cycle)
+//
+// # Lassos
+//
+// A lasso trace (macemc search --lasso; trace.Trace.CycleStart and
+// CycleLen) ends with a cycle: state CycleStart is where it starts and
+// transitions CycleStart+1 .. CycleStart+CycleLen bring the execution back
+// to that state. `j cycle` jumps to its first state; on the error path the
+// steps from there to the end are tagged "cycle i/L" as n, p and events
+// show them; Intro and info give the stem and the cycle's length (info
+// also the trace's note); the event graph brackets the cycle's rows
+// (┌│└ in text, a band, a bracket and a "cycle" label in SVG), and
+// `g cycle` draws exactly the cycle.
 //
 // # Speed
 //

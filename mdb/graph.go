@@ -45,6 +45,30 @@ type graph struct {
 	base     int        // the window's first step: sends before it are unknown
 	crit     int
 	cur      int
+	// A lasso's cycle: transitions cycStart+1 .. cycStart+cycLen
+	// (cycLen 0: none).
+	cycStart, cycLen int
+}
+
+// cycleIndex returns i when step n is transition i (1..cycLen) of the
+// lasso's cycle, else 0.
+func (g *graph) cycleIndex(n int) int {
+	if g.cycLen > 0 && n > g.cycStart && n <= g.cycStart+g.cycLen {
+		return n - g.cycStart
+	}
+	return 0
+}
+
+// cycleShown returns the range of the cycle's transitions within the
+// graph's steps; ok is false when they do not meet.
+func (g *graph) cycleShown() (a, b int, ok bool) {
+	a, b = max(g.from, g.cycStart+1), min(g.to, g.cycStart+g.cycLen)
+	return a, b, g.cycLen > 0 && a <= b
+}
+
+// cycleText describes the lasso's cycle.
+func (g *graph) cycleText() string {
+	return fmt.Sprintf("the lasso's cycle: transitions %d-%d (%s), from step %d back to its state", g.cycStart+1, g.cycStart+g.cycLen, plural(g.cycLen, "step"), g.cycStart)
 }
 
 // captureWriter receives the simulator's log as zerolog JSON and keeps the
@@ -91,6 +115,9 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 	}
 	if p == s.p {
 		g.cur = s.pos
+	}
+	if start, n, ok := s.cycle(p); ok {
+		g.cycStart, g.cycLen = start, n
 	}
 	w := &captureWriter{tm: map[int][]string{}}
 	logger := zerolog.New(w)
@@ -167,7 +194,7 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 	return g, nil
 }
 
-// graphRange parses "g [FROM TO] [--svg FILE]".
+// graphRange parses "g [FROM TO | cycle] [--svg FILE]".
 func (s *Session) graphRange(args []string) (from, to int, svg string, err error) {
 	var nums []string
 	for i := 0; i < len(args); i++ {
@@ -195,6 +222,18 @@ func (s *Session) graphRange(args []string) (from, to int, svg string, err error
 		from = max(1, s.pos-5)
 		to = min(p.steps(), from+10)
 		from = max(1, to-10)
+	case 1:
+		if !strings.EqualFold(nums[0], "cycle") {
+			return 0, 0, "", fmt.Errorf("usage: g [FROM TO | cycle] [--svg FILE]")
+		}
+		start, n, ok := s.cycle(p)
+		if !ok {
+			if s.errT.CycleLen > 0 {
+				return 0, 0, "", fmt.Errorf("the lasso's cycle is on the error path (path error)")
+			}
+			return 0, 0, "", fmt.Errorf("the trace has no lasso cycle (macemc search --lasso records one)")
+		}
+		from, to = start+1, start+n
 	case 2:
 		if from, err = s.stepArg(nums[0], p); err != nil {
 			return
@@ -207,7 +246,7 @@ func (s *Session) graphRange(args []string) (from, to int, svg string, err error
 			return 0, 0, "", fmt.Errorf("the range %d-%d is empty", from, to)
 		}
 	default:
-		return 0, 0, "", fmt.Errorf("usage: g [FROM TO] [--svg FILE]")
+		return 0, 0, "", fmt.Errorf("usage: g [FROM TO | cycle] [--svg FILE]")
 	}
 	return from, to, svg, nil
 }
@@ -240,8 +279,16 @@ func (g *graph) text(w io.Writer) {
 	n := len(g.nodes)
 	width := n * colW
 	center := func(i int) int { return i*colW + colW/2 }
-	const lead = "        "
+	// A lasso's cycle gets a bracket column left of the step numbers.
+	_, _, showCycle := g.cycleShown()
+	lead := "        "
+	if showCycle {
+		lead += " "
+	}
 	fmt.Fprintf(w, "event graph of the %s path, steps %d-%d\n", g.p.name, g.from, g.to)
+	if showCycle {
+		fmt.Fprintf(w, "%s (┌│└)\n", g.cycleText())
+	}
 	head := []rune(strings.Repeat(" ", width))
 	for i, name := range g.nodes {
 		c := center(i) - len(name)/2
@@ -319,6 +366,26 @@ func (g *graph) text(w io.Writer) {
 		case st.n == g.cur:
 			m = ">"
 		}
+		rowLead := lead
+		if showCycle {
+			br, cont := " ", " "
+			switch i := g.cycleIndex(st.n); {
+			case i == 0:
+			case g.cycLen == 1:
+				br = "["
+			case i == 1:
+				br, cont = "┌", "│"
+			case i == g.cycLen:
+				br = "└"
+			default:
+				br, cont = "│", "│"
+			}
+			m += br
+			rowLead = " " + cont + lead[2:]
+			if i := g.cycleIndex(st.n); i > 0 {
+				desc += fmt.Sprintf(" [cycle %d/%d]", i, g.cycLen)
+			}
+		}
 		fmt.Fprintf(w, "%s%6d %s  %s\n", m, st.n, string(r), desc)
 		var more []string
 		for _, sr := range st.sends {
@@ -330,10 +397,14 @@ func (g *graph) text(w io.Writer) {
 		}
 		more = append(more, st.timers...)
 		for _, t := range more {
-			fmt.Fprintf(w, "%s%s    %s\n", lead, string(blank()), t)
+			fmt.Fprintf(w, "%s%s    %s\n", rowLead, string(blank()), t)
 		}
 	}
-	fmt.Fprintln(w, "o-->: message  o..x: dropped  x~~x: break  T: timer  A: app request  X: reset  !: connection error  *: critical  >: current")
+	legend := "o-->: message  o..x: dropped  x~~x: break  T: timer  A: app request  X: reset  !: connection error  *: critical  >: current"
+	if showCycle {
+		legend += "  ┌│└: cycle"
+	}
+	fmt.Fprintln(w, legend)
 }
 
 // SVG geometry.
@@ -345,6 +416,9 @@ const (
 	svgBottom = 40
 	svgFont   = "font-family=\"monospace\""
 	svgHalo   = "paint-order=\"stroke\" stroke=\"white\" stroke-width=\"3\" stroke-linejoin=\"round\""
+	// A lasso's cycle: its colour and the band behind its rows.
+	svgCycle     = "#7d3cb5"
+	svgCycleBand = "#f1e8fa"
 )
 
 // esc escapes text for XML character data and attribute values.
@@ -374,6 +448,27 @@ func (g *graph) svg(w io.Writer) error {
 	f("</defs>\n")
 	f("<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height)
 	f("<text x=\"10\" y=\"22\" font-size=\"14\" font-weight=\"bold\">%s</text>\n", esc(fmt.Sprintf("event graph of the %s path, steps %d-%d", g.p.name, g.from, g.to)))
+	// A lasso's cycle: a band behind its rows, a bracket and a label.
+	if a, b, ok := g.cycleShown(); ok {
+		top, bot := y(a)-svgRowH/2, y(b)+svgRowH/2
+		f("<g class=\"cycle\" id=\"cycle\">\n<title>%s</title>\n", esc(g.cycleText()))
+		f("<text x=\"10\" y=\"%d\" font-size=\"11\" fill=\"%s\">%s</text>\n", height-10, svgCycle, esc(g.cycleText()))
+		f("<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", top, width, bot-top, svgCycleBand)
+		// The bracket is open at an end the range cuts off.
+		bx, t, bb := svgLeft-14, top+4, bot-4
+		d := fmt.Sprintf("M %d %d L %d %d", bx, t, bx, bb)
+		if a == g.cycStart+1 {
+			d = fmt.Sprintf("M %d %d L %d %d L %d %d", bx+8, t, bx, t, bx, bb)
+		}
+		if b == g.cycStart+g.cycLen {
+			d += fmt.Sprintf(" L %d %d", bx+8, bb)
+		}
+		f("<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n", d, svgCycle)
+		lx, ly := bx-6, (top+bot)/2
+		f("<text x=\"%d\" y=\"%d\" fill=\"%s\" font-size=\"11\" font-weight=\"bold\" text-anchor=\"middle\" transform=\"rotate(-90 %d %d)\">%s</text>\n",
+			lx, ly, svgCycle, lx, ly, esc(fmt.Sprintf("cycle (%s)", plural(g.cycLen, "step"))))
+		f("</g>\n")
+	}
 	// Row highlights and step labels.
 	for _, st := range g.steps {
 		yy := y(st.n)
@@ -388,6 +483,9 @@ func (g *graph) svg(w io.Writer) error {
 			label += " (critical)"
 		}
 		f("<text x=\"8\" y=\"%d\" fill=\"#444\">%s</text>\n", yy+4, esc(label))
+		if i := g.cycleIndex(st.n); i > 0 {
+			f("<text x=\"8\" y=\"%d\" fill=\"%s\" font-size=\"11\">%s</text>\n", yy+17, svgCycle, esc(fmt.Sprintf("cycle %d/%d", i, g.cycLen)))
+		}
 	}
 	// Node columns.
 	for i, name := range g.nodes {

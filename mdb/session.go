@@ -255,6 +255,10 @@ func (s *Session) Intro() {
 		fmt.Fprintf(s.out, "%s (system %s)\n", what, sys)
 	}
 	fmt.Fprintf(s.out, "error path: %d steps%s\n", ep.steps(), s.critText())
+	if start, n, ok := s.cycle(ep); ok {
+		fmt.Fprintf(s.out, "lasso: a stem of %s, then a cycle of %s (transitions %d-%d) back to the state of step %d; j cycle jumps to it\n",
+			plural(start, "step"), plural(n, "step"), start+1, start+n, start)
+	}
 	if ep.endErr != nil {
 		fmt.Fprintf(s.out, "the path ends with: %v\n", ep.endErr)
 	}
@@ -484,11 +488,42 @@ func (s *Session) eventLine(p *path, n int) string {
 	return p.events[n-1].String()
 }
 
-// tags returns the markers of step n on path p: critical, end.
+// cycle returns the lasso's cycle when p is the error path of a lasso
+// trace: state start is where the cycle starts, and transitions start+1 ..
+// start+n form it, returning to state start's state.
+func (s *Session) cycle(p *path) (start, n int, ok bool) {
+	t := s.errT
+	if p != s.paths[0] || t.CycleLen <= 0 || t.CycleStart < 0 || t.CycleStart+t.CycleLen > p.steps() {
+		return 0, 0, false
+	}
+	return t.CycleStart, t.CycleLen, true
+}
+
+// cycleTag marks step n of p within the lasso's cycle: "cycle i/L", i
+// transitions into it; "" outside it.
+func (s *Session) cycleTag(p *path, n int) string {
+	start, l, ok := s.cycle(p)
+	if !ok || n < start || n > start+l {
+		return ""
+	}
+	tag := fmt.Sprintf("cycle %d/%d", n-start, l)
+	switch n {
+	case start:
+		tag += ", its first state"
+	case start + l:
+		tag += fmt.Sprintf(", back at step %d's state", start)
+	}
+	return tag
+}
+
+// tags returns the markers of step n on path p: critical, cycle, end.
 func (s *Session) tags(p *path, n int) string {
 	var t []string
 	if p == s.paths[0] && s.errT.Critical >= 0 && n == s.errT.Critical {
 		t = append(t, "critical")
+	}
+	if c := s.cycleTag(p, n); c != "" {
+		t = append(t, c)
 	}
 	if s.live != nil && (p == s.paths[0] || p == s.live) && n == s.shared && s.shared < p.steps() {
 		t = append(t, "last shared")
@@ -511,9 +546,18 @@ func (s *Session) where() {
 	fmt.Fprintf(s.out, "step %d/%d%s: %s\n", s.pos, s.p.steps(), s.tags(s.p, s.pos), s.eventLine(s.p, s.pos))
 }
 
-// stepArg parses a step: N, +N, -N (relative), crit, home, end.
+// stepArg parses a step: N, +N, -N (relative), crit, cycle, home, end.
 func (s *Session) stepArg(a string, p *path) (int, error) {
 	switch strings.ToLower(a) {
+	case "cycle", "cyc", "loop":
+		t := s.errT
+		if t.CycleLen <= 0 {
+			return 0, fmt.Errorf("the trace has no lasso cycle (macemc search --lasso records one)")
+		}
+		if t.CycleStart > p.steps() {
+			return 0, fmt.Errorf("the cycle's first state, step %d, is beyond the %s path's %d steps", t.CycleStart, p.name, p.steps())
+		}
+		return t.CycleStart, nil
 	case "crit", "critical", "c":
 		if s.errT.Critical < 0 {
 			if s.errT.Kind == "safety" {
@@ -534,7 +578,7 @@ func (s *Session) stepArg(a string, p *path) (int, error) {
 	}
 	n, err := strconv.Atoi(a)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a step (a number, +N, -N, crit, home or end)", a)
+		return 0, fmt.Errorf("%q is not a step (a number, +N, -N, crit, cycle, home or end)", a)
 	}
 	if strings.HasPrefix(a, "+") || strings.HasPrefix(a, "-") {
 		n += s.pos

@@ -18,6 +18,16 @@
 // so that a dead state whose every event loops back to itself is still
 // walked from (a deviation: the paper's rule would prune it unseen).
 //
+// Config.Observe hands every walk an observer (walks.Observer), such as a
+// lasso detector (package walks/lasso). An observer that ends its walk
+// with a verdict reports a violation: outcome walks.Observed, verdict
+// Liveness, with the observer's property and detail (Violation.Observed,
+// for lasso detection a *lasso.Finding). Like every violation it is
+// committed in path order and counts towards MaxViolations; the walk's
+// Choices are the execution up to where the observer stopped it. An
+// observer that stops its walk without a verdict (walks.Stopped) reports
+// nothing.
+//
 // The bounded part runs on one goroutine, in a fixed order, and walks are
 // spread over Workers goroutines, each walk seeded by walks.SeedFor(Seed,
 // path index); results are committed in path order. So the verdict and the

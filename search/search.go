@@ -77,9 +77,12 @@ type Config struct {
 	// statistics so far, from the search's coordinating goroutine.
 	Progress      func(Stats)
 	ProgressEvery time.Duration
-	// Observe, when set, builds a per-walk observer (see walks.Config);
-	// lasso detection hooks in here. It is called once per walk.
-	Observe func() func(*sim.Sim) bool
+	// Observe, when set, builds a per-walk observer (see walks.Config and
+	// walks.Observer); lasso detection hooks in here. It is called once
+	// per walk, from the worker that runs it. A walk the observer ends
+	// with a verdict is a violation (outcome walks.Observed), committed in
+	// path order like any other.
+	Observe func() walks.Observer
 
 	pathHook func(choices []int32) // tests: called with each bounded path
 }
@@ -145,9 +148,13 @@ type Violation struct {
 	Verdict Verdict
 	// Outcome says how the execution ended: walks.Dead (suspected
 	// liveness violation), walks.Quiescent (certain), walks.Unsafe or
-	// walks.Failed (a handler panicked or hung).
+	// walks.Failed (a handler panicked or hung), or walks.Observed (the
+	// walk's observer reported a violation, a liveness verdict).
 	Outcome  walks.Outcome
 	Property string
+	// Observed is the observer's detail of a walks.Observed outcome (for
+	// lasso detection a *lasso.Finding); nil otherwise.
+	Observed any
 	// Choices replay the execution; Steps is its length.
 	Choices []int32
 	Steps   int
@@ -580,16 +587,11 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 		}
 		s.SetFailuresUntil(r.failuresUntil(j.depth))
 		wc := &walks.Config{MaxSteps: c.WalkDepth, LiveAfter: r.liveAfter(j.depth), Safety: c.System.Safety, Liveness: c.System.Liveness}
-		var observe func(*sim.Sim) bool
+		obs := &walkObserver{r: r, index: j.index}
 		if c.Observe != nil {
-			observe = c.Observe()
+			obs.inner = c.Observe()
 		}
-		wc.Observe = func(s *sim.Sim) bool {
-			if s.Steps()&1023 == 0 && r.stopping.Load() && r.beyondStop(j.index) {
-				return false
-			}
-			return observe == nil || observe(s)
-		}
+		wc.Observe = obs
 		var res walks.Result
 		err := s.Guard(c.HandlerTimeout, func() error {
 			for s.Steps() < j.steps {
@@ -619,11 +621,36 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 			if res.Outcome == walks.Unsafe || res.Outcome == walks.Failed {
 				verdict = Safety
 			}
-			j.result = &Violation{Verdict: verdict, Outcome: res.Outcome, Property: res.Property, Choices: s.ChoiceValues(), Steps: s.Steps(),
+			j.result = &Violation{Verdict: verdict, Outcome: res.Outcome, Property: res.Property, Observed: res.Observed, Choices: s.ChoiceValues(), Steps: s.Steps(),
 				Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: res.Err}
 		}
 		results <- j
 	}
+}
+
+// walkObserver is the observer of one walk: it ends the walk early, with
+// no verdict, once the search is stopping before the walk's path, and
+// otherwise defers to the caller's observer.
+type walkObserver struct {
+	r     *runner
+	index int64
+	inner walks.Observer
+	cut   bool
+}
+
+func (o *walkObserver) Observe(s *sim.Sim) bool {
+	if s.Steps()&1023 == 0 && o.r.stopping.Load() && o.r.beyondStop(o.index) {
+		o.cut = true
+		return false
+	}
+	return o.inner == nil || o.inner.Observe(s)
+}
+
+func (o *walkObserver) Verdict() (string, any) {
+	if o.cut || o.inner == nil {
+		return "", nil
+	}
+	return o.inner.Verdict()
 }
 
 func (r *runner) beyondStop(index int64) bool {

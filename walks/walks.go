@@ -24,14 +24,19 @@ const (
 	// Failed: the execution could not go on (a handler panicked, a
 	// property panicked, a replayed choice did not fit); see Result.Err.
 	Failed
-	// Stopped: Config.Observe asked the walk to end early.
+	// Stopped: Config.Observe asked the walk to end early, without a
+	// verdict.
 	Stopped
 	// Finished: MaxSteps or quiescence was reached with no liveness
 	// property to check; only safety was checked, and it held.
 	Finished
+	// Observed: Config.Observe ended the walk with a verdict: a violation
+	// the observer recognised (a lasso, a temperature alarm), described by
+	// Result.Property and Result.Observed.
+	Observed
 )
 
-var outcomeNames = [...]string{"live", "dead", "quiescent", "unsafe", "failed", "stopped", "finished"}
+var outcomeNames = [...]string{"live", "dead", "quiescent", "unsafe", "failed", "stopped", "finished", "observed"}
 
 // String returns the outcome's name.
 func (o Outcome) String() string {
@@ -42,8 +47,31 @@ func (o Outcome) String() string {
 }
 
 // Violation reports whether the outcome is a (suspected) liveness or safety
-// violation.
-func (o Outcome) Violation() bool { return o == Dead || o == Quiescent || o == Unsafe || o == Failed }
+// violation, or one an observer reported.
+func (o Outcome) Violation() bool {
+	return o == Dead || o == Quiescent || o == Unsafe || o == Failed || o == Observed
+}
+
+// Observer watches a walk: Observe is called once for the walk's first
+// state and after every step, and returning false ends the walk. Verdict
+// is then asked why: a property name or a detail (not both empty) is a
+// violation the observer recognised, and the walk ends Observed with them
+// in Result.Property and Result.Observed; otherwise it ends Stopped.
+// Verdict is only called after Observe returned false.
+type Observer interface {
+	Observe(s *sim.Sim) bool
+	Verdict() (property string, detail any)
+}
+
+// ObserveFunc is an Observer without verdicts: returning false ends the
+// walk with outcome Stopped.
+type ObserveFunc func(s *sim.Sim) bool
+
+// Observe calls f.
+func (f ObserveFunc) Observe(s *sim.Sim) bool { return f(s) }
+
+// Verdict returns no verdict.
+func (f ObserveFunc) Verdict() (string, any) { return "", nil }
 
 // Config says how far to walk and what to check.
 type Config struct {
@@ -58,9 +86,11 @@ type Config struct {
 	// Liveness properties: a state is live when all of them hold.
 	Liveness []sim.Property
 	// Observe, when set, is called after every step (and once for the
-	// starting state) with the simulator; returning false stops the walk
-	// with outcome Stopped. Lasso detection hooks in here.
-	Observe func(s *sim.Sim) bool
+	// starting state) with the simulator; returning false stops the walk,
+	// with outcome Observed when its Verdict names a violation and Stopped
+	// otherwise (see Observer). It runs after the safety check and before
+	// the liveness check of each state. Lasso detection hooks in here.
+	Observe Observer
 }
 
 // Result says how a walk ended.
@@ -74,14 +104,17 @@ type Result struct {
 	// Err is set for Failed: a handler panic (sim.ErrHandlerPanic), a
 	// property panic or a bad choice.
 	Err error
+	// Observed is the observer's detail of an Observed outcome (e.g. a
+	// *lasso.Finding); Property is then the property the observer named.
+	Observed any
 }
 
 // Walk runs s from its current state with s's chooser until a live state
 // beyond LiveAfter, a safety violation, quiescence or MaxSteps. With no
 // liveness properties no state is live and only safety is checked.
 func Walk(s *sim.Sim, c *Config) Result {
-	if c.Observe != nil && !c.Observe(s) {
-		return Result{Outcome: Stopped, Steps: s.Steps()}
+	if c.Observe != nil && !c.Observe.Observe(s) {
+		return stopped(s, c)
 	}
 	if r, done := checkLive(s, c); done {
 		return r
@@ -109,8 +142,8 @@ func Walk(s *sim.Sim, c *Config) Result {
 				return Result{Outcome: Unsafe, Steps: s.Steps(), Property: c.Safety[i].Name}
 			}
 		}
-		if c.Observe != nil && !c.Observe(s) {
-			return Result{Outcome: Stopped, Steps: s.Steps()}
+		if c.Observe != nil && !c.Observe.Observe(s) {
+			return stopped(s, c)
 		}
 		if r, done := checkLive(s, c); done {
 			return r
@@ -120,6 +153,16 @@ func Walk(s *sim.Sim, c *Config) Result {
 		return Result{Outcome: Finished, Steps: s.Steps()}
 	}
 	return Result{Outcome: Dead, Steps: s.Steps(), Property: firstNotLive(s, c)}
+}
+
+// stopped ends a walk its observer stopped: Observed with the observer's
+// verdict, or Stopped without one.
+func stopped(s *sim.Sim, c *Config) Result {
+	prop, detail := c.Observe.Verdict()
+	if prop == "" && detail == nil {
+		return Result{Outcome: Stopped, Steps: s.Steps()}
+	}
+	return Result{Outcome: Observed, Steps: s.Steps(), Property: prop, Observed: detail}
 }
 
 // checkLive ends the walk in a live state beyond LiveAfter.

@@ -92,7 +92,7 @@ func TestWalkWithoutLivenessOnlyChecksSafety(t *testing.T) {
 
 func TestObserveStopsTheWalk(t *testing.T) {
 	calls := 0
-	r := walk(t, config(500), walks.Config{MaxSteps: 100, Observe: func(s *sim.Sim) bool { calls++; return s.Steps() < 7 }})
+	r := walk(t, config(500), walks.Config{MaxSteps: 100, Observe: walks.ObserveFunc(func(s *sim.Sim) bool { calls++; return s.Steps() < 7 })})
 	if r.Outcome != walks.Stopped || r.Steps != 7 || calls != 8 {
 		t.Errorf("got %v after %d steps and %d calls, want stopped after 7 steps and 8 calls", r.Outcome, r.Steps, calls)
 	}
@@ -155,5 +155,46 @@ func TestTune(t *testing.T) {
 	}
 	if _, err := walks.Tune(walks.TuneConfig{System: &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &counter{} }}}); err != walks.ErrNoLiveness {
 		t.Errorf("no liveness property: %v", err)
+	}
+}
+
+// verdictObserver stops the walk at step At with a verdict, or without
+// one when Prop and Detail are empty.
+type verdictObserver struct {
+	At     int
+	Prop   string
+	Detail any
+	asked  int
+}
+
+func (o *verdictObserver) Observe(s *sim.Sim) bool { return s.Steps() < o.At }
+func (o *verdictObserver) Verdict() (string, any) {
+	o.asked++
+	return o.Prop, o.Detail
+}
+
+func TestObserverVerdict(t *testing.T) {
+	o := &verdictObserver{At: 9, Prop: "Nine", Detail: []int{9}}
+	r := walk(t, config(500), walks.Config{MaxSteps: 100, Liveness: config(500).Liveness, Observe: o})
+	if r.Outcome != walks.Observed || r.Steps != 9 || r.Property != "Nine" || o.asked != 1 || !r.Outcome.Violation() {
+		t.Fatalf("got %+v (verdict asked %d times), want observed after 9 steps", r, o.asked)
+	}
+	if d, ok := r.Observed.([]int); !ok || d[0] != 9 {
+		t.Errorf("detail %v", r.Observed)
+	}
+	if r.Outcome.String() != "observed" {
+		t.Errorf("outcome name %q", r.Outcome)
+	}
+	// No verdict: the walk is merely stopped, no violation.
+	o = &verdictObserver{At: 4}
+	r = walk(t, config(500), walks.Config{MaxSteps: 100, Observe: o})
+	if r.Outcome != walks.Stopped || r.Steps != 4 || r.Observed != nil || r.Outcome.Violation() {
+		t.Errorf("got %+v, want stopped after 4 steps", r)
+	}
+	// A walk that ends on its own never asks for a verdict.
+	o = &verdictObserver{At: 1000, Prop: "never"}
+	r = walk(t, config(20), walks.Config{MaxSteps: 100, Liveness: config(20).Liveness, Observe: o})
+	if r.Outcome != walks.Live || o.asked != 0 {
+		t.Errorf("got %+v, verdict asked %d times", r, o.asked)
 	}
 }

@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/spf13/pflag"
 
@@ -58,41 +56,52 @@ func (l *lassoFlags) options() lasso.Options {
 
 // lassoRun is the lasso state of one search command.
 type lassoRun struct {
-	mon     *lasso.Monitor
-	alarms  atomic.Int64
-	stopped atomic.Bool // the search was cancelled for enough alarms
+	mon *lasso.Monitor
 }
 
 // lassoSetup hooks lasso detection and the temperature method into the
-// search's walks: with --lasso a confirmed lasso takes over its walk's
-// scheduling (lasso.Spin), so that the walk ends Dead and the search
-// reports it in path order like any suspected violation; with
-// --temperature an alarm is recorded and the walk goes on (to tell a false
-// alarm), and the search is cancelled once --max-violations alarms were
-// raised.
-func lassoSetup(scfg *search.Config, f *searchFlags, ctx context.Context) (*lassoRun, context.CancelFunc) {
+// search's walks. Both report what they find as the walk's verdict
+// (lasso.Report), so that the search commits it in path order like any
+// violation (outcome walks.Observed, the finding in Violation.Observed):
+// a confirmed lasso's walk first repeats the cycle up to d_max (the path
+// the critical-transition search probes), and an alarm's walk goes on to
+// its first live state (a false alarm) or d_max.
+func lassoSetup(scfg *search.Config, f *searchFlags) *lassoRun {
 	l := &f.lasso
 	if !l.on && l.temperature == 0 {
-		return nil, func() {}
+		return nil
 	}
 	o := l.options()
 	o.NoLasso = !l.on
-	o.OnLasso = lasso.Spin
+	o.OnLasso = lasso.Report
 	o.Temperature = l.temperature
-	o.OnAlarm = lasso.Continue
+	o.OnAlarm = lasso.Report
+	o.Until = f.walkDepth
 	o.MaxStates = f.walkDepth + 1
 	r := &lassoRun{mon: lasso.NewMonitor(o)}
-	sctx, cancel := context.WithCancel(ctx)
-	r.mon.OnFinding = func(fd *lasso.Finding) {
-		if fd.Kind == lasso.KindTemperature && r.alarms.Add(1) >= int64(f.maxViolations) {
-			r.stopped.Store(true)
-			cancel()
-		}
-	}
 	scfg.Observe = r.mon.Observer
-	scfg.Context = sctx
 	l.run = r
-	return r, cancel
+	return r
+}
+
+// observedFinding returns the lasso or temperature alarm a detector ended
+// v's walk with, or nil for a violation of another kind.
+func observedFinding(v *search.Violation) *lasso.Finding {
+	if v.Outcome != walks.Observed {
+		return nil
+	}
+	fd, _ := v.Observed.(*lasso.Finding)
+	return fd
+}
+
+// outcomeText is a violation's outcome as the report gives it: the walk's
+// outcome ("dead", "quiescent", "unsafe", "failed"), or the kind of the
+// finding a detector reported ("lasso", "temperature").
+func outcomeText(v *search.Violation) string {
+	if fd := observedFinding(v); fd != nil {
+		return fd.Kind
+	}
+	return v.Outcome.String()
 }
 
 // refuted reports whether the walk of violation v confirmed a lasso that
@@ -107,19 +116,6 @@ func (r *lassoRun) refuted(v *search.Violation) bool {
 		}
 	}
 	return false
-}
-
-// firstAlarm returns the first temperature alarm in path order, or nil.
-func (r *lassoRun) firstAlarm() *lasso.Finding {
-	if r == nil {
-		return nil
-	}
-	for _, fd := range r.mon.Findings() {
-		if fd.Kind == lasso.KindTemperature {
-			return fd
-		}
-	}
-	return nil
 }
 
 // statsReport summarises what the detectors saw.
@@ -168,8 +164,8 @@ func (r *lassoRun) statsReport(f *searchFlags) *LassoStats {
 }
 
 // findLasso looks for a lasso in a liveness violation's path, observing
-// from its initial state: a walk that lasso.Spin took over has one, and a
-// suspected dead path may contain one.
+// from its initial state: a suspected dead path may contain one that its
+// walk's detector did not confirm (or that was not watched for).
 func findLasso(cfg *sim.Config, v *search.Violation, f *searchFlags) (*lasso.Finding, error) {
 	fd, err := lasso.Analyze(cfg, sim.Options{FailuresUntil: v.FailuresUntil}, v.Choices, 0, f.lasso.options())
 	if err != nil {
@@ -228,9 +224,9 @@ func lassoTrace(et *trace.Trace, fd *lasso.Finding) {
 // temperatureViolation reports a temperature alarm: the path to the alarm,
 // a lasso in it if there is one (then the alarm was a true one), and
 // whether the execution became live after the alarm (a false alarm).
-func (a *App) temperatureViolation(rep *Report, base *trace.Trace, cfg *sim.Config, fd *lasso.Finding, f *searchFlags) error {
-	rep.Verdict, rep.Kind, rep.Outcome = search.Liveness.String(), "temperature", "alarm"
-	rep.Property, rep.Steps, rep.Depth = fd.Property, fd.Steps, fd.Start
+func (a *App) temperatureViolation(rep *Report, base *trace.Trace, cfg *sim.Config, v *search.Violation, fd *lasso.Finding, f *searchFlags) error {
+	rep.Verdict, rep.Kind, rep.Outcome = search.Liveness.String(), "temperature", outcomeText(v)
+	rep.Property, rep.Steps, rep.Path, rep.Depth = fd.Property, fd.Steps, v.Path, fd.Start
 	opts := sim.Options{FailuresUntil: fd.FailuresUntil}
 	if err := sim.CheckDeterminism(cfg, fd.Choices, opts); err != nil {
 		return usageError{fmt.Errorf("cannot trust this result: %w", err)}
@@ -272,16 +268,22 @@ func (a *App) temperatureViolation(rep *Report, base *trace.Trace, cfg *sim.Conf
 	return nil
 }
 
-// lassoCheck looks for a lasso behind a liveness violation: in its path
-// (always with --lasso, where a spun walk has one), and, when the
-// critical-transition search found no dead state (C2), also in walks from
-// its end. It fills the report and the trace when it finds one.
+// lassoCheck fills the report and the trace with the lasso behind a
+// liveness violation: for a lasso a detector reported (outcome Observed),
+// the earliest one in its path, which may start before the walk did, or
+// else the detector's own; for a dead path, one in the path (always with
+// --lasso) and, when the critical-transition search found no dead state
+// (C2), in walks from its end.
 func lassoCheck(rep *Report, et *trace.Trace, cfg *sim.Config, v *search.Violation, f *searchFlags, cr *critical.Result, prog *progress) error {
-	if v.Verdict != search.Liveness || v.Outcome != walks.Dead {
+	observed := observedFinding(v)
+	if observed != nil && observed.Kind != lasso.KindLasso {
+		observed = nil
+	}
+	if observed == nil && (v.Verdict != search.Liveness || v.Outcome != walks.Dead) {
 		return nil
 	}
 	c2 := cr != nil && cr.Condition == critical.C2
-	if !f.lasso.on && !c2 {
+	if observed == nil && !f.lasso.on && !c2 {
 		return nil
 	}
 	var fd *lasso.Finding
@@ -293,6 +295,9 @@ func lassoCheck(rep *Report, et *trace.Trace, cfg *sim.Config, v *search.Violati
 		}
 	}
 	source := "violating path"
+	if fd == nil && observed != nil {
+		fd, source = observed, "search walk"
+	}
 	if fd == nil && c2 {
 		prog.line("critical transition C2: looking for a lasso in walks from the path's end...")
 		var err error

@@ -229,3 +229,30 @@ func TestLassoUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchObservedOutcome: lassos and temperature alarms are the
+// verdicts of their walks' detectors, which the search reports in path
+// order like any violation: outcome "lasso" or "temperature", the search
+// stopped for the violation (not cancelled), --max-violations honoured.
+func TestSearchObservedOutcome(t *testing.T) {
+	rep, _ := searchJSON(t, ExitViolation, "--system", "lasso-philosophers", "--lasso", "--walk-depth", "400", "--walks", "10")
+	vs, _ := rep["violations"].([]any)
+	if rep["outcome"] != "lasso" || rep["stop"] != "violation" || len(vs) != 1 {
+		t.Fatalf("lasso: outcome %v stop %v violations %v", rep["outcome"], rep["stop"], vs)
+	}
+	if v := vs[0].(map[string]any); v["outcome"] != "lasso" || num(v["steps"]) != 400 || num(v["path"]) != num(rep["path"]) {
+		t.Errorf("lasso violation %v", v)
+	}
+	rep, _ = searchJSON(t, ExitViolation, "--system", "lasso-slow", "--temperature", "50", "--walk-depth", "1000", "--max-paths", "20", "--max-violations", "3")
+	vs, _ = rep["violations"].([]any)
+	if rep["outcome"] != "temperature" || rep["kind"] != "temperature" || rep["stop"] != "violation" || len(vs) != 3 {
+		t.Fatalf("temperature: outcome %v kind %v stop %v violations %v", rep["outcome"], rep["kind"], rep["stop"], vs)
+	}
+	for i, v := range vs {
+		v := v.(map[string]any)
+		// A false alarm's walk went on to its live state, step 200.
+		if v["outcome"] != "temperature" || num(v["steps"]) != 200 || i > 0 && num(v["path"]) <= num(vs[i-1].(map[string]any)["path"]) {
+			t.Errorf("violation %d: %v", i, v)
+		}
+	}
+}

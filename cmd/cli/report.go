@@ -16,9 +16,13 @@ import (
 // Report is what `macemc search` concludes, as written to report.json and,
 // with --json, to stdout.
 type Report struct {
-	Verdict    string            `json:"verdict"`
-	Kind       string            `json:"kind,omitempty"`
-	Property   string            `json:"property,omitempty"`
+	Verdict  string `json:"verdict"`
+	Kind     string `json:"kind,omitempty"`
+	Property string `json:"property,omitempty"`
+	// Outcome is how the violating walk ended: "dead", "quiescent",
+	// "unsafe" or "failed", or, when a walk's lasso detector reported the
+	// violation (walks.Observed), the finding's kind: "lasso" or
+	// "temperature".
 	Outcome    string            `json:"outcome,omitempty"`
 	System     string            `json:"system"`
 	Params     map[string]string `json:"params"`
@@ -65,9 +69,11 @@ type Report struct {
 type ViolationSummary struct {
 	Verdict  string `json:"verdict"`
 	Property string `json:"property"`
-	Outcome  string `json:"outcome"`
-	Steps    int    `json:"steps"`
-	Path     int64  `json:"path"`
+	// Outcome is as Report.Outcome; Steps is the length of the walk's
+	// execution (for a lasso, the cycle repeated up to d_max).
+	Outcome string `json:"outcome"`
+	Steps   int    `json:"steps"`
+	Path    int64  `json:"path"`
 }
 
 // CriticalReport is the critical-transition part of a report.

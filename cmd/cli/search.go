@@ -15,6 +15,7 @@ import (
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
+	"github.com/macemc/macemc/walks/lasso"
 )
 
 type searchFlags struct {
@@ -128,8 +129,7 @@ func (a *App) search(args []string) (int, error) {
 	if err := checkDeterministic(cfg, f.seed); err != nil {
 		return ExitUsage, usageError{err}
 	}
-	lr, stopLasso := lassoSetup(&scfg, f, ctx)
-	defer stopLasso()
+	lr := lassoSetup(&scfg, f)
 	res, err := search.Run(scfg)
 	prog.clear()
 	if err != nil {
@@ -142,24 +142,19 @@ func (a *App) search(args []string) (int, error) {
 	rep.Verdict = res.Verdict.String()
 
 	for _, v := range res.Violations {
-		rep.Violations = append(rep.Violations, ViolationSummary{Verdict: v.Verdict.String(), Property: v.Property, Outcome: v.Outcome.String(), Steps: v.Steps, Path: v.Path})
+		rep.Violations = append(rep.Violations, ViolationSummary{Verdict: v.Verdict.String(), Property: v.Property, Outcome: outcomeText(&v), Steps: v.Steps, Path: v.Path})
 	}
 	rep.LassoStats = lr.statsReport(f)
-	if lr != nil && lr.stopped.Load() && ctx.Err() == nil && rep.Stop == "interrupted" {
-		rep.Stop = "violation" // enough temperature alarms
-	}
 	code := ExitNone
-	if alarm := lr.firstAlarm(); alarm != nil && (len(res.Violations) == 0 || res.Violations[0].Outcome == walks.Dead && !f.lasso.on) {
-		// The temperature method's alarm; a walk that stayed hot to d_max
-		// after it is the same finding.
-		code = ExitViolation
-		if err := a.temperatureViolation(rep, &base, cfg, alarm, f); err != nil {
-			return ExitUsage, err
-		}
-	} else if len(res.Violations) > 0 {
+	if len(res.Violations) > 0 {
 		code = ExitViolation
 		v := res.Violations[0]
-		if err := a.violation(rep, &base, cfg, &v, f, ctx, prog); err != nil {
+		if fd := observedFinding(&v); fd != nil && fd.Kind == lasso.KindTemperature {
+			err = a.temperatureViolation(rep, &base, cfg, &v, fd, f)
+		} else {
+			err = a.violation(rep, &base, cfg, &v, f, ctx, prog)
+		}
+		if err != nil {
 			return ExitUsage, err
 		}
 	}
@@ -188,7 +183,7 @@ var resultFiles = []string{"error.trace", "error.log", "live.trace", "live.log",
 // is deterministic on its path, finds the critical transition of a
 // liveness violation, and writes traces and logs.
 func (a *App) violation(rep *Report, base *trace.Trace, cfg *sim.Config, v *search.Violation, f *searchFlags, ctx context.Context, prog *progress) error {
-	rep.Property, rep.Outcome, rep.Steps, rep.Path, rep.Depth = v.Property, v.Outcome.String(), v.Steps, v.Path, v.LiveAfter
+	rep.Property, rep.Outcome, rep.Steps, rep.Path, rep.Depth = v.Property, outcomeText(v), v.Steps, v.Path, v.LiveAfter
 	if v.Err != nil {
 		rep.Error = v.Err.Error()
 	}

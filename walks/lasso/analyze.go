@@ -110,7 +110,7 @@ func WalkFrom(c WalkConfig) (*Finding, int, error) {
 	for j := 0; j < c.Walks; j++ {
 		w := base.Clone(sim.NewRandom(walks.SeedFor(c.Seed, uint64(j))))
 		d := NewDetector(o)
-		wc := &walks.Config{MaxSteps: c.Steps + c.MaxSteps, LiveAfter: c.Steps, Liveness: c.System.Liveness, Safety: c.System.Safety, Observe: d.Observe}
+		wc := &walks.Config{MaxSteps: c.Steps + c.MaxSteps, LiveAfter: c.Steps, Liveness: c.System.Liveness, Safety: c.System.Safety, Observe: d}
 		run := func() error { walks.Walk(w, wc); return nil }
 		if c.HandlerTimeout < 0 {
 			run()

@@ -15,7 +15,7 @@
 //
 // # Detection
 //
-// A Detector watches one walk through walks.Config.Observe (seed 000,
+// A Detector watches one walk as its walks.Observer (seed 000,
 // Algorithms 1, 3 and 4). For every state from the first one it sees, it
 // records the state's hash, the events enabled in it and the event that
 // left it, and keeps a map from hash to step of the walk's own states (at
@@ -64,9 +64,9 @@
 // projection func(*sim.Sim) uint64 instead (Custom). A partial lasso
 // shows Replays repetitions, not an infinite execution: a counter that
 // becomes live after 200 passes fools partial hashing for 10 rounds. With
-// the Spin action (below) the walk goes on repeating the cycle to its
-// step bound, which refutes such a cycle when the repetition breaks
-// (Finding.Refuted).
+// the Spin and Report actions (below) the walk goes on repeating the
+// cycle to its step bound, which refutes such a cycle when the repetition
+// breaks (Finding.Refuted).
 //
 // Only the head of each reliable connection's queue is visible through
 // the simulator's API (sim.Sim.Ready), so PartialHash sees the queues
@@ -75,12 +75,19 @@
 // # Actions
 //
 // On a confirmed lasso a detector can Stop the walk (Observe returns
-// false: outcome walks.Stopped, the default), Continue it, or Spin: take
-// over the walk's chooser and repeat the cycle, so that the walk stays hot
-// and ends walks.Dead at its bound, an ordinary suspected violation that
-// search.Run reports in path order; Analyze then finds the lasso again in
-// the violation's path. The macemc command uses Spin, because search only
-// reports violations from walk outcomes.
+// false: outcome walks.Stopped, the default, which is no violation),
+// Continue it, Spin (take over the walk's chooser and repeat the cycle
+// until the walk's bound, where it ends walks.Dead), or Report it. Report
+// makes the finding the walk's verdict (Detector.Verdict, walks.Observer):
+// the walk ends walks.Observed, a violation that search.Run commits in
+// path order like any other, with the finding (a copy) in
+// search.Violation.Observed and its Property as the violation's property.
+// Before it ends, a reported lasso's walk repeats the cycle as Spin does,
+// up to Options.Until (the walk's bound, d_max), so that the violation's
+// path is the cycle unrolled to d_max, the execution the
+// critical-transition search needs; a cycle that stops repeating is
+// refuted and not reported, and the walk goes on at random. The macemc
+// command uses Report for lassos and alarms.
 //
 // # Temperature
 //
@@ -90,7 +97,10 @@
 // (a Finding of kind KindTemperature). The method needs no state, but its
 // alarm shows no cycle and may be false: a slow but live system needs
 // more than TT steps. With OnAlarm Continue the walk goes on and
-// Finding.LiveAt tells when it did become live after all. Random walks
+// Finding.LiveAt tells when it did become live after all. With OnAlarm
+// Report the walk goes on likewise, and ends Observed with the alarm as
+// its verdict at its first live state (LiveAt set: a false alarm) or at
+// Options.Until. Random walks
 // rarely stay long in a livelock, so the temperature method finds the
 // philosophers' livelock only with a low threshold, which in turn raises
 // false alarms on slow systems.
@@ -108,10 +118,18 @@
 //		fmt.Println(f.Stem, f.CycleLen, f.Note())
 //	}
 //
-// In a search, hand m.Observer to search.Config.Observe (with OnLasso:
-// Spin to have the search report the lasso). Look for a lasso in a
-// recorded execution with Analyze, or in fresh walks from its end with
-// WalkFrom. On the command line:
+// In a search, hand m.Observer to search.Config.Observe, with OnLasso
+// (and OnAlarm) Report and Until set to the walk depth, to have the search
+// report the first lasso in path order as a violation:
+//
+//	m := lasso.NewMonitor(lasso.Options{OnLasso: lasso.Report, Until: 20000})
+//	res, _ := search.Run(search.Config{System: cfg, WalkDepth: 20000, Observe: m.Observer})
+//	if len(res.Violations) > 0 && res.Violations[0].Outcome == walks.Observed {
+//		f := res.Violations[0].Observed.(*lasso.Finding)
+//	}
+//
+// Look for a lasso in a recorded execution with Analyze, or in fresh walks
+// from its end with WalkFrom. On the command line:
 //
 //	macemc search --system philosophers --lasso
 //	macemc search --system proposers --lasso --partial-hash

@@ -48,8 +48,8 @@ type Finding struct {
 	// cycle's own events with exact hashing; Analyze gives the recorded
 	// ones).
 	Events []sim.Event
-	// Spun is how many further steps the walk repeated the cycle (Spin,
-	// or the rest of the execution for Analyze); Refuted marks a cycle
+	// Spun is how many further steps the walk repeated the cycle (Spin
+	// and Report, or the rest of the execution for Analyze); Refuted marks a cycle
 	// that then stopped repeating, at step RefutedAt.
 	Spun      int
 	Refuted   bool

@@ -41,6 +41,17 @@ const (
 	// chooser. For an alarm the detector then notes whether the execution
 	// became live after all (Finding.LiveAt): a false alarm.
 	Continue
+	// Report ends the walk with the finding as its verdict (see
+	// Detector.Verdict): the walk's outcome is walks.Observed, a violation
+	// that search.Run reports in path order, with the finding in
+	// search.Violation.Observed. Before that the walk goes on to step
+	// Options.Until: a lasso's walk repeats the cycle as with Spin (if it
+	// stops repeating, the finding is Refuted, reported no more, and the
+	// walk goes on at random), so that the walk's path is the cycle
+	// unrolled to d_max; an alarm's walk goes on with its own chooser as
+	// with Continue and ends at its first live state (Finding.LiveAt: a
+	// false alarm) or at Until. With Until 0 the walk ends at once.
+	Report
 )
 
 // Fairness says what must run in a cycle for it to be fair. Failure
@@ -97,12 +108,17 @@ type Options struct {
 	// Fairness says which cycles count as fair: SourceFairness (default)
 	// or NodeFairness.
 	Fairness Fairness
-	// OnLasso is what to do with a confirmed lasso: Stop (default), Spin
-	// or Continue.
+	// OnLasso is what to do with a confirmed lasso: Stop (default), Spin,
+	// Continue or Report.
 	OnLasso Action
-	// OnAlarm is what to do with a temperature alarm: Stop (default) or
-	// Continue.
+	// OnAlarm is what to do with a temperature alarm: Stop (default),
+	// Continue or Report.
 	OnAlarm Action
+	// Until is, with Report, the step up to which a walk goes on after a
+	// finding before it ends with the finding as its verdict: set it to
+	// the walk's step bound (walks.Config.MaxSteps, d_max). A walk that
+	// reaches its bound first ends Dead without a verdict.
+	Until int
 	// MaxStates caps the states one detector records (default
 	// DefaultMaxStates); later states are not examined. The map from hash
 	// to step holds only the walk's own states, so a walk's length is the
@@ -157,11 +173,11 @@ type Stats struct {
 	Discarded int64
 	// Confirmed counts lassos: hot, fair cycles that replayed RT times.
 	Confirmed int64
-	// Refuted counts confirmed lassos that stopped repeating when Spin
-	// repeated them further (possible with partial hashing only).
+	// Refuted counts confirmed lassos that stopped repeating when Spin or
+	// Report repeated them further (possible with partial hashing only).
 	Refuted int64
 	// Alarms counts temperature alarms; Recovered those after which the
-	// execution became live (OnAlarm Continue): false alarms.
+	// execution became live (OnAlarm Continue or Report): false alarms.
 	Alarms    int64
 	Recovered int64
 }
@@ -216,6 +232,7 @@ type Detector struct {
 	temp                   int
 	finding, alarm         *Finding
 	spin                   *cycleChooser
+	verdict                *Finding // the finding the walk was ended with (Report)
 }
 
 // NewDetector returns a detector for one walk.
@@ -229,6 +246,22 @@ func (d *Detector) Finding() *Finding { return d.finding }
 
 // Alarm returns the temperature alarm, or nil.
 func (d *Detector) Alarm() *Finding { return d.alarm }
+
+// Verdict implements walks.Observer: after Observe ended the walk with a
+// finding (action Report) it returns the finding's property and a copy of
+// the finding (a *Finding); otherwise "" and nil.
+func (d *Detector) Verdict() (property string, detail any) {
+	if d.verdict == nil {
+		return "", nil
+	}
+	return d.verdict.Property, d.verdict.clone()
+}
+
+// report ends the walk with f as its verdict.
+func (d *Detector) report(f *Finding) bool {
+	d.verdict = f
+	return false
+}
 
 // Stats returns what this detector counted (Walks stays 0; a Monitor
 // counts walks and sums its detectors' counts).
@@ -261,9 +294,9 @@ func (d *Detector) source(ev sim.Event) int32 {
 	return i
 }
 
-// Observe is the walk hook: it examines the state s is in (called once
-// for the walk's first state and after every step) and returns false to
-// end the walk (Stop).
+// Observe is the walk hook (walks.Observer): it examines the state s is
+// in (called once for the walk's first state and after every step) and
+// returns false to end the walk (Stop, or Report with a verdict).
 func (d *Detector) Observe(s *sim.Sim) bool {
 	if d.s == nil {
 		d.begin(s)
@@ -271,18 +304,39 @@ func (d *Detector) Observe(s *sim.Sim) bool {
 	if len(d.liveness) == 0 {
 		return true // nothing is hot without a liveness property
 	}
+	if d.verdict != nil {
+		return false
+	}
 	n := s.Steps()
 	k := n - d.base
 	hot := !d.live(s)
 	if d.spin != nil {
 		d.spinning(s, n, hot)
+		switch {
+		case d.o.OnLasso != Report:
+		case !d.finding.Refuted:
+			if n >= d.o.Until {
+				return d.report(d.finding)
+			}
+		case d.alarm != nil && d.o.OnAlarm == Report:
+			// The lasso was refuted: the alarm before it is still due.
+			d.temperature(s, n, k, hot)
+			if d.alarmDue(n) {
+				return d.report(d.alarm)
+			}
+		}
 		return true
 	}
 	if !hot {
 		d.lastCold = k
 	}
-	if d.o.Temperature > 0 && !d.temperature(s, n, k, hot) {
-		return false
+	if d.o.Temperature > 0 {
+		if !d.temperature(s, n, k, hot) {
+			return false
+		}
+		if d.alarmDue(n) {
+			return d.report(d.alarm)
+		}
 	}
 	if !d.recording || d.finding != nil {
 		return true
@@ -375,6 +429,12 @@ func (d *Detector) temperature(s *sim.Sim, n, k int, hot bool) bool {
 	d.count(func(c *counters) *atomic.Int64 { return &c.alarms })
 	d.publish(d.alarm)
 	return d.o.OnAlarm != Stop
+}
+
+// alarmDue reports whether a raised alarm with action Report ends the walk
+// at step n: at the first live state after it, or at step Until.
+func (d *Detector) alarmDue(n int) bool {
+	return d.alarm != nil && d.o.OnAlarm == Report && (d.alarm.LiveAt > 0 || n >= d.o.Until)
 }
 
 func (d *Detector) firstNotLive(s *sim.Sim) string {
@@ -503,6 +563,12 @@ func (d *Detector) confirm(s *sim.Sim, i, k int, steps []cycleStep, events []sim
 	d.count(func(c *counters) *atomic.Int64 { return &c.confirmed })
 	d.publish(d.finding)
 	switch d.o.OnLasso {
+	case Report:
+		if n >= d.o.Until {
+			d.verdict = d.finding
+			return true
+		}
+		fallthrough
 	case Spin:
 		c := newCycleChooser(steps)
 		c.s = s

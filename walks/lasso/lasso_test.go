@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/walks"
 	"github.com/macemc/macemc/walks/lasso"
@@ -437,5 +438,100 @@ func TestDeterministic(t *testing.T) {
 	a, b := run(), run()
 	if len(a) == 0 || !reflect.DeepEqual(a, b) {
 		t.Errorf("findings differ between runs: %d vs %d", len(a), len(b))
+	}
+}
+
+// TestReport: with Report a confirmed lasso's walk repeats the cycle up to
+// Until and then ends Observed with the finding as its verdict; with
+// Until 0 it ends at once. An alarm's walk goes on to its first live state
+// and ends Observed there with the alarm (LiveAt set). A partial lasso that
+// stops repeating is refuted and reported no more.
+func TestReport(t *testing.T) {
+	cfg := lassotest.Philosophers(2, false)
+	for _, until := range []int{300, 0} {
+		m, res, _ := hunt(t, cfg, lasso.Options{OnLasso: lasso.Report, Until: until}, 40, 300)
+		observed := 0
+		for i, r := range res {
+			if r.Outcome != walks.Observed {
+				if r.Outcome != walks.Live {
+					t.Errorf("until %d, walk %d: %v", until, i, r.Outcome)
+				}
+				continue
+			}
+			observed++
+			f, ok := r.Observed.(*lasso.Finding)
+			if !ok || f.Kind != lasso.KindLasso || r.Property != f.Property || f.Property != "Fed" {
+				t.Fatalf("until %d, walk %d: verdict %q %+v", until, i, r.Property, r.Observed)
+			}
+			checkExactLasso(t, cfg, f)
+			want := max(until, f.Steps)
+			if r.Steps != want || f.Spun != want-f.Steps {
+				t.Errorf("until %d, walk %d: ended at %d, lasso to %d repeated %d steps", until, i, r.Steps, f.Steps, f.Spun)
+			}
+		}
+		if st := m.Stats(); observed == 0 || int64(observed) != st.Confirmed || st.Refuted != 0 {
+			t.Errorf("until %d: %d walks observed, stats %+v", until, observed, st)
+		}
+	}
+
+	slow := lassotest.Slow(200)
+	for _, until := range []int{1000, 0} {
+		m, res, _ := hunt(t, slow, lasso.Options{NoLasso: true, Temperature: 50, OnAlarm: lasso.Report, Until: until}, 3, 1000)
+		for i, r := range res {
+			f, ok := r.Observed.(*lasso.Finding)
+			wantSteps, wantLive := 200, 200
+			if until == 0 {
+				wantSteps, wantLive = 50, 0
+			}
+			if r.Outcome != walks.Observed || !ok || f.Kind != lasso.KindTemperature || f.Steps != 50 || r.Steps != wantSteps || f.LiveAt != wantLive {
+				t.Errorf("until %d, walk %d: %+v, alarm %+v", until, i, r, f)
+			}
+		}
+		if st := m.Stats(); st.Alarms != 3 {
+			t.Errorf("until %d: %+v", until, st)
+		}
+	}
+
+	m, res, _ := hunt(t, slow, lasso.Options{Hash: lasso.Partial, OnLasso: lasso.Report, Until: 1000}, 3, 1000)
+	if st := m.Stats(); st.Confirmed != 3 || st.Refuted != 3 {
+		t.Errorf("partial lasso on slow: %+v", st)
+	}
+	for i, r := range res {
+		if r.Outcome != walks.Live {
+			t.Errorf("refuted walk %d: %+v", i, r)
+		}
+	}
+}
+
+// TestSearchReports: handed to a search, detectors with Report make the
+// first lasso in path order the search's violation, the same for any
+// number of workers, with the walk's path the cycle unrolled to d_max.
+func TestSearchReports(t *testing.T) {
+	cfg := lassotest.Philosophers(2, false)
+	var first *lasso.Finding
+	var path int64
+	for _, workers := range []int{1, 4} {
+		m := lasso.NewMonitor(lasso.Options{OnLasso: lasso.Report, Until: 300})
+		res, err := search.Run(search.Config{System: cfg, WalkDepth: 300, Seed: 1, Workers: workers, Observe: m.Observer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != search.Liveness || len(res.Violations) != 1 {
+			t.Fatalf("workers %d: verdict %v", workers, res.Verdict)
+		}
+		v := res.Violations[0]
+		f, ok := v.Observed.(*lasso.Finding)
+		if v.Outcome != walks.Observed || !ok || v.Property != f.Property || v.Steps != 300 || f.Steps+f.Spun != 300 {
+			t.Fatalf("workers %d: %v %q steps %d, finding %+v", workers, v.Outcome, v.Property, v.Steps, v.Observed)
+		}
+		if !slices.Equal(v.Choices[:len(f.Choices)], f.Choices) {
+			t.Errorf("workers %d: the finding's choices are not a prefix of the violation's", workers)
+		}
+		checkExactLasso(t, cfg, f)
+		if first == nil {
+			first, path = f, v.Path
+		} else if v.Path != path || f.Stem != first.Stem || f.Steps != first.Steps {
+			t.Errorf("workers %d: lasso %d+%d at path %d, want %d+%d at path %d", workers, f.Stem, f.CycleLen, v.Path, first.Stem, first.CycleLen, path)
+		}
 	}
 }

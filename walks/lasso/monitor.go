@@ -4,23 +4,27 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/walks"
 )
 
 // Monitor hands out one Detector per walk and gathers their statistics
-// and findings. Its Observer method is a search.Config.Observe factory:
+// and findings. Its Observer method is a search.Config.Observe factory;
+// with action Report a confirmed lasso is a violation of the search:
 //
-//	m := lasso.NewMonitor(lasso.Options{OnLasso: lasso.Spin})
-//	res, err := search.Run(search.Config{System: cfg, Observe: m.Observer})
-//	for _, f := range m.Findings() { ... }
+//	m := lasso.NewMonitor(lasso.Options{OnLasso: lasso.Report, Until: 20000})
+//	res, err := search.Run(search.Config{System: cfg, WalkDepth: 20000, Observe: m.Observer})
+//	if v := res.Violations[0]; v.Outcome == walks.Observed {
+//		f := v.Observed.(*lasso.Finding) // the first lasso in path order
+//	}
+//	for _, f := range m.Findings() { ... } // every finding of every walk
 //
 // A Monitor is safe for concurrent use.
 type Monitor struct {
 	o Options
 	c counters
 	// OnFinding, when set, is called with every finding as a detector
-	// makes it (a copy), from the walk's goroutine (the CLI cancels the
-	// search from it). It must not block.
+	// makes it (a copy), from the walk's goroutine, in no particular
+	// order across walks. It must not block.
 	OnFinding func(*Finding)
 
 	mu       sync.Mutex
@@ -37,12 +41,12 @@ func NewMonitor(o Options) *Monitor {
 // filled in.
 func (m *Monitor) Options() Options { return m.o }
 
-// Observer returns a new detector's Observe, for one walk.
-func (m *Monitor) Observer() func(*sim.Sim) bool {
+// Observer returns a new detector, for one walk.
+func (m *Monitor) Observer() walks.Observer {
 	d := NewDetector(m.o)
 	d.m = m
 	m.c.walks.Add(1)
-	return d.Observe
+	return d
 }
 
 // Stats returns the statistics summed over all detectors so far.
