@@ -4,10 +4,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
 )
-
-const systemName = "chord"
 
 // Budgets, in simulator steps (default weights: app 40, message 8, timer 1).
 const (
@@ -15,35 +14,28 @@ const (
 	// on, must each reach a live state within fixedBudget steps.
 	fixedWalks  = 200
 	fixedBudget = 2000
-	// A state is dead when deadWalks walks of deadDepth steps from it
-	// (failures off) never reach a live state, and transient when one of
-	// recoverWalks such walks does.
-	deadWalks    = 50
-	deadDepth    = 5000
-	recoverWalks = 50
-	// searchWalks walks per state in the binary search for the critical
-	// transition.
-	searchWalks = 20
+	// deadDepth is the length of the walks that tell dead states from
+	// transient ones (judge).
+	deadDepth = 5000
 )
+
+// walker checks the state a walk starts in, records the first SuccPred
+// violation instead of failing, counts only resets as failures (a walk
+// with failures on is live only once it has recovered from its resets)
+// and fails the test if the ring falls quiet, which it never should.
+var walker = servicetest.Walker{CheckStart: true, RecordUnsafe: true, Quiescent: servicetest.QuiescentFails, ResetsOnly: true}
+
+// judge: a state is dead when 50 walks of deadDepth steps from it
+// (failures off) never reach a live state, and transient when one of 50
+// such walks does; the binary search for the critical transition tries
+// 20 walks per state.
+var judge = servicetest.Judge{Walker: walker, Budget: deadDepth, Dead: 50, Transient: 50, Search: 20, Seed: 7919}
 
 func node(s *sim.Sim, id sim.NodeID) *Chord { return s.Service(id).(*Chord) }
 
 func TestRegistration(t *testing.T) {
-	sys, err := sim.Lookup("chord")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{"nodes": "3", "fixed": "false", "resets": "1", "breaks": "0"}
-	for _, p := range sys.Params {
-		if d, ok := want[p.Name]; !ok || d != p.Default {
-			t.Errorf("param %s default %q, want %q", p.Name, p.Default, d)
-		}
-		delete(want, p.Name)
-	}
-	if len(want) > 0 {
-		t.Errorf("missing params %v", want)
-	}
-	cfg := testConfig(t, nil)
+	sys := servicetest.CheckParams(t, SystemName, map[string]string{"nodes": "3", "fixed": "false", "resets": "1", "breaks": "0"})
+	cfg := servicetest.Config(t, SystemName)
 	if len(cfg.Safety) != 1 || cfg.Safety[0].Name != "SuccPred" || len(cfg.Liveness) != 1 || cfg.Liveness[0].Name != "AllNodes" {
 		t.Errorf("properties: safety %v liveness %v", cfg.Safety, cfg.Liveness)
 	}
@@ -66,37 +58,10 @@ func TestRegistration(t *testing.T) {
 // a live state within fixedBudget steps; with failures on, a live state
 // after the reset.
 func TestFixedRandomWalks(t *testing.T) {
-	for _, params := range []map[string]string{
+	walker.ReachLiveMatrix(t, SystemName, []map[string]string{
 		{"fixed": "true"},
 		{"fixed": "true", "nodes": "4", "resets": "2", "breaks": "1"},
-	} {
-		cfg := testConfig(t, params)
-		for _, failures := range []bool{false, true} {
-			var steps []int
-			for seed := range uint64(fixedWalks) {
-				s := newSim(t, cfg, seed, failures)
-				want := 0
-				if failures {
-					want = cfg.Failures.Resets
-				}
-				r := walk(t, s, fixedBudget, want)
-				if r.unsafe >= 0 {
-					t.Fatalf("%v failures=%v seed %d: SuccPred violated at step %d (%s)", params, failures, seed, r.unsafe, r.unsafeWhat)
-				}
-				if r.live < 0 {
-					t.Fatalf("%v failures=%v seed %d: not live within %d steps", params, failures, seed, fixedBudget)
-				}
-				steps = append(steps, r.live)
-				if seed < 3 {
-					if err := sim.CheckDeterminism(cfg, s.ChoiceValues(), sim.Options{NoFailures: !failures}); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			med, max := median(steps)
-			t.Logf("%v failures=%v: %d walks live, steps to live median %d max %d (budget %d)", params, failures, len(steps), med, max, fixedBudget)
-		}
-	}
+	}, servicetest.Batch{Walks: fixedWalks, Budget: fixedBudget, Determinism: 3})
 }
 
 // TestResetFromLivePrefix is the prefix-based search of seed 003 §4.2
@@ -109,37 +74,32 @@ func TestFixedRandomWalks(t *testing.T) {
 // successor; no lookup is left to reach it, so the reset itself is the
 // critical transition.
 func TestResetFromLivePrefix(t *testing.T) {
-	fixed, buggy := testConfig(t, map[string]string{"fixed": "true"}), testConfig(t, nil)
+	fixed, buggy := servicetest.Config(t, SystemName, map[string]string{"fixed": "true"}), servicetest.Config(t, SystemName)
 	var steps []int
 	for seed := range uint64(10) {
 		for _, cfg := range []*sim.Config{fixed, buggy} {
-			prefix := livePrefix(t, cfg, seed, fixedBudget)
+			prefix := walker.LivePrefix(t, cfg, seed, fixedBudget)
 			for x := range sim.NodeID(cfg.Nodes) {
-				s := prefix.Clone(sim.NewRandom(seed*100 + uint64(x)))
-				s.SetFailures(true)
-				sc := newScript(t, s)
-				sc.do("reset", reset(x))
-				s.SetFailures(false)
+				s := servicetest.ResetAt(t, prefix, x, seed*100+uint64(x))
 				isFixed := cfg == fixed
 				switch {
 				case isFixed || x != 0:
-					r := walk(t, s, fixedBudget, 0)
-					if r.live < 0 || (isFixed && r.unsafe >= 0) {
+					r := walker.Walk(t, s, fixedBudget, 0)
+					if r.Live < 0 || (isFixed && r.Unsafe >= 0) {
 						t.Fatalf("fixed=%v seed %d: no recovery from the reset of node %d: %+v", isFixed, seed, x, r)
 					}
 					if isFixed {
-						steps = append(steps, r.live-prefix.Steps())
+						steps = append(steps, r.Live-prefix.Steps())
 					}
 				case seed < 4: // the dead checks cost 250,000 steps each
-					if recovers(t, s, deadWalks, deadDepth) {
+					if !judge.IsDead(t, s) {
 						t.Fatalf("buggy seed %d: recovered from the reset of node 0", seed)
 					}
 				}
 			}
 		}
 	}
-	med, max := median(steps)
-	t.Logf("fixed: steps from a reset at a live state back to live: median %d max %d", med, max)
+	t.Logf("fixed: steps from a reset at a live state back to live: %v", servicetest.Summarize(steps))
 }
 
 // bugScenario drives the shortest execution in which the bug strikes (the
@@ -150,19 +110,19 @@ func TestResetFromLivePrefix(t *testing.T) {
 // 0: node 2's lookup (FindSucc) and node 1's Notify. The last step is node
 // 0 handling the Notify. It returns the script and the index of the last
 // state.
-func bugScenario(t *testing.T, cfg *sim.Config) (*script, int) {
-	s := newSim(t, cfg, 1, true)
-	sc := newScript(t, s)
-	sc.do("node 0 creates the ring", app(0))
-	sc.do("node 1 asks to join", app(1))
-	sc.do("node 2 asks to join", app(2))
-	sc.do("node 0 answers node 1's lookup", msg(0, 1, "FindSucc"))
-	sc.do("node 0 resets", reset(0))
+func bugScenario(t *testing.T, cfg *sim.Config) (*servicetest.Script, int) {
+	s := servicetest.New(t, cfg, 1)
+	sc := servicetest.NewScript(t, s)
+	sc.Do("node 0 creates the ring", servicetest.App(0))
+	sc.Do("node 1 asks to join", servicetest.App(1))
+	sc.Do("node 2 asks to join", servicetest.App(2))
+	sc.Do("node 0 answers node 1's lookup", servicetest.Message(0, 1, "FindSucc"))
+	sc.Do("node 0 resets", servicetest.Reset(0))
 	s.SetFailures(false)
-	sc.do("node 0 recreates the ring", app(0))
-	sc.do("node 1 joins and notifies node 0", msg(1, 0, "FindSuccReply"))
-	sc.do("node 0 handles the notify", msg(0, 1, "Notify"))
-	return sc, len(sc.states) - 1
+	sc.Do("node 0 recreates the ring", servicetest.App(0))
+	sc.Do("node 1 joins and notifies node 0", servicetest.Message(1, 0, "FindSuccReply"))
+	sc.Do("node 0 handles the notify", servicetest.Message(0, 1, "Notify"))
+	return sc, sc.Last()
 }
 
 // TestBuggyCriticalTransition: in bugScenario the critical transition is
@@ -178,48 +138,40 @@ func bugScenario(t *testing.T, cfg *sim.Config) (*script, int) {
 // is you", which changes nothing (seed 003 §6). The same step is the
 // first violation of SuccPred.
 func TestBuggyCriticalTransition(t *testing.T) {
-	cfg := testConfig(t, nil)
+	cfg := servicetest.Config(t, SystemName)
 	sc, crit := bugScenario(t, cfg)
 	if crit != 8 {
 		t.Fatalf("scenario has %d steps", crit)
 	}
-	ev := sc.states[crit].LastEvent()
+	ev := sc.States[crit].LastEvent()
 	if ev.Kind != sim.EvMessage || ev.Node != 0 || ev.Peer != 1 || sim.MessageName(ev.Msg) != "Notify" {
 		t.Fatalf("step %d is %s", crit, ev)
 	}
 	// SuccPred: holds before, first violated at the critical step.
-	for i, st := range sc.states {
-		if got := isSafe(t, st); got != (i < crit) {
+	for i, st := range sc.States {
+		if got := servicetest.Safe(t, st); got != (i < crit) {
 			t.Errorf("SuccPred after step %d (%s): %v", i, st.LastEvent(), got)
 		}
 	}
-	if n0 := node(sc.states[crit], 0); n0.Pred.Addr != 1 || n0.Succ.Addr != 0 {
+	if n0 := node(sc.States[crit], 0); n0.Pred.Addr != 1 || n0.Succ.Addr != 0 {
 		t.Fatalf("node 0 after the notify: pred %v succ %v", n0.Pred, n0.Succ)
 	}
-	// (a) before: transient; (b) after: dead.
-	if !recovers(t, sc.states[crit-1], recoverWalks, deadDepth) {
-		t.Errorf("state before step %d does not recover", crit)
-	}
-	if recovers(t, sc.states[crit], deadWalks, deadDepth) {
-		t.Errorf("state after step %d recovers", crit)
-	}
-	// The binary search of Algorithm 3 over the scenario agrees.
-	if got := criticalStep(t, crit, func(i int) *sim.Sim { return sc.states[i] }, searchWalks, deadDepth); got != crit {
-		t.Errorf("critical transition search: step %d (%s), want %d", got, sc.states[got].LastEvent(), crit)
-	}
+	// (a) before: transient; (b) after: dead; and the binary search of
+	// Algorithm 3 over the scenario agrees.
+	judge.CheckCritical(t, crit, sc.State)
 	// The live alternative: node 0 handles node 2's lookup first.
-	alt := newScript(t, sc.states[crit-1].Clone(sim.NewRandom(3)))
-	alt.do("node 0 answers node 2's lookup", msg(0, 2, "FindSucc"))
-	if n0 := node(alt.s, 0); n0.Pred.Addr != 2 || n0.Succ.Addr != 2 {
+	alt := sc.States[crit-1].Clone(sim.NewRandom(3))
+	servicetest.Step(t, alt, "node 0 answers node 2's lookup", servicetest.Message(0, 2, "FindSucc"))
+	if n0 := node(alt, 0); n0.Pred.Addr != 2 || n0.Succ.Addr != 2 {
 		t.Errorf("node 0 after node 2's lookup: pred %v succ %v", n0.Pred, n0.Succ)
 	}
-	if r := walk(t, alt.s, fixedBudget, 0); r.live < 0 {
+	if r := walker.Walk(t, alt, fixedBudget, 0); r.Live < 0 {
 		t.Errorf("alternative does not reach liveness: %+v", r)
 	}
 	// The dead state is the one of seed 003 §6: node 0 is a one-node ring
 	// with node 2 as predecessor, while node 1 -> node 2 -> node 0.
-	dead := sc.states[crit].Clone(sim.NewRandom(5))
-	if r := walk(t, dead, deadDepth, 0); r.live >= 0 {
+	dead := sc.States[crit].Clone(sim.NewRandom(5))
+	if r := walker.Walk(t, dead, deadDepth, 0); r.Live >= 0 {
 		t.Fatal("dead state became live")
 	}
 	got := [3][2]sim.NodeID{}
@@ -236,26 +188,19 @@ func TestBuggyCriticalTransition(t *testing.T) {
 // Notify makes node 1 node 0's successor as well as its predecessor,
 // SuccPred holds throughout, and the ring forms.
 func TestFixedScenarioRecovers(t *testing.T) {
-	cfg := testConfig(t, map[string]string{"fixed": "true"})
+	cfg := servicetest.Config(t, SystemName, map[string]string{"fixed": "true"})
 	sc, crit := bugScenario(t, cfg)
-	for i, st := range sc.states {
-		if !isSafe(t, st) {
+	for i, st := range sc.States {
+		if !servicetest.Safe(t, st) {
 			t.Errorf("SuccPred violated after step %d (%s)", i, st.LastEvent())
 		}
 	}
-	if n0 := node(sc.states[crit], 0); n0.Pred.Addr != 1 || n0.Succ.Addr != 1 {
+	if n0 := node(sc.States[crit], 0); n0.Pred.Addr != 1 || n0.Succ.Addr != 1 {
 		t.Errorf("node 0: pred %v succ %v", n0.Pred, n0.Succ)
 	}
-	var steps []int
-	for seed := range uint64(recoverWalks) {
-		r := walk(t, sc.states[crit].Clone(sim.NewRandom(seed)), fixedBudget, 0)
-		if r.live < 0 || r.unsafe >= 0 {
-			t.Fatalf("seed %d: %+v", seed, r)
-		}
-		steps = append(steps, r.live-crit)
-	}
-	med, max := median(steps)
-	t.Logf("fixed scenario: steps to live after step %d: median %d max %d", crit, med, max)
+	rs := walker.From(t, sc.States[crit], judge.Transient, fixedBudget, 0)
+	rs.CheckLive(t, "fixed scenario")
+	t.Logf("fixed scenario: steps to live after step %d: %v", crit, rs.Summary())
 }
 
 // TestBuggyRandomWalksFindDeadState is the search without a script: seeded
@@ -264,34 +209,20 @@ func TestFixedScenarioRecovers(t *testing.T) {
 // transition of that walk, found by binary search, is node 0 resetting or
 // node 0 handling a Notify, and SuccPred is first violated at or after it.
 func TestBuggyRandomWalksFindDeadState(t *testing.T) {
-	cfg := testConfig(t, nil)
-	const maxSeeds, budget = 100, deadDepth
-	found := 0
-	for seed := uint64(0); seed < maxSeeds && found < 1; seed++ {
-		s := newSim(t, cfg, seed, true)
-		r := walk(t, s, budget, 1)
-		if r.live >= 0 {
-			continue
-		}
-		found++
-		n := s.Steps()
-		state := replayState(t, cfg, s.ChoiceValues())
-		crit := criticalStep(t, n, state, searchWalks, deadDepth)
-		ev := state(crit).LastEvent()
-		if recovers(t, state(crit), deadWalks, deadDepth) || !recovers(t, state(crit-1), recoverWalks, deadDepth) {
-			t.Fatalf("seed %d: step %d is not the critical transition", seed, crit)
-		}
-		reset := ev.Kind == sim.EvReset && ev.Node == 0
-		notify := ev.Kind == sim.EvMessage && ev.Node == 0 && sim.MessageName(ev.Msg) == "Notify"
-		if !reset && !notify {
-			t.Errorf("seed %d: critical transition at step %d is %s", seed, crit, ev)
-		}
-		if r.unsafe < crit {
-			t.Errorf("seed %d: SuccPred violated at step %d, before the critical step %d", seed, r.unsafe, crit)
-		}
-		t.Logf("seed %d: dead after %d steps; critical transition at step %d: %s; SuccPred first violated at step %d (%s)", seed, n, crit, ev, r.unsafe, r.unsafeWhat)
+	cfg := servicetest.Config(t, SystemName)
+	seed, s, r := walker.FirstStuck(t, cfg, servicetest.Batch{Walks: 100, Budget: deadDepth, Failures: true})
+	crit, state := judge.CriticalOf(t, s)
+	if !judge.IsCritical(t, crit, state) {
+		t.Fatalf("seed %d: step %d is not the critical transition", seed, crit)
 	}
-	if found == 0 {
-		t.Fatalf("no dead state in %d walks of %d steps", maxSeeds, budget)
+	ev := state(crit).LastEvent()
+	reset := ev.Kind == sim.EvReset && ev.Node == 0
+	notify := ev.Kind == sim.EvMessage && ev.Node == 0 && sim.MessageName(ev.Msg) == "Notify"
+	if !reset && !notify {
+		t.Errorf("seed %d: critical transition at step %d is %s", seed, crit, ev)
 	}
+	if r.Unsafe < crit {
+		t.Errorf("seed %d: SuccPred violated at step %d, before the critical step %d", seed, r.Unsafe, crit)
+	}
+	t.Logf("seed %d: dead after %d steps; critical transition at step %d: %s; SuccPred first violated at step %d (%s)", seed, s.Steps(), crit, ev, r.Unsafe, r.UnsafeEvent)
 }

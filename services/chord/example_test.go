@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/macemc/macemc/services/chord"
+	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
 )
 
@@ -12,39 +13,17 @@ import (
 // Notify that sets its predecessor but not its successor (the critical
 // transition). Whatever happens next, node 0 stays a ring of its own.
 func Example() {
-	sys, err := sim.Lookup("chord")
-	if err != nil {
-		panic(err)
-	}
-	cfg, _, err := sys.Config(map[string]string{"fixed": "false"})
-	if err != nil {
-		panic(err)
-	}
-	s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(1)})
-	if err != nil {
-		panic(err)
-	}
-	run := func(kind sim.EventKind, node, peer sim.NodeID) {
-		for i, ev := range s.Ready() {
-			if ev.Kind == kind && ev.Node == node && (kind != sim.EvMessage || ev.Peer == peer) {
-				if err := s.StepEvent(i); err != nil {
-					panic(err)
-				}
-				fmt.Println(s.LastEvent())
-				return
-			}
-		}
-		panic("no such event")
-	}
-	run(sim.EvApp, 0, 0)
-	run(sim.EvApp, 1, 0)
-	run(sim.EvApp, 2, 0)
-	run(sim.EvMessage, 0, 1)
-	run(sim.EvReset, 0, 0)
+	cfg, s := servicetest.MustStart(chord.SystemName, map[string]string{"fixed": "false"}, sim.NewRandom(1))
+	run := func(m servicetest.Match) { fmt.Println(servicetest.MustStep(s, m)) }
+	run(servicetest.App(0))
+	run(servicetest.App(1))
+	run(servicetest.App(2))
+	run(servicetest.From(0, 1))
+	run(servicetest.Reset(0))
 	s.SetFailures(false)
-	run(sim.EvApp, 0, 0)
-	run(sim.EvMessage, 1, 0)
-	run(sim.EvMessage, 0, 1) // the critical transition
+	run(servicetest.App(0))
+	run(servicetest.From(1, 0))
+	run(servicetest.From(0, 1)) // the critical transition
 	safe, _ := s.AllHold(cfg.Safety)
 	fmt.Println("SuccPred holds:", safe)
 	for s.Steps() < 5000 {

@@ -1,6 +1,9 @@
 package chord
 
-import "github.com/macemc/macemc/sim"
+import (
+	"github.com/macemc/macemc/services/internal/ring"
+	"github.com/macemc/macemc/sim"
+)
 
 // IDBits is the width of a Chord identifier: the ring has 1<<IDBits points.
 // It is small on purpose: the model checker wants few, readable states.
@@ -12,15 +15,7 @@ type ID uint32
 // IDOf returns the identifier of the node at addr. As in a deployment, it
 // is a hash of the node's address, so a node that restarts comes back with
 // the same identifier.
-func IDOf(addr sim.NodeID) ID {
-	h := uint32(addr)*0x9E3779B1 + 0x7F4A7C15
-	h ^= h >> 15
-	h *= 0x2C1B3C6D
-	h ^= h >> 12
-	h *= 0x297A2D39
-	h ^= h >> 15
-	return ID(h >> (32 - IDBits))
-}
+func IDOf(addr sim.NodeID) ID { return ID(ring.Hash(addr, IDBits)) }
 
 // Ref names a node: its address and its identifier, as carried in messages.
 type Ref struct {

@@ -3,12 +3,16 @@ package chord
 import (
 	"fmt"
 
+	"github.com/macemc/macemc/services/internal/ring"
 	"github.com/macemc/macemc/sim"
 )
 
+// SystemName is the name the system is registered under.
+const SystemName = "chord"
+
 func init() {
 	sim.Register(&sim.System{
-		Name: "chord",
+		Name: SystemName,
 		Doc:  "Chord ring (revised protocol): join through node 0, periodic stabilize; the bug of seed 003 §6 (a notify updates the predecessor only)",
 		Params: []sim.ParamSpec{
 			{Name: "nodes", Kind: sim.ParamInt, Default: "3", Doc: "number of nodes (2-64); node 0 creates the ring, the others join through it"},
@@ -25,7 +29,7 @@ func build(p sim.Params) (*sim.Config, error) {
 	if n < 2 || n > 64 {
 		return nil, fmt.Errorf("nodes=%d: want 2 to 64", n)
 	}
-	if err := distinctIDs(n); err != nil {
+	if err := ring.Distinct(n, IDBits); err != nil {
 		return nil, err
 	}
 	fixed := p.Bool("fixed")
@@ -47,18 +51,6 @@ func build(p sim.Params) (*sim.Config, error) {
 	}, nil
 }
 
-func distinctIDs(n int) error {
-	seen := map[ID]sim.NodeID{}
-	for i := range n {
-		id := IDOf(sim.NodeID(i))
-		if j, dup := seen[id]; dup {
-			return fmt.Errorf("nodes %d and %d hash to the same identifier %d", j, i, id)
-		}
-		seen[id] = sim.NodeID(i)
-	}
-	return nil
-}
-
 // SuccPred is the safety predicate of seed 003 Table 1: a node's
 // predecessor is itself if and only if its successor is itself.
 func SuccPred(v *sim.View) bool {
@@ -70,22 +62,5 @@ func SuccPred(v *sim.View) bool {
 // AllNodes is the liveness predicate of seed 003 Table 1: from every node,
 // following successor pointers visits every node.
 func AllNodes(v *sim.View) bool {
-	n := v.Len()
-	all := uint64(1)<<uint(n) - 1
-	for start := range n {
-		var seen uint64
-		cur := sim.NodeID(start)
-		for range n {
-			seen |= 1 << uint(cur)
-			c := sim.Node[Chord](v, cur)
-			if c == nil {
-				return false
-			}
-			cur = c.Succ.Addr
-		}
-		if seen != all {
-			return false
-		}
-	}
-	return true
+	return ring.Covers(v, func(c *Chord) sim.NodeID { return c.Succ.Addr })
 }

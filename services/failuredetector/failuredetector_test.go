@@ -2,104 +2,18 @@ package failuredetector
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 
+	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
 )
 
-func config(t testing.TB, fixed bool) *sim.Config {
-	t.Helper()
-	sys, err := sim.Lookup(SystemName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _, err := sys.Config(map[string]string{"fixed": fmt.Sprint(fixed)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
-}
+// walker's walks fail the test on a safety violation, and a walk that
+// falls quiescent is stuck.
+var walker servicetest.Walker
 
-func newSim(t testing.TB, cfg *sim.Config, seed uint64) *sim.Sim {
-	t.Helper()
-	s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func holds(t testing.TB, s *sim.Sim, ps []sim.Property) bool {
-	t.Helper()
-	ok, err := s.AllHold(ps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ok
-}
-
-// walk runs s until it is live or the execution has max steps; it returns
-// the steps when it turned live, or -1.
-func walk(t testing.TB, s *sim.Sim, max int) int {
-	t.Helper()
-	cfg := s.Config()
-	for s.Steps() < max {
-		ok, err := s.Step()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			return -1
-		}
-		if !holds(t, s, cfg.Safety) {
-			t.Fatalf("safety violated at step %d: %s", s.Steps(), s.LastEvent())
-		}
-		if holds(t, s, cfg.Liveness) {
-			return s.Steps()
-		}
-	}
-	return -1
-}
-
-// recovers runs k walks of up to steps more steps from clones of s and
-// returns how many turned live.
-func recovers(t testing.TB, s *sim.Sim, k, steps int) int {
-	live := 0
-	for j := range k {
-		if walk(t, s.Clone(sim.NewRandom(uint64(1000*s.Steps()+j))), s.Steps()+steps) >= 0 {
-			live++
-		}
-	}
-	return live
-}
-
-func step(t testing.TB, s *sim.Sim, pred func(sim.Event) bool) {
-	t.Helper()
-	for i, e := range s.Ready() {
-		if pred(e) {
-			if err := s.StepEvent(i); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-	}
-	t.Fatalf("step %d: no such event ready", s.Steps())
-}
-
-func delivery(to, from sim.NodeID, typ string) func(sim.Event) bool {
-	return func(e sim.Event) bool {
-		return e.Kind == sim.EvMessage && e.Node == to && e.Peer == from && sim.MessageName(e.Msg) == typ
-	}
-}
-
-func app(id sim.NodeID) func(sim.Event) bool {
-	return func(e sim.Event) bool { return e.Kind == sim.EvApp && e.Node == id }
-}
-
-func round(e sim.Event) bool {
-	return e.Kind == sim.EvTimer && e.Node == detector && e.Timer == roundTimer
-}
+// round matches the detector's round timer.
+var round = servicetest.Timer(detector, roundTimer)
 
 const (
 	detector sim.NodeID = 0
@@ -112,15 +26,15 @@ const (
 // detector pings, daemon 3 answers, and the next round declares daemon 2
 // failed before the registration arrives.
 func scenario(t testing.TB, s *sim.Sim) {
-	step(t, s, app(client))
+	servicetest.Step(t, s, "the client sends its registration", servicetest.App(client))
 	s.SetChooser(&sim.Prefix{Seq: []int32{0}, Then: sim.NewRandom(0)}) // the client halts daemon 2
-	step(t, s, app(client))
-	step(t, s, delivery(victim, client, "Halt"))
-	step(t, s, round)
-	step(t, s, delivery(other, detector, "Ping"))
-	step(t, s, delivery(detector, other, "Pong"))
-	step(t, s, round) // declares daemon 2 failed: nobody to tell
-	step(t, s, delivery(detector, client, "RegisterClient"))
+	servicetest.Step(t, s, "the client halts daemon 2", servicetest.App(client))
+	servicetest.Step(t, s, "daemon 2 halts", servicetest.Message(victim, client, "Halt"))
+	servicetest.Step(t, s, "the detector pings", round)
+	servicetest.Step(t, s, "daemon 3 gets the ping", servicetest.Message(other, detector, "Ping"))
+	servicetest.Step(t, s, "the detector gets the pong", servicetest.Message(detector, other, "Pong"))
+	servicetest.Step(t, s, "the detector declares daemon 2 failed", round) // nobody to tell
+	servicetest.Step(t, s, "the registration arrives", servicetest.Message(detector, client, "RegisterClient"))
 }
 
 const scenarioSteps, critStep = 8, 7
@@ -129,78 +43,55 @@ const scenarioSteps, critStep = 8, 7
 // while no client is registered, some random walk has the registration
 // arrive first; after it, no walk of 30 ever tells the client.
 func TestCriticalTransition(t *testing.T) {
-	cfg := config(t, false)
-	full := newSim(t, cfg, 0)
+	cfg := servicetest.Variant(t, SystemName, false)
+	full := servicetest.New(t, cfg, 0)
 	scenario(t, full)
-	var live []int
-	var events []sim.Event
-	for i := 0; i <= scenarioSteps; i++ {
-		r, err := sim.Replay(cfg, full.ChoiceValues()[:full.StepStart(i)], i, sim.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		events = append(events, r.LastEvent())
-		live = append(live, recovers(t, r, 30, 3000))
-	}
+	state := servicetest.Replayer(t, cfg, full.ChoiceValues())
+	live := walker.Profile(t, scenarioSteps, state, func(int) int { return 30 }, 3000)
 	t.Logf("live walks (of 30) from states 0..%d: %v", scenarioSteps, live)
-	crit := 0
-	for i, n := range live {
-		if n > 0 {
-			crit = i + 1
-		}
-	}
+	crit := servicetest.CriticalFromCounts(live)
 	if crit != critStep {
 		t.Fatalf("critical transition at step %d, want %d", crit, critStep)
 	}
-	if ev := events[crit]; ev.Node != detector || ev.Kind != sim.EvTimer || ev.Timer != roundTimer {
+	ev := state(crit).LastEvent()
+	if ev.Node != detector || ev.Kind != sim.EvTimer || ev.Timer != roundTimer {
 		t.Fatalf("critical event %s, want the detector's round", ev)
 	}
-	t.Logf("critical transition: step %d, %s", crit, events[crit])
+	t.Logf("critical transition: step %d, %s", crit, ev)
 }
 
 // TestHotCycle: after the bug, the detector pings daemon 3 forever and the
 // global state repeats exactly: a hot, fair lasso.
 func TestHotCycle(t *testing.T) {
-	cfg := config(t, false)
-	s := newSim(t, cfg, 0)
+	cfg := servicetest.Variant(t, SystemName, false)
+	s := servicetest.New(t, cfg, 0)
 	scenario(t, s)
 	// Deliver what is in flight.
 	for s.InFlight() > 0 {
-		step(t, s, func(e sim.Event) bool { return e.Kind == sim.EvMessage })
+		servicetest.Step(t, s, "a message in flight", servicetest.Kind(sim.EvMessage))
 	}
 	start := s.Hash()
-	for iter := range 3 {
-		enabled, ran := map[string]bool{}, map[string]bool{}
-		for _, pred := range []func(sim.Event) bool{round, delivery(other, detector, "Ping"), delivery(detector, other, "Pong")} {
-			if holds(t, s, cfg.Liveness) {
-				t.Fatal("live inside the cycle")
+	servicetest.Cycle{
+		Steps: []servicetest.Match{round, servicetest.Message(other, detector, "Ping"), servicetest.Message(detector, other, "Pong")},
+		// Fair in the strict sense: every message, payload and all, is run.
+		Key: func(e sim.Event) any { return e.String() },
+		After: func(iter int, s *sim.Sim) {
+			if s.Hash() != start {
+				t.Fatalf("iteration %d: state differs", iter)
 			}
-			for _, e := range s.Ready() {
-				enabled[e.String()] = true
-			}
-			step(t, s, pred)
-			ran[s.LastEvent().String()] = true
-		}
-		if s.Hash() != start {
-			t.Fatalf("iteration %d: state differs", iter)
-		}
-		for e := range enabled {
-			if !ran[e] {
-				t.Fatalf("unfair: %s never runs", e)
-			}
-		}
-	}
+		},
+	}.Run(t, s, 3)
 	c := sim.Node[Client](s.View(), client)
 	t.Logf("client registered, daemon 2 halted, client knows %v: cycle of 3 steps repeats", c.Down)
 }
 
 // TestFixedScenario: with the fix the registration brings the history.
 func TestFixedScenario(t *testing.T) {
-	cfg := config(t, true)
-	s := newSim(t, cfg, 0)
+	cfg := servicetest.Variant(t, SystemName, true)
+	s := servicetest.New(t, cfg, 0)
 	scenario(t, s)
-	step(t, s, delivery(client, detector, "NodesDown"))
-	if !holds(t, s, cfg.Liveness) {
+	servicetest.Step(t, s, "the client learns of daemon 2", servicetest.Message(client, detector, "NodesDown"))
+	if !servicetest.Live(t, s) {
 		t.Fatal("not live")
 	}
 }
@@ -211,29 +102,9 @@ func TestWalks(t *testing.T) {
 	const walks, budget = 100, 1000
 	for _, params := range []map[string]string{{}, {"nodes": "3", "failures": "2", "attempts": "2"}} {
 		params["fixed"] = "true"
-		sys, _ := sim.Lookup(SystemName)
-		cfg, _, err := sys.Config(params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var steps []int
-		for seed := range uint64(walks) {
-			n := walk(t, newSim(t, cfg, seed), budget)
-			if n < 0 {
-				t.Fatalf("%v seed %d: not live after %d steps", params, seed, budget)
-			}
-			steps = append(steps, n)
-		}
-		slices.Sort(steps)
-		t.Logf("%v: steps to live median %d, p99 %d, max %d", params, steps[len(steps)/2], steps[len(steps)*99/100], steps[len(steps)-1])
+		walker.ReachLive(t, servicetest.Config(t, SystemName, params), servicetest.Batch{Walks: walks, Budget: budget}, fmt.Sprint(params))
 	}
-	cfg := config(t, false)
-	dead := 0
-	for seed := range uint64(1000) {
-		if walk(t, newSim(t, cfg, seed), budget) < 0 {
-			dead++
-		}
-	}
+	dead := len(walker.Walks(t, servicetest.Variant(t, SystemName, false), servicetest.Batch{Walks: 1000, Budget: budget}).Stuck())
 	t.Logf("buggy: %d of 1000 walks stuck after %d steps", dead, budget)
 }
 
@@ -241,20 +112,6 @@ func TestWalks(t *testing.T) {
 // compares the state after every step (sim.CheckDeterminism): no map
 // order, clock or global randomness leaks into the service.
 func TestDeterministic(t *testing.T) {
-	for _, fixed := range []bool{false, true} {
-		cfg := config(t, fixed)
-		for seed := range uint64(5) {
-			s := newSim(t, cfg, seed)
-			for s.Steps() < 300 {
-				if ok, err := s.Step(); err != nil {
-					t.Fatal(err)
-				} else if !ok {
-					break
-				}
-			}
-			if err := sim.CheckDeterminism(cfg, s.ChoiceValues(), sim.Options{}); err != nil {
-				t.Fatalf("fixed=%v seed %d: %v", fixed, seed, err)
-			}
-		}
-	}
+	servicetest.Deterministic(t, servicetest.Variant(t, SystemName, false), 5, 300)
+	servicetest.Deterministic(t, servicetest.Variant(t, SystemName, true), 5, 300)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/macemc/macemc/services/pastry"
+	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
 )
 
@@ -13,41 +14,19 @@ import (
 // stale entry for node 1 and routes every join request for node 1's
 // identifier, and node 2's, to node 1, which is not joined.
 func Example() {
-	sys, err := sim.Lookup("pastry")
-	if err != nil {
-		panic(err)
-	}
-	cfg, _, err := sys.Config(map[string]string{"fixed": "false"})
-	if err != nil {
-		panic(err)
-	}
-	s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(1)})
-	if err != nil {
-		panic(err)
-	}
-	run := func(kind sim.EventKind, node, peer sim.NodeID) {
-		for i, ev := range s.Ready() {
-			if ev.Kind == kind && ev.Node == node && (kind != sim.EvMessage || ev.Peer == peer) {
-				if err := s.StepEvent(i); err != nil {
-					panic(err)
-				}
-				fmt.Println(s.LastEvent())
-				return
-			}
-		}
-		panic("no such event")
-	}
-	run(sim.EvApp, 0, 0)
-	run(sim.EvApp, 1, 0)
-	run(sim.EvTimer, 0, 0)
-	run(sim.EvTimer, 1, 0)
-	run(sim.EvMessage, 0, 1)
-	run(sim.EvMessage, 1, 0)
-	run(sim.EvMessage, 0, 1)
-	run(sim.EvReset, 1, 0)
+	cfg, s := servicetest.MustStart(pastry.SystemName, map[string]string{"fixed": "false"}, sim.NewRandom(1))
+	run := func(m servicetest.Match) { fmt.Println(servicetest.MustStep(s, m)) }
+	run(servicetest.App(0))
+	run(servicetest.App(1))
+	run(servicetest.At(sim.EvTimer, 0))
+	run(servicetest.At(sim.EvTimer, 1))
+	run(servicetest.From(0, 1))
+	run(servicetest.From(1, 0))
+	run(servicetest.From(0, 1))
+	run(servicetest.Reset(1))
 	s.SetFailures(false)
-	run(sim.EvApp, 1, 0)
-	run(sim.EvTimer, 1, 0) // the critical transition
+	run(servicetest.App(1))
+	run(servicetest.At(sim.EvTimer, 1)) // the critical transition
 	forwarded := 0
 	for s.Steps() < 5000 {
 		if _, err := s.Step(); err != nil {

@@ -4,10 +4,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
 )
-
-const systemName = "pastry"
 
 // Budgets, in simulator steps (default weights: app 40, message 8, timer 1).
 const (
@@ -15,16 +14,22 @@ const (
 	// on, must each reach a live state within fixedBudget steps.
 	fixedWalks  = 200
 	fixedBudget = 3000
-	// A state is dead when deadWalks walks of deadDepth steps from it
-	// (failures off) never reach a live state, and transient when one of
-	// recoverWalks such walks does.
-	deadWalks    = 50
-	deadDepth    = 5000
-	recoverWalks = 50
-	// searchWalks walks per state in the binary search for the critical
-	// transition.
-	searchWalks = 20
+	// deadDepth is the length of the walks that tell dead states from
+	// transient ones (judge).
+	deadDepth = 5000
 )
+
+// walker checks the state a walk starts in, records the first SizeMatch
+// violation instead of failing, counts only resets as failures (a walk
+// with failures on is live only once it has recovered from its resets)
+// and fails the test if the overlay falls quiet, which it never should.
+var walker = servicetest.Walker{CheckStart: true, RecordUnsafe: true, Quiescent: servicetest.QuiescentFails, ResetsOnly: true}
+
+// judge: a state is dead when 50 walks of deadDepth steps from it
+// (failures off) never reach a live state, and transient when one of 50
+// such walks does; the binary search for the critical transition tries
+// 20 walks per state.
+var judge = servicetest.Judge{Walker: walker, Budget: deadDepth, Dead: 50, Transient: 50, Search: 20, Seed: 7919}
 
 func node(s *sim.Sim, id sim.NodeID) *Pastry { return s.Service(id).(*Pastry) }
 
@@ -37,21 +42,8 @@ func addrs(hs []Handle) []sim.NodeID {
 }
 
 func TestRegistration(t *testing.T) {
-	sys, err := sim.Lookup("pastry")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{"nodes": "3", "fixed": "false", "leafset": "2", "resets": "1", "breaks": "0"}
-	for _, p := range sys.Params {
-		if d, ok := want[p.Name]; !ok || d != p.Default {
-			t.Errorf("param %s default %q, want %q", p.Name, p.Default, d)
-		}
-		delete(want, p.Name)
-	}
-	if len(want) > 0 {
-		t.Errorf("missing params %v", want)
-	}
-	cfg := testConfig(t, nil)
+	sys := servicetest.CheckParams(t, SystemName, map[string]string{"nodes": "3", "fixed": "false", "leafset": "2", "resets": "1", "breaks": "0"})
+	cfg := servicetest.Config(t, SystemName)
 	if len(cfg.Safety) != 1 || cfg.Safety[0].Name != "SizeMatch" || len(cfg.Liveness) != 1 || cfg.Liveness[0].Name != "AllNodes" {
 		t.Errorf("properties: safety %v liveness %v", cfg.Safety, cfg.Liveness)
 	}
@@ -112,37 +104,10 @@ func equal(a, b []sim.NodeID) bool {
 // the resets. Also with more nodes, a smaller leaf set relative to them,
 // two resets and a connection break.
 func TestFixedRandomWalks(t *testing.T) {
-	for _, params := range []map[string]string{
+	walker.ReachLiveMatrix(t, SystemName, []map[string]string{
 		{"fixed": "true"},
 		{"fixed": "true", "nodes": "5", "leafset": "2", "resets": "2", "breaks": "1"},
-	} {
-		cfg := testConfig(t, params)
-		for _, failures := range []bool{false, true} {
-			var steps []int
-			for seed := range uint64(fixedWalks) {
-				s := newSim(t, cfg, seed, failures)
-				want := 0
-				if failures {
-					want = cfg.Failures.Resets
-				}
-				r := walk(t, s, fixedBudget, want)
-				if r.unsafe >= 0 {
-					t.Fatalf("%v failures=%v seed %d: SizeMatch violated at step %d (%s)", params, failures, seed, r.unsafe, r.unsafeWhat)
-				}
-				if r.live < 0 {
-					t.Fatalf("%v failures=%v seed %d: not live within %d steps", params, failures, seed, fixedBudget)
-				}
-				steps = append(steps, r.live)
-				if seed < 3 {
-					if err := sim.CheckDeterminism(cfg, s.ChoiceValues(), sim.Options{NoFailures: !failures}); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			med, max := median(steps)
-			t.Logf("%v failures=%v: %d walks live, steps to live median %d max %d (budget %d)", params, failures, len(steps), med, max, fixedBudget)
-		}
-	}
+	}, servicetest.Batch{Walks: fixedWalks, Budget: fixedBudget, Determinism: 3})
 }
 
 // TestFixedRapidRejoin is the prefix-based search of seed 003 §4.2 (point
@@ -150,27 +115,22 @@ func TestFixedRandomWalks(t *testing.T) {
 // to rejoin and make its first join attempt at once (the rapid rejoin),
 // then walk on with failures off. It always gets back in.
 func TestFixedRapidRejoin(t *testing.T) {
-	cfg := testConfig(t, map[string]string{"fixed": "true"})
+	cfg := servicetest.Config(t, SystemName, map[string]string{"fixed": "true"})
 	var steps []int
 	for seed := range uint64(20) {
-		prefix := livePrefix(t, cfg, seed, fixedBudget)
+		prefix := walker.LivePrefix(t, cfg, seed, fixedBudget)
 		for x := range sim.NodeID(cfg.Nodes) {
-			s := prefix.Clone(sim.NewRandom(seed*100 + uint64(x)))
-			s.SetFailures(true)
-			sc := newScript(t, s)
-			sc.do("reset", reset(x))
-			s.SetFailures(false)
-			sc.do("rejoin request", app(x))
-			sc.do("first join attempt", timer(x, TimerJoin))
-			r := walk(t, s, fixedBudget, 0)
-			if r.live < 0 || r.unsafe >= 0 {
+			s := servicetest.ResetAt(t, prefix, x, seed*100+uint64(x))
+			servicetest.Step(t, s, "rejoin request", servicetest.App(x))
+			servicetest.Step(t, s, "first join attempt", servicetest.Timer(x, TimerJoin))
+			r := walker.Walk(t, s, fixedBudget, 0)
+			if r.Live < 0 || r.Unsafe >= 0 {
 				t.Fatalf("seed %d: node %d did not get back in: %+v", seed, x, r)
 			}
-			steps = append(steps, r.live-prefix.Steps())
+			steps = append(steps, r.Live-prefix.Steps())
 		}
 	}
-	med, max := median(steps)
-	t.Logf("fixed: steps from a reset at a live state back to live: median %d max %d", med, max)
+	t.Logf("fixed: steps from a reset at a live state back to live: %v", servicetest.Summarize(steps))
 }
 
 // rejoinScenario drives the execution of the bug: nodes 2 and 1 join node
@@ -178,31 +138,31 @@ func TestFixedRapidRejoin(t *testing.T) {
 // to rejoin, and its join timer fires at once: a rapid rejoin, before any
 // leaf set probe has reached it. It returns the script and the index of
 // the last state.
-func rejoinScenario(t *testing.T, cfg *sim.Config) (*script, int) {
-	s := newSim(t, cfg, 1, true)
-	sc := newScript(t, s)
-	sc.do("node 0 asks to start", app(0))
-	sc.do("node 1 asks to join", app(1))
-	sc.do("node 2 asks to join", app(2))
-	sc.do("node 0 starts the overlay", timer(0, TimerJoin))
-	sc.do("node 2 sends its join request", timer(2, TimerJoin))
-	sc.do("node 0 answers node 2", msg(0, 2, "JoinRequest"))
-	sc.do("node 2 joins", msg(2, 0, "JoinReply"))
-	sc.do("node 0 inserts node 2", msg(0, 2, "Announce"))
-	sc.do("node 1 sends its join request", timer(1, TimerJoin))
-	sc.do("node 0 routes node 1's join to node 2", msg(0, 1, "JoinRequest"))
-	sc.do("node 2 answers node 1", msg(2, 0, "JoinRequest"))
-	sc.do("node 1 joins", msg(1, 2, "JoinReply"))
-	sc.do("node 0 inserts node 1", msg(0, 1, "Announce"))
-	sc.do("node 2 inserts node 1", msg(2, 1, "Announce"))
-	if !isLive(t, s) {
+func rejoinScenario(t *testing.T, cfg *sim.Config) (*servicetest.Script, int) {
+	s := servicetest.New(t, cfg, 1)
+	sc := servicetest.NewScript(t, s)
+	sc.Do("node 0 asks to start", servicetest.App(0))
+	sc.Do("node 1 asks to join", servicetest.App(1))
+	sc.Do("node 2 asks to join", servicetest.App(2))
+	sc.Do("node 0 starts the overlay", servicetest.Timer(0, TimerJoin))
+	sc.Do("node 2 sends its join request", servicetest.Timer(2, TimerJoin))
+	sc.Do("node 0 answers node 2", servicetest.Message(0, 2, "JoinRequest"))
+	sc.Do("node 2 joins", servicetest.Message(2, 0, "JoinReply"))
+	sc.Do("node 0 inserts node 2", servicetest.Message(0, 2, "Announce"))
+	sc.Do("node 1 sends its join request", servicetest.Timer(1, TimerJoin))
+	sc.Do("node 0 routes node 1's join to node 2", servicetest.Message(0, 1, "JoinRequest"))
+	sc.Do("node 2 answers node 1", servicetest.Message(2, 0, "JoinRequest"))
+	sc.Do("node 1 joins", servicetest.Message(1, 2, "JoinReply"))
+	sc.Do("node 0 inserts node 1", servicetest.Message(0, 1, "Announce"))
+	sc.Do("node 2 inserts node 1", servicetest.Message(2, 1, "Announce"))
+	if !servicetest.Live(t, s) {
 		t.Fatalf("not live after step %d", s.Steps())
 	}
-	sc.do("node 2 resets", reset(2))
+	sc.Do("node 2 resets", servicetest.Reset(2))
 	s.SetFailures(false)
-	sc.do("node 2 is asked to rejoin", app(2))
-	sc.do("node 2 sends its join request", timer(2, TimerJoin))
-	return sc, len(sc.states) - 1
+	sc.Do("node 2 is asked to rejoin", servicetest.App(2))
+	sc.Do("node 2 sends its join request", servicetest.Timer(2, TimerJoin))
+	return sc, sc.Last()
 }
 
 // TestBuggyCriticalTransition: in rejoinScenario the critical transition is
@@ -219,38 +179,30 @@ func rejoinScenario(t *testing.T, cfg *sim.Config) (*script, int) {
 // §1: "its join messages were forwarded to unjoined nodes"). SizeMatch is
 // never violated: Pastry's bug is a pure liveness bug (Table 2).
 func TestBuggyCriticalTransition(t *testing.T) {
-	cfg := testConfig(t, nil)
+	cfg := servicetest.Config(t, SystemName)
 	sc, crit := rejoinScenario(t, cfg)
 	if crit != 17 {
 		t.Fatalf("scenario has %d steps", crit)
 	}
-	ev := sc.states[crit].LastEvent()
+	ev := sc.States[crit].LastEvent()
 	if ev.Kind != sim.EvTimer || ev.Node != 2 || ev.Timer != TimerJoin {
 		t.Fatalf("step %d is %s", crit, ev)
 	}
 	for _, id := range []sim.NodeID{0, 1} {
-		if n := node(sc.states[crit], id); !contains(n.Leafset, 2) {
+		if n := node(sc.States[crit], id); !contains(n.Leafset, 2) {
 			t.Errorf("node %d does not hold node 2: %v", id, n.Leafset)
 		}
 	}
-	// (a) before: transient; (b) after: dead.
-	if !recovers(t, sc.states[crit-1], recoverWalks, deadDepth) {
-		t.Errorf("state before step %d does not recover", crit)
-	}
-	if recovers(t, sc.states[crit], deadWalks, deadDepth) {
-		t.Errorf("state after step %d recovers", crit)
-	}
-	// The binary search of Algorithm 3 over the scenario agrees.
-	if got := criticalStep(t, crit, func(i int) *sim.Sim { return sc.states[i] }, searchWalks, deadDepth); got != crit {
-		t.Errorf("critical transition search: step %d (%s), want %d", got, sc.states[got].LastEvent(), crit)
-	}
+	// (a) before: transient; (b) after: dead; and the binary search of
+	// Algorithm 3 over the scenario agrees.
+	judge.CheckCritical(t, crit, sc.State)
 	// In the dead state node 2 keeps receiving its own join requests, and
 	// SizeMatch holds throughout.
-	dead := sc.states[crit].Clone(sim.NewRandom(5))
+	dead := sc.States[crit].Clone(sim.NewRandom(5))
 	ownJoins := 0
 	for range deadDepth {
-		step(t, dead)
-		if !isSafe(t, dead) {
+		servicetest.Next(t, dead)
+		if !servicetest.Safe(t, dead) {
 			t.Fatalf("SizeMatch violated at step %d", dead.Steps())
 		}
 		if e := dead.LastEvent(); e.Kind == sim.EvMessage && e.Node == 2 && sim.MessageName(e.Msg) == "JoinRequest" && e.Msg.(JoinRequest).Joiner.Addr == 2 {
@@ -261,8 +213,8 @@ func TestBuggyCriticalTransition(t *testing.T) {
 		t.Errorf("node 2: %s, leaf set %v, own join requests received %d", n.Status, n.Leafset, ownJoins)
 	}
 	t.Logf("in %d steps from the dead state node 2 received its own join request %d times", deadDepth, ownJoins)
-	for _, st := range sc.states {
-		if !isSafe(t, st) {
+	for _, st := range sc.States {
+		if !servicetest.Safe(t, st) {
 			t.Errorf("SizeMatch violated after step %d", st.Steps())
 		}
 	}
@@ -273,22 +225,22 @@ func TestBuggyCriticalTransition(t *testing.T) {
 // was idle and dropped it from their leaf sets; its join then reaches a
 // joined node and it gets in.
 func TestBuggySlowRejoin(t *testing.T) {
-	cfg := testConfig(t, nil)
+	cfg := servicetest.Config(t, SystemName)
 	sc, crit := rejoinScenario(t, cfg)
-	alt := newScript(t, sc.states[crit-1].Clone(sim.NewRandom(9)))
-	alt.do("node 0 probes its leaf set", timer(0, TimerMaintain))
-	alt.do("node 1 probes its leaf set", timer(1, TimerMaintain))
-	alt.do("node 2, idle, answers node 0: not a member", msg(2, 0, "Probe"))
-	alt.do("node 2, idle, answers node 1: not a member", msg(2, 1, "Probe"))
-	alt.do("node 0 drops node 2", msg(0, 2, "ProbeReply"))
-	alt.do("node 1 drops node 2", msg(1, 2, "ProbeReply"))
+	alt := sc.States[crit-1].Clone(sim.NewRandom(9))
+	servicetest.Step(t, alt, "node 0 probes its leaf set", servicetest.Timer(0, TimerMaintain))
+	servicetest.Step(t, alt, "node 1 probes its leaf set", servicetest.Timer(1, TimerMaintain))
+	servicetest.Step(t, alt, "node 2, idle, answers node 0: not a member", servicetest.Message(2, 0, "Probe"))
+	servicetest.Step(t, alt, "node 2, idle, answers node 1: not a member", servicetest.Message(2, 1, "Probe"))
+	servicetest.Step(t, alt, "node 0 drops node 2", servicetest.Message(0, 2, "ProbeReply"))
+	servicetest.Step(t, alt, "node 1 drops node 2", servicetest.Message(1, 2, "ProbeReply"))
 	for _, id := range []sim.NodeID{0, 1} {
-		if n := node(alt.s, id); contains(n.Leafset, 2) {
+		if n := node(alt, id); contains(n.Leafset, 2) {
 			t.Fatalf("node %d still holds node 2", id)
 		}
 	}
-	alt.do("node 2 sends its join request", timer(2, TimerJoin))
-	if !recovers(t, alt.s, recoverWalks, deadDepth) {
+	servicetest.Step(t, alt, "node 2 sends its join request", servicetest.Timer(2, TimerJoin))
+	if !judge.IsTransient(t, alt) {
 		t.Error("slow rejoin does not recover")
 	}
 }
@@ -297,18 +249,11 @@ func TestBuggySlowRejoin(t *testing.T) {
 // join request for node 2 makes node 0 drop its stale entry and route it
 // to a joined node, and node 2 gets back in.
 func TestFixedScenarioRecovers(t *testing.T) {
-	cfg := testConfig(t, map[string]string{"fixed": "true"})
+	cfg := servicetest.Config(t, SystemName, map[string]string{"fixed": "true"})
 	sc, crit := rejoinScenario(t, cfg)
-	var steps []int
-	for seed := range uint64(recoverWalks) {
-		r := walk(t, sc.states[crit].Clone(sim.NewRandom(seed)), fixedBudget, 0)
-		if r.live < 0 || r.unsafe >= 0 {
-			t.Fatalf("seed %d: %+v", seed, r)
-		}
-		steps = append(steps, r.live-crit)
-	}
-	med, max := median(steps)
-	t.Logf("fixed scenario: steps to live after step %d: median %d max %d", crit, med, max)
+	rs := walker.From(t, sc.States[crit], judge.Transient, fixedBudget, 0)
+	rs.CheckLive(t, "fixed scenario")
+	t.Logf("fixed scenario: steps to live after step %d: %v", crit, rs.Summary())
 }
 
 // TestBuggyRandomWalksFindDeadState is the search without a script: seeded
@@ -318,32 +263,20 @@ func TestFixedScenarioRecovers(t *testing.T) {
 // node's join attempt while its stale entry (or another joining node's)
 // lies on its join route. SizeMatch is never violated.
 func TestBuggyRandomWalksFindDeadState(t *testing.T) {
-	cfg := testConfig(t, nil)
-	const maxSeeds, budget = 300, deadDepth
-	found := 0
-	for seed := uint64(0); seed < maxSeeds && found < 1; seed++ {
-		s := newSim(t, cfg, seed, true)
-		r := walk(t, s, budget, 1)
-		if r.unsafe >= 0 {
-			t.Fatalf("seed %d: SizeMatch violated at step %d", seed, r.unsafe)
+	cfg := servicetest.Config(t, SystemName)
+	seed, s, _ := walker.FirstStuck(t, cfg, servicetest.Batch{Walks: 300, Budget: deadDepth, Failures: true, Each: func(seed uint64, _ *sim.Sim, r servicetest.Result) bool {
+		if r.Unsafe >= 0 {
+			t.Fatalf("seed %d: SizeMatch violated at step %d", seed, r.Unsafe)
 		}
-		if r.live >= 0 {
-			continue
-		}
-		found++
-		n := s.Steps()
-		state := replayState(t, cfg, s.ChoiceValues())
-		crit := criticalStep(t, n, state, searchWalks, deadDepth)
-		ev := state(crit).LastEvent()
-		if recovers(t, state(crit), deadWalks, deadDepth) || !recovers(t, state(crit-1), recoverWalks, deadDepth) {
-			t.Fatalf("seed %d: step %d is not the critical transition", seed, crit)
-		}
-		if ev.Kind != sim.EvTimer || ev.Timer != TimerJoin {
-			t.Errorf("seed %d: critical transition at step %d is %s", seed, crit, ev)
-		}
-		t.Logf("seed %d: dead after %d steps; critical transition at step %d: %s", seed, n, crit, ev)
+		return true
+	}})
+	crit, state := judge.CriticalOf(t, s)
+	if !judge.IsCritical(t, crit, state) {
+		t.Fatalf("seed %d: step %d is not the critical transition", seed, crit)
 	}
-	if found == 0 {
-		t.Fatalf("no dead state in %d walks of %d steps", maxSeeds, budget)
+	ev := state(crit).LastEvent()
+	if ev.Kind != sim.EvTimer || ev.Timer != TimerJoin {
+		t.Errorf("seed %d: critical transition at step %d is %s", seed, crit, ev)
 	}
+	t.Logf("seed %d: dead after %d steps; critical transition at step %d: %s", seed, s.Steps(), crit, ev)
 }

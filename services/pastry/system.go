@@ -3,12 +3,16 @@ package pastry
 import (
 	"fmt"
 
+	"github.com/macemc/macemc/services/internal/ring"
 	"github.com/macemc/macemc/sim"
 )
 
+// SystemName is the name the system is registered under.
+const SystemName = "pastry"
+
 func init() {
 	sim.Register(&sim.System{
-		Name: "pastry",
+		Name: SystemName,
 		Doc:  "Pastry overlay (leaf sets, join routing, leaf set maintenance) with node resets; the rapid-rejoin bug of seed 003 §1",
 		Params: []sim.ParamSpec{
 			{Name: "nodes", Kind: sim.ParamInt, Default: "3", Doc: "number of nodes (2-64); node 0 starts the overlay, the others join through it"},
@@ -30,13 +34,8 @@ func build(p sim.Params) (*sim.Config, error) {
 	if size < 2 || size%2 != 0 {
 		return nil, fmt.Errorf("leafset=%d: want an even number, at least 2", size)
 	}
-	seen := map[ID]sim.NodeID{}
-	for i := range n {
-		id := IDOf(sim.NodeID(i))
-		if j, dup := seen[id]; dup {
-			return nil, fmt.Errorf("nodes %d and %d hash to the same identifier %d", j, i, id)
-		}
-		seen[id] = sim.NodeID(i)
+	if err := ring.Distinct(n, IDBits); err != nil {
+		return nil, err
 	}
 	fixed := p.Bool("fixed")
 	return &sim.Config{
@@ -67,23 +66,4 @@ func SizeMatch(v *sim.View) bool {
 
 // AllNodes is the liveness predicate of seed 003 Table 1: from every node,
 // following successor pointers (the right neighbour) visits every node.
-func AllNodes(v *sim.View) bool {
-	n := v.Len()
-	all := uint64(1)<<uint(n) - 1
-	for start := range n {
-		var seen uint64
-		cur := sim.NodeID(start)
-		for range n {
-			seen |= 1 << uint(cur)
-			p := sim.Node[Pastry](v, cur)
-			if p == nil {
-				return false
-			}
-			cur = p.Successor()
-		}
-		if seen != all {
-			return false
-		}
-	}
-	return true
-}
+func AllNodes(v *sim.View) bool { return ring.Covers(v, (*Pastry).Successor) }

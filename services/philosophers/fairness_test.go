@@ -3,18 +3,19 @@ package philosophers
 import (
 	"testing"
 
+	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
 )
 
 // graph is a system's whole reachable state space, states named by Hash.
 type graph struct {
 	hot     map[uint64]bool
-	enabled map[uint64][]evKey
+	enabled map[uint64][]servicetest.Key
 	edges   map[uint64][]edge
 }
 
 type edge struct {
-	ev evKey
+	ev servicetest.Key
 	to uint64
 }
 
@@ -22,23 +23,20 @@ type edge struct {
 // test beyond max states. Philosophers make no choices besides the event,
 // so Ready and StepEvent cover every transition.
 func explore(t *testing.T, cfg *sim.Config, max int) *graph {
-	g := &graph{hot: map[uint64]bool{}, enabled: map[uint64][]evKey{}, edges: map[uint64][]edge{}}
-	s0, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(0)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := &graph{hot: map[uint64]bool{}, enabled: map[uint64][]servicetest.Key{}, edges: map[uint64][]edge{}}
+	s0 := servicetest.New(t, cfg, 0)
 	queue := []*sim.Sim{s0}
-	g.hot[s0.Hash()] = !holds(t, s0, cfg.Liveness)
+	g.hot[s0.Hash()] = !servicetest.Live(t, s0)
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
 		h := s.Hash()
-		if !holds(t, s, cfg.Safety) {
+		if !servicetest.Safe(t, s) {
 			t.Fatalf("safety violated in a reachable state")
 		}
 		ready := s.Ready()
 		for i := range ready {
-			g.enabled[h] = append(g.enabled[h], keyOf(ready[i]))
+			g.enabled[h] = append(g.enabled[h], servicetest.KeyOf(ready[i]))
 		}
 		for i := range g.enabled[h] {
 			c := s.Clone(sim.NewRandom(0))
@@ -48,7 +46,7 @@ func explore(t *testing.T, cfg *sim.Config, max int) *graph {
 			ch := c.Hash()
 			g.edges[h] = append(g.edges[h], edge{g.enabled[h][i], ch})
 			if _, seen := g.hot[ch]; !seen {
-				g.hot[ch] = !holds(t, c, cfg.Liveness)
+				g.hot[ch] = !servicetest.Live(t, c)
 				if len(g.hot) > max {
 					t.Fatalf("more than %d states", max)
 				}
@@ -117,7 +115,7 @@ func (g *graph) fairHotCycle(set map[uint64]bool) (bool, int) {
 		for _, v := range c {
 			in[v] = true
 		}
-		taken := map[evKey]bool{}
+		taken := map[servicetest.Key]bool{}
 		internal := false
 		for _, v := range c {
 			for _, e := range g.edges[v] {

@@ -2,7 +2,9 @@ package randtree
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
 )
 
@@ -11,53 +13,29 @@ import (
 // init mode (the critical transition), then joins under D (node 2), and
 // A keeps C as a child.
 func Example() {
-	sys, err := sim.Lookup("randtree")
-	if err != nil {
-		panic(err)
-	}
-	cfg, _, err := sys.Config(map[string]string{"fixed": "false"})
-	if err != nil {
-		panic(err)
-	}
 	// The full root sends C's first Join to its child 1, the second to 2.
-	s, err := sim.New(cfg, sim.Options{Chooser: &script{rand: []int{0, 1}, then: sim.NewRandom(1)}})
-	if err != nil {
-		panic(err)
-	}
-	run := func(kind sim.EventKind, node, peer sim.NodeID, name string) {
-		for i, ev := range s.Ready() {
-			if ev.Kind == kind && ev.Node == node && (kind != sim.EvMessage || ev.Peer == peer && sim.MessageName(ev.Msg) == name) {
-				if err := s.StepEvent(i); err != nil {
-					panic(err)
-				}
-				fmt.Println(s.LastEvent())
-				return
-			}
-		}
-		panic("no such event")
-	}
+	_, s := servicetest.MustStart(SystemName, map[string]string{"fixed": "false"}, &servicetest.Scripted{Rand: []int{0, 1}, Then: sim.NewRandom(1)})
+	run := func(m servicetest.Match) { fmt.Println(servicetest.MustStep(s, m)) }
 	msg := func(node, peer sim.NodeID, name string) {
 		// Session traffic queued first on the connection goes first.
-		for _, ev := range s.Ready() {
-			if ev.Kind == sim.EvMessage && ev.Node == node && ev.Peer == peer && sim.MessageName(ev.Msg) == "Hello" && name != "Hello" {
-				run(sim.EvMessage, node, peer, "Hello")
-			}
+		if hello := servicetest.Message(node, peer, "Hello"); slices.ContainsFunc(s.Ready(), hello) {
+			run(hello)
 		}
-		run(sim.EvMessage, node, peer, name)
+		run(servicetest.Message(node, peer, name))
 	}
-	run(sim.EvApp, 0, 0, "")
-	run(sim.EvApp, 1, 0, "")
-	run(sim.EvApp, 2, 0, "")
+	run(servicetest.App(0))
+	run(servicetest.App(1))
+	run(servicetest.App(2))
 	msg(0, 1, "Join")
 	msg(0, 2, "Join")
 	msg(1, 0, "JoinReply")
 	msg(2, 0, "JoinReply")
-	run(sim.EvApp, 3, 0, "")
+	run(servicetest.App(3))
 	msg(0, 3, "Join")
 	msg(1, 0, "Join")
-	run(sim.EvReset, 3, 0, "")
+	run(servicetest.Reset(3))
 	msg(3, 1, "JoinReply") // the critical transition
-	run(sim.EvApp, 3, 0, "")
+	run(servicetest.App(3))
 	msg(0, 3, "Join")
 	msg(2, 0, "Join")
 	msg(3, 2, "JoinReply")

@@ -2,11 +2,23 @@ package randtree
 
 import (
 	"slices"
-	"sort"
 	"testing"
 
+	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
 )
+
+// dMax is the walk length after which a walk that never reached a live
+// state counts as stuck (seed 003's d_max, scaled to this small system).
+const dMax = 5000
+
+// walker's walks fail the test on a safety violation (Timers), and a walk
+// that falls quiescent is live if the tree properties hold where it
+// stopped.
+var walker = servicetest.Walker{Quiescent: servicetest.QuiescentCheck}
+
+// judge finds critical transitions with 20 walks of dMax steps per probe.
+var judge = servicetest.Judge{Walker: walker, Budget: dMax, Search: 20, Seed: 1}
 
 // TestFixedWalksReachLive runs 200 seeded random walks of the fixed tree
 // for each configuration, with failures on and off, and requires each to
@@ -14,36 +26,11 @@ import (
 // NoLoops, HasParent and KidsMatch all hold within dMax steps (after its
 // failures).
 func TestFixedWalksReachLive(t *testing.T) {
-	for _, params := range []map[string]string{
+	walker.ReachLiveMatrix(t, SystemName, []map[string]string{
 		{"fixed": "true"},
 		{"fixed": "true", "nodes": "6", "resets": "2"},
 		{"fixed": "true", "nodes": "5", "degree": "1", "resets": "2", "breaks": "2"},
-	} {
-		cfg := newConfig(t, params)
-		for _, failures := range []bool{true, false} {
-			var steps []int
-			for seed := range uint64(200) {
-				s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed), NoFailures: !failures})
-				if err != nil {
-					t.Fatal(err)
-				}
-				budget := 0
-				if failures {
-					budget = failureBudget(cfg)
-				}
-				live, err := walk(s, dMax, budget)
-				if err != nil {
-					t.Fatalf("%v seed %d: %v", params, seed, err)
-				}
-				if !live {
-					t.Fatalf("%v failures=%v seed %d: not live after %d steps", params, failures, seed, dMax)
-				}
-				steps = append(steps, s.Steps())
-			}
-			sort.Ints(steps)
-			t.Logf("%v failures=%v: steps to live median %d, max %d", params, failures, steps[len(steps)/2], steps[len(steps)-1])
-		}
-	}
+	}, servicetest.Batch{Walks: 200, Budget: dMax})
 }
 
 const (
@@ -58,9 +45,7 @@ const (
 func recv(t *testing.T, s *sim.Sim, what string, to, from sim.NodeID, name string) sim.Event {
 	t.Helper()
 	for {
-		ev := step(t, s, what, func(ev sim.Event) bool {
-			return ev.Kind == sim.EvMessage && ev.Node == to && ev.Peer == from
-		})
+		ev := servicetest.Step(t, s, what, servicetest.From(to, from))
 		switch got := sim.MessageName(ev.Msg); {
 		case got == name:
 			return ev
@@ -68,10 +53,6 @@ func recv(t *testing.T, s *sim.Sim, what string, to, from sim.NodeID, name strin
 			t.Fatalf("step %d (%s): got %v", s.Steps(), what, ev)
 		}
 	}
-}
-
-func isApp(id sim.NodeID) func(sim.Event) bool {
-	return func(ev sim.Event) bool { return ev.Kind == sim.EvApp && ev.Node == id }
 }
 
 // paperScenario drives the tree of seed 003 §6 (nodes=4, degree=2) to the
@@ -84,25 +65,22 @@ func paperScenario(t *testing.T, fixed bool) *sim.Sim {
 		params["fixed"] = "true"
 	}
 	// The root, full, sends C's Join down to its first child, A.
-	ch := &script{rand: []int{0}, then: sim.NewRandom(0)}
-	s, err := sim.New(newConfig(t, params), sim.Options{Chooser: ch})
-	if err != nil {
-		t.Fatal(err)
-	}
-	step(t, s, "0 becomes root", isApp(0))
-	step(t, s, "A joins", isApp(nodeA))
-	step(t, s, "D joins", isApp(nodeD))
+	ch := &servicetest.Scripted{Rand: []int{0}, Then: sim.NewRandom(0)}
+	s := servicetest.NewWith(t, servicetest.Config(t, SystemName, params), sim.Options{Chooser: ch})
+	servicetest.Step(t, s, "0 becomes root", servicetest.App(0))
+	servicetest.Step(t, s, "A joins", servicetest.App(nodeA))
+	servicetest.Step(t, s, "D joins", servicetest.App(nodeD))
 	recv(t, s, "0 accepts A", 0, nodeA, "Join")
 	recv(t, s, "0 accepts D", 0, nodeD, "Join")
 	recv(t, s, "A joined", nodeA, 0, "JoinReply")
 	recv(t, s, "D joined", nodeD, 0, "JoinReply")
-	step(t, s, "C joins", isApp(nodeC))
+	servicetest.Step(t, s, "C joins", servicetest.App(nodeC))
 	recv(t, s, "0 sends C's Join to A", 0, nodeC, "Join")
 	recv(t, s, "A accepts C", nodeA, 0, "Join")
 	if a := s.Service(nodeA).(*Node); !slices.Contains(a.kids, nodeC) {
 		t.Fatalf("A did not accept C:\n%s", s.NodeText(nodeA))
 	}
-	step(t, s, "C resets", func(ev sim.Event) bool { return ev.Kind == sim.EvReset && ev.Node == nodeC })
+	servicetest.Step(t, s, "C resets", servicetest.Reset(nodeC))
 	return s
 }
 
@@ -114,20 +92,20 @@ func paperScenario(t *testing.T, fixed bool) *sim.Sim {
 func TestPaperScenario(t *testing.T) {
 	s := paperScenario(t, false)
 	// (a) Before the critical transition: walks recover.
-	n := recoveries(t, s, 50, 100)
+	n := walker.Recoveries(t, s, 50, dMax, 100)
 	if n == 0 {
 		t.Fatal("no walk recovers before the critical transition")
 	}
 	t.Logf("before the critical transition %d of 50 walks recover", n)
 	// The live alternative: C's application asks it to join first.
 	alt := s.Clone(sim.NewRandom(1))
-	step(t, alt, "C joins again", isApp(nodeC))
+	servicetest.Step(t, alt, "C joins again", servicetest.App(nodeC))
 	recv(t, alt, "C gets the JoinReply while joining", nodeC, nodeA, "JoinReply")
 	recv(t, alt, "A gets Remove", nodeA, nodeC, "Remove")
 	if a := alt.Service(nodeA).(*Node); slices.Contains(a.kids, nodeC) {
 		t.Fatalf("A kept C after Remove:\n%s", alt.NodeText(nodeA))
 	}
-	if n := recoveries(t, alt, 50, 200); n != 50 {
+	if n := walker.Recoveries(t, alt, 50, dMax, 200); n != 50 {
 		t.Fatalf("on the live path only %d of 50 walks recover", n)
 	}
 
@@ -140,15 +118,15 @@ func TestPaperScenario(t *testing.T) {
 		t.Fatalf("critical event %v", ev)
 	}
 	// (b) After it: never live.
-	if n := recoveries(t, s, 50, 300); n != 0 {
+	if n := walker.Recoveries(t, s, 50, dMax, 300); n != 0 {
 		t.Fatalf("%d of 50 walks recover after the critical transition", n)
 	}
 
 	// The rest of the paper's story: C joins again, is routed to D, and
 	// ends up in the child sets of both A and D.
-	ch := &script{rand: []int{1}, then: sim.NewRandom(0)}
+	ch := &servicetest.Scripted{Rand: []int{1}, Then: sim.NewRandom(0)}
 	s.SetChooser(ch)
-	step(t, s, "C joins again", isApp(nodeC))
+	servicetest.Step(t, s, "C joins again", servicetest.App(nodeC))
 	recv(t, s, "0 sends C's Join to D", 0, nodeC, "Join")
 	recv(t, s, "D accepts C", nodeD, 0, "Join")
 	recv(t, s, "C joined under D", nodeC, nodeD, "JoinReply")
@@ -156,7 +134,7 @@ func TestPaperScenario(t *testing.T) {
 	if !slices.Contains(a.kids, nodeC) || !slices.Contains(d.kids, nodeC) || c.parent != nodeD {
 		t.Fatalf("not the paper's dead state:\n%s%s%s", s.NodeText(nodeA), s.NodeText(nodeD), s.NodeText(nodeC))
 	}
-	if n := recoveries(t, s, 50, 400); n != 0 {
+	if n := walker.Recoveries(t, s, 50, dMax, 400); n != 0 {
 		t.Fatalf("%d of 50 walks recover from the dead state", n)
 	}
 }
@@ -166,7 +144,7 @@ func TestPaperScenario(t *testing.T) {
 func TestPaperScenarioFixed(t *testing.T) {
 	s := paperScenario(t, true)
 	recv(t, s, "C gets the JoinReply in init mode", nodeC, nodeA, "JoinReply")
-	if n := recoveries(t, s, 50, 300); n != 50 {
+	if n := walker.Recoveries(t, s, 50, dMax, 300); n != 50 {
 		t.Fatalf("only %d of 50 walks recover", n)
 	}
 	recv(t, s, "A gets Remove", nodeA, nodeC, "Remove")
@@ -181,43 +159,27 @@ func TestPaperScenarioFixed(t *testing.T) {
 // and its critical transition (k = 20 walks per probe) is the reset node
 // receiving a JoinReply in init mode.
 func TestBuggyWalksGetStuck(t *testing.T) {
-	cfg := newConfig(t, nil)
-	for seed := range uint64(3000) {
-		s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		live, err := walk(s, dMax, failureBudget(cfg))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if live {
-			continue
-		}
-		i, ev := criticalStep(t, cfg, s.ChoiceValues(), s.Steps(), 20)
-		t.Logf("seed %d: stuck; critical transition at step %d: %v", seed, i, ev)
-		before, err := sim.Replay(cfg, s.ChoiceValues(), i-1, sim.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if sim.MessageName(ev.Msg) != "JoinReply" || before.Service(ev.Node).(*Node).state != stateInit {
-			t.Fatalf("critical transition %v is not a JoinReply received in init mode", ev)
-		}
-		// A stale child: some node lists ev.Node, whose parent is another.
-		c := s.Service(ev.Node).(*Node)
-		if a := s.Service(ev.Peer).(*Node); !slices.Contains(a.kids, ev.Node) || c.parent == ev.Peer {
-			t.Fatalf("not the paper's dead state:\n%s%s", s.NodeText(ev.Peer), s.NodeText(ev.Node))
-		}
-		return
+	cfg := servicetest.Config(t, SystemName)
+	seed, s, _ := walker.FirstStuck(t, cfg, servicetest.Batch{Walks: 3000, Budget: dMax, Failures: true})
+	i, state := judge.CriticalOf(t, s)
+	ev := state(i).LastEvent()
+	t.Logf("seed %d: stuck; critical transition at step %d: %v", seed, i, ev)
+	before := state(i - 1)
+	if sim.MessageName(ev.Msg) != "JoinReply" || before.Service(ev.Node).(*Node).state != stateInit {
+		t.Fatalf("critical transition %v is not a JoinReply received in init mode", ev)
 	}
-	t.Fatal("no stuck walk in 3000")
+	// A stale child: some node lists ev.Node, whose parent is another.
+	c := s.Service(ev.Node).(*Node)
+	if a := s.Service(ev.Peer).(*Node); !slices.Contains(a.kids, ev.Node) || c.parent == ev.Peer {
+		t.Fatalf("not the paper's dead state:\n%s%s", s.NodeText(ev.Peer), s.NodeText(ev.Node))
+	}
 }
 
 // TestJoinViaNonRootBootstrap has nodes 3 and 4 bootstrap via node 1, so
 // their Joins go up to the root before they come down; 200 walks of the
 // fixed tree with a reset reach a live state.
 func TestJoinViaNonRootBootstrap(t *testing.T) {
-	cfg := newConfig(t, map[string]string{"fixed": "true", "nodes": "5"})
+	cfg := servicetest.Config(t, SystemName, map[string]string{"fixed": "true", "nodes": "5"})
 	cfg.Service = func(id sim.NodeID) sim.Service {
 		if id >= 3 {
 			return newNode(true, 2, 1)
@@ -225,21 +187,17 @@ func TestJoinViaNonRootBootstrap(t *testing.T) {
 		return newNode(true, 2, 0)
 	}
 	up := 0
-	for seed := range uint64(200) {
-		s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		live, err := walk(s, dMax, failureBudget(cfg))
-		if err != nil || !live {
-			t.Fatalf("seed %d: live=%v err=%v", seed, live, err)
+	walker.Walks(t, cfg, servicetest.Batch{Walks: 200, Budget: dMax, Failures: true, Each: func(seed uint64, s *sim.Sim, r servicetest.Result) bool {
+		if r.Live < 0 {
+			t.Fatalf("seed %d: not live: %+v", seed, r)
 		}
 		for _, id := range []sim.NodeID{3, 4} {
 			if n := s.Service(id).(*Node); n.parent != 1 {
 				up++ // joined somewhere its bootstrap could only reach via the root
 			}
 		}
-	}
+		return true
+	}})
 	if up == 0 {
 		t.Fatal("no Join went up to the root")
 	}

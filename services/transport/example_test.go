@@ -3,6 +3,7 @@ package transport
 import (
 	"fmt"
 
+	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
 )
 
@@ -11,34 +12,10 @@ import (
 // transition: the sender waits for DATA 6002 to be acknowledged, the
 // receiver is on the connection that started at 2001.
 func Example() {
-	sys, err := sim.Lookup("transport")
-	if err != nil {
-		panic(err)
-	}
-	cfg, _, err := sys.Config(map[string]string{"fixed": "false"})
-	if err != nil {
-		panic(err)
-	}
-	s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(1)})
-	if err != nil {
-		panic(err)
-	}
-	run := func(match func(sim.Event) bool) {
-		for i, ev := range s.Ready() {
-			if match(ev) {
-				if err := s.StepEvent(i); err != nil {
-					panic(err)
-				}
-				fmt.Println(s.LastEvent())
-				return
-			}
-		}
-		panic("no such event")
-	}
-	kind := func(k sim.EventKind) func(sim.Event) bool {
-		return func(ev sim.Event) bool { return ev.Kind == k }
-	}
-	packet := func(node sim.NodeID, seq uint32) func(sim.Event) bool {
+	_, s := servicetest.MustStart(SystemName, map[string]string{"fixed": "false"}, sim.NewRandom(1))
+	run := func(m servicetest.Match) { fmt.Println(servicetest.MustStep(s, m)) }
+	kind := servicetest.Kind
+	packet := func(node sim.NodeID, seq uint32) servicetest.Match {
 		return func(ev sim.Event) bool {
 			switch p := ev.Msg.(type) {
 			case Data:

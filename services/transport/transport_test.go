@@ -2,46 +2,32 @@ package transport
 
 import (
 	"slices"
-	"sort"
 	"testing"
 
+	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
 )
+
+// dMax is the walk length after which a walk that never reached a live
+// state counts as stuck (seed 003's d_max, scaled to this small system).
+const dMax = 5000
+
+// walker's walks fail the test on a safety violation, and a walk that
+// falls quiescent is live if AllAcked holds where it stopped.
+var walker = servicetest.Walker{Quiescent: servicetest.QuiescentCheck}
+
+// judge finds critical transitions with 20 walks of dMax steps per probe.
+var judge = servicetest.Judge{Walker: walker, Budget: dMax, Search: 20, Seed: 1}
 
 // TestFixedWalksReachLive runs 200 seeded random walks of the fixed
 // transport, with failures (drops, and resets when asked) on and off, and
 // requires each to reach a state where AllAcked holds within dMax steps.
 func TestFixedWalksReachLive(t *testing.T) {
-	for _, params := range []map[string]string{
+	walker.ReachLiveMatrix(t, SystemName, []map[string]string{
 		{"fixed": "true"},
 		{"fixed": "true", "resets": "1", "drops": "2", "messages": "3"},
 		{"fixed": "true", "nodes": "3", "resets": "1"},
-	} {
-		cfg := newConfig(t, params)
-		for _, failures := range []bool{true, false} {
-			var steps []int
-			for seed := range uint64(200) {
-				s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed), NoFailures: !failures})
-				if err != nil {
-					t.Fatal(err)
-				}
-				budget := 0
-				if failures {
-					budget = failureBudget(cfg)
-				}
-				live, err := walk(s, dMax, budget)
-				if err != nil {
-					t.Fatalf("%v seed %d: %v", params, seed, err)
-				}
-				if !live {
-					t.Fatalf("%v failures=%v seed %d: not live after %d steps", params, failures, seed, dMax)
-				}
-				steps = append(steps, s.Steps())
-			}
-			sort.Ints(steps)
-			t.Logf("%v failures=%v: steps to live median %d, max %d", params, failures, steps[len(steps)/2], steps[len(steps)-1])
-		}
-	}
+	}, servicetest.Batch{Walks: 200, Budget: dMax})
 }
 
 // TestBuggyWalksGetStuck is the search: seeded random walks from the
@@ -50,38 +36,25 @@ func TestFixedWalksReachLive(t *testing.T) {
 // of the first (k = 20 walks per probe) is the sender handling the ACK of
 // the new connection's SYN.
 func TestBuggyWalksGetStuck(t *testing.T) {
-	cfg := newConfig(t, nil)
-	for seed := range uint64(400) {
-		s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		live, err := walk(s, dMax, failureBudget(cfg))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if live {
-			continue
-		}
-		n0 := s.Service(0).(*Node)
-		n1 := s.Service(1).(*Node)
-		c := n0.tr.out[1]
-		if c == nil || !c.established || n1.tr.in[0] == nil || n1.tr.in[0].isn == c.isn {
-			t.Fatalf("seed %d: stuck, but not in the stale-SYN state:\n%s\n%s", seed, s.NodeText(0), s.NodeText(1))
-		}
-		i, ev := criticalStep(t, cfg, s.ChoiceValues(), s.Steps(), 20)
-		t.Logf("seed %d: stuck; critical transition at step %d: %v", seed, i, ev)
-		// Depending on the order, the last recoverable moment is the
-		// sender taking the ACK of the new SYN (seed 003's step 5) or,
-		// when that ACK came first, the receiver taking the stale SYN.
-		senderAck := ev.Node == 0 && sim.MessageName(ev.Msg) == "Ack"
-		staleSyn := ev.Node == 1 && sim.MessageName(ev.Msg) == "Data" && ev.Msg.(Data).syn
-		if !senderAck && !staleSyn {
-			t.Fatalf("critical transition %v is neither the sender's ACK nor the stale SYN", ev)
-		}
-		return
+	cfg := servicetest.Config(t, SystemName)
+	seed, s, _ := walker.FirstStuck(t, cfg, servicetest.Batch{Walks: 400, Budget: dMax, Failures: true})
+	n0 := s.Service(0).(*Node)
+	n1 := s.Service(1).(*Node)
+	c := n0.tr.out[1]
+	if c == nil || !c.established || n1.tr.in[0] == nil || n1.tr.in[0].isn == c.isn {
+		t.Fatalf("seed %d: stuck, but not in the stale-SYN state:\n%s\n%s", seed, s.NodeText(0), s.NodeText(1))
 	}
-	t.Fatal("no stuck walk in 400")
+	i, state := judge.CriticalOf(t, s)
+	ev := state(i).LastEvent()
+	t.Logf("seed %d: stuck; critical transition at step %d: %v", seed, i, ev)
+	// Depending on the order, the last recoverable moment is the
+	// sender taking the ACK of the new SYN (seed 003's step 5) or,
+	// when that ACK came first, the receiver taking the stale SYN.
+	senderAck := ev.Node == 0 && sim.MessageName(ev.Msg) == "Ack"
+	staleSyn := ev.Node == 1 && sim.MessageName(ev.Msg) == "Data" && ev.Msg.(Data).syn
+	if !senderAck && !staleSyn {
+		t.Fatalf("critical transition %v is neither the sender's ACK nor the stale SYN", ev)
+	}
 }
 
 // paperScenario drives the transport through seed 003 §5's steps 1-4 and
@@ -91,33 +64,29 @@ func paperScenario(t *testing.T, fixed bool) *sim.Sim {
 	if fixed {
 		params["fixed"] = "true"
 	}
-	s, err := sim.New(newConfig(t, params), sim.Options{Chooser: sim.NewRandom(0)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := servicetest.New(t, servicetest.Config(t, SystemName, params), 0)
 	isData := func(to sim.NodeID, seq uint32) func(sim.Event) bool {
 		return func(ev sim.Event) bool {
 			d, ok := ev.Msg.(Data)
 			return ev.Kind == sim.EvDatagram && ev.Node == to && ok && d.seq == seq
 		}
 	}
-	app := func(ev sim.Event) bool { return ev.Kind == sim.EvApp && ev.Node == 0 }
-	timer := func(ev sim.Event) bool { return ev.Kind == sim.EvTimer && ev.Node == 0 }
+	app, timer := servicetest.App(0), servicetest.At(sim.EvTimer, 0)
 	// Step 1: the application sends two messages; m0 goes out as SYN 2001.
-	step(t, s, "send m0", app)
-	step(t, s, "send m1", app)
+	servicetest.Step(t, s, "send m0", app)
+	servicetest.Step(t, s, "send m1", app)
 	// Step 2: the retransmission timer resends SYN 2001, then gives up;
 	// the application sends again on a new connection, SYN 6001.
-	step(t, s, "retransmit SYN 2001", timer)
-	step(t, s, "give up on 2001", timer)
+	servicetest.Step(t, s, "retransmit SYN 2001", timer)
+	servicetest.Step(t, s, "give up on 2001", timer)
 	n0 := s.Service(0).(*Node)
 	if c := n0.tr.out[1]; c == nil || c.isn != 6001 || n0.app.failures != 1 {
 		t.Fatalf("after the timeout: %s", s.NodeText(0))
 	}
 	// Step 3: the receiver gets SYN 6001 and acknowledges it.
-	step(t, s, "receiver gets SYN 6001", isData(1, 6001))
+	servicetest.Step(t, s, "receiver gets SYN 6001", isData(1, 6001))
 	// Step 4: the old SYN 2001 arrives out of order.
-	step(t, s, "receiver gets stale SYN 2001", isData(1, 2001))
+	servicetest.Step(t, s, "receiver gets stale SYN 2001", isData(1, 2001))
 	return s
 }
 
@@ -138,7 +107,7 @@ func TestPaperScenario(t *testing.T) {
 		t.Fatalf("the receiver should have switched to the stale connection: %s", s.NodeText(1))
 	}
 	// (a) Before the critical transition: random walks can recover.
-	if n := recoveries(t, s, 50, 100); n == 0 {
+	if n := walker.Recoveries(t, s, 50, dMax, 100); n == 0 {
 		t.Fatal("no walk recovers before the critical transition")
 	} else {
 		t.Logf("before the critical transition %d of 50 walks recover", n)
@@ -146,21 +115,21 @@ func TestPaperScenario(t *testing.T) {
 	// ... for instance by retransmitting SYN 6001, which resynchronises
 	// the receiver (once the second copy of SYN 2001 is out of the way).
 	alt := s.Clone(sim.NewRandom(7))
-	step(t, alt, "receiver gets the other SYN 2001", func(ev sim.Event) bool {
+	servicetest.Step(t, alt, "receiver gets the other SYN 2001", func(ev sim.Event) bool {
 		d, ok := ev.Msg.(Data)
 		return ok && ev.Node == 1 && d.seq == 2001
 	})
-	step(t, alt, "retransmit SYN 6001", func(ev sim.Event) bool { return ev.Kind == sim.EvTimer })
-	step(t, alt, "receiver gets SYN 6001 again", func(ev sim.Event) bool {
+	servicetest.Step(t, alt, "retransmit SYN 6001", servicetest.Kind(sim.EvTimer))
+	servicetest.Step(t, alt, "receiver gets SYN 6001 again", func(ev sim.Event) bool {
 		d, ok := ev.Msg.(Data)
 		return ok && ev.Node == 1 && d.seq == 6001
 	})
-	if n := recoveries(t, alt, 20, 200); n != 20 {
+	if n := walker.Recoveries(t, alt, 20, dMax, 200); n != 20 {
 		t.Fatalf("after resynchronising, %d of 20 walks recover", n)
 	}
 
 	// Step 5, the critical transition: the sender handles ACK 6001.
-	ev := step(t, s, "sender gets ACK 6001", isAck6001)
+	ev := servicetest.Step(t, s, "sender gets ACK 6001", isAck6001)
 	if ev.Node != 0 || sim.MessageName(ev.Msg) != "Ack" {
 		t.Fatalf("critical event %v", ev)
 	}
@@ -170,14 +139,14 @@ func TestPaperScenario(t *testing.T) {
 		t.Fatalf("not the state of Figure 3:\n%s\n%s", s.NodeText(0), s.NodeText(1))
 	}
 	// (b) After it: DATA 6002 is never acknowledged.
-	if n := recoveries(t, s, 50, 300); n != 0 {
+	if n := walker.Recoveries(t, s, 50, dMax, 300); n != 0 {
 		t.Fatalf("%d of 50 walks recover after the critical transition", n)
 	}
 	// Failures on do not help either.
 	for seed := range uint64(10) {
 		c := s.Clone(sim.NewRandom(400 + seed))
-		if live, err := walk(c, dMax, 0); err != nil || live {
-			t.Fatalf("walk %d with failures: live=%v err=%v", seed, live, err)
+		if r := walker.Walk(t, c, dMax, 0); r.Live >= 0 {
+			t.Fatalf("walk %d with failures: %+v", seed, r)
 		}
 	}
 }
@@ -190,8 +159,8 @@ func TestPaperScenarioFixed(t *testing.T) {
 	if in := s.Service(1).(*Node).tr.in[0]; in.isn != 6001 {
 		t.Fatalf("the receiver should have kept connection 6001: %s", s.NodeText(1))
 	}
-	step(t, s, "sender gets ACK 6001", isAck6001)
-	if n := recoveries(t, s, 50, 300); n != 50 {
+	servicetest.Step(t, s, "sender gets ACK 6001", isAck6001)
+	if n := walker.Recoveries(t, s, 50, dMax, 300); n != 50 {
 		t.Fatalf("only %d of 50 walks recover", n)
 	}
 }
@@ -200,11 +169,10 @@ func TestPaperScenarioFixed(t *testing.T) {
 // runs with drops: every message arrives, in order, exactly once unless a
 // connection attempt was abandoned and the application sent again.
 func TestDeliveryInOrder(t *testing.T) {
-	cfg := newConfig(t, map[string]string{"fixed": "true", "messages": "5", "drops": "3"})
-	for seed := range uint64(100) {
-		s, _ := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed)})
-		if live, err := walk(s, dMax, failureBudget(cfg)); err != nil || !live {
-			t.Fatalf("seed %d: live=%v err=%v", seed, live, err)
+	cfg := servicetest.Config(t, SystemName, map[string]string{"fixed": "true", "messages": "5", "drops": "3"})
+	walker.Walks(t, cfg, servicetest.Batch{Walks: 100, Budget: dMax, Failures: true, Each: func(seed uint64, s *sim.Sim, r servicetest.Result) bool {
+		if r.Live < 0 {
+			t.Fatalf("seed %d: not live: %+v", seed, r)
 		}
 		got := s.Service(1).(*Node).app.delivered
 		want := []string{"0:m0", "0:m1", "0:m2", "0:m3", "0:m4"}
@@ -214,7 +182,8 @@ func TestDeliveryInOrder(t *testing.T) {
 		if !slices.Equal(dedup(got), want) {
 			t.Fatalf("seed %d: delivered %v", seed, got)
 		}
-	}
+		return true
+	}})
 }
 
 // dedup drops repeats of earlier elements, keeping first occurrences.
