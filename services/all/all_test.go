@@ -8,6 +8,7 @@ import (
 
 	"github.com/macemc/macemc/cmd/cli"
 	_ "github.com/macemc/macemc/services/all"
+	"github.com/macemc/macemc/sim/trace"
 )
 
 // search runs `macemc search` in process with --json and decodes the report.
@@ -135,5 +136,47 @@ func TestWhichSafetyPropertyCatchesThePaperBugs(t *testing.T) {
 				t.Errorf("fixed=true breaks %s %s", r.Verdict, r.Property)
 			}
 		})
+	}
+}
+
+// TestPrefixSearchFindsPastryFromSteadyState is seed 003 §4.2 point 4: the
+// paper found the Pastry bug by searching from a live, steady-state prefix.
+// The search first walks to a live state of at least 30 steps, saves it as
+// prefix.trace, and searches from its end; --prefix reuses the saved file.
+func TestPrefixSearchFindsPastryFromSteadyState(t *testing.T) {
+	budget := []string{"--system", "pastry", "--property", "AllNodes", "--seed", "1", "--max-paths", "3000", "--walk-depth", "5000"}
+	code, r := search(t, append(budget, "--prefix-steps", "30")...)
+	if code != cli.ExitViolation || r.Verdict != "liveness" || r.Critical == nil || r.Critical.Condition != "C1" {
+		t.Fatalf("want a C1 liveness violation from the prefix, got exit %d %+v", code, r.Critical)
+	}
+	prefix := r.Files["prefix_trace"]
+	if prefix == "" {
+		t.Fatal("no prefix.trace written")
+	}
+	pt, err := trace.Read(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pt.Steps < 30 || r.Critical.Step <= pt.Steps || !strings.Contains(r.Critical.Event, "timer join fires") {
+		t.Errorf("prefix of %d steps, critical step %d (%s): want the rejoin after the steady state", pt.Steps, r.Critical.Step, r.Critical.Event)
+	}
+	// The saved prefix replays to a live state.
+	s, err := pt.Replay(-1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live, _ := s.AllHold(s.Config().Liveness); !live {
+		t.Error("the prefix does not end in a live state")
+	}
+	// Searching again from the saved file finds the same violation.
+	code2, r2 := search(t, append(budget, "--prefix", prefix)...)
+	if code2 != cli.ExitViolation || r2.Critical == nil || r2.Critical.Step != r.Critical.Step || r2.Steps != r.Steps {
+		t.Errorf("--prefix FILE: exit %d, critical %+v, want step %d", code2, r2.Critical, r.Critical.Step)
+	}
+	// A prefix recorded on another system is refused.
+	var out, errs bytes.Buffer
+	app := &cli.App{Name: "macemc", Stdout: &out, Stderr: &errs}
+	if code := app.Run([]string{"search", "--system", "chord", "--prefix", prefix, "--out", t.TempDir()}); code != cli.ExitUsage || !strings.Contains(errs.String(), "was recorded on pastry") {
+		t.Errorf("prefix from another system: exit %d %s", code, errs.String())
 	}
 }
