@@ -426,3 +426,25 @@ func TestSimHashCoversPendingEvents(t *testing.T) {
 		t.Error("a cancelled timer left a trace in the hash")
 	}
 }
+
+type phase int
+
+func (p phase) String() string { return [...]string{"idle", "busy"}[p] }
+
+type withPhase struct {
+	P     phase
+	inner phase
+	M     map[phase]phase
+}
+
+func TestTextFormUsesStringerOfScalars(t *testing.T) {
+	v := &withPhase{P: 1, inner: 0, M: map[phase]phase{1: 0}}
+	got := sim.FormatValue(v)
+	if got != "&withPhase{P: busy, inner: idle, M: {busy: idle}}" {
+		t.Errorf("FormatValue = %s", got)
+	}
+	// The hash still encodes the numbers: equal names, equal hashes.
+	if sim.Hash(&withPhase{P: 1}) == sim.Hash(&withPhase{P: 0}) {
+		t.Error("different phases hash equal")
+	}
+}

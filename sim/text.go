@@ -144,6 +144,9 @@ func (f *formatter) inline(v reflect.Value) string {
 	if !v.IsValid() {
 		return "nil"
 	}
+	if name, ok := stringer(v); ok {
+		return name
+	}
 	switch v.Kind() {
 	case reflect.Bool:
 		return strconv.FormatBool(v.Bool())
@@ -219,6 +222,42 @@ func (f *formatter) mapEntries(v reflect.Value, join func(k, v string) string) [
 		out[i] = join(e.k, e.v)
 	}
 	return out
+}
+
+var stringerType = reflect.TypeFor[fmt.Stringer]()
+
+// stringer returns String() of a named scalar type that has one (an enum
+// such as a protocol state), so the text form shows "joined" rather than 2;
+// the hash still encodes the number. Structs, pointers and collections are
+// shown field by field whatever methods they have.
+func stringer(v reflect.Value) (string, bool) {
+	t := v.Type()
+	if t.Name() == "" || !t.Implements(stringerType) {
+		return "", false
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
+	default:
+		return "", false
+	}
+	cv, ok := clean(v)
+	if !ok {
+		// Not addressable and reached through an unexported field: copy
+		// the scalar into a fresh value of the same type.
+		cv = reflect.New(t).Elem()
+		switch {
+		case v.CanInt():
+			cv.SetInt(v.Int())
+		case v.CanUint():
+			cv.SetUint(v.Uint())
+		case t.Kind() == reflect.Bool:
+			cv.SetBool(v.Bool())
+		default:
+			cv.SetString(v.String())
+		}
+	}
+	return cv.Interface().(fmt.Stringer).String(), true
 }
 
 // lessKey orders numbers numerically and everything else as text.

@@ -28,8 +28,6 @@ func (s Status) String() string {
 	return "status?"
 }
 
-// Canonical makes the state text show the status by name.
-func (s Status) Canonical() any { return s.String() }
 
 // Timer names.
 const (

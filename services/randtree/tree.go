@@ -64,8 +64,6 @@ func (s state) String() string {
 	}
 }
 
-// Canonical shows a state by name in state dumps.
-func (s state) Canonical() any { return s.String() }
 
 // recovery is the name of the periodic recovery timer.
 const recovery = "recovery"
