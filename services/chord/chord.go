@@ -28,7 +28,6 @@ func (s Status) String() string {
 	return "status?"
 }
 
-
 // Timer names.
 const (
 	// TimerJoin retries the join lookup until an answer arrives.

@@ -33,7 +33,6 @@ func (s Status) String() string {
 	return "status?"
 }
 
-
 // Timer names.
 const (
 	// TimerJoin drives join attempts: the first one and every retry.

@@ -64,7 +64,6 @@ func (s state) String() string {
 	}
 }
 
-
 // recovery is the name of the periodic recovery timer.
 const recovery = "recovery"
 
