@@ -323,3 +323,42 @@ func TestStaleResultsAreReplaced(t *testing.T) {
 		t.Error("a file that is not macemc's was removed")
 	}
 }
+
+// hang's handler never returns once its timer fires after the request.
+type hang struct {
+	sim.Base
+	Asked bool
+}
+
+func (h *hang) Start(ctx *sim.Context)              { ctx.SetTimer("t") }
+func (h *hang) HandleApp(ctx *sim.Context, req any) { h.Asked = true }
+func (h *hang) HandleTimer(ctx *sim.Context, _ string) {
+	for h.Asked {
+		ctx.Self() // a busy loop; the watchdog unwinds it at this call
+	}
+}
+
+func init() {
+	sim.Register(&sim.System{Name: "clitest-hang", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &hang{} },
+			App: func(sim.NodeID) []any { return []any{"ask"} }}, nil
+	}})
+}
+
+func TestHandlerHangIsReported(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := run(t, "search", "--system", "clitest-hang", "--out", dir, "--handler-timeout", "200ms", "--workers", "1", "--json")
+	if code != ExitViolation {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var rep Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != "safety" || rep.Property != "handler did not return" || !strings.Contains(rep.Error, "did not return within 200ms") {
+		t.Errorf("report: %+v", rep)
+	}
+	if rep.Replay == "" || rep.Files["error_trace"] == "" {
+		t.Errorf("no replay command or trace: %+v", rep.Files)
+	}
+}

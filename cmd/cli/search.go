@@ -26,6 +26,7 @@ type searchFlags struct {
 	budget, handlerTimeout              time.Duration
 	maxPaths                            int64
 	maxViolations, workers, prefixSteps int
+	maxStates                           int
 	asJSON, noHashing, unbiased         bool
 	walkFailures, noCritical            bool
 	lasso                               lassoFlags
@@ -49,6 +50,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.StringVar(&f.out, "out", "macemc-out", "directory for traces, logs and report.json (a previous run's there are replaced)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object on stdout")
 	fs.BoolVar(&f.noHashing, "no-hashing", false, "do not cut paths that reach a state seen before")
+	fs.IntVar(&f.maxStates, "max-states", search.DefaultMaxStates, "bound of the visited-state set (16 bytes a slot); past it new states are not remembered, which costs repeated work, never a wrong verdict")
 	fs.BoolVar(&f.unbiased, "unbiased", false, "random walks ignore event weights")
 	fs.BoolVar(&f.walkFailures, "walk-failures", false, "keep failures on during random walks (default: off, as the original's gusto)")
 	fs.StringVar(&f.prefix, "prefix", "", "search from the end of this trace (a live steady-state prefix)")
@@ -61,8 +63,8 @@ func (a *App) search(args []string) (int, error) {
 	}
 	start := time.Now()
 	switch {
-	case f.depth < 0, f.depthStep <= 0, f.walkDepth <= 0, f.kWalks <= 0, f.maxPaths < 0, f.budget < 0, f.maxViolations <= 0, f.workers < 0, f.prefixSteps < 0:
-		return ExitUsage, usagef("--depth, --max-paths, --time, --workers and --prefix-steps must not be negative; --depth-step, --walk-depth, --walks and --max-violations must be positive")
+	case f.depth < 0, f.depthStep <= 0, f.walkDepth <= 0, f.kWalks <= 0, f.maxPaths < 0, f.budget < 0, f.maxViolations <= 0, f.workers < 0, f.prefixSteps < 0, f.maxStates <= 0:
+		return ExitUsage, usagef("--depth, --max-paths, --time, --workers and --prefix-steps must not be negative; --depth-step, --walk-depth, --walks, --max-violations and --max-states must be positive")
 	case f.prefix != "" && f.prefixSteps > 0:
 		return ExitUsage, usagef("--prefix and --prefix-steps exclude each other")
 	}
@@ -95,7 +97,7 @@ func (a *App) search(args []string) (int, error) {
 
 	scfg := search.Config{
 		System: cfg, DepthStep: f.depthStep, MaxDepth: f.depth, WalkDepth: f.walkDepth, Seed: f.seed, Workers: f.workers,
-		MaxPaths: f.maxPaths, Time: f.budget, MaxViolations: f.maxViolations, NoHashing: f.noHashing, Unbiased: f.unbiased,
+		MaxPaths: f.maxPaths, Time: f.budget, MaxViolations: f.maxViolations, NoHashing: f.noHashing, MaxStates: f.maxStates, Unbiased: f.unbiased,
 		WalkFailures: f.walkFailures, HandlerTimeout: f.handlerTimeout, Context: ctx, Progress: prog.search,
 	}
 	switch {
@@ -126,7 +128,7 @@ func (a *App) search(args []string) (int, error) {
 
 	// A nondeterministic service makes every result untrustworthy: check a
 	// short walk replays identically before spending the budget.
-	if err := checkDeterministic(cfg, f.seed); err != nil {
+	if err := checkDeterministic(cfg, f.seed, f.handlerTimeout); err != nil {
 		return ExitUsage, usageError{err}
 	}
 	lr := lassoSetup(&scfg, f)
@@ -281,17 +283,27 @@ func criticalReport(cr *critical.Result, k, dmax int) *CriticalReport {
 
 // checkDeterministic replays a seeded walk of up to 1,000 steps twice and
 // compares the state hashes step by step.
-func checkDeterministic(cfg *sim.Config, seed uint64) error {
+// A handler that panics or hangs on the way ends the walk there: the
+// search itself finds and reports it.
+func checkDeterministic(cfg *sim.Config, seed uint64, timeout time.Duration) error {
 	s, err := sim.New(cfg, sim.Options{Chooser: walks.NewChooser(walks.SeedFor(seed, 1<<41), false)})
 	if err != nil {
-		return err
+		return nil // Start panicked: the search reports it
 	}
-	for s.Steps() < 1000 {
-		if ok, err := s.Step(); err != nil || !ok {
-			break
+	steps := 0
+	err = s.Guard(timeout, func() error {
+		for s.Steps() < 1000 {
+			if ok, err := s.Step(); err != nil || !ok {
+				break
+			}
+			steps = s.Steps()
 		}
+		return nil
+	})
+	if err != nil {
+		return nil // a hang: the search reports it
 	}
-	if err := sim.CheckDeterminism(cfg, s.ChoiceValues(), sim.Options{}); err != nil {
+	if err := sim.CheckDeterminism(cfg, s.ChoiceValues()[:s.StepStart(steps)], sim.Options{}); err != nil {
 		return fmt.Errorf("cannot search this system: %w", err)
 	}
 	return nil
