@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/macemc/macemc/sim"
 )
@@ -32,6 +33,9 @@ type TuneConfig struct {
 	Workers  int
 	// WalkFailures keeps failures on after the periphery too.
 	WalkFailures bool
+	// HandlerTimeout bounds one handler (default sim.DefaultHandlerTimeout);
+	// a sample whose handler does not return counts as Unsafe.
+	HandlerTimeout time.Duration
 }
 
 // TuneResult is the distribution of steps to the first live state.
@@ -40,7 +44,8 @@ type TuneResult struct {
 	// sample that reached one.
 	Steps []int
 	// Samples is the number of walks; Samples-len(Steps) never turned live
-	// within MaxSteps (Unsafe counts those that broke a safety property).
+	// within MaxSteps (Unsafe counts those that broke a safety property,
+	// panicked or hung).
 	Samples  int
 	Unsafe   int
 	MaxSteps int
@@ -88,8 +93,15 @@ func Tune(c TuneConfig) (*TuneResult, error) {
 					steps[i] = -1
 					continue
 				}
-				r := Walk(s, &Config{MaxSteps: c.MaxSteps, LiveAfter: c.Depth, Safety: c.System.Safety, Liveness: c.System.Liveness})
+				var r Result
 				steps[i] = -1
+				if err := s.Guard(c.HandlerTimeout, func() error {
+					r = Walk(s, &Config{MaxSteps: c.MaxSteps, LiveAfter: c.Depth, Safety: c.System.Safety, Liveness: c.System.Liveness})
+					return nil
+				}); err != nil {
+					unsafe[i] = true // a handler that did not return
+					continue
+				}
 				switch r.Outcome {
 				case Live:
 					steps[i] = r.Steps
