@@ -134,9 +134,8 @@ func (a *App) critical(args []string) (int, error) {
 	if *dmax == 0 {
 		*dmax = t.WalkDepth
 	}
-	if *dmax < t.Steps {
-		*dmax = max(t.Steps, *dmax)
-	}
+	// The dead path itself is d_max long; a shorter d_max could not judge it.
+	*dmax = max(*dmax, t.Steps)
 	if !fs.Changed("seed") {
 		*seed = t.Seed
 	}
