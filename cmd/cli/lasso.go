@@ -192,7 +192,11 @@ func lassoFromEnd(cfg *sim.Config, v *search.Violation, f *searchFlags) (*lasso.
 // cycle was found.
 func lassoReport(rep *Report, fd *lasso.Finding, source string) {
 	stem := fd.Stem
-	rep.Kind = "lasso"
+	// A dead state (C1) is the stronger diagnosis: the kind stays "dead"
+	// and the lasso is the second view of the same violation.
+	if rep.Critical == nil || rep.Critical.Condition != "C1" {
+		rep.Kind = "lasso"
+	}
 	rep.Stem = &stem
 	rep.Cycle = fd.Cycle()
 	rep.Lasso = &LassoReport{Stem: fd.Stem, CycleLength: fd.CycleLen, Confirmed: fd.Replays, Note: fd.Note(),

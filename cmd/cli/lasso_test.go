@@ -47,8 +47,15 @@ func obj(t *testing.T, rep map[string]any, key string) map[string]any {
 // it reproduces the violation.
 func checkLassoReport(t *testing.T, rep map[string]any, dir, hash string) {
 	t.Helper()
-	if rep["verdict"] != "liveness" || rep["kind"] != "lasso" {
-		t.Fatalf("verdict %v kind %v", rep["verdict"], rep["kind"])
+	checkLassoView(t, rep, dir, hash, "lasso")
+}
+
+// checkLassoView checks the lasso part of a report whose kind is kind
+// ("lasso", or "dead" when a C1 critical transition comes first).
+func checkLassoView(t *testing.T, rep map[string]any, dir, hash, kind string) {
+	t.Helper()
+	if rep["verdict"] != "liveness" || rep["kind"] != kind {
+		t.Fatalf("verdict %v kind %v, want liveness %s", rep["verdict"], rep["kind"], kind)
 	}
 	l := obj(t, rep, "lasso")
 	stem, n := num(rep["stem"]), num(l["cycle_length"])
@@ -191,21 +198,31 @@ func TestSearchTemperature(t *testing.T) {
 }
 
 // TestSearchC2ChecksForLasso: without --lasso, a suspected violation
-// whose critical-transition search ends in C2 is checked for a lasso, and
-// the report gives both views (the storage example's stale sync report).
+// whose critical-transition search ends in C2 is checked for a lasso. The
+// philosophers' livelock has no dead state: with a d_max of 40 some walk
+// stays hungry, the critical-transition search finds every state
+// recoverable (C2), and the report shows the cycle.
 func TestSearchC2ChecksForLasso(t *testing.T) {
-	if _, err := sim.Lookup("storage"); err != nil {
-		t.Skip(err)
-	}
-	rep, dir := searchJSON(t, ExitViolation, "--system", "storage", "--walk-depth", "2000", "--walks", "10")
-	c := obj(t, rep, "critical")
-	if c["condition"] != "C2" {
-		t.Skipf("critical transition %v: no C2 to check", c["condition"])
+	rep, dir := searchJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--walk-depth", "40", "--walks", "10")
+	if c := obj(t, rep, "critical"); c["condition"] != "C2" {
+		t.Fatalf("critical transition %v: the livelock has no dead state", c)
 	}
 	checkLassoReport(t, rep, dir, "exact")
 	if rep["lasso_stats"] != nil {
 		t.Errorf("lasso_stats without --lasso")
 	}
+}
+
+// TestStorageGivesBothViews: the storage example (seed 001's vNext bug)
+// has a dead state, reached when the manager handles the stale sync report
+// (C1), and its dead execution loops; with --lasso the report gives both.
+func TestStorageGivesBothViews(t *testing.T) {
+	rep, dir := searchJSON(t, ExitViolation, "--system", "storage", "--lasso", "--walk-depth", "2000", "--walks", "10")
+	c := obj(t, rep, "critical")
+	if c["condition"] != "C1" || !strings.Contains(c["event"].(string), "node 0 receives SyncReport") {
+		t.Errorf("critical transition %v, want C1 at the manager handling the stale SyncReport", c)
+	}
+	checkLassoView(t, rep, dir, "exact", "dead")
 }
 
 // TestSearchLassoService: the example philosophers (services/philosophers).
