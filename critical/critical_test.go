@@ -363,13 +363,6 @@ func TestUnsafeWalks(t *testing.T) {
 // TestHangingWalks: a recovery walk whose handler hangs is abandoned by
 // the watchdog and counts as not recovering (budget: k = 4, 50 ms timeout).
 func TestHangingWalks(t *testing.T) {
-	if raceEnabled {
-		// sim.Guard builds its HangError from s.w.step, s.w.lastEvent and
-		// the choice log after abandoning the execution, while the
-		// unwinding handler goroutine still writes them (sim.go execute:
-		// s.w.step++): a race in package sim, not here.
-		t.Skip("sim.Guard races with the abandoned handler goroutine")
-	}
 	c := poisonConfig(t, poisonSys{apps: 50, poison: 10, hangOnTick: true}, 400, 400)
 	c.Walks, c.HandlerTimeout = 4, 50*time.Millisecond
 	res := find(t, c)

@@ -22,7 +22,7 @@ import (
 func lassoOutput(t *testing.T) (string, *trace.Trace) {
 	t.Helper()
 	if _, err := sim.Lookup("philosophers"); err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	var out, errs bytes.Buffer

@@ -228,7 +228,7 @@ func TestStorageGivesBothViews(t *testing.T) {
 // TestSearchLassoService: the example philosophers (services/philosophers).
 func TestSearchLassoService(t *testing.T) {
 	if _, err := sim.Lookup("philosophers"); err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	rep, dir := searchJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--lasso", "--walk-depth", "400", "--walks", "10")
 	checkLassoReport(t, rep, dir, "exact")

@@ -14,7 +14,7 @@ func registered(t *testing.T, name string, params map[string]string) *sim.Config
 	t.Helper()
 	sys, err := sim.Lookup(name)
 	if err != nil {
-		t.Skipf("system %s: %v", name, err)
+		t.Fatalf("system %s: %v", name, err)
 	}
 	cfg, _, err := sys.Config(params)
 	if err != nil {
