@@ -57,6 +57,12 @@ type Config struct {
 	// NoHashing turns state hashing off: no path is cut short because it
 	// reached a state seen before.
 	NoHashing bool
+	// MaxStates bounds the visited-state set (default DefaultMaxStates).
+	// Past the bound, a new state takes the place of one recorded in an
+	// earlier round or is not recorded (Stats.Unrecorded): it will not cut
+	// a later path short, so the search repeats work it could have
+	// skipped. That loses coverage per unit of time, never correctness.
+	MaxStates int
 	// Unbiased makes walks choose events uniformly instead of by weight.
 	Unbiased bool
 	// WalkFailures keeps failures on during walks. By default failures
@@ -187,8 +193,13 @@ type Stats struct {
 	Walks  int64
 	// Transitions executed in all (prefixes and walks).
 	Transitions int64
-	// DistinctStates is the number of distinct state hashes seen.
+	// DistinctStates is the number of distinct state hashes recorded in
+	// the visited-state set; Unrecorded counts the new states the full set
+	// could not record (see Config.MaxStates), and VisitedBytes is the
+	// set's memory.
 	DistinctStates int
+	Unrecorded     int64
+	VisitedBytes   int
 	Elapsed        time.Duration
 	Violations     int
 	// Stop says why the search ended: "violation", "paths", "time",
@@ -212,6 +223,10 @@ type job struct {
 	depth     int
 	result    *Violation // set when the coordinator already decided
 	walkSteps int
+	// sim, when set, holds the execution at the end of the bounded path
+	// (the coordinator's, handed over with sim.SwapState): the worker
+	// walks on from it instead of replaying the path.
+	sim *sim.Sim
 }
 
 // Run searches cfg.System: iterative bounded depth-first search over the
@@ -222,7 +237,7 @@ func Run(cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: cfg, start: time.Now(), seen: map[uint64]uint64{}}
+	r := &runner{cfg: cfg, start: time.Now(), seen: newVisited(cfg.MaxStates)}
 	return r.run()
 }
 
@@ -230,11 +245,21 @@ type runner struct {
 	cfg   Config
 	start time.Time
 
-	seen   map[uint64]uint64 // state hash -> round<<32 | depth first seen at
-	onPath []uint64          // hashes of the states of the current path
+	seen   *visited // state hash -> round<<32 | depth first seen at
+	onPath []uint64 // hashes of the states of the current path
+	// states is the number of states after the prefix the last path
+	// checked (and, with hashing, whose hashes onPath holds); memos[k]
+	// holds the part hashes of the path's state k after the prefix (0:
+	// the prefix's end), to restore when a later path replays it.
+	states int
+	memos  []sim.HashMemo
 
 	paths, pruned, cycles, walksRun, transitions atomic.Int64
 	stopping                                     atomic.Bool
+
+	// pool holds simulators to carry executions from the coordinator to
+	// the workers (job.sim).
+	pool chan *sim.Sim
 
 	mu         sync.Mutex
 	done       map[int64]*job // finished jobs waiting to be committed
@@ -266,6 +291,7 @@ func (r *runner) run() (*Result, error) {
 	// The coordinator closes jobs when it finishes; if a handler hangs in
 	// it, quit releases the workers instead (the hung goroutine is left).
 	jobs := make(chan *job, 4*r.cfg.Workers)
+	r.pool = make(chan *sim.Sim, 5*r.cfg.Workers+2)
 	r.quit = make(chan struct{})
 	results := make(chan *job, 4*r.cfg.Workers)
 	var wg sync.WaitGroup
@@ -311,7 +337,9 @@ func (r *runner) snapshotLocked() Stats {
 	st.Cycles = r.cycles.Load()
 	st.Walks = r.walksRun.Load()
 	st.Transitions = r.transitions.Load()
-	st.DistinctStates = len(r.seen)
+	st.DistinctStates = r.seen.len()
+	st.Unrecorded = r.seen.unrecorded
+	st.VisitedBytes = r.seen.bytes()
 	st.Elapsed = time.Since(r.start)
 	st.Violations = len(r.violations)
 	return st
@@ -426,6 +454,11 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 					c.Progress(st)
 				}
 				j, reached, err := r.prefix(s, dfs, index, round, depth)
+				if s.Abandoned() {
+					// The watchdog gave up on a handler of this path and
+					// reports it at index: touch nothing more.
+					return nil
+				}
 				if err != nil {
 					return err
 				}
@@ -435,6 +468,17 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 				}
 				r.paths.Add(1)
 				index++
+				if j.result == nil && j.walkSteps >= 0 && j.choices != nil {
+					// Hand the execution over: the worker walks on from
+					// it instead of replaying it, and the coordinator
+					// resets what it gets back for the next path.
+					o, err := r.takeSim()
+					if err != nil {
+						return err
+					}
+					s.SwapState(o)
+					j.sim = o
+				}
 				select {
 				case jobs <- j:
 				case <-r.quit:
@@ -484,7 +528,23 @@ func (r *runner) prefix(s *sim.Sim, dfs *dfsChooser, index int64, round, depth i
 	if err := s.Reset(dfs); err != nil {
 		return violation(Safety, walks.Failed, walks.PanicProperty, err)
 	}
-	r.onPath = append(r.onPath[:0], s.Hash())
+	if len(r.onPath) == 0 {
+		r.onPath = append(r.onPath, s.Hash()) // the initial state: the same for every path
+	}
+	// Performance: the states before the point where this path branches
+	// off the previous one are the previous path's states (replay is
+	// deterministic), which that path checked and hashed (onPath holds
+	// their hashes) before going on past them. They are replayed, not
+	// checked or hashed again: only the new states are, and their parts
+	// (nodes, messages) that the replay did not change are not encoded
+	// again either: the part hashes saved on the path that first reached
+	// each state are restored (sim.HashMemo). prev is how many such states
+	// the previous path has; k counts this path's.
+	prev, k := r.states, 0
+	r.states = 0
+	if c.PrefixSteps == 0 {
+		r.memo(s, 0, true)
+	}
 	limit := c.PrefixSteps + depth
 	for s.Steps() < limit {
 		ok, err := s.Step()
@@ -509,6 +569,18 @@ func (r *runner) prefix(s *sim.Sim, dfs *dfsChooser, index int64, round, depth i
 			return j, false, nil
 		}
 		if s.Steps() <= c.PrefixSteps {
+			if s.Steps() == c.PrefixSteps {
+				r.memo(s, 0, true)
+			}
+			continue
+		}
+		// Only states past the point where this path branches off the
+		// previous one are new.
+		fresh := dfs.pos > dfs.diverge
+		k++
+		if !fresh && k <= prev {
+			r.memo(s, k, false)
+			r.states = k
 			continue
 		}
 		if i, err := s.FirstViolated(c.System.Safety); err != nil || i >= 0 {
@@ -519,12 +591,9 @@ func (r *runner) prefix(s *sim.Sim, dfs *dfsChooser, index int64, round, depth i
 		}
 		if !c.NoHashing {
 			h := s.Hash()
-			// Only states past the point where this path branches off
-			// the previous one are new; the shared prefix replays states
-			// this path's ancestors already recorded.
-			if dfs.pos > dfs.diverge {
+			if fresh {
 				d := uint64(s.Steps() - c.PrefixSteps)
-				if slices.Contains(r.onPath, h) {
+				if slices.Contains(r.onPath[:k], h) {
 					// A cycle back to a state of this very path: going
 					// deeper adds nothing to the bounded search, but if
 					// every way on from here cycles no path would ever
@@ -535,97 +604,200 @@ func (r *runner) prefix(s *sim.Sim, dfs *dfsChooser, index int64, round, depth i
 					j.choices, j.steps = s.ChoiceValues(), s.Steps()
 					return j, false, nil
 				}
-				if prev, ok := r.seen[h]; ok && prev>>32 == uint64(round) && prev&0xffffffff <= d {
+				if prev, ok := r.seen.get(h); ok && prev>>32 == uint64(round) && prev&0xffffffff <= d {
 					r.pruned.Add(1)
 					j.walkSteps = -1
 					return j, false, nil
 				}
-				r.seen[h] = uint64(round)<<32 | d
+				r.seen.put(h, uint64(round)<<32|d)
 			}
-			r.onPath = append(r.onPath, h)
+			r.onPath = append(r.onPath[:k], h)
+			r.memo(s, k, true)
 		}
+		r.states = k
 	}
 	j.choices = s.ChoiceValues()
 	j.steps = s.Steps()
 	return j, true, nil
 }
 
-// worker replays each job's prefix and runs its random walk.
+// memo restores the part hashes of state k of the path (0: the end of the
+// prefix) if a path saved them, or saves them when save is set. A restore
+// that does not fit leaves the hashes to be computed (Sim.RestoreHashes).
+func (r *runner) memo(s *sim.Sim, k int, save bool) {
+	if r.cfg.NoHashing {
+		return
+	}
+	for len(r.memos) <= k {
+		r.memos = append(r.memos, sim.HashMemo{})
+	}
+	if save {
+		if k > 0 || !s.RestoreHashes(&r.memos[0]) {
+			s.SaveHashes(&r.memos[k])
+		}
+		return
+	}
+	s.RestoreHashes(&r.memos[k])
+}
+
+// takeSim returns a simulator of the system from the pool, or a new one.
+func (r *runner) takeSim() (*sim.Sim, error) {
+	select {
+	case s := <-r.pool:
+		return s, nil
+	default:
+		return sim.New(r.cfg.System, sim.Options{})
+	}
+}
+
+// putSim returns a simulator to the pool, if it has room.
+func (r *runner) putSim(s *sim.Sim) {
+	select {
+	case r.pool <- s:
+	default:
+	}
+}
+
+// worker runs each job's random walk, on the execution the job carries
+// (job.sim) or, without one, after replaying the job's bounded path.
+// Performance: one watchdog (sim.Guard) watches the worker's simulator for
+// as long as no handler hangs, rather than one per job (a goroutine and a
+// ticker each); the job's execution is swapped into that simulator.
 func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 	c := &r.cfg
 	rnd := sim.NewRandom(0)
 	rnd.Unbiased = c.Unbiased
-	var s *sim.Sim
 	for {
-		var j *job
+		s, err := sim.New(c.System, sim.Options{Chooser: rnd})
+		if err != nil {
+			r.drain(jobs, results, err)
+			return
+		}
+		var cur atomic.Pointer[job] // the job being walked, for a hang report
+		err = s.Guard(c.HandlerTimeout, func() error {
+			for !s.Abandoned() {
+				var j *job
+				select {
+				case j2, ok := <-jobs:
+					if !ok {
+						return nil
+					}
+					j = j2
+				case <-r.quit:
+					return nil
+				}
+				if j.result != nil || j.walkSteps < 0 || j.choices == nil || r.stopping.Load() && r.beyondStop(j.index) {
+					if j.sim != nil {
+						r.putSim(j.sim)
+						j.sim = nil
+					}
+					results <- j
+					continue
+				}
+				cur.Store(j)
+				if !r.walk(s, rnd, j) {
+					// The watchdog gave up on this walk's handler while it
+					// ran and reports the job; this goroutine is done.
+					return nil
+				}
+				cur.Store(nil)
+				results <- j
+			}
+			return nil
+		})
+		if err == nil {
+			return
+		}
+		// A handler hung: s is abandoned to it (the goroutine stuck in it
+		// stops at its next Context call, without touching the job); report
+		// the job as a new one and go on with a new simulator.
+		r.walksRun.Add(1)
+		j := cur.Load()
+		var hang *sim.HangError
+		if j == nil || !errors.As(err, &hang) {
+			panic(fmt.Sprintf("search: worker guard: %v", err)) // Guard only fails on a hang
+		}
+		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: "handler did not return", Choices: hang.Choices, Steps: hang.Step,
+			Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: err}
+		results <- &job{index: j.index, choices: j.choices, steps: j.steps, depth: j.depth, result: v}
+	}
+}
+
+// drain fails every job that needs a walk when the worker cannot build a
+// simulator (the system does not boot).
+func (r *runner) drain(jobs <-chan *job, results chan<- *job, err error) {
+	for {
 		select {
-		case j2, ok := <-jobs:
+		case j, ok := <-jobs:
 			if !ok {
 				return
 			}
-			j = j2
+			if j.result == nil && j.walkSteps >= 0 && j.choices != nil {
+				j.result = r.failed(j, nil, err)
+			}
+			results <- j
 		case <-r.quit:
 			return
 		}
-		if j.result != nil || j.walkSteps < 0 || j.choices == nil || r.stopping.Load() && r.beyondStop(j.index) {
-			results <- j
-			continue
-		}
-		rnd.Reseed(walks.SeedFor(c.Seed, uint64(j.index)))
-		chooser := &sim.Prefix{Seq: j.choices, Then: rnd}
-		if s == nil {
-			var err error
-			if s, err = sim.New(c.System, sim.Options{Chooser: chooser, FailuresUntil: r.failuresUntil(j.depth)}); err != nil {
-				j.result = r.failed(j, nil, err)
-				results <- j
-				continue
-			}
-		} else if err := s.Reset(chooser); err != nil {
-			j.result = r.failed(j, s, err)
-			results <- j
-			continue
-		}
-		s.SetFailuresUntil(r.failuresUntil(j.depth))
-		wc := &walks.Config{MaxSteps: c.WalkDepth, LiveAfter: r.liveAfter(j.depth), Safety: c.System.Safety, Liveness: c.System.Liveness}
-		obs := &walkObserver{r: r, index: j.index}
-		if c.Observe != nil {
-			obs.inner = c.Observe()
-		}
-		wc.Observe = obs
-		var res walks.Result
-		err := s.Guard(c.HandlerTimeout, func() error {
-			for s.Steps() < j.steps {
-				if _, err := s.Step(); err != nil {
-					return err
-				}
-			}
-			res = walks.Walk(s, wc)
-			return nil
-		})
-		r.walksRun.Add(1)
-		if err != nil {
-			var hang *sim.HangError
-			if errors.As(err, &hang) {
-				j.result = &Violation{Verdict: Safety, Outcome: walks.Failed, Property: "handler did not return", Choices: hang.Choices, Steps: hang.Step,
-					Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: err}
-				s = nil // abandoned
-			} else {
-				j.result = r.failed(j, s, err)
-			}
-			results <- j
-			continue
-		}
-		r.transitions.Add(int64(res.Steps - j.steps))
-		if res.Outcome.Violation() {
-			verdict := Liveness
-			if res.Outcome == walks.Unsafe || res.Outcome == walks.Failed {
-				verdict = Safety
-			}
-			j.result = &Violation{Verdict: verdict, Outcome: res.Outcome, Property: res.Property, Observed: res.Observed, Choices: s.ChoiceValues(), Steps: s.Steps(),
-				Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: res.Err}
-		}
-		results <- j
 	}
+}
+
+// walk runs job j's random walk on s, seeded by the job's index, and sets
+// j.result when it ends in a violation. It returns false, leaving j and the
+// statistics alone, when the watchdog abandoned s meanwhile (the worker
+// reports the job).
+func (r *runner) walk(s *sim.Sim, rnd *sim.Random, j *job) bool {
+	c := &r.cfg
+	rnd.Reseed(walks.SeedFor(c.Seed, uint64(j.index)))
+	if j.sim != nil {
+		// The coordinator's execution of the bounded path, handed over:
+		// the walk's choices follow the path's, as with a replay.
+		s.SwapState(j.sim)
+		r.putSim(j.sim)
+		j.sim = nil
+		s.SetChooser(rnd)
+	} else {
+		if err := s.Reset(&sim.Prefix{Seq: j.choices, Then: rnd}); err != nil {
+			if s.Abandoned() {
+				return false
+			}
+			r.walksRun.Add(1)
+			j.result = r.failed(j, s, err)
+			return true
+		}
+		for s.Steps() < j.steps {
+			if _, err := s.Step(); err != nil {
+				if s.Abandoned() {
+					return false
+				}
+				r.walksRun.Add(1)
+				j.result = r.failed(j, s, err)
+				return true
+			}
+		}
+	}
+	s.SetFailuresUntil(r.failuresUntil(j.depth))
+	wc := &walks.Config{MaxSteps: c.WalkDepth, LiveAfter: r.liveAfter(j.depth), Safety: c.System.Safety, Liveness: c.System.Liveness}
+	obs := &walkObserver{r: r, index: j.index}
+	if c.Observe != nil {
+		obs.inner = c.Observe()
+	}
+	wc.Observe = obs
+	res := walks.Walk(s, wc)
+	if s.Abandoned() {
+		return false
+	}
+	r.walksRun.Add(1)
+	r.transitions.Add(int64(res.Steps - j.steps))
+	if res.Outcome.Violation() {
+		verdict := Liveness
+		if res.Outcome == walks.Unsafe || res.Outcome == walks.Failed {
+			verdict = Safety
+		}
+		j.result = &Violation{Verdict: verdict, Outcome: res.Outcome, Property: res.Property, Observed: res.Observed, Choices: s.ChoiceValues(), Steps: s.Steps(),
+			Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: res.Err}
+	}
+	return true
 }
 
 // walkObserver is the observer of one walk: it ends the walk early, with

@@ -13,6 +13,7 @@ import (
 type Context struct {
 	s    *Sim
 	node NodeID
+	bare *Bare // set when a Bare runner drives the handlers: effects go nowhere
 }
 
 // errAbandoned unwinds a handler whose execution the watchdog gave up on.
@@ -49,7 +50,10 @@ func (c *Context) Send(to NodeID, msg Message) {
 	if to < 0 || int(to) >= s.n {
 		panic(fmt.Sprintf("sim: node %d sends to unknown node %d", c.node, to))
 	}
-	s.w.conns[int(c.node)*s.n+int(to)].push(pending{msg: msg, from: c.node, to: to, weight: s.messageWeight(msg)})
+	if c.bare != nil {
+		return
+	}
+	s.push(int(c.node)*s.n+int(to), pending{msg: msg, from: c.node, to: to, weight: s.messageWeight(msg)})
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(c.node)).Int("to", int(to)).Str("type", MessageName(msg)).Msg("send " + FormatValue(msg))
 	}
@@ -63,6 +67,9 @@ func (c *Context) SendDatagram(to NodeID, msg Message) {
 	s := c.s
 	if to < 0 || int(to) >= s.n {
 		panic(fmt.Sprintf("sim: node %d sends to unknown node %d", c.node, to))
+	}
+	if c.bare != nil {
+		return
 	}
 	s.w.dgrams = append(s.w.dgrams, pending{msg: msg, from: c.node, to: to, weight: s.messageWeight(msg)})
 	if s.log != nil {
@@ -81,9 +88,16 @@ func (c *Context) SetPeriodic(name string) { c.setTimer(name, true) }
 
 func (c *Context) setTimer(name string, periodic bool) {
 	c.check()
+	if c.bare != nil {
+		c.bare.setTimer(c.node, name, periodic)
+		return
+	}
 	s := c.s
 	i := s.timerIndex(c.node, name)
 	t := &s.w.nodes[c.node].timers[i]
+	if !t.armed {
+		s.w.armed++
+	}
 	t.armed, t.periodic = true, periodic
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(c.node)).Bool("periodic", periodic).Msg("set timer " + name)
@@ -94,11 +108,16 @@ func (c *Context) setTimer(name string, periodic bool) {
 // scheduled does nothing.
 func (c *Context) CancelTimer(name string) {
 	c.check()
+	if c.bare != nil {
+		c.bare.cancelTimer(c.node, name)
+		return
+	}
 	s := c.s
 	nd := &s.w.nodes[c.node]
 	for i := range nd.timers {
 		if nd.timers[i].name == name && nd.timers[i].armed {
 			nd.timers[i].armed = false
+			s.w.armed--
 			if s.log != nil {
 				s.log.Info().Int("step", s.logStep()).Int("node", int(c.node)).Msg("cancel timer " + name)
 			}
@@ -109,6 +128,9 @@ func (c *Context) CancelTimer(name string) {
 // TimerScheduled reports whether this node's named timer is scheduled.
 func (c *Context) TimerScheduled(name string) bool {
 	c.check()
+	if c.bare != nil {
+		return c.bare.timerArmed(c.node, name)
+	}
 	return c.s.TimerArmed(c.node, name)
 }
 
@@ -122,6 +144,9 @@ func (c *Context) Rand(n int) int {
 	}
 	if n == 1 {
 		return 0
+	}
+	if c.bare != nil {
+		return c.bare.answer(n)
 	}
 	v, err := c.s.choose(ChooseRandom, n, nil)
 	if err != nil {
@@ -144,6 +169,9 @@ func (c *Context) Now() Time { c.check(); return Time{} }
 // point: both answers are possible executions.
 func (c *Context) Elapsed(t Time, d time.Duration) bool {
 	c.check()
+	if c.bare != nil {
+		return c.bare.answer(2) == 1
+	}
 	v, err := c.s.choose(ChooseTime, 2, nil)
 	if err != nil {
 		c.s.err = err

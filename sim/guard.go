@@ -122,6 +122,7 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 func (s *Sim) Clone(c Chooser) *Sim {
 	cp := &Sim{cfg: s.cfg, weights: s.weights, n: s.n, chooser: c, failures: s.failures, until: s.until}
 	cp.ctx.s = cp
+	cp.view.s = cp
 	// The choice log only grows and holds plain numbers: copy it with one
 	// memcpy instead of element by element through the deep copier.
 	w := s.w
@@ -130,6 +131,31 @@ func (s *Sim) Clone(c Chooser) *Sim {
 	cp.w.choices = slices.Clone(s.w.choices)
 	cp.w.stepStarts = slices.Clone(s.w.stepStarts)
 	return cp
+}
+
+// Abandoned reports whether Guard gave up on a handler of this simulator.
+// An abandoned simulator must not be used again: its handlers unwind at
+// their next Context call. A goroutine that drives several executions
+// under one Guard checks it to stop once the watchdog has given up on it.
+func (s *Sim) Abandoned() bool { return s.abandoned.Load() }
+
+// SwapState exchanges the executions of s and o, two simulators of the same
+// Config: afterwards each holds the state, choice log, chooser and failure
+// settings the other held, while keeping its own identity (its Guard
+// watchdog, logger and buffers). It copies nothing, so handing an
+// execution to another goroutine's simulator this way costs no more than
+// a few words, where Clone deep-copies every node. Neither may be running
+// a handler, or have been abandoned by Guard.
+func (s *Sim) SwapState(o *Sim) {
+	if s.cfg != o.cfg {
+		panic("sim: SwapState between simulators of different configs")
+	}
+	s.w, o.w = o.w, s.w
+	s.chooser, o.chooser = o.chooser, s.chooser
+	s.failures, o.failures = o.failures, s.failures
+	s.until, o.until = o.until, s.until
+	s.readyValid, o.readyValid = false, false
+	s.err, o.err = nil, nil
 }
 
 // Replay rebuilds cfg's initial state and replays choices, stopping after

@@ -10,6 +10,7 @@ func (s *Sim) Reset(c Chooser) error {
 	for i := range w.conns {
 		w.conns[i].clear()
 	}
+	clear(w.busy)
 	clear(w.dgrams)
 	w.dgrams = w.dgrams[:0]
 	w.monotone, w.step, w.resets, w.breaks, w.drops = 0, 0, 0, 0, 0
@@ -20,12 +21,5 @@ func (s *Sim) Reset(c Chooser) error {
 	for i := range w.nodes {
 		s.initNode(NodeID(i))
 	}
-	s.booting = true
-	defer func() { s.booting = false }()
-	for i := range w.nodes {
-		if err := s.run(NodeID(i), Event{Kind: EvReset, Node: NodeID(i)}, func(ctx *Context) { s.w.nodes[i].svc.Start(ctx) }); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.boot()
 }

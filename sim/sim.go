@@ -3,9 +3,11 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"runtime/debug"
 	"sort"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/rs/zerolog"
 )
@@ -83,8 +85,17 @@ type node struct {
 
 // world is everything a snapshot copies.
 type world struct {
-	nodes      []node
-	conns      []queue // index from*n + to
+	nodes []node
+	conns []queue // index from*n + to
+	// Summaries that let buildReady skip what is empty (performance: it
+	// runs before every step): bit c of busy is set when conns[c] holds
+	// messages; apps, errs and armed count the nodes with driver requests
+	// left, the nodes with connection errors to deliver and the armed
+	// timers. Every change to a queue, a driver position, a connection
+	// error list or a timer keeps them up to date.
+	busy       []uint64
+	apps, errs int
+	armed      int
 	dgrams     []pending
 	monotone   uint64
 	step       int
@@ -130,16 +141,44 @@ type Sim struct {
 	failures bool
 	until    int
 
-	ready      []Event
+	// The ready list, rebuilt after every step: compact entries (which
+	// queue, node or timer each event comes from) and their weights. The
+	// Events themselves are only built for the event that runs, and for
+	// Ready when asked (readyEv).
+	ready      []readyEnt
 	readyW     []float64
 	readyValid bool
+	readyEv    []Event
+	readyEvOK  bool
 	ctx        Context
+	view       View // the View properties get (Holds): one per Sim, so checking allocates nothing
 	enc        encoder
 
 	booting   bool          // Start runs on the initial state (New, Reset)
 	progress  atomic.Uint64 // odd while a handler runs; see Guard
 	abandoned atomic.Bool
 	err       error // a bad choice seen inside a handler
+
+	_ [cacheLine]byte // see padded
+}
+
+// cacheLine is the size of a CPU cache line (an upper bound).
+const cacheLine = 64
+
+// padded returns a slice of n zero Ts whose memory shares no cache line
+// with any other object. Performance: the arrays of a world are written
+// at every step; two simulators whose small arrays the allocator placed
+// side by side (built one after the other on one goroutine, as a search's
+// pool is) would otherwise make two cores fight over one cache line
+// ("false sharing"), which cost parallel walks a third of their speed.
+func padded[T any](n int) []T {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	if size == 0 {
+		return make([]T, n)
+	}
+	pad := (cacheLine + size - 1) / size
+	return make([]T, n+2*pad)[pad : pad+n : pad+n]
 }
 
 // New builds the initial state of cfg: every node's struct from
@@ -154,19 +193,30 @@ func New(cfg *Config, opts Options) (*Sim, error) {
 		s.chooser = NewRandom(0)
 	}
 	s.ctx.s = s
-	s.w.nodes = make([]node, s.n)
-	s.w.conns = make([]queue, s.n*s.n)
+	s.view.s = s
+	s.w.nodes = padded[node](s.n)
+	s.w.conns = padded[queue](s.n * s.n)
+	s.w.busy = padded[uint64]((s.n*s.n + 63) / 64)
 	for i := range s.w.nodes {
 		s.initNode(NodeID(i))
 	}
+	if err := s.boot(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// boot runs Start on every node in order, as part of the initial state.
+func (s *Sim) boot() error {
 	s.booting = true
 	defer func() { s.booting = false }()
 	for i := range s.w.nodes {
-		if err := s.run(NodeID(i), Event{Kind: EvReset, Node: NodeID(i)}, func(ctx *Context) { s.w.nodes[i].svc.Start(ctx) }); err != nil {
-			return nil, err
+		ev := Event{Kind: EvReset, Node: NodeID(i)}
+		if err := s.run(&ev); err != nil {
+			return err
 		}
 	}
-	return s, nil
+	return nil
 }
 
 func (s *Sim) initNode(id NodeID) {
@@ -176,15 +226,57 @@ func (s *Sim) initNode(id NodeID) {
 		panic(fmt.Sprintf("sim: Config.Service returned nil for node %d", id))
 	}
 	for i := range nd.timers {
-		nd.timers[i].armed = false
+		if nd.timers[i].armed {
+			nd.timers[i].armed = false
+			s.w.armed--
+		}
+	}
+	if nd.appNext < len(nd.app) {
+		s.w.apps--
 	}
 	nd.app = nil
 	if s.cfg.App != nil {
 		nd.app = s.cfg.App(id)
 	}
 	nd.appNext = 0
+	if len(nd.app) > 0 {
+		s.w.apps++
+	}
+	if len(nd.connErrs) > 0 {
+		s.w.errs--
+	}
 	nd.connErrs = nd.connErrs[:0]
 	nd.dirty = true
+}
+
+// push queues p on connection c.
+func (s *Sim) push(c int, p pending) {
+	s.w.conns[c].push(p)
+	s.w.busy[c>>6] |= 1 << (c & 63)
+}
+
+// popConn removes the oldest message of connection c.
+func (s *Sim) popConn(c int) {
+	q := &s.w.conns[c]
+	q.pop()
+	if q.len() == 0 {
+		s.w.busy[c>>6] &^= 1 << (c & 63)
+	}
+}
+
+// clearConn loses everything in flight on connection c.
+func (s *Sim) clearConn(c int) {
+	s.w.conns[c].clear()
+	s.w.busy[c>>6] &^= 1 << (c & 63)
+}
+
+// connErr queues the news that node id's connection to peer broke.
+func (s *Sim) connErr(id, peer NodeID) {
+	nd := &s.w.nodes[id]
+	if len(nd.connErrs) == 0 {
+		s.w.errs++
+	}
+	nd.connErrs = append(nd.connErrs, peer)
 }
 
 // Config returns the configuration the simulator runs.
@@ -271,82 +363,151 @@ func (s *Sim) InFlight() int {
 	return n
 }
 
+// readyEnt is one ready event in compact form: its kind, the node it
+// happens at (the lower end for EvBreak) and ref, the index of its source:
+// the connection for EvMessage, the datagram for EvDatagram and EvDrop,
+// the timer for EvTimer, the peer for EvBreak.
+type readyEnt struct {
+	kind EventKind
+	node int32
+	ref  int32
+}
+
 // Ready returns the pending events in their canonical order: answer i of
 // the next event choice runs Ready()[i]. The slice is valid until the next
 // step.
 func (s *Sim) Ready() []Event {
 	s.buildReady()
-	return s.ready
+	if !s.readyEvOK {
+		s.readyEv = s.readyEv[:0]
+		for _, k := range s.ready {
+			s.readyEv = append(s.readyEv, s.event(k))
+		}
+		s.readyEvOK = true
+	}
+	return s.readyEv
 }
 
+// event builds the Event of a ready entry from the world.
+func (s *Sim) event(k readyEnt) Event {
+	switch k.kind {
+	case EvApp:
+		nd := &s.w.nodes[k.node]
+		return Event{Kind: EvApp, Node: NodeID(k.node), Msg: nd.app[nd.appNext]}
+	case EvConnError:
+		return Event{Kind: EvConnError, Node: NodeID(k.node), Peer: s.w.nodes[k.node].connErrs[0]}
+	case EvMessage:
+		q := &s.w.conns[k.ref]
+		p := &q.items[q.head]
+		return Event{Kind: EvMessage, Node: p.to, Peer: p.from, Msg: p.msg, ref: int(k.ref)}
+	case EvDatagram, EvDrop:
+		p := &s.w.dgrams[k.ref]
+		return Event{Kind: k.kind, Node: p.to, Peer: p.from, Msg: p.msg, ref: int(k.ref)}
+	case EvTimer:
+		return Event{Kind: EvTimer, Node: NodeID(k.node), Timer: s.w.nodes[k.node].timers[k.ref].name, ref: int(k.ref)}
+	case EvBreak:
+		return Event{Kind: EvBreak, Node: NodeID(k.node), Peer: NodeID(k.ref)}
+	default:
+		return Event{Kind: k.kind, Node: NodeID(k.node)}
+	}
+}
+
+// buildReady lists the pending events in canonical order. Performance: it
+// runs before every step, so it appends small entries (no Event, no
+// message interface copies) to slices it reuses, with no closure.
 func (s *Sim) buildReady() {
 	if s.readyValid {
 		return
 	}
-	s.ready, s.readyW = s.ready[:0], s.readyW[:0]
-	add := func(e Event, w float64) {
-		s.ready = append(s.ready, e)
-		s.readyW = append(s.readyW, w)
-	}
+	ready, readyW := s.ready[:0], s.readyW[:0]
+	wt := &s.weights
 	nodes := s.w.nodes
-	for i := range nodes {
-		nd := &nodes[i]
-		if nd.appNext < len(nd.app) {
-			add(Event{Kind: EvApp, Node: NodeID(i), Msg: nd.app[nd.appNext]}, s.weights.App)
+	if s.w.apps > 0 {
+		for i := range nodes {
+			if nd := &nodes[i]; nd.appNext < len(nd.app) {
+				ready = append(ready, readyEnt{kind: EvApp, node: int32(i)})
+				readyW = append(readyW, wt.App)
+			}
 		}
 	}
-	for i := range nodes {
-		if len(nodes[i].connErrs) > 0 {
-			add(Event{Kind: EvConnError, Node: NodeID(i), Peer: nodes[i].connErrs[0]}, s.weights.Message)
+	if s.w.errs > 0 {
+		for i := range nodes {
+			if len(nodes[i].connErrs) > 0 {
+				ready = append(ready, readyEnt{kind: EvConnError, node: int32(i)})
+				readyW = append(readyW, wt.Message)
+			}
 		}
 	}
-	for c := range s.w.conns {
-		q := &s.w.conns[c]
-		if q.len() > 0 {
+	conns := s.w.conns
+	for wi, word := range s.w.busy {
+		for word != 0 {
+			c := wi<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			q := &conns[c]
 			p := &q.items[q.head]
-			add(Event{Kind: EvMessage, Node: p.to, Peer: p.from, Msg: p.msg, ref: c}, p.weight)
+			ready = append(ready, readyEnt{kind: EvMessage, node: int32(p.to), ref: int32(c)})
+			readyW = append(readyW, p.weight)
 		}
 	}
 	reorder := s.cfg.Failures.Reorder
-	for d := range s.w.dgrams {
-		p := &s.w.dgrams[d]
+	dgrams := s.w.dgrams
+	for d := range dgrams {
+		p := &dgrams[d]
 		if !reorder && s.earlierDatagram(d) {
 			continue
 		}
-		add(Event{Kind: EvDatagram, Node: p.to, Peer: p.from, Msg: p.msg, ref: d}, p.weight)
+		ready = append(ready, readyEnt{kind: EvDatagram, node: int32(p.to), ref: int32(d)})
+		readyW = append(readyW, p.weight)
 	}
-	for i := range nodes {
-		for t := range nodes[i].timers {
-			tm := &nodes[i].timers[t]
-			if tm.armed {
-				add(Event{Kind: EvTimer, Node: NodeID(i), Timer: tm.name, ref: t}, tm.weight)
+	if s.w.armed > 0 {
+		for i := range nodes {
+			timers := nodes[i].timers
+			for t := range timers {
+				if tm := &timers[t]; tm.armed {
+					ready = append(ready, readyEnt{kind: EvTimer, node: int32(i), ref: int32(t)})
+					readyW = append(readyW, tm.weight)
+				}
 			}
 		}
 	}
 	if s.failures && (s.until <= 0 || s.w.step < s.until) {
 		f := &s.cfg.Failures
 		if s.w.drops < f.Drops {
-			for d := range s.w.dgrams {
-				p := &s.w.dgrams[d]
-				add(Event{Kind: EvDrop, Node: p.to, Peer: p.from, Msg: p.msg, ref: d}, s.weights.Failure)
+			for d := range dgrams {
+				ready = append(ready, readyEnt{kind: EvDrop, node: int32(dgrams[d].to), ref: int32(d)})
+				readyW = append(readyW, wt.Failure)
 			}
 		}
 		if s.w.breaks < f.Breaks {
 			for a := 0; a < s.n; a++ {
 				for b := a + 1; b < s.n; b++ {
-					if s.w.conns[a*s.n+b].len() > 0 || s.w.conns[b*s.n+a].len() > 0 {
-						add(Event{Kind: EvBreak, Node: NodeID(a), Peer: NodeID(b)}, s.weights.Failure)
+					if conns[a*s.n+b].len() > 0 || conns[b*s.n+a].len() > 0 {
+						ready = append(ready, readyEnt{kind: EvBreak, node: int32(a), ref: int32(b)})
+						readyW = append(readyW, wt.Failure)
 					}
 				}
 			}
 		}
 		if s.w.resets < f.Resets {
 			for i := range nodes {
-				add(Event{Kind: EvReset, Node: NodeID(i)}, s.weights.Failure)
+				ready = append(ready, readyEnt{kind: EvReset, node: int32(i)})
+				readyW = append(readyW, wt.Failure)
 			}
 		}
 	}
-	s.readyValid = true
+	// Store the headers only when append moved the arrays: storing a
+	// pointer costs a write barrier while the collector runs.
+	if unsafe.SliceData(ready) == unsafe.SliceData(s.ready) {
+		s.ready = s.ready[:len(ready)]
+	} else {
+		s.ready = ready
+	}
+	if unsafe.SliceData(readyW) == unsafe.SliceData(s.readyW) {
+		s.readyW = s.readyW[:len(readyW)]
+	} else {
+		s.readyW = readyW
+	}
+	s.readyValid, s.readyEvOK = true, false
 }
 
 // earlierDatagram reports whether a datagram sent earlier on the same pair
@@ -373,7 +534,12 @@ func (s *Sim) logStep() int {
 
 // choose asks the chooser and records the answer.
 func (s *Sim) choose(kind ChoiceKind, n int, weights []float64) (int, error) {
-	v := s.chooser.Choose(kind, n, weights)
+	var v int
+	if r, ok := s.chooser.(*Random); ok && kind == ChooseEvent && n > 1 && !r.Unbiased && len(weights) == n {
+		v = r.weighted(weights) // Random.Choose without the interface calls
+	} else {
+		v = s.chooser.Choose(kind, n, weights)
+	}
 	if v < 0 || v >= n {
 		return 0, &BadChoiceError{Index: len(s.w.choices), Step: s.w.step, Kind: kind, N: n, Value: v}
 	}
@@ -415,48 +581,56 @@ func (s *Sim) StepEvent(i int) error {
 	return s.execute(s.ready[i])
 }
 
-func (s *Sim) execute(ev Event) error {
+// execute runs ready event k. Performance: the Event is built once, in
+// place as the last event, and the handler is called through run's switch
+// rather than a closure per kind.
+func (s *Sim) execute(k readyEnt) error {
 	s.readyValid = false
-	s.w.lastEvent = ev
+	ev := &s.w.lastEvent
+	*ev = s.event(k)
 	nd := &s.w.nodes[ev.Node]
-	var err error
 	switch ev.Kind {
 	case EvApp:
 		nd.appNext++
-		err = s.run(ev.Node, ev, func(ctx *Context) { nd.svc.HandleApp(ctx, ev.Msg) })
-	case EvMessage:
-		p := s.w.conns[ev.ref].pop()
-		err = s.run(ev.Node, ev, func(ctx *Context) { nd.svc.HandleMessage(ctx, p.from, p.msg) })
-	case EvDatagram:
-		p := s.removeDatagram(ev.ref)
-		err = s.run(ev.Node, ev, func(ctx *Context) { nd.svc.HandleMessage(ctx, p.from, p.msg) })
-	case EvTimer:
-		tm := &nd.timers[ev.ref]
-		if !tm.periodic {
-			tm.armed = false
+		if nd.appNext == len(nd.app) {
+			s.w.apps--
 		}
-		err = s.run(ev.Node, ev, func(ctx *Context) { nd.svc.HandleTimer(ctx, ev.Timer) })
+	case EvMessage:
+		s.popConn(int(k.ref))
+	case EvDatagram:
+		s.removeDatagram(int(k.ref))
+	case EvTimer:
+		if tm := &nd.timers[k.ref]; !tm.periodic {
+			tm.armed = false
+			s.w.armed--
+		}
 	case EvConnError:
 		copy(nd.connErrs, nd.connErrs[1:])
 		nd.connErrs = nd.connErrs[:len(nd.connErrs)-1]
-		err = s.run(ev.Node, ev, func(ctx *Context) { nd.svc.HandleConnError(ctx, ev.Peer) })
+		if len(nd.connErrs) == 0 {
+			s.w.errs--
+		}
 	case EvReset:
 		s.w.resets++
 		s.initNode(ev.Node)
-		err = s.run(ev.Node, ev, func(ctx *Context) { s.w.nodes[ev.Node].svc.Start(ctx) })
 	case EvBreak:
 		s.w.breaks++
 		a, b := ev.Node, ev.Peer
-		s.w.conns[int(a)*s.n+int(b)].clear()
-		s.w.conns[int(b)*s.n+int(a)].clear()
-		s.w.nodes[a].connErrs = append(s.w.nodes[a].connErrs, b)
-		s.w.nodes[b].connErrs = append(s.w.nodes[b].connErrs, a)
-		s.logEvent(ev)
+		s.clearConn(int(a)*s.n + int(b))
+		s.clearConn(int(b)*s.n + int(a))
+		s.connErr(a, b)
+		s.connErr(b, a)
+		s.logEvent(*ev)
+		s.w.step++
+		return nil
 	case EvDrop:
 		s.w.drops++
-		s.removeDatagram(ev.ref)
-		s.logEvent(ev)
+		s.removeDatagram(int(k.ref))
+		s.logEvent(*ev)
+		s.w.step++
+		return nil
 	}
+	err := s.run(ev)
 	s.w.step++
 	return err
 }
@@ -475,9 +649,13 @@ func (s *Sim) logEvent(ev Event) {
 	}
 }
 
-// run executes one handler on node id, turning a panic into an error.
-func (s *Sim) run(id NodeID, ev Event, h func(*Context)) (err error) {
-	s.w.nodes[id].dirty = true
+// run executes the handler of ev (which must not be a break or a drop) on
+// node ev.Node, turning a panic into an error. ev stays valid and unchanged
+// while the handler runs.
+func (s *Sim) run(ev *Event) (err error) {
+	id := ev.Node
+	nd := &s.w.nodes[id]
+	nd.dirty = true
 	s.ctx.node = id
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + ev.String())
@@ -504,7 +682,19 @@ func (s *Sim) run(id NodeID, ev Event, h func(*Context)) (err error) {
 			s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Msg("end")
 		}
 	}()
-	h(&s.ctx)
+	ctx := &s.ctx
+	switch ev.Kind {
+	case EvApp:
+		nd.svc.HandleApp(ctx, ev.Msg)
+	case EvMessage, EvDatagram:
+		nd.svc.HandleMessage(ctx, ev.Peer, ev.Msg)
+	case EvTimer:
+		nd.svc.HandleTimer(ctx, ev.Timer)
+	case EvConnError:
+		nd.svc.HandleConnError(ctx, ev.Peer)
+	case EvReset:
+		nd.svc.Start(ctx)
+	}
 	return nil
 }
 

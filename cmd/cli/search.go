@@ -26,6 +26,7 @@ type searchFlags struct {
 	budget, handlerTimeout              time.Duration
 	maxPaths                            int64
 	maxViolations, workers, prefixSteps int
+	maxStates                           int
 	asJSON, noHashing, unbiased         bool
 	walkFailures, noCritical            bool
 	lasso                               lassoFlags
@@ -49,6 +50,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.StringVar(&f.out, "out", "macemc-out", "directory for traces, logs and report.json (a previous run's there are replaced)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object on stdout")
 	fs.BoolVar(&f.noHashing, "no-hashing", false, "do not cut paths that reach a state seen before")
+	fs.IntVar(&f.maxStates, "max-states", search.DefaultMaxStates, "bound of the visited-state set (12 bytes a slot); past it new states are not remembered, which costs repeated work, never a wrong verdict")
 	fs.BoolVar(&f.unbiased, "unbiased", false, "random walks ignore event weights")
 	fs.BoolVar(&f.walkFailures, "walk-failures", false, "keep failures on during random walks (default: off, as the original's gusto)")
 	fs.StringVar(&f.prefix, "prefix", "", "search from the end of this trace (a live steady-state prefix)")
@@ -61,8 +63,8 @@ func (a *App) search(args []string) (int, error) {
 	}
 	start := time.Now()
 	switch {
-	case f.depth < 0, f.depthStep <= 0, f.walkDepth <= 0, f.kWalks <= 0, f.maxPaths < 0, f.budget < 0, f.maxViolations <= 0, f.workers < 0, f.prefixSteps < 0:
-		return ExitUsage, usagef("--depth, --max-paths, --time, --workers and --prefix-steps must not be negative; --depth-step, --walk-depth, --walks and --max-violations must be positive")
+	case f.depth < 0, f.depthStep <= 0, f.walkDepth <= 0, f.kWalks <= 0, f.maxPaths < 0, f.budget < 0, f.maxViolations <= 0, f.workers < 0, f.prefixSteps < 0, f.maxStates <= 0:
+		return ExitUsage, usagef("--depth, --max-paths, --time, --workers and --prefix-steps must not be negative; --depth-step, --walk-depth, --walks, --max-violations and --max-states must be positive")
 	case f.prefix != "" && f.prefixSteps > 0:
 		return ExitUsage, usagef("--prefix and --prefix-steps exclude each other")
 	}
@@ -95,7 +97,7 @@ func (a *App) search(args []string) (int, error) {
 
 	scfg := search.Config{
 		System: cfg, DepthStep: f.depthStep, MaxDepth: f.depth, WalkDepth: f.walkDepth, Seed: f.seed, Workers: f.workers,
-		MaxPaths: f.maxPaths, Time: f.budget, MaxViolations: f.maxViolations, NoHashing: f.noHashing, Unbiased: f.unbiased,
+		MaxPaths: f.maxPaths, Time: f.budget, MaxViolations: f.maxViolations, NoHashing: f.noHashing, MaxStates: f.maxStates, Unbiased: f.unbiased,
 		WalkFailures: f.walkFailures, HandlerTimeout: f.handlerTimeout, Context: ctx, Progress: prog.search,
 	}
 	switch {

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Benchmarks the whole pipeline on every example system (services/bench)
+# and prints one table. Columns:
+#
+#   walk tr/s   checked random walks: safety after every step, liveness
+#               beyond the depth (transitions per CPU second)
+#   sim tr/s    the same walks replayed on the simulator alone: no
+#               properties, no walk loop (per CPU second)
+#   bare tr/s   the same handlers in the same order, no checker (sim.Bare)
+#               (per CPU second)
+#   overhead    walk / bare time per transition: the checker's cost
+#   walks 2w    wall-clock walk throughput on 2 goroutines / on 1
+#   2w eff      the same per CPU second: 1.00 = the walks share nothing
+#               (a 2w speedup below 2 with eff near 1 means the cores were
+#               busy with something else: see the load average)
+#   paths/s     bounded search of the fixed variant (nothing to find, the
+#               whole budget of 20,000 paths), workers = 2, walks to 5000
+#   paths 2w    paths/s on 2 workers / on 1
+#   states/s    distinct states hashed per second in that search
+#   peak MB     peak heap in use during that search
+#   find s      `macemc search` on the buggy variant (the budget of
+#               services/all's tests): time to the first violation
+#   critical s  the critical-transition search that follows
+#   wall s      the whole command, files included
+#   crit        the critical step found (condition C1), - when none
+#
+# CPU-second figures are steadier than wall-clock ones on a shared machine;
+# walk, sim and bare figures are the median of 3 runs. Arguments are passed
+# to every run of the benchmark binary, e.g. -test.cpuprofile=FILE.
+# Takes about two minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go test -c -o "$tmp/bench.test" ./services/bench
+cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//' || true)
+echo "# macemc bench on $(nproc) cores (${cpu:-unknown cpu}), $(go version | cut -d' ' -f3), $(date -u +%Y-%m-%dT%H:%MZ); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+run() { "$tmp/bench.test" -test.run '^$' "$@" | grep '^Benchmark' >>"$tmp/out"; }
+run -test.bench '^Benchmark(Overhead|WalkWorkers)$' -test.benchtime 0.4s -test.count 3 "$@"
+run -test.bench '^BenchmarkPaths$' -test.benchtime 1x "$@"
+run -test.bench '^BenchmarkFind$' -test.benchtime 1x "$@"
+awk '
+function median(key,   n, a, i, j, t) {
+	n = split(vals[key], a, " ")
+	if (n == 0) return ""
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return a[int((n + 1) / 2)]
+}
+function num(x, d) { return x == "" ? "-" : sprintf("%." d "f", x) }
+function big(x) { return x == "" ? "-" : sprintf("%.0f", x) }
+function ratio(a, b) { return (a != "" && b != "" && b > 0) ? sprintf("%.2fx", a / b) : "-" }
+{
+	name = $1; sub(/^Benchmark/, "", name); sub(/-[0-9]+$/, "", name)
+	n = split(name, part, "/")
+	group = part[1]; sys = part[2]; w = (n > 2) ? part[3] : ""
+	if (!(sys in seen)) { seen[sys] = 1; order[++nsys] = sys }
+	for (i = 3; i < NF; i += 2) {
+		key = group "|" sys "|" w "|" $(i + 1)
+		vals[key] = vals[key] " " $i
+	}
+}
+END {
+	printf "%-15s %10s %10s %10s %8s %8s %6s %8s %8s %8s %7s %6s %10s %6s %4s\n", "system", "walk tr/s", "sim tr/s", "bare tr/s", "overhead", "walks 2w", "2w eff", "paths/s", "paths 2w", "states/s", "peak MB", "find s", "critical s", "wall s", "crit"
+	for (k = 1; k <= nsys; k++) {
+		s = order[k]
+		walk = median("Overhead|" s "|walk|cpu-transitions/s"); sim = median("Overhead|" s "|replay|cpu-transitions/s"); bare = median("Overhead|" s "|bare|cpu-transitions/s")
+		w1 = median("WalkWorkers|" s "|workers=1|transitions/s"); w2 = median("WalkWorkers|" s "|workers=2|transitions/s")
+		c1 = median("WalkWorkers|" s "|workers=1|cpu-transitions/s"); c2 = median("WalkWorkers|" s "|workers=2|cpu-transitions/s")
+		p1 = median("Paths|" s "|workers=1|paths/s"); p2 = median("Paths|" s "|workers=2|paths/s")
+		states = median("Paths|" s "|workers=2|states/s"); peak = median("Paths|" s "|workers=2|peak-MB")
+		find = median("Find|" s "||find-s"); crit = median("Find|" s "||critical-s"); wall = median("Find|" s "||wall-s")
+		step = median("Find|" s "||critical-step")
+		printf "%-15s %10s %10s %10s %8s %8s %6s %8s %8s %8s %7s %6s %10s %6s %4s\n", s, big(walk), big(sim), big(bare), ratio(bare, walk),
+			ratio(w2, w1), (c1 != "" && c2 != "" && c1 > 0) ? sprintf("%.2f", c2 / c1) : "-",
+			big(p2), ratio(p2, p1), big(states), num(peak, 1),
+			num(find, 2), num(crit, 2), num(wall, 2), (step == "" || step < 0) ? "-" : sprintf("%d", step)
+	}
+}' "$tmp/out"
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,410 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/macemc/macemc/cmd/cli"
+	"github.com/macemc/macemc/search"
+	_ "github.com/macemc/macemc/services/all"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/walks"
+)
+
+// systems are the example systems measured, the four of seed 003 first.
+var systems = []string{"transport", "randtree", "chord", "pastry", "philosophers", "proposers", "storage", "failuredetector", "scheduler"}
+
+// The walk workload: what a search's walks do after a bounded prefix of
+// walkLiveAfter steps with failures on.
+const (
+	walkLiveAfter = 10
+	walkDepth     = 5000
+	// walkSetTransitions is about how many transitions the fixed set of
+	// walks holds: enough walks to be typical, few enough that their
+	// recordings stay small next to the heap the walks themselves use.
+	walkSetTransitions = 50_000
+)
+
+func config(tb testing.TB, name string, params map[string]string) *sim.Config {
+	tb.Helper()
+	sys, err := sim.Lookup(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg, _, err := sys.Config(params)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cfg
+}
+
+// walker runs walk i of the workload on its own simulator.
+type walker struct {
+	cfg *sim.Config
+	s   *sim.Sim
+	rnd *sim.Random
+	wc  walks.Config
+}
+
+func newWalker(tb testing.TB, cfg *sim.Config) *walker {
+	w := &walker{cfg: cfg, rnd: sim.NewRandom(0)}
+	s, err := sim.New(cfg, sim.Options{Chooser: w.rnd, FailuresUntil: walkLiveAfter})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w.s = s
+	w.wc = walks.Config{MaxSteps: walkDepth, LiveAfter: walkLiveAfter, Safety: cfg.Safety, Liveness: cfg.Liveness}
+	return w
+}
+
+// walk runs walk i from the initial state and returns its length.
+func (w *walker) walk(tb testing.TB, i int) int {
+	w.rnd.Reseed(walks.SeedFor(1, uint64(i)))
+	if err := w.s.Reset(w.rnd); err != nil {
+		tb.Fatal(err)
+	}
+	res := walks.Walk(w.s, &w.wc)
+	if res.Outcome == walks.Failed {
+		tb.Fatalf("walk %d failed: %v", i, res.Err)
+	}
+	return res.Steps
+}
+
+// workload is a fixed set of walks of one system: walks 0..len(steps)-1
+// of the walker, with their recordings when recorded.
+type workload struct {
+	cfg     *sim.Config
+	steps   []int // length of walk i
+	choices [][]int32
+	recs    []*sim.Recording
+	total   int
+}
+
+// load returns the system's walk workload: the first walks of the walker
+// that together make walkSetTransitions transitions, recorded for Bare
+// when record is set.
+func load(tb testing.TB, name string, record bool) *workload {
+	cfg := config(tb, name, nil)
+	wl := &workload{cfg: cfg}
+	w := newWalker(tb, cfg)
+	for i := 0; wl.total < walkSetTransitions; i++ {
+		n := w.walk(tb, i)
+		if record {
+			rec, err := sim.Record(cfg, w.s.ChoiceValues(), sim.Options{FailuresUntil: walkLiveAfter})
+			if err != nil {
+				tb.Fatal(err)
+			}
+			if len(rec.Events) != n {
+				tb.Fatalf("walk %d: %d steps, recording %d", i, n, len(rec.Events))
+			}
+			wl.recs = append(wl.recs, rec)
+			wl.choices = append(wl.choices, w.s.ChoiceValues())
+		}
+		wl.steps = append(wl.steps, n)
+		wl.total += n
+	}
+	return wl
+}
+
+// perSecond reports n things per second of the benchmark's elapsed time.
+func perSecond(b *testing.B, n int64, unit string) {
+	if s := b.Elapsed().Seconds(); s > 0 {
+		b.ReportMetric(float64(n)/s, unit)
+	}
+}
+
+// cpuTime is the process's user and system CPU time so far. On a shared
+// machine it is steadier than wall time for a one-goroutine benchmark:
+// other processes slow the wall clock, not the CPU time this one uses
+// (its garbage collector's included).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// perCPUSecond reports n things per second of CPU time since start.
+func perCPUSecond(b *testing.B, n int64, start time.Duration, unit string) {
+	if d := cpuTime() - start; d > 0 {
+		b.ReportMetric(float64(n)/d.Seconds(), unit)
+	}
+}
+
+// BenchmarkOverhead: per system, the checked random walks (walk) and the
+// same walks' handlers with no checker (bare), one walk per iteration,
+// cycling over the workload. Both run with the workload's recordings in
+// memory, so that the garbage collector sees the same live heap; the
+// recordings of one system are dropped before the next is loaded.
+func BenchmarkOverhead(b *testing.B) {
+	for _, name := range systems {
+		b.Run(name, func(b *testing.B) {
+			wl := load(b, name, true)
+			b.Run("walk", func(b *testing.B) {
+				w := newWalker(b, wl.cfg)
+				var tr int64
+				b.ReportAllocs()
+				cpu := cpuTime()
+				for i := 0; b.Loop(); i++ {
+					tr += int64(w.walk(b, i%len(wl.steps)))
+				}
+				perCPUSecond(b, tr, cpu, "cpu-transitions/s")
+				perSecond(b, tr, "transitions/s")
+			})
+			b.Run("replay", func(b *testing.B) {
+				// The simulator alone: the walks replayed from their
+				// choices, no properties, no walk loop, no random chooser.
+				s, err := sim.New(wl.cfg, sim.Options{FailuresUntil: walkLiveAfter})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var tr int64
+				b.ReportAllocs()
+				cpu := cpuTime()
+				for i := 0; b.Loop(); i++ {
+					j := i % len(wl.choices)
+					if err := s.Reset(sim.NewRecorded(wl.choices[j])); err != nil {
+						b.Fatal(err)
+					}
+					for s.Steps() < wl.steps[j] {
+						if _, err := s.Step(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					tr += int64(wl.steps[j])
+				}
+				perCPUSecond(b, tr, cpu, "cpu-transitions/s")
+				perSecond(b, tr, "transitions/s")
+			})
+			b.Run("bare", func(b *testing.B) {
+				bare, err := sim.NewBare(wl.cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var tr int64
+				b.ReportAllocs()
+				cpu := cpuTime()
+				for i := 0; b.Loop(); i++ {
+					j := i % len(wl.recs)
+					if err := bare.Run(wl.recs[j]); err != nil {
+						b.Fatal(err)
+					}
+					tr += int64(wl.steps[j])
+				}
+				perCPUSecond(b, tr, cpu, "cpu-transitions/s")
+				perSecond(b, tr, "transitions/s")
+			})
+		})
+	}
+}
+
+// TestBareMatchesWalk checks that the bare runs do the checked walks'
+// handler work: every node ends in the state the walk left it in.
+func TestBareMatchesWalk(t *testing.T) {
+	for _, name := range systems {
+		t.Run(name, func(t *testing.T) {
+			cfg := config(t, name, nil)
+			w := newWalker(t, cfg)
+			bare, err := sim.NewBare(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 100 {
+				n := w.walk(t, i)
+				rec, err := sim.Record(cfg, w.s.ChoiceValues(), sim.Options{FailuresUntil: walkLiveAfter})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := bare.Run(rec); err != nil {
+					t.Fatalf("walk %d (%d steps): %v", i, n, err)
+				}
+				for id := range cfg.Nodes {
+					if got, want := sim.Hash(bare.Service(sim.NodeID(id))), sim.Hash(w.s.Service(sim.NodeID(id))); got != want {
+						t.Fatalf("walk %d: node %d differs after the bare run:\nbare: %s\nwalk: %s", i, id,
+							sim.FormatValue(bare.Service(sim.NodeID(id))), sim.FormatValue(w.s.Service(sim.NodeID(id))))
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkWalkWorkers: the workload's walks handed out in index order to
+// 1 or 2 goroutines with a simulator each, as critical's probes do.
+func BenchmarkWalkWorkers(b *testing.B) {
+	for _, name := range systems {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(b *testing.B) {
+				wl := load(b, name, false)
+				ws := make([]*walker, workers)
+				for i := range ws {
+					ws[i] = newWalker(b, wl.cfg)
+				}
+				var tr atomic.Int64
+				b.ResetTimer()
+				cpu := cpuTime()
+				for b.Loop() {
+					var next atomic.Int64
+					var wg sync.WaitGroup
+					for _, w := range ws {
+						wg.Go(func() {
+							n := 0
+							for {
+								i := int(next.Add(1) - 1)
+								if i >= len(wl.steps) {
+									break
+								}
+								n += w.walk(b, i)
+							}
+							tr.Add(int64(n))
+						})
+					}
+					wg.Wait()
+				}
+				perCPUSecond(b, tr.Load(), cpu, "cpu-transitions/s")
+				perSecond(b, tr.Load(), "transitions/s")
+			})
+		}
+	}
+}
+
+// pathBudget is the bounded search's budget of paths in BenchmarkPaths.
+const pathBudget = 20000
+
+// heapSampler records the peak of the heap in use (runtime/metrics, which
+// does not stop the world) while a benchmark runs.
+type heapSampler struct {
+	stop chan struct{}
+	done chan struct{}
+	peak uint64
+}
+
+func sampleHeap() *heapSampler {
+	h := &heapSampler{stop: make(chan struct{}), done: make(chan struct{})}
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
+	read := func() {
+		metrics.Read(samples)
+		if v := samples[0].Value.Uint64() + samples[1].Value.Uint64(); v > h.peak {
+			h.peak = v
+		}
+	}
+	go func() {
+		defer close(h.done)
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			read()
+			select {
+			case <-h.stop:
+				read()
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return h
+}
+
+func (h *heapSampler) peakMB() float64 {
+	close(h.stop)
+	<-h.done
+	return float64(h.peak) / (1 << 20)
+}
+
+// BenchmarkPaths: the bounded search of the fixed variant (nothing to
+// find, so the whole budget runs), walks to d_max = 5,000, on 1 and 2
+// workers.
+func BenchmarkPaths(b *testing.B) {
+	for _, name := range systems {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(b *testing.B) {
+				cfg := config(b, name, map[string]string{"fixed": "true"})
+				var paths, states, tr int64
+				var elapsed time.Duration
+				runtime.GC() // count this search's heap, not what earlier ones left
+				heap := sampleHeap()
+				for b.Loop() {
+					res, err := search.Run(search.Config{System: cfg, Seed: 1, WalkDepth: walkDepth, MaxPaths: pathBudget, Workers: workers})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if res.Verdict != search.None {
+						b.Fatalf("fixed %s: %s %s", name, res.Verdict, res.Violations[0].Property)
+					}
+					paths += res.Stats.Paths
+					states += int64(res.Stats.DistinctStates)
+					tr += res.Stats.Transitions
+					elapsed += res.Stats.Elapsed
+				}
+				b.ReportMetric(heap.peakMB(), "peak-MB")
+				b.ReportMetric(float64(paths)/elapsed.Seconds(), "paths/s")
+				b.ReportMetric(float64(states)/elapsed.Seconds(), "states/s")
+				b.ReportMetric(float64(tr)/elapsed.Seconds(), "transitions/s")
+			})
+		}
+	}
+}
+
+// findArgs are the `macemc search` arguments of BenchmarkFind: the budget
+// and properties of services/all's end-to-end tests for seed 003's four
+// systems (liveness only, as the paper searched), every property and a
+// common budget for the others.
+var findArgs = map[string][]string{
+	"transport": {"--property", "AllAcked", "--seed", "3", "--max-paths", "3000"},
+	"randtree":  {"--property", "OneRoot", "--property", "NoLoops", "--property", "HasParent", "--property", "KidsMatch", "--seed", "1", "--max-paths", "10000"},
+	"chord":     {"--property", "AllNodes", "--seed", "1", "--max-paths", "3000"},
+	"pastry":    {"--property", "AllNodes", "--seed", "1", "--max-paths", "3000"},
+}
+
+// BenchmarkFind: the whole `macemc search` command on the buggy variant.
+func BenchmarkFind(b *testing.B) {
+	for _, name := range systems {
+		b.Run(name, func(b *testing.B) {
+			args, ok := findArgs[name]
+			if !ok {
+				args = []string{"--seed", "1", "--max-paths", "3000"}
+			}
+			args = append([]string{"search", "--system", name, "--json", "--walk-depth", "5000", "--walks", "20", "--time", "30s"}, args...)
+			var find, crit, wall float64
+			critStep := -1.0
+			for b.Loop() {
+				var out, errs bytes.Buffer
+				app := &cli.App{Name: "macemc", Stdout: &out, Stderr: &errs}
+				start := time.Now()
+				code := app.Run(append(args, "--out", b.TempDir()))
+				wall += time.Since(start).Seconds()
+				if code == cli.ExitUsage {
+					b.Fatalf("macemc %v: %s", args, errs.String())
+				}
+				var r cli.Report
+				if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+					b.Fatal(err)
+				}
+				find += r.SearchS
+				if r.Critical != nil {
+					crit += r.Critical.ElapsedS
+					if r.Critical.Condition == "C1" {
+						critStep = float64(r.Critical.Step)
+					}
+				}
+				if _, paper := findArgs[name]; paper && (r.Verdict != "liveness" || critStep < 0) {
+					b.Fatalf("%s: want a liveness violation with a C1 critical transition, got %s %+v", name, r.Verdict, r.Critical)
+				}
+			}
+			n := float64(b.N)
+			b.ReportMetric(find/n, "find-s")
+			b.ReportMetric(crit/n, "critical-s")
+			b.ReportMetric(wall/n, "wall-s")
+			b.ReportMetric(critStep, "critical-step")
+		})
+	}
+}
