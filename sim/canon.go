@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -44,18 +44,38 @@ func Hash(v any) uint64 {
 }
 
 type encoder struct {
-	buf   []byte
-	ptrs  []uintptr // pointers being encoded, for cycles
-	tmp   []mapEntry
-	types []typeEntry // see dynamic
+	buf     []byte
+	ptrs    []uintptr // pointers being encoded, for cycles
+	tmp     []mapEntry
+	scratch []byte      // encodeMap's copy of a map's region, reused
+	types   []typeEntry // see dynamic
+	spare   typeEntry   // dynamic's result when types is full
 }
 
 // typeEntry caches, for one dynamic type, its hash and its encoders.
 type typeEntry struct {
+	key  unsafe.Pointer // typeKey(t)
 	t    reflect.Type
 	hash uint64
 	enc  encFunc // encoderFor(t)
 	elem encFunc // encoderFor(t.Elem()) when t is a pointer type
+	// plain is t's plain program (see plainOps) when t is plain, or
+	// t.Elem()'s when t is a pointer to a plain type (then ptr is set).
+	plain []plainOp
+	ptr   bool
+}
+
+// typeKey returns the identity of t: the *rtype inside the interface.
+// Performance: comparing it is a pointer compare, where comparing two
+// reflect.Type interfaces calls runtime.ifaceeq.
+func typeKey(t reflect.Type) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1]
+}
+
+// efaceData returns the data word of v: for a type that is not
+// pointer-shaped (every plain type), a pointer to v's value.
+func efaceData(v *any) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(v))[1]
 }
 
 // maxTypeCache bounds an encoder's cache of dynamic types.
@@ -67,21 +87,30 @@ const maxTypeCache = 32
 // and over; a linear search of its own cache is several times cheaper than
 // the two sync.Map look-ups (typeHashes, encoders) per value it replaces,
 // which were a third of Sim.Hash's time.
-// It returns a copy: encoding a value may grow the cache.
-func (e *encoder) dynamic(t reflect.Type) typeEntry {
+// The entry it returns may be reused by the next call: callers copy what
+// they need before encoding anything else.
+func (e *encoder) dynamic(t reflect.Type) *typeEntry {
+	k := typeKey(t)
 	for i := range e.types {
-		if e.types[i].t == t {
-			return e.types[i]
+		if e.types[i].key == k {
+			return &e.types[i]
 		}
 	}
-	te := typeEntry{t: t, hash: typeHash(t), enc: encoderFor(t)}
+	te := typeEntry{key: k, t: t, hash: typeHash(t), enc: encoderFor(t)}
 	if t.Kind() == reflect.Pointer {
 		te.elem = encoderFor(t.Elem())
+		if ops := plainFor(t.Elem()); ops != nil && !t.Implements(canonType) {
+			te.plain, te.ptr = ops, true
+		}
+	} else if k := t.Kind(); k == reflect.Struct || k == reflect.Array {
+		te.plain = plainFor(t)
 	}
 	if len(e.types) < maxTypeCache {
 		e.types = append(e.types, te)
+		return &e.types[len(e.types)-1]
 	}
-	return te
+	e.spare = te
+	return &e.spare
 }
 
 type mapEntry struct{ keyStart, keyEnd, end int }
@@ -97,15 +126,31 @@ func (e *encoder) value(v any) {
 		e.buf = append(e.buf, 0)
 		return
 	}
-	rv := reflect.ValueOf(v)
-	te := e.dynamic(rv.Type())
+	te := e.dynamic(reflect.TypeOf(v))
 	e.u64(te.hash)
-	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
-		e.buf = append(e.buf, 1)
-		te.elem(e, rv.Elem())
+	if te.plain != nil {
+		// Performance: read a plain value in place, without reflect.
+		p := efaceData(&v)
+		if te.ptr {
+			if p == nil {
+				e.buf = append(e.buf, 0)
+				return
+			}
+			e.buf = append(e.buf, 1)
+		}
+		e.plain(te.plain, p)
 		return
 	}
-	te.enc(e, rv)
+	// te may be invalidated by encoding (the cache may grow): copy what
+	// is needed first.
+	enc, elem := te.enc, te.elem
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		e.buf = append(e.buf, 1)
+		elem(e, rv.Elem())
+		return
+	}
+	enc(e, rv)
 }
 
 var typeHashes sync.Map // reflect.Type -> uint64
@@ -188,19 +233,63 @@ func field(v reflect.Value, i int) reflect.Value {
 	return fv
 }
 
+var needsCleanCache sync.Map // reflect.Type -> bool
+
 // needsClean reports whether a read-only value of type t may hide a
 // Canonicalizer that only a laundered value can call: t or *t implements
-// it, or t is composite (something reached from it might).
+// it, or one can be reached from t (through fields, elements, map keys or
+// values, pointers); an interface can hold anything, so it needs cleaning.
+// Performance: computed from the type once, so that field launders
+// (reflect.NewAt) only the fields that need it.
 func needsClean(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Map, reflect.Interface, reflect.Struct, reflect.Array, reflect.Slice, reflect.Pointer:
+	if b, ok := needsCleanCache.Load(t); ok {
+		return b.(bool)
+	}
+	b := reachesCanon(t, map[reflect.Type]bool{})
+	needsCleanCache.Store(t, b)
+	return b
+}
+
+// reachesCanon reports whether a Canonicalizer (or an interface) can be
+// reached from t. It is a plain reachability search: a type already seen
+// (on a cycle, or fully explored without finding one) adds nothing.
+func reachesCanon(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	if t.Kind() == reflect.Interface || t.Implements(canonType) || reflect.PointerTo(t).Implements(canonType) {
 		return true
 	}
-	return t.Implements(canonType) || reflect.PointerTo(t).Implements(canonType)
+	switch t.Kind() {
+	case reflect.Map:
+		return reachesCanon(t.Key(), seen) || reachesCanon(t.Elem(), seen)
+	case reflect.Array, reflect.Slice, reflect.Pointer:
+		return reachesCanon(t.Elem(), seen)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if reachesCanon(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func buildEncoder(t reflect.Type) encFunc {
 	base := buildBaseEncoder(t)
+	if k := t.Kind(); k == reflect.Struct || k == reflect.Array {
+		if ops := plainFor(t); ops != nil {
+			// Performance: read an addressable plain value in place.
+			return func(e *encoder, v reflect.Value) {
+				if v.CanAddr() {
+					e.plain(ops, unsafe.Pointer(v.UnsafeAddr()))
+					return
+				}
+				base(e, v)
+			}
+		}
+	}
 	if t.Kind() != reflect.Interface && t.Implements(canonType) {
 		return func(e *encoder, v reflect.Value) {
 			if cv, ok := clean(v); ok && !(cv.Kind() == reflect.Pointer && cv.IsNil()) {
@@ -303,6 +392,11 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 			e.buf = append(e.buf, 1)
 			te := e.dynamic(inner.Type())
 			e.u64(te.hash)
+			if te.plain != nil && !te.ptr && v.CanInterface() {
+				x := v.Interface() // no allocation: v holds an interface
+				e.plain(te.plain, efaceData(&x))
+				return
+			}
 			te.enc(e, inner)
 		}
 	case reflect.Struct:
@@ -363,8 +457,7 @@ func (e *encoder) encodeMap(v reflect.Value, key, val encFunc) {
 	entries := e.tmp[base:]
 	if n > 1 {
 		buf := e.buf
-		sort.Slice(entries, func(i, j int) bool {
-			a, b := entries[i], entries[j]
+		slices.SortFunc(entries, func(a, b mapEntry) int {
 			c := bytes.Compare(buf[a.keyStart:a.keyEnd], buf[b.keyStart:b.keyEnd])
 			if c == 0 {
 				// Fix: distinct keys can encode equal (pointer keys
@@ -373,9 +466,12 @@ func (e *encoder) encodeMap(v reflect.Value, key, val encFunc) {
 				// random map iteration order.
 				c = bytes.Compare(buf[a.keyEnd:a.end], buf[b.keyEnd:b.end])
 			}
-			return c < 0
+			return c
 		})
-		region := append([]byte(nil), e.buf[start:]...)
+		// Performance: the region is copied to a scratch buffer that
+		// the encoder reuses (nothing is encoded while it is in use).
+		e.scratch = append(e.scratch[:0], e.buf[start:]...)
+		region := e.scratch
 		out := e.buf[:start]
 		for _, en := range entries {
 			out = append(out, region[en.keyStart-start:en.end-start]...)
@@ -465,4 +561,163 @@ func (s *Sim) Hash() uint64 {
 	h = mix(h, dg)
 	h = mix(h, uint64(s.w.resets)<<42|uint64(s.w.breaks)<<21|uint64(s.w.drops))
 	return h
+}
+
+// Plain types: bools, numbers, strings, and arrays and structs of them,
+// with no Canonicalizer (on the type or its pointer) anywhere. A plain
+// value is encoded in place from its address by a flat program, the same
+// bytes as the reflect encoders give. Performance: services and messages
+// are mostly plain structs, and this is several times cheaper than a
+// reflect.Value and an encoder call per field.
+
+type plainOp struct {
+	kind uint8
+	off  uintptr
+}
+
+const (
+	opBool = iota
+	opI8
+	opI16
+	opI32
+	opI64
+	opU8
+	opU16
+	opU32
+	opU64
+	opF32
+	opF64
+	opC64
+	opC128
+	opStr
+)
+
+// maxPlainOps bounds a plain program; larger types use the reflect path.
+const maxPlainOps = 256
+
+var plainCache sync.Map // reflect.Type -> []plainOp (nil: not plain)
+
+// plainFor returns t's plain program, or nil if t is not plain (or too
+// large, or encodes to nothing).
+func plainFor(t reflect.Type) []plainOp {
+	if ops, ok := plainCache.Load(t); ok {
+		return ops.([]plainOp)
+	}
+	ops, ok := plainOps(t, 0, nil)
+	if !ok || len(ops) == 0 {
+		ops = nil
+	}
+	plainCache.Store(t, ops)
+	return ops
+}
+
+// plainOps appends to ops the program of t at offset off.
+func plainOps(t reflect.Type, off uintptr, ops []plainOp) ([]plainOp, bool) {
+	if len(ops) > maxPlainOps {
+		return nil, false
+	}
+	if t.Implements(canonType) || reflect.PointerTo(t).Implements(canonType) {
+		return nil, false
+	}
+	sized := func(k8, k16, k32, k64 uint8) uint8 {
+		switch t.Size() {
+		case 1:
+			return k8
+		case 2:
+			return k16
+		case 4:
+			return k32
+		}
+		return k64
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return append(ops, plainOp{opBool, off}), true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return append(ops, plainOp{sized(opI8, opI16, opI32, opI64), off}), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return append(ops, plainOp{sized(opU8, opU16, opU32, opU64), off}), true
+	case reflect.Float32:
+		return append(ops, plainOp{opF32, off}), true
+	case reflect.Float64:
+		return append(ops, plainOp{opF64, off}), true
+	case reflect.Complex64:
+		return append(ops, plainOp{opC64, off}), true
+	case reflect.Complex128:
+		return append(ops, plainOp{opC128, off}), true
+	case reflect.String:
+		return append(ops, plainOp{opStr, off}), true
+	case reflect.Array:
+		el := t.Elem()
+		var ok bool
+		for i := 0; i < t.Len(); i++ {
+			if ops, ok = plainOps(el, off+uintptr(i)*el.Size(), ops); !ok {
+				return nil, false
+			}
+		}
+		return ops, true
+	case reflect.Struct:
+		// The same fields as the struct encoder, in the same order.
+		var ok bool
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 && f.Type.Kind() == reflect.Struct {
+				continue
+			}
+			switch f.Type.Kind() {
+			case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+				continue
+			}
+			if ops, ok = plainOps(f.Type, off+f.Offset, ops); !ok {
+				return nil, false
+			}
+		}
+		return ops, true
+	}
+	return nil, false
+}
+
+// plain encodes the plain value at p with its program.
+func (e *encoder) plain(ops []plainOp, p unsafe.Pointer) {
+	for _, op := range ops {
+		q := unsafe.Add(p, op.off)
+		switch op.kind {
+		case opBool:
+			if *(*bool)(q) {
+				e.buf = append(e.buf, 1)
+			} else {
+				e.buf = append(e.buf, 0)
+			}
+		case opI8:
+			e.u64(uint64(int64(*(*int8)(q))))
+		case opI16:
+			e.u64(uint64(int64(*(*int16)(q))))
+		case opI32:
+			e.u64(uint64(int64(*(*int32)(q))))
+		case opI64:
+			e.u64(uint64(*(*int64)(q)))
+		case opU8:
+			e.u64(uint64(*(*uint8)(q)))
+		case opU16:
+			e.u64(uint64(*(*uint16)(q)))
+		case opU32:
+			e.u64(uint64(*(*uint32)(q)))
+		case opU64:
+			e.u64(*(*uint64)(q))
+		case opF32:
+			e.u64(math.Float64bits(float64(*(*float32)(q))))
+		case opF64:
+			e.u64(math.Float64bits(*(*float64)(q)))
+		case opC64:
+			c := *(*complex64)(q)
+			e.u64(math.Float64bits(float64(real(c))))
+			e.u64(math.Float64bits(float64(imag(c))))
+		case opC128:
+			c := *(*complex128)(q)
+			e.u64(math.Float64bits(real(c)))
+			e.u64(math.Float64bits(imag(c)))
+		case opStr:
+			e.str(*(*string)(q))
+		}
+	}
 }
