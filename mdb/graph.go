@@ -194,28 +194,34 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 	return g, nil
 }
 
-// graphRange parses "g [FROM TO | cycle] [--svg FILE]".
-func (s *Session) graphRange(args []string) (from, to int, svg string, err error) {
+// graphRange parses "g [FROM TO | cycle] [--svg FILE] [--html FILE]".
+func (s *Session) graphRange(args []string) (from, to int, svg, page string, err error) {
 	var nums []string
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
-		case a == "--svg":
+		case a == "--svg", a == "--html":
 			if i+1 >= len(args) {
-				return 0, 0, "", fmt.Errorf("--svg needs a file name")
+				return 0, 0, "", "", fmt.Errorf("%s needs a file name", a)
 			}
-			svg = args[i+1]
+			if a == "--svg" {
+				svg = args[i+1]
+			} else {
+				page = args[i+1]
+			}
 			i++
 		case strings.HasPrefix(a, "--svg="):
 			svg = strings.TrimPrefix(a, "--svg=")
+		case strings.HasPrefix(a, "--html="):
+			page = strings.TrimPrefix(a, "--html=")
 		case strings.HasPrefix(a, "--"):
-			return 0, 0, "", fmt.Errorf("unknown option %s", a)
+			return 0, 0, "", "", fmt.Errorf("unknown option %s", a)
 		default:
 			nums = append(nums, a)
 		}
 	}
 	p := s.p
 	if p.steps() == 0 {
-		return 0, 0, "", fmt.Errorf("the %s path has no steps", p.name)
+		return 0, 0, "", "", fmt.Errorf("the %s path has no steps", p.name)
 	}
 	switch len(nums) {
 	case 0:
@@ -224,14 +230,14 @@ func (s *Session) graphRange(args []string) (from, to int, svg string, err error
 		from = max(1, to-10)
 	case 1:
 		if !strings.EqualFold(nums[0], "cycle") {
-			return 0, 0, "", fmt.Errorf("usage: g [FROM TO | cycle] [--svg FILE]")
+			return 0, 0, "", "", fmt.Errorf("usage: g [FROM TO | cycle] [--svg FILE] [--html FILE]")
 		}
 		start, n, ok := s.cycle(p)
 		if !ok {
 			if s.errT.CycleLen > 0 {
-				return 0, 0, "", fmt.Errorf("the lasso's cycle is on the error path (path error)")
+				return 0, 0, "", "", fmt.Errorf("the lasso's cycle is on the error path (path error)")
 			}
-			return 0, 0, "", fmt.Errorf("the trace has no lasso cycle (macemc search --lasso records one)")
+			return 0, 0, "", "", fmt.Errorf("the trace has no lasso cycle (macemc search --lasso records one)")
 		}
 		from, to = start+1, start+n
 	case 2:
@@ -243,16 +249,16 @@ func (s *Session) graphRange(args []string) (from, to int, svg string, err error
 		}
 		from = max(from, 1)
 		if from > to {
-			return 0, 0, "", fmt.Errorf("the range %d-%d is empty", from, to)
+			return 0, 0, "", "", fmt.Errorf("the range %d-%d is empty", from, to)
 		}
 	default:
-		return 0, 0, "", fmt.Errorf("usage: g [FROM TO | cycle] [--svg FILE]")
+		return 0, 0, "", "", fmt.Errorf("usage: g [FROM TO | cycle] [--svg FILE] [--html FILE]")
 	}
-	return from, to, svg, nil
+	return from, to, svg, page, nil
 }
 
 func (s *Session) cmdGraph(args []string, _ string) error {
-	from, to, svg, err := s.graphRange(args)
+	from, to, svg, page, err := s.graphRange(args)
 	if err != nil {
 		return err
 	}
@@ -266,6 +272,9 @@ func (s *Session) cmdGraph(args []string, _ string) error {
 			return err
 		}
 		fmt.Fprintf(s.out, "wrote %s (steps %d-%d of the %s path)\n", svg, from, to, s.p.name)
+	}
+	if page != "" {
+		return s.writePage(page)
 	}
 	return nil
 }

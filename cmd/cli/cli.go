@@ -60,6 +60,7 @@ Usage:
   %[1]s replay --trace FILE [--log FILE]   replay a trace with full logging
   %[1]s critical --trace FILE [flags]      re-run the critical-transition search on a trace
   %[1]s tune --system NAME [flags]         steps to the first live state; suggests --walk-depth
+  %[1]s report DIR                         make the HTML page of a search's result directory
   %[1]s version
 
 Run '%[1]s COMMAND --help' for a command's flags.
@@ -85,6 +86,8 @@ func (a *App) Run(args []string) int {
 		code, err = a.critical(args[1:])
 	case "tune":
 		code, err = a.tune(args[1:])
+	case "report":
+		code, err = a.report(args[1:])
 	case "version", "--version":
 		fmt.Fprintln(a.Stdout, a.Name, version())
 		return ExitNone

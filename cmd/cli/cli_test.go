@@ -210,13 +210,18 @@ func TestListAndTune(t *testing.T) {
 	if code != ExitNone || !strings.Contains(out, `"clitest-poison"`) || !strings.Contains(out, `"Counted"`) {
 		t.Errorf("list --json: exit %d\n%s", code, out)
 	}
-	svg := filepath.Join(t.TempDir(), "tune.svg")
-	code, out, errs := run(t, "tune", "--system", "clitest-poison", "--param", "fixed=true", "--samples", "50", "--walk-depth", "500", "--depth", "3", "--svg", svg)
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "tune.svg")
+	code, out, errs := run(t, "tune", "--system", "clitest-poison", "--param", "fixed=true", "--samples", "50", "--walk-depth", "500", "--depth", "3", "--svg", svg, "--out", dir)
 	if code != ExitNone || !strings.Contains(out, "p50") || !strings.Contains(out, "suggested --walk-depth") {
 		t.Errorf("tune: exit %d\n%s%s", code, out, errs)
 	}
-	if data, err := os.ReadFile(svg); err != nil || !bytes.HasPrefix(data, []byte("<svg")) {
-		t.Errorf("tune svg: %v", err)
+	if data, err := os.ReadFile(svg); err != nil || !bytes.HasPrefix(data, []byte("<svg")) || !bytes.Contains(data, []byte(`id="dmax"`)) {
+		t.Errorf("tune svg (with the suggested d_max marked): %v", err)
+	}
+	page := filepath.Join(dir, "tune.html")
+	if data, err := os.ReadFile(page); err != nil || !bytes.Contains(data, []byte("<svg")) || !bytes.Contains(data, []byte("suggested d_max = ")) || !strings.Contains(out, "plot: "+page) {
+		t.Errorf("tune's page %s: %v\n%s", page, err, out)
 	}
 }
 

@@ -191,7 +191,7 @@ func (a *App) critical(args []string) (int, error) {
 
 // tune samples steps to the first live state and suggests d_max.
 func (a *App) tune(args []string) (int, error) {
-	fs := a.newFlags("tune", "--system NAME [--param K=V]... [--depth D] [--samples N] [--walk-depth D] [--svg FILE] [--json]")
+	fs := a.newFlags("tune", "--system NAME [--param K=V]... [--depth D] [--samples N] [--walk-depth D] [--out DIR] [--html FILE] [--svg FILE] [--json]")
 	name := fs.String("system", "", "system to sample")
 	params := fs.StringArray("param", nil, "system parameter NAME=VALUE (repeatable)")
 	props := fs.StringArray("property", nil, "liveness properties that define a live state (default: all)")
@@ -200,7 +200,9 @@ func (a *App) tune(args []string) (int, error) {
 	dmax := fs.Int("walk-depth", 20000, "longest walk")
 	seed := fs.Uint64("seed", 1, "random seed")
 	workers := fs.Int("workers", 0, "parallel workers (0: all cores)")
-	svg := fs.String("svg", "", "write the distribution as an SVG plot")
+	out := fs.String("out", "macemc-out", "write the plot here as tune.html")
+	page := fs.String("html", "", "write the plot as an HTML page here (default: DIR/tune.html; \"-\": none)")
+	svg := fs.String("svg", "", "also write the plot as a standalone SVG file")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
@@ -216,14 +218,32 @@ func (a *App) tune(args []string) (int, error) {
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
-	pcts := []float64{10, 25, 50, 75, 90, 95, 99, 100}
+	pcts := walks.TunePercentiles
 	table := map[string]int{}
 	for _, pc := range pcts {
 		table[fmt.Sprintf("p%g", pc)] = res.Percentile(pc)
 	}
+	title := fmt.Sprintf("%s %s: steps to live", *name, p.Canonical())
 	if *svg != "" {
-		title := fmt.Sprintf("%s %s: steps to live", *name, p.Canonical())
 		if err := trace.WriteAtomic(*svg, func(w io.Writer) error { _, err := w.Write(res.SVG(title)); return err }); err != nil {
+			return ExitUsage, err
+		}
+	}
+	switch *page {
+	case "-":
+		*page = ""
+	case "":
+		if err := ensureDir(*out); err != nil {
+			return ExitUsage, err
+		}
+		*page = outPath(*out, "tune.html")
+	}
+	if *page != "" {
+		doc, err := res.HTML(title)
+		if err != nil {
+			return ExitUsage, err
+		}
+		if err := trace.WriteAtomic(*page, func(w io.Writer) error { _, err := w.Write(doc); return err }); err != nil {
 			return ExitUsage, err
 		}
 	}
@@ -231,7 +251,7 @@ func (a *App) tune(args []string) (int, error) {
 		enc := json.NewEncoder(a.Stdout)
 		enc.SetIndent("", "  ")
 		return ExitNone, enc.Encode(map[string]any{"system": *name, "params": p, "samples": res.Samples, "live": len(res.Steps),
-			"unsafe": res.Unsafe, "depth": *depth, "walk_depth": *dmax, "percentiles": table, "suggested_walk_depth": res.Suggest(), "svg": *svg})
+			"unsafe": res.Unsafe, "depth": *depth, "walk_depth": *dmax, "percentiles": table, "suggested_walk_depth": res.Suggest(), "svg": *svg, "html": *page})
 	}
 	fmt.Fprintf(a.Stdout, "%s %s: %d walks from depth %d, %d reached a live state within %d steps", *name, p.Canonical(), res.Samples, *depth, len(res.Steps), *dmax)
 	if res.Unsafe > 0 {
@@ -253,8 +273,10 @@ func (a *App) tune(args []string) (int, error) {
 	if len(res.Steps) < res.Samples {
 		fmt.Fprintf(a.Stdout, "%d walks never turned live: a liveness bug, or raise --walk-depth and tune again\n", res.Samples-len(res.Steps))
 	}
-	if *svg != "" {
-		fmt.Fprintf(a.Stdout, "plot: %s\n", *svg)
+	for _, f := range []string{*page, *svg} {
+		if f != "" {
+			fmt.Fprintf(a.Stdout, "plot: %s\n", f)
+		}
 	}
 	return ExitNone, nil
 }
