@@ -297,6 +297,7 @@ func TestExamplesInChromium(t *testing.T) {
 			if pi.Sections != len(d.Nodes)+1 {
 				t.Errorf("the state panel shows %d sections, want every node and the network (%d)", pi.Sections, len(d.Nodes)+1)
 			}
+			b.screenshot(t, ex.Name) // as the page opens: the telling step selected
 			// Click the step before: the panel changes to it.
 			other := max(want-1, 0)
 			if want == 0 {
@@ -314,7 +315,6 @@ func TestExamplesInChromium(t *testing.T) {
 				t.Errorf("step %d changes no section in the panel:\n%s", other, after.Panel)
 			}
 			b.checkClean(t, file)
-			b.screenshot(t, ex.Name)
 		})
 	}
 }
