@@ -191,6 +191,21 @@
     });
   }
 
+  // drawVisible draws the chunks in view now, without waiting for the
+  // observer, so that a jump shows its rows at once.
+  function drawVisible() {
+    var top = scroller.scrollTop, bottom = top + scroller.clientHeight;
+    sections.forEach(function (sec) {
+      if (sec.el.hidden) { return; }
+      for (var c = sec.el.firstChild; c; c = c.nextSibling) {
+        var ct = c.offsetTop;
+        if (!c._drawn && ct < bottom && ct + c.offsetHeight > top) { drawChunk(c); }
+      }
+    });
+    var row = lanesEl.querySelector('.row[data-step="' + sel + '"]');
+    if (row) { row.classList.add('sel'); }
+  }
+
   function y(sec, s) { return (s - sec.first) * ROW + ROW / 2; }
 
   function drawChunk(c) {
@@ -303,7 +318,7 @@
     var M = p.msgs, s = M[m], e = M[m + 3], fate = M[m + 4] & 3;
     var st = msgStyle(M[m + 4]), x1 = lx(M[m + 1]), y1 = y(sec, s);
     var dir = M[m + 2] === M[m + 1] ? 1 : Math.sign(lx(M[m + 2]) - x1);
-    var x2 = x1 + dir * Math.min(LANE * 0.45, Math.abs(lx(M[m + 2]) - x1) * 0.45 || 30), y2 = y1 + ROW * 0.8;
+    var x2 = x1 + dir * Math.min(LANE * 0.45, Math.abs(lx(M[m + 2]) - x1) * 0.45 || 30), y2 = y1 + ROW * 0.3;
     var what = fate === 3 ? 'in flight at the end' : (fate === 0 ? 'received' : fate === 1 ? 'dropped' : 'lost') + ' at step ' + fmt(e);
     o.push('<g class="stub" data-goto="' + (e >= 0 ? e : '') + '"><title>' + msgTitle(p, m) + '</title><path d="M' + x1 + ' ' + y1 + ' L' + x2 + ' ' + y2 + '" stroke="' + st.color + '" stroke-width="1.5" stroke-dasharray="2 3" marker-end="url(#' + st.marker + ')"/>' +
       '<text class="lbl" x="' + (x2 + dir * 4) + '" y="' + (y2 + 3) + '" text-anchor="' + (dir < 0 ? 'end' : 'start') + '" fill="' + st.color + '">' + esc(S[M[m + 6]]) + ' \u2192 ' + what + '</text></g>');
@@ -313,7 +328,7 @@
     var M = p.msgs, s = M[m], e = M[m + 3];
     var st = msgStyle(M[m + 4]), x2 = endX(p, m), y2 = y(sec, e), from = lx(M[m + 1]);
     var dir = M[m + 1] === M[m + 2] ? 1 : Math.sign(from - x2);
-    var x1 = x2 + dir * Math.min(LANE * 0.45, Math.abs(from - x2) * 0.45 || 30), y1 = y2 - ROW * 0.8;
+    var x1 = x2 + dir * Math.min(LANE * 0.45, Math.abs(from - x2) * 0.45 || 30), y1 = y2 - ROW * 0.3;
     o.push('<g class="stub" data-goto="' + s + '"><title>' + msgTitle(p, m) + '</title><path d="M' + x1 + ' ' + y1 + ' L' + x2 + ' ' + y2 + '" stroke="' + st.color + '" stroke-width="1.5" stroke-dasharray="2 3" marker-end="url(#' + st.marker + ')"/>' +
       '<text class="lbl" x="' + (x1 + dir * 4) + '" y="' + (y1 + 3) + '" text-anchor="' + (dir < 0 ? 'end' : 'start') + '" fill="' + st.color + '">' + esc(S[M[m + 6]]) + ' sent at step ' + fmt(s) + '</text></g>');
   }
@@ -356,7 +371,7 @@
     if (row) { row.classList.add('sel'); }
     var gi = document.getElementById('goto');
     if (gi) { gi.value = String(s); }
-    if (scroll) { scrollTo(s); }
+    if (scroll) { scrollTo(s); drawVisible(); }
     renderState();
     try { history.replaceState(null, '', '#' + cur.name + '-' + s); } catch (e) { /* file: URLs in some browsers */ }
   }
