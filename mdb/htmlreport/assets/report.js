@@ -18,7 +18,25 @@
   var scroller = document.getElementById('lanes-scroll');
   var lanesEl = document.getElementById('lanes');
   var stateEl = document.getElementById('state');
-  if (!scroller || !lanesEl || !D.paths.length) { return; }
+
+  document.querySelectorAll('button.copy').forEach(function (b) {
+    b.addEventListener('click', function () {
+      var text = b.dataset.copy;
+      var done = function () { b.textContent = 'copied'; setTimeout(function () { b.textContent = 'copy'; }, 1200); };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(text).then(done, function () { selectText(b.previousElementSibling); });
+      } else { selectText(b.previousElementSibling); }
+    });
+  });
+  function selectText(el) {
+    var r = document.createRange(); r.selectNodeContents(el);
+    var s = window.getSelection(); s.removeAllRanges(); s.addRange(r);
+  }
+  function ready() {
+    document.documentElement.dataset.readyMs = String(Math.round(performance.now()));
+    document.documentElement.dataset.ready = 'true';
+  }
+  if (!scroller || !lanesEl || !D.paths.length) { ready(); return; }
 
   var cur = null;        // the path shown
   var curIndex = -1;
@@ -485,20 +503,6 @@
   });
   var gi = document.getElementById('goto');
   if (gi) { gi.addEventListener('change', function () { select(+gi.value, true); }); }
-  document.querySelectorAll('button.copy').forEach(function (b) {
-    b.addEventListener('click', function () {
-      var text = b.dataset.copy;
-      var done = function () { b.textContent = 'copied'; setTimeout(function () { b.textContent = 'copy'; }, 1200); };
-      if (navigator.clipboard && navigator.clipboard.writeText) {
-        navigator.clipboard.writeText(text).then(done, function () { selectText(b.previousElementSibling); });
-      } else { selectText(b.previousElementSibling); }
-    });
-  });
-  function selectText(el) {
-    var r = document.createRange(); r.selectNodeContents(el);
-    var s = window.getSelection(); s.removeAllRanges(); s.addRange(r);
-  }
-
   // Layout of the lane heads, and the arrowheads every chunk uses.
   var head = document.getElementById('lanes-head');
   head.querySelector('.gutter-head').style.width = GUT + 'px';
@@ -517,6 +521,5 @@
     for (var i = 0; i < D.paths.length; i++) { if (D.paths[i].name === m[1]) { start = i; step = +m[2]; } }
   }
   showPath(start, step);
-  document.documentElement.dataset.readyMs = String(Math.round(performance.now()));
-  document.documentElement.dataset.ready = 'true';
+  ready();
 })();
