@@ -506,7 +506,9 @@ func (r *recorder) finish(s *sim.Sim) {
 	for i := range p.starts {
 		p.starts[i] = s.StepStart(i)
 	}
-	if t.Critical >= 0 && t.Critical <= p.Steps && t.Condition != "" {
+	// The live trace records the critical step too, but no state of the
+	// live path is dead.
+	if t.Critical >= 0 && t.Critical <= p.Steps && t.Condition != "" && t.Kind != "live" {
 		p.Crit, p.Cond = t.Critical, t.Condition
 	}
 	if t.CycleLen > 0 && t.CycleStart+t.CycleLen <= p.Steps {

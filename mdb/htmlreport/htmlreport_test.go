@@ -275,6 +275,11 @@ func TestExamplePages(t *testing.T) {
 					t.Errorf("step %d: the page's state differs from the replay:\n%q\n%q", n, got, want)
 				}
 			}
+			for _, d := range p.data.Paths[1:] {
+				if d.Name == "live" && (d.Crit != -1 || d.Fail != -1) {
+					t.Errorf("the live path has a critical step %d or a failure %d: none of its states is dead", d.Crit, d.Fail)
+				}
+			}
 			checkMessages(t, p)
 		})
 	}
@@ -506,6 +511,9 @@ func TestMinimizedPath(t *testing.T) {
 	tabs := byClass(p.doc, "button", "tab")
 	if len(tabs) != 3 || attr(tabs[1], "data-name") != "min" || !strings.Contains(text(tabs[1]), "minimized") {
 		t.Errorf("the minimized path's tab is missing")
+	}
+	if lp := p.data.Paths[2]; lp.Crit != -1 {
+		t.Errorf("the live path has a critical step (%d): none of its states is dead", lp.Crit)
 	}
 	mp := p.data.Paths[1]
 	if mp.Steps != et.Critical || mp.Crit != et.Critical || mp.Shared != p.data.Paths[0].Shared {

@@ -370,7 +370,9 @@
         o.push('<text x="' + xd + '" y="' + (yy + 5) + '" text-anchor="middle" font-size="15" font-weight="bold" fill="' + COLOR.drop + '">\u2715</text>');
         break;
     }
-    if (lbl) { o.push('<text class="lbl" x="' + (x + 9) + '" y="' + (yy + 4) + '" fill="' + col + '">' + esc(lbl) + '</text>'); }
+    // The last lane's labels go left, clear of the event column.
+    var left = NN > 1 && e.node === NN - 1;
+    if (lbl) { o.push('<text class="lbl" x="' + (left ? x - 9 : x + 9) + '" y="' + (yy + 4) + '"' + (left ? ' text-anchor="end"' : '') + ' fill="' + col + '">' + esc(lbl) + '</text>'); }
   }
 
   // ---- selection and the state panel ----
