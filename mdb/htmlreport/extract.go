@@ -87,6 +87,9 @@ type pathData struct {
 	Diffs []int   `json:"diffs"`
 	// Props: every property's state at step 0, then each change.
 	Props []int `json:"props"`
+	// StatesUntil is the last step whose state the page stores: the
+	// path's last step unless Limits.StateBytes ran out.
+	StatesUntil int `json:"statesUntil"`
 
 	choices []int32 // the path's answers
 	starts  []int   // starts[i]: where step i+1's answers begin
@@ -94,8 +97,9 @@ type pathData struct {
 
 // interner numbers the distinct strings of a page.
 type interner struct {
-	ids  map[string]int
-	list []string
+	ids   map[string]int
+	list  []string
+	bytes int // the length of every string
 }
 
 func (in *interner) id(s string) int {
@@ -107,6 +111,7 @@ func (in *interner) id(s string) int {
 	}
 	in.ids[s] = len(in.list)
 	in.list = append(in.list, s)
+	in.bytes += len(s) + 3
 	return len(in.list) - 1
 }
 
@@ -425,6 +430,24 @@ func (r *recorder) step(s *sim.Sim) {
 	// The state: in the simulator's model a step changes the state of one
 	// node at most, the one whose handler ran (a break or a drop changes
 	// only the network), so only its text is made again.
+	if p.StatesUntil < n-1 {
+		// Past the page's size limit: no more states on this path.
+	} else if r.b.strs.bytes+8*len(p.Diffs) > r.b.o.Limits.StateBytes {
+		p.StatesUntil = n - 1
+	} else {
+		r.state(s, n, ev)
+	}
+	for i, pr := range r.check {
+		if st := propState(s, pr); st != r.props[i] {
+			r.props[i] = st
+			p.Props = append(p.Props, n, i, st)
+		}
+	}
+}
+
+// state records how step n changed the state.
+func (r *recorder) state(s *sim.Sim, n int, ev sim.Event) {
+	r.p.StatesUntil = n
 	switch ev.Kind {
 	case sim.EvBreak, sim.EvDrop:
 	default:
@@ -432,12 +455,6 @@ func (r *recorder) step(s *sim.Sim) {
 		r.diff(n, int(ev.Node), lines)
 	}
 	r.diff(n, s.Nodes(), splitLines(s.NetworkText()))
-	for i, pr := range r.check {
-		if st := propState(s, pr); st != r.props[i] {
-			r.props[i] = st
-			p.Props = append(p.Props, n, i, st)
-		}
-	}
 }
 
 // sends records the sends and annotations captured for step n.

@@ -41,22 +41,23 @@ type pageData struct {
 		Name, Kind string
 	} `json:"props"`
 	Paths []struct {
-		Name       string  `json:"name"`
-		Steps      int     `json:"steps"`
-		Crit       int     `json:"crit"`
-		Shared     int     `json:"shared"`
-		CycleStart int     `json:"cycleStart"`
-		CycleLen   int     `json:"cycleLen"`
-		Fail       int     `json:"fail"`
-		FailText   string  `json:"failText"`
-		Stack      string  `json:"stack"`
-		Tail       int     `json:"tail"`
-		TailTop    []int   `json:"tailTop"`
-		Ev         []int   `json:"ev"`
-		Msgs       []int   `json:"msgs"`
-		Init       [][]int `json:"init"`
-		Diffs      []int   `json:"diffs"`
-		Props      []int   `json:"props"`
+		Name        string  `json:"name"`
+		Steps       int     `json:"steps"`
+		Crit        int     `json:"crit"`
+		Shared      int     `json:"shared"`
+		CycleStart  int     `json:"cycleStart"`
+		CycleLen    int     `json:"cycleLen"`
+		Fail        int     `json:"fail"`
+		FailText    string  `json:"failText"`
+		Stack       string  `json:"stack"`
+		Tail        int     `json:"tail"`
+		TailTop     []int   `json:"tailTop"`
+		Ev          []int   `json:"ev"`
+		Msgs        []int   `json:"msgs"`
+		Init        [][]int `json:"init"`
+		Diffs       []int   `json:"diffs"`
+		Props       []int   `json:"props"`
+		StatesUntil int     `json:"statesUntil"`
 	} `json:"paths"`
 	Select int `json:"select"`
 }
@@ -695,6 +696,50 @@ func TestNothingFound(t *testing.T) {
 	}
 	if byID(p.doc, "viewer") != nil || len(p.data.Paths) != 0 {
 		t.Error("a page without a finding shows lanes")
+	}
+}
+
+// TestStateLimit: past Limits.StateBytes a path's states are not stored,
+// and the states before are still right.
+func TestStateLimit(t *testing.T) {
+	mdbtest.Register()
+	dir := t.TempDir()
+	f, err := mdbtest.Write(dir, mdbtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := htmlreport.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Options.Limits.StateBytes = 3000
+	file := filepath.Join(dir, htmlreport.PageFile)
+	if err := htmlreport.WriteFile(file, in); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, file)
+	ep := p.data.Paths[0]
+	if ep.StatesUntil <= 0 || ep.StatesUntil >= ep.Steps {
+		t.Fatalf("states stored until step %d of %d with a 3,000-byte limit", ep.StatesUntil, ep.Steps)
+	}
+	for o := 0; o < len(ep.Diffs); o += 5 + ep.Diffs[o+4] {
+		if ep.Diffs[o] > ep.StatesUntil {
+			t.Fatalf("a state diff at step %d, past step %d", ep.Diffs[o], ep.StatesUntil)
+		}
+	}
+	if got, want := p.stateAt(0, ep.StatesUntil), replayed(t, f.Found.Error, ep.StatesUntil); !slices.Equal(got, want) {
+		t.Errorf("step %d: %q, want %q", ep.StatesUntil, got, want)
+	}
+	if len(ep.Ev) != 5*ep.Steps {
+		t.Error("the events past the limit are not all there")
+	}
+	// Without the limit every state is stored.
+	in.Options.Limits.StateBytes = 0
+	if err := htmlreport.WriteFile(file, in); err != nil {
+		t.Fatal(err)
+	}
+	if p := readPage(t, file); p.data.Paths[0].StatesUntil != p.data.Paths[0].Steps {
+		t.Errorf("states stored until %d of %d steps by default", p.data.Paths[0].StatesUntil, p.data.Paths[0].Steps)
 	}
 }
 

@@ -150,6 +150,10 @@ type Limits struct {
 	// Notes caps the service log annotations stored per path (default
 	// 20,000); annotations past it are counted, not shown.
 	Notes int
+	// StateBytes bounds the state texts and diffs a page stores, about
+	// (default 16 MiB): past it, a path's states are not stored for its
+	// remaining steps, and the page says where to see them.
+	StateBytes int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -161,6 +165,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Notes <= 0 {
 		l.Notes = 20000
+	}
+	if l.StateBytes <= 0 {
+		l.StateBytes = 16 << 20
 	}
 	return l
 }

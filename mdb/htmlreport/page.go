@@ -194,7 +194,7 @@ func build(in Input) (*page, error) {
 		if pd.Select <= 0 || pd.Select > ep.Steps {
 			pd.Select = defaultSelect(ep)
 		}
-		if lp != nil && ep.Crit >= 0 && ep.Crit <= lp.Steps {
+		if lp != nil && ep.Crit >= 0 && ep.Crit <= min(ep.StatesUntil, lp.StatesUntil) {
 			v.Compare = b.compare(ep, lp)
 		}
 	}

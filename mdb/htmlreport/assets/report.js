@@ -431,7 +431,7 @@
     if (s <= p.depth && p.depth > 0) { badges.push('<span>inside the bounded search (depth ' + p.depth + ')</span>'); }
     h.push('<div class="badges">' + badges.join('') + '</div>');
     var other = otherPath();
-    var canCmp = other && s <= other.steps;
+    var canCmp = other && s <= other.statesUntil && s <= p.statesUntil;
     if (other) {
       h.push('<div class="cmp">Diff against: <label><input type="radio" name="cmp" value="prev"' + (!cmpLive || !canCmp ? ' checked' : '') + '> the previous step</label> ' +
         '<label><input type="radio" name="cmp" value="other"' + (cmpLive && canCmp ? ' checked' : '') + (canCmp ? '' : ' disabled') + '> the ' + esc(other.title) + ' at step ' + s + '</label></div>');
@@ -449,6 +449,12 @@
         h.push('<li class="' + (v === 1 ? 'ok' : 'bad') + '">' + (v === 1 ? '\u2713 ' : v === 2 ? '! ' : '\u2717 ') + esc(D.props[i].kind) + ' ' + esc(D.props[i].name) + (v === 2 ? ' (the check panicked)' : v === 0 ? ' does not hold' : ' holds') + '</li>');
       }
       h.push('</ul>');
+    }
+    if (s > p.statesUntil) {
+      h.push('<p class="note">The states after step ' + fmt(p.statesUntil) + ' of this path are not stored in the page: they would pass its size limit. ' +
+        'mdb shows them: open the result directory and jump to step ' + s + ' (j ' + s + ').</p>');
+      stateEl.innerHTML = h.join('');
+      return;
     }
     var now = stateAt(p, s);
     var was, cmpWith = cmpLive && canCmp;
