@@ -54,13 +54,13 @@
 //
 // The search is stateless (§4.2): a path is re-executed from the initial
 // state, because replaying a dozen steps costs a few microseconds while
-// copying a state (sim.Sim.Clone) costs tens. The coordinator replays a
+// copying a state (engine.Sim.Clone) costs tens. The coordinator replays a
 // path's shared prefix without checking or hashing it again: those states
 // are the previous path's (replay is deterministic), their hashes are kept
-// per depth, and the part hashes of each state (sim.HashMemo) are restored
+// per depth, and the part hashes of each state (engine.HashMemo) are restored
 // so that only what a new step changed is encoded. At the end of a bounded
 // path the coordinator hands its execution to the worker
-// (sim.Sim.SwapState, a few words) instead of the worker replaying it, and
+// (engine.Sim.SwapState, a few words) instead of the worker replaying it, and
 // takes a pooled simulator to reset for the next path. Each worker runs
 // all its walks under one watchdog.
 //

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -22,7 +23,7 @@ func newFourObserver() walks.Observer {
 	}}}
 }
 
-func (o *fourObserver) Observe(s *sim.Sim) bool {
+func (o *fourObserver) Observe(s *engine.Sim) bool {
 	o.count++
 	if ok, _ := s.Holds(&o.prop); ok {
 		o.step = s.Steps()
@@ -56,7 +57,7 @@ func TestObservedViolations(t *testing.T) {
 		if i > 0 && v.Path <= a.Violations[i-1].Path {
 			t.Errorf("violations out of path order: %d then %d", a.Violations[i-1].Path, v.Path)
 		}
-		s, err := sim.Replay(cfg, v.Choices, v.Steps, sim.Options{FailuresUntil: v.FailuresUntil})
+		s, err := engine.Replay(cfg, v.Choices, v.Steps, engine.Options{FailuresUntil: v.FailuresUntil})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +78,7 @@ func TestObservedViolations(t *testing.T) {
 // TestObserverWithoutVerdict: an observer that stops walks without a
 // verdict reports nothing.
 func TestObserverWithoutVerdict(t *testing.T) {
-	stop := func() walks.Observer { return walks.ObserveFunc(func(s *sim.Sim) bool { return s.Steps() < 4 }) }
+	stop := func() walks.Observer { return walks.ObserveFunc(func(s *engine.Sim) bool { return s.Steps() < 4 }) }
 	res, err := Run(Config{System: counterConfig(2, 3), DepthStep: 3, MaxDepth: 6, WalkDepth: 50, Seed: 3, Workers: 2, Observe: stop})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -226,7 +227,7 @@ type job struct {
 	// sim, when set, holds the execution at the end of the bounded path
 	// (the coordinator's, handed over with sim.SwapState): the worker
 	// walks on from it instead of replaying the path.
-	sim *sim.Sim
+	sim *engine.Sim
 }
 
 // Run searches cfg.System: iterative bounded depth-first search over the
@@ -252,14 +253,14 @@ type runner struct {
 	// holds the part hashes of the path's state k after the prefix (0:
 	// the prefix's end), to restore when a later path replays it.
 	states int
-	memos  []sim.HashMemo
+	memos  []engine.HashMemo
 
 	paths, pruned, cycles, walksRun, transitions atomic.Int64
 	stopping                                     atomic.Bool
 
 	// pool holds simulators to carry executions from the coordinator to
 	// the workers (job.sim).
-	pool chan *sim.Sim
+	pool chan *engine.Sim
 
 	mu         sync.Mutex
 	done       map[int64]*job // finished jobs waiting to be committed
@@ -282,7 +283,7 @@ func (r *runner) failuresUntil(depth int) int {
 
 func (r *runner) run() (*Result, error) {
 	if len(r.cfg.Prefix) > 0 {
-		if _, err := sim.Replay(r.cfg.System, r.cfg.Prefix, r.cfg.PrefixSteps, sim.Options{}); err != nil {
+		if _, err := engine.Replay(r.cfg.System, r.cfg.Prefix, r.cfg.PrefixSteps, engine.Options{}); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrPrefix, err)
 		}
 	}
@@ -291,7 +292,7 @@ func (r *runner) run() (*Result, error) {
 	// The coordinator closes jobs when it finishes; if a handler hangs in
 	// it, quit releases the workers instead (the hung goroutine is left).
 	jobs := make(chan *job, 4*r.cfg.Workers)
-	r.pool = make(chan *sim.Sim, 5*r.cfg.Workers+2)
+	r.pool = make(chan *engine.Sim, 5*r.cfg.Workers+2)
 	r.quit = make(chan struct{})
 	results := make(chan *job, 4*r.cfg.Workers)
 	var wg sync.WaitGroup
@@ -396,7 +397,7 @@ func (r *runner) flush() {
 // deterministic order) and handing the walk to the workers.
 func (r *runner) coordinate(jobs chan<- *job) error {
 	c := &r.cfg
-	s, err := sim.New(c.System, sim.Options{NoFailures: false})
+	s, err := engine.New(c.System, engine.Options{NoFailures: false})
 	if err != nil {
 		return err
 	}
@@ -501,7 +502,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 			}
 		}
 	})
-	var hang *sim.HangError
+	var hang *engine.HangError
 	if errors.As(err, &hang) {
 		close(r.quit)
 		// The hung path is the violation; report it in order.
@@ -515,7 +516,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 // prefix executes one bounded path up to depth steps beyond the prefix.
 // It returns the job for the path (with the verdict already set if the
 // prefix alone decided it) and whether the path reached the depth bound.
-func (r *runner) prefix(s *sim.Sim, dfs *dfsChooser, index int64, round, depth int) (*job, bool, error) {
+func (r *runner) prefix(s *engine.Sim, dfs *dfsChooser, index int64, round, depth int) (*job, bool, error) {
 	c := &r.cfg
 	dfs.pos, dfs.bpos = 0, 0
 	s.SetFailuresUntil(r.failuresUntil(depth))
@@ -538,7 +539,7 @@ func (r *runner) prefix(s *sim.Sim, dfs *dfsChooser, index int64, round, depth i
 	// checked or hashed again: only the new states are, and their parts
 	// (nodes, messages) that the replay did not change are not encoded
 	// again either: the part hashes saved on the path that first reached
-	// each state are restored (sim.HashMemo). prev is how many such states
+	// each state are restored (engine.HashMemo). prev is how many such states
 	// the previous path has; k counts this path's.
 	prev, k := r.states, 0
 	r.states = 0
@@ -549,7 +550,7 @@ func (r *runner) prefix(s *sim.Sim, dfs *dfsChooser, index int64, round, depth i
 	for s.Steps() < limit {
 		ok, err := s.Step()
 		if err != nil {
-			if errors.Is(err, sim.ErrBadChoice) && s.Steps() < c.PrefixSteps {
+			if errors.Is(err, engine.ErrBadChoice) && s.Steps() < c.PrefixSteps {
 				return nil, false, fmt.Errorf("%w: %w", ErrPrefix, err)
 			}
 			return violation(Safety, walks.Failed, walks.PanicProperty, err)
@@ -624,12 +625,12 @@ func (r *runner) prefix(s *sim.Sim, dfs *dfsChooser, index int64, round, depth i
 // memo restores the part hashes of state k of the path (0: the end of the
 // prefix) if a path saved them, or saves them when save is set. A restore
 // that does not fit leaves the hashes to be computed (Sim.RestoreHashes).
-func (r *runner) memo(s *sim.Sim, k int, save bool) {
+func (r *runner) memo(s *engine.Sim, k int, save bool) {
 	if r.cfg.NoHashing {
 		return
 	}
 	for len(r.memos) <= k {
-		r.memos = append(r.memos, sim.HashMemo{})
+		r.memos = append(r.memos, engine.HashMemo{})
 	}
 	if save {
 		if k > 0 || !s.RestoreHashes(&r.memos[0]) {
@@ -641,17 +642,17 @@ func (r *runner) memo(s *sim.Sim, k int, save bool) {
 }
 
 // takeSim returns a simulator of the system from the pool, or a new one.
-func (r *runner) takeSim() (*sim.Sim, error) {
+func (r *runner) takeSim() (*engine.Sim, error) {
 	select {
 	case s := <-r.pool:
 		return s, nil
 	default:
-		return sim.New(r.cfg.System, sim.Options{})
+		return engine.New(r.cfg.System, engine.Options{})
 	}
 }
 
 // putSim returns a simulator to the pool, if it has room.
-func (r *runner) putSim(s *sim.Sim) {
+func (r *runner) putSim(s *engine.Sim) {
 	select {
 	case r.pool <- s:
 	default:
@@ -665,10 +666,10 @@ func (r *runner) putSim(s *sim.Sim) {
 // ticker each); the job's execution is swapped into that simulator.
 func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 	c := &r.cfg
-	rnd := sim.NewRandom(0)
+	rnd := engine.NewRandom(0)
 	rnd.Unbiased = c.Unbiased
 	for {
-		s, err := sim.New(c.System, sim.Options{Chooser: rnd})
+		s, err := engine.New(c.System, engine.Options{Chooser: rnd})
 		if err != nil {
 			r.drain(jobs, results, err)
 			return
@@ -713,7 +714,7 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 		// the job as a new one and go on with a new simulator.
 		r.walksRun.Add(1)
 		j := cur.Load()
-		var hang *sim.HangError
+		var hang *engine.HangError
 		if j == nil || !errors.As(err, &hang) {
 			panic(fmt.Sprintf("search: worker guard: %v", err)) // Guard only fails on a hang
 		}
@@ -746,7 +747,7 @@ func (r *runner) drain(jobs <-chan *job, results chan<- *job, err error) {
 // j.result when it ends in a violation. It returns false, leaving j and the
 // statistics alone, when the watchdog abandoned s meanwhile (the worker
 // reports the job).
-func (r *runner) walk(s *sim.Sim, rnd *sim.Random, j *job) bool {
+func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 	c := &r.cfg
 	rnd.Reseed(walks.SeedFor(c.Seed, uint64(j.index)))
 	if j.sim != nil {
@@ -757,7 +758,7 @@ func (r *runner) walk(s *sim.Sim, rnd *sim.Random, j *job) bool {
 		j.sim = nil
 		s.SetChooser(rnd)
 	} else {
-		if err := s.Reset(&sim.Prefix{Seq: j.choices, Then: rnd}); err != nil {
+		if err := s.Reset(&engine.Prefix{Seq: j.choices, Then: rnd}); err != nil {
 			if s.Abandoned() {
 				return false
 			}
@@ -810,7 +811,7 @@ type walkObserver struct {
 	cut   bool
 }
 
-func (o *walkObserver) Observe(s *sim.Sim) bool {
+func (o *walkObserver) Observe(s *engine.Sim) bool {
 	if s.Steps()&1023 == 0 && o.r.stopping.Load() && o.r.beyondStop(o.index) {
 		o.cut = true
 		return false
@@ -831,7 +832,7 @@ func (r *runner) beyondStop(index int64) bool {
 	return r.stopAt >= 0 && index >= r.stopAt
 }
 
-func (r *runner) failed(j *job, s *sim.Sim, err error) *Violation {
+func (r *runner) failed(j *job, s *engine.Sim, err error) *Violation {
 	v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.PanicProperty, Choices: j.choices, Steps: j.steps,
 		Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: err}
 	if s != nil {
@@ -855,7 +856,7 @@ type dfsChooser struct {
 	diverge int
 }
 
-func (d *dfsChooser) Choose(_ sim.ChoiceKind, n int, _ []float64) int {
+func (d *dfsChooser) Choose(_ engine.ChoiceKind, n int, _ []float64) int {
 	if d.bpos < len(d.base) {
 		v := d.base[d.bpos]
 		d.bpos++

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -60,7 +61,7 @@ func bruteForce(t *testing.T, cfg *sim.Config, depth int) []string {
 		// Find the arity of the next choice point by replaying prefix and
 		// asking one more choice with a chooser that records n.
 		probe := &arityProbe{seq: prefix}
-		s, err := sim.New(cfg, sim.Options{Chooser: probe})
+		s, err := engine.New(cfg, engine.Options{Chooser: probe})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +93,7 @@ type arityProbe struct {
 	n   int
 }
 
-func (a *arityProbe) Choose(_ sim.ChoiceKind, n int, _ []float64) int {
+func (a *arityProbe) Choose(_ engine.ChoiceKind, n int, _ []float64) int {
 	if a.pos < len(a.seq) {
 		a.pos++
 		return int(a.seq[a.pos-1])
@@ -261,7 +262,7 @@ func TestLivenessViolationIsReproducible(t *testing.T) {
 	}
 	// The recorded choices replay to the same non-live end state.
 	v := a.Violations[0]
-	s, err := sim.Replay(stuckConfig(), v.Choices, v.Steps, sim.Options{FailuresUntil: v.FailuresUntil})
+	s, err := engine.Replay(stuckConfig(), v.Choices, v.Steps, engine.Options{FailuresUntil: v.FailuresUntil})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
 	"github.com/macemc/macemc/walks/lasso"
@@ -167,7 +168,7 @@ func (r *lassoRun) statsReport(f *searchFlags) *LassoStats {
 // from its initial state: a suspected dead path may contain one that its
 // walk's detector did not confirm (or that was not watched for).
 func findLasso(cfg *sim.Config, v *search.Violation, f *searchFlags) (*lasso.Finding, error) {
-	fd, err := lasso.Analyze(cfg, sim.Options{FailuresUntil: v.FailuresUntil}, v.Choices, 0, f.lasso.options())
+	fd, err := lasso.Analyze(cfg, engine.Options{FailuresUntil: v.FailuresUntil}, v.Choices, 0, f.lasso.options())
 	if err != nil {
 		return nil, fmt.Errorf("lasso detection: %w", err)
 	}
@@ -178,7 +179,7 @@ func findLasso(cfg *sim.Config, v *search.Violation, f *searchFlags) (*lasso.Fin
 // suspected violation's path.
 func lassoFromEnd(cfg *sim.Config, v *search.Violation, f *searchFlags) (*lasso.Finding, error) {
 	fd, _, err := lasso.WalkFrom(lasso.WalkConfig{
-		System: cfg, Options: sim.Options{FailuresUntil: v.FailuresUntil}, Choices: v.Choices, Steps: v.Steps,
+		System: cfg, Options: engine.Options{FailuresUntil: v.FailuresUntil}, Choices: v.Choices, Steps: v.Steps,
 		Walks: f.kWalks, MaxSteps: min(max(f.walkDepth/4, 1000), f.walkDepth), Seed: f.seed,
 		HandlerTimeout: f.handlerTimeout, Lasso: f.lasso.options(),
 	})
@@ -206,7 +207,7 @@ func lassoReport(rep *Report, fd *lasso.Finding, source string) {
 	}
 }
 
-func eventTexts(evs []sim.Event) []string {
+func eventTexts(evs []engine.Event) []string {
 	out := make([]string, len(evs))
 	for i, ev := range evs {
 		out[i] = ev.String()
@@ -231,8 +232,8 @@ func lassoTrace(et *trace.Trace, fd *lasso.Finding) {
 func (a *App) temperatureViolation(rep *Report, base *trace.Trace, cfg *sim.Config, v *search.Violation, fd *lasso.Finding, f *searchFlags) error {
 	rep.Verdict, rep.Kind, rep.Outcome = search.Liveness.String(), "temperature", outcomeText(v)
 	rep.Property, rep.Steps, rep.Path, rep.Depth = fd.Property, fd.Steps, v.Path, fd.Start
-	opts := sim.Options{FailuresUntil: fd.FailuresUntil}
-	if err := sim.CheckDeterminism(cfg, fd.Choices, opts); err != nil {
+	opts := engine.Options{FailuresUntil: fd.FailuresUntil}
+	if err := engine.CheckDeterminism(cfg, fd.Choices, opts); err != nil {
 		return usageError{fmt.Errorf("cannot trust this result: %w", err)}
 	}
 	tr := &TemperatureReport{Threshold: fd.Threshold, AlarmStep: fd.Steps, LiveAt: fd.LiveAt, Note: fd.Note()}

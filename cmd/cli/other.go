@@ -10,6 +10,7 @@ import (
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
 )
@@ -37,7 +38,7 @@ func (a *App) replay(args []string) (int, error) {
 	if *logPath != "" || *asJSON {
 		logOut = &buf
 	}
-	s, err := t.Replay(*steps, sim.NewLogger(logOut))
+	s, err := t.Replay(*steps, engine.NewLogger(logOut))
 	if err != nil {
 		return ExitUsage, usageError{fmt.Errorf("%s: %w", *path, err)}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -163,7 +164,7 @@ func writeJSON(path string, v any) error {
 // writeLog replays a trace with full logging into path.
 func writeLog(t *trace.Trace, path string) error {
 	var buf bytes.Buffer
-	logger := sim.NewLogger(&buf)
+	logger := engine.NewLogger(&buf)
 	fmt.Fprintf(&buf, "# macemc %s: system %s %s, %d steps, %s\n", version(), t.System, sim.Params(t.Params).Canonical(), t.Steps, t.Kind)
 	s, err := t.Replay(-1, logger)
 	if err != nil {

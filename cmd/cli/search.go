@@ -13,6 +13,7 @@ import (
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
 	"github.com/macemc/macemc/walks/lasso"
@@ -55,7 +56,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.BoolVar(&f.walkFailures, "walk-failures", false, "keep failures on during random walks (default: off, as the original's gusto)")
 	fs.StringVar(&f.prefix, "prefix", "", "search from the end of this trace (a live steady-state prefix)")
 	fs.IntVar(&f.prefixSteps, "prefix-steps", 0, "first walk to a live steady state of at least this many steps, save it as prefix.trace, and search from its end")
-	fs.DurationVar(&f.handlerTimeout, "handler-timeout", sim.DefaultHandlerTimeout, "report a handler that runs longer than this")
+	fs.DurationVar(&f.handlerTimeout, "handler-timeout", engine.DefaultHandlerTimeout, "report a handler that runs longer than this")
 	fs.BoolVar(&f.noCritical, "no-critical", false, "skip the critical-transition search")
 	f.lasso.add(fs)
 	if err := parse(fs, args); err != nil {
@@ -189,10 +190,10 @@ func (a *App) violation(rep *Report, base *trace.Trace, cfg *sim.Config, v *sear
 	if v.Err != nil {
 		rep.Error = v.Err.Error()
 	}
-	opts := sim.Options{FailuresUntil: v.FailuresUntil}
-	if !errors.Is(v.Err, sim.ErrHang) {
+	opts := engine.Options{FailuresUntil: v.FailuresUntil}
+	if !errors.Is(v.Err, engine.ErrHang) {
 		prog.line("checking the violating path replays deterministically...")
-		if err := sim.CheckDeterminism(cfg, v.Choices, opts); err != nil {
+		if err := engine.CheckDeterminism(cfg, v.Choices, opts); err != nil {
 			return usageError{fmt.Errorf("cannot trust this result: %w", err)}
 		}
 	}
@@ -272,7 +273,7 @@ func (a *App) writeTraceAndLog(rep *Report, t *trace.Trace, dir, name string) er
 func criticalReport(cr *critical.Result, k, dmax int) *CriticalReport {
 	r := &CriticalReport{Step: cr.Step, Condition: cr.Condition.String(), Event: cr.Event.String(), Node: int(cr.Event.Node), Kind: cr.Event.Kind.String(),
 		Walks: k, WalkDepth: dmax, Probes: len(cr.Probes), ElapsedS: cr.Elapsed.Seconds(), Explain: cr.Explain()}
-	if cr.Event.Msg != nil && cr.Event.Kind != sim.EvApp {
+	if cr.Event.Msg != nil && cr.Event.Kind != engine.EvApp {
 		r.Message = sim.MessageName(cr.Event.Msg)
 	}
 	if cr.Live != nil {
@@ -286,7 +287,7 @@ func criticalReport(cr *critical.Result, k, dmax int) *CriticalReport {
 // A handler that panics or hangs on the way ends the walk there: the
 // search itself finds and reports it.
 func checkDeterministic(cfg *sim.Config, seed uint64, timeout time.Duration) error {
-	s, err := sim.New(cfg, sim.Options{Chooser: walks.NewChooser(walks.SeedFor(seed, 1<<41), false)})
+	s, err := engine.New(cfg, engine.Options{Chooser: walks.NewChooser(walks.SeedFor(seed, 1<<41), false)})
 	if err != nil {
 		return nil // Start panicked: the search reports it
 	}
@@ -303,7 +304,7 @@ func checkDeterministic(cfg *sim.Config, seed uint64, timeout time.Duration) err
 	if err != nil {
 		return nil // a hang: the search reports it
 	}
-	if err := sim.CheckDeterminism(cfg, s.ChoiceValues()[:s.StepStart(steps)], sim.Options{}); err != nil {
+	if err := engine.CheckDeterminism(cfg, s.ChoiceValues()[:s.StepStart(steps)], engine.Options{}); err != nil {
 		return fmt.Errorf("cannot search this system: %w", err)
 	}
 	return nil
@@ -316,7 +317,7 @@ func steadyPrefix(cfg *sim.Config, minSteps, maxSteps int, seed uint64) ([]int32
 		return nil, 0, usagef("--prefix-steps needs a liveness property to recognise a steady state")
 	}
 	for attempt := uint64(0); attempt < 20; attempt++ {
-		s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(walks.SeedFor(seed, 1<<40+attempt)), NoFailures: true})
+		s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(walks.SeedFor(seed, 1<<40+attempt)), NoFailures: true})
 		if err != nil {
 			return nil, 0, err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/macemc/macemc/search"
 	_ "github.com/macemc/macemc/services/all"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -49,14 +50,14 @@ func config(tb testing.TB, name string, params map[string]string) *sim.Config {
 // walker runs walk i of the workload on its own simulator.
 type walker struct {
 	cfg *sim.Config
-	s   *sim.Sim
-	rnd *sim.Random
+	s   *engine.Sim
+	rnd *engine.Random
 	wc  walks.Config
 }
 
 func newWalker(tb testing.TB, cfg *sim.Config) *walker {
-	w := &walker{cfg: cfg, rnd: sim.NewRandom(0)}
-	s, err := sim.New(cfg, sim.Options{Chooser: w.rnd, FailuresUntil: walkLiveAfter})
+	w := &walker{cfg: cfg, rnd: engine.NewRandom(0)}
+	s, err := engine.New(cfg, engine.Options{Chooser: w.rnd, FailuresUntil: walkLiveAfter})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -84,7 +85,7 @@ type workload struct {
 	cfg     *sim.Config
 	steps   []int // length of walk i
 	choices [][]int32
-	recs    []*sim.Recording
+	recs    []*engine.Recording
 	total   int
 }
 
@@ -98,7 +99,7 @@ func load(tb testing.TB, name string, record bool) *workload {
 	for i := 0; wl.total < walkSetTransitions; i++ {
 		n := w.walk(tb, i)
 		if record {
-			rec, err := sim.Record(cfg, w.s.ChoiceValues(), sim.Options{FailuresUntil: walkLiveAfter})
+			rec, err := engine.Record(cfg, w.s.ChoiceValues(), engine.Options{FailuresUntil: walkLiveAfter})
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -163,7 +164,7 @@ func BenchmarkOverhead(b *testing.B) {
 			b.Run("replay", func(b *testing.B) {
 				// The simulator alone: the walks replayed from their
 				// choices, no properties, no walk loop, no random chooser.
-				s, err := sim.New(wl.cfg, sim.Options{FailuresUntil: walkLiveAfter})
+				s, err := engine.New(wl.cfg, engine.Options{FailuresUntil: walkLiveAfter})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -172,7 +173,7 @@ func BenchmarkOverhead(b *testing.B) {
 				cpu := cpuTime()
 				for i := 0; b.Loop(); i++ {
 					j := i % len(wl.choices)
-					if err := s.Reset(sim.NewRecorded(wl.choices[j])); err != nil {
+					if err := s.Reset(engine.NewRecorded(wl.choices[j])); err != nil {
 						b.Fatal(err)
 					}
 					for s.Steps() < wl.steps[j] {
@@ -186,7 +187,7 @@ func BenchmarkOverhead(b *testing.B) {
 				perSecond(b, tr, "transitions/s")
 			})
 			b.Run("bare", func(b *testing.B) {
-				bare, err := sim.NewBare(wl.cfg)
+				bare, err := engine.NewBare(wl.cfg)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -214,13 +215,13 @@ func TestBareMatchesWalk(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := config(t, name, nil)
 			w := newWalker(t, cfg)
-			bare, err := sim.NewBare(cfg)
+			bare, err := engine.NewBare(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i := range 100 {
 				n := w.walk(t, i)
-				rec, err := sim.Record(cfg, w.s.ChoiceValues(), sim.Options{FailuresUntil: walkLiveAfter})
+				rec, err := engine.Record(cfg, w.s.ChoiceValues(), engine.Options{FailuresUntil: walkLiveAfter})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -228,9 +229,9 @@ func TestBareMatchesWalk(t *testing.T) {
 					t.Fatalf("walk %d (%d steps): %v", i, n, err)
 				}
 				for id := range cfg.Nodes {
-					if got, want := sim.Hash(bare.Service(sim.NodeID(id))), sim.Hash(w.s.Service(sim.NodeID(id))); got != want {
+					if got, want := engine.Hash(bare.Service(sim.NodeID(id))), engine.Hash(w.s.Service(sim.NodeID(id))); got != want {
 						t.Fatalf("walk %d: node %d differs after the bare run:\nbare: %s\nwalk: %s", i, id,
-							sim.FormatValue(bare.Service(sim.NodeID(id))), sim.FormatValue(w.s.Service(sim.NodeID(id))))
+							engine.FormatValue(bare.Service(sim.NodeID(id))), engine.FormatValue(w.s.Service(sim.NodeID(id))))
 					}
 				}
 			}

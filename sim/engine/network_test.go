@@ -1,4 +1,4 @@
-package sim_test
+package engine_test
 
 import (
 	"errors"
@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // runAll steps s with a seeded random chooser until quiescent.
-func runAll(t *testing.T, s *sim.Sim, seed uint64) {
+func runAll(t *testing.T, s *engine.Sim, seed uint64) {
 	t.Helper()
-	s.SetChooser(sim.NewRandom(seed))
+	s.SetChooser(engine.NewRandom(seed))
 	walk(t, s, 100000)
 }
 
@@ -49,7 +50,7 @@ func TestReliableFIFO(t *testing.T) {
 		return nil
 	})
 	for seed := uint64(0); seed < 5; seed++ {
-		s := mustNew(t, cfg, sim.Options{Chooser: sim.NewRandom(seed)})
+		s := mustNew(t, cfg, engine.Options{Chooser: engine.NewRandom(seed)})
 		next := map[sim.NodeID]int{0: 1, 2: 1} // next Seq expected per sender at node 1
 		interleaved := false
 		last := sim.NodeID(-1)
@@ -57,7 +58,7 @@ func TestReliableFIFO(t *testing.T) {
 			// Only the head of each connection is ready.
 			perConn := map[[2]sim.NodeID]int{}
 			for _, e := range s.Ready() {
-				if e.Kind != sim.EvMessage {
+				if e.Kind != engine.EvMessage {
 					continue
 				}
 				perConn[[2]sim.NodeID{e.Peer, e.Node}]++
@@ -77,7 +78,7 @@ func TestReliableFIFO(t *testing.T) {
 			if !ok {
 				break
 			}
-			if e := s.LastEvent(); e.Kind == sim.EvMessage && e.Node == 1 {
+			if e := s.LastEvent(); e.Kind == engine.EvMessage && e.Node == 1 {
 				next[e.Peer]++
 				if last >= 0 && last != e.Peer {
 					interleaved = true
@@ -103,7 +104,7 @@ func TestReliableFIFO(t *testing.T) {
 
 // TestSendToSelf: a node may send to itself.
 func TestSendToSelf(t *testing.T) {
-	s := mustNew(t, scriptConfig(1, func(sim.NodeID) []Do { return []Do{sendNums(0, 3, false), sendNums(0, 2, true)} }), sim.Options{})
+	s := mustNew(t, scriptConfig(1, func(sim.NodeID) []Do { return []Do{sendNums(0, 3, false), sendNums(0, 2, true)} }), engine.Options{})
 	runAll(t, s, 1)
 	if got := sim.Node[Script](s.View(), 0).Got; len(got) != 5 || !slices.Equal(seqs(got, 0)[:0], []int{}) {
 		t.Fatalf("got %v", got)
@@ -124,16 +125,16 @@ func TestBreak(t *testing.T) {
 		return nil
 	})
 	cfg.Failures.Breaks = 1
-	s := mustNew(t, cfg, sim.Options{})
-	if k := kinds(s); k[sim.EvBreak] != 0 {
+	s := mustNew(t, cfg, engine.Options{})
+	if k := kinds(s); k[engine.EvBreak] != 0 {
 		t.Fatalf("break offered with nothing in flight: %q", readyStrings(s))
 	}
-	isApp := func(id sim.NodeID) func(sim.Event) bool {
-		return func(e sim.Event) bool { return e.Kind == sim.EvApp && e.Node == id }
+	isApp := func(id sim.NodeID) func(engine.Event) bool {
+		return func(e engine.Event) bool { return e.Kind == engine.EvApp && e.Node == id }
 	}
 	mustStepEvent(t, s, findReady(t, s, "app 0", isApp(0)))
 	// One direction in flight is enough for a break.
-	if k := kinds(s); k[sim.EvBreak] != 1 {
+	if k := kinds(s); k[engine.EvBreak] != 1 {
 		t.Fatalf("want one break: %q", readyStrings(s))
 	}
 	mustStepEvent(t, s, findReady(t, s, "app 1", isApp(1)))
@@ -142,9 +143,9 @@ func TestBreak(t *testing.T) {
 		t.Fatalf("in flight %d, want 9", s.InFlight())
 	}
 	// Deliver one message 0->1 first: it is not lost by the later break.
-	mustStepEvent(t, s, findReady(t, s, "message 0->1", func(e sim.Event) bool { return e.Kind == sim.EvMessage && e.Node == 1 }))
-	i := findReady(t, s, "break 0-1", func(e sim.Event) bool { return e.Kind == sim.EvBreak && e.Node == 0 && e.Peer == 1 })
-	if k := kinds(s); k[sim.EvBreak] != 2 {
+	mustStepEvent(t, s, findReady(t, s, "message 0->1", func(e engine.Event) bool { return e.Kind == engine.EvMessage && e.Node == 1 }))
+	i := findReady(t, s, "break 0-1", func(e engine.Event) bool { return e.Kind == engine.EvBreak && e.Node == 0 && e.Peer == 1 })
+	if k := kinds(s); k[engine.EvBreak] != 2 {
 		t.Fatalf("want breaks 0-1 and 1-2: %q", readyStrings(s))
 	}
 	mustStepEvent(t, s, i)
@@ -153,11 +154,11 @@ func TestBreak(t *testing.T) {
 		t.Fatalf("in flight after break %d, want 1 (the 1->2 message): %s", s.InFlight(), s.NetworkText())
 	}
 	k := kinds(s)
-	if k[sim.EvConnError] != 2 || k[sim.EvBreak] != 0 {
+	if k[engine.EvConnError] != 2 || k[engine.EvBreak] != 0 {
 		t.Fatalf("after the break: %q", readyStrings(s))
 	}
 	for _, e := range s.Ready() {
-		if e.Kind == sim.EvMessage && e.Node != 2 {
+		if e.Kind == engine.EvMessage && e.Node != 2 {
 			t.Fatalf("message survived the break: %v", e)
 		}
 	}
@@ -166,7 +167,7 @@ func TestBreak(t *testing.T) {
 	}
 	// New sends after the break go through (a new connection).
 	mustStepEvent(t, s, findReady(t, s, "app 1", isApp(1)))
-	if k := kinds(s); k[sim.EvBreak] != 0 {
+	if k := kinds(s); k[engine.EvBreak] != 0 {
 		t.Fatal("break offered beyond Failures.Breaks")
 	}
 	runAll(t, s, 3)
@@ -196,19 +197,19 @@ func TestDatagramReorder(t *testing.T) {
 		return c
 	}
 	// Reorder: all four from node 0 are ready; deliver the last first.
-	s := mustNew(t, cfg(true), sim.Options{})
+	s := mustNew(t, cfg(true), engine.Options{})
 	mustStepEvent(t, s, 0) // node 0's sends
-	if k := kinds(s); k[sim.EvDatagram] != 4 {
+	if k := kinds(s); k[engine.EvDatagram] != 4 {
 		t.Fatalf("reorder: %q", readyStrings(s))
 	}
-	mustStepEvent(t, s, findReady(t, s, "datagram 4", func(e sim.Event) bool { return e.Kind == sim.EvDatagram && e.Msg.(Num).Seq == 4 }))
+	mustStepEvent(t, s, findReady(t, s, "datagram 4", func(e engine.Event) bool { return e.Kind == engine.EvDatagram && e.Msg.(Num).Seq == 4 }))
 	if got := sim.Node[Script](s.View(), 1).Got; len(got) != 1 || got[0].Seq != 4 {
 		t.Fatalf("got %v", got)
 	}
 	// And random executions do reorder.
 	reordered := false
 	for seed := uint64(0); seed < 20 && !reordered; seed++ {
-		s := mustNew(t, cfg(true), sim.Options{})
+		s := mustNew(t, cfg(true), engine.Options{})
 		runAll(t, s, seed)
 		got := seqs(sim.Node[Script](s.View(), 1).Got, 0)
 		if len(got) != 4 {
@@ -222,12 +223,12 @@ func TestDatagramReorder(t *testing.T) {
 
 	// No reorder: one ready datagram per pair, and FIFO per pair.
 	for seed := uint64(0); seed < 20; seed++ {
-		s := mustNew(t, cfg(false), sim.Options{Chooser: sim.NewRandom(seed)})
+		s := mustNew(t, cfg(false), engine.Options{Chooser: engine.NewRandom(seed)})
 		interleaved, last := false, sim.NodeID(-1)
 		for {
 			perPair := map[sim.NodeID]int{}
 			for _, e := range s.Ready() {
-				if e.Kind == sim.EvDatagram {
+				if e.Kind == engine.EvDatagram {
 					perPair[e.Peer]++
 				}
 			}
@@ -243,7 +244,7 @@ func TestDatagramReorder(t *testing.T) {
 			if !ok {
 				break
 			}
-			if e := s.LastEvent(); e.Kind == sim.EvDatagram {
+			if e := s.LastEvent(); e.Kind == engine.EvDatagram {
 				interleaved = interleaved || last >= 0 && last != e.Peer
 				last = e.Peer
 			}
@@ -268,24 +269,24 @@ func TestDrop(t *testing.T) {
 		return nil
 	})
 	cfg.Failures.Drops = 2
-	s := mustNew(t, cfg, sim.Options{})
+	s := mustNew(t, cfg, engine.Options{})
 	mustStepEvent(t, s, 0)
 	mustStepEvent(t, s, 0)
 	k := kinds(s)
-	if k[sim.EvDrop] != 5 || k[sim.EvDatagram] != 1 {
+	if k[engine.EvDrop] != 5 || k[engine.EvDatagram] != 1 {
 		t.Fatalf("want 5 drops, 1 datagram (no reorder): %q", readyStrings(s))
 	}
 	dropSeq := func(seq int) {
-		mustStepEvent(t, s, findReady(t, s, "drop", func(e sim.Event) bool { return e.Kind == sim.EvDrop && e.Msg.(Num).Seq == seq }))
+		mustStepEvent(t, s, findReady(t, s, "drop", func(e engine.Event) bool { return e.Kind == engine.EvDrop && e.Msg.(Num).Seq == seq }))
 	}
 	dropSeq(1)
 	// The head is now datagram 2.
-	i := findReady(t, s, "datagram", func(e sim.Event) bool { return e.Kind == sim.EvDatagram })
+	i := findReady(t, s, "datagram", func(e engine.Event) bool { return e.Kind == engine.EvDatagram })
 	if s.Ready()[i].Msg.(Num).Seq != 2 {
 		t.Fatalf("head after dropping 1: %v", s.Ready()[i])
 	}
 	dropSeq(4)
-	if k := kinds(s); k[sim.EvDrop] != 0 {
+	if k := kinds(s); k[engine.EvDrop] != 0 {
 		t.Fatal("drop offered beyond Failures.Drops")
 	}
 	if s.InFlight() != 5 {
@@ -335,12 +336,12 @@ func TestReset(t *testing.T) {
 		},
 		Failures: sim.Failures{Resets: 1},
 	}
-	s := mustNew(t, cfg, sim.Options{})
+	s := mustNew(t, cfg, engine.Options{})
 	if !slices.Equal(created, []int{1, 1}) || starts != 2 {
 		t.Fatalf("after New: created %v starts %d", created, starts)
 	}
-	isApp := func(id sim.NodeID) func(sim.Event) bool {
-		return func(e sim.Event) bool { return e.Kind == sim.EvApp && e.Node == id }
+	isApp := func(id sim.NodeID) func(engine.Event) bool {
+		return func(e engine.Event) bool { return e.Kind == engine.EvApp && e.Node == id }
 	}
 	mustStepEvent(t, s, findReady(t, s, "app 0", isApp(0)))
 	mustStepEvent(t, s, findReady(t, s, "app 1", isApp(1)))
@@ -353,7 +354,7 @@ func TestReset(t *testing.T) {
 	}
 	hBefore := s.Hash()
 
-	mustStepEvent(t, s, findReady(t, s, "reset 0", func(e sim.Event) bool { return e.Kind == sim.EvReset && e.Node == 0 }))
+	mustStepEvent(t, s, findReady(t, s, "reset 0", func(e engine.Event) bool { return e.Kind == engine.EvReset && e.Node == 0 }))
 	n0 := sim.Node[Script](s.View(), 0)
 	if n0 == old || n0.Started != 1 || len(n0.Got) != 0 {
 		t.Fatalf("node 0 not fresh after reset: %+v", n0)
@@ -373,7 +374,7 @@ func TestReset(t *testing.T) {
 	if s.InFlight() != 6 {
 		t.Fatalf("reset changed what is in flight: %d\n%s", s.InFlight(), s.NetworkText())
 	}
-	if k := kinds(s); k[sim.EvReset] != 0 {
+	if k := kinds(s); k[engine.EvReset] != 0 {
 		t.Fatal("reset offered beyond Failures.Resets")
 	}
 	if s.Hash() == hBefore {
@@ -399,11 +400,11 @@ func TestReset(t *testing.T) {
 func TestFailureBounds(t *testing.T) {
 	cfg := mixedConfig()
 	cfg.Weights.Failure = 50
-	reached := map[sim.EventKind]bool{}
-	bound := map[sim.EventKind]int{sim.EvReset: cfg.Failures.Resets, sim.EvBreak: cfg.Failures.Breaks, sim.EvDrop: cfg.Failures.Drops}
+	reached := map[engine.EventKind]bool{}
+	bound := map[engine.EventKind]int{engine.EvReset: cfg.Failures.Resets, engine.EvBreak: cfg.Failures.Breaks, engine.EvDrop: cfg.Failures.Drops}
 	for seed := uint64(0); seed < 40; seed++ {
-		s := mustNew(t, cfg, sim.Options{Chooser: sim.NewRandom(seed)})
-		count := map[sim.EventKind]int{}
+		s := mustNew(t, cfg, engine.Options{Chooser: engine.NewRandom(seed)})
+		count := map[engine.EventKind]int{}
 		for s.Steps() < 300 {
 			ok, err := s.Step()
 			if err != nil {
@@ -430,7 +431,7 @@ func TestFailureBounds(t *testing.T) {
 	}
 }
 
-func hasFailure(s *sim.Sim) bool {
+func hasFailure(s *engine.Sim) bool {
 	for _, e := range s.Ready() {
 		if e.Kind.IsFailure() {
 			return true
@@ -444,7 +445,7 @@ func hasFailure(s *sim.Sim) bool {
 func TestFailuresUntil(t *testing.T) {
 	cfg := mixedConfig()
 	cfg.Failures.Resets = 100
-	s := mustNew(t, cfg, sim.Options{Chooser: sim.NewRandom(2), FailuresUntil: 6})
+	s := mustNew(t, cfg, engine.Options{Chooser: engine.NewRandom(2), FailuresUntil: 6})
 	if s.FailuresUntil() != 6 {
 		t.Fatal("FailuresUntil not kept")
 	}
@@ -457,7 +458,7 @@ func TestFailuresUntil(t *testing.T) {
 		}
 	}
 	// Replay needs the same FailuresUntil to reproduce.
-	r, err := sim.Replay(cfg, s.ChoiceValues(), -1, sim.Options{FailuresUntil: 6})
+	r, err := engine.Replay(cfg, s.ChoiceValues(), -1, engine.Options{FailuresUntil: 6})
 	if err != nil || r.Hash() != s.Hash() {
 		t.Fatalf("replay with FailuresUntil: %v", err)
 	}
@@ -469,7 +470,7 @@ func TestFailuresUntil(t *testing.T) {
 	if hasFailure(s) {
 		t.Fatal("SetFailures(false) left failures on")
 	}
-	n := mustNew(t, cfg, sim.Options{NoFailures: true, Chooser: sim.NewRandom(1)})
+	n := mustNew(t, cfg, engine.Options{NoFailures: true, Chooser: engine.NewRandom(1)})
 	for n.Steps() < 50 {
 		if hasFailure(n) {
 			t.Fatal("NoFailures offered a failure")
@@ -499,7 +500,7 @@ func TestTimers(t *testing.T) {
 			scheduled["never"] = ctx.TimerScheduled("never")
 		}}
 	})
-	s := mustNew(t, cfg, sim.Options{})
+	s := mustNew(t, cfg, engine.Options{})
 	mustStepEvent(t, s, 0)
 	if !scheduled["b-once"] || scheduled["never"] {
 		t.Fatalf("TimerScheduled: %v", scheduled)
@@ -507,7 +508,7 @@ func TestTimers(t *testing.T) {
 	timers := func() []string {
 		var out []string
 		for _, e := range s.Ready() {
-			if e.Kind == sim.EvTimer {
+			if e.Kind == engine.EvTimer {
 				out = append(out, e.Timer)
 			}
 		}
@@ -544,7 +545,7 @@ func TestTimers(t *testing.T) {
 			}
 		}}
 	}
-	s2 := mustNew(t, cfg2, sim.Options{})
+	s2 := mustNew(t, cfg2, engine.Options{})
 	runAll(t, s2, 1)
 	if got := sim.Node[Script](s2.View(), 0).Fired; len(got) != 2 || s2.TimerArmed(0, "p") {
 		t.Fatalf("cancelled periodic fired %v, armed %v", got, s2.TimerArmed(0, "p"))
@@ -562,17 +563,17 @@ func TestChoicePoints(t *testing.T) {
 		}}
 	})
 	// Event 1 (node 1's request), Rand(5)=4, Rand(3)=2, Elapsed=true.
-	s := mustNew(t, cfg, sim.Options{Chooser: sim.NewRecorded([]int32{1, 4, 2, 1, 0, 0, 1, 0})})
+	s := mustNew(t, cfg, engine.Options{Chooser: engine.NewRecorded([]int32{1, 4, 2, 1, 0, 0, 1, 0})})
 	walk(t, s, 2)
-	want := []sim.Choice{
-		{Kind: sim.ChooseEvent, N: 2, Value: 1},
-		{Kind: sim.ChooseRandom, N: 5, Value: 4},
-		{Kind: sim.ChooseRandom, N: 3, Value: 2},
-		{Kind: sim.ChooseTime, N: 2, Value: 1},
-		{Kind: sim.ChooseEvent, N: 1, Value: 0},
-		{Kind: sim.ChooseRandom, N: 5, Value: 0},
-		{Kind: sim.ChooseRandom, N: 3, Value: 1},
-		{Kind: sim.ChooseTime, N: 2, Value: 0},
+	want := []engine.Choice{
+		{Kind: engine.ChooseEvent, N: 2, Value: 1},
+		{Kind: engine.ChooseRandom, N: 5, Value: 4},
+		{Kind: engine.ChooseRandom, N: 3, Value: 2},
+		{Kind: engine.ChooseTime, N: 2, Value: 1},
+		{Kind: engine.ChooseEvent, N: 1, Value: 0},
+		{Kind: engine.ChooseRandom, N: 5, Value: 0},
+		{Kind: engine.ChooseRandom, N: 3, Value: 1},
+		{Kind: engine.ChooseTime, N: 2, Value: 0},
 	}
 	if !slices.Equal(s.Choices(), want) {
 		t.Fatalf("choices %+v", s.Choices())
@@ -592,7 +593,7 @@ func TestChoicePoints(t *testing.T) {
 	// Every answer of Rand is possible: a random chooser finds them all.
 	seen := map[int]bool{}
 	for seed := uint64(0); seed < 60; seed++ {
-		r := mustNew(t, cfg, sim.Options{Chooser: sim.NewRandom(seed)})
+		r := mustNew(t, cfg, engine.Options{Chooser: engine.NewRandom(seed)})
 		walk(t, r, 1)
 		seen[sim.Node[Script](r.View(), r.LastEvent().Node).Rands[0]] = true
 	}
@@ -611,7 +612,7 @@ func TestMonotone(t *testing.T) {
 		},
 		Failures: sim.Failures{Resets: 3},
 	}
-	s := mustNew(t, cfg, sim.Options{Chooser: sim.NewRandom(1)})
+	s := mustNew(t, cfg, engine.Options{Chooser: engine.NewRandom(1)})
 	walk(t, s, 10)
 	if len(got) != 5 || !slices.IsSorted(got) || slices.Compact(slices.Clone(got))[len(got)-1] != got[4] || got[0] == got[1] {
 		t.Fatalf("monotone values %v", got)
@@ -635,11 +636,11 @@ func TestWeights(t *testing.T) {
 	cfg.Weights = sim.Weights{Timers: map[string]float64{"fast": 30}, Messages: map[string]float64{"Tick": 2.5}}
 	cfg.Failures.Drops = 1
 	var seen []float64
-	c := chooserFunc(func(kind sim.ChoiceKind, n int, w []float64) int {
+	c := chooserFunc(func(kind engine.ChoiceKind, n int, w []float64) int {
 		seen = slices.Clone(w)
 		return 0
 	})
-	s := mustNew(t, cfg, sim.Options{Chooser: c})
+	s := mustNew(t, cfg, engine.Options{Chooser: c})
 	walk(t, s, 2)
 	// Ready: app 0, message 0->1, datagram Tick, timer fast, timer slow, drop.
 	want := []float64{40, 8, 2.5, 30, 1, 1}
@@ -648,13 +649,13 @@ func TestWeights(t *testing.T) {
 	}
 }
 
-type chooserFunc func(kind sim.ChoiceKind, n int, w []float64) int
+type chooserFunc func(kind engine.ChoiceKind, n int, w []float64) int
 
-func (f chooserFunc) Choose(kind sim.ChoiceKind, n int, w []float64) int { return f(kind, n, w) }
+func (f chooserFunc) Choose(kind engine.ChoiceKind, n int, w []float64) int { return f(kind, n, w) }
 
 // TestQuiescent: Step reports false with no error when nothing is ready.
 func TestQuiescent(t *testing.T) {
-	s := mustNew(t, pingConfig(), sim.Options{})
+	s := mustNew(t, pingConfig(), engine.Options{})
 	walk(t, s, 100)
 	ok, err := s.Step()
 	if ok || err != nil || len(s.Ready()) != 0 {
@@ -670,9 +671,9 @@ func TestQuiescent(t *testing.T) {
 func TestBadSendPanics(t *testing.T) {
 	s := mustNew(t, scriptConfig(2, func(id sim.NodeID) []Do {
 		return []Do{func(ctx *sim.Context, n *Script) { ctx.Send(5, Num{}) }}
-	}), sim.Options{})
+	}), engine.Options{})
 	_, err := s.Step()
-	var hp *sim.HandlerPanicError
+	var hp *engine.HandlerPanicError
 	if !errors.As(err, &hp) || !strings.Contains(hp.Error(), "unknown node 5") {
 		t.Fatalf("send to node 5: %v", err)
 	}

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"errors"
@@ -18,9 +18,9 @@ type ChoiceKind uint8
 const (
 	// ChooseEvent picks the next event among the ready events.
 	ChooseEvent ChoiceKind = iota
-	// ChooseRandom answers a service's Context.Rand.
+	// ChooseRandom answers a service's sim.Context.Rand.
 	ChooseRandom
-	// ChooseTime answers a service's time comparison (Context.Elapsed):
+	// ChooseTime answers a service's time comparison (sim.Context.Elapsed):
 	// 0 is false, 1 is true.
 	ChooseTime
 )
@@ -51,6 +51,17 @@ type Choice struct {
 // Bounded search, random walks and replay are its three implementations.
 type Chooser interface {
 	Choose(kind ChoiceKind, n int, weights []float64) int
+}
+
+// EventChooser is a Chooser that sees the events it chooses among: a
+// scheduler that picks by node, kind, message type or source (PCT, delay
+// bounding, partial-order reduction) implements it. For every event choice
+// the simulator calls ChooseEvent with the ready events in their canonical
+// order and their weights (both valid only during the call) instead of
+// Choose; Choose still answers the services' Rand and Elapsed.
+type EventChooser interface {
+	Chooser
+	ChooseEvent(ready []Event, weights []float64) int
 }
 
 // Recorded answers choice points from a recorded sequence. When the sequence

@@ -1,10 +1,10 @@
-package sim_test
+package engine_test
 
 import (
 	"bytes"
 	"testing"
 
-	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 type fuzzInner struct {
@@ -114,25 +114,25 @@ func FuzzCanonical(f *testing.F) {
 			mix = append(mix, i)
 		}
 		a, b, c := fuzzBuild(entries, fwd), fuzzBuild(entries, rev), fuzzBuild(entries, mix)
-		ea := sim.AppendCanonical(nil, a)
+		ea := engine.AppendCanonical(nil, a)
 		// The hidden sets are built in different orders; their Canonical()
 		// sorts, so everything must still agree.
-		if eb := sim.AppendCanonical(nil, b); !bytes.Equal(ea, eb) {
+		if eb := engine.AppendCanonical(nil, b); !bytes.Equal(ea, eb) {
 			t.Fatalf("forward and reverse insertion encode differently")
 		}
-		if ec := sim.AppendCanonical(nil, c); !bytes.Equal(ea, ec) {
+		if ec := engine.AppendCanonical(nil, c); !bytes.Equal(ea, ec) {
 			t.Fatalf("forward and mixed insertion encode differently")
 		}
-		if sim.Hash(a) != sim.Hash(b) || sim.Hash(a) != sim.Hash(c) {
+		if engine.Hash(a) != engine.Hash(b) || engine.Hash(a) != engine.Hash(c) {
 			t.Fatal("hashes differ")
 		}
-		if sim.FormatValue(a) != sim.FormatValue(b) || sim.FormatState(a) != sim.FormatState(c) {
+		if engine.FormatValue(a) != engine.FormatValue(b) || engine.FormatState(a) != engine.FormatState(c) {
 			t.Fatal("text forms differ")
 		}
 		// A change to the data changes the encoding.
 		if len(entries) > 0 {
 			a.M[entries[0].key] = append(a.M[entries[0].key], 12345)
-			if bytes.Equal(sim.AppendCanonical(nil, a), ea) {
+			if bytes.Equal(engine.AppendCanonical(nil, a), ea) {
 				t.Fatal("a changed value encodes like the original")
 			}
 		}

@@ -1,4 +1,6 @@
-package sim
+package engine
+
+import "github.com/macemc/macemc/sim"
 
 // Reset brings the simulator back to its config's initial state, as New
 // would build it, reusing its buffers, and goes on with chooser c. The
@@ -19,7 +21,7 @@ func (s *Sim) Reset(c Chooser) error {
 	s.readyValid = false
 	s.err = nil
 	for i := range w.nodes {
-		s.initNode(NodeID(i))
+		s.initNode(sim.NodeID(i))
 	}
 	return s.boot()
 }

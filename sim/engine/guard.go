@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/huandu/go-clone"
+	"github.com/macemc/macemc/sim"
 )
 
 // Sentinel errors of the guards.
@@ -100,9 +101,9 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 				continue
 			}
 			if p%2 == 1 && now.Sub(since) >= timeout {
-				// Fix: describe the hang before abandoning the
+				// Describe the hang before abandoning the
 				// execution. Once abandoned, the handler unwinds at its
-				// next Context call and execute moves on to the next
+				// next sim.Context call and execute moves on to the next
 				// step concurrently (a data race, and an off-by-one
 				// Step). Until then the stuck handler does not touch the
 				// step, the last event or the choices (except through
@@ -121,8 +122,7 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 // with logging off.
 func (s *Sim) Clone(c Chooser) *Sim {
 	cp := &Sim{cfg: s.cfg, weights: s.weights, n: s.n, chooser: c, failures: s.failures, until: s.until}
-	cp.ctx.s = cp
-	cp.view.s = cp
+	cp.bind()
 	// The choice log only grows and holds plain numbers: copy it with one
 	// memcpy instead of element by element through the deep copier.
 	w := s.w
@@ -135,7 +135,7 @@ func (s *Sim) Clone(c Chooser) *Sim {
 
 // Abandoned reports whether Guard gave up on a handler of this simulator.
 // An abandoned simulator must not be used again: its handlers unwind at
-// their next Context call. A goroutine that drives several executions
+// their next sim.Context call. A goroutine that drives several executions
 // under one Guard checks it to stop once the watchdog has given up on it.
 func (s *Sim) Abandoned() bool { return s.abandoned.Load() }
 
@@ -161,7 +161,7 @@ func (s *Sim) SwapState(o *Sim) {
 // Replay rebuilds cfg's initial state and replays choices, stopping after
 // steps transitions (or when the choices run out if steps < 0). The
 // returned simulator goes on with the exhausted Recorded chooser: set another.
-func Replay(cfg *Config, choices []int32, steps int, opts Options) (*Sim, error) {
+func Replay(cfg *sim.Config, choices []int32, steps int, opts Options) (*Sim, error) {
 	r := NewRecorded(choices)
 	opts.Chooser = r
 	s, err := New(cfg, opts)
@@ -191,7 +191,7 @@ func Replay(cfg *Config, choices []int32, steps int, opts Options) (*Sim, error)
 // *NondeterminismError naming the first step where the replays differ,
 // or nil. A service that is deterministic on this path passes; one whose
 // nondeterminism this path does not exercise passes too.
-func CheckDeterminism(cfg *Config, choices []int32, opts Options) error {
+func CheckDeterminism(cfg *sim.Config, choices []int32, opts Options) error {
 	run := func() ([]uint64, []string, error) {
 		r := NewRecorded(choices)
 		opts.Chooser, opts.Logger = r, nil

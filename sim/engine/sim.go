@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"errors"
@@ -10,6 +10,9 @@ import (
 	"unsafe"
 
 	"github.com/rs/zerolog"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/internal/hook"
 )
 
 // ErrHandlerPanic marks a handler that panicked; see HandlerPanicError.
@@ -33,9 +36,9 @@ func (e *HandlerPanicError) Unwrap() error { return ErrHandlerPanic }
 
 // pending is a message or datagram in flight.
 type pending struct {
-	msg    Message
-	from   NodeID
-	to     NodeID
+	msg    sim.Message
+	from   sim.NodeID
+	to     sim.NodeID
 	weight float64
 	hash   uint64 // of msg; 0 until first needed
 }
@@ -74,11 +77,10 @@ type timer struct {
 }
 
 type node struct {
-	svc      Service
 	timers   []timer // sorted by name
 	app      []any
 	appNext  int
-	connErrs []NodeID
+	connErrs []sim.NodeID
 	hash     uint64
 	dirty    bool
 }
@@ -86,6 +88,9 @@ type node struct {
 // world is everything a snapshot copies.
 type world struct {
 	nodes []node
+	// svcs holds every node's service struct, by node id: the slice the
+	// properties' View reads.
+	svcs  []sim.Service
 	conns []queue // index from*n + to
 	// Summaries that let buildReady skip what is empty (performance: it
 	// runs before every step): bit c of busy is set when conns[c] holds
@@ -132,8 +137,8 @@ type Options struct {
 //
 // A Sim is not safe for concurrent use; Clone gives each goroutine its own.
 type Sim struct {
-	cfg      *Config
-	weights  Weights
+	cfg      *sim.Config
+	weights  sim.Weights
 	n        int
 	w        world
 	chooser  Chooser
@@ -150,8 +155,8 @@ type Sim struct {
 	readyValid bool
 	readyEv    []Event
 	readyEvOK  bool
-	ctx        Context
-	view       View // the View properties get (Holds): one per Sim, so checking allocates nothing
+	ctxs       []*sim.Context // one per node, handed to its handlers
+	view       *sim.View      // the View properties get (Holds): one per Sim, so checking allocates nothing
 	enc        encoder
 
 	booting   bool          // Start runs on the initial state (New, Reset)
@@ -184,21 +189,21 @@ func padded[T any](n int) []T {
 // New builds the initial state of cfg: every node's struct from
 // cfg.Service, Start run on each in order, the driver's requests queued.
 // Start's effects (sends, timers, choices) are part of the initial state.
-func New(cfg *Config, opts Options) (*Sim, error) {
+func New(cfg *sim.Config, opts Options) (*Sim, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Sim{cfg: cfg, weights: cfg.Weights.withDefaults(), n: cfg.Nodes, chooser: opts.Chooser, log: opts.Logger, failures: !opts.NoFailures, until: opts.FailuresUntil}
+	s := &Sim{cfg: cfg, weights: cfg.Weights.WithDefaults(), n: cfg.Nodes, chooser: opts.Chooser, log: opts.Logger, failures: !opts.NoFailures, until: opts.FailuresUntil}
 	if s.chooser == nil {
 		s.chooser = NewRandom(0)
 	}
-	s.ctx.s = s
-	s.view.s = s
+	s.bind()
 	s.w.nodes = padded[node](s.n)
+	s.w.svcs = make([]sim.Service, s.n)
 	s.w.conns = padded[queue](s.n * s.n)
 	s.w.busy = padded[uint64]((s.n*s.n + 63) / 64)
 	for i := range s.w.nodes {
-		s.initNode(NodeID(i))
+		s.initNode(sim.NodeID(i))
 	}
 	if err := s.boot(); err != nil {
 		return nil, err
@@ -206,12 +211,22 @@ func New(cfg *Config, opts Options) (*Sim, error) {
 	return s, nil
 }
 
+// bind makes the Contexts and the View of s, backed by s.
+func (s *Sim) bind() {
+	rt := (*runtime)(s)
+	s.ctxs = make([]*sim.Context, s.n)
+	for i := range s.ctxs {
+		s.ctxs[i] = hook.NewContext(rt, i).(*sim.Context)
+	}
+	s.view = hook.NewView(rt, &s.w.svcs).(*sim.View)
+}
+
 // boot runs Start on every node in order, as part of the initial state.
 func (s *Sim) boot() error {
 	s.booting = true
 	defer func() { s.booting = false }()
 	for i := range s.w.nodes {
-		ev := Event{Kind: EvReset, Node: NodeID(i)}
+		ev := Event{Kind: EvReset, Node: sim.NodeID(i)}
 		if err := s.run(&ev); err != nil {
 			return err
 		}
@@ -219,11 +234,12 @@ func (s *Sim) boot() error {
 	return nil
 }
 
-func (s *Sim) initNode(id NodeID) {
+func (s *Sim) initNode(id sim.NodeID) {
 	nd := &s.w.nodes[id]
-	nd.svc = s.cfg.Service(id)
-	if nd.svc == nil {
-		panic(fmt.Sprintf("sim: Config.Service returned nil for node %d", id))
+	svc := s.cfg.Service(id)
+	s.w.svcs[id] = svc
+	if svc == nil {
+		panic(fmt.Sprintf("sim: sim.Config.Service returned nil for node %d", id))
 	}
 	for i := range nd.timers {
 		if nd.timers[i].armed {
@@ -271,7 +287,7 @@ func (s *Sim) clearConn(c int) {
 }
 
 // connErr queues the news that node id's connection to peer broke.
-func (s *Sim) connErr(id, peer NodeID) {
+func (s *Sim) connErr(id, peer sim.NodeID) {
 	nd := &s.w.nodes[id]
 	if len(nd.connErrs) == 0 {
 		s.w.errs++
@@ -280,7 +296,7 @@ func (s *Sim) connErr(id, peer NodeID) {
 }
 
 // Config returns the configuration the simulator runs.
-func (s *Sim) Config() *Config { return s.cfg }
+func (s *Sim) Config() *sim.Config { return s.cfg }
 
 // Nodes returns the number of nodes.
 func (s *Sim) Nodes() int { return s.n }
@@ -342,10 +358,10 @@ func (s *Sim) SetFailuresUntil(n int) {
 func (s *Sim) FailuresUntil() int { return s.until }
 
 // Service returns node id's current service struct.
-func (s *Sim) Service(id NodeID) Service { return s.w.nodes[id].svc }
+func (s *Sim) Service(id sim.NodeID) sim.Service { return s.w.svcs[id] }
 
 // TimerArmed reports whether node id's timer is scheduled.
-func (s *Sim) TimerArmed(id NodeID, name string) bool {
+func (s *Sim) TimerArmed(id sim.NodeID, name string) bool {
 	for _, t := range s.w.nodes[id].timers {
 		if t.name == name {
 			return t.armed
@@ -393,9 +409,9 @@ func (s *Sim) event(k readyEnt) Event {
 	switch k.kind {
 	case EvApp:
 		nd := &s.w.nodes[k.node]
-		return Event{Kind: EvApp, Node: NodeID(k.node), Msg: nd.app[nd.appNext]}
+		return Event{Kind: EvApp, Node: sim.NodeID(k.node), Msg: nd.app[nd.appNext]}
 	case EvConnError:
-		return Event{Kind: EvConnError, Node: NodeID(k.node), Peer: s.w.nodes[k.node].connErrs[0]}
+		return Event{Kind: EvConnError, Node: sim.NodeID(k.node), Peer: s.w.nodes[k.node].connErrs[0]}
 	case EvMessage:
 		q := &s.w.conns[k.ref]
 		p := &q.items[q.head]
@@ -404,11 +420,11 @@ func (s *Sim) event(k readyEnt) Event {
 		p := &s.w.dgrams[k.ref]
 		return Event{Kind: k.kind, Node: p.to, Peer: p.from, Msg: p.msg, ref: int(k.ref)}
 	case EvTimer:
-		return Event{Kind: EvTimer, Node: NodeID(k.node), Timer: s.w.nodes[k.node].timers[k.ref].name, ref: int(k.ref)}
+		return Event{Kind: EvTimer, Node: sim.NodeID(k.node), Timer: s.w.nodes[k.node].timers[k.ref].name, ref: int(k.ref)}
 	case EvBreak:
-		return Event{Kind: EvBreak, Node: NodeID(k.node), Peer: NodeID(k.ref)}
+		return Event{Kind: EvBreak, Node: sim.NodeID(k.node), Peer: sim.NodeID(k.ref)}
 	default:
-		return Event{Kind: k.kind, Node: NodeID(k.node)}
+		return Event{Kind: k.kind, Node: sim.NodeID(k.node)}
 	}
 }
 
@@ -537,6 +553,8 @@ func (s *Sim) choose(kind ChoiceKind, n int, weights []float64) (int, error) {
 	var v int
 	if r, ok := s.chooser.(*Random); ok && kind == ChooseEvent && n > 1 && !r.Unbiased && len(weights) == n {
 		v = r.weighted(weights) // Random.Choose without the interface calls
+	} else if ec, ok := s.chooser.(EventChooser); ok && kind == ChooseEvent {
+		v = ec.ChooseEvent(s.Ready(), weights)
 	} else {
 		v = s.chooser.Choose(kind, n, weights)
 	}
@@ -656,7 +674,6 @@ func (s *Sim) run(ev *Event) (err error) {
 	id := ev.Node
 	nd := &s.w.nodes[id]
 	nd.dirty = true
-	s.ctx.node = id
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + ev.String())
 	}
@@ -682,24 +699,24 @@ func (s *Sim) run(ev *Event) (err error) {
 			s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Msg("end")
 		}
 	}()
-	ctx := &s.ctx
+	ctx, svc := s.ctxs[id], s.w.svcs[id]
 	switch ev.Kind {
 	case EvApp:
-		nd.svc.HandleApp(ctx, ev.Msg)
+		svc.HandleApp(ctx, ev.Msg)
 	case EvMessage, EvDatagram:
-		nd.svc.HandleMessage(ctx, ev.Peer, ev.Msg)
+		svc.HandleMessage(ctx, ev.Peer, ev.Msg)
 	case EvTimer:
-		nd.svc.HandleTimer(ctx, ev.Timer)
+		svc.HandleTimer(ctx, ev.Timer)
 	case EvConnError:
-		nd.svc.HandleConnError(ctx, ev.Peer)
+		svc.HandleConnError(ctx, ev.Peer)
 	case EvReset:
-		nd.svc.Start(ctx)
+		svc.Start(ctx)
 	}
 	return nil
 }
 
 // timerIndex finds or adds node id's timer, keeping timers sorted by name.
-func (s *Sim) timerIndex(id NodeID, name string) int {
+func (s *Sim) timerIndex(id sim.NodeID, name string) int {
 	nd := &s.w.nodes[id]
 	i := sort.Search(len(nd.timers), func(i int) bool { return nd.timers[i].name >= name })
 	if i < len(nd.timers) && nd.timers[i].name == name {
@@ -715,9 +732,9 @@ func (s *Sim) timerIndex(id NodeID, name string) int {
 	return i
 }
 
-func (s *Sim) messageWeight(m Message) float64 {
+func (s *Sim) messageWeight(m sim.Message) float64 {
 	if len(s.weights.Messages) > 0 {
-		if w, ok := s.weights.Messages[MessageName(m)]; ok {
+		if w, ok := s.weights.Messages[sim.MessageName(m)]; ok {
 			return w
 		}
 	}

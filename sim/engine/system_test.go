@@ -1,4 +1,4 @@
-package sim_test
+package engine_test
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 func testSystem(name string) *sim.System {
@@ -148,36 +149,36 @@ func TestConfigSelectValidate(t *testing.T) {
 		if err := c.Validate(); !errors.Is(err, sim.ErrBadConfig) {
 			t.Errorf("bad config %d: %v", i, err)
 		}
-		if _, err := sim.New(c, sim.Options{}); !errors.Is(err, sim.ErrBadConfig) {
+		if _, err := engine.New(c, engine.Options{}); !errors.Is(err, sim.ErrBadConfig) {
 			t.Errorf("New with bad config %d: %v", i, err)
 		}
 	}
 }
 
 func TestEventNames(t *testing.T) {
-	for k := sim.EvApp; k <= sim.EvDrop; k++ {
-		got, ok := sim.ParseEventKind(k.String())
+	for k := engine.EvApp; k <= engine.EvDrop; k++ {
+		got, ok := engine.ParseEventKind(k.String())
 		if !ok || got != k {
 			t.Fatalf("kind %v does not round-trip", k)
 		}
 	}
-	if _, ok := sim.ParseEventKind("nope"); ok {
+	if _, ok := engine.ParseEventKind("nope"); ok {
 		t.Fatal("parsed an unknown kind")
 	}
-	if !sim.EvReset.IsFailure() || !sim.EvDrop.IsFailure() || sim.EvTimer.IsFailure() {
+	if !engine.EvReset.IsFailure() || !engine.EvDrop.IsFailure() || engine.EvTimer.IsFailure() {
 		t.Fatal("IsFailure")
 	}
-	if sim.EvConnError.Class() != sim.ClassMessage || sim.EvBreak.Class() != sim.ClassFailure || sim.EvApp.Class() != sim.ClassApp {
+	if engine.EvConnError.Class() != engine.ClassMessage || engine.EvBreak.Class() != engine.ClassFailure || engine.EvApp.Class() != engine.ClassApp {
 		t.Fatal("Class")
 	}
 	if sim.MessageName(Num{}) != "Num" || sim.MessageName(&Num{}) != "Num" || sim.MessageName(nil) != "nil" || sim.MessageName([]int{}) != "[]int" {
 		t.Fatal("MessageName")
 	}
-	e := sim.Event{Kind: sim.EvDrop, Node: 1, Peer: 0, Msg: Num{Seq: 3}}
+	e := engine.Event{Kind: engine.EvDrop, Node: 1, Peer: 0, Msg: Num{Seq: 3}}
 	if e.String() != "datagram Num{From: 0, Seq: 3} from node 0 to node 1 is dropped" {
 		t.Fatalf("event text %q", e.String())
 	}
-	if sim.ChooseEvent.String() != "event" || sim.ChooseRandom.String() != "random" || sim.ChooseTime.String() != "time" {
+	if engine.ChooseEvent.String() != "event" || engine.ChooseRandom.String() != "random" || engine.ChooseTime.String() != "time" {
 		t.Fatal("choice kind names")
 	}
 }
@@ -192,11 +193,11 @@ func TestFormat(t *testing.T) {
 		Nested struct{ X, Y int }
 	}
 	v := &st{A: 1, b: map[int]string{10: "ten", 9: "nine", 100: "hundred"}, S: []string{"a"}, Skip: 5, P: &Num{Seq: 2}}
-	if got := sim.FormatValue(v); got != `&st{A: 1, b: {9: "nine", 10: "ten", 100: "hundred"}, S: ["a"], P: &Num{From: 0, Seq: 2}, Nested: struct { X int; Y int }{X: 0, Y: 0}}` {
+	if got := engine.FormatValue(v); got != `&st{A: 1, b: {9: "nine", 10: "ten", 100: "hundred"}, S: ["a"], P: &Num{From: 0, Seq: 2}, Nested: struct { X int; Y int }{X: 0, Y: 0}}` {
 		t.Fatalf("FormatValue: %s", got)
 	}
 	want := "A: 1\nb: {9: \"nine\", 10: \"ten\", 100: \"hundred\"}\nS: [\"a\"]\nP: &Num{From: 0, Seq: 2}\nNested: struct { X int; Y int }{X: 0, Y: 0}\n"
-	if got := sim.FormatState(v); got != want {
+	if got := engine.FormatState(v); got != want {
 		t.Fatalf("FormatState:\n%s\nwant\n%s", got, want)
 	}
 	// Long values are spread over lines.
@@ -204,7 +205,7 @@ func TestFormat(t *testing.T) {
 	for _, k := range []string{"alpha", "beta", "gamma", "delta", "epsilon"} {
 		long[k] = []int{1, 2, 3, 4, 5, 6}
 	}
-	got := sim.FormatState(&struct{ Long map[string][]int }{long})
+	got := engine.FormatState(&struct{ Long map[string][]int }{long})
 	if strings.Count(got, "\n") < 6 || !strings.HasPrefix(got, "Long: {\n  \"alpha\": [1, 2, 3, 4, 5, 6]\n") {
 		t.Fatalf("long FormatState:\n%s", got)
 	}

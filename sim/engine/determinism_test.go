@@ -1,4 +1,4 @@
-package sim_test
+package engine_test
 
 import (
 	"bytes"
@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // TestDeterminismTwoRuns runs the same config with the same seeded chooser
 // twice: the state hashes after every step and the log bytes must match.
 func TestDeterminismTwoRuns(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3, 42, 1000} {
-		a := record(t, mixedConfig(), sim.NewRandom(seed), 300)
-		b := record(t, mixedConfig(), sim.NewRandom(seed), 300)
+		a := record(t, mixedConfig(), engine.NewRandom(seed), 300)
+		b := record(t, mixedConfig(), engine.NewRandom(seed), 300)
 		if len(a.hashes) < 10 {
 			t.Fatalf("seed %d: only %d steps; the test system should do more", seed, len(a.hashes))
 		}
@@ -33,8 +34,8 @@ func TestDeterminismTwoRuns(t *testing.T) {
 	}
 	// Different seeds must explore differently (otherwise the check above
 	// proves nothing).
-	a := record(t, mixedConfig(), sim.NewRandom(1), 300)
-	b := record(t, mixedConfig(), sim.NewRandom(2), 300)
+	a := record(t, mixedConfig(), engine.NewRandom(1), 300)
+	b := record(t, mixedConfig(), engine.NewRandom(2), 300)
 	if slices.Equal(a.hashes, b.hashes) {
 		t.Fatal("seeds 1 and 2 gave the same execution")
 	}
@@ -44,11 +45,11 @@ func TestDeterminismTwoRuns(t *testing.T) {
 // after every step, the same log bytes, the same choice log.
 func TestDeterminismReplay(t *testing.T) {
 	for _, seed := range []uint64{7, 8, 9} {
-		a := record(t, mixedConfig(), sim.NewRandom(seed), 300)
+		a := record(t, mixedConfig(), engine.NewRandom(seed), 300)
 		choices := a.s.ChoiceValues()
 
 		// Step by step with a Recorded chooser.
-		b := record(t, mixedConfig(), sim.NewRecorded(choices), a.s.Steps())
+		b := record(t, mixedConfig(), engine.NewRecorded(choices), a.s.Steps())
 		if !slices.Equal(a.hashes, b.hashes) || !bytes.Equal(a.log, b.log) {
 			t.Fatalf("seed %d: recorded replay differs", seed)
 		}
@@ -58,7 +59,7 @@ func TestDeterminismReplay(t *testing.T) {
 
 		// Through Replay, with a logger.
 		var buf bytes.Buffer
-		r, err := sim.Replay(mixedConfig(), choices, -1, sim.Options{Logger: sim.NewLogger(&buf)})
+		r, err := engine.Replay(mixedConfig(), choices, -1, engine.Options{Logger: engine.NewLogger(&buf)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +73,7 @@ func TestDeterminismReplay(t *testing.T) {
 		// Replay to every prefix: StepStart gives the choices that reach
 		// the state after i steps.
 		for i := 0; i <= a.s.Steps(); i += 7 {
-			p, err := sim.Replay(mixedConfig(), choices[:a.s.StepStart(i)], i, sim.Options{})
+			p, err := engine.Replay(mixedConfig(), choices[:a.s.StepStart(i)], i, engine.Options{})
 			if err != nil {
 				t.Fatalf("prefix %d: %v", i, err)
 			}
@@ -86,8 +87,8 @@ func TestDeterminismReplay(t *testing.T) {
 // TestLoggingDoesNotChangeExecution: with and without a logger the
 // execution is the same.
 func TestLoggingDoesNotChangeExecution(t *testing.T) {
-	a := record(t, mixedConfig(), sim.NewRandom(5), 200)
-	s := mustNew(t, mixedConfig(), sim.Options{Chooser: sim.NewRandom(5)})
+	a := record(t, mixedConfig(), engine.NewRandom(5), 200)
+	s := mustNew(t, mixedConfig(), engine.Options{Chooser: engine.NewRandom(5)})
 	hs := append([]uint64{s.Hash()}, walk(t, s, 200)...)
 	if !slices.Equal(a.hashes, hs) {
 		t.Fatal("logging changed the execution")
@@ -99,9 +100,9 @@ func TestLoggingDoesNotChangeExecution(t *testing.T) {
 // state.
 func TestCloneContinues(t *testing.T) {
 	for _, at := range []int{0, 5, 17, 40} {
-		s := mustNew(t, mixedConfig(), sim.Options{Chooser: sim.NewRandom(11)})
+		s := mustNew(t, mixedConfig(), engine.Options{Chooser: engine.NewRandom(11)})
 		walk(t, s, at)
-		c := s.Clone(sim.NewRandom(99))
+		c := s.Clone(engine.NewRandom(99))
 		if c.Hash() != s.Hash() || c.Steps() != s.Steps() {
 			t.Fatalf("at %d: clone hash %x steps %d, original %x %d", at, c.Hash(), c.Steps(), s.Hash(), s.Steps())
 		}
@@ -111,7 +112,7 @@ func TestCloneContinues(t *testing.T) {
 		if !slices.Equal(readyStrings(c), readyStrings(s)) {
 			t.Fatalf("at %d: clone ready list differs", at)
 		}
-		s.SetChooser(sim.NewRandom(99))
+		s.SetChooser(engine.NewRandom(99))
 		hc := walk(t, c, at+150)
 		hs := walk(t, s, at+150)
 		if !slices.Equal(hc, hs) || len(hc) == 0 {
@@ -121,7 +122,7 @@ func TestCloneContinues(t *testing.T) {
 			t.Fatalf("at %d: choice logs differ after continuing", at)
 		}
 		// Replaying the clone's choices from scratch reaches its state.
-		r, err := sim.Replay(mixedConfig(), c.ChoiceValues(), -1, sim.Options{})
+		r, err := engine.Replay(mixedConfig(), c.ChoiceValues(), -1, engine.Options{})
 		if err != nil || r.Hash() != c.Hash() {
 			t.Fatalf("at %d: replay of clone's choices: %v, hash %x want %x", at, err, r.Hash(), c.Hash())
 		}
@@ -131,10 +132,10 @@ func TestCloneContinues(t *testing.T) {
 // TestCloneIndependent: stepping a clone leaves the original untouched,
 // maps inside node structs included.
 func TestCloneIndependent(t *testing.T) {
-	s := mustNew(t, mixedConfig(), sim.Options{Chooser: sim.NewRandom(3)})
+	s := mustNew(t, mixedConfig(), engine.Options{Chooser: engine.NewRandom(3)})
 	walk(t, s, 10)
 	h, steps, text := s.Hash(), s.Steps(), s.NodeText(0)+s.NetworkText()
-	c := s.Clone(sim.NewRandom(4))
+	c := s.Clone(engine.NewRandom(4))
 	walk(t, c, 60)
 	if c.Steps() == steps {
 		t.Fatal("clone did not step")
@@ -144,7 +145,7 @@ func TestCloneIndependent(t *testing.T) {
 	if s.Hash() != h || s.Steps() != steps || s.NodeText(0)+s.NetworkText() != text {
 		t.Fatal("stepping the clone changed the original")
 	}
-	if s.Clone(sim.NewRandom(0)).Hash() != h {
+	if s.Clone(engine.NewRandom(0)).Hash() != h {
 		t.Fatal("original's state changed under its cached hash")
 	}
 	m := sim.Node[Mixed](s.View(), 0)
@@ -158,12 +159,12 @@ func TestCloneIndependent(t *testing.T) {
 // list at every step (choice i always means the same event), and the list
 // is grouped by kind in the documented order.
 func TestReadyOrderCanonical(t *testing.T) {
-	rank := map[sim.EventKind]int{
-		sim.EvApp: 0, sim.EvConnError: 1, sim.EvMessage: 2, sim.EvDatagram: 3,
-		sim.EvTimer: 4, sim.EvDrop: 5, sim.EvBreak: 6, sim.EvReset: 7,
+	rank := map[engine.EventKind]int{
+		engine.EvApp: 0, engine.EvConnError: 1, engine.EvMessage: 2, engine.EvDatagram: 3,
+		engine.EvTimer: 4, engine.EvDrop: 5, engine.EvBreak: 6, engine.EvReset: 7,
 	}
 	var lists [][]string
-	s := mustNew(t, mixedConfig(), sim.Options{Chooser: sim.NewRandom(21)})
+	s := mustNew(t, mixedConfig(), engine.Options{Chooser: engine.NewRandom(21)})
 	for s.Steps() < 200 {
 		lists = append(lists, readyStrings(s))
 		last := -1
@@ -180,7 +181,7 @@ func TestReadyOrderCanonical(t *testing.T) {
 		}
 	}
 	choices := s.ChoiceValues()
-	r := mustNew(t, mixedConfig(), sim.Options{Chooser: sim.NewRecorded(choices)})
+	r := mustNew(t, mixedConfig(), engine.Options{Chooser: engine.NewRecorded(choices)})
 	if len(lists) < s.Steps() || s.Steps() < 30 {
 		t.Fatalf("%d ready lists for %d steps", len(lists), s.Steps())
 	}
@@ -201,13 +202,13 @@ func TestReadyOrderCanonical(t *testing.T) {
 // TestReplayBadChoice: choices that run out or are out of range give
 // ErrBadChoice, with the step.
 func TestReplayBadChoice(t *testing.T) {
-	a := record(t, mixedConfig(), sim.NewRandom(3), 50)
+	a := record(t, mixedConfig(), engine.NewRandom(3), 50)
 	choices := a.s.ChoiceValues()
 
 	// Running out: ask for more steps than the choices drive.
-	_, err := sim.Replay(mixedConfig(), choices, a.s.Steps()+1, sim.Options{})
-	var bce *sim.BadChoiceError
-	if !errors.Is(err, sim.ErrBadChoice) || !errors.As(err, &bce) || bce.Value != -1 || bce.Step != a.s.Steps() {
+	_, err := engine.Replay(mixedConfig(), choices, a.s.Steps()+1, engine.Options{})
+	var bce *engine.BadChoiceError
+	if !errors.Is(err, engine.ErrBadChoice) || !errors.As(err, &bce) || bce.Value != -1 || bce.Step != a.s.Steps() {
 		t.Fatalf("replay past the end: %v", err)
 	}
 
@@ -215,19 +216,19 @@ func TestReplayBadChoice(t *testing.T) {
 	bad := slices.Clone(choices)
 	first := a.s.StepStart(0)
 	bad[first] = 1000
-	_, err = sim.Replay(mixedConfig(), bad, -1, sim.Options{})
-	if !errors.Is(err, sim.ErrBadChoice) || !errors.As(err, &bce) || bce.Value != 1000 || bce.Step != 0 || bce.Kind != sim.ChooseEvent {
+	_, err = engine.Replay(mixedConfig(), bad, -1, engine.Options{})
+	if !errors.Is(err, engine.ErrBadChoice) || !errors.As(err, &bce) || bce.Value != 1000 || bce.Step != 0 || bce.Kind != engine.ChooseEvent {
 		t.Fatalf("out of range: %v", err)
 	}
 	bad[first] = -3
-	if _, err = sim.Replay(mixedConfig(), bad, -1, sim.Options{}); !errors.Is(err, sim.ErrBadChoice) {
+	if _, err = engine.Replay(mixedConfig(), bad, -1, engine.Options{}); !errors.Is(err, engine.ErrBadChoice) {
 		t.Fatalf("negative choice: %v", err)
 	}
 
 	// Out of range inside a handler (a Rand choice point).
 	idx := -1
 	for i, c := range a.s.Choices() {
-		if c.Kind == sim.ChooseRandom {
+		if c.Kind == engine.ChooseRandom {
 			idx = i
 			break
 		}
@@ -237,17 +238,17 @@ func TestReplayBadChoice(t *testing.T) {
 	}
 	bad = slices.Clone(choices)
 	bad[idx] = 77
-	_, err = sim.Replay(mixedConfig(), bad, -1, sim.Options{})
-	if !errors.Is(err, sim.ErrBadChoice) || !errors.As(err, &bce) || bce.Kind != sim.ChooseRandom || bce.Index != idx {
+	_, err = engine.Replay(mixedConfig(), bad, -1, engine.Options{})
+	if !errors.Is(err, engine.ErrBadChoice) || !errors.As(err, &bce) || bce.Kind != engine.ChooseRandom || bce.Index != idx {
 		t.Fatalf("bad Rand answer: %v", err)
 	}
-	if errors.Is(err, sim.ErrHandlerPanic) {
+	if errors.Is(err, engine.ErrHandlerPanic) {
 		t.Fatalf("bad Rand answer reported as a handler panic: %v", err)
 	}
 
 	// StepEvent out of range.
-	s := mustNew(t, mixedConfig(), sim.Options{})
-	if err := s.StepEvent(len(s.Ready())); !errors.Is(err, sim.ErrBadChoice) {
+	s := mustNew(t, mixedConfig(), engine.Options{})
+	if err := s.StepEvent(len(s.Ready())); !errors.Is(err, engine.ErrBadChoice) {
 		t.Fatalf("StepEvent out of range: %v", err)
 	}
 	if s.Steps() != 0 || len(s.Choices()) != 0 {
@@ -255,19 +256,19 @@ func TestReplayBadChoice(t *testing.T) {
 	}
 
 	// Quiescent before the asked step count.
-	p := mustNew(t, pingConfig(), sim.Options{})
+	p := mustNew(t, pingConfig(), engine.Options{})
 	walk(t, p, 100)
-	if _, err := sim.Replay(pingConfig(), p.ChoiceValues(), p.Steps()+3, sim.Options{}); !errors.Is(err, sim.ErrBadChoice) {
+	if _, err := engine.Replay(pingConfig(), p.ChoiceValues(), p.Steps()+3, engine.Options{}); !errors.Is(err, engine.ErrBadChoice) {
 		t.Fatalf("replay past quiescence: %v", err)
 	}
 }
 
 // TestPrefixChooser answers from its sequence, then from Then.
 func TestPrefixChooser(t *testing.T) {
-	a := record(t, mixedConfig(), sim.NewRandom(31), 100)
+	a := record(t, mixedConfig(), engine.NewRandom(31), 100)
 	ch := a.s.ChoiceValues()
 	cut := a.s.StepStart(20)
-	s := mustNew(t, mixedConfig(), sim.Options{Chooser: &sim.Prefix{Seq: ch[:cut], Then: sim.NewRandom(5)}})
+	s := mustNew(t, mixedConfig(), engine.Options{Chooser: &engine.Prefix{Seq: ch[:cut], Then: engine.NewRandom(5)}})
 	hs := walk(t, s, 100)
 	if !slices.Equal(hs[:20], a.hashes[1:21]) {
 		t.Fatal("Prefix did not replay its sequence")
@@ -279,10 +280,10 @@ func TestPrefixChooser(t *testing.T) {
 
 // TestRandomChooser: weighted choices follow the weights; Reseed restarts.
 func TestRandomChooser(t *testing.T) {
-	r := sim.NewRandom(1)
+	r := engine.NewRandom(1)
 	counts := make([]int, 3)
 	for i := 0; i < 30000; i++ {
-		counts[r.Choose(sim.ChooseEvent, 3, []float64{1, 0, 9})]++
+		counts[r.Choose(engine.ChooseEvent, 3, []float64{1, 0, 9})]++
 	}
 	if counts[1] != 0 || counts[0] < 2400 || counts[0] > 3600 {
 		t.Fatalf("weighted counts %v, want about 3000/0/27000", counts)
@@ -290,20 +291,20 @@ func TestRandomChooser(t *testing.T) {
 	r.Reseed(5)
 	var a, b []int
 	for i := 0; i < 20; i++ {
-		a = append(a, r.Choose(sim.ChooseRandom, 100, nil))
+		a = append(a, r.Choose(engine.ChooseRandom, 100, nil))
 	}
 	r.Reseed(5)
 	for i := 0; i < 20; i++ {
-		b = append(b, r.Choose(sim.ChooseRandom, 100, nil))
+		b = append(b, r.Choose(engine.ChooseRandom, 100, nil))
 	}
 	if !slices.Equal(a, b) {
 		t.Fatal("Reseed did not restart the sequence")
 	}
-	u := sim.NewRandom(1)
+	u := engine.NewRandom(1)
 	u.Unbiased = true
 	counts = make([]int, 3)
 	for i := 0; i < 3000; i++ {
-		counts[u.Choose(sim.ChooseEvent, 3, []float64{1, 0, 9})]++
+		counts[u.Choose(engine.ChooseEvent, 3, []float64{1, 0, 9})]++
 	}
 	if counts[1] < 800 {
 		t.Fatalf("unbiased counts %v", counts)
@@ -313,13 +314,13 @@ func TestRandomChooser(t *testing.T) {
 // TestSimReset: Reset returns to the initial state New builds, so that the
 // same chooser then gives the same execution, whatever ran before.
 func TestSimReset(t *testing.T) {
-	fresh := record(t, mixedConfig(), sim.NewRandom(17), 150)
-	s := mustNew(t, mixedConfig(), sim.Options{Chooser: sim.NewRandom(3)})
+	fresh := record(t, mixedConfig(), engine.NewRandom(17), 150)
+	s := mustNew(t, mixedConfig(), engine.Options{Chooser: engine.NewRandom(3)})
 	for round := 0; round < 3; round++ {
 		walk(t, s, 120+round*40) // dirty every buffer: failures, timers, datagrams
 		var buf bytes.Buffer
-		s.SetLogger(sim.NewLogger(&buf))
-		if err := s.Reset(sim.NewRandom(17)); err != nil {
+		s.SetLogger(engine.NewLogger(&buf))
+		if err := s.Reset(engine.NewRandom(17)); err != nil {
 			t.Fatal(err)
 		}
 		if s.Steps() != 0 || len(s.Choices()) != 0 || s.Hash() != fresh.hashes[0] {
@@ -333,7 +334,7 @@ func TestSimReset(t *testing.T) {
 			t.Fatalf("round %d: log after Reset differs from a fresh one", round)
 		}
 		s.SetLogger(nil)
-		s.SetChooser(sim.NewRandom(uint64(round)))
+		s.SetChooser(engine.NewRandom(uint64(round)))
 	}
 }
 
@@ -351,9 +352,9 @@ func TestContextStep(t *testing.T) {
 		},
 		Failures: sim.Failures{Resets: 1},
 	}
-	s := mustNew(t, cfg, sim.Options{})
+	s := mustNew(t, cfg, engine.Options{})
 	mustStepEvent(t, s, 0)
-	mustStepEvent(t, s, findReady(t, s, "reset", func(e sim.Event) bool { return e.Kind == sim.EvReset }))
+	mustStepEvent(t, s, findReady(t, s, "reset", func(e engine.Event) bool { return e.Kind == engine.EvReset }))
 	mustStepEvent(t, s, 0)
 	if !slices.Equal(seen, []int{0, 0, 1, 2, 3}) {
 		t.Fatalf("Context.Step saw %v", seen)

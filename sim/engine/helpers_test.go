@@ -1,4 +1,4 @@
-package sim_test
+package engine_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // This file holds the services the sim tests share.
@@ -204,13 +205,13 @@ func mixedConfig() *sim.Config {
 // run records one execution: the state hash after New and after every
 // step, the log bytes, and the final simulator.
 type run struct {
-	s      *sim.Sim
+	s      *engine.Sim
 	hashes []uint64
 	log    []byte
 }
 
 // walk steps s until quiescent or max steps, hashing after every step.
-func walk(t testing.TB, s *sim.Sim, max int) []uint64 {
+func walk(t testing.TB, s *engine.Sim, max int) []uint64 {
 	t.Helper()
 	var hs []uint64
 	for s.Steps() < max {
@@ -226,10 +227,10 @@ func walk(t testing.TB, s *sim.Sim, max int) []uint64 {
 	return hs
 }
 
-func record(t testing.TB, cfg *sim.Config, c sim.Chooser, max int) run {
+func record(t testing.TB, cfg *sim.Config, c engine.Chooser, max int) run {
 	t.Helper()
 	var buf bytes.Buffer
-	s, err := sim.New(cfg, sim.Options{Chooser: c, Logger: sim.NewLogger(&buf)})
+	s, err := engine.New(cfg, engine.Options{Chooser: c, Logger: engine.NewLogger(&buf)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +239,7 @@ func record(t testing.TB, cfg *sim.Config, c sim.Chooser, max int) run {
 }
 
 // readyStrings describes the ready list.
-func readyStrings(s *sim.Sim) []string {
+func readyStrings(s *engine.Sim) []string {
 	var out []string
 	for _, e := range s.Ready() {
 		out = append(out, e.Kind.String()+": "+e.String())
@@ -248,7 +249,7 @@ func readyStrings(s *sim.Sim) []string {
 
 // findReady returns the index of the first ready event for which pred
 // holds, failing the test if there is none.
-func findReady(t testing.TB, s *sim.Sim, what string, pred func(e sim.Event) bool) int {
+func findReady(t testing.TB, s *engine.Sim, what string, pred func(e engine.Event) bool) int {
 	t.Helper()
 	for i, e := range s.Ready() {
 		if pred(e) {
@@ -259,16 +260,16 @@ func findReady(t testing.TB, s *sim.Sim, what string, pred func(e sim.Event) boo
 	return -1
 }
 
-func mustStepEvent(t testing.TB, s *sim.Sim, i int) {
+func mustStepEvent(t testing.TB, s *engine.Sim, i int) {
 	t.Helper()
 	if err := s.StepEvent(i); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func mustNew(t testing.TB, cfg *sim.Config, opts sim.Options) *sim.Sim {
+func mustNew(t testing.TB, cfg *sim.Config, opts engine.Options) *engine.Sim {
 	t.Helper()
-	s, err := sim.New(cfg, opts)
+	s, err := engine.New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,10 +277,46 @@ func mustNew(t testing.TB, cfg *sim.Config, opts sim.Options) *sim.Sim {
 }
 
 // kinds counts the ready events of each kind.
-func kinds(s *sim.Sim) map[sim.EventKind]int {
-	m := map[sim.EventKind]int{}
+func kinds(s *engine.Sim) map[engine.EventKind]int {
+	m := map[engine.EventKind]int{}
 	for _, e := range s.Ready() {
 		m[e.Kind]++
 	}
 	return m
+}
+
+// Ping plays ping-pong: node 0's driver serves, each node returns the ball
+// with its count raised, up to 4.
+type Ping struct {
+	sim.Base
+	Count int
+}
+
+// Ball is the message the nodes exchange.
+type Ball struct{ N int }
+
+func (p *Ping) HandleApp(ctx *sim.Context, req any) { ctx.Send(1, Ball{N: 1}) }
+
+func (p *Ping) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
+	b := m.(Ball)
+	p.Count = b.N
+	if b.N < 4 {
+		ctx.Send(from, Ball{N: b.N + 1})
+	}
+}
+
+func pingConfig() *sim.Config {
+	return &sim.Config{
+		Nodes:   2,
+		Service: func(sim.NodeID) sim.Service { return &Ping{} },
+		App: func(id sim.NodeID) []any {
+			if id == 0 {
+				return []any{"serve"}
+			}
+			return nil
+		},
+		Liveness: []sim.Property{{Name: "Done", Check: func(v *sim.View) bool {
+			return sim.All(v, func(_ sim.NodeID, n *Ping) bool { return n.Count >= 3 })
+		}}},
+	}
 }

@@ -1,9 +1,11 @@
-package sim
+package engine
 
 import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/macemc/macemc/sim"
 )
 
 // naiveReady is the ready list built the plain way, from the whole world,
@@ -14,12 +16,12 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 	add := func(e Event, w float64) { evs, ws = append(evs, e), append(ws, w) }
 	for i := range s.w.nodes {
 		if nd := &s.w.nodes[i]; nd.appNext < len(nd.app) {
-			add(Event{Kind: EvApp, Node: NodeID(i), Msg: nd.app[nd.appNext]}, s.weights.App)
+			add(Event{Kind: EvApp, Node: sim.NodeID(i), Msg: nd.app[nd.appNext]}, s.weights.App)
 		}
 	}
 	for i := range s.w.nodes {
 		if nd := &s.w.nodes[i]; len(nd.connErrs) > 0 {
-			add(Event{Kind: EvConnError, Node: NodeID(i), Peer: nd.connErrs[0]}, s.weights.Message)
+			add(Event{Kind: EvConnError, Node: sim.NodeID(i), Peer: nd.connErrs[0]}, s.weights.Message)
 		}
 	}
 	for c := range s.w.conns {
@@ -38,7 +40,7 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 	for i := range s.w.nodes {
 		for t, tm := range s.w.nodes[i].timers {
 			if tm.armed {
-				add(Event{Kind: EvTimer, Node: NodeID(i), Timer: tm.name, ref: t}, tm.weight)
+				add(Event{Kind: EvTimer, Node: sim.NodeID(i), Timer: tm.name, ref: t}, tm.weight)
 			}
 		}
 	}
@@ -53,14 +55,14 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 			for a := 0; a < s.n; a++ {
 				for b := a + 1; b < s.n; b++ {
 					if s.w.conns[a*s.n+b].len() > 0 || s.w.conns[b*s.n+a].len() > 0 {
-						add(Event{Kind: EvBreak, Node: NodeID(a), Peer: NodeID(b)}, s.weights.Failure)
+						add(Event{Kind: EvBreak, Node: sim.NodeID(a), Peer: sim.NodeID(b)}, s.weights.Failure)
 					}
 				}
 			}
 		}
 		if s.w.resets < f.Resets {
 			for i := range s.w.nodes {
-				add(Event{Kind: EvReset, Node: NodeID(i)}, s.weights.Failure)
+				add(Event{Kind: EvReset, Node: sim.NodeID(i)}, s.weights.Failure)
 			}
 		}
 	}
@@ -100,21 +102,21 @@ func checkSummaries(s *Sim) error {
 // connections and as datagrams, sets, cancels and re-arms one-shot and
 // periodic timers, and asks Rand.
 type churn struct {
-	Base
+	sim.Base
 	N    int
 	Seen int
 }
 
-func (c *churn) Start(ctx *Context) {
+func (c *churn) Start(ctx *sim.Context) {
 	ctx.SetPeriodic("tick")
 	if ctx.Self() == 0 {
 		ctx.SetTimer("once")
 	}
 }
 
-func (c *churn) act(ctx *Context) {
+func (c *churn) act(ctx *sim.Context) {
 	c.N++
-	to := NodeID(ctx.Rand(ctx.Nodes()))
+	to := sim.NodeID(ctx.Rand(ctx.Nodes()))
 	switch ctx.Rand(6) {
 	case 0:
 		ctx.Send(to, c.N)
@@ -131,10 +133,10 @@ func (c *churn) act(ctx *Context) {
 	}
 }
 
-func (c *churn) HandleApp(ctx *Context, _ any)                   { c.act(ctx) }
-func (c *churn) HandleMessage(ctx *Context, _ NodeID, _ Message) { c.Seen++; c.act(ctx) }
-func (c *churn) HandleTimer(ctx *Context, _ string)              { c.act(ctx) }
-func (c *churn) HandleConnError(ctx *Context, _ NodeID)          { c.act(ctx) }
+func (c *churn) HandleApp(ctx *sim.Context, _ any)                           { c.act(ctx) }
+func (c *churn) HandleMessage(ctx *sim.Context, _ sim.NodeID, _ sim.Message) { c.Seen++; c.act(ctx) }
+func (c *churn) HandleTimer(ctx *sim.Context, _ string)                      { c.act(ctx) }
+func (c *churn) HandleConnError(ctx *sim.Context, _ sim.NodeID)              { c.act(ctx) }
 
 // TestReadySummaries walks systems with every kind of event and failure
 // and checks, before every step, that buildReady (which skips what the
@@ -144,11 +146,11 @@ func (c *churn) HandleConnError(ctx *Context, _ NodeID)          { c.act(ctx) }
 func TestReadySummaries(t *testing.T) {
 	var seen [numEventKinds]int
 	for _, reorder := range []bool{false, true} {
-		cfg := &Config{
+		cfg := &sim.Config{
 			Nodes:    4,
-			Service:  func(NodeID) Service { return &churn{} },
-			App:      func(id NodeID) []any { return slices.Repeat([]any{"go"}, int(id)) },
-			Failures: Failures{Drops: 3, Breaks: 3, Resets: 3, Reorder: reorder},
+			Service:  func(sim.NodeID) sim.Service { return &churn{} },
+			App:      func(id sim.NodeID) []any { return slices.Repeat([]any{"go"}, int(id)) },
+			Failures: sim.Failures{Drops: 3, Breaks: 3, Resets: 3, Reorder: reorder},
 		}
 		s, err := New(cfg, Options{Chooser: NewRandom(1)})
 		if err != nil {

@@ -1,9 +1,10 @@
-package sim_test
+package engine_test
 
 import (
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // A small transport-like system for benchmarks: a sender with a window of
@@ -82,8 +83,8 @@ const benchWalkLen = 2000
 
 func benchWalk(b *testing.B, hash bool) {
 	cfg := benchConfig()
-	r := sim.NewRandom(1)
-	s, err := sim.New(cfg, sim.Options{Chooser: r})
+	r := engine.NewRandom(1)
+	s, err := engine.New(cfg, engine.Options{Chooser: r})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func BenchmarkWalkHash(b *testing.B) { benchWalk(b, true) }
 // TestBenchSystem checks that the benchmark system does what it should:
 // data flows, drops and reordering happen, and it never goes quiescent.
 func TestBenchSystem(t *testing.T) {
-	s := mustNew(t, benchConfig(), sim.Options{Chooser: sim.NewRandom(3)})
+	s := mustNew(t, benchConfig(), engine.Options{Chooser: engine.NewRandom(3)})
 	walk(t, s, benchWalkLen)
 	if s.Steps() != benchWalkLen {
 		t.Fatalf("quiescent after %d steps", s.Steps())

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"bytes"
@@ -10,15 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/macemc/macemc/sim"
 )
-
-// Canonicalizer lets a type give the canonical form of its state: the
-// encoder hashes and compares the value Canonical returns instead of the
-// value itself (seed 003 §4.2, point 2). Use it to leave out caches or to
-// put a collection into a canonical order.
-type Canonicalizer interface {
-	Canonical() any
-}
 
 // A struct field tagged `macemc:"-"` is left out of the state: it neither
 // changes the hash nor shows in the text form.
@@ -189,7 +182,7 @@ func encoderFor(t reflect.Type) encFunc {
 	return real
 }
 
-var canonType = reflect.TypeFor[Canonicalizer]()
+var canonType = reflect.TypeFor[sim.Canonicalizer]()
 
 // clean returns a copy of v that may be read through Interface and whose
 // methods may be called, even if it was reached through unexported fields.
@@ -205,8 +198,8 @@ func clean(v reflect.Value) (reflect.Value, bool) {
 
 // addressable returns v, or an addressable copy of v when v is not
 // addressable (a map entry, an interface's value) but may be copied.
-// Fix: without it a pointer-receiver Canonicalizer stored as a map value
-// was ignored, and so were Canonicalizers below the unexported fields of
+// Without it a pointer-receiver sim.Canonicalizer stored as a map value
+// would be ignored, and so would Canonicalizers below the unexported fields of
 // such a value (the fields of a non-addressable struct are read-only and
 // cannot be laundered).
 func addressable(v reflect.Value) reflect.Value {
@@ -221,8 +214,8 @@ func addressable(v reflect.Value) reflect.Value {
 // field returns field i of struct v, laundered when it is read-only (an
 // unexported field) and addressable, so that everything reached from it
 // (map entries, interface values) can be read through Interface and its
-// Canonicalizers called. Fix: before, a Canonicalizer inside an unexported
-// map or interface field was ignored, because map entries and interface
+// Canonicalizers called. Without it a sim.Canonicalizer inside an unexported
+// map or interface field would be ignored, because map entries and interface
 // values reached through a read-only value are read-only and not
 // addressable.
 func field(v reflect.Value, i int) reflect.Value {
@@ -250,7 +243,7 @@ func needsClean(t reflect.Type) bool {
 	return b
 }
 
-// reachesCanon reports whether a Canonicalizer (or an interface) can be
+// reachesCanon reports whether a sim.Canonicalizer (or an interface) can be
 // reached from t. It is a plain reachability search: a type already seen
 // (on a cycle, or fully explored without finding one) adds nothing.
 func reachesCanon(t reflect.Type, seen map[reflect.Type]bool) bool {
@@ -293,7 +286,7 @@ func buildEncoder(t reflect.Type) encFunc {
 	if t.Kind() != reflect.Interface && t.Implements(canonType) {
 		return func(e *encoder, v reflect.Value) {
 			if cv, ok := clean(v); ok && !(cv.Kind() == reflect.Pointer && cv.IsNil()) {
-				e.value(cv.Interface().(Canonicalizer).Canonical())
+				e.value(cv.Interface().(sim.Canonicalizer).Canonical())
 				return
 			}
 			base(e, v)
@@ -303,7 +296,7 @@ func buildEncoder(t reflect.Type) encFunc {
 		return func(e *encoder, v reflect.Value) {
 			if cv, ok := clean(v); ok {
 				if cv = addressable(cv); cv.CanAddr() {
-					e.value(cv.Addr().Interface().(Canonicalizer).Canonical())
+					e.value(cv.Addr().Interface().(sim.Canonicalizer).Canonical())
 					return
 				}
 			}
@@ -460,7 +453,7 @@ func (e *encoder) encodeMap(v reflect.Value, key, val encFunc) {
 		slices.SortFunc(entries, func(a, b mapEntry) int {
 			c := bytes.Compare(buf[a.keyStart:a.keyEnd], buf[b.keyStart:b.keyEnd])
 			if c == 0 {
-				// Fix: distinct keys can encode equal (pointer keys
+				// Distinct keys can encode equal (pointer keys
 				// whose targets are equal); order such entries by
 				// their values too, or the encoding follows Go's
 				// random map iteration order.
@@ -490,7 +483,7 @@ func mix(h, x uint64) uint64 {
 func hashString(s string) uint64 { return xxhash.Sum64String(s) }
 
 // hashNode encodes one node's service struct.
-func (s *Sim) hashNode(svc Service) uint64 {
+func (s *Sim) hashNode(svc sim.Service) uint64 {
 	s.enc.buf = s.enc.buf[:0]
 	s.enc.value(svc)
 	return xxhash.Sum64(s.enc.buf)
@@ -515,7 +508,7 @@ func (s *Sim) Hash() uint64 {
 	for i := range s.w.nodes {
 		nd := &s.w.nodes[i]
 		if nd.dirty {
-			nd.hash = s.hashNode(nd.svc)
+			nd.hash = s.hashNode(s.w.svcs[i])
 			nd.dirty = false
 		}
 		h = mix(h, nd.hash)
@@ -524,9 +517,8 @@ func (s *Sim) Hash() uint64 {
 			if t.armed {
 				h = mix(h, t.nameHash)
 				if t.periodic {
-					// Fix: a periodic timer stays armed after it
-					// fires, a one-shot one does not: different
-					// states, which hashed equal before.
+					// A periodic timer stays armed after it fires,
+					// a one-shot one does not: different states.
 					h = mix(h, 0x706572696f646963)
 				}
 			}
@@ -564,7 +556,7 @@ func (s *Sim) Hash() uint64 {
 }
 
 // Plain types: bools, numbers, strings, and arrays and structs of them,
-// with no Canonicalizer (on the type or its pointer) anywhere. A plain
+// with no sim.Canonicalizer (on the type or its pointer) anywhere. A plain
 // value is encoded in place from its address by a flat program, the same
 // bytes as the reflect encoders give. Performance: services and messages
 // are mostly plain structs, and this is several times cheaper than a

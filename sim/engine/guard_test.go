@@ -1,4 +1,4 @@
-package sim_test
+package engine_test
 
 import (
 	"errors"
@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // stepAll steps until quiescent or an error.
-func stepAll(s *sim.Sim, max int) error {
+func stepAll(s *engine.Sim, max int) error {
 	for s.Steps() < max {
 		ok, err := s.Step()
 		if err != nil || !ok {
@@ -47,10 +48,10 @@ func TestHandlerPanic(t *testing.T) {
 			return nil
 		},
 	}
-	s := mustNew(t, cfg, sim.Options{})
+	s := mustNew(t, cfg, engine.Options{})
 	err := stepAll(s, 100)
-	var hp *sim.HandlerPanicError
-	if !errors.Is(err, sim.ErrHandlerPanic) || !errors.As(err, &hp) {
+	var hp *engine.HandlerPanicError
+	if !errors.Is(err, engine.ErrHandlerPanic) || !errors.As(err, &hp) {
 		t.Fatalf("want a handler panic, got %v", err)
 	}
 	if hp.Step != 2 || hp.Event != `node 1 handles app request "boom"` || hp.Event != s.LastEvent().String() {
@@ -60,7 +61,7 @@ func TestHandlerPanic(t *testing.T) {
 		t.Fatalf("panic value %v, stack %q", hp.Value, hp.Stack)
 	}
 	// The panic is part of the execution: replay reproduces it.
-	_, err = sim.Replay(cfg, s.ChoiceValues(), -1, sim.Options{})
+	_, err = engine.Replay(cfg, s.ChoiceValues(), -1, engine.Options{})
 	if !errors.As(err, &hp) || hp.Step != 2 {
 		t.Fatalf("replay: %v", err)
 	}
@@ -73,7 +74,7 @@ func TestHandlerPanic(t *testing.T) {
 			}
 		}}
 	}
-	if _, err := sim.New(cfg, sim.Options{}); !errors.As(err, &hp) || hp.Value != "no start" {
+	if _, err := engine.New(cfg, engine.Options{}); !errors.As(err, &hp) || hp.Value != "no start" {
 		t.Fatalf("panic in Start: %v", err)
 	}
 }
@@ -114,7 +115,7 @@ func TestGuardHang(t *testing.T) {
 	for _, mode := range []string{"spin", "select"} {
 		t.Run(mode, func(t *testing.T) {
 			cfg := hangConfig(mode)
-			s := mustNew(t, cfg, sim.Options{Chooser: sim.NewRandom(4)})
+			s := mustNew(t, cfg, engine.Options{Chooser: engine.NewRandom(4)})
 			fnDone := make(chan error, 1)
 			start := time.Now()
 			err := s.Guard(100*time.Millisecond, func() error {
@@ -123,8 +124,8 @@ func TestGuardHang(t *testing.T) {
 				return err
 			})
 			elapsed := time.Since(start)
-			var he *sim.HangError
-			if !errors.Is(err, sim.ErrHang) || !errors.As(err, &he) {
+			var he *engine.HangError
+			if !errors.Is(err, engine.ErrHang) || !errors.As(err, &he) {
 				t.Fatalf("want a hang, got %v", err)
 			}
 			if elapsed > 2*time.Second || elapsed < 100*time.Millisecond {
@@ -139,7 +140,7 @@ func TestGuardHang(t *testing.T) {
 			if len(he.Choices) != he.Step+1 {
 				t.Fatalf("%d choices for a hang at step %d", len(he.Choices), he.Step)
 			}
-			r, err := sim.Replay(cfg, he.Choices[:he.Step], he.Step, sim.Options{})
+			r, err := engine.Replay(cfg, he.Choices[:he.Step], he.Step, engine.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +152,7 @@ func TestGuardHang(t *testing.T) {
 				// so the goroutine does not spin on forever.
 				select {
 				case err := <-fnDone:
-					if !errors.Is(err, sim.ErrHang) {
+					if !errors.Is(err, engine.ErrHang) {
 						t.Fatalf("the abandoned execution ended with %v", err)
 					}
 				case <-time.After(3 * time.Second):
@@ -165,7 +166,7 @@ func TestGuardHang(t *testing.T) {
 // TestGuardNoHang: Guard returns fn's result; an execution of many short
 // handlers that takes longer than the timeout in total is not a hang.
 func TestGuardNoHang(t *testing.T) {
-	s := mustNew(t, pingConfig(), sim.Options{})
+	s := mustNew(t, pingConfig(), engine.Options{})
 	if err := s.Guard(100*time.Millisecond, func() error { return stepAll(s, 100) }); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestGuardNoHang(t *testing.T) {
 		}
 		return out
 	})
-	s = mustNew(t, slow, sim.Options{})
+	s = mustNew(t, slow, engine.Options{})
 	if err := s.Guard(100*time.Millisecond, func() error { return stepAll(s, 100) }); err != nil {
 		t.Fatalf("slow but progressing execution: %v", err)
 	}
@@ -240,25 +241,25 @@ func nondetConfig(global bool) *sim.Config {
 func TestCheckDeterminism(t *testing.T) {
 	// Deterministic systems pass, on many paths.
 	for seed := uint64(0); seed < 10; seed++ {
-		a := record(t, mixedConfig(), sim.NewRandom(seed), 200)
-		if err := sim.CheckDeterminism(mixedConfig(), a.s.ChoiceValues(), sim.Options{}); err != nil {
+		a := record(t, mixedConfig(), engine.NewRandom(seed), 200)
+		if err := engine.CheckDeterminism(mixedConfig(), a.s.ChoiceValues(), engine.Options{}); err != nil {
 			t.Fatalf("seed %d: deterministic system reported: %v", seed, err)
 		}
 	}
 	// A path where the app requests run first: "nd" is step 3.
 	cfg := nondetConfig(false)
-	s := mustNew(t, cfg, sim.Options{Chooser: chooserFunc(func(sim.ChoiceKind, int, []float64) int { return 0 })})
+	s := mustNew(t, cfg, engine.Options{Chooser: chooserFunc(func(engine.ChoiceKind, int, []float64) int { return 0 })})
 	if err := stepAll(s, 100); err != nil {
 		t.Fatal(err)
 	}
 	choices := s.ChoiceValues()
-	var ne *sim.NondeterminismError
+	var ne *engine.NondeterminismError
 	for try := 0; try < 50; try++ {
-		err := sim.CheckDeterminism(cfg, choices, sim.Options{})
+		err := engine.CheckDeterminism(cfg, choices, engine.Options{})
 		if err == nil {
 			continue // both replays happened to take the same first key
 		}
-		if !errors.Is(err, sim.ErrNondeterministic) || !errors.As(err, &ne) {
+		if !errors.Is(err, engine.ErrNondeterministic) || !errors.As(err, &ne) {
 			t.Fatalf("want a nondeterminism error, got %v", err)
 		}
 		if ne.Step != 4 || ne.Event != `node 0 handles app request "nd"` {
@@ -275,7 +276,7 @@ func TestCheckDeterminism(t *testing.T) {
 	// Global math/rand in Start: the initial states differ.
 	ne = nil
 	for try := 0; try < 5 && ne == nil; try++ {
-		if err := sim.CheckDeterminism(nondetConfig(true), choices, sim.Options{}); err != nil && !errors.As(err, &ne) {
+		if err := engine.CheckDeterminism(nondetConfig(true), choices, engine.Options{}); err != nil && !errors.As(err, &ne) {
 			t.Fatal(err)
 		}
 	}
@@ -283,7 +284,7 @@ func TestCheckDeterminism(t *testing.T) {
 		t.Fatalf("global math/rand in Start: %v", ne)
 	}
 	// On a path that never reaches the "nd" request it passes.
-	if err := sim.CheckDeterminism(cfg, choices[:s.StepStart(3)], sim.Options{}); err != nil {
+	if err := engine.CheckDeterminism(cfg, choices[:s.StepStart(3)], engine.Options{}); err != nil {
 		t.Fatalf("prefix without the nondeterministic step: %v", err)
 	}
 }
@@ -295,10 +296,10 @@ func TestPropertyPanic(t *testing.T) {
 		{Name: "bad", Check: func(v *sim.View) bool { return sim.Node[Ping](v, 5) != nil }},
 		{Name: "never", Check: func(v *sim.View) bool { return false }},
 	}
-	s := mustNew(t, cfg, sim.Options{})
+	s := mustNew(t, cfg, engine.Options{})
 	i, err := s.FirstViolated(ps)
-	var pe *sim.PropertyPanicError
-	if i != 1 || !errors.Is(err, sim.ErrPropertyPanic) || !errors.As(err, &pe) || pe.Property != "bad" || pe.Step != 0 {
+	var pe *engine.PropertyPanicError
+	if i != 1 || !errors.Is(err, engine.ErrPropertyPanic) || !errors.As(err, &pe) || pe.Property != "bad" || pe.Step != 0 {
 		t.Fatalf("FirstViolated: %d %v", i, err)
 	}
 	if ok, err := s.AllHold(ps); ok || err == nil {
@@ -324,7 +325,7 @@ func TestView(t *testing.T) {
 		},
 		App: pingConfig().App,
 	}
-	s := mustNew(t, cfg, sim.Options{})
+	s := mustNew(t, cfg, engine.Options{})
 	walk(t, s, 100)
 	v := s.View()
 	if v.Len() != 3 || v.Step() != 5 || v.InFlight() != 0 {

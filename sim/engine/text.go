@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/macemc/macemc/sim"
 )
 
 // FormatValue returns a stable one-line text form of v, e.g.
@@ -34,11 +36,11 @@ func FormatState(v any) string {
 
 // NodeText returns the text form of node id's state, with its scheduled
 // timers and pending driver requests.
-func (s *Sim) NodeText(id NodeID) string {
+func (s *Sim) NodeText(id sim.NodeID) string {
 	nd := &s.w.nodes[id]
 	var b strings.Builder
-	fmt.Fprintf(&b, "node %d (%s)\n", id, typeName(reflect.TypeOf(nd.svc)))
-	b.WriteString(FormatState(nd.svc))
+	fmt.Fprintf(&b, "node %d (%s)\n", id, typeName(reflect.TypeOf(s.w.svcs[id])))
+	b.WriteString(FormatState(s.w.svcs[id]))
 	var armed []string
 	for _, t := range nd.timers {
 		if t.armed {
@@ -104,13 +106,13 @@ func (f *formatter) canonical(v reflect.Value) (reflect.Value, bool) {
 	}
 	if v.Type().Implements(canonType) {
 		if cv, ok := clean(v); ok && !(cv.Kind() == reflect.Pointer && cv.IsNil()) {
-			return reflect.ValueOf(cv.Interface().(Canonicalizer).Canonical()), true
+			return reflect.ValueOf(cv.Interface().(sim.Canonicalizer).Canonical()), true
 		}
 	} else if v.Kind() != reflect.Pointer && reflect.PointerTo(v.Type()).Implements(canonType) {
 		if cv, ok := clean(v); ok {
 			// addressable: a map value is not, but a copy of it is.
 			if cv = addressable(cv); cv.CanAddr() {
-				return reflect.ValueOf(cv.Addr().Interface().(Canonicalizer).Canonical()), true
+				return reflect.ValueOf(cv.Addr().Interface().(sim.Canonicalizer).Canonical()), true
 			}
 		}
 	}
@@ -209,7 +211,7 @@ func (f *formatter) mapEntries(v reflect.Value, join func(k, v string) string) [
 	for it.Next() {
 		entries = append(entries, kv{f.inline(it.Key()), f.inline(it.Value())})
 	}
-	// Fix: ties (distinct keys with the same text, e.g. pointers to equal
+	// Ties (distinct keys with the same text, e.g. pointers to equal
 	// values) are ordered by value, not left in map iteration order.
 	sort.Slice(entries, func(i, j int) bool {
 		if entries[i].k == entries[j].k {
@@ -298,8 +300,8 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 	if cv, ok := f.canonical(v); ok {
 		v = cv
 	}
-	// Fix: follow pointers as inline does, keeping the path in f.ptrs;
-	// before, a pointer cycle recursed here until the stack overflowed.
+	// Follow pointers as inline does, keeping the path in f.ptrs, so that
+	// a pointer cycle ends.
 	depth := len(f.ptrs)
 	defer func() { f.ptrs = f.ptrs[:depth] }()
 	for (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && !v.IsNil() {

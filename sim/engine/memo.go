@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import "math/bits"
 
@@ -21,7 +21,7 @@ func (s *Sim) SaveHashes(m *HashMemo) {
 	for i := range s.w.nodes {
 		nd := &s.w.nodes[i]
 		if nd.dirty {
-			nd.hash = s.hashNode(nd.svc)
+			nd.hash = s.hashNode(s.w.svcs[i])
 			nd.dirty = false
 		}
 		m.nodes = append(m.nodes, nd.hash)

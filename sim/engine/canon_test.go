@@ -1,4 +1,4 @@
-package sim_test
+package engine_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 type inner struct {
@@ -62,38 +63,38 @@ func perm(seed uint64, n int) []int {
 func TestCanonicalMapOrder(t *testing.T) {
 	const n = 100
 	base := build(n, perm(0, n))
-	want := sim.AppendCanonical(nil, base)
-	wantH := sim.Hash(base)
+	want := engine.AppendCanonical(nil, base)
+	wantH := engine.Hash(base)
 	for seed := uint64(1); seed <= 20; seed++ {
 		s := build(n, perm(seed, n))
-		if got := sim.AppendCanonical(nil, s); !bytes.Equal(got, want) {
+		if got := engine.AppendCanonical(nil, s); !bytes.Equal(got, want) {
 			t.Fatalf("seed %d: encodings differ", seed)
 		}
-		if sim.Hash(s) != wantH {
+		if engine.Hash(s) != wantH {
 			t.Fatalf("seed %d: hashes differ", seed)
 		}
 		// Deleting and re-adding changes a map's internal layout, not its state.
 		delete(s.M, "k050")
 		s.M["k050"] = 2500
-		if sim.Hash(s) != wantH {
+		if engine.Hash(s) != wantH {
 			t.Fatalf("seed %d: delete and re-add changed the hash", seed)
 		}
 	}
 	// Repeated encoding of one value (Go randomises iteration) is stable.
 	for i := 0; i < 20; i++ {
-		if !bytes.Equal(sim.AppendCanonical(nil, base), want) {
+		if !bytes.Equal(engine.AppendCanonical(nil, base), want) {
 			t.Fatal("encoding the same value twice differs")
 		}
 	}
 	// AppendCanonical appends.
-	if got := sim.AppendCanonical([]byte("pre"), base); !bytes.Equal(got[3:], want) || string(got[:3]) != "pre" {
+	if got := engine.AppendCanonical([]byte("pre"), base); !bytes.Equal(got[3:], want) || string(got[:3]) != "pre" {
 		t.Fatal("AppendCanonical does not append")
 	}
 }
 
 func TestCanonicalChanges(t *testing.T) {
 	const n = 30
-	h0 := sim.Hash(build(n, perm(0, n)))
+	h0 := engine.Hash(build(n, perm(0, n)))
 	changes := map[string]func(s *state){
 		"map value":             func(s *state) { s.M["k001"]++ },
 		"map key":               func(s *state) { v := s.M["k001"]; delete(s.M, "k001"); s.M["k001x"] = v },
@@ -120,7 +121,7 @@ func TestCanonicalChanges(t *testing.T) {
 	for _, name := range names {
 		s := build(n, perm(0, n))
 		changes[name](s)
-		h := sim.Hash(s)
+		h := engine.Hash(s)
 		if prev, dup := seen[h]; dup {
 			t.Errorf("change %q hashes like %q", name, prev)
 		}
@@ -137,7 +138,7 @@ func TestCanonicalChanges(t *testing.T) {
 	for name, f := range same {
 		s := build(n, perm(0, n))
 		f(s)
-		if sim.Hash(s) != h0 {
+		if engine.Hash(s) != h0 {
 			t.Errorf("%s changed the hash", name)
 		}
 	}
@@ -193,8 +194,8 @@ func setsOf(order []int) *withSets {
 
 func TestCanonicalizer(t *testing.T) {
 	a, b := setsOf([]int{3, 1, 2}), setsOf([]int{2, 3, 1})
-	if sim.Hash(a) != sim.Hash(b) {
-		t.Fatalf("Canonical() not used somewhere:\n%s\n%s", sim.FormatState(a), sim.FormatState(b))
+	if engine.Hash(a) != engine.Hash(b) {
+		t.Fatalf("Canonical() not used somewhere:\n%s\n%s", engine.FormatState(a), engine.FormatState(b))
 	}
 	// Each field on its own, so a failure names the place.
 	fields := map[string]func(w *withSets) any{
@@ -210,15 +211,15 @@ func TestCanonicalizer(t *testing.T) {
 		"map value, pointer recv":   func(w *withSets) any { return w.MP },
 	}
 	for name, f := range fields {
-		if sim.Hash(f(a)) != sim.Hash(f(b)) {
+		if engine.Hash(f(a)) != engine.Hash(f(b)) {
 			t.Errorf("%s: Canonical() not used", name)
 		}
-		if sim.FormatValue(f(a)) != sim.FormatValue(f(b)) {
-			t.Errorf("%s: text form does not use Canonical(): %s vs %s", name, sim.FormatValue(f(a)), sim.FormatValue(f(b)))
+		if engine.FormatValue(f(a)) != engine.FormatValue(f(b)) {
+			t.Errorf("%s: text form does not use Canonical(): %s vs %s", name, engine.FormatValue(f(a)), engine.FormatValue(f(b)))
 		}
 	}
 	c := setsOf([]int{3, 1, 4})
-	if sim.Hash(a) == sim.Hash(c) {
+	if engine.Hash(a) == engine.Hash(c) {
 		t.Fatal("different sets hash equal")
 	}
 }
@@ -246,25 +247,25 @@ func makeRing(vals ...int) *ring {
 func TestCanonicalCycles(t *testing.T) {
 	self := &ring{V: 1}
 	self.Next = self
-	h1 := sim.Hash(self)
+	h1 := engine.Hash(self)
 	a, b := makeRing(1, 2, 3), makeRing(1, 2, 3)
-	if sim.Hash(a) != sim.Hash(b) {
+	if engine.Hash(a) != engine.Hash(b) {
 		t.Fatal("equal rings hash differently")
 	}
-	if sim.Hash(a) == sim.Hash(makeRing(1, 2, 4)) || sim.Hash(a) == sim.Hash(makeRing(1, 2)) {
+	if engine.Hash(a) == engine.Hash(makeRing(1, 2, 4)) || engine.Hash(a) == engine.Hash(makeRing(1, 2)) {
 		t.Fatal("different rings hash equal")
 	}
-	if sim.Hash(a) == h1 {
+	if engine.Hash(a) == h1 {
 		t.Fatal("self loop hashes like a ring")
 	}
-	_ = sim.FormatValue(a)
-	_ = sim.FormatState(a)
+	_ = engine.FormatValue(a)
+	_ = engine.FormatState(a)
 	// A cycle through an interface and a slice.
 	type box struct{ X []any }
 	bx := &box{}
 	bx.X = append(bx.X, bx, 1)
-	_ = sim.Hash(bx)
-	_ = sim.FormatValue(bx)
+	_ = engine.Hash(bx)
+	_ = engine.FormatValue(bx)
 }
 
 type plain struct{ V any }
@@ -277,7 +278,7 @@ func TestCanonicalInterfaceTypes(t *testing.T) {
 		nilPtr, &inner{}, inner{}, Num{Seq: 1}, Tick{N: 1}, true, map[int]int{1: 1}}
 	seen := map[uint64]int{}
 	for i, v := range vals {
-		h := sim.Hash(plain{V: v})
+		h := engine.Hash(plain{V: v})
 		if j, dup := seen[h]; dup {
 			t.Errorf("%T(%v) hashes like %T(%v)", v, v, vals[j], vals[j])
 		}
@@ -286,7 +287,7 @@ func TestCanonicalInterfaceTypes(t *testing.T) {
 	// Messages of different types with the same fields.
 	type A struct{ N int }
 	type B struct{ N int }
-	if sim.Hash(A{1}) == sim.Hash(B{1}) {
+	if engine.Hash(A{1}) == engine.Hash(B{1}) {
 		t.Error("different types hash equal")
 	}
 }
@@ -296,8 +297,8 @@ func TestCanonicalInterfaceTypes(t *testing.T) {
 func TestCanonicalPointerKeys(t *testing.T) {
 	k1, k2 := &inner{Name: "same"}, &inner{Name: "same"}
 	m := map[*inner]string{k1: "a", k2: "b"}
-	want := sim.AppendCanonical(nil, m)
-	wantText := sim.FormatValue(m)
+	want := engine.AppendCanonical(nil, m)
+	wantText := engine.FormatValue(m)
 	for i := 0; i < 100; i++ {
 		m2 := map[*inner]string{}
 		if i%2 == 0 {
@@ -305,11 +306,11 @@ func TestCanonicalPointerKeys(t *testing.T) {
 		} else {
 			m2[k2], m2[k1] = "b", "a"
 		}
-		if !bytes.Equal(sim.AppendCanonical(nil, m2), want) {
+		if !bytes.Equal(engine.AppendCanonical(nil, m2), want) {
 			t.Fatalf("iteration %d: encoding depends on map order", i)
 		}
-		if sim.FormatValue(m2) != wantText {
-			t.Fatalf("iteration %d: text depends on map order: %s vs %s", i, sim.FormatValue(m2), wantText)
+		if engine.FormatValue(m2) != wantText {
+			t.Fatalf("iteration %d: text depends on map order: %s vs %s", i, engine.FormatValue(m2), wantText)
 		}
 	}
 }
@@ -342,7 +343,7 @@ func TestHashReencodesOnlyDirtyNodes(t *testing.T) {
 		App:      func(id sim.NodeID) []any { return []any{"send", "send", "x"} },
 		Failures: sim.Failures{Breaks: 1, Resets: 1},
 	}
-	s := mustNew(t, cfg, sim.Options{})
+	s := mustNew(t, cfg, engine.Options{})
 	h := s.Hash()
 	if !slices.Equal(calls, []int{1, 1}) {
 		t.Fatalf("first Hash: calls %v, want [1 1]", calls)
@@ -351,26 +352,26 @@ func TestHashReencodesOnlyDirtyNodes(t *testing.T) {
 		t.Fatalf("second Hash re-encoded: %v", calls)
 	}
 	// Node 0's app request: only node 0 is encoded again.
-	mustStepEvent(t, s, findReady(t, s, "app at 0", func(e sim.Event) bool { return e.Kind == sim.EvApp && e.Node == 0 }))
+	mustStepEvent(t, s, findReady(t, s, "app at 0", func(e engine.Event) bool { return e.Kind == engine.EvApp && e.Node == 0 }))
 	h2 := s.Hash()
 	if !slices.Equal(calls, []int{2, 1}) || h2 == h {
 		t.Fatalf("after node 0 ran: calls %v, hash changed %v", calls, h2 != h)
 	}
 	// A break runs no handler: nobody is encoded, but the hash changes (the
 	// message in flight is gone, connection errors are pending).
-	mustStepEvent(t, s, findReady(t, s, "break", func(e sim.Event) bool { return e.Kind == sim.EvBreak }))
+	mustStepEvent(t, s, findReady(t, s, "break", func(e engine.Event) bool { return e.Kind == engine.EvBreak }))
 	h3 := s.Hash()
 	if !slices.Equal(calls, []int{2, 1}) || h3 == h2 {
 		t.Fatalf("after a break: calls %v, hash changed %v", calls, h3 != h2)
 	}
 	// Node 1 learns of the break.
-	mustStepEvent(t, s, findReady(t, s, "connerror at 1", func(e sim.Event) bool { return e.Kind == sim.EvConnError && e.Node == 1 }))
+	mustStepEvent(t, s, findReady(t, s, "connerror at 1", func(e engine.Event) bool { return e.Kind == engine.EvConnError && e.Node == 1 }))
 	s.Hash()
 	if !slices.Equal(calls, []int{2, 2}) {
 		t.Fatalf("after node 1 ran: calls %v", calls)
 	}
 	// A reset makes a fresh node 1, which is encoded.
-	mustStepEvent(t, s, findReady(t, s, "reset of 1", func(e sim.Event) bool { return e.Kind == sim.EvReset && e.Node == 1 }))
+	mustStepEvent(t, s, findReady(t, s, "reset of 1", func(e engine.Event) bool { return e.Kind == engine.EvReset && e.Node == 1 }))
 	s.Hash()
 	if !slices.Equal(calls, []int{2, 3}) {
 		t.Fatalf("after reset of node 1: calls %v", calls)
@@ -391,7 +392,7 @@ func TestSimHashCoversPendingEvents(t *testing.T) {
 				return []Do{do}
 			}
 			return nil
-		}), sim.Options{})
+		}), engine.Options{})
 		mustStepEvent(t, s, 0)
 		return s.Hash()
 	}
@@ -439,12 +440,12 @@ type withPhase struct {
 
 func TestTextFormUsesStringerOfScalars(t *testing.T) {
 	v := &withPhase{P: 1, inner: 0, M: map[phase]phase{1: 0}}
-	got := sim.FormatValue(v)
+	got := engine.FormatValue(v)
 	if got != "&withPhase{P: busy, inner: idle, M: {busy: idle}}" {
 		t.Errorf("FormatValue = %s", got)
 	}
 	// The hash still encodes the numbers: equal names, equal hashes.
-	if sim.Hash(&withPhase{P: 1}) == sim.Hash(&withPhase{P: 0}) {
+	if engine.Hash(&withPhase{P: 1}) == engine.Hash(&withPhase{P: 0}) {
 		t.Error("different phases hash equal")
 	}
 }

@@ -1,8 +1,9 @@
-package sim
+package engine
 
 import (
 	"fmt"
-	"reflect"
+
+	"github.com/macemc/macemc/sim"
 )
 
 // EventKind is the kind of a pending event.
@@ -73,30 +74,11 @@ func (k EventKind) IsFailure() bool { return k >= EvReset }
 // datagram and the other end of a connection.
 type Event struct {
 	Kind  EventKind
-	Node  NodeID
-	Peer  NodeID
+	Node  sim.NodeID
+	Peer  sim.NodeID
 	Timer string
-	Msg   Message // the message or datagram; the request for EvApp
-	ref   int     // index into the simulator's queue for this event
-}
-
-// MessageName returns the name of a message's type, used for per-message
-// weights, logs and event search. A type may define MessageName() string.
-func MessageName(m Message) string {
-	if m == nil {
-		return "nil"
-	}
-	if n, ok := m.(interface{ MessageName() string }); ok {
-		return n.MessageName()
-	}
-	t := reflect.TypeOf(m)
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Name() != "" {
-		return t.Name()
-	}
-	return t.String()
+	Msg   sim.Message // the message or datagram; the request for EvApp
+	ref   int         // index into the simulator's queue for this event
 }
 
 // String describes the event in one line, e.g.
@@ -121,4 +103,20 @@ func (e Event) String() string {
 		return fmt.Sprintf("datagram %s from node %d to node %d is dropped", FormatValue(e.Msg), e.Peer, e.Node)
 	}
 	return e.Kind.String()
+}
+
+// Source identifies where an event comes from, for fairness and for
+// schedulers that order sources (PCT's priorities): the node's driver, the
+// reliable connection or datagram path from Peer to Node, a named timer of
+// Node, Node's connection errors, or a failure of Node. Successive messages
+// on one connection have the same source.
+func (e Event) Source() uint64 {
+	h := mix(uint64(e.Kind)+0x5f, uint64(e.Node)+1)
+	switch e.Kind {
+	case EvTimer:
+		h = mix(h, hashString(e.Timer))
+	case EvMessage, EvDatagram:
+		h = mix(h, uint64(e.Peer)+1)
+	}
+	return h
 }

@@ -1,8 +1,13 @@
-package sim
+package engine
 
 import (
 	"fmt"
 	"slices"
+
+	"github.com/rs/zerolog"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/internal/hook"
 )
 
 // Recording is an execution as the sequence of handler calls it made: every
@@ -17,7 +22,7 @@ type Recording struct {
 // Record replays choices on cfg (with opts' failure settings) until they run
 // out and returns the execution's recording. It is for measuring, not for
 // searching: it keeps every event.
-func Record(cfg *Config, choices []int32, opts Options) (*Recording, error) {
+func Record(cfg *sim.Config, choices []int32, opts Options) (*Recording, error) {
 	r := NewRecorded(choices)
 	opts.Chooser, opts.Logger = r, nil
 	s, err := New(cfg, opts)
@@ -50,19 +55,22 @@ func Record(cfg *Config, choices []int32, opts Options) (*Recording, error) {
 //
 // What it keeps is what a handler can observe, so that every handler takes
 // the same path as in the checked execution and leaves the same state:
-// fresh structs from Config.Service at boot and reset, Start, the recorded
+// fresh structs from sim.Config.Service at boot and reset, Start, the recorded
 // messages, timer names and driver requests, the recorded answers of Rand
 // and Elapsed, Monotone's counter, Step, and which timers are armed (for
 // TimerScheduled). Sends go nowhere; logging is off.
 //
 // A Bare is not safe for concurrent use.
 type Bare struct {
-	cfg    *Config
-	s      Sim // what the contexts point to: node count, step, Monotone
-	nodes  []Service
-	timers [][]bareTimer
-	ans    []int32
-	pos    int
+	cfg      *sim.Config
+	nodes    []sim.Service
+	ctxs     []*sim.Context
+	timers   [][]bareTimer
+	ans      []int32
+	pos      int
+	step     int
+	monotone uint64
+	booting  bool
 }
 
 type bareTimer struct {
@@ -71,43 +79,43 @@ type bareTimer struct {
 }
 
 // NewBare returns a bare runner for cfg.
-func NewBare(cfg *Config) (*Bare, error) {
+func NewBare(cfg *sim.Config) (*Bare, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	b := &Bare{cfg: cfg, nodes: make([]Service, cfg.Nodes), timers: make([][]bareTimer, cfg.Nodes)}
-	b.s.cfg, b.s.n = cfg, cfg.Nodes
-	b.s.ctx.s, b.s.ctx.bare = &b.s, b
+	b := &Bare{cfg: cfg, nodes: make([]sim.Service, cfg.Nodes), timers: make([][]bareTimer, cfg.Nodes)}
+	rt := (*bareRuntime)(b)
+	b.ctxs = make([]*sim.Context, cfg.Nodes)
+	for i := range b.ctxs {
+		b.ctxs[i] = hook.NewContext(rt, i).(*sim.Context)
+	}
 	return b, nil
 }
 
 // Service returns node id's struct after the last Run.
-func (b *Bare) Service(id NodeID) Service { return b.nodes[id] }
+func (b *Bare) Service(id sim.NodeID) sim.Service { return b.nodes[id] }
 
-// Run boots fresh nodes (Config.Service and Start on each, in order, as
+// Run boots fresh nodes (sim.Config.Service and Start on each, in order, as
 // New does) and calls the handler of every recorded event in order. Break
 // and drop events run no handler. A handler panic, or an answer the
 // recording lacks, ends the run with an error.
 func (b *Bare) Run(rec *Recording) (err error) {
-	s := &b.s
-	ctx := &s.ctx
 	b.ans, b.pos = rec.Answers, 0
-	s.w.step, s.w.monotone = 0, 0
+	b.step, b.monotone = 0, 0
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("sim: bare run at step %d: %v", s.w.step, r)
+			err = fmt.Errorf("engine: bare run at step %d: %v", b.step, r)
 		}
-		s.booting = false
+		b.booting = false
 	}()
-	s.booting = true
+	b.booting = true
 	for i := range b.nodes {
-		b.boot(NodeID(i))
+		b.boot(sim.NodeID(i))
 	}
-	s.booting = false
+	b.booting = false
 	for i := range rec.Events {
 		ev := &rec.Events[i]
-		ctx.node = ev.Node
-		svc := b.nodes[ev.Node]
+		ctx, svc := b.ctxs[ev.Node], b.nodes[ev.Node]
 		switch ev.Kind {
 		case EvApp:
 			svc.HandleApp(ctx, ev.Msg)
@@ -126,16 +134,15 @@ func (b *Bare) Run(rec *Recording) (err error) {
 		case EvReset:
 			b.boot(ev.Node)
 		}
-		s.w.step++
+		b.step++
 	}
 	return nil
 }
 
-func (b *Bare) boot(id NodeID) {
+func (b *Bare) boot(id sim.NodeID) {
 	b.nodes[id] = b.cfg.Service(id)
 	b.timers[id] = b.timers[id][:0]
-	b.s.ctx.node = id
-	b.nodes[id].Start(&b.s.ctx)
+	b.nodes[id].Start(b.ctxs[id])
 }
 
 // answer is the next recorded answer of a choice point among n.
@@ -151,19 +158,42 @@ func (b *Bare) answer(n int) int {
 	return v
 }
 
-func (b *Bare) setTimer(id NodeID, name string, periodic bool) {
-	ts := b.timers[id]
+// bareRuntime is a Bare as its handlers' Contexts see it: what a handler
+// can observe is kept, effects go nowhere.
+type bareRuntime Bare
+
+var _ hook.Runtime = (*bareRuntime)(nil)
+
+func (r *bareRuntime) Check()     {}
+func (r *bareRuntime) Nodes() int { return len(r.nodes) }
+func (r *bareRuntime) LogStep() int {
+	if r.booting {
+		return 0
+	}
+	return r.step + 1
+}
+func (r *bareRuntime) Steps() int    { return r.step }
+func (r *bareRuntime) InFlight() int { return 0 }
+
+func (r *bareRuntime) Send(from, to int, _ any, _ bool) {
+	if to < 0 || to >= len(r.nodes) {
+		panic(fmt.Sprintf("sim: node %d sends to unknown node %d", from, to))
+	}
+}
+
+func (r *bareRuntime) SetTimer(node int, name string, periodic bool) {
+	ts := r.timers[node]
 	for j := range ts {
 		if ts[j].name == name {
 			ts[j].armed, ts[j].periodic = true, periodic
 			return
 		}
 	}
-	b.timers[id] = append(ts, bareTimer{name: name, armed: true, periodic: periodic})
+	r.timers[node] = append(ts, bareTimer{name: name, armed: true, periodic: periodic})
 }
 
-func (b *Bare) cancelTimer(id NodeID, name string) {
-	ts := b.timers[id]
+func (r *bareRuntime) CancelTimer(node int, name string) {
+	ts := r.timers[node]
 	for j := range ts {
 		if ts[j].name == name {
 			ts[j].armed = false
@@ -171,7 +201,17 @@ func (b *Bare) cancelTimer(id NodeID, name string) {
 	}
 }
 
-func (b *Bare) timerArmed(id NodeID, name string) bool {
-	i := slices.IndexFunc(b.timers[id], func(t bareTimer) bool { return t.name == name })
-	return i >= 0 && b.timers[id][i].armed
+func (r *bareRuntime) TimerScheduled(node int, name string) bool {
+	i := slices.IndexFunc(r.timers[node], func(t bareTimer) bool { return t.name == name })
+	return i >= 0 && r.timers[node][i].armed
 }
+
+func (r *bareRuntime) Rand(_, n int) int {
+	if n == 1 {
+		return 0
+	}
+	return (*Bare)(r).answer(n)
+}
+func (r *bareRuntime) Elapsed(int) bool       { return (*Bare)(r).answer(2) == 1 }
+func (r *bareRuntime) Monotone() uint64       { r.monotone++; return r.monotone }
+func (r *bareRuntime) Log(int) *zerolog.Event { return nil }
