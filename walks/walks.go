@@ -211,9 +211,12 @@ func failedProperty(err error) string {
 	return ""
 }
 
-// PanicProperty is the name under which a handler panic is reported as a
-// safety violation.
-const PanicProperty = "panic in handler"
+// The names under which a handler that panicked or did not return is
+// reported as a safety violation.
+const (
+	PanicProperty = "panic in handler"
+	HangProperty  = "handler did not return"
+)
 
 // SeedFor derives the random seed of walk number i of a run seeded with
 // seed, so that a walk's choices do not depend on which worker runs it.

@@ -8,12 +8,15 @@ import (
 	"github.com/macemc/macemc/sim/engine"
 )
 
+// Kind is what a Finding is.
+type Kind string
+
 // The kinds of findings.
 const (
 	// KindLasso is a confirmed hot, fair cycle.
-	KindLasso = "lasso"
+	KindLasso Kind = "lasso"
 	// KindTemperature is a temperature alarm.
-	KindTemperature = "temperature"
+	KindTemperature Kind = "temperature"
 )
 
 // Finding is a confirmed lasso or a temperature alarm.
@@ -24,7 +27,7 @@ const (
 // the execution up to state Steps (engine.Replay with FailuresUntil).
 type Finding struct {
 	// Kind is KindLasso or KindTemperature.
-	Kind string
+	Kind Kind
 	// Property is the first liveness property that does not hold at the
 	// finding's state.
 	Property string

@@ -1,12 +1,14 @@
 package lasso_test
 
 import (
+	"context"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/macemc/macemc/critical"
-	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/search/dfs"
+	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
@@ -513,11 +515,11 @@ func TestSearchReports(t *testing.T) {
 	var path int64
 	for _, workers := range []int{1, 4} {
 		m := lasso.NewMonitor(lasso.Options{OnLasso: lasso.Report, Until: 300})
-		res, err := search.Run(search.Config{System: cfg, WalkDepth: 300, Seed: 1, Workers: workers, Observe: m.Observer})
+		res, err := explore.Run(context.Background(), explore.Config{System: cfg, Strategy: dfs.Strategy{}, WalkDepth: 300, Seed: 1, Workers: workers, Observe: m.Observer})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Verdict != search.Liveness || len(res.Violations) != 1 {
+		if res.Verdict != explore.Liveness || len(res.Violations) != 1 {
 			t.Fatalf("workers %d: verdict %v", workers, res.Verdict)
 		}
 		v := res.Violations[0]

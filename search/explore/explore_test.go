@@ -1,4 +1,4 @@
-package search
+package explore_test
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
@@ -109,8 +110,9 @@ func TestBoundedSearchEnumeratesExactlyTheTree(t *testing.T) {
 		cfg := counterConfig(tc.nodes, tc.reqs)
 		want := bruteForce(t, cfg, tc.depth)
 		var got []string
-		_, err := Run(Config{System: cfg, DepthStep: tc.depth, MaxDepth: tc.depth, NoHashing: true, WalkDepth: tc.depth, Workers: 1,
-			pathHook: func(choices []int32) { got = append(got, fmt.Sprint(choices)) }})
+		c := explore.Config{System: cfg, DepthStep: tc.depth, MaxDepth: tc.depth, NoHashing: true, WalkDepth: tc.depth, Workers: 1}
+		explore.SetPathHook(&c, func(choices []int32) { got = append(got, fmt.Sprint(choices)) })
+		_, err := run(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,11 +125,11 @@ func TestBoundedSearchEnumeratesExactlyTheTree(t *testing.T) {
 
 func TestHashingPrunesRepeatedStates(t *testing.T) {
 	cfg := counterConfig(2, 2)
-	plain, err := Run(Config{System: cfg, DepthStep: 4, MaxDepth: 4, NoHashing: true, WalkDepth: 4, Workers: 1})
+	plain, err := run(explore.Config{System: cfg, DepthStep: 4, MaxDepth: 4, NoHashing: true, WalkDepth: 4, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hashed, err := Run(Config{System: cfg, DepthStep: 4, MaxDepth: 4, WalkDepth: 4, Workers: 1})
+	hashed, err := run(explore.Config{System: cfg, DepthStep: 4, MaxDepth: 4, WalkDepth: 4, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,11 +205,11 @@ func diamondConfig() *sim.Config {
 func TestHashingKeepsShallowOccurrence(t *testing.T) {
 	// The violation needs X (1 or 3 steps) plus 4 steps (deliver + 3 timers).
 	for _, hashing := range []bool{false, true} {
-		res, err := Run(Config{System: diamondConfig(), DepthStep: 6, MaxDepth: 6, NoHashing: !hashing, WalkDepth: 6, Workers: 1})
+		res, err := run(explore.Config{System: diamondConfig(), DepthStep: 6, MaxDepth: 6, NoHashing: !hashing, WalkDepth: 6, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Verdict != Safety || res.Violations[0].Property != "NotBroken" {
+		if res.Verdict != explore.Safety || res.Violations[0].Property != "NotBroken" {
 			t.Fatalf("hashing=%v: want the NotBroken violation within depth 6, got %v (%+v)", hashing, res.Verdict, res.Stats)
 		}
 		if res.Violations[0].Steps > 6 {
@@ -244,18 +246,18 @@ func stuckConfig() *sim.Config {
 }
 
 func TestLivenessViolationIsReproducible(t *testing.T) {
-	run := func(workers int) *Result {
-		res, err := Run(Config{System: stuckConfig(), WalkDepth: 300, Seed: 7, Workers: workers, MaxPaths: 2000})
+	run := func(workers int) *explore.Result {
+		res, err := run(explore.Config{System: stuckConfig(), WalkDepth: 300, Seed: 7, Workers: workers, MaxPaths: 2000})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
 	a, b, c := run(1), run(1), run(2)
-	if a.Verdict != Liveness || a.Violations[0].Property != "AllDone" || a.Violations[0].Outcome != walks.Dead {
+	if a.Verdict != explore.Liveness || a.Violations[0].Property != "AllDone" || a.Violations[0].Outcome != walks.Dead {
 		t.Fatalf("want a liveness violation of AllDone, got %v %+v", a.Verdict, a.Stats)
 	}
-	for _, o := range []*Result{b, c} {
+	for _, o := range []*explore.Result{b, c} {
 		if o.Verdict != a.Verdict || o.Violations[0].Path != a.Violations[0].Path || !slices.Equal(o.Violations[0].Choices, a.Violations[0].Choices) {
 			t.Errorf("runs differ: path %d vs %d", a.Violations[0].Path, o.Violations[0].Path)
 		}

@@ -1,8 +1,10 @@
-package search
+package explore_test
 
 import (
 	"testing"
 	"time"
+
+	"github.com/macemc/macemc/search/explore"
 )
 
 // BenchmarkBoundedSearch measures paths and transitions per second of the
@@ -17,7 +19,7 @@ func BenchmarkBoundedSearch(b *testing.B) {
 			var paths, transitions int64
 			var elapsed time.Duration
 			for i := 0; i < b.N; i++ {
-				res, err := Run(Config{System: counterConfig(3, 3), DepthStep: 6, MaxDepth: 6, WalkDepth: 12, Workers: 1, NoHashing: !hashing})
+				res, err := run(explore.Config{System: counterConfig(3, 3), DepthStep: 6, MaxDepth: 6, WalkDepth: 12, Workers: 1, NoHashing: !hashing})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -37,7 +39,7 @@ func BenchmarkWalks(b *testing.B) {
 	var transitions int64
 	var elapsed time.Duration
 	for i := 0; i < b.N; i++ {
-		res, err := Run(Config{System: stuckConfig(), DepthStep: 1, MaxDepth: 1, WalkDepth: 20000, Workers: 1, MaxViolations: 1 << 30, NoHashing: true})
+		res, err := run(explore.Config{System: stuckConfig(), DepthStep: 1, MaxDepth: 1, WalkDepth: 20000, Workers: 1, MaxViolations: 1 << 30, NoHashing: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,9 +1,12 @@
-package search_test
+package explore_test
 
 import (
 	"fmt"
 
-	"github.com/macemc/macemc/search"
+	"context"
+
+	"github.com/macemc/macemc/search/dfs"
+	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 )
 
@@ -44,7 +47,7 @@ func Example() {
 		},
 		Liveness: []sim.Property{{Name: "Acked", Check: func(v *sim.View) bool { return sim.Node[lazy](v, 0).Acked }}},
 	}
-	res, err := search.Run(search.Config{System: cfg, Seed: 1, Workers: 1, WalkDepth: 100})
+	res, err := explore.Run(context.Background(), explore.Config{System: cfg, Strategy: dfs.Strategy{}, Seed: 1, Workers: 1, WalkDepth: 100})
 	if err != nil {
 		panic(err)
 	}

@@ -1,9 +1,10 @@
-package search
+package explore_test
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
@@ -39,15 +40,15 @@ func (o *fourObserver) Verdict() (string, any) { return "Four", o.step }
 // for any number of workers; its choices replay to the observed state.
 func TestObservedViolations(t *testing.T) {
 	cfg := counterConfig(2, 3)
-	run := func(workers, max int) *Result {
-		res, err := Run(Config{System: cfg, DepthStep: 3, WalkDepth: 50, Seed: 3, Workers: workers, MaxViolations: max, Observe: newFourObserver})
+	run := func(workers, max int) *explore.Result {
+		res, err := run(explore.Config{System: cfg, DepthStep: 3, WalkDepth: 50, Seed: 3, Workers: workers, MaxViolations: max, Observe: newFourObserver})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
 	a := run(1, 3)
-	if a.Verdict != Liveness || len(a.Violations) != 3 || a.Stats.Stop != "violation" {
+	if a.Verdict != explore.Liveness || len(a.Violations) != 3 || a.Stats.Stop != explore.StopViolation {
 		t.Fatalf("verdict %v, %d violations, stop %s", a.Verdict, len(a.Violations), a.Stats.Stop)
 	}
 	for i, v := range a.Violations {
@@ -79,11 +80,11 @@ func TestObservedViolations(t *testing.T) {
 // verdict reports nothing.
 func TestObserverWithoutVerdict(t *testing.T) {
 	stop := func() walks.Observer { return walks.ObserveFunc(func(s *engine.Sim) bool { return s.Steps() < 4 }) }
-	res, err := Run(Config{System: counterConfig(2, 3), DepthStep: 3, MaxDepth: 6, WalkDepth: 50, Seed: 3, Workers: 2, Observe: stop})
+	res, err := run(explore.Config{System: counterConfig(2, 3), DepthStep: 3, MaxDepth: 6, WalkDepth: 50, Seed: 3, Workers: 2, Observe: stop})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != None || len(res.Violations) != 0 || res.Stats.Walks == 0 {
+	if res.Verdict != explore.None || len(res.Violations) != 0 || res.Stats.Walks == 0 {
 		t.Errorf("verdict %v, %d violations, %d walks", res.Verdict, len(res.Violations), res.Stats.Walks)
 	}
 }

@@ -1,4 +1,4 @@
-package search
+package explore
 
 import "math/bits"
 
@@ -104,13 +104,13 @@ func (v *visited) get(h uint64) (uint64, bool) {
 }
 
 // put records state hash h with entry val (round<<32 | depth), replacing
-// its entry if it has one. It reports whether h is now recorded. Rounds
+// its entry if it has one. It reports what it did. Rounds
 // never decrease from one call to the next.
-func (v *visited) put(h, val uint64) bool {
+func (v *visited) put(h, val uint64) putResult {
 	round, depth := val>>32, val&0xffffffff
 	if depth >= 1<<depthBits {
 		v.unrecorded++
-		return false
+		return putUnrecorded
 	}
 	if round-v.base >= 1<<roundBits {
 		v.rebase(round)
@@ -122,7 +122,7 @@ func (v *visited) put(h, val uint64) bool {
 		switch v.keys[i] {
 		case k:
 			v.vals[i] = x
-			return true
+			return putUpdated
 		case 0:
 			if v.count >= v.max {
 				if v.purged != round+1 {
@@ -131,17 +131,26 @@ func (v *visited) put(h, val uint64) bool {
 					return v.put(h, val)
 				}
 				v.unrecorded++
-				return false
+				return putUnrecorded
 			}
 			v.keys[i], v.vals[i] = k, x
 			v.count++
 			if v.count > len(v.keys)*3/4 {
 				v.grow()
 			}
-			return true
+			return putNew
 		}
 	}
 }
+
+// putResult says what put did.
+type putResult int
+
+const (
+	putNew        putResult = iota // a state not in the set was recorded
+	putUpdated                     // a recorded state's round and cost were replaced
+	putUnrecorded                  // the state could not be recorded
+)
 
 // purge drops the states recorded before round.
 func (v *visited) purge(round uint64) {

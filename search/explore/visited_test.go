@@ -1,4 +1,4 @@
-package search
+package explore
 
 import (
 	"math/rand/v2"
@@ -20,7 +20,7 @@ func TestVisitedIsAMapBelowTheBound(t *testing.T) {
 			continue // see above: a hash of 1 would alias 0
 		}
 		val := uint64(i%7)<<32 | uint64(i)
-		if !v.put(k, val) {
+		if v.put(k, val) == putUnrecorded {
 			t.Fatalf("put %d refused below the bound", i)
 		}
 		want[k] = val
@@ -63,7 +63,7 @@ func TestVisitedRespectsTheBound(t *testing.T) {
 	for range 1000 {
 		k := r.Uint64() | 2
 		keys = append(keys, k)
-		if v.put(k, 1<<32|5) {
+		if v.put(k, 1<<32|5) != putUnrecorded {
 			recorded = append(recorded, k)
 		}
 	}
@@ -79,7 +79,7 @@ func TestVisitedRespectsTheBound(t *testing.T) {
 		if got, ok := v.get(k); !ok || got != 1<<32|5 {
 			t.Fatalf("recorded state %x lost: %x %v", k, got, ok)
 		}
-		if !v.put(k, 1<<32|3) { // a shallower occurrence in the same round
+		if v.put(k, 1<<32|3) == putUnrecorded { // a shallower occurrence in the same round
 			t.Fatalf("update of %x refused", k)
 		}
 		if got, _ := v.get(k); got != 1<<32|3 {
@@ -105,7 +105,7 @@ func TestVisitedFullTableReusesEarlierRounds(t *testing.T) {
 	var round2 []uint64
 	for range max {
 		k := r.Uint64() | 2
-		if v.put(k, 2<<32|4) {
+		if v.put(k, 2<<32|4) != putUnrecorded {
 			round2 = append(round2, k)
 		}
 	}
@@ -123,15 +123,15 @@ func TestVisitedFullTableReusesEarlierRounds(t *testing.T) {
 // table's base round, dropping the states of earlier rounds.
 func TestVisitedDepthAndRoundLimits(t *testing.T) {
 	v := newVisited(100)
-	if v.put(7, 1<<32|1<<depthBits) || v.unrecorded != 1 {
+	if v.put(7, 1<<32|1<<depthBits) != putUnrecorded || v.unrecorded != 1 {
 		t.Fatal("a state deeper than a slot holds was recorded")
 	}
-	if !v.put(7, 1<<32|(1<<depthBits-1)) {
+	if v.put(7, 1<<32|(1<<depthBits-1)) == putUnrecorded {
 		t.Fatal("the deepest state a slot holds was not recorded")
 	}
 	for round := uint64(1); round < 3<<roundBits; round += 97 {
 		k := round<<8 | 3
-		if !v.put(k, round<<32|9) {
+		if v.put(k, round<<32|9) == putUnrecorded {
 			t.Fatalf("round %d refused", round)
 		}
 		if got, ok := v.get(k); !ok || got != round<<32|9 {
@@ -139,52 +139,6 @@ func TestVisitedDepthAndRoundLimits(t *testing.T) {
 		}
 		if v.len() > 1<<roundBits/97+2 {
 			t.Fatalf("round %d: %d states kept across rebases", round, v.len())
-		}
-	}
-}
-
-// Bounding the visited set costs pruning, never answers: with a small bound
-// the search runs more paths than with an unbounded set and fewer than
-// without hashing, records at most the bound, and still finds the
-// violations; with a bound above the number of states it is unchanged.
-func TestMaxStatesDegradesToLessPruning(t *testing.T) {
-	cfg := counterConfig(3, 3)
-	run := func(c Config) Stats {
-		t.Helper()
-		c.System, c.DepthStep, c.MaxDepth, c.WalkDepth, c.Workers = cfg, 7, 7, 7, 1
-		res, err := Run(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Stats
-	}
-	full, plain := run(Config{}), run(Config{NoHashing: true})
-	small := run(Config{MaxStates: full.DistinctStates / 4})
-	if small.DistinctStates > full.DistinctStates/4 || small.Unrecorded == 0 {
-		t.Errorf("bound %d: %d states recorded, %d unrecorded", full.DistinctStates/4, small.DistinctStates, small.Unrecorded)
-	}
-	if !(full.Paths < small.Paths && small.Paths < plain.Paths) {
-		t.Errorf("paths: unbounded %d (%d pruned), bounded %d (%d pruned), no hashing %d", full.Paths, full.Pruned, small.Paths, small.Pruned, plain.Paths)
-	}
-	same := run(Config{MaxStates: full.DistinctStates})
-	if same.Paths != full.Paths || same.Pruned != full.Pruned || same.DistinctStates != full.DistinctStates || same.Unrecorded != 0 {
-		t.Errorf("a bound that fits changed the search: %+v vs %+v", same, full)
-	}
-
-	for _, max := range []int{1, 2, 5} {
-		res, err := Run(Config{System: diamondConfig(), DepthStep: 6, MaxDepth: 6, WalkDepth: 6, Workers: 1, MaxStates: max})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Verdict != Safety || res.Violations[0].Property != "NotBroken" || res.Stats.DistinctStates > max {
-			t.Errorf("MaxStates %d: %v %+v", max, res.Verdict, res.Stats)
-		}
-		res, err = Run(Config{System: stuckConfig(), WalkDepth: 300, Seed: 7, Workers: 2, MaxPaths: 2000, MaxStates: max})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Verdict != Liveness || res.Violations[0].Property != "AllDone" {
-			t.Errorf("MaxStates %d: %v %+v", max, res.Verdict, res.Stats)
 		}
 	}
 }

@@ -1,9 +1,10 @@
-package search
+package explore_test
 
 import (
 	"testing"
 	"time"
 
+	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 )
 
@@ -29,9 +30,9 @@ func (s *slowpoke) HandleTimer(ctx *sim.Context, _ string) {
 func TestWalkHangIsReportedAndWorkersGoOn(t *testing.T) {
 	cfg := &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &slowpoke{} }}
 	for _, workers := range []int{1, 2} {
-		done := make(chan *Result, 1)
+		done := make(chan *explore.Result, 1)
 		go func() {
-			res, err := Run(Config{System: cfg, DepthStep: 3, MaxDepth: 3, WalkDepth: 40, Workers: workers, MaxViolations: 3,
+			res, err := run(explore.Config{System: cfg, DepthStep: 3, MaxDepth: 3, WalkDepth: 40, Workers: workers, MaxViolations: 3,
 				HandlerTimeout: 40 * time.Millisecond})
 			if err != nil {
 				t.Error(err)
@@ -43,7 +44,7 @@ func TestWalkHangIsReportedAndWorkersGoOn(t *testing.T) {
 			if res == nil {
 				return
 			}
-			if res.Verdict != Safety || len(res.Violations) != 3 {
+			if res.Verdict != explore.Safety || len(res.Violations) != 3 {
 				t.Fatalf("workers %d: %v %d violations %+v", workers, res.Verdict, len(res.Violations), res.Stats)
 			}
 			for i, v := range res.Violations {

@@ -1,4 +1,4 @@
-package search
+package explore
 
 import (
 	"context"
@@ -15,12 +15,12 @@ import (
 	"github.com/macemc/macemc/walks"
 )
 
-// Sentinel errors of the search.
+// Sentinel errors of the executor.
 var (
 	// ErrConfig marks a configuration the search cannot run.
-	ErrConfig = errors.New("search: bad config")
+	ErrConfig = errors.New("explore: bad config")
 	// ErrPrefix marks a prefix that does not replay on the system.
-	ErrPrefix = errors.New("search: prefix does not replay")
+	ErrPrefix = errors.New("explore: prefix does not replay")
 )
 
 // Defaults of the original MaceMC (see the design note).
@@ -29,27 +29,28 @@ const (
 	DefaultWalkDepth = 20000
 )
 
-// Config describes one search.
+// Config describes one exploration.
 type Config struct {
 	// System is the configuration to search; its Safety and Liveness
 	// properties (already narrowed by the caller, if wanted) are checked.
 	System *sim.Config
-	// DepthStep is the iterative-deepening increment (default 5): the
-	// first round searches all executions of DepthStep steps, the next
-	// 2*DepthStep, and so on.
+	// Strategy orders the paths; StrategyParams are its options.
+	Strategy       Strategy
+	StrategyParams sim.Params
+	// DepthStep is the iterative-deepening increment (default 5) and
+	// MaxDepth caps the bounded part (0: no cap), as the strategy uses them.
 	DepthStep int
-	// MaxDepth caps the bounded search (0: deepen until a budget ends or
-	// the state space is exhausted).
-	MaxDepth int
+	MaxDepth  int
 	// WalkDepth is d_max, the length of every execution's random walk
 	// tail (default 20,000).
 	WalkDepth int
-	// Seed seeds every walk: walk i uses walks.SeedFor(Seed, i).
+	// Seed seeds the strategy and every walk: the walk of path i uses
+	// walks.SeedFor(Seed, i).
 	Seed uint64
-	// Workers run walks in parallel (default: all cores). The verdict
-	// does not depend on it.
+	// Workers run walks in parallel (default: all cores). The result does
+	// not depend on it.
 	Workers int
-	// MaxPaths stops after this many bounded paths (0: no limit).
+	// MaxPaths stops after this many paths (0: no limit).
 	MaxPaths int64
 	// Time stops the search after this long (0: no limit).
 	Time time.Duration
@@ -67,21 +68,18 @@ type Config struct {
 	// Unbiased makes walks choose events uniformly instead of by weight.
 	Unbiased bool
 	// WalkFailures keeps failures on during walks. By default failures
-	// happen only within the bounded search and walks run without them,
+	// happen only within the bounded part and walks run without them,
 	// weights on ("gusto", as in the original).
 	WalkFailures bool
 	// Prefix, when set, is a recorded execution of PrefixSteps steps
-	// (e.g. a live steady state, seed 003 §4.2 point 4): the search starts
+	// (e.g. a live steady state, seed 003 §4.2 point 4): every path starts
 	// from its end.
 	Prefix      []int32
 	PrefixSteps int
 	// HandlerTimeout is the watchdog's limit for one handler (default 5s).
 	HandlerTimeout time.Duration
-	// Context cancels the search (Ctrl-C); the result still reports what
-	// was covered.
-	Context context.Context
 	// Progress, when set, is called about every ProgressEvery with the
-	// statistics so far, from the search's coordinating goroutine.
+	// statistics so far, from the coordinating goroutine.
 	Progress      func(Stats)
 	ProgressEvery time.Duration
 	// Observe, when set, builds a per-walk observer (see walks.Config and
@@ -98,6 +96,9 @@ func (c *Config) validate() error {
 	if c.System == nil {
 		return fmt.Errorf("%w: no system", ErrConfig)
 	}
+	if c.Strategy == nil {
+		return fmt.Errorf("%w: no strategy", ErrConfig)
+	}
 	if err := c.System.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -113,9 +114,6 @@ func (c *Config) validate() error {
 	if c.MaxViolations <= 0 {
 		c.MaxViolations = 1
 	}
-	if c.Context == nil {
-		c.Context = context.Background()
-	}
 	if c.ProgressEvery <= 0 {
 		c.ProgressEvery = 250 * time.Millisecond
 	}
@@ -128,6 +126,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: walk depth %d", ErrConfig, c.WalkDepth)
 	case c.MaxPaths < 0, c.Time < 0:
 		return fmt.Errorf("%w: negative budget", ErrConfig)
+	case c.PrefixSteps < 0 || c.PrefixSteps > 0 && len(c.Prefix) == 0:
+		return fmt.Errorf("%w: prefix of %d steps with %d choices", ErrConfig, c.PrefixSteps, len(c.Prefix))
 	}
 	return nil
 }
@@ -147,8 +147,59 @@ const (
 
 // String returns "none", "safety" or "liveness".
 func (v Verdict) String() string {
-	return [...]string{"none", "safety", "liveness"}[v]
+	switch v {
+	case None:
+		return "none"
+	case Safety:
+		return "safety"
+	case Liveness:
+		return "liveness"
+	}
+	return fmt.Sprintf("verdict(%d)", int(v))
 }
+
+// Stop says why a search ended.
+type Stop int
+
+// The reasons a search ends.
+const (
+	// StopNone: the search has not ended.
+	StopNone Stop = iota
+	// StopViolation: MaxViolations violating paths were found.
+	StopViolation
+	// StopPaths: the MaxPaths budget was spent.
+	StopPaths
+	// StopTime: the Time budget was spent.
+	StopTime
+	// StopInterrupted: the context was cancelled.
+	StopInterrupted
+	// StopDepth: the bounded part was searched to MaxDepth.
+	StopDepth
+	// StopExhausted: no path reached its depth bound: nothing deeper
+	// exists, the reachable states were all explored.
+	StopExhausted
+)
+
+var stopNames = [...]string{"", "violation", "paths", "time", "interrupted", "depth", "exhausted"}
+
+// String returns the reason's name as reports give it, e.g. "exhausted".
+func (s Stop) String() string {
+	if int(s) < len(stopNames) {
+		return stopNames[s]
+	}
+	return fmt.Sprintf("stop(%d)", int(s))
+}
+
+// ParseStop returns the Stop with this name.
+func ParseStop(name string) (Stop, bool) {
+	i := slices.Index(stopNames[:], name)
+	return Stop(max(i, 0)), i >= 0
+}
+
+// Complete reports whether the search ended on its own terms rather than
+// on a budget or a cancellation: its statistics then depend only on the
+// inputs.
+func (s Stop) Complete() bool { return s == StopViolation || s == StopDepth || s == StopExhausted }
 
 // Violation is one violating execution.
 type Violation struct {
@@ -165,8 +216,8 @@ type Violation struct {
 	// Choices replay the execution; Steps is its length.
 	Choices []int32
 	Steps   int
-	// Path is the index of the bounded path in search order; Depth the
-	// depth bound of its round, beyond which liveness counted (LiveAfter
+	// Path is the index of the path in search order; Depth the depth
+	// bound of its bounded part, beyond which liveness counted (LiveAfter
 	// = PrefixSteps + Depth).
 	Path      int64
 	Depth     int
@@ -178,35 +229,37 @@ type Violation struct {
 	Err error
 }
 
-// Stats say what a search covered.
+// Stats say what a search covered. Every count covers the paths before
+// the search stopped, in path order, so that with a complete search
+// (Stop.Complete, or a MaxPaths budget) they depend only on the inputs and
+// not on the number of workers or how they were scheduled.
 type Stats struct {
-	// Rounds started, and the deepest depth whose round completed.
+	// Rounds started, the depth bound of the last round, and the deepest
+	// bound whose round completed.
 	Rounds          int
 	DeepestComplete int
 	Depth           int
-	// Paths executed (bounded sequences), of which Pruned were cut short
-	// by reaching a state already seen on an earlier path, Cycles ended
-	// their bounded part early by returning to a state of their own (and
-	// walked from there), and Walks that ran a random walk.
+	// Paths executed, of which Pruned were cut short by reaching a state
+	// already seen on an earlier path, Cycles ended their bounded part
+	// early by returning to a state of their own (and walked from there),
+	// and Walks that ran a random walk.
 	Paths  int64
 	Pruned int64
 	Cycles int64
 	Walks  int64
-	// Transitions executed in all (prefixes and walks).
+	// Transitions executed in all (bounded parts and walks).
 	Transitions int64
-	// DistinctStates is the number of distinct state hashes recorded in
-	// the visited-state set; Unrecorded counts the new states the full set
-	// could not record (see Config.MaxStates), and VisitedBytes is the
-	// set's memory.
-	DistinctStates int
+	// DistinctStates is the number of distinct states the bounded parts
+	// reached (the states recorded in the visited-state set); Unrecorded
+	// counts the new states the full set could not record (see
+	// Config.MaxStates), and VisitedBytes is the set's memory.
+	DistinctStates int64
 	Unrecorded     int64
 	VisitedBytes   int
 	Elapsed        time.Duration
 	Violations     int
-	// Stop says why the search ended: "violation", "paths", "time",
-	// "interrupted", "depth" (MaxDepth searched), "exhausted" (no path
-	// reached the depth bound: there is nothing deeper to search).
-	Stop string
+	// Stop says why the search ended.
+	Stop Stop
 }
 
 // Result is a search's verdict with its evidence and coverage.
@@ -216,37 +269,56 @@ type Result struct {
 	Stats      Stats
 }
 
-// job is one bounded path whose random walk a worker runs.
+// pathStats is what one path adds to the statistics, committed in path
+// order.
+type pathStats struct {
+	transitions int64
+	newStates   int64
+	unrecorded  int64
+	pruned      bool
+	cycle       bool
+	walked      bool
+}
+
+// job is one path whose random walk a worker runs.
 type job struct {
-	index     int64
-	choices   []int32
-	steps     int
-	depth     int
-	result    *Violation // set when the coordinator already decided
-	walkSteps int
-	// sim, when set, holds the execution at the end of the bounded path
-	// (the coordinator's, handed over with sim.SwapState): the worker
-	// walks on from it instead of replaying the path.
+	index   int64
+	choices []int32
+	steps   int
+	depth   int
+	result  *Violation // set when the bounded part already decided
+	walk    bool       // the path goes on with a walk
+	stats   pathStats
+	// sim, when set, holds the execution at the end of the bounded part
+	// (the coordinator's, handed over with engine.Sim.SwapState): the
+	// worker walks on from it instead of replaying the path.
 	sim *engine.Sim
 }
 
-// Run searches cfg.System: iterative bounded depth-first search over the
-// choice sequences (Algorithm 1), each bounded path continued by a random
-// walk of up to d_max steps (Algorithm 2). Safety is checked after every
-// step, liveness only beyond the depth bound.
-func Run(cfg Config) (*Result, error) {
-	if err := cfg.validate(); err != nil {
+// Run explores c.System: the strategy's paths in order, each path's
+// bounded part continued by a random walk of up to d_max steps (seed 003,
+// Algorithms 1 and 2). Safety is checked after every step, liveness only
+// beyond the path's depth bound. Cancelling ctx stops the search; the
+// result still reports what was covered, with Stop StopInterrupted.
+func Run(ctx context.Context, c Config) (*Result, error) {
+	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: cfg, start: time.Now(), seen: newVisited(cfg.MaxStates)}
+	ex, err := c.Strategy.New(Setup{Seed: c.Seed, DepthStep: c.DepthStep, MaxDepth: c.MaxDepth, Params: c.StrategyParams})
+	if err != nil {
+		return nil, fmt.Errorf("%w: strategy %s: %w", ErrConfig, c.Strategy.Name(), err)
+	}
+	r := &runner{cfg: c, ctx: ctx, ex: ex, start: time.Now(), seen: newVisited(c.MaxStates)}
 	return r.run()
 }
 
 type runner struct {
 	cfg   Config
+	ctx   context.Context
+	ex    Explorer
 	start time.Time
 
-	seen   *visited // state hash -> round<<32 | depth first seen at
+	seen   *visited // state hash -> round<<32 | cost first seen at
 	onPath []uint64 // hashes of the states of the current path
 	// states is the number of states after the prefix the last path
 	// checked (and, with hashing, whose hashes onPath holds); memos[k]
@@ -254,9 +326,14 @@ type runner struct {
 	// the prefix's end), to restore when a later path replays it.
 	states int
 	memos  []engine.HashMemo
+	// prev holds the previous path's choices after the prefix: a new path
+	// reaches the same states as long as it makes the same choices.
+	prev []int32
 
-	paths, pruned, cycles, walksRun, transitions atomic.Int64
-	stopping                                     atomic.Bool
+	// live counters for progress reports (the result counts committed
+	// paths only).
+	livePaths, liveTransitions atomic.Int64
+	stopping                   atomic.Bool
 
 	// pool holds simulators to carry executions from the coordinator to
 	// the workers (job.sim).
@@ -266,9 +343,9 @@ type runner struct {
 	done       map[int64]*job // finished jobs waiting to be committed
 	nextCommit int64
 	violations []Violation
-	stopReason string
+	stopReason Stop
 	stopAt     int64 // first path index not committed when stopping (-1: none)
-	stats      Stats
+	stats      Stats // committed paths
 	quit       chan struct{}
 }
 
@@ -321,9 +398,6 @@ func (r *runner) run() (*Result, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res := &Result{Violations: r.violations, Stats: r.snapshotLocked()}
-	if r.stopReason == "" {
-		r.stopReason = r.stats.Stop
-	}
 	res.Stats.Stop = r.stopReason
 	if len(res.Violations) > 0 {
 		res.Verdict = res.Violations[0].Verdict
@@ -331,23 +405,30 @@ func (r *runner) run() (*Result, error) {
 	return res, nil
 }
 
+// snapshotLocked returns the committed statistics with the explorer's
+// status; r.mu is held.
 func (r *runner) snapshotLocked() Stats {
 	st := r.stats
-	st.Paths = r.paths.Load()
-	st.Pruned = r.pruned.Load()
-	st.Cycles = r.cycles.Load()
-	st.Walks = r.walksRun.Load()
-	st.Transitions = r.transitions.Load()
-	st.DistinctStates = r.seen.len()
-	st.Unrecorded = r.seen.unrecorded
 	st.VisitedBytes = r.seen.bytes()
 	st.Elapsed = time.Since(r.start)
 	st.Violations = len(r.violations)
 	return st
 }
 
+// progress returns the statistics so far for a progress report: the
+// committed ones, with the paths and transitions run so far.
+func (r *runner) progress() Stats {
+	r.mu.Lock()
+	st := r.snapshotLocked()
+	r.mu.Unlock()
+	st.Paths = max(st.Paths, r.livePaths.Load())
+	st.Transitions = max(st.Transitions, r.liveTransitions.Load())
+	return st
+}
+
 // commit records finished jobs in path order, so that which violation is
-// reported does not depend on how many workers ran or how fast.
+// reported, and every count, do not depend on how many workers ran or how
+// fast.
 func (r *runner) commit(j *job) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -362,14 +443,33 @@ func (r *runner) commit(j *job) {
 		if r.stopAt >= 0 && next.index >= r.stopAt {
 			continue
 		}
+		r.add(next)
 		if next.result != nil {
 			r.violations = append(r.violations, *next.result)
 			if len(r.violations) >= r.cfg.MaxViolations {
 				r.stopAt = next.index + 1
-				r.stopReason = "violation"
+				r.stopReason = StopViolation
 				r.stopping.Store(true)
 			}
 		}
+	}
+}
+
+// add counts a committed path; r.mu is held.
+func (r *runner) add(j *job) {
+	st, ps := &r.stats, &j.stats
+	st.Paths++
+	st.Transitions += ps.transitions
+	st.DistinctStates += ps.newStates
+	st.Unrecorded += ps.unrecorded
+	if ps.pruned {
+		st.Pruned++
+	}
+	if ps.cycle {
+		st.Cycles++
+	}
+	if ps.walked {
+		st.Walks++
 	}
 }
 
@@ -392,12 +492,20 @@ func (r *runner) flush() {
 	}
 }
 
-// coordinate enumerates bounded paths in depth-first order, round by
-// round, executing each path's prefix itself (to prune by state hash in a
-// deterministic order) and handing the walk to the workers.
+// status records the explorer's status in the statistics.
+func (r *runner) status() {
+	s := r.ex.Status()
+	r.mu.Lock()
+	r.stats.Rounds, r.stats.Depth, r.stats.DeepestComplete = s.Rounds, s.Depth, s.DeepestComplete
+	r.mu.Unlock()
+}
+
+// coordinate asks the explorer for paths in order, executing each path's
+// bounded part itself (to prune by state hash in a deterministic order)
+// and handing the walk to the workers.
 func (r *runner) coordinate(jobs chan<- *job) error {
 	c := &r.cfg
-	s, err := engine.New(c.System, engine.Options{NoFailures: false})
+	s, err := engine.New(c.System, engine.Options{})
 	if err != nil {
 		return err
 	}
@@ -407,9 +515,9 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 	if c.Time > 0 {
 		deadline = r.start.Add(c.Time)
 	}
-	stop := func(reason string) {
+	stop := func(reason Stop) {
 		r.mu.Lock()
-		if r.stopReason == "" {
+		if r.stopReason == StopNone {
 			r.stopReason = reason
 		}
 		if r.stopAt < 0 {
@@ -418,86 +526,65 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 		r.mu.Unlock()
 		r.stopping.Store(true)
 	}
+	pc := &pathChooser{base: c.Prefix}
 	err = s.Guard(c.HandlerTimeout, func() error {
 		defer close(jobs)
-		dfs := &dfsChooser{base: c.Prefix}
-		for round := 1; ; round++ {
-			depth := round * c.DepthStep
-			if c.MaxDepth > 0 && depth > c.MaxDepth {
-				depth = c.MaxDepth
+		var end *End
+		for {
+			if r.stopping.Load() {
+				return nil
 			}
-			r.mu.Lock()
-			r.stats.Rounds, r.stats.Depth = round, depth
-			r.mu.Unlock()
-			dfs.seq = dfs.seq[:0]
-			reachedDepth := false
-			for {
-				if r.stopping.Load() {
-					return nil
-				}
-				if c.Context.Err() != nil {
-					stop("interrupted")
-					return nil
-				}
-				if c.MaxPaths > 0 && r.paths.Load() >= c.MaxPaths {
-					stop("paths")
-					return nil
-				}
-				if !deadline.IsZero() && time.Now().After(deadline) {
-					stop("time")
-					return nil
-				}
-				if c.Progress != nil && time.Since(lastProgress) >= c.ProgressEvery {
-					lastProgress = time.Now()
-					r.mu.Lock()
-					st := r.snapshotLocked()
-					r.mu.Unlock()
-					c.Progress(st)
-				}
-				j, reached, err := r.prefix(s, dfs, index, round, depth)
-				if s.Abandoned() {
-					// The watchdog gave up on a handler of this path and
-					// reports it at index: touch nothing more.
-					return nil
-				}
+			if r.ctx.Err() != nil {
+				stop(StopInterrupted)
+				return nil
+			}
+			if c.MaxPaths > 0 && index >= c.MaxPaths {
+				stop(StopPaths)
+				return nil
+			}
+			if !deadline.IsZero() && time.Now().After(deadline) {
+				stop(StopTime)
+				return nil
+			}
+			p, ok := r.ex.Next(end)
+			r.status()
+			if !ok {
+				stop(r.ex.Status().Done)
+				return nil
+			}
+			if c.Progress != nil && time.Since(lastProgress) >= c.ProgressEvery {
+				lastProgress = time.Now()
+				c.Progress(r.progress())
+			}
+			j, e, err := r.bounded(s, pc, &p, index)
+			if s.Abandoned() {
+				// The watchdog gave up on a handler of this path and
+				// reports it at index: touch nothing more.
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			end = &e
+			if c.pathHook != nil {
+				c.pathHook(s.ChoiceValues())
+			}
+			r.livePaths.Add(1)
+			index++
+			if j.walk {
+				// Hand the execution over: the worker walks on from it
+				// instead of replaying it, and the coordinator resets
+				// what it gets back for the next path.
+				o, err := r.takeSim()
 				if err != nil {
 					return err
 				}
-				reachedDepth = reachedDepth || reached
-				if c.pathHook != nil {
-					c.pathHook(s.ChoiceValues())
-				}
-				r.paths.Add(1)
-				index++
-				if j.result == nil && j.walkSteps >= 0 && j.choices != nil {
-					// Hand the execution over: the worker walks on from
-					// it instead of replaying it, and the coordinator
-					// resets what it gets back for the next path.
-					o, err := r.takeSim()
-					if err != nil {
-						return err
-					}
-					s.SwapState(o)
-					j.sim = o
-				}
-				select {
-				case jobs <- j:
-				case <-r.quit:
-					return nil
-				}
-				if !dfs.next() {
-					break
-				}
+				s.SwapState(o)
+				j.sim = o
 			}
-			r.mu.Lock()
-			r.stats.DeepestComplete = depth
-			r.mu.Unlock()
-			if !reachedDepth {
-				stop("exhausted")
-				return nil
-			}
-			if c.MaxDepth > 0 && depth >= c.MaxDepth {
-				stop("depth")
+			select {
+			case jobs <- j:
+			case <-r.quit:
 				return nil
 			}
 		}
@@ -506,56 +593,94 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 	if errors.As(err, &hang) {
 		close(r.quit)
 		// The hung path is the violation; report it in order.
-		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: "handler did not return", Choices: hang.Choices, Steps: hang.Step, Path: index, Err: err}
+		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: hang.Choices, Steps: hang.Step, Path: index, Err: err}
 		r.commit(&job{index: index, result: v})
 		return nil
 	}
 	return err
 }
 
-// prefix executes one bounded path up to depth steps beyond the prefix.
-// It returns the job for the path (with the verdict already set if the
-// prefix alone decided it) and whether the path reached the depth bound.
-func (r *runner) prefix(s *engine.Sim, dfs *dfsChooser, index int64, round, depth int) (*job, bool, error) {
-	c := &r.cfg
-	dfs.pos, dfs.bpos = 0, 0
-	s.SetFailuresUntil(r.failuresUntil(depth))
-	j := &job{index: index, depth: depth}
-	violation := func(verdict Verdict, out walks.Outcome, prop string, err error) (*job, bool, error) {
-		j.result = &Violation{Verdict: verdict, Outcome: out, Property: prop, Choices: s.ChoiceValues(), Steps: s.Steps(),
-			Path: index, Depth: depth, LiveAfter: r.liveAfter(depth), FailuresUntil: r.failuresUntil(depth), Err: err}
-		return j, false, nil
+// pathChooser answers a path's choice points: the search's prefix first,
+// then the path's scheduler.
+type pathChooser struct {
+	base  []int32
+	bpos  int
+	sched engine.Chooser
+}
+
+func (c *pathChooser) Choose(kind engine.ChoiceKind, n int, w []float64) int {
+	if c.bpos < len(c.base) {
+		v := c.base[c.bpos]
+		c.bpos++
+		return int(v)
 	}
-	if err := s.Reset(dfs); err != nil {
+	return c.sched.Choose(kind, n, w)
+}
+
+// eventPathChooser is a pathChooser whose scheduler sees the ready events.
+type eventPathChooser struct {
+	pathChooser
+	events engine.EventChooser
+}
+
+func (c *eventPathChooser) ChooseEvent(ready []engine.Event, w []float64) int {
+	if c.bpos < len(c.base) {
+		v := c.base[c.bpos]
+		c.bpos++
+		return int(v)
+	}
+	return c.events.ChooseEvent(ready, w)
+}
+
+// bounded executes path p's bounded part: up to p.Depth steps beyond the
+// prefix. It returns the job for the path (with the verdict already set
+// if the bounded part alone decided it) and how the bounded part ended.
+func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (*job, End, error) {
+	c := &r.cfg
+	pc.bpos, pc.sched = 0, p.Scheduler
+	var ch engine.Chooser = pc
+	if ec, ok := p.Scheduler.(engine.EventChooser); ok {
+		ch = &eventPathChooser{pathChooser: *pc, events: ec}
+	}
+	coster, _ := p.Scheduler.(Coster)
+	s.SetFailuresUntil(r.failuresUntil(p.Depth))
+	j := &job{index: index, depth: p.Depth}
+	violation := func(verdict Verdict, out walks.Outcome, prop string, err error) (*job, End, error) {
+		j.result = &Violation{Verdict: verdict, Outcome: out, Property: prop, Choices: s.ChoiceValues(), Steps: s.Steps(),
+			Path: index, Depth: p.Depth, LiveAfter: r.liveAfter(p.Depth), FailuresUntil: r.failuresUntil(p.Depth), Err: err}
+		r.keepChoices(s)
+		return j, End{Steps: s.Steps() - c.PrefixSteps, Reason: EndViolation}, nil
+	}
+	if err := s.Reset(ch); err != nil {
 		return violation(Safety, walks.Failed, walks.PanicProperty, err)
 	}
 	if len(r.onPath) == 0 {
 		r.onPath = append(r.onPath, s.Hash()) // the initial state: the same for every path
 	}
-	// Performance: the states before the point where this path branches
-	// off the previous one are the previous path's states (replay is
-	// deterministic), which that path checked and hashed (onPath holds
-	// their hashes) before going on past them. They are replayed, not
-	// checked or hashed again: only the new states are, and their parts
-	// (nodes, messages) that the replay did not change are not encoded
-	// again either: the part hashes saved on the path that first reached
-	// each state are restored (engine.HashMemo). prev is how many such states
+	// Performance: the states this path reaches while it makes the same
+	// choices as the previous path are that path's states (replay is
+	// deterministic), which it checked and hashed (onPath holds their
+	// hashes) before going on past them. They are replayed, not checked or
+	// hashed again: only the new states are, and their parts (nodes,
+	// messages) that the replay did not change are not encoded again
+	// either: the part hashes saved on the path that first reached each
+	// state are restored (engine.HashMemo). prev is how many such states
 	// the previous path has; k counts this path's.
 	prev, k := r.states, 0
 	r.states = 0
 	if c.PrefixSteps == 0 {
 		r.memo(s, 0, true)
 	}
-	limit := c.PrefixSteps + depth
+	limit := c.PrefixSteps + p.Depth
+	fresh, same := false, 0 // same: the choices after the prefix compared with r.prev so far
 	for s.Steps() < limit {
 		ok, err := s.Step()
 		if err != nil {
 			if errors.Is(err, engine.ErrBadChoice) && s.Steps() < c.PrefixSteps {
-				return nil, false, fmt.Errorf("%w: %w", ErrPrefix, err)
+				return nil, End{}, fmt.Errorf("%w: %w", ErrPrefix, err)
 			}
 			return violation(Safety, walks.Failed, walks.PanicProperty, err)
 		}
-		r.transitions.Add(1)
 		if !ok {
 			// Quiescent within the bound: nothing can ever happen again,
 			// so a state that is not live now is dead.
@@ -567,17 +692,25 @@ func (r *runner) prefix(s *engine.Sim, dfs *dfsChooser, index int64, round, dept
 					return violation(Liveness, walks.Quiescent, c.System.Liveness[i].Name, nil)
 				}
 			}
-			return j, false, nil
+			r.keepChoices(s)
+			return j, End{Steps: s.Steps() - c.PrefixSteps, Reason: EndQuiescent}, nil
 		}
+		j.stats.transitions++
 		if s.Steps() <= c.PrefixSteps {
 			if s.Steps() == c.PrefixSteps {
 				r.memo(s, 0, true)
 			}
 			continue
 		}
-		// Only states past the point where this path branches off the
-		// previous one are new.
-		fresh := dfs.pos > dfs.diverge
+		if !fresh {
+			cs := s.Choices()[len(c.Prefix):]
+			for ; same < len(cs); same++ {
+				if same >= len(r.prev) || cs[same].Value != r.prev[same] {
+					fresh = true
+					break
+				}
+			}
+		}
 		k++
 		if !fresh && k <= prev {
 			r.memo(s, k, false)
@@ -592,34 +725,57 @@ func (r *runner) prefix(s *engine.Sim, dfs *dfsChooser, index int64, round, dept
 		}
 		if !c.NoHashing {
 			h := s.Hash()
-			if fresh {
-				d := uint64(s.Steps() - c.PrefixSteps)
-				if slices.Contains(r.onPath[:k], h) {
-					// A cycle back to a state of this very path: going
-					// deeper adds nothing to the bounded search, but if
-					// every way on from here cycles no path would ever
-					// reach the periphery and walk, and a dead state
-					// that only loops would go unseen. End the bounded
-					// part here and walk from it.
-					r.cycles.Add(1)
-					j.choices, j.steps = s.ChoiceValues(), s.Steps()
-					return j, false, nil
+			if slices.Contains(r.onPath[:k], h) {
+				// A cycle back to a state of this very path: going deeper
+				// adds nothing to the bounded part, but if every way on
+				// from here cycles no path would ever reach its bound and
+				// walk, and a dead state that only loops would go unseen.
+				// End the bounded part here and walk from it.
+				j.stats.cycle = true
+				r.states = k - 1
+				return r.walkFrom(s, j, EndCycle)
+			}
+			if p.Prune {
+				cost := uint64(s.Steps() - c.PrefixSteps)
+				if coster != nil {
+					cost = uint64(coster.Cost())
 				}
-				if prev, ok := r.seen.get(h); ok && prev>>32 == uint64(round) && prev&0xffffffff <= d {
-					r.pruned.Add(1)
-					j.walkSteps = -1
-					return j, false, nil
+				if seen, ok := r.seen.get(h); ok && seen>>32 == uint64(p.Round) && seen&0xffffffff <= cost {
+					j.stats.pruned = true
+					r.states = k - 1
+					r.keepChoices(s)
+					return j, End{Steps: s.Steps() - c.PrefixSteps, Reason: EndPruned}, nil
 				}
-				r.seen.put(h, uint64(round)<<32|d)
+				switch r.seen.put(h, uint64(p.Round)<<32|cost) {
+				case putNew:
+					j.stats.newStates++
+				case putUnrecorded:
+					j.stats.unrecorded++
+				}
 			}
 			r.onPath = append(r.onPath[:k], h)
 			r.memo(s, k, true)
 		}
 		r.states = k
 	}
-	j.choices = s.ChoiceValues()
-	j.steps = s.Steps()
-	return j, true, nil
+	return r.walkFrom(s, j, EndDepth)
+}
+
+// walkFrom ends a bounded part whose path goes on with a random walk.
+func (r *runner) walkFrom(s *engine.Sim, j *job, reason EndReason) (*job, End, error) {
+	r.keepChoices(s)
+	j.choices, j.steps, j.walk = s.ChoiceValues(), s.Steps(), true
+	return j, End{Steps: s.Steps() - r.cfg.PrefixSteps, Reason: reason}, nil
+}
+
+// keepChoices remembers the path's choices after the prefix, for the next
+// path to compare its own with.
+func (r *runner) keepChoices(s *engine.Sim) {
+	cs := s.Choices()[min(len(r.cfg.Prefix), len(s.Choices())):]
+	r.prev = r.prev[:0]
+	for _, ch := range cs {
+		r.prev = append(r.prev, ch.Value)
+	}
 }
 
 // memo restores the part hashes of state k of the path (0: the end of the
@@ -661,9 +817,10 @@ func (r *runner) putSim(s *engine.Sim) {
 
 // worker runs each job's random walk, on the execution the job carries
 // (job.sim) or, without one, after replaying the job's bounded path.
-// Performance: one watchdog (sim.Guard) watches the worker's simulator for
-// as long as no handler hangs, rather than one per job (a goroutine and a
-// ticker each); the job's execution is swapped into that simulator.
+// Performance: one watchdog (engine.Sim.Guard) watches the worker's
+// simulator for as long as no handler hangs, rather than one per job (a
+// goroutine and a ticker each); the job's execution is swapped into that
+// simulator.
 func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 	c := &r.cfg
 	rnd := engine.NewRandom(0)
@@ -687,7 +844,7 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 				case <-r.quit:
 					return nil
 				}
-				if j.result != nil || j.walkSteps < 0 || j.choices == nil || r.stopping.Load() && r.beyondStop(j.index) {
+				if j.result != nil || !j.walk || r.stopping.Load() && r.beyondStop(j.index) {
 					if j.sim != nil {
 						r.putSim(j.sim)
 						j.sim = nil
@@ -712,15 +869,17 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 		// A handler hung: s is abandoned to it (the goroutine stuck in it
 		// stops at its next Context call, without touching the job); report
 		// the job as a new one and go on with a new simulator.
-		r.walksRun.Add(1)
 		j := cur.Load()
 		var hang *engine.HangError
 		if j == nil || !errors.As(err, &hang) {
-			panic(fmt.Sprintf("search: worker guard: %v", err)) // Guard only fails on a hang
+			panic(fmt.Sprintf("explore: worker guard: %v", err)) // Guard only fails on a hang
 		}
-		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: "handler did not return", Choices: hang.Choices, Steps: hang.Step,
+		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: hang.Choices, Steps: hang.Step,
 			Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: err}
-		results <- &job{index: j.index, choices: j.choices, steps: j.steps, depth: j.depth, result: v}
+		st := j.stats
+		st.walked = true
+		st.transitions += int64(hang.Step - j.steps)
+		results <- &job{index: j.index, choices: j.choices, steps: j.steps, depth: j.depth, result: v, stats: st}
 	}
 }
 
@@ -733,7 +892,7 @@ func (r *runner) drain(jobs <-chan *job, results chan<- *job, err error) {
 			if !ok {
 				return
 			}
-			if j.result == nil && j.walkSteps >= 0 && j.choices != nil {
+			if j.result == nil && j.walk {
 				j.result = r.failed(j, nil, err)
 			}
 			results <- j
@@ -744,9 +903,8 @@ func (r *runner) drain(jobs <-chan *job, results chan<- *job, err error) {
 }
 
 // walk runs job j's random walk on s, seeded by the job's index, and sets
-// j.result when it ends in a violation. It returns false, leaving j and the
-// statistics alone, when the watchdog abandoned s meanwhile (the worker
-// reports the job).
+// j.result when it ends in a violation. It returns false, leaving j alone,
+// when the watchdog abandoned s meanwhile (the worker reports the job).
 func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 	c := &r.cfg
 	rnd.Reseed(walks.SeedFor(c.Seed, uint64(j.index)))
@@ -762,7 +920,7 @@ func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 			if s.Abandoned() {
 				return false
 			}
-			r.walksRun.Add(1)
+			j.stats.walked = true
 			j.result = r.failed(j, s, err)
 			return true
 		}
@@ -771,7 +929,7 @@ func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 				if s.Abandoned() {
 					return false
 				}
-				r.walksRun.Add(1)
+				j.stats.walked = true
 				j.result = r.failed(j, s, err)
 				return true
 			}
@@ -788,8 +946,9 @@ func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 	if s.Abandoned() {
 		return false
 	}
-	r.walksRun.Add(1)
-	r.transitions.Add(int64(res.Steps - j.steps))
+	j.stats.walked = true
+	j.stats.transitions += int64(res.Steps - j.steps)
+	r.liveTransitions.Add(int64(res.Steps - j.steps))
 	if res.Outcome.Violation() {
 		verdict := Liveness
 		if res.Outcome == walks.Unsafe || res.Outcome == walks.Failed {
@@ -839,55 +998,4 @@ func (r *runner) failed(j *job, s *engine.Sim, err error) *Violation {
 		v.Choices, v.Steps = s.ChoiceValues(), s.Steps()
 	}
 	return v
-}
-
-// dfsChooser answers choice points from base (a prefix execution), then
-// from seq, extending seq with 0 (the first child) at new positions and
-// recording each position's number of alternatives. next moves seq to
-// the following sequence in depth-first order.
-type dfsChooser struct {
-	base  []int32
-	seq   []int32
-	arity []int32
-	pos   int // position in seq (after base)
-	bpos  int
-	// diverge is the first position where the current sequence differs
-	// from the previous one.
-	diverge int
-}
-
-func (d *dfsChooser) Choose(_ engine.ChoiceKind, n int, _ []float64) int {
-	if d.bpos < len(d.base) {
-		v := d.base[d.bpos]
-		d.bpos++
-		return int(v)
-	}
-	if d.pos < len(d.seq) {
-		d.arity[d.pos] = int32(n)
-		v := d.seq[d.pos]
-		d.pos++
-		return int(v)
-	}
-	d.seq = append(d.seq, 0)
-	d.arity = append(d.arity[:d.pos], int32(n))
-	d.pos++
-	return 0
-}
-
-// next advances to the next sequence; false when the round is complete.
-// Positions the last execution did not reach (it ended early) are dropped.
-func (d *dfsChooser) next() bool {
-	d.bpos = 0
-	d.seq = d.seq[:d.pos]
-	for i := len(d.seq) - 1; i >= 0; i-- {
-		if d.seq[i]+1 < d.arity[i] {
-			d.seq[i]++
-			d.seq = d.seq[:i+1]
-			d.diverge = i
-			return true
-		}
-	}
-	d.seq = d.seq[:0]
-	d.diverge = 0
-	return false
 }
