@@ -289,6 +289,7 @@ type job struct {
 	result  *Violation // set when the bounded part already decided
 	walk    bool       // the path goes on with a walk
 	stats   pathStats
+	status  Status // the explorer's status when it proposed the path
 	// sim, when set, holds the execution at the end of the bounded part
 	// (the coordinator's, handed over with engine.Sim.SwapState): the
 	// worker walks on from it instead of replaying the path.
@@ -344,8 +345,9 @@ type runner struct {
 	nextCommit int64
 	violations []Violation
 	stopReason Stop
-	stopAt     int64 // first path index not committed when stopping (-1: none)
-	stats      Stats // committed paths
+	stopAt     int64   // first path index not committed when stopping (-1: none)
+	stats      Stats   // committed paths
+	final      *Status // the explorer's status after its last path
 	quit       chan struct{}
 }
 
@@ -399,6 +401,9 @@ func (r *runner) run() (*Result, error) {
 	defer r.mu.Unlock()
 	res := &Result{Violations: r.violations, Stats: r.snapshotLocked()}
 	res.Stats.Stop = r.stopReason
+	if r.final != nil && r.stopReason == r.final.Done {
+		res.Stats.Rounds, res.Stats.Depth, res.Stats.DeepestComplete = r.final.Rounds, r.final.Depth, r.final.DeepestComplete
+	}
 	if len(res.Violations) > 0 {
 		res.Verdict = res.Violations[0].Verdict
 	}
@@ -458,6 +463,7 @@ func (r *runner) commit(j *job) {
 // add counts a committed path; r.mu is held.
 func (r *runner) add(j *job) {
 	st, ps := &r.stats, &j.stats
+	st.Rounds, st.Depth, st.DeepestComplete = j.status.Rounds, j.status.Depth, j.status.DeepestComplete
 	st.Paths++
 	st.Transitions += ps.transitions
 	st.DistinctStates += ps.newStates
@@ -492,14 +498,6 @@ func (r *runner) flush() {
 	}
 }
 
-// status records the explorer's status in the statistics.
-func (r *runner) status() {
-	s := r.ex.Status()
-	r.mu.Lock()
-	r.stats.Rounds, r.stats.Depth, r.stats.DeepestComplete = s.Rounds, s.Depth, s.DeepestComplete
-	r.mu.Unlock()
-}
-
 // coordinate asks the explorer for paths in order, executing each path's
 // bounded part itself (to prune by state hash in a deterministic order)
 // and handing the walk to the workers.
@@ -527,6 +525,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 		r.stopping.Store(true)
 	}
 	pc := &pathChooser{base: c.Prefix}
+	var status Status // of the path being run
 	err = s.Guard(c.HandlerTimeout, func() error {
 		defer close(jobs)
 		var end *End
@@ -547,9 +546,14 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 				return nil
 			}
 			p, ok := r.ex.Next(end)
-			r.status()
+			status = r.ex.Status()
 			if !ok {
-				stop(r.ex.Status().Done)
+				// Every path was proposed: the final status holds once
+				// they are all committed.
+				r.mu.Lock()
+				r.final = &status
+				r.mu.Unlock()
+				stop(status.Done)
 				return nil
 			}
 			if c.Progress != nil && time.Since(lastProgress) >= c.ProgressEvery {
@@ -557,6 +561,9 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 				c.Progress(r.progress())
 			}
 			j, e, err := r.bounded(s, pc, &p, index)
+			if j != nil {
+				j.status = status
+			}
 			if s.Abandoned() {
 				// The watchdog gave up on a handler of this path and
 				// reports it at index: touch nothing more.
@@ -594,7 +601,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 		close(r.quit)
 		// The hung path is the violation; report it in order.
 		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: hang.Choices, Steps: hang.Step, Path: index, Err: err}
-		r.commit(&job{index: index, result: v})
+		r.commit(&job{index: index, result: v, status: status, stats: pathStats{transitions: int64(hang.Step)}})
 		return nil
 	}
 	return err
@@ -879,7 +886,7 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 		st := j.stats
 		st.walked = true
 		st.transitions += int64(hang.Step - j.steps)
-		results <- &job{index: j.index, choices: j.choices, steps: j.steps, depth: j.depth, result: v, stats: st}
+		results <- &job{index: j.index, choices: j.choices, steps: j.steps, depth: j.depth, result: v, stats: st, status: j.status}
 	}
 }
 
