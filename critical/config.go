@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Sentinel errors of package critical. Errors returned by Find and
@@ -66,7 +67,7 @@ type Config struct {
 	// needs them (trace.Trace.Options gives them). Chooser and Logger are
 	// ignored. Recovery walks keep them too ("gusto": failures stay off
 	// from FailuresUntil on) unless WalkFailures is set.
-	Options sim.Options
+	Options engine.Options
 	// Choices are E's recorded choices.
 	Choices []int32
 	// Steps is E's length in transitions; 0 means as many as Choices drive.
@@ -93,7 +94,7 @@ type Config struct {
 	// Alternative.FailuresFrom).
 	WalkFailures bool
 	// HandlerTimeout bounds one handler during a recovery walk (0:
-	// sim.DefaultHandlerTimeout; negative: no watchdog). A walk whose
+	// engine.DefaultHandlerTimeout; negative: no watchdog). A walk whose
 	// handler hangs counts as not recovering.
 	HandlerTimeout time.Duration
 	// Context cancels the search (nil: never).

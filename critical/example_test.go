@@ -5,6 +5,7 @@ import (
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Cancel tells the receiver to give up.
@@ -85,7 +86,7 @@ func Example() {
 	cfg := messageConfig(30, 10)
 	// The dead path: always the first ready event (requests, then
 	// messages, then timers), 2000 steps.
-	s, _ := sim.New(cfg, sim.Options{Chooser: first{}})
+	s, _ := engine.New(cfg, engine.Options{Chooser: first{}})
 	for s.Steps() < 2000 {
 		s.Step()
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Condition is the verdict on a suspected liveness violation (seed 003
@@ -47,7 +47,7 @@ type Result struct {
 	AtDInit bool
 	// Event is transition Step of E, valid when HasEvent (Step >= 1 and E
 	// has that many transitions); EventText is its Event.String().
-	Event     sim.Event
+	Event     engine.Event
 	EventText string
 	HasEvent  bool
 	// DInit, WalkDepth (d_max) and Walks (k) are the parameters used;
@@ -119,7 +119,7 @@ func Find(c Config) (Result, error) {
 	}
 	res.ESteps = r.eSteps
 
-	base, err := sim.Replay(c.Sim, c.Choices, 0, c.Options)
+	base, err := engine.Replay(c.Sim, c.Choices, 0, c.Options)
 	if err != nil {
 		return finish(fmt.Errorf("%w: %w", ErrReplay, err))
 	}
@@ -229,10 +229,10 @@ func Find(c Config) (Result, error) {
 // DInit is live, and reports whether E ends quiescent.
 func (r *searcher) checkE() (quiescent bool, err error) {
 	c := r.c
-	rec := sim.NewRecorded(c.Choices)
+	rec := engine.NewRecorded(c.Choices)
 	opts := c.Options
 	opts.Chooser = rec
-	s, err := sim.New(c.Sim, opts)
+	s, err := engine.New(c.Sim, opts)
 	if err != nil {
 		return false, fmt.Errorf("%w: %w", ErrReplay, err)
 	}

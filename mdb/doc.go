@@ -42,11 +42,11 @@
 //
 // # Speed
 //
-// Opening a path replays it once and keeps a snapshot (sim.Sim.Clone)
+// Opening a path replays it once and keeps a snapshot (engine.Sim.Clone)
 // every Options.SnapshotEvery steps; moving anywhere clones the nearest
 // snapshot below and replays at most that many steps, and moving forward
 // steps the current simulator on. The log that x, s and log read is made
-// on demand by one replay with sim.NewLogger and kept.
+// on demand by one replay with engine.NewLogger and kept.
 //
 // # Usage
 //

@@ -17,6 +17,7 @@ import (
 	"github.com/macemc/macemc/mdb"
 	"github.com/macemc/macemc/mdb/mdbtest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -289,7 +290,7 @@ func TestEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds := make([]sim.Event, f.Error.Steps+1)
+	kinds := make([]engine.Event, f.Error.Steps+1)
 	for i := 1; i <= f.Error.Steps; i++ {
 		if _, err := full.Step(); err != nil {
 			t.Fatal(err)
@@ -297,7 +298,7 @@ func TestEvents(t *testing.T) {
 		kinds[i] = full.LastEvent()
 		evs[i] = kinds[i].String()
 	}
-	check := func(cmd string, want func(ev sim.Event) bool) {
+	check := func(cmd string, want func(ev engine.Event) bool) {
 		t.Helper()
 		out := s.run(cmd + " --all")
 		n := 0
@@ -320,14 +321,14 @@ func TestEvents(t *testing.T) {
 			mustContain(t, out, fmt.Sprintf("%d steps:", n))
 		}
 	}
-	check("events datagram", func(ev sim.Event) bool { return ev.Kind == sim.EvDatagram })
-	check("events timer", func(ev sim.Event) bool { return ev.Kind == sim.EvTimer })
-	check("events drop", func(ev sim.Event) bool { return ev.Kind == sim.EvDrop })
-	check("events failure", func(ev sim.Event) bool { return ev.Kind.IsFailure() })
-	check("e Ack", func(ev sim.Event) bool { return sim.MessageName(ev.Msg) == "Ack" && ev.Kind != sim.EvTimer })
-	check("events Beat node=0", func(ev sim.Event) bool { return sim.MessageName(ev.Msg) == "Beat" && ev.Node == 0 })
-	check("events node=1 timer", func(ev sim.Event) bool { return ev.Node == 1 && ev.Kind == sim.EvTimer })
-	check("events beat", func(ev sim.Event) bool { return ev.Kind == sim.EvTimer && ev.Timer == "beat" })
+	check("events datagram", func(ev engine.Event) bool { return ev.Kind == engine.EvDatagram })
+	check("events timer", func(ev engine.Event) bool { return ev.Kind == engine.EvTimer })
+	check("events drop", func(ev engine.Event) bool { return ev.Kind == engine.EvDrop })
+	check("events failure", func(ev engine.Event) bool { return ev.Kind.IsFailure() })
+	check("e Ack", func(ev engine.Event) bool { return sim.MessageName(ev.Msg) == "Ack" && ev.Kind != engine.EvTimer })
+	check("events Beat node=0", func(ev engine.Event) bool { return sim.MessageName(ev.Msg) == "Beat" && ev.Node == 0 })
+	check("events node=1 timer", func(ev engine.Event) bool { return ev.Node == 1 && ev.Kind == engine.EvTimer })
+	check("events beat", func(ev engine.Event) bool { return ev.Kind == engine.EvTimer && ev.Timer == "beat" })
 	out := s.run("events Ack")
 	mustContain(t, out, "[critical]")
 	// Without --all a long list is cut.
@@ -362,9 +363,9 @@ func TestLogFilterSearch(t *testing.T) {
 			t.Errorf("x kept %q", l)
 		}
 	}
-	// The log is the one macemc writes: the same lines as a replay with sim.NewLogger.
+	// The log is the one macemc writes: the same lines as a replay with engine.NewLogger.
 	var buf bytes.Buffer
-	if _, err := f.Error.Replay(-1, sim.NewLogger(&buf)); err != nil {
+	if _, err := f.Error.Replay(-1, engine.NewLogger(&buf)); err != nil {
 		t.Fatal(err)
 	}
 	all := s.run("x --all .")
@@ -514,7 +515,7 @@ func TestGraphSVG(t *testing.T) {
 		mustContain(t, texts, title)
 	}
 	var buf bytes.Buffer
-	logged, err := f.Error.Replay(to, sim.NewLogger(&buf))
+	logged, err := f.Error.Replay(to, engine.NewLogger(&buf))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,7 +528,7 @@ func TestGraphSVG(t *testing.T) {
 		ev := full.LastEvent()
 		mustContain(t, texts, fmt.Sprintf("step %d: %s", i, ev))
 		if ev.Msg != nil {
-			mustContain(t, texts, sim.FormatValue(ev.Msg))
+			mustContain(t, texts, engine.FormatValue(ev.Msg))
 			n++
 		}
 	}
@@ -791,7 +792,7 @@ func TestSafetyTraceAndPanics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(5)})
+	s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(5)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -803,7 +804,7 @@ func TestSafetyTraceAndPanics(t *testing.T) {
 			t.Fatal("the boom system went quiet without a panic")
 		}
 	}
-	if !errors.Is(stepErr, sim.ErrHandlerPanic) {
+	if !errors.Is(stepErr, engine.ErrHandlerPanic) {
 		t.Fatal(stepErr)
 	}
 	tr := &trace.Trace{System: "mdbtest-boom", Choices: s.ChoiceValues(), Steps: s.Steps(), Kind: "safety", Property: "panic in handler", Critical: -1}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // ErrNoLiveness means a system has no liveness property to tune for.
@@ -34,7 +35,7 @@ type TuneConfig struct {
 	Workers  int
 	// WalkFailures keeps failures on after the periphery too.
 	WalkFailures bool
-	// HandlerTimeout bounds one handler (default sim.DefaultHandlerTimeout);
+	// HandlerTimeout bounds one handler (default engine.DefaultHandlerTimeout);
 	// a sample whose handler does not return counts as Unsafe.
 	HandlerTimeout time.Duration
 }
@@ -86,7 +87,7 @@ func Tune(c TuneConfig) (*TuneResult, error) {
 				if c.WalkFailures {
 					until = 0
 				}
-				s, err := sim.New(c.System, sim.Options{Chooser: NewChooser(SeedFor(c.Seed, uint64(i)), false), FailuresUntil: until})
+				s, err := engine.New(c.System, engine.Options{Chooser: NewChooser(SeedFor(c.Seed, uint64(i)), false), FailuresUntil: until})
 				if err != nil {
 					mu.Lock()
 					firstErr = err
@@ -134,8 +135,8 @@ func Tune(c TuneConfig) (*TuneResult, error) {
 }
 
 // NewChooser returns the seeded random chooser walks use.
-func NewChooser(seed uint64, unbiased bool) *sim.Random {
-	r := sim.NewRandom(seed)
+func NewChooser(seed uint64, unbiased bool) *engine.Random {
+	r := engine.NewRandom(seed)
 	r.Unbiased = unbiased
 	return r
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -47,7 +48,7 @@ func config(goal int, reqs ...any) *sim.Config {
 
 func walk(t *testing.T, cfg *sim.Config, c walks.Config) walks.Result {
 	t.Helper()
-	s, err := sim.New(cfg, sim.Options{Chooser: walks.NewChooser(1, false)})
+	s, err := engine.New(cfg, engine.Options{Chooser: walks.NewChooser(1, false)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestWalkWithoutLivenessOnlyChecksSafety(t *testing.T) {
 
 func TestObserveStopsTheWalk(t *testing.T) {
 	calls := 0
-	r := walk(t, config(500), walks.Config{MaxSteps: 100, Observe: walks.ObserveFunc(func(s *sim.Sim) bool { calls++; return s.Steps() < 7 })})
+	r := walk(t, config(500), walks.Config{MaxSteps: 100, Observe: walks.ObserveFunc(func(s *engine.Sim) bool { calls++; return s.Steps() < 7 })})
 	if r.Outcome != walks.Stopped || r.Steps != 7 || calls != 8 {
 		t.Errorf("got %v after %d steps and %d calls, want stopped after 7 steps and 8 calls", r.Outcome, r.Steps, calls)
 	}
@@ -178,7 +179,7 @@ type verdictObserver struct {
 	asked  int
 }
 
-func (o *verdictObserver) Observe(s *sim.Sim) bool { return s.Steps() < o.At }
+func (o *verdictObserver) Observe(s *engine.Sim) bool { return s.Steps() < o.At }
 func (o *verdictObserver) Verdict() (string, any) {
 	o.asked++
 	return o.Prop, o.Detail

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,7 +91,10 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"search", "--system", "clitest-poison", "--param", "fixed=maybe"}, "not true or false"},
 		{[]string{"search", "--system", "clitest-poison", "--param", "fixed"}, "want NAME=VALUE"},
 		{[]string{"search", "--system", "clitest-poison", "--property", "Nope"}, "unknown property"},
-		{[]string{"search", "--system", "clitest-poison", "--walk-depth", "0"}, "must be positive"},
+		{[]string{"search", "--system", "clitest-poison", "--walk-depth", "0"}, "--walk-depth 0: allowed 1 to 10000000"},
+		{[]string{"search", "--system", "clitest-poison", "--workers", "-1"}, "--workers -1: allowed 0 (all cores) or 1 to 1024"},
+		{[]string{"search", "--system", "clitest-poison", "--handler-timeout", "1ns"}, "--handler-timeout 1ns: allowed 1ms to 1h0m0s"},
+		{[]string{"search", "--system", "clitest-poison", "--strategy", "bogus"}, "--strategy bogus: allowed dfs, walk"},
 		{[]string{"search", "--system", "clitest-poison", "--depth", "x"}, "invalid argument"},
 		{[]string{"replay"}, "--trace is required"},
 		{[]string{"replay", "--trace", filepath.Join(dir, "missing.trace")}, "no such file"},
@@ -225,32 +227,6 @@ func TestListAndTune(t *testing.T) {
 	}
 }
 
-func TestCheckHelper(t *testing.T) {
-	// The clean variant passes Check; the buggy one makes it fail.
-	Check(t, "--system", "clitest-poison", "--param", "fixed=true", "--depth", "5", "--walk-depth", "100", "--out", t.TempDir())
-	ft := &fakeT{TB: t}
-	Check(ft, "--system", "clitest-poison", "--walk-depth", "100", "--out", t.TempDir())
-	if !ft.failed || !strings.Contains(ft.msg, "replay: macemc replay --trace") {
-		t.Errorf("Check did not fail with the replay command: %q", ft.msg)
-	}
-}
-
-type fakeT struct {
-	testing.TB
-	failed bool
-	msg    string
-}
-
-func (f *fakeT) Helper() {}
-func (f *fakeT) Errorf(format string, args ...any) {
-	f.failed = true
-	f.msg = strings.TrimSpace(strings.Join(strings.Fields(sprintf(format, args...)), " "))
-}
-
-func sprintf(format string, args ...any) string { return fmtSprintf(format, args...) }
-
-var fmtSprintf = fmt.Sprintf
-
 // flaky iterates a map to pick whom to ping: Go's map order differs from
 // run to run, so its executions do not replay.
 type flaky struct {
@@ -280,10 +256,20 @@ func init() {
 	}})
 }
 
-func TestNondeterministicServiceIsRefused(t *testing.T) {
-	code, out, errs := run(t, "search", "--system", "clitest-flaky", "--out", t.TempDir())
-	if code != ExitUsage || !strings.Contains(errs, "nondeterministic service") || !strings.Contains(errs, "diverge at step") {
-		t.Errorf("exit %d\n%s%s", code, out, errs)
+// A service whose replays diverge is a finding (exit 1) with the path
+// that shows it, not a search: nothing found in it could be trusted.
+func TestNondeterministicServiceIsReported(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := run(t, "search", "--system", "clitest-flaky", "--out", dir, "--json")
+	if code != ExitViolation {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var rep Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != "nondeterministic" || rep.Kind != "nondeterminism" || !strings.Contains(rep.Error, "diverge at step") || rep.Files["error_trace"] == "" {
+		t.Errorf("report %+v", rep)
 	}
 }
 
@@ -366,4 +352,21 @@ func TestHandlerHangIsReported(t *testing.T) {
 	if rep.Replay == "" || rep.Files["error_trace"] == "" {
 		t.Errorf("no replay command or trace: %+v", rep.Files)
 	}
+}
+
+// Report is what these tests read of report.json.
+type Report struct {
+	Verdict  string `json:"verdict"`
+	Kind     string `json:"kind"`
+	Property string `json:"property"`
+	Error    string `json:"error"`
+	Depth    int    `json:"depth"`
+	Critical *struct {
+		Step      int    `json:"step"`
+		Condition string `json:"condition"`
+		Event     string `json:"event"`
+	} `json:"critical"`
+	CriticalNote string            `json:"critical_note"`
+	Files        map[string]string `json:"files"`
+	Replay       string            `json:"replay"`
 }

@@ -241,7 +241,7 @@ func TestLassoUsageErrors(t *testing.T) {
 		{"search", "--system", "lasso-slow", "--temperature", "-1"},
 	} {
 		code, out, errs := run(t, args...)
-		if code != ExitUsage || !strings.Contains(errs+out, "--lasso-replays must be positive") {
+		if code != ExitUsage || !strings.Contains(errs+out, ": allowed ") {
 			t.Errorf("%v: exit %d\n%s%s", args, code, out, errs)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -236,7 +237,7 @@ func splitLines(text string) []string {
 }
 
 // nodeLines returns node id's state as its title and its other lines.
-func nodeLines(s *sim.Sim, id int) (string, []string) {
+func nodeLines(s *engine.Sim, id int) (string, []string) {
 	title, body, _ := strings.Cut(s.NodeText(sim.NodeID(id)), "\n")
 	return title, splitLines(body)
 }
@@ -244,36 +245,36 @@ func nodeLines(s *sim.Sim, id int) (string, []string) {
 // signature describes an event by its kind, nodes and message type or
 // timer, leaving out the message's contents: the steps of a dead path's
 // tail repeat a few signatures.
-func signature(ev sim.Event) string {
+func signature(ev engine.Event) string {
 	switch ev.Kind {
-	case sim.EvApp:
+	case engine.EvApp:
 		return fmt.Sprintf("node %d handles app request %s", ev.Node, sim.MessageName(ev.Msg))
-	case sim.EvMessage:
+	case engine.EvMessage:
 		return fmt.Sprintf("node %d receives %s from node %d", ev.Node, sim.MessageName(ev.Msg), ev.Peer)
-	case sim.EvDatagram:
+	case engine.EvDatagram:
 		return fmt.Sprintf("node %d receives datagram %s from node %d", ev.Node, sim.MessageName(ev.Msg), ev.Peer)
-	case sim.EvDrop:
+	case engine.EvDrop:
 		return fmt.Sprintf("datagram %s from node %d to node %d is dropped", sim.MessageName(ev.Msg), ev.Peer, ev.Node)
 	}
 	return ev.String()
 }
 
 // shortLabel is the label of an event on its node's lane.
-func shortLabel(ev sim.Event) string {
+func shortLabel(ev engine.Event) string {
 	switch ev.Kind {
-	case sim.EvApp:
+	case engine.EvApp:
 		return "app " + sim.MessageName(ev.Msg)
-	case sim.EvMessage, sim.EvDatagram:
+	case engine.EvMessage, engine.EvDatagram:
 		return sim.MessageName(ev.Msg)
-	case sim.EvTimer:
+	case engine.EvTimer:
 		return "timer " + ev.Timer
-	case sim.EvConnError:
+	case engine.EvConnError:
 		return fmt.Sprintf("conn to %d broke", ev.Peer)
-	case sim.EvReset:
+	case engine.EvReset:
 		return "reset"
-	case sim.EvBreak:
+	case engine.EvBreak:
 		return fmt.Sprintf("break %d-%d", ev.Node, ev.Peer)
-	case sim.EvDrop:
+	case engine.EvDrop:
 		return "drop " + sim.MessageName(ev.Msg)
 	}
 	return ev.Kind.String()
@@ -304,8 +305,8 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 	r.p = &pathData{Name: name, Title: title, Crit: -1, Shared: -1, Fail: -1, Tail: -1, Depth: t.Depth}
 	logger := zerolog.New(&r.cap).Level(zerolog.DebugLevel)
 	opts := t.Options()
-	opts.Chooser, opts.Logger = sim.NewRecorded(t.Choices), &logger
-	s, err := sim.New(cfg, opts)
+	opts.Chooser, opts.Logger = engine.NewRecorded(t.Choices), &logger
+	s, err := engine.New(cfg, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%w: replay the %s path: %w", ErrInput, name, err)
 	}
@@ -332,7 +333,7 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 		}
 		return nil
 	})
-	var hang *sim.HangError
+	var hang *engine.HangError
 	switch {
 	case errors.As(guardErr, &hang):
 		// The path ends before the step whose handler never returned.
@@ -340,12 +341,12 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 	case guardErr != nil:
 		return nil, fmt.Errorf("%w: replay the %s path: %w (was the trace written by another version of the system?)", ErrInput, name, guardErr)
 	}
-	var hp *sim.HandlerPanicError
+	var hp *engine.HandlerPanicError
 	switch {
 	case stepErr == nil:
 	case errors.As(stepErr, &hp):
 		r.p.Fail, r.p.FailText, r.p.Stack = s.Steps(), hp.Error(), hp.Stack
-	case errors.Is(stepErr, sim.ErrHang):
+	case errors.Is(stepErr, engine.ErrHang):
 		r.p.Fail, r.p.FailText = s.Steps(), stepErr.Error()
 	default:
 		return nil, fmt.Errorf("%w: replay the %s path at step %d: %w (was the trace written by another version of the system?)", ErrInput, name, s.Steps()+1, stepErr)
@@ -369,7 +370,7 @@ func (p *pathData) nonNil() {
 }
 
 // begin records the initial state.
-func (r *recorder) begin(s *sim.Sim) {
+func (r *recorder) begin(s *engine.Sim) {
 	in := &r.b.strs
 	for i := 0; i < s.Nodes(); i++ {
 		_, lines := nodeLines(s, i)
@@ -388,7 +389,7 @@ func (r *recorder) begin(s *sim.Sim) {
 }
 
 // step records the step s just took.
-func (r *recorder) step(s *sim.Sim) {
+func (r *recorder) step(s *engine.Sim) {
 	in := &r.b.strs
 	p := r.p
 	n := s.Steps()
@@ -397,14 +398,14 @@ func (r *recorder) step(s *sim.Sim) {
 	p.Ev = append(p.Ev, int(ev.Kind), int(ev.Node), int(ev.Peer), in.id(ev.String()), in.id(shortLabel(ev)))
 	// Where the message this step consumed was sent.
 	switch ev.Kind {
-	case sim.EvMessage, sim.EvDatagram, sim.EvDrop:
-		text := sim.FormatValue(ev.Msg)
-		dg := ev.Kind != sim.EvMessage
+	case engine.EvMessage, engine.EvDatagram, engine.EvDrop:
+		text := engine.FormatValue(ev.Msg)
+		dg := ev.Kind != engine.EvMessage
 		for _, sr := range r.live {
 			if !sr.done && sr.from == int(ev.Peer) && sr.to == int(ev.Node) && sr.datagram == dg && sr.text == text {
 				sr.done = true
 				p.Msgs[sr.idx+3] = n
-				if ev.Kind == sim.EvDrop {
+				if ev.Kind == engine.EvDrop {
 					p.Msgs[sr.idx+4] = p.Msgs[sr.idx+4]&^3 | fateDropped
 				} else {
 					p.Msgs[sr.idx+4] &^= 3
@@ -412,7 +413,7 @@ func (r *recorder) step(s *sim.Sim) {
 				break
 			}
 		}
-	case sim.EvBreak:
+	case engine.EvBreak:
 		a, b := int(ev.Node), int(ev.Peer)
 		for _, sr := range r.live {
 			if !sr.done && !sr.datagram && (sr.from == a && sr.to == b || sr.from == b && sr.to == a) {
@@ -446,10 +447,10 @@ func (r *recorder) step(s *sim.Sim) {
 }
 
 // state records how step n changed the state.
-func (r *recorder) state(s *sim.Sim, n int, ev sim.Event) {
+func (r *recorder) state(s *engine.Sim, n int, ev engine.Event) {
 	r.p.StatesUntil = n
 	switch ev.Kind {
-	case sim.EvBreak, sim.EvDrop:
+	case engine.EvBreak, engine.EvDrop:
 	default:
 		_, lines := nodeLines(s, int(ev.Node))
 		r.diff(n, int(ev.Node), lines)
@@ -516,7 +517,7 @@ func (r *recorder) diff(n, k int, lines []string) {
 
 // finish ends the path: what is still in flight stays so, the choices are
 // kept to compare paths, and the repetitive tail is found.
-func (r *recorder) finish(s *sim.Sim) {
+func (r *recorder) finish(s *engine.Sim) {
 	p, t := r.p, r.t
 	p.choices = s.ChoiceValues()
 	p.starts = make([]int, p.Steps)
@@ -543,7 +544,7 @@ func (r *recorder) finish(s *sim.Sim) {
 }
 
 // propState checks one property in s's current state.
-func propState(s *sim.Sim, pr *sim.Property) int {
+func propState(s *engine.Sim, pr *sim.Property) int {
 	ok, err := s.Holds(pr)
 	switch {
 	case err != nil:
@@ -592,13 +593,13 @@ func (b *builder) collapse(p *pathData) {
 }
 
 // event rebuilds enough of step n's event to describe it.
-func (b *builder) event(p *pathData, n int) sim.Event {
+func (b *builder) event(p *pathData, n int) engine.Event {
 	e := p.Ev[(n-1)*evWidth:]
-	ev := sim.Event{Kind: sim.EventKind(e[0]), Node: sim.NodeID(e[1]), Peer: sim.NodeID(e[2])}
+	ev := engine.Event{Kind: engine.EventKind(e[0]), Node: sim.NodeID(e[1]), Peer: sim.NodeID(e[2])}
 	switch ev.Kind {
-	case sim.EvTimer:
+	case engine.EvTimer:
 		ev.Timer = strings.TrimPrefix(b.strs.list[e[4]], "timer ")
-	case sim.EvApp, sim.EvMessage, sim.EvDatagram, sim.EvDrop:
+	case engine.EvApp, engine.EvMessage, engine.EvDatagram, engine.EvDrop:
 		ev.Msg = typeName(strings.TrimPrefix(strings.TrimPrefix(b.strs.list[e[4]], "app "), "drop "))
 	}
 	return ev
@@ -656,7 +657,7 @@ func (b *builder) stateAt(p *pathData, n int) [][]string {
 
 // checkNodes makes sure every path has the error path's nodes and
 // properties, and returns the properties to check on this replay.
-func (b *builder) checkNodes(s *sim.Sim) ([]*sim.Property, error) {
+func (b *builder) checkNodes(s *engine.Sim) ([]*sim.Property, error) {
 	var titles []string
 	for i := 0; i < s.Nodes(); i++ {
 		title, _ := nodeLines(s, i)

@@ -19,6 +19,7 @@ import (
 	"github.com/macemc/macemc/mdb/htmlreport/reporttest"
 	"github.com/macemc/macemc/mdb/mdbtest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -170,7 +171,7 @@ func (p *page) stateAt(i, n int) []string {
 func replayed(t *testing.T, tr *trace.Trace, n int) []string {
 	t.Helper()
 	s, err := tr.Replay(n, nil)
-	if err != nil && !errors.Is(err, sim.ErrHandlerPanic) {
+	if err != nil && !errors.Is(err, engine.ErrHandlerPanic) {
 		t.Fatalf("replay %d steps: %v", n, err)
 	}
 	var out []string
@@ -308,6 +309,9 @@ func checkHeadline(t *testing.T, p *page, rep *htmlreport.Report) {
 	}
 	h1 := text(find(h, func(n *html.Node) bool { return n.Data == "h1" })[0])
 	want := map[string]string{"liveness": "Liveness violation of " + rep.Property, "safety": "Safety violation of " + rep.Property}[rep.Verdict]
+	if rep.Certainty != "" && !strings.Contains(text(h), rep.Certainty) {
+		t.Errorf("the headline does not give the certainty %q", rep.Certainty)
+	}
 	if !strings.Contains(h1, want) || !strings.Contains(h1, rep.System) {
 		t.Errorf("headline %q, want %q in %s", h1, want, rep.System)
 	}
@@ -418,19 +422,19 @@ func checkMessages(t *testing.T, p *page) {
 				t.Fatalf("path %d: message sent at %d ends at %d", i, step, end)
 			}
 			ev := d.Ev[(end-1)*5:]
-			kind, node, peer := sim.EventKind(ev[0]), ev[1], ev[2]
+			kind, node, peer := engine.EventKind(ev[0]), ev[1], ev[2]
 			desc := p.data.Strs[ev[3]]
 			switch flags & 3 {
 			case 0, 1:
-				want := []sim.EventKind{sim.EvMessage}
+				want := []engine.EventKind{engine.EvMessage}
 				if flags&4 != 0 {
-					want = []sim.EventKind{sim.EvDatagram, sim.EvDrop}
+					want = []engine.EventKind{engine.EvDatagram, engine.EvDrop}
 				}
 				if !slices.Contains(want, kind) || node != to || peer != from || !strings.Contains(desc, typ) {
 					t.Errorf("path %d: %s %d->%d sent at step %d ends at step %d: %q", i, typ, from, to, step, end, desc)
 				}
 			case 2:
-				if kind != sim.EvBreak {
+				if kind != engine.EvBreak {
 					t.Errorf("path %d: a message lost at step %d, which is %q", i, end, desc)
 				}
 			}
@@ -571,11 +575,11 @@ func TestHandlerPanic(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The only execution: app, ping 1, ping 2, ping 3 (panics).
-	s, err := sim.Replay(cfg, nil, 0, sim.Options{})
+	s, err := engine.Replay(cfg, nil, 0, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SetChooser(sim.NewRandom(1))
+	s.SetChooser(engine.NewRandom(1))
 	var stepErr error
 	for stepErr == nil {
 		ok, err := s.Step()
@@ -584,7 +588,7 @@ func TestHandlerPanic(t *testing.T) {
 		}
 		stepErr = err
 	}
-	if !errors.Is(stepErr, sim.ErrHandlerPanic) {
+	if !errors.Is(stepErr, engine.ErrHandlerPanic) {
 		t.Fatal(stepErr)
 	}
 	et := &trace.Trace{System: "htmlreport-panic", Params: map[string]string{}, Choices: s.ChoiceValues(), Steps: s.Steps(),

@@ -36,20 +36,23 @@ const maxReportBytes = 64 << 20
 type Report struct {
 	Verdict         string            `json:"verdict"`
 	Kind            string            `json:"kind"`
+	Certainty       string            `json:"certainty"`
 	Property        string            `json:"property"`
 	Outcome         string            `json:"outcome"`
 	System          string            `json:"system"`
 	Params          map[string]string `json:"params"`
 	Properties      []string          `json:"properties"`
 	Seed            uint64            `json:"seed"`
+	Strategy        string            `json:"strategy"`
 	Rounds          int               `json:"rounds"`
 	DeepestComplete int               `json:"deepest_complete"`
 	Paths           int64             `json:"paths"`
 	Pruned          int64             `json:"pruned"`
 	Walks           int64             `json:"walks"`
 	Transitions     int64             `json:"transitions"`
-	DistinctStates  int               `json:"distinct_states"`
+	DistinctStates  int64             `json:"distinct_states"`
 	Stop            string            `json:"stop"`
+	Incomplete      bool              `json:"incomplete"`
 	ElapsedS        float64           `json:"elapsed_s"`
 	SearchS         float64           `json:"search_s"`
 	Steps           int               `json:"steps"`
@@ -104,6 +107,7 @@ type Temperature struct {
 // Violation is one violating path of a search.
 type Violation struct {
 	Verdict  string `json:"verdict"`
+	Kind     string `json:"kind"`
 	Property string `json:"property"`
 	Outcome  string `json:"outcome"`
 	Steps    int    `json:"steps"`

@@ -310,9 +310,17 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		}
 	case "safety":
 		v.Headline = "Safety violation of " + r.Property
-		if ep != nil && ep.Stack != "" {
+		switch {
+		case r.Kind == "panic" || ep != nil && ep.Stack != "":
 			v.Headline = "Handler panic"
+		case r.Kind == "hang":
+			v.Headline = "A handler that does not return"
+		case r.Kind == "linearizability":
+			v.Headline = "Linearizability violation"
 		}
+	case "nondeterministic":
+		v.Headline = "Nondeterministic service"
+		v.Kind = "two replays of the same choices diverge: the search cannot trust its results"
 	case "none":
 		v.Headline = "Nothing found within the budget"
 		v.VerdictClass = "none"
@@ -327,6 +335,10 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	}
 	add("system", r.System+" "+v.Params)
 	add("seed", strconv.FormatUint(r.Seed, 10))
+	add("certainty", r.Certainty)
+	if r.Strategy != "" && r.Strategy != "dfs" {
+		add("exploration", r.Strategy)
+	}
 	if len(r.Properties) > 0 {
 		add("properties", strings.Join(r.Properties, ", "))
 	}
@@ -355,10 +367,14 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	}
 	if r.Rounds > 0 || r.Paths > 0 {
 		add("coverage", fmt.Sprintf("%d rounds, depth %d complete, %s paths (%s cut by a repeated state), %s walks, %s transitions, %s distinct states",
-			r.Rounds, r.DeepestComplete, comma64(r.Paths), comma64(r.Pruned), comma64(r.Walks), comma64(r.Transitions), comma(r.DistinctStates)))
+			r.Rounds, r.DeepestComplete, comma64(r.Paths), comma64(r.Pruned), comma64(r.Walks), comma64(r.Transitions), comma64(r.DistinctStates)))
 	}
 	if r.Stop != "" {
-		add("stopped", fmt.Sprintf("%s after %.2fs (search %.2fs)", r.Stop, r.ElapsedS, r.SearchS))
+		stop := fmt.Sprintf("%s after %.2fs (search %.2fs)", r.Stop, r.ElapsedS, r.SearchS)
+		if r.Incomplete {
+			stop += "; the search was cut short"
+		}
+		add("stopped", stop)
 	}
 	if len(r.Violations) > 1 {
 		add("violations", fmt.Sprintf("%d violating paths; this page shows the first", len(r.Violations)))

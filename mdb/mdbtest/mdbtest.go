@@ -29,6 +29,7 @@ import (
 	"sync"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -227,7 +228,7 @@ type Found struct {
 // ErrNotFound means no seed in the tried range gave a liveness violation.
 var ErrNotFound = errors.New("mdbtest: no liveness violation found")
 
-func simOptions(depth int) sim.Options { return sim.Options{FailuresUntil: depth} }
+func simOptions(depth int) engine.Options { return engine.Options{FailuresUntil: depth} }
 
 // Walk runs a seeded weighted random walk of the fixture for steps steps
 // from the initial state and returns its trace (Kind "prefix").
@@ -238,7 +239,7 @@ func Walk(seed uint64, steps, depth int) (*trace.Trace, error) {
 
 // walk runs a seeded walk of a registered system, stopping early when stop
 // says so.
-func walk(system string, params map[string]string, seed uint64, steps, depth int, stop func(*sim.Sim) bool) (*trace.Trace, error) {
+func walk(system string, params map[string]string, seed uint64, steps, depth int, stop func(*engine.Sim) bool) (*trace.Trace, error) {
 	sys, err := sim.Lookup(system)
 	if err != nil {
 		return nil, fmt.Errorf("mdbtest: %w", err)
@@ -248,8 +249,8 @@ func walk(system string, params map[string]string, seed uint64, steps, depth int
 		return nil, fmt.Errorf("mdbtest: %w", err)
 	}
 	opts := simOptions(depth)
-	opts.Chooser = sim.NewRandom(seed)
-	s, err := sim.New(cfg, opts)
+	opts.Chooser = engine.NewRandom(seed)
+	s, err := engine.New(cfg, opts)
 	if err != nil {
 		return nil, fmt.Errorf("mdbtest: %w", err)
 	}
@@ -272,12 +273,12 @@ func walk(system string, params map[string]string, seed uint64, steps, depth int
 // recovers runs k walks from the state after i steps of choices and returns
 // the choices of the first walk that reaches a live state, or nil.
 func recovers(cfg *sim.Config, choices []int32, i int, o *Options) ([]int32, int, error) {
-	base, err := sim.Replay(cfg, choices, i, simOptions(o.Depth))
+	base, err := engine.Replay(cfg, choices, i, simOptions(o.Depth))
 	if err != nil {
 		return nil, 0, fmt.Errorf("mdbtest: %w", err)
 	}
 	for w := 0; w < o.Walks; w++ {
-		s := base.Clone(sim.NewRandom(uint64(1000 + w)))
+		s := base.Clone(engine.NewRandom(uint64(1000 + w)))
 		for {
 			if ok, _ := s.AllHold(cfg.Liveness); ok {
 				return s.ChoiceValues(), s.Steps(), nil
@@ -318,7 +319,7 @@ func FindIn(system string, params map[string]string, o Options) (*Found, error) 
 	if len(cfg.Liveness) == 0 {
 		return nil, fmt.Errorf("mdbtest: system %s has no liveness property", system)
 	}
-	live := func(s *sim.Sim) bool { ok, _ := s.AllHold(cfg.Liveness); return ok }
+	live := func(s *engine.Sim) bool { ok, _ := s.AllHold(cfg.Liveness); return ok }
 	for seed := o.Seed; seed < o.Seed+uint64(o.Tries); seed++ {
 		t, err := walk(system, params, seed, o.Steps, o.Depth, live)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Budgets, in simulator steps (default weights: app 40, message 8, timer 1).
@@ -31,7 +32,7 @@ var walker = servicetest.Walker{CheckStart: true, RecordUnsafe: true, Quiescent:
 // 20 walks per state.
 var judge = servicetest.Judge{Walker: walker, Budget: deadDepth, Dead: 50, Transient: 50, Search: 20, Seed: 7919}
 
-func node(s *sim.Sim, id sim.NodeID) *Chord { return s.Service(id).(*Chord) }
+func node(s *engine.Sim, id sim.NodeID) *Chord { return s.Service(id).(*Chord) }
 
 func TestRegistration(t *testing.T) {
 	sys := servicetest.CheckParams(t, SystemName, map[string]string{"nodes": "3", "fixed": "false", "resets": "1", "breaks": "0"})
@@ -144,7 +145,7 @@ func TestBuggyCriticalTransition(t *testing.T) {
 		t.Fatalf("scenario has %d steps", crit)
 	}
 	ev := sc.States[crit].LastEvent()
-	if ev.Kind != sim.EvMessage || ev.Node != 0 || ev.Peer != 1 || sim.MessageName(ev.Msg) != "Notify" {
+	if ev.Kind != engine.EvMessage || ev.Node != 0 || ev.Peer != 1 || sim.MessageName(ev.Msg) != "Notify" {
 		t.Fatalf("step %d is %s", crit, ev)
 	}
 	// SuccPred: holds before, first violated at the critical step.
@@ -160,7 +161,7 @@ func TestBuggyCriticalTransition(t *testing.T) {
 	// Algorithm 3 over the scenario agrees.
 	judge.CheckCritical(t, crit, sc.State)
 	// The live alternative: node 0 handles node 2's lookup first.
-	alt := sc.States[crit-1].Clone(sim.NewRandom(3))
+	alt := sc.States[crit-1].Clone(engine.NewRandom(3))
 	servicetest.Step(t, alt, "node 0 answers node 2's lookup", servicetest.Message(0, 2, "FindSucc"))
 	if n0 := node(alt, 0); n0.Pred.Addr != 2 || n0.Succ.Addr != 2 {
 		t.Errorf("node 0 after node 2's lookup: pred %v succ %v", n0.Pred, n0.Succ)
@@ -170,7 +171,7 @@ func TestBuggyCriticalTransition(t *testing.T) {
 	}
 	// The dead state is the one of seed 003 §6: node 0 is a one-node ring
 	// with node 2 as predecessor, while node 1 -> node 2 -> node 0.
-	dead := sc.States[crit].Clone(sim.NewRandom(5))
+	dead := sc.States[crit].Clone(engine.NewRandom(5))
 	if r := walker.Walk(t, dead, deadDepth, 0); r.Live >= 0 {
 		t.Fatal("dead state became live")
 	}
@@ -216,8 +217,8 @@ func TestBuggyRandomWalksFindDeadState(t *testing.T) {
 		t.Fatalf("seed %d: step %d is not the critical transition", seed, crit)
 	}
 	ev := state(crit).LastEvent()
-	reset := ev.Kind == sim.EvReset && ev.Node == 0
-	notify := ev.Kind == sim.EvMessage && ev.Node == 0 && sim.MessageName(ev.Msg) == "Notify"
+	reset := ev.Kind == engine.EvReset && ev.Node == 0
+	notify := ev.Kind == engine.EvMessage && ev.Node == 0 && sim.MessageName(ev.Msg) == "Notify"
 	if !reset && !notify {
 		t.Errorf("seed %d: critical transition at step %d is %s", seed, crit, ev)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // walker's walks fail the test on a safety violation, and a walk that
@@ -25,9 +26,9 @@ const (
 // scenario: the client sends its registration and halts daemon 2; the
 // detector pings, daemon 3 answers, and the next round declares daemon 2
 // failed before the registration arrives.
-func scenario(t testing.TB, s *sim.Sim) {
+func scenario(t testing.TB, s *engine.Sim) {
 	servicetest.Step(t, s, "the client sends its registration", servicetest.App(client))
-	s.SetChooser(&sim.Prefix{Seq: []int32{0}, Then: sim.NewRandom(0)}) // the client halts daemon 2
+	s.SetChooser(&engine.Prefix{Seq: []int32{0}, Then: engine.NewRandom(0)}) // the client halts daemon 2
 	servicetest.Step(t, s, "the client halts daemon 2", servicetest.App(client))
 	servicetest.Step(t, s, "daemon 2 halts", servicetest.Message(victim, client, "Halt"))
 	servicetest.Step(t, s, "the detector pings", round)
@@ -54,7 +55,7 @@ func TestCriticalTransition(t *testing.T) {
 		t.Fatalf("critical transition at step %d, want %d", crit, critStep)
 	}
 	ev := state(crit).LastEvent()
-	if ev.Node != detector || ev.Kind != sim.EvTimer || ev.Timer != roundTimer {
+	if ev.Node != detector || ev.Kind != engine.EvTimer || ev.Timer != roundTimer {
 		t.Fatalf("critical event %s, want the detector's round", ev)
 	}
 	t.Logf("critical transition: step %d, %s", crit, ev)
@@ -68,14 +69,14 @@ func TestHotCycle(t *testing.T) {
 	scenario(t, s)
 	// Deliver what is in flight.
 	for s.InFlight() > 0 {
-		servicetest.Step(t, s, "a message in flight", servicetest.Kind(sim.EvMessage))
+		servicetest.Step(t, s, "a message in flight", servicetest.Kind(engine.EvMessage))
 	}
 	start := s.Hash()
 	servicetest.Cycle{
 		Steps: []servicetest.Match{round, servicetest.Message(other, detector, "Ping"), servicetest.Message(detector, other, "Pong")},
 		// Fair in the strict sense: every message, payload and all, is run.
-		Key: func(e sim.Event) any { return e.String() },
-		After: func(iter int, s *sim.Sim) {
+		Key: func(e engine.Event) any { return e.String() },
+		After: func(iter int, s *engine.Sim) {
 			if s.Hash() != start {
 				t.Fatalf("iteration %d: state differs", iter)
 			}
@@ -109,7 +110,7 @@ func TestWalks(t *testing.T) {
 }
 
 // TestDeterministic replays seeded walks of both variants twice and
-// compares the state after every step (sim.CheckDeterminism): no map
+// compares the state after every step (engine.CheckDeterminism): no map
 // order, clock or global randomness leaks into the service.
 func TestDeterministic(t *testing.T) {
 	servicetest.Deterministic(t, servicetest.Variant(t, SystemName, false), 5, 300)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Budgets, in simulator steps (default weights: app 40, message 8, timer 1).
@@ -31,7 +32,7 @@ var walker = servicetest.Walker{CheckStart: true, RecordUnsafe: true, Quiescent:
 // 20 walks per state.
 var judge = servicetest.Judge{Walker: walker, Budget: deadDepth, Dead: 50, Transient: 50, Search: 20, Seed: 7919}
 
-func node(s *sim.Sim, id sim.NodeID) *Pastry { return s.Service(id).(*Pastry) }
+func node(s *engine.Sim, id sim.NodeID) *Pastry { return s.Service(id).(*Pastry) }
 
 func addrs(hs []Handle) []sim.NodeID {
 	out := []sim.NodeID{}
@@ -185,7 +186,7 @@ func TestBuggyCriticalTransition(t *testing.T) {
 		t.Fatalf("scenario has %d steps", crit)
 	}
 	ev := sc.States[crit].LastEvent()
-	if ev.Kind != sim.EvTimer || ev.Node != 2 || ev.Timer != TimerJoin {
+	if ev.Kind != engine.EvTimer || ev.Node != 2 || ev.Timer != TimerJoin {
 		t.Fatalf("step %d is %s", crit, ev)
 	}
 	for _, id := range []sim.NodeID{0, 1} {
@@ -198,14 +199,14 @@ func TestBuggyCriticalTransition(t *testing.T) {
 	judge.CheckCritical(t, crit, sc.State)
 	// In the dead state node 2 keeps receiving its own join requests, and
 	// SizeMatch holds throughout.
-	dead := sc.States[crit].Clone(sim.NewRandom(5))
+	dead := sc.States[crit].Clone(engine.NewRandom(5))
 	ownJoins := 0
 	for range deadDepth {
 		servicetest.Next(t, dead)
 		if !servicetest.Safe(t, dead) {
 			t.Fatalf("SizeMatch violated at step %d", dead.Steps())
 		}
-		if e := dead.LastEvent(); e.Kind == sim.EvMessage && e.Node == 2 && sim.MessageName(e.Msg) == "JoinRequest" && e.Msg.(JoinRequest).Joiner.Addr == 2 {
+		if e := dead.LastEvent(); e.Kind == engine.EvMessage && e.Node == 2 && sim.MessageName(e.Msg) == "JoinRequest" && e.Msg.(JoinRequest).Joiner.Addr == 2 {
 			ownJoins++
 		}
 	}
@@ -227,7 +228,7 @@ func TestBuggyCriticalTransition(t *testing.T) {
 func TestBuggySlowRejoin(t *testing.T) {
 	cfg := servicetest.Config(t, SystemName)
 	sc, crit := rejoinScenario(t, cfg)
-	alt := sc.States[crit-1].Clone(sim.NewRandom(9))
+	alt := sc.States[crit-1].Clone(engine.NewRandom(9))
 	servicetest.Step(t, alt, "node 0 probes its leaf set", servicetest.Timer(0, TimerMaintain))
 	servicetest.Step(t, alt, "node 1 probes its leaf set", servicetest.Timer(1, TimerMaintain))
 	servicetest.Step(t, alt, "node 2, idle, answers node 0: not a member", servicetest.Message(2, 0, "Probe"))
@@ -264,7 +265,7 @@ func TestFixedScenarioRecovers(t *testing.T) {
 // lies on its join route. SizeMatch is never violated.
 func TestBuggyRandomWalksFindDeadState(t *testing.T) {
 	cfg := servicetest.Config(t, SystemName)
-	seed, s, _ := walker.FirstStuck(t, cfg, servicetest.Batch{Walks: 300, Budget: deadDepth, Failures: true, Each: func(seed uint64, _ *sim.Sim, r servicetest.Result) bool {
+	seed, s, _ := walker.FirstStuck(t, cfg, servicetest.Batch{Walks: 300, Budget: deadDepth, Failures: true, Each: func(seed uint64, _ *engine.Sim, r servicetest.Result) bool {
 		if r.Unsafe >= 0 {
 			t.Fatalf("seed %d: SizeMatch violated at step %d", seed, r.Unsafe)
 		}
@@ -275,7 +276,7 @@ func TestBuggyRandomWalksFindDeadState(t *testing.T) {
 		t.Fatalf("seed %d: step %d is not the critical transition", seed, crit)
 	}
 	ev := state(crit).LastEvent()
-	if ev.Kind != sim.EvTimer || ev.Timer != TimerJoin {
+	if ev.Kind != engine.EvTimer || ev.Timer != TimerJoin {
 		t.Errorf("seed %d: critical transition at step %d is %s", seed, crit, ev)
 	}
 	t.Logf("seed %d: dead after %d steps; critical transition at step %d: %s", seed, s.Steps(), crit, ev)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // dMax is the walk length after which a walk that never reached a live
@@ -42,7 +43,7 @@ const (
 // recv delivers the next frame on the connection from node from to node
 // to, which must carry the named message; Hello frames queued before it
 // on that connection (session traffic) are delivered first.
-func recv(t *testing.T, s *sim.Sim, what string, to, from sim.NodeID, name string) sim.Event {
+func recv(t *testing.T, s *engine.Sim, what string, to, from sim.NodeID, name string) engine.Event {
 	t.Helper()
 	for {
 		ev := servicetest.Step(t, s, what, servicetest.From(to, from))
@@ -59,14 +60,14 @@ func recv(t *testing.T, s *sim.Sim, what string, to, from sim.NodeID, name strin
 // state just before the critical transition: root 0 has children A and D;
 // C's Join went via the bootstrap (the root) down to A, which accepted it
 // and sent a JoinReply; then C reset, losing all state.
-func paperScenario(t *testing.T, fixed bool) *sim.Sim {
+func paperScenario(t *testing.T, fixed bool) *engine.Sim {
 	params := map[string]string{}
 	if fixed {
 		params["fixed"] = "true"
 	}
 	// The root, full, sends C's Join down to its first child, A.
-	ch := &servicetest.Scripted{Rand: []int{0}, Then: sim.NewRandom(0)}
-	s := servicetest.NewWith(t, servicetest.Config(t, SystemName, params), sim.Options{Chooser: ch})
+	ch := &servicetest.Scripted{Rand: []int{0}, Then: engine.NewRandom(0)}
+	s := servicetest.NewWith(t, servicetest.Config(t, SystemName, params), engine.Options{Chooser: ch})
 	servicetest.Step(t, s, "0 becomes root", servicetest.App(0))
 	servicetest.Step(t, s, "A joins", servicetest.App(nodeA))
 	servicetest.Step(t, s, "D joins", servicetest.App(nodeD))
@@ -98,7 +99,7 @@ func TestPaperScenario(t *testing.T) {
 	}
 	t.Logf("before the critical transition %d of 50 walks recover", n)
 	// The live alternative: C's application asks it to join first.
-	alt := s.Clone(sim.NewRandom(1))
+	alt := s.Clone(engine.NewRandom(1))
 	servicetest.Step(t, alt, "C joins again", servicetest.App(nodeC))
 	recv(t, alt, "C gets the JoinReply while joining", nodeC, nodeA, "JoinReply")
 	recv(t, alt, "A gets Remove", nodeA, nodeC, "Remove")
@@ -124,7 +125,7 @@ func TestPaperScenario(t *testing.T) {
 
 	// The rest of the paper's story: C joins again, is routed to D, and
 	// ends up in the child sets of both A and D.
-	ch := &servicetest.Scripted{Rand: []int{1}, Then: sim.NewRandom(0)}
+	ch := &servicetest.Scripted{Rand: []int{1}, Then: engine.NewRandom(0)}
 	s.SetChooser(ch)
 	servicetest.Step(t, s, "C joins again", servicetest.App(nodeC))
 	recv(t, s, "0 sends C's Join to D", 0, nodeC, "Join")
@@ -187,7 +188,7 @@ func TestJoinViaNonRootBootstrap(t *testing.T) {
 		return newNode(true, 2, 0)
 	}
 	up := 0
-	walker.Walks(t, cfg, servicetest.Batch{Walks: 200, Budget: dMax, Failures: true, Each: func(seed uint64, s *sim.Sim, r servicetest.Result) bool {
+	walker.Walks(t, cfg, servicetest.Batch{Walks: 200, Budget: dMax, Failures: true, Each: func(seed uint64, s *engine.Sim, r servicetest.Result) bool {
 		if r.Live < 0 {
 			t.Fatalf("seed %d: not live: %+v", seed, r)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // config builds the system with items resources, fixed or not.
@@ -67,7 +68,7 @@ func TestLostWakeup(t *testing.T) {
 		t.Fatalf("critical transition at step %d, want %d", crit, critStep)
 	}
 	ev := sc.States[crit].LastEvent()
-	if ev.Node != server || ev.Kind != sim.EvApp {
+	if ev.Node != server || ev.Kind != engine.EvApp {
 		t.Fatalf("critical event %s, want the server's Produce", ev)
 	}
 	t.Logf("critical transition: step %d, %s", crit, ev)
@@ -97,7 +98,7 @@ func TestWalks(t *testing.T) {
 }
 
 // TestDeterministic replays seeded walks of both variants twice and
-// compares the state after every step (sim.CheckDeterminism): no map
+// compares the state after every step (engine.CheckDeterminism): no map
 // order, clock or global randomness leaks into the service.
 func TestDeterministic(t *testing.T) {
 	servicetest.Deterministic(t, config(t, 2, false), 5, 300)

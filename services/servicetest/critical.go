@@ -4,15 +4,16 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Replayer returns a function giving the state after i steps of the
 // execution of cfg recorded in choices (failures on, as in the original
 // run). Each call replays from the initial state.
-func Replayer(t testing.TB, cfg *sim.Config, choices []int32) func(i int) *sim.Sim {
-	return func(i int) *sim.Sim {
+func Replayer(t testing.TB, cfg *sim.Config, choices []int32) func(i int) *engine.Sim {
+	return func(i int) *engine.Sim {
 		t.Helper()
-		s, err := sim.Replay(cfg, choices, i, sim.Options{})
+		s, err := engine.Replay(cfg, choices, i, engine.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -26,7 +27,7 @@ func Replayer(t testing.TB, cfg *sim.Config, choices []int32) func(i int) *sim.S
 // recover and state(n) must not, or the test fails. It returns the step
 // into the first dead state the search meets: a step i with state(i-1)
 // recovering and state(i) not.
-func CriticalStep(t testing.TB, n int, state func(i int) *sim.Sim, recovers func(*sim.Sim) bool) int {
+func CriticalStep(t testing.TB, n int, state func(i int) *engine.Sim, recovers func(*engine.Sim) bool) int {
 	t.Helper()
 	lo, hi := 0, n // the state after lo steps recovers, after hi it does not
 	if !recovers(state(lo)) {
@@ -74,22 +75,22 @@ type Judge struct {
 }
 
 // IsDead reports whether none of j.Dead walks from s turns live.
-func (j Judge) IsDead(t testing.TB, s *sim.Sim) bool {
+func (j Judge) IsDead(t testing.TB, s *engine.Sim) bool {
 	t.Helper()
 	return !j.Walker.Recovers(t, s, j.Dead, j.Budget, j.Seed)
 }
 
 // IsTransient reports whether one of j.Transient walks from s turns live.
-func (j Judge) IsTransient(t testing.TB, s *sim.Sim) bool {
+func (j Judge) IsTransient(t testing.TB, s *engine.Sim) bool {
 	t.Helper()
 	return j.Walker.Recovers(t, s, j.Transient, j.Budget, j.Seed)
 }
 
 // Critical is CriticalStep over states 0 to n with j.Search walks per
 // state.
-func (j Judge) Critical(t testing.TB, n int, state func(i int) *sim.Sim) int {
+func (j Judge) Critical(t testing.TB, n int, state func(i int) *engine.Sim) int {
 	t.Helper()
-	return CriticalStep(t, n, state, func(s *sim.Sim) bool {
+	return CriticalStep(t, n, state, func(s *engine.Sim) bool {
 		t.Helper()
 		return j.Walker.Recovers(t, s, j.Search, j.Budget, j.Seed)
 	})
@@ -98,7 +99,7 @@ func (j Judge) Critical(t testing.TB, n int, state func(i int) *sim.Sim) int {
 // CriticalOf is Critical over the execution s recorded, its states
 // replayed from its choices (Replayer). It returns the step and the
 // replayed states.
-func (j Judge) CriticalOf(t testing.TB, s *sim.Sim) (int, func(i int) *sim.Sim) {
+func (j Judge) CriticalOf(t testing.TB, s *engine.Sim) (int, func(i int) *engine.Sim) {
 	t.Helper()
 	state := Replayer(t, s.Config(), s.ChoiceValues())
 	return j.Critical(t, s.Steps(), state), state
@@ -106,7 +107,7 @@ func (j Judge) CriticalOf(t testing.TB, s *sim.Sim) (int, func(i int) *sim.Sim) 
 
 // IsCritical reports whether step i is a critical transition: the state
 // after it is dead and the one before it transient.
-func (j Judge) IsCritical(t testing.TB, i int, state func(i int) *sim.Sim) bool {
+func (j Judge) IsCritical(t testing.TB, i int, state func(i int) *engine.Sim) bool {
 	t.Helper()
 	return j.IsDead(t, state(i)) && j.IsTransient(t, state(i-1))
 }
@@ -115,7 +116,7 @@ func (j Judge) IsCritical(t testing.TB, i int, state func(i int) *sim.Sim) bool 
 // execution whose states state gives: the state before it is transient,
 // the state after it dead, and the binary search over steps 0 to crit
 // finds it. It reports each failure with t.Errorf.
-func (j Judge) CheckCritical(t testing.TB, crit int, state func(i int) *sim.Sim) {
+func (j Judge) CheckCritical(t testing.TB, crit int, state func(i int) *engine.Sim) {
 	t.Helper()
 	if !j.IsTransient(t, state(crit-1)) {
 		t.Errorf("state before step %d does not recover", crit)

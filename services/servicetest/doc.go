@@ -68,6 +68,6 @@
 //
 // In an example:
 //
-//	_, s := servicetest.MustStart(chord.SystemName, nil, sim.NewRandom(1))
+//	_, s := servicetest.MustStart(chord.SystemName, nil, engine.NewRandom(1))
 //	fmt.Println(servicetest.MustStep(s, servicetest.App(0)))
 package servicetest

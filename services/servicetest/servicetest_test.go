@@ -8,6 +8,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // toy is a two-node system: each node handles two application requests,
@@ -56,8 +57,8 @@ func TestConfigAndParams(t *testing.T) {
 
 func TestScriptAndScripted(t *testing.T) {
 	cfg := servicetest.Config(t, toyName)
-	ch := &servicetest.Scripted{Rand: []int{2, 0}, Elapsed: []bool{true}, Then: sim.NewRandom(0)}
-	sc := servicetest.NewScript(t, servicetest.NewWith(t, cfg, sim.Options{Chooser: ch}))
+	ch := &servicetest.Scripted{Rand: []int{2, 0}, Elapsed: []bool{true}, Then: engine.NewRandom(0)}
+	sc := servicetest.NewScript(t, servicetest.NewWith(t, cfg, engine.Options{Chooser: ch}))
 	sc.Do("node 0's first request", servicetest.App(0))
 	sc.Do("node 0's second request", servicetest.App(0))
 	if sc.Last() != 2 || sc.State(0).Steps() != 0 || sc.State(2).Steps() != 2 {
@@ -108,7 +109,7 @@ func TestCritical(t *testing.T) {
 		servicetest.Next(t, s)
 	}
 	state := servicetest.Replayer(t, cfg, s.ChoiceValues())
-	recovers := func(st *sim.Sim) bool { return st.Steps() < 3 }
+	recovers := func(st *engine.Sim) bool { return st.Steps() < 3 }
 	if got := servicetest.CriticalStep(t, 4, state, recovers); got != 3 {
 		t.Errorf("CriticalStep: %d, want 3", got)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // walker's walks fail the test on a safety violation, and a walk that
@@ -21,9 +22,9 @@ const (
 // nodes, extent 0 on nodes 1-3): node 1 sends a SyncReport, the driver
 // fails node 1 and notifies the manager, node 1 halts, the manager drops
 // node 1's replica, and then the stale SyncReport arrives.
-func scenario(t testing.TB, s *sim.Sim) {
+func scenario(t testing.TB, s *engine.Sim) {
 	servicetest.Step(t, s, "node 1 sends a SyncReport", servicetest.Timer(victim, syncTimer))
-	s.SetChooser(&sim.Prefix{Seq: []int32{0}, Then: sim.NewRandom(0)}) // the driver picks node 1
+	s.SetChooser(&engine.Prefix{Seq: []int32{0}, Then: engine.NewRandom(0)}) // the driver picks node 1
 	servicetest.Step(t, s, "the driver fails node 1", servicetest.App(driver))
 	servicetest.Step(t, s, "node 1 halts", servicetest.Message(victim, driver, "FaultInject"))
 	servicetest.Step(t, s, "the manager drops node 1's replica", servicetest.Message(manager, driver, "NotifyFailure"))
@@ -55,7 +56,7 @@ func TestCriticalTransition(t *testing.T) {
 		t.Fatalf("critical transition at step %d, want 5; live walks per state %v", crit, live)
 	}
 	ev := state(crit).LastEvent()
-	if ev.Node != manager || ev.Kind != sim.EvMessage || sim.MessageName(ev.Msg) != "SyncReport" || ev.Peer != victim {
+	if ev.Node != manager || ev.Kind != engine.EvMessage || sim.MessageName(ev.Msg) != "SyncReport" || ev.Peer != victim {
 		t.Fatalf("critical event %s, want the manager receiving node 1's SyncReport", ev)
 	}
 	t.Logf("critical transition: step %d, %s", crit, ev)
@@ -99,7 +100,7 @@ func TestWalks(t *testing.T) {
 }
 
 // TestDeterministic replays seeded walks of both variants twice and
-// compares the state after every step (sim.CheckDeterminism): no map
+// compares the state after every step (engine.CheckDeterminism): no map
 // order, clock or global randomness leaks into the service.
 func TestDeterministic(t *testing.T) {
 	servicetest.Deterministic(t, servicetest.Variant(t, SystemName, false), 5, 300)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // dMax is the walk length after which a walk that never reached a live
@@ -59,19 +60,19 @@ func TestBuggyWalksGetStuck(t *testing.T) {
 
 // paperScenario drives the transport through seed 003 §5's steps 1-4 and
 // returns the state just before the critical transition.
-func paperScenario(t *testing.T, fixed bool) *sim.Sim {
+func paperScenario(t *testing.T, fixed bool) *engine.Sim {
 	params := map[string]string{}
 	if fixed {
 		params["fixed"] = "true"
 	}
 	s := servicetest.New(t, servicetest.Config(t, SystemName, params), 0)
-	isData := func(to sim.NodeID, seq uint32) func(sim.Event) bool {
-		return func(ev sim.Event) bool {
+	isData := func(to sim.NodeID, seq uint32) func(engine.Event) bool {
+		return func(ev engine.Event) bool {
 			d, ok := ev.Msg.(Data)
-			return ev.Kind == sim.EvDatagram && ev.Node == to && ok && d.seq == seq
+			return ev.Kind == engine.EvDatagram && ev.Node == to && ok && d.seq == seq
 		}
 	}
-	app, timer := servicetest.App(0), servicetest.At(sim.EvTimer, 0)
+	app, timer := servicetest.App(0), servicetest.At(engine.EvTimer, 0)
 	// Step 1: the application sends two messages; m0 goes out as SYN 2001.
 	servicetest.Step(t, s, "send m0", app)
 	servicetest.Step(t, s, "send m1", app)
@@ -92,9 +93,9 @@ func paperScenario(t *testing.T, fixed bool) *sim.Sim {
 
 // isAck6001 matches the sender receiving ACK 6001: the critical
 // transition (seed 003 §5, step 5).
-func isAck6001(ev sim.Event) bool {
+func isAck6001(ev engine.Event) bool {
 	a, ok := ev.Msg.(Ack)
-	return ev.Kind == sim.EvDatagram && ev.Node == 0 && ok && a.seq == 6001
+	return ev.Kind == engine.EvDatagram && ev.Node == 0 && ok && a.seq == 6001
 }
 
 // TestPaperScenario replays seed 003 §5 on the buggy transport: before
@@ -114,13 +115,13 @@ func TestPaperScenario(t *testing.T) {
 	}
 	// ... for instance by retransmitting SYN 6001, which resynchronises
 	// the receiver (once the second copy of SYN 2001 is out of the way).
-	alt := s.Clone(sim.NewRandom(7))
-	servicetest.Step(t, alt, "receiver gets the other SYN 2001", func(ev sim.Event) bool {
+	alt := s.Clone(engine.NewRandom(7))
+	servicetest.Step(t, alt, "receiver gets the other SYN 2001", func(ev engine.Event) bool {
 		d, ok := ev.Msg.(Data)
 		return ok && ev.Node == 1 && d.seq == 2001
 	})
-	servicetest.Step(t, alt, "retransmit SYN 6001", servicetest.Kind(sim.EvTimer))
-	servicetest.Step(t, alt, "receiver gets SYN 6001 again", func(ev sim.Event) bool {
+	servicetest.Step(t, alt, "retransmit SYN 6001", servicetest.Kind(engine.EvTimer))
+	servicetest.Step(t, alt, "receiver gets SYN 6001 again", func(ev engine.Event) bool {
 		d, ok := ev.Msg.(Data)
 		return ok && ev.Node == 1 && d.seq == 6001
 	})
@@ -144,7 +145,7 @@ func TestPaperScenario(t *testing.T) {
 	}
 	// Failures on do not help either.
 	for seed := range uint64(10) {
-		c := s.Clone(sim.NewRandom(400 + seed))
+		c := s.Clone(engine.NewRandom(400 + seed))
 		if r := walker.Walk(t, c, dMax, 0); r.Live >= 0 {
 			t.Fatalf("walk %d with failures: %+v", seed, r)
 		}
@@ -170,7 +171,7 @@ func TestPaperScenarioFixed(t *testing.T) {
 // connection attempt was abandoned and the application sent again.
 func TestDeliveryInOrder(t *testing.T) {
 	cfg := servicetest.Config(t, SystemName, map[string]string{"fixed": "true", "messages": "5", "drops": "3"})
-	walker.Walks(t, cfg, servicetest.Batch{Walks: 100, Budget: dMax, Failures: true, Each: func(seed uint64, s *sim.Sim, r servicetest.Result) bool {
+	walker.Walks(t, cfg, servicetest.Batch{Walks: 100, Budget: dMax, Failures: true, Each: func(seed uint64, s *engine.Sim, r servicetest.Result) bool {
 		if r.Live < 0 {
 			t.Fatalf("seed %d: not live: %+v", seed, r)
 		}

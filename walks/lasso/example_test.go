@@ -3,7 +3,7 @@ package lasso_test
 import (
 	"fmt"
 
-	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 	"github.com/macemc/macemc/walks/lasso"
 	"github.com/macemc/macemc/walks/lasso/lassotest"
@@ -17,7 +17,7 @@ func Example() {
 	cfg := lassotest.Philosophers(2, false)
 	m := lasso.NewMonitor(lasso.Options{})
 	for i := uint64(0); len(m.Findings()) == 0; i++ {
-		s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(walks.SeedFor(2, i))})
+		s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(walks.SeedFor(2, i))})
 		if err != nil {
 			panic(err)
 		}

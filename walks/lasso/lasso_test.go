@@ -1,13 +1,16 @@
 package lasso_test
 
 import (
+	"context"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/macemc/macemc/critical"
-	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/search/dfs"
+	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 	"github.com/macemc/macemc/walks/lasso"
 	"github.com/macemc/macemc/walks/lasso/lassotest"
@@ -15,13 +18,13 @@ import (
 
 // hunt runs up to n seeded walks of up to maxSteps steps with a monitor
 // and returns the monitor and the walks' outcomes.
-func hunt(t testing.TB, cfg *sim.Config, o lasso.Options, n, maxSteps int) (*lasso.Monitor, []walks.Result, []*sim.Sim) {
+func hunt(t testing.TB, cfg *sim.Config, o lasso.Options, n, maxSteps int) (*lasso.Monitor, []walks.Result, []*engine.Sim) {
 	t.Helper()
 	m := lasso.NewMonitor(o)
 	var res []walks.Result
-	var sims []*sim.Sim
+	var sims []*engine.Sim
 	for i := range n {
-		s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(walks.SeedFor(7, uint64(i)))})
+		s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(walks.SeedFor(7, uint64(i)))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,20 +45,20 @@ func lassos(m *lasso.Monitor) []*lasso.Finding {
 }
 
 type source struct {
-	kind       sim.EventKind
+	kind       engine.EventKind
 	node, peer sim.NodeID
 	timer      string
 }
 
-func sourceOf(e sim.Event) source {
+func sourceOf(e engine.Event) source {
 	k := source{kind: e.Kind, node: e.Node, timer: e.Timer}
-	if e.Kind == sim.EvMessage || e.Kind == sim.EvDatagram {
+	if e.Kind == engine.EvMessage || e.Kind == engine.EvDatagram {
 		k.peer = e.Peer
 	}
 	return k
 }
 
-func live(t testing.TB, s *sim.Sim) bool {
+func live(t testing.TB, s *engine.Sim) bool {
 	ok, err := s.AllHold(s.Config().Liveness)
 	if err != nil {
 		t.Fatal(err)
@@ -73,12 +76,12 @@ func checkExactLasso(t *testing.T, cfg *sim.Config, f *lasso.Finding) {
 	if f.Kind != lasso.KindLasso || f.Hashing != lasso.Exact || !f.Proof() || f.Replays != lasso.DefaultReplays {
 		t.Fatalf("finding %+v", f)
 	}
-	s, err := sim.Replay(cfg, f.Choices, f.Stem, sim.Options{FailuresUntil: f.FailuresUntil})
+	s, err := engine.Replay(cfg, f.Choices, f.Stem, engine.Options{FailuresUntil: f.FailuresUntil})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start, startText := s.Hash(), s.NetworkText()
-	s.SetChooser(sim.NewRecorded(f.Choices[len(s.Choices()):]))
+	s.SetChooser(engine.NewRecorded(f.Choices[len(s.Choices()):]))
 	enabled, ran := map[source]bool{}, map[source]bool{}
 	for s.Steps() < f.Steps {
 		if live(t, s) {
@@ -107,7 +110,7 @@ func checkExactLasso(t *testing.T, cfg *sim.Config, f *lasso.Finding) {
 	}
 	// Once more round the cycle: the same choices, the same state.
 	cyc := f.Choices[s.StepStart(f.Stem):s.StepStart(f.Steps)]
-	s.SetChooser(sim.NewRecorded(cyc))
+	s.SetChooser(engine.NewRecorded(cyc))
 	for s.Steps() < f.Steps+f.CycleLen {
 		if _, err := s.Step(); err != nil {
 			t.Fatal(err)
@@ -122,7 +125,7 @@ func checkExactLasso(t *testing.T, cfg *sim.Config, f *lasso.Finding) {
 // repeated until the execution has at least steps steps.
 func unroll(t *testing.T, cfg *sim.Config, f *lasso.Finding, steps int) ([]int32, int) {
 	t.Helper()
-	s, err := sim.Replay(cfg, f.Choices, f.Steps, sim.Options{FailuresUntil: f.FailuresUntil})
+	s, err := engine.Replay(cfg, f.Choices, f.Steps, engine.Options{FailuresUntil: f.FailuresUntil})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,11 +211,11 @@ func TestNodeFairnessIsTooWeak(t *testing.T) {
 	}
 	f := fs[0]
 	// The cycle starves a source that is enabled throughout it.
-	s, err := sim.Replay(cfg, f.Choices, f.Stem, sim.Options{})
+	s, err := engine.Replay(cfg, f.Choices, f.Stem, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SetChooser(sim.NewRecorded(f.Choices[len(s.Choices()):]))
+	s.SetChooser(engine.NewRecorded(f.Choices[len(s.Choices()):]))
 	enabled, ran := map[source]bool{}, map[source]bool{}
 	for s.Steps() < f.Steps {
 		for _, e := range s.Ready() {
@@ -302,7 +305,7 @@ func TestPartialHashFindsGrowingCounters(t *testing.T) {
 // at all makes every pair of states a candidate, and replay discards the
 // cycles that do not repeat.
 func TestCustomKey(t *testing.T) {
-	key := func(s *sim.Sim) uint64 {
+	key := func(s *engine.Sim) uint64 {
 		var h uint64 = 1
 		for _, e := range s.Ready() {
 			h = h*31 + lasso.Signature(e)
@@ -316,7 +319,7 @@ func TestCustomKey(t *testing.T) {
 	}
 	// Everything looks the same, and replaying 150 rounds of any cycle of
 	// the slow ball (live after 200 passes) reaches a live state.
-	m, _, _ = hunt(t, lassotest.Slow(200), lasso.Options{Key: func(*sim.Sim) uint64 { return 0 }, Replays: 150}, 3, 1000)
+	m, _, _ = hunt(t, lassotest.Slow(200), lasso.Options{Key: func(*engine.Sim) uint64 { return 0 }, Replays: 150}, 3, 1000)
 	if st := m.Stats(); st.Confirmed != 0 || st.Discarded == 0 {
 		t.Errorf("constant key: %+v", st)
 	}
@@ -342,7 +345,7 @@ func TestSpinAndAnalyze(t *testing.T) {
 		if r.Steps != 300 {
 			t.Errorf("walk %d: dead after %d steps", i, r.Steps)
 		}
-		f, err := lasso.Analyze(cfg, sim.Options{}, sims[i].ChoiceValues(), 0, lasso.Options{})
+		f, err := lasso.Analyze(cfg, engine.Options{}, sims[i].ChoiceValues(), 0, lasso.Options{})
 		if err != nil || f == nil {
 			t.Fatalf("walk %d: Analyze: %v, %v", i, f, err)
 		}
@@ -358,7 +361,7 @@ func TestSpinAndAnalyze(t *testing.T) {
 	fixed := lassotest.Philosophers(2, true)
 	_, res, sims = hunt(t, fixed, lasso.Options{}, 5, 300)
 	for i := range res {
-		if f, err := lasso.Analyze(fixed, sim.Options{}, sims[i].ChoiceValues(), 0, lasso.Options{}); err != nil || f != nil {
+		if f, err := lasso.Analyze(fixed, engine.Options{}, sims[i].ChoiceValues(), 0, lasso.Options{}); err != nil || f != nil {
 			t.Errorf("fixed walk %d: %v %v", i, f, err)
 		}
 	}
@@ -512,11 +515,11 @@ func TestSearchReports(t *testing.T) {
 	var path int64
 	for _, workers := range []int{1, 4} {
 		m := lasso.NewMonitor(lasso.Options{OnLasso: lasso.Report, Until: 300})
-		res, err := search.Run(search.Config{System: cfg, WalkDepth: 300, Seed: 1, Workers: workers, Observe: m.Observer})
+		res, err := explore.Run(context.Background(), explore.Config{System: cfg, Strategy: dfs.Strategy{}, WalkDepth: 300, Seed: 1, Workers: workers, Observe: m.Observer})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Verdict != search.Liveness || len(res.Violations) != 1 {
+		if res.Verdict != explore.Liveness || len(res.Violations) != 1 {
 			t.Fatalf("workers %d: verdict %v", workers, res.Verdict)
 		}
 		v := res.Violations[0]

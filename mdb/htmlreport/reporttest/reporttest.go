@@ -38,7 +38,7 @@ var Examples = []Example{
 	{Name: "transport", Args: []string{"--system", "transport", "--property", "AllAcked", "--seed", "3"}, Verdict: "liveness", Kind: "dead"},
 	{Name: "randtree", Args: []string{"--system", "randtree", "--seed", "1", "--max-paths", "10000"}, Verdict: "liveness", Kind: "dead"},
 	{Name: "chord", Args: []string{"--system", "chord", "--property", "AllNodes", "--seed", "1"}, Verdict: "liveness", Kind: "dead"},
-	{Name: "chord-safety", Args: []string{"--system", "chord", "--seed", "1"}, Verdict: "safety"},
+	{Name: "chord-safety", Args: []string{"--system", "chord", "--seed", "1"}, Verdict: "safety", Kind: "safety"},
 	{Name: "pastry", Args: []string{"--system", "pastry", "--property", "AllNodes", "--seed", "1"}, Verdict: "liveness", Kind: "dead"},
 	{Name: "storage", Args: []string{"--system", "storage", "--seed", "1"}, Verdict: "liveness", Kind: "dead"},
 	{Name: "failuredetector", Args: []string{"--system", "failuredetector", "--seed", "1"}, Verdict: "liveness", Kind: "dead"},
