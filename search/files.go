@@ -16,7 +16,7 @@ import (
 
 // ResultFiles are the files a run writes into Options.Out; a run removes
 // those a previous run left there first.
-var ResultFiles = []string{"error.trace", "error.log", "live.trace", "live.log", "prefix.trace", "report.json", "critical.json"}
+var ResultFiles = []string{"error.trace", "error.log", "live.trace", "live.log", "prefix.trace", "min.trace", "report.json", "report.html", "critical.json"}
 
 func (p *pipeline) outPath(name string) string { return filepath.Join(p.opts.Out, name) }
 

@@ -131,6 +131,9 @@ type Report struct {
 	Replay, Debug string
 	// SearchTime is the time to find the violation; Elapsed the whole run.
 	SearchTime, Elapsed time.Duration
+	// Warnings say what the run could not do without failing: a result
+	// file that is only a view of the evidence (the report page).
+	Warnings []string
 }
 
 // First returns the first finding, or nil.
@@ -307,6 +310,7 @@ type reportJSON struct {
 	Files      map[string]string `json:"files"`
 	Replay     string            `json:"replay,omitempty"`
 	Debug      string            `json:"debug,omitempty"`
+	Warnings   []string          `json:"warnings,omitempty"`
 }
 
 type violationJSON struct {
@@ -372,7 +376,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Rounds: r.Stats.Rounds, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
 		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Stop: r.Stats.Stop.String(),
 		Incomplete: r.Incomplete, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
-		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug,
+		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug, Warnings: r.Warnings,
 	}
 	if j.Params == nil {
 		j.Params = map[string]string{}

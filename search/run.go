@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/macemc/macemc/mdb/htmlreport"
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -158,8 +159,23 @@ func (p *pipeline) progress(ph Phase, format string, args ...any) {
 func (p *pipeline) finish(err error) (*Report, error) {
 	p.rep.Incomplete = p.ctx.Err() != nil
 	p.rep.Elapsed = time.Since(p.start)
+	page := p.rep.First() != nil && p.opts.Out != "" && err == nil
+	if page {
+		p.rep.Files["report_html"] = p.outPath(htmlreport.PageFile)
+	}
 	if werr := p.writeReport(); werr != nil && err == nil {
 		err = werr
+	}
+	if page && err == nil {
+		// The page of the finding, beside report.json (mdb/htmlreport).
+		p.progress(PhaseFiles, "writing the report page...")
+		if werr := htmlreport.WriteDir(p.opts.Out, htmlreport.Options{Tool: p.opts.Command, HandlerTimeout: p.opts.HandlerTimeout}); werr != nil {
+			// The page is a view of the evidence, which is written: say
+			// why it is missing rather than fail the run.
+			delete(p.rep.Files, "report_html")
+			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %v", werr))
+			err = p.writeReport()
+		}
 	}
 	if err != nil {
 		return p.rep, err

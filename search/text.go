@@ -105,6 +105,9 @@ func (r *Report) writeText(w io.Writer) {
 	for _, k := range keys {
 		fmt.Fprintf(w, "  %-12s %s\n", k, r.Files[k])
 	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
 	fmt.Fprintf(w, "total %.2fs (search, critical transition, determinism check, logs)\n", r.Elapsed.Seconds())
 	if r.Debug != "" {
 		fmt.Fprintf(w, "debug:  %s\n", r.Debug)
