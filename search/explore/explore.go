@@ -86,7 +86,8 @@ type Config struct {
 	// walks.Observer); lasso detection hooks in here. It is called once
 	// per walk, from the worker that runs it. A walk the observer ends
 	// with a verdict is a violation (outcome walks.Observed), committed in
-	// path order like any other.
+	// path order like any other. An observer that is a Committer is told
+	// when its walk's path is committed.
 	Observe func() walks.Observer
 
 	pathHook func(choices []int32) // tests: called with each bounded path
@@ -280,6 +281,15 @@ type pathStats struct {
 	walked      bool
 }
 
+// Committer is implemented by a walk's observer (Config.Observe) that
+// keeps what it saw to itself until the search commits the walk's path:
+// Commit is called once per committed path that walked, in path order,
+// never for the paths a search started past its stopping point. Counting
+// there makes an observer's statistics independent of the workers.
+type Committer interface {
+	Commit()
+}
+
 // job is one path whose random walk a worker runs.
 type job struct {
 	index   int64
@@ -289,6 +299,10 @@ type job struct {
 	result  *Violation // set when the bounded part already decided
 	walk    bool       // the path goes on with a walk
 	stats   pathStats
+	// observer is the walk's observer (Config.Observe), if any.
+	observer walks.Observer
+	// status is the explorer's status when it handed out the path.
+	status Status
 	// sim, when set, holds the execution at the end of the bounded part
 	// (the coordinator's, handed over with engine.Sim.SwapState): the
 	// worker walks on from it instead of replaying the path.
@@ -344,8 +358,9 @@ type runner struct {
 	nextCommit int64
 	violations []Violation
 	stopReason Stop
-	stopAt     int64 // first path index not committed when stopping (-1: none)
-	stats      Stats // committed paths
+	final      *Status // the explorer's status once it had no more paths
+	stopAt     int64   // first path index not committed when stopping (-1: none)
+	stats      Stats   // committed paths
 	quit       chan struct{}
 }
 
@@ -399,6 +414,9 @@ func (r *runner) run() (*Result, error) {
 	defer r.mu.Unlock()
 	res := &Result{Violations: r.violations, Stats: r.snapshotLocked()}
 	res.Stats.Stop = r.stopReason
+	if f := r.final; f != nil && r.stopReason == f.Done {
+		res.Stats.Rounds, res.Stats.Depth, res.Stats.DeepestComplete = f.Rounds, f.Depth, f.DeepestComplete
+	}
 	if len(res.Violations) > 0 {
 		res.Verdict = res.Violations[0].Verdict
 	}
@@ -458,6 +476,7 @@ func (r *runner) commit(j *job) {
 // add counts a committed path; r.mu is held.
 func (r *runner) add(j *job) {
 	st, ps := &r.stats, &j.stats
+	st.Rounds, st.Depth, st.DeepestComplete = j.status.Rounds, j.status.Depth, j.status.DeepestComplete
 	st.Paths++
 	st.Transitions += ps.transitions
 	st.DistinctStates += ps.newStates
@@ -470,6 +489,9 @@ func (r *runner) add(j *job) {
 	}
 	if ps.walked {
 		st.Walks++
+	}
+	if c, ok := j.observer.(Committer); ok {
+		c.Commit()
 	}
 }
 
@@ -492,11 +514,14 @@ func (r *runner) flush() {
 	}
 }
 
-// status records the explorer's status in the statistics.
-func (r *runner) status() {
-	s := r.ex.Status()
+// finished records the explorer's final status in the statistics once it
+// has no more paths: every path it handed out is committed by the end of
+// the run, so its rounds are the search's. Until then the statistics
+// carry the status of the last committed path (add), not of the paths the
+// coordinator ran ahead to, so that they do not depend on the workers.
+func (r *runner) finished(s Status) {
 	r.mu.Lock()
-	r.stats.Rounds, r.stats.Depth, r.stats.DeepestComplete = s.Rounds, s.Depth, s.DeepestComplete
+	r.final = &s
 	r.mu.Unlock()
 }
 
@@ -527,6 +552,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 		r.stopping.Store(true)
 	}
 	pc := &pathChooser{base: c.Prefix}
+	var status Status // the explorer's, for the current path
 	err = s.Guard(c.HandlerTimeout, func() error {
 		defer close(jobs)
 		var end *End
@@ -547,9 +573,10 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 				return nil
 			}
 			p, ok := r.ex.Next(end)
-			r.status()
+			status = r.ex.Status()
 			if !ok {
-				stop(r.ex.Status().Done)
+				r.finished(status)
+				stop(status.Done)
 				return nil
 			}
 			if c.Progress != nil && time.Since(lastProgress) >= c.ProgressEvery {
@@ -557,6 +584,9 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 				c.Progress(r.progress())
 			}
 			j, e, err := r.bounded(s, pc, &p, index)
+			if j != nil {
+				j.status = status
+			}
 			if s.Abandoned() {
 				// The watchdog gave up on a handler of this path and
 				// reports it at index: touch nothing more.
@@ -594,7 +624,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 		close(r.quit)
 		// The hung path is the violation; report it in order.
 		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: hang.Choices, Steps: hang.Step, Path: index, Err: err}
-		r.commit(&job{index: index, result: v})
+		r.commit(&job{index: index, result: v, status: status})
 		return nil
 	}
 	return err
@@ -940,6 +970,7 @@ func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 	obs := &walkObserver{r: r, index: j.index}
 	if c.Observe != nil {
 		obs.inner = c.Observe()
+		j.observer = obs.inner
 	}
 	wc.Observe = obs
 	res := walks.Walk(s, wc)

@@ -570,3 +570,39 @@ func TestSearchReports(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitted: a monitor that counts committed walks only sees nothing
+// of a walk until its detector's Commit, then exactly what a monitor that
+// counts as it goes saw; walks never committed are never counted.
+func TestCommitted(t *testing.T) {
+	cfg := diners(t, 2, false)
+	live := lasso.NewMonitor(lasso.Options{})
+	committed := lasso.NewMonitor(lasso.Options{})
+	committed.Committed = true
+	var detectors []*lasso.Detector
+	for i := range 10 {
+		for _, m := range []*lasso.Monitor{live, committed} {
+			s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(walks.SeedFor(7, uint64(i)))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			obs := m.Observer()
+			walks.Walk(s, &walks.Config{MaxSteps: 300, Liveness: cfg.Liveness, Observe: obs})
+			if m == committed {
+				detectors = append(detectors, obs.(*lasso.Detector))
+			}
+		}
+	}
+	if st := committed.Stats(); st != (lasso.Stats{}) || len(committed.Findings()) != 0 {
+		t.Fatalf("before Commit: %+v, %d findings", st, len(committed.Findings()))
+	}
+	for _, d := range detectors {
+		d.Commit()
+	}
+	if a, b := live.Stats(), committed.Stats(); a != b || a.Confirmed == 0 {
+		t.Errorf("committed %+v, counted as they went %+v", b, a)
+	}
+	if a, b := live.Findings(), committed.Findings(); !reflect.DeepEqual(a, b) {
+		t.Errorf("findings differ: %d vs %d", len(a), len(b))
+	}
+}
