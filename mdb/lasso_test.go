@@ -82,4 +82,3 @@ func TestLassoSVG(t *testing.T) {
 		mustNotContain(t, string(data), "cycle")
 	}
 }
-
