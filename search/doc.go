@@ -35,6 +35,11 @@
 //		fmt.Println(rep.Replay)                          // the command that replays it
 //	}
 //
+// Report.WriteText prints the report as `macemc search` does;
+// Report.WriteSummary prints the same without times, directories and
+// commands, for golden files (testdata/*.txt, run by TestScenarios, holds
+// such reports of the example systems; go test -rewrite regenerates them).
+//
 // Package search/searchtest wraps Run for go test. Cancelling ctx stops the
 // run at once; the report then carries what was found so far
 // (Report.Incomplete), and the files of a violation found before are

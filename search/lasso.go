@@ -49,6 +49,8 @@ func (p *pipeline) lassoSetup(ecfg *explore.Config) *lassoRun {
 	o.Until = p.opts.WalkDepth
 	o.MaxStates = p.opts.WalkDepth + 1
 	r := &lassoRun{mon: lasso.NewMonitor(o)}
+	// Count only the walks of committed paths: the same for any workers.
+	r.mon.Committed = true
 	ecfg.Observe = r.mon.Observer
 	return r
 }

@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,7 +16,19 @@ import (
 // lasso, the files, and the commands that debug and replay it (last).
 func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
-	r.writeText(ew)
+	r.writeText(ew, false)
+	return ew.err
+}
+
+// WriteSummary writes what WriteText writes but for what differs between
+// two runs of the same search: no times, the result files by name only
+// (not the directory they are in), and no debug and replay commands,
+// which name that directory. The same system, options and seed give the
+// same summary on any machine and for any number of workers, so golden
+// tests and examples compare it; users want WriteText.
+func (r *Report) WriteSummary(w io.Writer) error {
+	ew := &errWriter{w: w}
+	r.writeText(ew, true)
 	return ew.err
 }
 
@@ -33,14 +46,20 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (r *Report) writeText(w io.Writer) {
+// writeText writes the text report; stable leaves out times, directories
+// and commands (WriteSummary).
+func (r *Report) writeText(w io.Writer, stable bool) {
 	fmt.Fprintf(w, "system %s (%s), seed %d, strategy %s\n", r.System, sim.Params(r.Params).Canonical(), r.Seed, r.Strategy)
 	st := &r.Stats
 	if st.Stop == 0 {
 		fmt.Fprintln(w, "not searched: the system's replays diverge before the search started")
 	} else {
-		fmt.Fprintf(w, "searched: %d rounds, depth %d complete, %d paths (%d cut by a repeated state), %d walks, %d transitions, %d distinct states in %.2fs; stopped: %s\n",
-			st.Rounds, st.DeepestComplete, st.Paths, st.Pruned, st.Walks, st.Transitions, st.DistinctStates, r.SearchTime.Seconds(), st.Stop)
+		took := fmt.Sprintf(" in %.2fs", r.SearchTime.Seconds())
+		if stable {
+			took = ""
+		}
+		fmt.Fprintf(w, "searched: %d rounds, depth %d complete, %d paths (%d cut by a repeated state), %d walks, %d transitions, %d distinct states%s; stopped: %s\n",
+			st.Rounds, st.DeepestComplete, st.Paths, st.Pruned, st.Walks, st.Transitions, st.DistinctStates, took, st.Stop)
 	}
 	if r.Incomplete {
 		fmt.Fprintln(w, "interrupted: this report covers what was found and checked before the run was stopped")
@@ -81,8 +100,12 @@ func (r *Report) writeText(w io.Writer) {
 		fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %d steps)\n", f.Property, how, f.Steps)
 		if c := f.Critical; c != nil {
 			if c.Step >= 0 {
-				fmt.Fprintf(w, "critical transition: step %d, %s (condition %s, k=%d, d_max=%d, %d probes, %.2fs)\n",
-					c.Step, c.Event, c.Condition, c.Walks, c.WalkDepth, c.Probes, c.Elapsed.Seconds())
+				took := fmt.Sprintf(", %.2fs", c.Elapsed.Seconds())
+				if stable {
+					took = ""
+				}
+				fmt.Fprintf(w, "critical transition: step %d, %s (condition %s, k=%d, d_max=%d, %d probes%s)\n",
+					c.Step, c.Event, c.Condition, c.Walks, c.WalkDepth, c.Probes, took)
 			}
 			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(strings.TrimSpace(c.Explain), "\n", "\n  "))
 			if c.Note != "" {
@@ -103,7 +126,14 @@ func (r *Report) writeText(w io.Writer) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		fmt.Fprintf(w, "  %-12s %s\n", k, r.Files[k])
+		path := r.Files[k]
+		if stable {
+			path = filepath.Base(path)
+		}
+		fmt.Fprintf(w, "  %-12s %s\n", k, path)
+	}
+	if stable {
+		return
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)

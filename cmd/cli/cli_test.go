@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/simtest"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -227,40 +228,11 @@ func TestListAndTune(t *testing.T) {
 	}
 }
 
-// flaky iterates a map to pick whom to ping: Go's map order differs from
-// run to run, so its executions do not replay.
-type flaky struct {
-	sim.Base
-	Peers map[int]bool
-	Last  int
-}
-
-func (f *flaky) Start(ctx *sim.Context) {
-	f.Peers = map[int]bool{}
-	for i := 0; i < 32; i++ {
-		f.Peers[i] = true
-	}
-	ctx.SetPeriodic("ping")
-}
-
-func (f *flaky) HandleTimer(ctx *sim.Context, name string) {
-	for p := range f.Peers {
-		f.Last = p
-		break
-	}
-}
-
-func init() {
-	sim.Register(&sim.System{Name: "clitest-flaky", Build: func(sim.Params) (*sim.Config, error) {
-		return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &flaky{} }}, nil
-	}})
-}
-
 // A service whose replays diverge is a finding (exit 1) with the path
 // that shows it, not a search: nothing found in it could be trusted.
 func TestNondeterministicServiceIsReported(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := run(t, "search", "--system", "clitest-flaky", "--out", dir, "--json")
+	code, out, errs := run(t, "search", "--system", simtest.Leak, "--out", dir, "--json")
 	if code != ExitViolation {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
@@ -315,30 +287,9 @@ func TestStaleResultsAreReplaced(t *testing.T) {
 	}
 }
 
-// hang's handler never returns once its timer fires after the request.
-type hang struct {
-	sim.Base
-	Asked bool
-}
-
-func (h *hang) Start(ctx *sim.Context)              { ctx.SetTimer("t") }
-func (h *hang) HandleApp(ctx *sim.Context, req any) { h.Asked = true }
-func (h *hang) HandleTimer(ctx *sim.Context, _ string) {
-	for h.Asked {
-		ctx.Self() // a busy loop; the watchdog unwinds it at this call
-	}
-}
-
-func init() {
-	sim.Register(&sim.System{Name: "clitest-hang", Build: func(sim.Params) (*sim.Config, error) {
-		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &hang{} },
-			App: func(sim.NodeID) []any { return []any{"ask"} }}, nil
-	}})
-}
-
 func TestHandlerHangIsReported(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := run(t, "search", "--system", "clitest-hang", "--out", dir, "--handler-timeout", "200ms", "--workers", "1", "--json")
+	code, out, errs := run(t, "search", "--system", simtest.Hang, "--out", dir, "--handler-timeout", "200ms", "--workers", "1", "--json")
 	if code != ExitViolation {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}

@@ -28,7 +28,8 @@
 // committed in path order and counts towards MaxViolations; the walk's
 // Choices are the execution up to where the observer stopped it. An
 // observer that stops its walk without a verdict (walks.Stopped) reports
-// nothing.
+// nothing. An observer that is a Committer learns when its path is
+// committed, so that what it counts covers exactly the committed paths.
 //
 // The bounded parts run on one goroutine, in a fixed order, and walks are
 // spread over Workers goroutines, each walk seeded by walks.SeedFor(Seed,

@@ -86,7 +86,8 @@ type Config struct {
 	// walks.Observer); lasso detection hooks in here. It is called once
 	// per walk, from the worker that runs it. A walk the observer ends
 	// with a verdict is a violation (outcome walks.Observed), committed in
-	// path order like any other.
+	// path order like any other. An observer that is a Committer is told
+	// when its walk's path is committed.
 	Observe func() walks.Observer
 
 	pathHook func(choices []int32) // tests: called with each bounded path
@@ -280,6 +281,15 @@ type pathStats struct {
 	walked      bool
 }
 
+// Committer is implemented by a walk's observer (Config.Observe) that
+// keeps what it saw to itself until the search commits the walk's path:
+// Commit is called once per committed path that walked, in path order,
+// never for the paths a search started past its stopping point. Counting
+// there makes an observer's statistics independent of the workers.
+type Committer interface {
+	Commit()
+}
+
 // job is one path whose random walk a worker runs.
 type job struct {
 	index   int64
@@ -289,7 +299,10 @@ type job struct {
 	result  *Violation // set when the bounded part already decided
 	walk    bool       // the path goes on with a walk
 	stats   pathStats
-	status  Status // the explorer's status when it proposed the path
+	// observer is the walk's observer (Config.Observe), if any.
+	observer walks.Observer
+	// status is the explorer's status when it handed out the path.
+	status Status
 	// sim, when set, holds the execution at the end of the bounded part
 	// (the coordinator's, handed over with engine.Sim.SwapState): the
 	// worker walks on from it instead of replaying the path.
@@ -345,9 +358,9 @@ type runner struct {
 	nextCommit int64
 	violations []Violation
 	stopReason Stop
+	final      *Status // the explorer's status once it had no more paths
 	stopAt     int64   // first path index not committed when stopping (-1: none)
 	stats      Stats   // committed paths
-	final      *Status // the explorer's status after its last path
 	quit       chan struct{}
 }
 
@@ -401,8 +414,8 @@ func (r *runner) run() (*Result, error) {
 	defer r.mu.Unlock()
 	res := &Result{Violations: r.violations, Stats: r.snapshotLocked()}
 	res.Stats.Stop = r.stopReason
-	if r.final != nil && r.stopReason == r.final.Done {
-		res.Stats.Rounds, res.Stats.Depth, res.Stats.DeepestComplete = r.final.Rounds, r.final.Depth, r.final.DeepestComplete
+	if f := r.final; f != nil && r.stopReason == f.Done {
+		res.Stats.Rounds, res.Stats.Depth, res.Stats.DeepestComplete = f.Rounds, f.Depth, f.DeepestComplete
 	}
 	if len(res.Violations) > 0 {
 		res.Verdict = res.Violations[0].Verdict
@@ -477,6 +490,9 @@ func (r *runner) add(j *job) {
 	if ps.walked {
 		st.Walks++
 	}
+	if c, ok := j.observer.(Committer); ok {
+		c.Commit()
+	}
 }
 
 // flush commits what is left after an abandoned run (a hung handler
@@ -496,6 +512,17 @@ func (r *runner) flush() {
 		r.mu.Unlock()
 		r.commit(j)
 	}
+}
+
+// finished records the explorer's final status in the statistics once it
+// has no more paths: every path it handed out is committed by the end of
+// the run, so its rounds are the search's. Until then the statistics
+// carry the status of the last committed path (add), not of the paths the
+// coordinator ran ahead to, so that they do not depend on the workers.
+func (r *runner) finished(s Status) {
+	r.mu.Lock()
+	r.final = &s
+	r.mu.Unlock()
 }
 
 // coordinate asks the explorer for paths in order, executing each path's
@@ -525,7 +552,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 		r.stopping.Store(true)
 	}
 	pc := &pathChooser{base: c.Prefix}
-	var status Status // of the path being run
+	var status Status // the explorer's, for the current path
 	err = s.Guard(c.HandlerTimeout, func() error {
 		defer close(jobs)
 		var end *End
@@ -548,11 +575,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 			p, ok := r.ex.Next(end)
 			status = r.ex.Status()
 			if !ok {
-				// Every path was proposed: the final status holds once
-				// they are all committed.
-				r.mu.Lock()
-				r.final = &status
-				r.mu.Unlock()
+				r.finished(status)
 				stop(status.Done)
 				return nil
 			}
@@ -886,7 +909,7 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 		st := j.stats
 		st.walked = true
 		st.transitions += int64(hang.Step - j.steps)
-		results <- &job{index: j.index, choices: j.choices, steps: j.steps, depth: j.depth, result: v, stats: st, status: j.status}
+		results <- &job{index: j.index, choices: j.choices, steps: j.steps, depth: j.depth, result: v, stats: st}
 	}
 }
 
@@ -947,6 +970,7 @@ func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 	obs := &walkObserver{r: r, index: j.index}
 	if c.Observe != nil {
 		obs.inner = c.Observe()
+		j.observer = obs.inner
 	}
 	wc.Observe = obs
 	res := walks.Walk(s, wc)

@@ -2,6 +2,7 @@ package explore_test
 
 import (
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/macemc/macemc/search/explore"
@@ -86,5 +87,41 @@ func TestObserverWithoutVerdict(t *testing.T) {
 	}
 	if res.Verdict != explore.None || len(res.Violations) != 0 || res.Stats.Walks == 0 {
 		t.Errorf("verdict %v, %d violations, %d walks", res.Verdict, len(res.Violations), res.Stats.Walks)
+	}
+}
+
+// committing counts the walks whose paths were committed.
+type committing struct {
+	walks.Observer
+	commits *atomic.Int64
+}
+
+func (c committing) Commit() { c.commits.Add(1) }
+
+// TestCommitterAndRounds: an observer that is a Committer is told about
+// exactly the committed paths that walked (Stats.Walks), and the rounds
+// the statistics report are those of the committed paths, not of the
+// paths the coordinator ran ahead to: both the same for any workers.
+func TestCommitterAndRounds(t *testing.T) {
+	var first explore.Stats
+	for _, w := range []int{1, 2, 4} {
+		var commits atomic.Int64
+		obs := func() walks.Observer { return committing{Observer: newFourObserver(), commits: &commits} }
+		res, err := run(explore.Config{System: counterConfig(2, 3), DepthStep: 1, WalkDepth: 50, Seed: 3, Workers: w, MaxViolations: 2, Observe: obs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := res.Stats
+		if commits.Load() != st.Walks || st.Walks == 0 {
+			t.Errorf("workers %d: %d commits, %d walks", w, commits.Load(), st.Walks)
+		}
+		if w == 1 {
+			first = st
+			continue
+		}
+		if st.Rounds != first.Rounds || st.Depth != first.Depth || st.DeepestComplete != first.DeepestComplete || st.Paths != first.Paths || st.Walks != first.Walks {
+			t.Errorf("workers %d: rounds %d depth %d complete %d paths %d walks %d; 1 worker: %d %d %d %d %d", w,
+				st.Rounds, st.Depth, st.DeepestComplete, st.Paths, st.Walks, first.Rounds, first.Depth, first.DeepestComplete, first.Paths, first.Walks)
+		}
 	}
 }

@@ -26,11 +26,12 @@ const (
 // and fails the test if the ring falls quiet, which it never should.
 var walker = servicetest.Walker{CheckStart: true, RecordUnsafe: true, Quiescent: servicetest.QuiescentFails, ResetsOnly: true}
 
-// judge: a state is dead when 50 walks of deadDepth steps from it
-// (failures off) never reach a live state, and transient when one of 50
-// such walks does; the binary search for the critical transition tries
-// 20 walks per state.
-var judge = servicetest.Judge{Walker: walker, Budget: deadDepth, Dead: 50, Transient: 50, Search: 20, Seed: 7919}
+// judge (package critical): a state is dead when 50 recovery walks from it
+// (to deadDepth steps in all, failures off after the execution's last
+// one) never reach a live state, and transient when one of 50 such walks
+// does; critical.Find tries 20 walks per probe. The walks ignore SuccPred,
+// which the test's own walks record instead.
+var judge = servicetest.Judge{WalkDepth: deadDepth, Dead: 50, Transient: 50, Search: 20, Seed: 7919, IgnoreSafety: true}
 
 func node(s *engine.Sim, id sim.NodeID) *Chord { return s.Service(id).(*Chord) }
 
@@ -93,7 +94,7 @@ func TestResetFromLivePrefix(t *testing.T) {
 						steps = append(steps, r.Live-prefix.Steps())
 					}
 				case seed < 4: // the dead checks cost 250,000 steps each
-					if !judge.IsDead(t, s) {
+					if !judge.IsDead(t, s, s.Steps()) {
 						t.Fatalf("buggy seed %d: recovered from the reset of node 0", seed)
 					}
 				}
@@ -159,7 +160,7 @@ func TestBuggyCriticalTransition(t *testing.T) {
 	}
 	// (a) before: transient; (b) after: dead; and the binary search of
 	// Algorithm 3 over the scenario agrees.
-	judge.CheckCritical(t, crit, sc.State)
+	judge.CheckCritical(t, sc.Sim, crit)
 	// The live alternative: node 0 handles node 2's lookup first.
 	alt := sc.States[crit-1].Clone(engine.NewRandom(3))
 	servicetest.Step(t, alt, "node 0 answers node 2's lookup", servicetest.Message(0, 2, "FindSucc"))
@@ -212,11 +213,11 @@ func TestFixedScenarioRecovers(t *testing.T) {
 func TestBuggyRandomWalksFindDeadState(t *testing.T) {
 	cfg := servicetest.Config(t, SystemName)
 	seed, s, r := walker.FirstStuck(t, cfg, servicetest.Batch{Walks: 100, Budget: deadDepth, Failures: true})
-	crit, state := judge.CriticalOf(t, s)
-	if !judge.IsCritical(t, crit, state) {
+	res := judge.Find(t, s)
+	crit, ev := res.Step, res.Event
+	if !judge.IsCritical(t, s, crit) {
 		t.Fatalf("seed %d: step %d is not the critical transition", seed, crit)
 	}
-	ev := state(crit).LastEvent()
 	reset := ev.Kind == engine.EvReset && ev.Node == 0
 	notify := ev.Kind == engine.EvMessage && ev.Node == 0 && sim.MessageName(ev.Msg) == "Notify"
 	if !reset && !notify {

@@ -42,18 +42,23 @@ const scenarioSteps, critStep = 8, 7
 
 // TestCriticalTransition: up to the round that declares daemon 2 failed
 // while no client is registered, some random walk has the registration
-// arrive first; after it, no walk of 30 ever tells the client.
+// arrive first; after it, no walk of 30 ever tells the client. Each state
+// of the scenario is probed (30 recovery walks to 3,000 steps, package
+// critical), and critical.Find on the scenario continued to d_max agrees.
 func TestCriticalTransition(t *testing.T) {
 	cfg := servicetest.Variant(t, SystemName, false)
 	full := servicetest.New(t, cfg, 0)
 	scenario(t, full)
-	state := servicetest.Replayer(t, cfg, full.ChoiceValues())
-	live := walker.Profile(t, scenarioSteps, state, func(int) int { return 30 }, 3000)
-	t.Logf("live walks (of 30) from states 0..%d: %v", scenarioSteps, live)
-	crit := servicetest.CriticalFromCounts(live)
+	judge := servicetest.Judge{WalkDepth: 3000, Search: 30, Seed: 1}
+	probes := judge.Profile(t, full, scenarioSteps, func(int) int { return 30 })
+	crit := servicetest.CriticalOfProbes(probes)
 	if crit != critStep {
-		t.Fatalf("critical transition at step %d, want %d", crit, critStep)
+		t.Fatalf("critical transition at step %d, want %d; probes %+v", crit, critStep, probes)
 	}
+	if res := judge.Find(t, full); res.Step != crit {
+		t.Fatalf("critical.Find: step %d (%s), want %d", res.Step, res.EventText, crit)
+	}
+	state := servicetest.Replayer(t, cfg, full.ChoiceValues())
 	ev := state(crit).LastEvent()
 	if ev.Node != detector || ev.Kind != engine.EvTimer || ev.Timer != roundTimer {
 		t.Fatalf("critical event %s, want the detector's round", ev)

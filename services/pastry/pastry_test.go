@@ -26,11 +26,12 @@ const (
 // and fails the test if the overlay falls quiet, which it never should.
 var walker = servicetest.Walker{CheckStart: true, RecordUnsafe: true, Quiescent: servicetest.QuiescentFails, ResetsOnly: true}
 
-// judge: a state is dead when 50 walks of deadDepth steps from it
-// (failures off) never reach a live state, and transient when one of 50
-// such walks does; the binary search for the critical transition tries
-// 20 walks per state.
-var judge = servicetest.Judge{Walker: walker, Budget: deadDepth, Dead: 50, Transient: 50, Search: 20, Seed: 7919}
+// judge (package critical): a state is dead when 50 recovery walks from it
+// (to deadDepth steps in all, failures off after the execution's last
+// one) never reach a live state, and transient when one of 50 such walks
+// does; critical.Find tries 20 walks per probe. The walks ignore SizeMatch,
+// which the test's own walks record instead.
+var judge = servicetest.Judge{WalkDepth: deadDepth, Dead: 50, Transient: 50, Search: 20, Seed: 7919, IgnoreSafety: true}
 
 func node(s *engine.Sim, id sim.NodeID) *Pastry { return s.Service(id).(*Pastry) }
 
@@ -196,7 +197,7 @@ func TestBuggyCriticalTransition(t *testing.T) {
 	}
 	// (a) before: transient; (b) after: dead; and the binary search of
 	// Algorithm 3 over the scenario agrees.
-	judge.CheckCritical(t, crit, sc.State)
+	judge.CheckCritical(t, sc.Sim, crit)
 	// In the dead state node 2 keeps receiving its own join requests, and
 	// SizeMatch holds throughout.
 	dead := sc.States[crit].Clone(engine.NewRandom(5))
@@ -241,7 +242,7 @@ func TestBuggySlowRejoin(t *testing.T) {
 		}
 	}
 	servicetest.Step(t, alt, "node 2 sends its join request", servicetest.Timer(2, TimerJoin))
-	if !judge.IsTransient(t, alt) {
+	if !judge.IsTransient(t, alt, alt.Steps()) {
 		t.Error("slow rejoin does not recover")
 	}
 }
@@ -271,11 +272,11 @@ func TestBuggyRandomWalksFindDeadState(t *testing.T) {
 		}
 		return true
 	}})
-	crit, state := judge.CriticalOf(t, s)
-	if !judge.IsCritical(t, crit, state) {
+	res := judge.Find(t, s)
+	crit, ev := res.Step, res.Event
+	if !judge.IsCritical(t, s, crit) {
 		t.Fatalf("seed %d: step %d is not the critical transition", seed, crit)
 	}
-	ev := state(crit).LastEvent()
 	if ev.Kind != engine.EvTimer || ev.Timer != TimerJoin {
 		t.Errorf("seed %d: critical transition at step %d is %s", seed, crit, ev)
 	}

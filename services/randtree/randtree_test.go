@@ -18,8 +18,10 @@ const dMax = 5000
 // stopped.
 var walker = servicetest.Walker{Quiescent: servicetest.QuiescentCheck}
 
-// judge finds critical transitions with 20 walks of dMax steps per probe.
-var judge = servicetest.Judge{Walker: walker, Budget: dMax, Search: 20, Seed: 1}
+// judge finds critical transitions with package critical: 20 walks of
+// dMax steps per probe; a state is dead when none of 50 walks turns live,
+// transient when one of 50 does.
+var judge = servicetest.Judge{WalkDepth: dMax, Dead: 50, Transient: 50, Search: 20, Seed: 1}
 
 // TestFixedWalksReachLive runs 200 seeded random walks of the fixed tree
 // for each configuration, with failures on and off, and requires each to
@@ -93,11 +95,10 @@ func paperScenario(t *testing.T, fixed bool) *engine.Sim {
 func TestPaperScenario(t *testing.T) {
 	s := paperScenario(t, false)
 	// (a) Before the critical transition: walks recover.
-	n := walker.Recoveries(t, s, 50, dMax, 100)
-	if n == 0 {
+	before := s.Steps()
+	if !judge.IsTransient(t, s, before) {
 		t.Fatal("no walk recovers before the critical transition")
 	}
-	t.Logf("before the critical transition %d of 50 walks recover", n)
 	// The live alternative: C's application asks it to join first.
 	alt := s.Clone(engine.NewRandom(1))
 	servicetest.Step(t, alt, "C joins again", servicetest.App(nodeC))
@@ -118,10 +119,12 @@ func TestPaperScenario(t *testing.T) {
 	if ev.Node != nodeC || ev.Peer != nodeA || sim.MessageName(ev.Msg) != "JoinReply" {
 		t.Fatalf("critical event %v", ev)
 	}
-	// (b) After it: never live.
-	if n := walker.Recoveries(t, s, 50, dMax, 300); n != 0 {
-		t.Fatalf("%d of 50 walks recover after the critical transition", n)
+	// (b) After it: never live, and Algorithm 3 on the scenario (continued
+	// to d_max) agrees.
+	if !judge.IsDead(t, s, s.Steps()) {
+		t.Fatal("a walk recovers after the critical transition")
 	}
+	judge.CheckCritical(t, s, before+1)
 
 	// The rest of the paper's story: C joins again, is routed to D, and
 	// ends up in the child sets of both A and D.
@@ -135,8 +138,8 @@ func TestPaperScenario(t *testing.T) {
 	if !slices.Contains(a.kids, nodeC) || !slices.Contains(d.kids, nodeC) || c.parent != nodeD {
 		t.Fatalf("not the paper's dead state:\n%s%s%s", s.NodeText(nodeA), s.NodeText(nodeD), s.NodeText(nodeC))
 	}
-	if n := walker.Recoveries(t, s, 50, dMax, 400); n != 0 {
-		t.Fatalf("%d of 50 walks recover from the dead state", n)
+	if !judge.IsDead(t, s, s.Steps()) {
+		t.Fatal("a walk recovers from the dead state")
 	}
 }
 
@@ -162,10 +165,10 @@ func TestPaperScenarioFixed(t *testing.T) {
 func TestBuggyWalksGetStuck(t *testing.T) {
 	cfg := servicetest.Config(t, SystemName)
 	seed, s, _ := walker.FirstStuck(t, cfg, servicetest.Batch{Walks: 3000, Budget: dMax, Failures: true})
-	i, state := judge.CriticalOf(t, s)
-	ev := state(i).LastEvent()
-	t.Logf("seed %d: stuck; critical transition at step %d: %v", seed, i, ev)
-	before := state(i - 1)
+	res := judge.Find(t, s)
+	i, ev := res.Step, res.Event
+	t.Logf("seed %d: stuck; critical transition at step %d: %v (%d probes)", seed, i, ev, len(res.Probes))
+	before := servicetest.Replayer(t, cfg, s.ChoiceValues())(i - 1)
 	if sim.MessageName(ev.Msg) != "JoinReply" || before.Service(ev.Node).(*Node).state != stateInit {
 		t.Fatalf("critical transition %v is not a JoinReply received in init mode", ev)
 	}

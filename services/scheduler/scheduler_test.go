@@ -49,12 +49,15 @@ const critStep = 6
 
 // TestLostWakeup: the scenario ends quiescent and not live, with a resource
 // available and the client asleep; walks show that the critical transition
-// is the server's last Produce while the client's Empty is in flight.
+// is the server's last Produce while the client's Empty is in flight: each
+// state probed with 100 recovery walks to 3,000 steps (package critical),
+// and critical.Find on the scenario agrees.
 func TestLostWakeup(t *testing.T) {
 	cfg := config(t, 2, false)
 	sc := runScenario(t, cfg)
 	s := sc.Sim
-	live := walker.Profile(t, sc.Last(), sc.State, func(int) int { return 100 }, 3000)
+	judge := servicetest.Judge{WalkDepth: 3000, Search: 100, Seed: 1}
+	probes := judge.Profile(t, s, sc.Last(), func(int) int { return 100 })
 	if len(s.Ready()) != 0 || servicetest.Live(t, s) {
 		t.Fatal("scenario does not end quiescent and not live")
 	}
@@ -62,10 +65,12 @@ func TestLostWakeup(t *testing.T) {
 	if srv.Available != 1 || !srv.ClientWaiting || cl.State != Asleep {
 		t.Fatalf("server %+v client %+v", srv, cl)
 	}
-	t.Logf("live walks (of 100) from states 0..%d: %v", len(scenario), live)
-	crit := servicetest.CriticalFromCounts(live)
+	crit := servicetest.CriticalOfProbes(probes)
 	if crit != critStep {
-		t.Fatalf("critical transition at step %d, want %d", crit, critStep)
+		t.Fatalf("critical transition at step %d, want %d; probes %+v", crit, critStep, probes)
+	}
+	if res := judge.Find(t, s); res.Step != crit {
+		t.Fatalf("critical.Find: step %d (%s), want %d", res.Step, res.EventText, crit)
 	}
 	ev := sc.States[crit].LastEvent()
 	if ev.Node != server || ev.Kind != engine.EvApp {

@@ -224,32 +224,13 @@ func (w Walker) FirstStuck(t testing.TB, cfg *sim.Config, b Batch) (uint64, *eng
 // the original tool). s is not changed.
 func (w Walker) From(t testing.TB, s *engine.Sim, k, budget int, seed uint64) Results {
 	t.Helper()
-	return w.from(t, s, k, budget, seed, false)
-}
-
-func (w Walker) from(t testing.TB, s *engine.Sim, k, budget int, seed uint64, untilLive bool) Results {
-	t.Helper()
 	var rs Results
 	for i := range k {
 		c := s.Clone(engine.NewRandom(seed + uint64(i)))
 		c.SetFailures(false)
-		r := w.Walk(t, c, budget, 0)
-		rs = append(rs, r)
-		if untilLive && r.Live >= 0 {
-			break
-		}
+		rs = append(rs, w.Walk(t, c, budget, 0))
 	}
 	return rs
-}
-
-// Recovers is Recovers(E, i, k) of seed 003 Algorithm 3: whether any of k
-// walks of at most budget steps from s (as From) turns live. With
-// RecordUnsafe it stops at the first that does; otherwise it runs them
-// all, so that a safety violation in any of them fails the test as it
-// would in Recoveries. s is not changed.
-func (w Walker) Recovers(t testing.TB, s *engine.Sim, k, budget int, seed uint64) bool {
-	t.Helper()
-	return len(w.from(t, s, k, budget, seed, w.RecordUnsafe).Stuck()) < k
 }
 
 // Recoveries returns how many of k walks of at most budget steps from s
@@ -257,20 +238,6 @@ func (w Walker) Recovers(t testing.TB, s *engine.Sim, k, budget int, seed uint64
 func (w Walker) Recoveries(t testing.TB, s *engine.Sim, k, budget int, seed uint64) int {
 	t.Helper()
 	return k - len(w.From(t, s, k, budget, seed).Stuck())
-}
-
-// Profile returns, for each state i from 0 to n, how many of walks(i)
-// walks of at most budget steps from state(i) turn live (Recoveries),
-// the walks from a state after m steps seeded from 1000*m on: the
-// exhaustive search for a critical transition (CriticalFromCounts).
-func (w Walker) Profile(t testing.TB, n int, state func(i int) *engine.Sim, walks func(i int) int, budget int) []int {
-	t.Helper()
-	live := make([]int, n+1)
-	for i := range live {
-		s := state(i)
-		live[i] = w.Recoveries(t, s, walks(i), budget, uint64(1000*s.Steps()))
-	}
-	return live
 }
 
 // LivePrefix returns an execution of cfg brought to a live state by a

@@ -17,8 +17,10 @@ const dMax = 5000
 // falls quiescent is live if AllAcked holds where it stopped.
 var walker = servicetest.Walker{Quiescent: servicetest.QuiescentCheck}
 
-// judge finds critical transitions with 20 walks of dMax steps per probe.
-var judge = servicetest.Judge{Walker: walker, Budget: dMax, Search: 20, Seed: 1}
+// judge finds critical transitions with package critical: 20 walks of
+// dMax steps per probe; a state is dead when none of 50 walks turns live,
+// transient when one of 50 does.
+var judge = servicetest.Judge{WalkDepth: dMax, Dead: 50, Transient: 50, Search: 20, Seed: 1}
 
 // TestFixedWalksReachLive runs 200 seeded random walks of the fixed
 // transport, with failures (drops, and resets when asked) on and off, and
@@ -45,9 +47,9 @@ func TestBuggyWalksGetStuck(t *testing.T) {
 	if c == nil || !c.established || n1.tr.in[0] == nil || n1.tr.in[0].isn == c.isn {
 		t.Fatalf("seed %d: stuck, but not in the stale-SYN state:\n%s\n%s", seed, s.NodeText(0), s.NodeText(1))
 	}
-	i, state := judge.CriticalOf(t, s)
-	ev := state(i).LastEvent()
-	t.Logf("seed %d: stuck; critical transition at step %d: %v", seed, i, ev)
+	res := judge.Find(t, s)
+	i, ev := res.Step, res.Event
+	t.Logf("seed %d: stuck; critical transition at step %d: %v (%d probes)", seed, i, ev, len(res.Probes))
 	// Depending on the order, the last recoverable moment is the
 	// sender taking the ACK of the new SYN (seed 003's step 5) or,
 	// when that ACK came first, the receiver taking the stale SYN.
@@ -108,10 +110,9 @@ func TestPaperScenario(t *testing.T) {
 		t.Fatalf("the receiver should have switched to the stale connection: %s", s.NodeText(1))
 	}
 	// (a) Before the critical transition: random walks can recover.
-	if n := walker.Recoveries(t, s, 50, dMax, 100); n == 0 {
+	before := s.Steps()
+	if !judge.IsTransient(t, s, before) {
 		t.Fatal("no walk recovers before the critical transition")
-	} else {
-		t.Logf("before the critical transition %d of 50 walks recover", n)
 	}
 	// ... for instance by retransmitting SYN 6001, which resynchronises
 	// the receiver (once the second copy of SYN 2001 is out of the way).
@@ -140,9 +141,11 @@ func TestPaperScenario(t *testing.T) {
 		t.Fatalf("not the state of Figure 3:\n%s\n%s", s.NodeText(0), s.NodeText(1))
 	}
 	// (b) After it: DATA 6002 is never acknowledged.
-	if n := walker.Recoveries(t, s, 50, dMax, 300); n != 0 {
-		t.Fatalf("%d of 50 walks recover after the critical transition", n)
+	if !judge.IsDead(t, s, s.Steps()) {
+		t.Fatal("a walk recovers after the critical transition")
 	}
+	// Algorithm 3 on the scenario (continued to d_max) agrees.
+	judge.CheckCritical(t, s, before+1)
 	// Failures on do not help either.
 	for seed := range uint64(10) {
 		c := s.Clone(engine.NewRandom(400 + seed))

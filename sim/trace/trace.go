@@ -113,18 +113,21 @@ func (t *Trace) Replay(steps int, logger *zerolog.Logger) (*engine.Sim, error) {
 }
 
 // Marshal encodes the trace: magic, format version, body length, the
-// msgpack body and its xxhash checksum.
+// msgpack body and its xxhash checksum. Map keys (Params) are written in
+// sorted order, so the same trace always gives the same bytes.
 func (t *Trace) Marshal() ([]byte, error) {
-	body, err := msgpack.Marshal(t)
-	if err != nil {
+	var body bytes.Buffer
+	enc := msgpack.NewEncoder(&body)
+	enc.SetSortMapKeys(true)
+	if err := enc.Encode(t); err != nil {
 		return nil, fmt.Errorf("trace: encode: %w", err)
 	}
 	var b bytes.Buffer
 	b.WriteString(magic)
 	b.WriteByte(formatVersion)
-	b.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(body))))
-	b.Write(body)
-	b.Write(binary.LittleEndian.AppendUint64(nil, xxhash.Sum64(body)))
+	b.Write(binary.LittleEndian.AppendUint64(nil, uint64(body.Len())))
+	b.Write(body.Bytes())
+	b.Write(binary.LittleEndian.AppendUint64(nil, xxhash.Sum64(body.Bytes())))
 	return b.Bytes(), nil
 }
 

@@ -384,3 +384,24 @@ func FuzzUnmarshal(f *testing.F) {
 		}
 	})
 }
+
+// TestMarshalSortsParams: a trace's bytes do not depend on Go's map order:
+// the parameters are written in sorted order, every time.
+func TestMarshalSortsParams(t *testing.T) {
+	tr := &trace.Trace{System: "s", Params: map[string]string{}, Steps: 1}
+	for _, k := range strings.Split("nodes messages retries drops resets fixed seed depth width extra", " ") {
+		tr.Params[k] = k + "-value"
+	}
+	first, err := tr.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if again, _ := tr.Marshal(); !bytes.Equal(again, first) {
+			t.Fatal("two encodings of the same trace differ")
+		}
+	}
+	if i, j := bytes.Index(first, []byte("depth")), bytes.Index(first, []byte("width")); i < 0 || j < i {
+		t.Errorf("parameters not in sorted order: depth at %d, width at %d", i, j)
+	}
+}

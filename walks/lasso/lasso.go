@@ -188,6 +188,19 @@ type counters struct {
 	walks, states, repeats, mismatched, unfair, discarded, confirmed, refuted, alarms, recovered atomic.Int64
 }
 
+// addAll adds o's counts (but walks) to c.
+func (c *counters) addAll(o *counters) {
+	c.states.Add(o.states.Load())
+	c.repeats.Add(o.repeats.Load())
+	c.mismatched.Add(o.mismatched.Load())
+	c.unfair.Add(o.unfair.Load())
+	c.discarded.Add(o.discarded.Load())
+	c.confirmed.Add(o.confirmed.Load())
+	c.refuted.Add(o.refuted.Load())
+	c.alarms.Add(o.alarms.Load())
+	c.recovered.Add(o.recovered.Load())
+}
+
 func (c *counters) snapshot() Stats {
 	return Stats{Walks: c.walks.Load(), States: c.states.Load(), Repeats: c.repeats.Load(), Mismatched: c.mismatched.Load(),
 		Unfair: c.unfair.Load(), Discarded: c.discarded.Load(), Confirmed: c.confirmed.Load(), Refuted: c.refuted.Load(),
@@ -233,7 +246,8 @@ type Detector struct {
 	temp                   int
 	finding, alarm         *Finding
 	spin                   *cycleChooser
-	verdict                *Finding // the finding the walk was ended with (Report)
+	verdict                *Finding   // the finding the walk was ended with (Report)
+	pending                []*Finding // findings kept for Commit (Monitor.Committed)
 }
 
 // NewDetector returns a detector for one walk.
@@ -375,7 +389,7 @@ func (d *Detector) Observe(s *engine.Sim) bool {
 		d.lastEnabled[src] = int32(k)
 	}
 	d.c.states.Add(1)
-	if d.m != nil {
+	if d.shared() {
 		d.m.c.states.Add(1)
 	}
 	return true
@@ -400,9 +414,28 @@ func (d *Detector) hash(s *engine.Sim) uint64 {
 
 func (d *Detector) count(f func(*counters) *atomic.Int64) {
 	f(d.c).Add(1)
-	if d.m != nil {
+	if d.shared() {
 		f(&d.m.c).Add(1)
 	}
+}
+
+// shared reports whether the detector counts into its monitor as it goes
+// (not at Commit).
+func (d *Detector) shared() bool { return d.m != nil && !d.m.Committed }
+
+// Commit hands the walk's counts and findings to the detector's monitor
+// when it counts committed walks only (Monitor.Committed); package
+// explore calls it when the walk's path is committed (explore.Committer).
+func (d *Detector) Commit() {
+	if d.m == nil || !d.m.Committed {
+		return
+	}
+	d.m.c.walks.Add(1)
+	d.m.c.addAll(d.c)
+	for _, f := range d.pending {
+		d.m.add(f)
+	}
+	d.pending = nil
 }
 
 // temperature runs seed 000's CHECKTEMP; false means stop the walk.
@@ -598,8 +631,11 @@ func (d *Detector) spinning(s *engine.Sim, n int, hot bool) {
 }
 
 func (d *Detector) publish(f *Finding) {
-	if d.m != nil {
+	switch {
+	case d.shared():
 		d.m.add(f)
+	case d.m != nil:
+		d.pending = append(d.pending, f)
 	}
 }
 
