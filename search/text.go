@@ -96,6 +96,10 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			how = "suspected lasso: a hot fair cycle of partial states, shown in"
 		case f.Kind == KindTemperature:
 			how = "temperature method: too many steps without a live state, alarm after"
+		case f.Kind == KindDead && f.Certainty == Certain:
+			how = "dead state, and a lasso that proves it: no live state in"
+		case f.Kind == KindDead && f.Certainty == Likely:
+			how = "dead state (critical transition C1): no live state in"
 		}
 		fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %d steps)\n", f.Property, how, f.Steps)
 		if c := f.Critical; c != nil {
