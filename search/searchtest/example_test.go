@@ -54,7 +54,7 @@ func ExampleCheck() {
 	fmt.Println("fixed:", rep.Verdict, "after", rep.Stats.Paths, "paths")
 	// Output:
 	// macemc found a violation in transport:
-	// LIVENESS VIOLATION of AllAcked (suspected liveness violation: no live state in 2000 steps)
+	// LIVENESS VIOLATION of AllAcked (dead state (critical transition C1): no live state in 2000 steps)
 	// critical transition: step 9, node 0 receives datagram Ack{seq: 6001, conn: 0, inc: 2} from node 1
 	// replay: macemc replay --trace OUT/error.trace --log OUT/error.log
 	// fixed: none after 300 paths
