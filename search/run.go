@@ -25,6 +25,10 @@ var (
 	ErrInput = errors.New("search: bad input")
 	// ErrOutput marks a result directory or file that cannot be written.
 	ErrOutput = errors.New("search: cannot write results")
+	// ErrInterrupted marks a run cancelled before its search started
+	// (while it walked to a steady-state prefix): there is nothing to
+	// report.
+	ErrInterrupted = errors.New("search: interrupted")
 )
 
 // Phase says what a run is doing, for progress reports.
@@ -39,6 +43,16 @@ const (
 	PhaseLasso                 // looking for a lasso
 	PhaseFiles                 // writing traces, logs and the report
 )
+
+var phaseNames = [...]string{"prefix", "search", "check", "critical", "lasso", "files"}
+
+// String returns the phase's name, e.g. "critical".
+func (ph Phase) String() string {
+	if int(ph) < len(phaseNames) {
+		return phaseNames[ph]
+	}
+	return fmt.Sprintf("phase(%d)", int(ph))
+}
 
 // Progress is what a run tells Options.Progress.
 type Progress struct {
@@ -78,6 +92,9 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 	if err := cfg.Select(opts.Properties); err != nil {
 		return nil, fmt.Errorf("%w: system %s: %w", ErrSystem, sys.Name, err)
 	}
+	if err := checkMemory(cfg, &opts); err != nil {
+		return nil, err
+	}
 	strat, err := explore.Lookup(opts.Strategy)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
@@ -105,7 +122,10 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 	if opts.Progress != nil {
 		ecfg.Progress = func(st explore.Stats) { opts.Progress(Progress{Phase: PhaseSearch, Stats: st}) }
 	}
-	if err := p.prefix(&ecfg); err != nil {
+	if err := p.prefix(&ecfg); errors.Is(err, ErrInterrupted) {
+		p.rep.Stats.Stop = explore.StopInterrupted
+		return p.finish(nil)
+	} else if err != nil {
 		return nil, err
 	}
 	// A nondeterministic service makes every result untrustworthy: check
@@ -116,6 +136,7 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 		return p.finish(p.findingFiles(&p.rep.Findings[0]))
 	}
 	lr := p.lassoSetup(&ecfg)
+	p.progress(PhaseSearch, "searching (strategy %s, seed %d)...", strat.Name(), opts.Seed)
 	res, err := explore.Run(ctx, ecfg)
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", sys.Name, err)
@@ -158,6 +179,9 @@ func (p *pipeline) progress(ph Phase, format string, args ...any) {
 func (p *pipeline) finish(err error) (*Report, error) {
 	p.rep.Incomplete = p.ctx.Err() != nil
 	p.rep.Elapsed = time.Since(p.start)
+	if p.opts.Out != "" {
+		p.progress(PhaseFiles, "writing report.json...")
+	}
 	if werr := p.writeReport(); werr != nil && err == nil {
 		err = werr
 	}
@@ -283,12 +307,18 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 			return fmt.Errorf("%w: --prefix %s was recorded on %s %s, not %s %s", ErrInput, o.Prefix, t.System,
 				sim.Params(t.Params).Canonical(), p.sys.Name, p.params.Canonical())
 		}
+		if err := p.prefixRoom(t.Steps); err != nil {
+			return fmt.Errorf("%w: --prefix %s: %w", ErrInput, o.Prefix, err)
+		}
 		ecfg.Prefix, ecfg.PrefixSteps = t.Choices, t.Steps
 	case o.PrefixSteps > 0:
 		p.progress(PhasePrefix, "walking to a live steady state of at least %d steps...", o.PrefixSteps)
-		choices, steps, err := steadyPrefix(p.cfg, o.PrefixSteps, o.WalkDepth, o.Seed)
+		choices, steps, err := steadyPrefix(p.ctx, p.cfg, o.PrefixSteps, o.WalkDepth, o.Seed)
 		if err != nil {
 			return err
+		}
+		if err := p.prefixRoom(steps); err != nil {
+			return &OptionError{Field: "PrefixSteps", Flag: "prefix-steps", Value: o.PrefixSteps, Range: err.Error()}
 		}
 		pt := p.base
 		pt.Kind, pt.Choices, pt.Steps, pt.NoFailures = "prefix", choices, steps, true
@@ -300,9 +330,25 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 	return nil
 }
 
+// prefixRoom checks that walks of d_max steps, counted from the initial
+// state, leave room to search from the end of a prefix of this many steps:
+// the bounded part's first round and a walk beyond it.
+func (p *pipeline) prefixRoom(steps int) error {
+	o := &p.opts
+	first := o.DepthStep
+	if o.Depth > 0 {
+		first = min(first, o.Depth)
+	}
+	if steps+first >= o.WalkDepth {
+		return fmt.Errorf("the prefix has %d steps, and walks of --walk-depth %d steps (counted from the initial state) leave no room to search from its end: raise --walk-depth above %d",
+			steps, o.WalkDepth, steps+first)
+	}
+	return nil
+}
+
 // steadyPrefix walks from the initial state, failures off, until the
 // system is live after at least minSteps steps.
-func steadyPrefix(cfg *sim.Config, minSteps, maxSteps int, seed uint64) ([]int32, int, error) {
+func steadyPrefix(ctx context.Context, cfg *sim.Config, minSteps, maxSteps int, seed uint64) ([]int32, int, error) {
 	if len(cfg.Liveness) == 0 {
 		return nil, 0, &OptionError{Field: "PrefixSteps", Flag: "prefix-steps", Value: minSteps, Range: "0: the system has no liveness property to recognise a steady state"}
 	}
@@ -312,6 +358,9 @@ func steadyPrefix(cfg *sim.Config, minSteps, maxSteps int, seed uint64) ([]int32
 			return nil, 0, fmt.Errorf("%w: %w", ErrSystem, err)
 		}
 		for s.Steps() < max(maxSteps, minSteps) {
+			if s.Steps()&1023 == 0 && ctx.Err() != nil {
+				return nil, 0, fmt.Errorf("%w: interrupted while walking to a live steady state", ErrInterrupted)
+			}
 			ok, err := s.Step()
 			if err != nil || !ok {
 				break
@@ -341,8 +390,8 @@ func (p *pipeline) prepareOut() error {
 	if p.opts.Out == "" {
 		return nil
 	}
-	if err := os.MkdirAll(p.opts.Out, 0o755); err != nil {
-		return fmt.Errorf("%w: %w", ErrOutput, err)
+	if err := CheckOut(p.opts.Out, ResultFiles...); err != nil {
+		return err
 	}
 	for _, name := range ResultFiles {
 		if err := os.Remove(p.outPath(name)); err != nil && !os.IsNotExist(err) {

@@ -105,6 +105,9 @@ func (r *Report) writeText(w io.Writer) {
 	for _, k := range keys {
 		fmt.Fprintf(w, "  %-12s %s\n", k, r.Files[k])
 	}
+	if r.LogsSkipped {
+		fmt.Fprintln(w, "  (logs not written: the run was interrupted; the replay command below writes error.log)")
+	}
 	fmt.Fprintf(w, "total %.2fs (search, critical transition, determinism check, logs)\n", r.Elapsed.Seconds())
 	if r.Debug != "" {
 		fmt.Fprintf(w, "debug:  %s\n", r.Debug)
