@@ -281,6 +281,9 @@ type pathStats struct {
 	// cut marks a path whose walk was cut short or never run because the
 	// search was interrupted: it is not counted.
 	cut bool
+	// status is the explorer's status when it gave the path: committed
+	// with it, so that the rounds reported are those of the paths counted.
+	status Status
 }
 
 // job is one path whose random walk a worker runs.
@@ -363,6 +366,10 @@ type runner struct {
 	// hung marks a coordinator abandoned to a hung handler: its goroutine
 	// may still use the visited set.
 	hung bool
+	// final is the explorer's status when it ran out of paths; pathStatus
+	// its status when it gave the path the coordinator runs.
+	final      *Status
+	pathStatus Status
 }
 
 func (r *runner) liveAfter(depth int) int { return r.cfg.PrefixSteps + depth }
@@ -415,6 +422,9 @@ func (r *runner) run() (*Result, error) {
 	defer r.mu.Unlock()
 	res := &Result{Violations: r.violations, Stats: r.snapshotLocked()}
 	res.Stats.Stop = r.stopReason
+	if f := r.final; f != nil && (r.stopReason == StopDepth || r.stopReason == StopExhausted) {
+		res.Stats.Rounds, res.Stats.Depth, res.Stats.DeepestComplete = f.Rounds, f.Depth, f.DeepestComplete
+	}
 	if len(res.Violations) > 0 {
 		res.Verdict = res.Violations[0].Verdict
 	}
@@ -478,6 +488,7 @@ func (r *runner) commit(j *job) {
 func (r *runner) add(j *job) {
 	st, ps := &r.stats, &j.stats
 	st.Paths++
+	st.Rounds, st.Depth, st.DeepestComplete = ps.status.Rounds, ps.status.Depth, ps.status.DeepestComplete
 	st.Transitions += ps.transitions
 	st.DistinctStates += ps.newStates
 	st.Unrecorded += ps.unrecorded
@@ -511,11 +522,12 @@ func (r *runner) flush() {
 	}
 }
 
-// status records the explorer's status in the statistics.
+// status records the explorer's final status, which the statistics take
+// when the explorer ended the search (StopDepth, StopExhausted).
 func (r *runner) status() {
 	s := r.ex.Status()
 	r.mu.Lock()
-	r.stats.Rounds, r.stats.Depth, r.stats.DeepestComplete = s.Rounds, s.Depth, s.DeepestComplete
+	r.final = &s
 	r.mu.Unlock()
 }
 
@@ -566,16 +578,21 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 				return nil
 			}
 			p, ok := r.ex.Next(end)
-			r.status()
 			if !ok {
+				r.status()
 				stop(r.ex.Status().Done)
 				return nil
 			}
+			status := r.ex.Status()
+			r.pathStatus = status
 			if c.Progress != nil && time.Since(lastProgress) >= c.ProgressEvery {
 				lastProgress = time.Now()
 				c.Progress(r.progress())
 			}
 			j, e, err := r.bounded(s, pc, &p, index)
+			if j != nil {
+				j.stats.status = status
+			}
 			if s.Abandoned() {
 				// The watchdog gave up on a handler of this path and
 				// reports it at index: touch nothing more.
@@ -614,7 +631,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 		close(r.quit)
 		// The hung path is the violation; report it in order.
 		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: hang.Choices, Steps: hang.Step, Path: index, Err: err}
-		r.commit(&job{index: index, result: v})
+		r.commit(&job{index: index, result: v, stats: pathStats{status: r.pathStatus}})
 		return nil
 	}
 	return err
