@@ -169,17 +169,38 @@ const (
 	putUnrecorded                  // the state could not be recorded
 )
 
-// purge drops the states recorded before round.
+// purge drops the states recorded before round, in place: the table at
+// its bound is the search's largest allocation, and a second one beside
+// it would double the memory. The entries kept are rehashed in probe
+// order starting after a slot that was empty before the purge (a cluster
+// boundary: no probe sequence crosses it), so that each lands at or
+// before its slot.
 func (v *visited) purge(round uint64) {
-	old, keys, vals := v.tab, v.keys, v.vals
-	v.alloc(len(keys))
-	v.count = 0
-	for j, k := range keys {
-		if k != 0 && v.base+uint64(vals[j]>>depthBits) >= round {
-			v.insert(k, vals[j])
+	start := -1
+	for i, k := range v.keys {
+		if k == 0 {
+			start = i
+			break
 		}
 	}
-	old.free()
+	if start < 0 {
+		return // unreachable: the load is at most 3/4
+	}
+	v.count = 0
+	for i, k := range v.keys {
+		if k != 0 && v.base+uint64(v.vals[i]>>depthBits) < round {
+			v.keys[i], v.vals[i] = 0, 0
+		}
+	}
+	n := len(v.keys)
+	for j := 1; j < n; j++ {
+		i := (start + j) % n
+		if k := v.keys[i]; k != 0 {
+			x := v.vals[i]
+			v.keys[i], v.vals[i] = 0, 0
+			v.insert(k, x)
+		}
+	}
 }
 
 // rebase drops the states recorded before round and counts rounds from it.
