@@ -13,10 +13,10 @@ import (
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search"
-	"github.com/macemc/macemc/sim"
-	"github.com/macemc/macemc/sim/trace"
 	_ "github.com/macemc/macemc/services/philosophers"
 	_ "github.com/macemc/macemc/services/transport"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/trace"
 )
 
 func system(t testing.TB, name string) *sim.System {
