@@ -16,7 +16,9 @@ type fatals struct {
 
 func (f *fatals) Helper() {}
 
-func (f *fatals) Fatalf(format string, args ...any) { f.msgs = append(f.msgs, fmt.Sprintf(format, args...)) }
+func (f *fatals) Fatalf(format string, args ...any) {
+	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
+}
 
 // TestCheckLive: CheckLive fails on a walk that never turned live or broke
 // safety, naming the walk, and passes when every walk turned live safely.
