@@ -200,13 +200,17 @@ type Config struct {
 	Failures Failures
 }
 
+// MaxNodes bounds Config.Nodes: the simulator keeps n*n connection queues,
+// about 40 MiB at this bound, in every copy of the state.
+const MaxNodes = 1024
+
 // Validate reports a config that cannot run.
 func (c *Config) Validate() error {
 	if c == nil {
 		return fmt.Errorf("%w: nil config", ErrBadConfig)
 	}
-	if c.Nodes <= 0 {
-		return fmt.Errorf("%w: %d nodes", ErrBadConfig, c.Nodes)
+	if c.Nodes <= 0 || c.Nodes > MaxNodes {
+		return fmt.Errorf("%w: %d nodes (the simulator takes 1 to %d: it keeps a queue for each of the n*n connections)", ErrBadConfig, c.Nodes, MaxNodes)
 	}
 	if c.Service == nil {
 		return fmt.Errorf("%w: no Service constructor", ErrBadConfig)

@@ -111,32 +111,48 @@ func TestPruneAtTheSameDepth(t *testing.T) {
 	}
 }
 
-// chain: node 0's timers t1..t6 fire one after the other; t6 breaks the
-// safety property. A single path, deeper each round.
-type chain struct {
+// forks: node 0 starts with one-shot timers "a" and "b", each of which
+// cancels the other; each then starts a chain of timers, and the chain
+// after "a" breaks the safety property at step 6. The bounded search runs
+// the "a" branch first, then the "b" branch.
+type forks struct {
 	sim.Base
-	At int
+	Branch string
+	At     int
 }
 
-func (c *chain) Start(ctx *sim.Context) { ctx.SetTimer("t") }
+func (f *forks) Start(ctx *sim.Context) {
+	ctx.SetTimer("a")
+	ctx.SetTimer("b")
+}
 
-func (c *chain) HandleTimer(ctx *sim.Context, _ string) {
-	c.At++
-	if c.At < 6 {
-		ctx.SetTimer("t")
+func (f *forks) HandleTimer(ctx *sim.Context, name string) {
+	switch name {
+	case "a", "b":
+		ctx.CancelTimer(map[string]string{"a": "b", "b": "a"}[name])
+		f.Branch = name
+	}
+	f.At++
+	if f.At < 6 {
+		ctx.SetTimer("next")
 	}
 }
 
 // TestPruneOnlyWithinTheRound: the states of an earlier round do not prune
 // a later, deeper round (seed 003 Algorithm 1 starts each round with an
-// empty set): round 1 (depth 3) records the chain's first three states,
-// and round 2 (depth 6) must walk through them to the violation at step 6.
-// The walks cannot reach it (d_max 3).
+// empty set): round 1 (depth 3) records both branches' first states, and
+// round 2 (depth 6) must go through the "a" branch's again to the
+// violation at step 6. (Round 2's first path differs from round 1's last,
+// the "b" branch, so its states are checked afresh, not replayed.) The
+// walks cannot reach it (d_max 3).
 func TestPruneOnlyWithinTheRound(t *testing.T) {
 	cfg := &sim.Config{
 		Nodes:   1,
-		Service: func(sim.NodeID) sim.Service { return &chain{} },
-		Safety:  []sim.Property{{Name: "Short", Check: func(v *sim.View) bool { return sim.Node[chain](v, 0).At < 6 }}},
+		Service: func(sim.NodeID) sim.Service { return &forks{} },
+		Safety: []sim.Property{{Name: "Short", Check: func(v *sim.View) bool {
+			f := sim.Node[forks](v, 0)
+			return f.Branch != "a" || f.At < 6
+		}}},
 	}
 	res, err := run(explore.Config{System: cfg, DepthStep: 3, MaxDepth: 6, WalkDepth: 3, Workers: 1})
 	if err != nil {
