@@ -2,6 +2,7 @@ package search
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rs/zerolog"
 
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -70,7 +73,13 @@ func (p *pipeline) writeTraceAndLog(t *trace.Trace, name string) error {
 		return err
 	}
 	path := p.outPath(name + ".log")
-	if err := WriteLog(t, path); err != nil {
+	if err := writeLog(p.ctx, t, path); err != nil {
+		if p.ctx.Err() != nil {
+			// Interrupted while replaying: the log is left out (the
+			// replay command writes it), the trace is there.
+			p.rep.LogsSkipped = true
+			return nil
+		}
 		return fmt.Errorf("%w: %w", ErrOutput, err)
 	}
 	p.rep.Files[name+"_log"] = path
@@ -104,7 +113,11 @@ func (p *pipeline) findingFiles(f *Finding) error {
 			return err
 		}
 		if f.Live != nil {
-			if err := p.writeTraceAndLog(f.Live, "live"); err != nil {
+			if p.ctx.Err() != nil {
+				if err := p.writeTrace(f.Live, "live"); err != nil {
+					return err
+				}
+			} else if err := p.writeTraceAndLog(f.Live, "live"); err != nil {
 				return err
 			}
 		}
@@ -145,12 +158,21 @@ func WriteJSON(path string, v any) error {
 // millions of steps makes a log of hundreds of megabytes, which is not
 // held in memory.
 func WriteLog(t *trace.Trace, path string) error {
+	return writeLog(context.Background(), t, path)
+}
+
+// writeLog is WriteLog, abandoned (nothing written) with ctx's error when
+// ctx is cancelled.
+func writeLog(ctx context.Context, t *trace.Trace, path string) error {
 	return trace.WriteAtomic(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<16)
 		ew := &errWriter{w: bw}
 		logger := engine.NewLogger(ew)
 		fmt.Fprintf(ew, "# macemc %s: system %s %s, %d steps, %s\n", trace.ToolVersion, t.System, sim.Params(t.Params).Canonical(), t.Steps, t.Kind)
-		s, err := t.Replay(-1, logger)
+		s, err := replayContext(ctx, t, logger)
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
 		switch {
 		case s == nil && err != nil && !errors.Is(err, engine.ErrHandlerPanic):
 			return fmt.Errorf("replay: %w", err)
@@ -168,6 +190,35 @@ func WriteLog(t *trace.Trace, path string) error {
 		}
 		return bw.Flush()
 	})
+}
+
+// replayContext replays the trace's steps as Trace.Replay(-1, logger)
+// does, checking ctx every 1,024 steps.
+func replayContext(ctx context.Context, t *trace.Trace, logger *zerolog.Logger) (*engine.Sim, error) {
+	cfg, err := t.Config()
+	if err != nil {
+		return nil, err
+	}
+	rec := engine.NewRecorded(t.Choices)
+	opts := t.Options()
+	opts.Logger, opts.Chooser = logger, rec
+	s, err := engine.New(cfg, opts)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	for s.Steps() < t.Steps {
+		if s.Steps()&1023 == 0 && ctx.Err() != nil {
+			return s, ctx.Err()
+		}
+		ok, err := s.Step()
+		if err != nil {
+			return s, fmt.Errorf("replay step %d: %w", s.Steps(), err)
+		}
+		if !ok {
+			return s, fmt.Errorf("replay: %w: quiescent after %d steps, %d asked", engine.ErrBadChoice, s.Steps(), t.Steps)
+		}
+	}
+	return s, nil
 }
 
 // Quote quotes a shell argument when needed.
