@@ -232,7 +232,7 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 	}
 	if f.Kind != KindHandlerHang {
 		p.progress(PhaseCheck, "checking the violating path replays deterministically...")
-		if err := engine.CheckDeterminism(p.cfg, v.Choices, engine.Options{FailuresUntil: v.FailuresUntil}); errors.Is(err, engine.ErrNondeterministic) {
+		if err := p.checkDeterminism(v.Choices, engine.Options{FailuresUntil: v.FailuresUntil}); errors.Is(err, engine.ErrNondeterministic) {
 			nf := p.nondeterminism(err, v.Choices, v.FailuresUntil)
 			*f = *nf
 			return
@@ -287,10 +287,56 @@ func (p *pipeline) precheck() *Finding {
 		return nil // a hang: the search reports it
 	}
 	choices := s.ChoiceValues()[:s.StepStart(steps)]
-	if err := engine.CheckDeterminism(p.cfg, choices, engine.Options{}); errors.Is(err, engine.ErrNondeterministic) {
+	if err := p.checkDeterminism(choices, engine.Options{}); errors.Is(err, engine.ErrNondeterministic) {
 		return p.nondeterminism(err, choices, 0)
 	}
 	return nil
+}
+
+// checkDeterminism is engine.CheckDeterminism, cancellable: it replays the
+// choices twice in lockstep, comparing the state hashes after every step
+// and checking the run's context every 1,024 steps (nil when cancelled:
+// not checked). On a difference it asks engine.CheckDeterminism for the
+// full account of it.
+func (p *pipeline) checkDeterminism(choices []int32, opts engine.Options) error {
+	var sims [2]*engine.Sim
+	var recs [2]*engine.Recorded
+	for i := range sims {
+		recs[i] = engine.NewRecorded(choices)
+		o := opts
+		o.Chooser, o.Logger = recs[i], nil
+		s, err := engine.New(p.cfg, o)
+		if err != nil {
+			return err
+		}
+		sims[i] = s
+	}
+	diverged := sims[0].Hash() != sims[1].Hash()
+	for !diverged {
+		if sims[0].Steps()&1023 == 0 && p.ctx.Err() != nil {
+			return nil
+		}
+		var more [2]bool
+		for i, s := range sims {
+			if recs[i].Used() < len(choices) {
+				ok, err := s.Step()
+				more[i] = err == nil && ok
+			}
+		}
+		if more[0] != more[1] || more[0] && sims[0].Hash() != sims[1].Hash() {
+			diverged = true
+		}
+		if !more[0] || !more[1] {
+			break
+		}
+	}
+	if !diverged {
+		return nil
+	}
+	if err := engine.CheckDeterminism(p.cfg, choices, opts); err != nil {
+		return err
+	}
+	return &engine.NondeterminismError{Step: sims[0].Steps(), Detail: "the replays diverged once, and not when checked again"}
 }
 
 // prefix sets up a prefix search: from a prefix trace (Options.Prefix) or

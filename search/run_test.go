@@ -227,11 +227,21 @@ func TestCheckOut(t *testing.T) {
 // n*n queues.
 func TestMemoryBounds(t *testing.T) {
 	sys := system(t, "transport")
+	wide := &sim.System{Name: "searchtest-wide", Params: []sim.ParamSpec{{Name: "nodes", Kind: sim.ParamInt, Default: "2"}},
+		Build: func(p sim.Params) (*sim.Config, error) {
+			return &sim.Config{Nodes: p.Int("nodes"), Service: func(sim.NodeID) sim.Service { return &sim.Base{} }}, nil
+		}}
+	// A system that does not bound its node count: the simulator does.
+	if _, err := search.Run(context.Background(), wide, search.Options{Params: map[string]string{"nodes": "100000"}}); !errors.Is(err, search.ErrSystem) || !strings.Contains(err.Error(), "1 to 1024") {
+		t.Errorf("100000 nodes: %v", err)
+	}
+	if _, err := search.Run(context.Background(), wide, search.Options{Params: map[string]string{"nodes": "1024"}, Workers: 8}); !errors.Is(err, search.ErrOptions) || !strings.Contains(err.Error(), "1024 nodes make 1048576 connection queues") {
+		t.Errorf("1024 nodes on 8 workers: %v", err)
+	}
 	for _, c := range []struct {
 		opts search.Options
 		why  string
 	}{
-		{search.Options{Params: map[string]string{"nodes": "100000"}}, "100000 nodes"},
 		{search.Options{WalkDepth: search.MaxWalkDepth, Workers: search.MaxWorkers}, "--walk-depth"},
 		{search.Options{MaxStates: search.MaxStatesBound, MaxMemory: 1 << 30}, "--max-states"},
 	} {

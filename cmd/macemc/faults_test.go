@@ -316,6 +316,7 @@ func TestSignals(t *testing.T) {
 				res := run(t, args, plan{phase: sc.phase, delay: delay, sig: sig}, 5*time.Minute, "")
 				fig.add(func(f *figures) { f.signalRuns++ })
 				what := fmt.Sprintf("%s %v after %v", sc.name, sig, delay)
+				t.Logf("%s: exit %d, stopped %v after the signal", what, res.code, res.stop.Round(time.Millisecond))
 				if !res.signalled {
 					t.Errorf("%s: the run never reached phase %s:\n%s", what, sc.phase, res.stderr)
 					return
