@@ -192,3 +192,16 @@ func TestCycleOnThePathWalks(t *testing.T) {
 		t.Fatalf("want a dead walk from the cycle, got %v %+v", res.Verdict, res.Stats)
 	}
 }
+
+// TestMaxPathsIsExact: a path budget runs exactly that many paths.
+func TestMaxPathsIsExact(t *testing.T) {
+	for _, n := range []int64{1, 3, 7} {
+		res, err := run(explore.Config{System: counterConfig(2, 3), DepthStep: 4, WalkDepth: 20, Workers: 2, MaxPaths: n, NoHashing: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stats.Paths != n || res.Stats.Stop != explore.StopPaths {
+			t.Errorf("MaxPaths %d: %d paths, stop %v", n, res.Stats.Paths, res.Stats.Stop)
+		}
+	}
+}
