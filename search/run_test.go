@@ -16,7 +16,6 @@ import (
 	_ "github.com/macemc/macemc/services/philosophers"
 	_ "github.com/macemc/macemc/services/transport"
 	"github.com/macemc/macemc/sim"
-	"github.com/macemc/macemc/sim/trace"
 )
 
 func system(t testing.TB, name string) *sim.System {
@@ -284,14 +283,4 @@ func TestMemoryBounds(t *testing.T) {
 			t.Errorf("ParseBytes(%q) accepted", s)
 		}
 	}
-}
-
-// readTrace reads a result trace and checks it is valid.
-func readTrace(t *testing.T, path string) *trace.Trace {
-	t.Helper()
-	tr, err := trace.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
 }
