@@ -205,3 +205,24 @@ func TestMaxPathsIsExact(t *testing.T) {
 		}
 	}
 }
+
+// TestTransitionsCountSteps: the transitions counted are the steps taken,
+// none for the step that found nothing left to run: three driver requests
+// are three transitions, whether the bounded part or the walk runs out of
+// events.
+func TestTransitionsCountSteps(t *testing.T) {
+	cfg := &sim.Config{
+		Nodes:   1,
+		Service: func(sim.NodeID) sim.Service { return &commuting{} },
+		App:     func(sim.NodeID) []any { return []any{1, 2, 3} },
+	}
+	for _, depth := range []int{1, 5} {
+		res, err := run(explore.Config{System: cfg, DepthStep: depth, MaxDepth: depth, WalkDepth: 50, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stats.Paths != 1 || res.Stats.Transitions != 3 {
+			t.Errorf("depth %d: %d paths, %d transitions; want 1 and 3", depth, res.Stats.Paths, res.Stats.Transitions)
+		}
+	}
+}
