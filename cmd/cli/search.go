@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"syscall"
 
@@ -115,7 +116,7 @@ func (a *App) search(args []string) (int, error) {
 	if err != nil {
 		// The results could not be written: say on stderr what was found
 		// and how to find it again, so that nothing is lost.
-		fmt.Fprintf(a.Stderr, "%s search: %v\n", a.Name, err)
+		fmt.Fprintf(a.Stderr, "%s search: %v\n", a.Name, strings.TrimPrefix(err.Error(), "search: "))
 		a.lostResults(rep, args)
 		if code == ExitViolation {
 			return ExitViolation, nil
@@ -135,8 +136,17 @@ func (a *App) lostResults(rep *search.Report, args []string) {
 		fmt.Fprintf(a.Stderr, "%s search: nothing was found (%d paths searched); the report above is complete\n", a.Name, rep.Stats.Paths)
 		return
 	}
-	fmt.Fprintf(a.Stderr, "%s search: FOUND %s (%s) of %s on path %d after %d steps; the files above that are not listed were not written\n",
-		a.Name, f.Verdict, f.Kind, f.Property, f.Path, f.Steps)
+	written := "none of the result files was written"
+	if len(rep.Files) > 0 {
+		var names []string
+		for _, p := range rep.Files {
+			names = append(names, p)
+		}
+		sort.Strings(names)
+		written = "only " + strings.Join(names, ", ") + " written"
+	}
+	fmt.Fprintf(a.Stderr, "%s search: FOUND %s (%s) of %s on path %d after %d steps (%s)\n",
+		a.Name, f.Verdict, f.Kind, f.Property, f.Path, f.Steps, written)
 	var cmd []string
 	skip := false
 	for _, arg := range args {
