@@ -284,3 +284,22 @@ func TestMemoryBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixWithoutRoom: a prefix as long as d_max (an error trace of the
+// same d_max, say) leaves walks no room: refused with a message naming
+// --walk-depth, not an internal error of the critical-transition search.
+func TestPrefixWithoutRoom(t *testing.T) {
+	sys := system(t, "transport")
+	dir := t.TempDir()
+	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3000, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3000, Prefix: filepath.Join(dir, "error.trace")})
+	if !errors.Is(err, search.ErrInput) || !strings.Contains(err.Error(), "raise --walk-depth above 3005") {
+		t.Fatalf("%v", err)
+	}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 8000, MaxPaths: 5, Prefix: filepath.Join(dir, "error.trace")})
+	if err != nil || rep.Stats.Paths == 0 {
+		t.Fatalf("with room: %v", err)
+	}
+}
