@@ -508,13 +508,24 @@ func TestEdgeFlags(t *testing.T) {
 		}
 		checkReport(t, fmt.Sprint(g), res, out, false)
 	}
+	real := realTrace(t)
 	for _, c := range [][]string{
-		{"replay", "--steps", "-2"}, {"replay", "--steps", "99999999"}, {"critical", "--walks", "0"}, {"critical", "--workers", "2000"},
+		{"replay", "--steps", "-2"}, {"replay", "--steps", "2001"}, {"critical", "--walks", "0"}, {"critical", "--workers", "2000"},
+		{"critical", "--walk-depth", "-1"},
 	} {
-		res := run(t, append(c, "--trace", "/nonexistent.trace"), plan{}, time.Minute, "")
+		res := run(t, append(c, "--trace", real), plan{}, time.Minute, "")
 		fig.add(func(f *figures) { f.edgeRuns++ })
-		if res.code != 2 || strings.TrimSpace(res.stderr) == "" {
+		if res.code != 2 || !strings.Contains(res.stderr, "allowed") {
 			t.Errorf("%v: exit %d %s", c, res.code, res.stderr)
+		}
+	}
+	// Replaying part of a trace does not claim to reproduce it; all of it
+	// does.
+	for steps, want := range map[string]int{"0": 0, "2000": 1, "-1": 1} {
+		res := run(t, []string{"replay", "--trace", real, "--steps", steps, "--json"}, plan{}, time.Minute, "")
+		fig.add(func(f *figures) { f.edgeRuns++ })
+		if res.code != want || strings.Contains(res.stdout, `"reproduced": true`) != (want == 1) {
+			t.Errorf("replay --steps %s: exit %d\n%s", steps, res.code, res.stdout)
 		}
 	}
 	res := run(t, []string{"mdb", "--snapshot-every", "0", t.TempDir()}, plan{}, time.Minute, "")
