@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -93,7 +94,8 @@ func seconds(s float64) (time.Duration, error) {
 	if s < 0 || s > 1e9 {
 		return 0, fmt.Errorf("%w: %v seconds", ErrReport, s)
 	}
-	return time.Duration(s * float64(time.Second)), nil
+	// Rounded: a duration written as seconds reads back the same.
+	return time.Duration(math.Round(s * float64(time.Second))), nil
 }
 
 // UnmarshalJSON reads a report as MarshalJSON writes it, checking what it

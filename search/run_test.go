@@ -10,9 +10,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/search/explore"
 	_ "github.com/macemc/macemc/services/philosophers"
 	_ "github.com/macemc/macemc/services/transport"
 	"github.com/macemc/macemc/sim"
@@ -301,5 +303,24 @@ func TestPrefixWithoutRoom(t *testing.T) {
 	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 8000, MaxPaths: 5, Prefix: filepath.Join(dir, "error.trace")})
 	if err != nil || rep.Stats.Paths == 0 {
 		t.Fatalf("with room: %v", err)
+	}
+}
+
+// TestReportTimesRoundTrip: times written as seconds read back to the same
+// seconds (a truncated conversion lost a nanosecond now and then).
+func TestReportTimesRoundTrip(t *testing.T) {
+	for ns := int64(1); ns < 1e11; ns = ns*11/10 + 1 {
+		r := search.Report{System: "s", Stats: explore.Stats{Stop: explore.StopPaths}, Elapsed: time.Duration(ns), SearchTime: time.Duration(ns / 2)}
+		b, err := json.Marshal(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back search.Report
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if back.Elapsed != r.Elapsed || back.SearchTime != r.SearchTime {
+			t.Fatalf("%v, %v read back as %v, %v", r.Elapsed, r.SearchTime, back.Elapsed, back.SearchTime)
+		}
 	}
 }
