@@ -37,11 +37,18 @@
 //
 // Report.WriteText prints the report as `macemc search` does;
 // Report.WriteSummary prints the same without times, directories and
-// commands, for golden files (testdata/*.txt, run by TestScenarios, holds
+// commands, for golden files (testdata/scenarios/*.txt, run by TestScenarios, holds
 // such reports of the example systems; go test -rewrite regenerates them).
 //
 // Package search/searchtest wraps Run for go test. Cancelling ctx stops the
-// run at once; the report then carries what was found so far
-// (Report.Incomplete), and the files of a violation found before are
-// written.
+// run within about a second, in any phase; the report then carries what was
+// found so far (Report.Incomplete), the trace of a violation found before
+// is written (the logs are left out: Report.LogsSkipped), and an
+// interrupted critical-transition search gives the bounds it had narrowed
+// to (Critical.Recovered and Dead).
+//
+// Before it starts, Run checks that Options.Out can be written (CheckOut)
+// and estimates the run's memory (EstimateMemory), refusing one over
+// Options.MaxMemory with a *MemoryError. ReadReport reads a report.json
+// back, checking what it says: it is untrusted input.
 package search

@@ -111,6 +111,10 @@ type Options struct {
 	PrefixSteps int
 	// HandlerTimeout reports a handler that runs longer (default 5s).
 	HandlerTimeout time.Duration
+	// MaxMemory is the most memory the run may be estimated to need
+	// (EstimateMemory) before Run refuses it with a *MemoryError (0:
+	// DefaultMaxMemory; negative: no limit).
+	MaxMemory int64
 	// Lasso configures lasso detection and the temperature method.
 	Lasso LassoOptions
 	// Out is the directory for the result files (traces, logs,
@@ -225,6 +229,9 @@ func (o *Options) fillDefaults() {
 	def(&o.Lasso.Replays, lasso.DefaultReplays)
 	if o.HandlerTimeout == 0 {
 		o.HandlerTimeout = engine.DefaultHandlerTimeout
+	}
+	if o.MaxMemory == 0 {
+		o.MaxMemory = DefaultMaxMemory
 	}
 	if o.Command == "" {
 		o.Command = "macemc"

@@ -117,6 +117,10 @@ type Report struct {
 	// Incomplete marks a run that was cancelled: what it reports is what
 	// it had found and checked by then.
 	Incomplete bool
+	// LogsSkipped marks a cancelled run that wrote its traces but not the
+	// logs (a log replays the whole path, which can take seconds): the
+	// Replay command writes them.
+	LogsSkipped bool
 	// Findings lists every violation found, in search order; the first is
 	// the one analysed (critical transition, lasso, files).
 	Findings []Finding
@@ -198,8 +202,14 @@ type Critical struct {
 	// Explain tells the answer in words; Note how it was searched when
 	// that was not Algorithm 3 from the search depth as written.
 	Explain, Note string
-	// Interrupted marks a search that was cancelled before it ended.
+	// Interrupted marks a search that was cancelled before it ended; Step
+	// is then -1 and Recovered and Dead say how far it had narrowed.
 	Interrupted bool
+	// Recovered is the highest state a probe saw recover and Dead the
+	// lowest from which no walk recovered (-1: no such probe): the
+	// critical transition lies after state Recovered, at or before state
+	// Dead. A complete C1 answer has Recovered = Step-1 and Dead = Step.
+	Recovered, Dead int
 }
 
 // Lasso is a hot fair cycle: state Stem is where it starts and
@@ -291,6 +301,7 @@ type reportJSON struct {
 	DistinctStates  int64   `json:"distinct_states"`
 	Stop            string  `json:"stop"`
 	Incomplete      bool    `json:"incomplete,omitempty"`
+	LogsSkipped     bool    `json:"logs_skipped,omitempty"`
 	ElapsedS        float64 `json:"elapsed_s"`
 	SearchS         float64 `json:"search_s"`
 
@@ -337,6 +348,8 @@ type criticalJSON struct {
 	ElapsedS    float64 `json:"elapsed_s"`
 	Explain     string  `json:"explain"`
 	Interrupted bool    `json:"interrupted,omitempty"`
+	Recovered   int     `json:"recovered"`
+	Dead        int     `json:"dead"`
 }
 
 type lassoJSON struct {
@@ -375,7 +388,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy,
 		Rounds: r.Stats.Rounds, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
 		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Stop: r.Stats.Stop.String(),
-		Incomplete: r.Incomplete, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
+		Incomplete: r.Incomplete, LogsSkipped: r.LogsSkipped, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
 		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug, Warnings: r.Warnings,
 	}
 	if j.Params == nil {
@@ -401,7 +414,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		if c := f.Critical; c != nil {
 			j.Critical = &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event, Node: c.Node, Kind: c.Kind, Message: c.Message,
 				Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: c.Probes, LiveSteps: c.LiveSteps, Shared: c.Shared,
-				ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Interrupted: c.Interrupted}
+				ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Interrupted: c.Interrupted, Recovered: c.Recovered, Dead: c.Dead}
 			j.CriticalNote = c.Note
 		}
 		if l := f.Lasso; l != nil {

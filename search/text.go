@@ -142,6 +142,9 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
+	if r.LogsSkipped {
+		fmt.Fprintln(w, "  (logs not written: the run was interrupted; the replay command below writes error.log)")
+	}
 	fmt.Fprintf(w, "total %.2fs (search, critical transition, determinism check, logs)\n", r.Elapsed.Seconds())
 	if r.Debug != "" {
 		fmt.Fprintf(w, "debug:  %s\n", r.Debug)

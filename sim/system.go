@@ -53,6 +53,35 @@ type ParamSpec struct {
 	Kind    ParamKind
 	Default string
 	Doc     string
+	// Min and Max, when set, bound an int parameter: Resolve refuses a
+	// value outside them (ErrBadParam naming the range), and macemc list
+	// prints the range. Set them with Bound, e.g. Min: sim.Bound(2).
+	Min, Max *int
+}
+
+// Bound returns a pointer to v, for ParamSpec.Min and Max.
+func Bound(v int) *int { return &v }
+
+// Range returns the values an int parameter allows in words, e.g. "2 to
+// 28", "at least 0", or "" when it is not bounded.
+func (p *ParamSpec) Range() string {
+	switch {
+	case p.Min != nil && p.Max != nil:
+		return fmt.Sprintf("%d to %d", *p.Min, *p.Max)
+	case p.Min != nil:
+		return fmt.Sprintf("at least %d", *p.Min)
+	case p.Max != nil:
+		return fmt.Sprintf("at most %d", *p.Max)
+	}
+	return ""
+}
+
+// check reports a value outside the parameter's range.
+func (p *ParamSpec) check(v int) error {
+	if p.Min != nil && v < *p.Min || p.Max != nil && v > *p.Max {
+		return fmt.Errorf("%w: %s=%d: allowed %s", ErrBadParam, p.Name, v, p.Range())
+	}
+	return nil
 }
 
 // Params holds a system's resolved parameter values, as text. Get them with
@@ -171,13 +200,17 @@ type Config struct {
 	Failures Failures
 }
 
+// MaxNodes bounds Config.Nodes: the simulator keeps n*n connection queues,
+// about 40 MiB at this bound, in every copy of the state.
+const MaxNodes = 1024
+
 // Validate reports a config that cannot run.
 func (c *Config) Validate() error {
 	if c == nil {
 		return fmt.Errorf("%w: nil config", ErrBadConfig)
 	}
-	if c.Nodes <= 0 {
-		return fmt.Errorf("%w: %d nodes", ErrBadConfig, c.Nodes)
+	if c.Nodes <= 0 || c.Nodes > MaxNodes {
+		return fmt.Errorf("%w: %d nodes (the simulator takes 1 to %d: it keeps a queue for each of the n*n connections)", ErrBadConfig, c.Nodes, MaxNodes)
 	}
 	if c.Service == nil {
 		return fmt.Errorf("%w: no Service constructor", ErrBadConfig)
@@ -238,7 +271,7 @@ type System struct {
 }
 
 // Resolve fills defaults into the given parameter values and checks their
-// names and kinds.
+// names, kinds and ranges (ParamSpec.Min and Max).
 func (s *System) Resolve(given map[string]string) (Params, error) {
 	p := Params{}
 	for _, spec := range s.Params {
@@ -260,8 +293,15 @@ func (s *System) Resolve(given map[string]string) (Params, error) {
 		}
 		switch spec.Kind {
 		case ParamInt:
-			if _, err := strconv.Atoi(v); err != nil {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				if r := spec.Range(); r != "" {
+					return nil, fmt.Errorf("%w: %s=%q is not an integer (allowed %s)", ErrBadParam, k, v, r)
+				}
 				return nil, fmt.Errorf("%w: %s=%q is not an integer", ErrBadParam, k, v)
+			}
+			if err := spec.check(n); err != nil {
+				return nil, err
 			}
 		case ParamBool:
 			if _, err := strconv.ParseBool(v); err != nil {
@@ -299,6 +339,15 @@ var (
 func Register(s *System) {
 	if s == nil || s.Name == "" || s.Build == nil {
 		panic("sim: Register of a system without name or Build")
+	}
+	for i := range s.Params {
+		p := &s.Params[i]
+		if p.Kind != ParamInt {
+			continue
+		}
+		if v, err := strconv.Atoi(p.Default); err != nil || p.check(v) != nil || p.Min != nil && p.Max != nil && *p.Min > *p.Max {
+			panic(fmt.Sprintf("sim: system %s: parameter %s's default %q is not in its range %s", s.Name, p.Name, p.Default, p.Range()))
+		}
 	}
 	registryMu.Lock()
 	defer registryMu.Unlock()

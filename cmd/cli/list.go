@@ -14,6 +14,13 @@ type listedParam struct {
 	Kind    string `json:"kind"`
 	Default string `json:"default"`
 	Doc     string `json:"doc,omitempty"`
+	Min     *int   `json:"min,omitempty"`
+	Max     *int   `json:"max,omitempty"`
+	rng     string
+}
+
+func listParam(p *sim.ParamSpec) listedParam {
+	return listedParam{Name: p.Name, Kind: p.Kind.String(), Default: p.Default, Doc: p.Doc, Min: p.Min, Max: p.Max, rng: p.Range()}
 }
 
 type listedSystem struct {
@@ -36,14 +43,14 @@ func (a *App) list(args []string) (int, error) {
 	for _, st := range explore.Strategies() {
 		ls := listedStrategy{Name: st.Name(), Doc: st.Doc()}
 		for _, p := range st.Params() {
-			ls.Params = append(ls.Params, listedParam{p.Name, p.Kind.String(), p.Default, p.Doc})
+			ls.Params = append(ls.Params, listParam(&p))
 		}
 		strategies = append(strategies, ls)
 	}
 	for _, sys := range sim.Systems() {
 		ls := listedSystem{Name: sys.Name, Doc: sys.Doc, Safety: []string{}, Liveness: []string{}}
 		for _, p := range sys.Params {
-			ls.Params = append(ls.Params, listedParam{p.Name, p.Kind.String(), p.Default, p.Doc})
+			ls.Params = append(ls.Params, listParam(&p))
 		}
 		if cfg, _, err := sys.Config(nil); err != nil {
 			ls.Error = err.Error()
@@ -66,7 +73,11 @@ func (a *App) list(args []string) (int, error) {
 			fmt.Fprintf(a.Stdout, "  %s\n", firstLine(s.Doc))
 		}
 		for _, p := range s.Params {
-			fmt.Fprintf(a.Stdout, "  --param %s=%s (%s)", p.Name, p.Default, p.Kind)
+			if p.rng != "" {
+				fmt.Fprintf(a.Stdout, "  --param %s=%s (%s, %s)", p.Name, p.Default, p.Kind, p.rng)
+			} else {
+				fmt.Fprintf(a.Stdout, "  --param %s=%s (%s)", p.Name, p.Default, p.Kind)
+			}
 			if p.Doc != "" {
 				fmt.Fprintf(a.Stdout, "  %s", p.Doc)
 			}

@@ -110,7 +110,7 @@ func (c *Config) validate() error {
 		c.WalkDepth = DefaultWalkDepth
 	}
 	if c.Workers <= 0 {
-		c.Workers = runtime.NumCPU()
+		c.Workers = DefaultWorkers()
 	}
 	if c.MaxViolations <= 0 {
 		c.MaxViolations = 1
@@ -279,6 +279,9 @@ type pathStats struct {
 	pruned      bool
 	cycle       bool
 	walked      bool
+	// cut marks a path whose walk was cut short or never run because the
+	// search was interrupted: it is not counted.
+	cut bool
 }
 
 // Committer is implemented by a walk's observer (Config.Observe) that
@@ -323,8 +326,18 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrConfig, c.Strategy.Name(), err)
 	}
 	r := &runner{cfg: c, ctx: ctx, ex: ex, start: time.Now(), seen: newVisited(c.MaxStates)}
-	return r.run()
+	res, err := r.run()
+	if !r.hung {
+		// A goroutine stuck in a hung handler's path may still hold the
+		// coordinator: leave the table to it then.
+		r.seen.free()
+	}
+	return res, err
 }
+
+// DefaultWorkers is the number of workers a search runs when Config.Workers
+// is 0: one per core.
+func DefaultWorkers() int { return runtime.NumCPU() }
 
 type runner struct {
 	cfg   Config
@@ -362,6 +375,9 @@ type runner struct {
 	stopAt     int64   // first path index not committed when stopping (-1: none)
 	stats      Stats   // committed paths
 	quit       chan struct{}
+	// hung marks a coordinator abandoned to a hung handler: its goroutine
+	// may still use the visited set.
+	hung bool
 }
 
 func (r *runner) liveAfter(depth int) int { return r.cfg.PrefixSteps + depth }
@@ -459,6 +475,9 @@ func (r *runner) commit(j *job) {
 		delete(r.done, r.nextCommit)
 		r.nextCommit++
 		if r.stopAt >= 0 && next.index >= r.stopAt {
+			continue
+		}
+		if next.stats.cut && next.result == nil {
 			continue
 		}
 		r.add(next)
@@ -621,6 +640,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 	})
 	var hang *engine.HangError
 	if errors.As(err, &hang) {
+		r.hung = true
 		close(r.quit)
 		// The hung path is the violation; report it in order.
 		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: hang.Choices, Steps: hang.Step, Path: index, Err: err}
@@ -874,7 +894,11 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 				case <-r.quit:
 					return nil
 				}
-				if j.result != nil || !j.walk || r.stopping.Load() && r.beyondStop(j.index) {
+				if j.result == nil && j.walk && r.ctx.Err() != nil {
+					// Interrupted: the walk is not run, nor counted.
+					j.stats.cut = true
+				}
+				if j.result != nil || !j.walk || j.stats.cut || r.stopping.Load() && r.beyondStop(j.index) {
 					if j.sim != nil {
 						r.putSim(j.sim)
 						j.sim = nil
@@ -977,6 +1001,7 @@ func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 	if s.Abandoned() {
 		return false
 	}
+	j.stats.cut = obs.interrupted
 	j.stats.walked = true
 	j.stats.transitions += int64(res.Steps - j.steps)
 	r.liveTransitions.Add(int64(res.Steps - j.steps))
@@ -992,19 +1017,27 @@ func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 }
 
 // walkObserver is the observer of one walk: it ends the walk early, with
-// no verdict, once the search is stopping before the walk's path, and
-// otherwise defers to the caller's observer.
+// no verdict, once the search is stopping before the walk's path or is
+// interrupted (then the path is not counted), and otherwise defers to the
+// caller's observer.
 type walkObserver struct {
-	r     *runner
-	index int64
-	inner walks.Observer
-	cut   bool
+	r           *runner
+	index       int64
+	inner       walks.Observer
+	cut         bool
+	interrupted bool
 }
 
 func (o *walkObserver) Observe(s *engine.Sim) bool {
-	if s.Steps()&1023 == 0 && o.r.stopping.Load() && o.r.beyondStop(o.index) {
-		o.cut = true
-		return false
+	if s.Steps()&1023 == 0 {
+		if o.r.ctx.Err() != nil {
+			o.cut, o.interrupted = true, true
+			return false
+		}
+		if o.r.stopping.Load() && o.r.beyondStop(o.index) {
+			o.cut = true
+			return false
+		}
 	}
 	return o.inner == nil || o.inner.Observe(s)
 }

@@ -11,10 +11,10 @@ const SystemName = "storage"
 
 // Params are the system's parameters with their defaults.
 var Params = []sim.ParamSpec{
-	{Name: "nodes", Kind: sim.ParamInt, Default: "4", Doc: "extent nodes (nodes 1..nodes); node 0 is the extent manager, the last node the driver"},
-	{Name: "extents", Kind: sim.ParamInt, Default: "1", Doc: "extents, each placed on replicas consecutive extent nodes"},
-	{Name: "replicas", Kind: sim.ParamInt, Default: "3", Doc: "replica target of every extent"},
-	{Name: "failures", Kind: sim.ParamInt, Default: "1", Doc: "extent nodes the driver fails (and notifies the manager of)"},
+	{Name: "nodes", Kind: sim.ParamInt, Default: "4", Doc: "extent nodes (nodes 1..nodes); node 0 is the extent manager, the last node the driver", Min: sim.Bound(1), Max: sim.Bound(62)},
+	{Name: "extents", Kind: sim.ParamInt, Default: "1", Doc: "extents, each placed on replicas consecutive extent nodes", Min: sim.Bound(1), Max: sim.Bound(64)},
+	{Name: "replicas", Kind: sim.ParamInt, Default: "3", Doc: "replica target of every extent (replicas+failures at most nodes)", Min: sim.Bound(1), Max: sim.Bound(62)},
+	{Name: "failures", Kind: sim.ParamInt, Default: "1", Doc: "extent nodes the driver fails (and notifies the manager of); fewer than replicas, and replicas+failures at most nodes", Min: sim.Bound(0), Max: sim.Bound(30)},
 	{Name: "fixed", Kind: sim.ParamBool, Default: "false", Doc: "the manager ignores sync reports from nodes it believes failed"},
 }
 
