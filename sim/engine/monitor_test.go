@@ -177,10 +177,13 @@ func TestMonitorConfig(t *testing.T) {
 	}
 	prop := sim.Property{Name: "Pending", Check: func(*sim.View) bool { return true }}
 	for name, mutate := range map[string]func(c *sim.Config){
-		"no name":     func(c *sim.Config) { c.Monitors = []sim.MonitorSpec{{New: newP}} },
-		"no New":      func(c *sim.Config) { c.Monitors = []sim.MonitorSpec{{Name: "Pending"}} },
-		"twice":       func(c *sim.Config) { c.Monitors = []sim.MonitorSpec{{Name: "P", New: newP}, {Name: "P", New: newP}} },
-		"shadowed":    func(c *sim.Config) { c.Monitors = []sim.MonitorSpec{{Name: "Pending", New: newP}}; c.Safety = []sim.Property{prop} },
+		"no name": func(c *sim.Config) { c.Monitors = []sim.MonitorSpec{{New: newP}} },
+		"no New":  func(c *sim.Config) { c.Monitors = []sim.MonitorSpec{{Name: "Pending"}} },
+		"twice":   func(c *sim.Config) { c.Monitors = []sim.MonitorSpec{{Name: "P", New: newP}, {Name: "P", New: newP}} },
+		"shadowed": func(c *sim.Config) {
+			c.Monitors = []sim.MonitorSpec{{Name: "Pending", New: newP}}
+			c.Safety = []sim.Property{prop}
+		},
 		"dup in both": func(c *sim.Config) { c.Safety, c.Liveness = []sim.Property{prop}, []sim.Property{prop} },
 	} {
 		c := base()
