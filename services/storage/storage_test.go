@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/macemc/macemc/services/servicetest"
@@ -33,10 +34,21 @@ func scenario(t testing.TB, s *engine.Sim) {
 
 // TestCriticalTransition reproduces the vNext bug and finds its critical
 // transition the MaceMC way: from every state of the scenario, k random
-// walks of 3,000 steps (100 before the stale report, 30 after it). Up to the manager's handling of the stale
-// SyncReport some walk repairs the extent; after it none does, while the
-// manager counts 3 replicas of which only 2 are alive.
+// walks of 3,000 steps (100 before the stale report, 30 after it). Up to
+// the manager's handling of the stale SyncReport some walk repairs the
+// extent; after it none does, while the manager counts 3 replicas of which
+// only 2 are alive. Liveness is the RepairChecker monitor's (the default)
+// or the state predicate ExtentsReplicated (monitor=false): the same
+// critical transition.
 func TestCriticalTransition(t *testing.T) {
+	for _, monitor := range []bool{true, false} {
+		t.Run(fmt.Sprintf("monitor=%v", monitor), func(t *testing.T) {
+			criticalTransition(t, servicetest.Variant(t, SystemName, false, servicetest.Params("monitor", monitor)))
+		})
+	}
+}
+
+func criticalTransition(t *testing.T, cfg *sim.Config) {
 	const depth = 3000
 	k := func(i int) int {
 		if i < 5 {
@@ -44,7 +56,6 @@ func TestCriticalTransition(t *testing.T) {
 		}
 		return 30
 	}
-	cfg := servicetest.Variant(t, SystemName, false)
 	s := servicetest.New(t, cfg, 0)
 	scenario(t, s)
 	// The states of the scenario, replayed from its choices.
@@ -105,4 +116,49 @@ func TestWalks(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	servicetest.Deterministic(t, servicetest.Variant(t, SystemName, false), 5, 300)
 	servicetest.Deterministic(t, servicetest.Variant(t, SystemName, true), 5, 300)
+}
+
+// TestMonitorAgreesWithPredicates: on every state of 200 seeded walks of
+// both variants (and of a larger system with two failures), the
+// RepairChecker monitor is hot exactly when the state predicate
+// ExtentsReplicated does not hold, and its assertion holds exactly when
+// NoDataLoss does: the monitor, fed only by what the nodes announce,
+// tracks the ground truth the predicates read from the nodes' structs.
+func TestMonitorAgreesWithPredicates(t *testing.T) {
+	for _, params := range []map[string]string{
+		{"fixed": "false"},
+		{"fixed": "true"},
+		{"nodes": "6", "extents": "3", "failures": "2"},
+	} {
+		cfg := servicetest.Config(t, SystemName, params)
+		if len(cfg.Monitors) != 1 || len(cfg.Liveness) != 1 || cfg.Liveness[0].Name != "RepairChecker" {
+			t.Fatalf("%v: the default config does not check the RepairChecker monitor", params)
+		}
+		pred := servicetest.Config(t, SystemName, params, servicetest.Params("monitor", false))
+		replicated, noLoss := pred.Liveness[0], pred.Safety[0]
+		hot, agreed := 0, 0
+		for seed := range uint64(200) {
+			s := servicetest.New(t, cfg, seed)
+			for s.Steps() < 300 {
+				v := s.View()
+				m := sim.MonitorOf[RepairChecker](v)
+				_, failure := s.Monitor(0)
+				if m.Hot() == replicated.Check(v) || (failure == "") != noLoss.Check(v) {
+					t.Fatalf("%v seed %d step %d: monitor hot %v, failure %q; ExtentsReplicated %v, NoDataLoss %v",
+						params, seed, s.Steps(), m.Hot(), failure, replicated.Check(v), noLoss.Check(v))
+				}
+				if m.Hot() {
+					hot++
+				}
+				agreed++
+				if ok, err := s.Step(); err != nil || !ok {
+					t.Fatalf("%v seed %d: step %v, %v", params, seed, ok, err)
+				}
+			}
+		}
+		t.Logf("%v: %d states agreed, %d of them hot", params, agreed, hot)
+		if hot == 0 || hot == agreed {
+			t.Fatalf("%v: the walks never or always saw a hot monitor", params)
+		}
+	}
 }
