@@ -327,8 +327,11 @@ type runner struct {
 	states int
 	memos  []engine.HashMemo
 	// prev holds the previous path's choices after the prefix: a new path
-	// reaches the same states as long as it makes the same choices.
-	prev []int32
+	// reaches the same states as long as it makes the same choices (in
+	// the same round: a new round records its states anew). prevRound is
+	// that path's round.
+	prev      []int32
+	prevRound int
 
 	// live counters for progress reports (the result counts committed
 	// paths only).
@@ -668,6 +671,11 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 	// the previous path has; k counts this path's.
 	prev, k := r.states, 0
 	r.states = 0
+	if p.Round != r.prevRound {
+		// The states of the previous path were recorded in its round:
+		// this round must check and record them again.
+		r.prev, r.prevRound = r.prev[:0], p.Round
+	}
 	if c.PrefixSteps == 0 {
 		r.memo(s, 0, true)
 	}
