@@ -45,15 +45,9 @@ func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
 	if base != "rr" && base != "rtc" {
 		return nil, fmt.Errorf("base %q: want rr or rtc", base)
 	}
-	steps := DefaultSteps
-	if _, set := s.Params["steps"]; set {
-		steps = s.Params.Int("steps")
-	}
-	if s.MaxDepth > 0 {
-		steps = min(steps, s.MaxDepth)
-	}
-	if steps < 1 || steps > 1<<20-1 {
-		return nil, fmt.Errorf("steps %d: want 1 to %d", steps, 1<<20-1)
+	steps, err := s.Steps(DefaultSteps)
+	if err != nil {
+		return nil, err
 	}
 	maxBound := s.Params.Int("max")
 	if maxBound < 0 {

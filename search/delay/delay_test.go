@@ -3,75 +3,20 @@ package delay_test
 import (
 	"context"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/macemc/macemc/search/delay"
 	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/search/internal/strattest"
 	"github.com/macemc/macemc/sim"
-	"github.com/macemc/macemc/sim/engine"
 )
 
-// pair is the hand-countable system: nodes a (0) and b (1), each with two
-// driver requests and nothing else, so that the schedules are the six
-// interleavings of a a and b b. A node's state is the number of requests
-// it handled, so that different interleavings meet in the same state.
-type pair struct {
-	sim.Base
-	N int
-}
-
-func (p *pair) HandleApp(*sim.Context, any) { p.N++ }
-
-func pairConfig() *sim.Config {
-	return &sim.Config{
-		Nodes:   2,
-		Service: func(sim.NodeID) sim.Service { return &pair{} },
-		App:     func(sim.NodeID) []any { return []any{1, 2} },
-	}
-}
-
-// rounds runs the strategy's explorer by itself (no pruning): each path to
-// quiescence, recording its schedule ("abab"), round by round.
 func rounds(t *testing.T, params sim.Params) ([][]string, explore.Status) {
-	t.Helper()
-	ex, err := delay.Strategy{}.New(explore.Setup{Params: params})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][]string
-	var end *explore.End
-	for {
-		p, ok := ex.Next(end)
-		if !ok {
-			return out, ex.Status()
-		}
-		for len(out) < p.Round {
-			out = append(out, nil)
-		}
-		s, err := engine.New(pairConfig(), engine.Options{Chooser: p.Scheduler})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		reason := explore.EndDepth
-		for s.Steps() < p.Depth {
-			ok, err := s.Step()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !ok {
-				reason = explore.EndQuiescent
-				break
-			}
-			b.WriteByte("ab"[s.LastEvent().Node])
-		}
-		out[p.Round-1] = append(out[p.Round-1], b.String())
-		end = &explore.End{Steps: s.Steps(), Reason: reason}
-	}
+	return strattest.Rounds(t, delay.Strategy{}, explore.Setup{Params: params}, strattest.Pair(), 1000)
 }
 
-// TestRoundRobinSchedules counts by hand. Round-robin over the sources a
+// TestRoundRobinSchedules counts by hand, on strattest.Pair (the six
+// interleavings of a a and b b). Round-robin over the sources a
 // and b (created in that order), one event each: with no delay a b a b.
 // One delay, at step 1: b a b a (after b it is a's turn); at step 2: a a
 // b b; at step 3: a b b a; at step 4 only one source is left. Two delays:
@@ -143,7 +88,7 @@ func TestMaxBound(t *testing.T) {
 // 10 paths, 7 pruned, 8 distinct states (all but the initial one); no
 // choice needed a third delay: exhausted.
 func TestPruneByDelays(t *testing.T) {
-	res, err := explore.Run(context.Background(), explore.Config{System: pairConfig(), Strategy: delay.Strategy{},
+	res, err := explore.Run(context.Background(), explore.Config{System: strattest.Pair(), Strategy: delay.Strategy{},
 		StrategyParams: sim.Params{"base": "rr"}, WalkDepth: 100, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
