@@ -102,6 +102,7 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 		MaxViolations: opts.MaxViolations, NoHashing: opts.NoHashing, MaxStates: opts.MaxStates, Unbiased: opts.Unbiased,
 		WalkFailures: opts.WalkFailures, HandlerTimeout: opts.HandlerTimeout,
 	}
+	ecfg.Graph = p.graphConfig()
 	if opts.Progress != nil {
 		ecfg.Progress = func(st explore.Stats) { opts.Progress(Progress{Phase: PhaseSearch, Stats: st}) }
 	}

@@ -49,13 +49,15 @@ func (a *App) search(args []string) (int, error) {
 	fs.BoolVar(&o.Lasso.Partial, "partial-hash", false, "compare states by node type (or a service's LassoKey) and pending message types only, for systems whose exact state never repeats")
 	fs.BoolVar(&o.Lasso.NodeFairness, "lasso-node-fairness", false, "count a cycle as fair when every node with an enabled event runs (seed 000's definition) instead of every connection, timer and driver")
 	fs.IntVar(&o.Lasso.Temperature, "temperature", 0, "temperature method (seed 000 Algorithm 2): report a walk with this many steps in a row into non-live states (0: off)")
+	fs.BoolVar(&o.Graph.Off, "no-graph", false, "do not record the explored state graph or look for fair cycles of hot states in it (seed 002)")
+	fs.IntVar(&o.Graph.MaxStates, "graph-states", search.DefaultGraphStates, "bound of the explored state graph (about 100 bytes a state); past it new states are not recorded")
 	sflags := strategyFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
 	// Zero means "the default" in Options; on the command line it is a
 	// value, and these flags do not take it.
-	for _, name := range []string{"depth-step", "walk-depth", "walks", "max-violations", "max-states", "lasso-replays", "handler-timeout"} {
+	for _, name := range []string{"depth-step", "walk-depth", "walks", "max-violations", "max-states", "graph-states", "lasso-replays", "handler-timeout"} {
 		if f := fs.Lookup(name); fs.Changed(name) && (f.Value.String() == "0" || f.Value.String() == "0s") {
 			return ExitUsage, usagef("--%s 0: allowed %s", name, allowed(name))
 		}

@@ -89,6 +89,10 @@ type Config struct {
 	// path order like any other.
 	Observe func() walks.Observer
 
+	// Graph, when set, records the explored state graph and reports the
+	// fair cycles of hot states it holds (see GraphConfig).
+	Graph *GraphConfig
+
 	pathHook func(choices []int32) // tests: called with each bounded path
 }
 
@@ -227,6 +231,9 @@ type Violation struct {
 	FailuresUntil int
 	// Err is the handler panic or hang behind a Failed outcome.
 	Err error
+	// Graph is set for a violation found in the explored state graph
+	// (Config.Graph): a fair cycle of hot states.
+	Graph *GraphLasso
 }
 
 // Stats say what a search covered. Every count covers the paths before
@@ -260,6 +267,9 @@ type Stats struct {
 	Violations     int
 	// Stop says why the search ended.
 	Stop Stop
+	// Graph says what the explored state graph held (Config.Graph; nil
+	// without it).
+	Graph *GraphStats
 }
 
 // Result is a search's verdict with its evidence and coverage.
@@ -289,6 +299,9 @@ type job struct {
 	result  *Violation // set when the bounded part already decided
 	walk    bool       // the path goes on with a walk
 	stats   pathStats
+	// noPath marks a result that is no path of the strategy's (a cycle
+	// of the explored graph): it does not count as one.
+	noPath bool
 	// sim, when set, holds the execution at the end of the bounded part
 	// (the coordinator's, handed over with engine.Sim.SwapState): the
 	// worker walks on from it instead of replaying the path.
@@ -309,6 +322,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrConfig, c.Strategy.Name(), err)
 	}
 	r := &runner{cfg: c, ctx: ctx, ex: ex, start: time.Now(), seen: newVisited(c.MaxStates)}
+	r.graph = newGraphRun(&r.cfg)
 	return r.run()
 }
 
@@ -341,6 +355,9 @@ type runner struct {
 	// pool holds simulators to carry executions from the coordinator to
 	// the workers (job.sim).
 	pool chan *engine.Sim
+
+	// graph is the explored state graph (Config.Graph), or nil.
+	graph *graphRun
 
 	mu         sync.Mutex
 	done       map[int64]*job // finished jobs waiting to be committed
@@ -413,6 +430,7 @@ func (r *runner) run() (*Result, error) {
 func (r *runner) snapshotLocked() Stats {
 	st := r.stats
 	st.VisitedBytes = r.seen.bytes()
+	st.Graph = r.graphStats()
 	st.Elapsed = time.Since(r.start)
 	st.Violations = len(r.violations)
 	return st
@@ -461,6 +479,9 @@ func (r *runner) commit(j *job) {
 // add counts a committed path; r.mu is held.
 func (r *runner) add(j *job) {
 	st, ps := &r.stats, &j.stats
+	if j.noPath {
+		return
+	}
 	st.Paths++
 	st.Transitions += ps.transitions
 	st.DistinctStates += ps.newStates
@@ -530,6 +551,27 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 		r.stopping.Store(true)
 	}
 	pc := &pathChooser{base: c.Prefix}
+	round := 0
+	// graph searches the explored graph for a fair cycle when it is due
+	// and hands the violation, if any, to the workers as the next path's
+	// result; false when the search is to stop (the workers are gone).
+	graph := func(roundEnded bool) bool {
+		if !r.graph.due(roundEnded) {
+			return true
+		}
+		v := r.checkGraph(index)
+		if v == nil {
+			return true
+		}
+		j := &job{index: index, result: v, noPath: true}
+		index++
+		select {
+		case jobs <- j:
+			return true
+		case <-r.quit:
+			return false
+		}
+	}
 	err = s.Guard(c.HandlerTimeout, func() error {
 		defer close(jobs)
 		var end *End
@@ -542,19 +584,27 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 				return nil
 			}
 			if c.MaxPaths > 0 && index >= c.MaxPaths {
-				stop(StopPaths)
+				if graph(true) {
+					stop(StopPaths)
+				}
 				return nil
 			}
 			if !deadline.IsZero() && time.Now().After(deadline) {
-				stop(StopTime)
+				if graph(true) {
+					stop(StopTime)
+				}
 				return nil
 			}
 			p, ok := r.ex.Next(end)
 			r.status()
+			if !graph(!ok || round != 0 && p.Round != round) {
+				return nil
+			}
 			if !ok {
 				stop(r.ex.Status().Done)
 				return nil
 			}
+			round = p.Round
 			if c.Progress != nil && time.Since(lastProgress) >= c.ProgressEvery {
 				lastProgress = time.Now()
 				c.Progress(r.progress())
@@ -678,6 +728,7 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 	}
 	if c.PrefixSteps == 0 {
 		r.memo(s, 0, true)
+		r.recordRoot(s)
 	}
 	limit := c.PrefixSteps + p.Depth
 	fresh, same := false, 0 // same: the choices after the prefix compared with r.prev so far
@@ -707,6 +758,7 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 		if s.Steps() <= c.PrefixSteps {
 			if s.Steps() == c.PrefixSteps {
 				r.memo(s, 0, true)
+				r.recordRoot(s)
 			}
 			continue
 		}
@@ -733,6 +785,9 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 		}
 		if !c.NoHashing {
 			h := s.Hash()
+			if r.graph != nil {
+				r.record(s, k, h)
+			}
 			if slices.Contains(r.onPath[:k], h) {
 				// A cycle back to a state of this very path: going deeper
 				// adds nothing to the bounded part, but if every way on
