@@ -8,7 +8,7 @@ import (
 )
 
 // DefaultGraphStates bounds the explored state graph by default.
-const DefaultGraphStates = 1 << 20
+const DefaultGraphStates = 1 << 18
 
 // GraphOptions configure the explored state graph (seed 002): the bounded
 // search records every state it reaches and every transition between
@@ -19,8 +19,8 @@ const DefaultGraphStates = 1 << 20
 type GraphOptions struct {
 	// Off turns the graph off.
 	Off bool
-	// MaxStates bounds it (default DefaultGraphStates, about 100 bytes a
-	// state with its transitions).
+	// MaxStates bounds it (default DefaultGraphStates, 262,144 states;
+	// about 250 bytes a state with its transitions).
 	MaxStates int
 }
 

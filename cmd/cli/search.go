@@ -50,7 +50,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.BoolVar(&o.Lasso.NodeFairness, "lasso-node-fairness", false, "count a cycle as fair when every node with an enabled event runs (seed 000's definition) instead of every connection, timer and driver")
 	fs.IntVar(&o.Lasso.Temperature, "temperature", 0, "temperature method (seed 000 Algorithm 2): report a walk with this many steps in a row into non-live states (0: off)")
 	fs.BoolVar(&o.Graph.Off, "no-graph", false, "do not record the explored state graph or look for fair cycles of hot states in it (seed 002)")
-	fs.IntVar(&o.Graph.MaxStates, "graph-states", search.DefaultGraphStates, "bound of the explored state graph (about 100 bytes a state); past it new states are not recorded")
+	fs.IntVar(&o.Graph.MaxStates, "graph-states", search.DefaultGraphStates, "bound of the explored state graph (about 250 bytes a state with its transitions); past it new states are not recorded")
 	sflags := strategyFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
