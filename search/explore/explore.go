@@ -288,6 +288,11 @@ type pathStats struct {
 	pruned      bool
 	cycle       bool
 	walked      bool
+	// graph is the explored graph's statistics after the path's bounded
+	// part (nil without a graph): the coordinator runs ahead of the
+	// commits, so the statistics of the last committed path are the ones
+	// that do not depend on timing.
+	graph *GraphStats
 }
 
 // job is one path whose random walk a worker runs.
@@ -419,6 +424,11 @@ func (r *runner) run() (*Result, error) {
 	defer r.mu.Unlock()
 	res := &Result{Violations: r.violations, Stats: r.snapshotLocked()}
 	res.Stats.Stop = r.stopReason
+	if r.stopReason != StopViolation && r.graph != nil {
+		// Every path ran and the graph had its last look: its final
+		// statistics are the search's.
+		res.Stats.Graph = r.graphStats()
+	}
 	if len(res.Violations) > 0 {
 		res.Verdict = res.Violations[0].Verdict
 	}
@@ -430,7 +440,6 @@ func (r *runner) run() (*Result, error) {
 func (r *runner) snapshotLocked() Stats {
 	st := r.stats
 	st.VisitedBytes = r.seen.bytes()
-	st.Graph = r.graphStats()
 	st.Elapsed = time.Since(r.start)
 	st.Violations = len(r.violations)
 	return st
@@ -479,6 +488,9 @@ func (r *runner) commit(j *job) {
 // add counts a committed path; r.mu is held.
 func (r *runner) add(j *job) {
 	st, ps := &r.stats, &j.stats
+	if ps.graph != nil {
+		st.Graph = ps.graph
+	}
 	if j.noPath {
 		return
 	}
@@ -563,7 +575,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 		if v == nil {
 			return true
 		}
-		j := &job{index: index, result: v, noPath: true}
+		j := &job{index: index, result: v, noPath: true, stats: pathStats{graph: r.graphStats()}}
 		index++
 		select {
 		case jobs <- j:
@@ -610,6 +622,9 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 				c.Progress(r.progress())
 			}
 			j, e, err := r.bounded(s, pc, &p, index)
+			if j != nil {
+				j.stats.graph = r.graphStats()
+			}
 			if s.Abandoned() {
 				// The watchdog gave up on a handler of this path and
 				// reports it at index: touch nothing more.
