@@ -568,7 +568,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 	// and hands the violation, if any, to the workers as the next path's
 	// result; false when the search is to stop (the workers are gone).
 	graph := func(roundEnded bool) bool {
-		if !r.graph.due(roundEnded) {
+		if !r.graph.due(roundEnded, index) {
 			return true
 		}
 		v := r.checkGraph(index)

@@ -67,16 +67,17 @@ type GraphStats struct {
 
 // graphRun is the explored graph of one search.
 type graphRun struct {
-	c        *GraphConfig
-	g        *fair.Graph
-	ids      []int32 // per state of the current path after the prefix: its graph id, or -1
-	units    []uint64
-	ch       []int32
-	version  uint64 // the graph's version at the last check
-	checked  int    // states at the last check
-	rejected int
-	checks   int
-	done     bool // a cycle was reported, or too many were rejected
+	c         *GraphConfig
+	g         *fair.Graph
+	ids       []int32 // per state of the current path after the prefix: its graph id, or -1
+	units     []uint64
+	ch        []int32
+	version   uint64 // the graph's version at the last check
+	checked   int    // states at the last check
+	checkedAt int64  // the path index of the last check
+	rejected  int
+	checks    int
+	done      bool // a cycle was reported, or too many were rejected
 }
 
 func newGraphRun(c *Config) *graphRun {
@@ -142,21 +143,26 @@ func (r *runner) record(s *engine.Sim, k int, h uint64) {
 	gr.g.AddEdge(gr.ids[k-1], id, gr.unit(&ev), ev.Kind.IsFailure(), gr.ch)
 }
 
-// due reports whether the graph is to be searched now: at the end of a
-// round, at the end of the search, or when it doubled since the last
-// search.
-func (gr *graphRun) due(roundEnded bool) bool {
+// checkEvery is how many paths may run before a changed graph is searched
+// again, when no round ends and the graph does not double.
+const checkEvery = 256
+
+// due reports whether the graph is to be searched now, if it changed since
+// the last search: at the end of a round or of the search, when it doubled,
+// or checkEvery paths after the last search. (A search costs time linear in
+// the graph, about as much as a few paths per thousand states.)
+func (gr *graphRun) due(roundEnded bool, index int64) bool {
 	if gr == nil || gr.done || gr.g.Version() == gr.version || len(gr.ids) == 0 || gr.ids[0] < 0 {
 		return false
 	}
-	return roundEnded || gr.g.States() >= 2*max(gr.checked, 64)
+	return roundEnded || gr.g.States() >= 2*max(gr.checked, 64) || index-gr.checkedAt >= checkEvery
 }
 
 // checkGraph searches the graph for a fair cycle of hot states and returns
 // the violation it makes, or nil.
 func (r *runner) checkGraph(index int64) *Violation {
 	gr := r.graph
-	gr.version, gr.checked = gr.g.Version(), gr.g.States()
+	gr.version, gr.checked, gr.checkedAt = gr.g.Version(), gr.g.States(), index
 	gr.checks++
 	l := gr.g.FairCycle(gr.ids[0])
 	if l == nil {
