@@ -128,7 +128,6 @@ type tarjan struct {
 	gen       int32
 	stack     []int32
 	calls     []frame
-	component []int32
 }
 
 type frame struct {
