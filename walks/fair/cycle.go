@@ -119,15 +119,15 @@ func (g *Graph) adjacency() *adjacency {
 // non-failure transitions, iteratively (no recursion: the graphs are
 // large).
 type tarjan struct {
-	g         *Graph
-	a         *adjacency
-	index     []int32 // 0: unvisited in this pass; else 1 + visit order
-	low       []int32
-	on        []bool
-	mark      []int32 // membership stamps
-	gen       int32
-	stack     []int32
-	calls     []frame
+	g     *Graph
+	a     *adjacency
+	index []int32 // 0: unvisited in this pass; else 1 + visit order
+	low   []int32
+	on    []bool
+	mark  []int32 // membership stamps
+	gen   int32
+	stack []int32
+	calls []frame
 }
 
 type frame struct {
