@@ -39,8 +39,8 @@ type GraphConfig struct {
 	// reject it. Without Confirm a candidate is reported as it is: outcome
 	// walks.Observed, its *fair.Lasso in Violation.Observed.
 	Confirm func(Candidate) *Violation
-	// MaxRejects stops looking after this many rejected candidates
-	// (default 8).
+	// MaxRejects stops looking after this many rejected candidates in
+	// all (default 8); one search tries up to the rest of them.
 	MaxRejects int
 }
 
@@ -159,32 +159,38 @@ func (gr *graphRun) due(roundEnded bool, index int64) bool {
 }
 
 // checkGraph searches the graph for a fair cycle of hot states and returns
-// the violation it makes, or nil.
+// the violation it makes, or nil: the graph's alternatives (fair.FairCycles)
+// in order until one replays on the system and Confirm accepts it, or
+// MaxRejects of them in all were rejected.
 func (r *runner) checkGraph(index int64) *Violation {
 	gr := r.graph
 	gr.version, gr.checked, gr.checkedAt = gr.g.Version(), gr.g.States(), index
 	gr.checks++
-	l := gr.g.FairCycle(gr.ids[0])
-	if l == nil {
-		return nil
-	}
-	c := &r.cfg
-	reject := func() *Violation {
+	for _, l := range gr.g.FairCycles(gr.ids[0], gr.c.MaxRejects-gr.rejected) {
+		if v := r.confirm(l, index); v != nil {
+			gr.done = true
+			return v
+		}
 		gr.rejected++
-		gr.done = gr.rejected >= gr.c.MaxRejects
-		return nil
 	}
+	gr.done = gr.rejected >= gr.c.MaxRejects
+	return nil
+}
+
+// confirm replays lasso l on the system and hands it to Confirm; it returns
+// the violation, or nil when l does not replay or Confirm rejects it.
+func (r *runner) confirm(l *fair.Lasso, index int64) *Violation {
+	gr, c := r.graph, &r.cfg
 	s, err := engine.Replay(c.System, c.Prefix, c.PrefixSteps, engine.Options{})
 	if err != nil {
-		return reject()
+		return nil
 	}
 	pre := s.ChoiceValues()
 	stem, cycle, err := gr.g.Execution(s, l, gr.c.Key)
 	if err != nil {
-		return reject()
+		return nil
 	}
-	cand := Candidate{Choices: slices.Concat(pre, stem, cycle),
-		Stem: c.PrefixSteps + len(l.Stem), Length: len(l.Cycle), Lasso: l}
+	cand := Candidate{Choices: slices.Concat(pre, stem, cycle), Stem: c.PrefixSteps + len(l.Stem), Length: len(l.Cycle), Lasso: l}
 	var v *Violation
 	if gr.c.Confirm != nil {
 		v = gr.c.Confirm(cand)
@@ -197,9 +203,8 @@ func (r *runner) checkGraph(index int64) *Violation {
 			Steps: cand.Stem + cand.Length, LiveAfter: cand.Stem, FailuresUntil: cand.Stem}
 	}
 	if v == nil {
-		return reject()
+		return nil
 	}
-	gr.done = true
 	v.Verdict, v.Path = Liveness, index
 	v.Depth = cand.Stem - c.PrefixSteps
 	v.Graph = &GraphLasso{Stem: len(l.Stem), Length: len(l.Cycle), SCC: l.SCC, States: gr.g.States(), Edges: gr.g.Edges()}

@@ -1,5 +1,10 @@
 package fair
 
+import (
+	"fmt"
+	"slices"
+)
+
 // Step is one transition of a lasso in the graph: from state From to
 // state To, made by Choices.
 type Step struct {
@@ -20,7 +25,8 @@ type Lasso struct {
 // that is fair: every unit with an enabled event in one of its states runs
 // an event in it (failures never count and never run in it). Such a cycle
 // can repeat forever in a fairly scheduled execution that never becomes
-// live. It returns nil when the graph has none.
+// live. It returns nil when the graph has none; otherwise the first of
+// FairCycles.
 //
 // The search is the classic one for strong fairness (Streett emptiness,
 // Emerson and Lei): split the hot states into strongly connected
@@ -30,7 +36,22 @@ type Lasso struct {
 // enables a unit the component never runs, so drop those states and split
 // what is left again.
 func (g *Graph) FairCycle(root int32) *Lasso {
-	if int(root) >= len(g.keys) || root < 0 {
+	if ls := g.FairCycles(root, 1); len(ls) > 0 {
+		return ls[0]
+	}
+	return nil
+}
+
+// FairCycles returns up to max lassos into fair cycles of hot states
+// reachable from root (see FairCycle), as alternatives for a caller that
+// must check them on the system: for each fair component, its shortest
+// simple fair cycles first (found by a bounded iterative-deepening search,
+// each state at most once: the likeliest to repeat when the graph's keys
+// merge states, and the shortest to read), then the cycle that runs all of
+// the component's transitions' units, which is fair whenever the component
+// is. Every lasso has the shortest stem from root to its cycle.
+func (g *Graph) FairCycles(root int32, max int) []*Lasso {
+	if int(root) >= len(g.keys) || root < 0 || max <= 0 {
 		return nil
 	}
 	a := g.adjacency()
@@ -43,12 +64,16 @@ func (g *Graph) FairCycle(root int32) *Lasso {
 			hot = append(hot, int32(v))
 		}
 	}
+	var out []*Lasso
 	work := [][]int32{hot}
 	taken := make([]bool, len(g.unit))
-	for len(work) > 0 {
+	for len(work) > 0 && len(out) < max {
 		set := work[len(work)-1]
 		work = work[:len(work)-1]
 		for _, c := range t.components(set) {
+			if len(out) >= max {
+				break
+			}
 			if !t.cyclic(c) {
 				continue
 			}
@@ -78,14 +103,144 @@ func (g *Graph) FairCycle(root int32) *Lasso {
 				}
 			}
 			if len(keep) == len(c) {
-				return g.lasso(a, reach, root, c)
+				for _, cyc := range g.simpleFairCycles(a, reach, c, max-len(out)) {
+					out = append(out, g.lassoOf(reach, root, cyc, len(c)))
+				}
+				if len(out) < max {
+					out = append(out, g.lasso(a, reach, root, c))
+				}
+				continue
 			}
 			if len(keep) > 1 || len(keep) == 1 && t.selfLoop(keep[0]) {
 				work = append(work, keep)
 			}
 		}
 	}
-	return nil
+	return out
+}
+
+// simpleCycleBudget bounds the transitions the search for simple fair
+// cycles looks at per component.
+const simpleCycleBudget = 200_000
+
+// simpleFairCycles returns up to max fair cycles of component c that pass
+// through no state twice, shortest first, each as its transitions from its
+// first state: an iterative-deepening search from each state of c in order
+// of distance from the root, within a budget of transitions looked at.
+func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int) [][]int32 {
+	n := len(g.keys)
+	in := make([]bool, n)
+	for _, v := range c {
+		in[v] = true
+	}
+	starts := slices.Clone(c)
+	slices.SortFunc(starts, func(x, y int32) int {
+		if d := reach.dist[x] - reach.dist[y]; d != 0 {
+			return int(d)
+		}
+		return int(x - y)
+	})
+	budget := simpleCycleBudget
+	on := make([]bool, n)
+	ran := make([]int32, len(g.unit)) // per unit: transitions of the path that run it
+	var path []int32                  // edges
+	var out [][]int32
+	seen := map[string]bool{}
+	var dfs func(start, v int32, limit int) bool
+	fair := func() bool {
+		for _, e := range path {
+			for _, u := range g.enabled(g.edges[e].from) {
+				if ran[u] == 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	dfs = func(start, v int32, limit int) bool {
+		for _, e := range a.out(v) {
+			if budget--; budget < 0 {
+				return false
+			}
+			ed := &g.edges[e]
+			if ed.failure || !in[ed.to] {
+				continue
+			}
+			if ed.to == start {
+				if len(path)+1 != limit {
+					continue
+				}
+				path = append(path, e)
+				ran[ed.unit]++
+				if fair() {
+					k := fmt.Sprint(canonicalRotation(path))
+					if !seen[k] {
+						seen[k] = true
+						out = append(out, slices.Clone(path))
+					}
+				}
+				ran[ed.unit]--
+				path = path[:len(path)-1]
+				if len(out) >= max {
+					return false
+				}
+				continue
+			}
+			if on[ed.to] || len(path)+1 >= limit {
+				continue
+			}
+			on[ed.to] = true
+			path = append(path, e)
+			ran[ed.unit]++
+			ok := dfs(start, ed.to, limit)
+			ran[ed.unit]--
+			path = path[:len(path)-1]
+			on[ed.to] = false
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	for limit := 1; limit <= len(c) && len(out) < max && budget > 0; limit++ {
+		for _, s := range starts {
+			on[s] = true
+			ok := dfs(s, s, limit)
+			on[s] = false
+			if !ok || len(out) >= max {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// canonicalRotation returns the rotation of a cycle's edges that starts at
+// its smallest edge, so that one cycle found from two of its states is
+// recognised.
+func canonicalRotation(cyc []int32) []int32 {
+	m := 0
+	for i := range cyc {
+		if cyc[i] < cyc[m] {
+			m = i
+		}
+	}
+	return slices.Concat(cyc[m:], cyc[:m])
+}
+
+// lassoOf builds the lasso of a cycle given as edges: the shortest stem
+// from root to its first state, then the cycle.
+func (g *Graph) lassoOf(reach *paths, root int32, cyc []int32, scc int) *Lasso {
+	start := g.edges[cyc[0]].from
+	l := &Lasso{SCC: scc}
+	for _, s := range g.path(reach, root, start) {
+		l.Stem = append(l.Stem, s.Step)
+	}
+	for _, e := range cyc {
+		ed := &g.edges[e]
+		l.Cycle = append(l.Cycle, Step{From: ed.from, To: ed.to, Choices: g.choices(ed)})
+	}
+	return l
 }
 
 // adjacency is the graph's transitions by source state.
