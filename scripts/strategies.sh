@@ -5,6 +5,7 @@
 # median schedules, distinct states and seconds to the first violation.
 # Arguments pass through, e.g.
 #   scripts/strategies.sh --seeds 5 --time 10s transport storage
+# (the README's table: scripts/strategies.sh --markdown)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "# macemc strategies on $(nproc) cores, $(go version | cut -d' ' -f3), $(date -u +%Y-%m-%d)"

@@ -11,7 +11,7 @@
 //
 // Usage:
 //
-//	go run ./scripts/strategies [--seeds 20] [--time 20s] [--max-paths 2000] [--walk-depth N] [SYSTEM...]
+//	go run ./scripts/strategies [--seeds 20] [--time 30s] [--max-paths 20000] [--walk-depth N] [--markdown] [SYSTEM...]
 package main
 
 import (
@@ -47,8 +47,8 @@ var strategies = []strategy{
 
 func main() {
 	seeds := pflag.Int("seeds", 20, "seeds per system and strategy")
-	budget := pflag.Duration("time", 20*time.Second, "time budget per search")
-	maxPaths := pflag.Int64("max-paths", 2000, "path budget per search")
+	budget := pflag.Duration("time", 30*time.Second, "time budget per search")
+	maxPaths := pflag.Int64("max-paths", 20000, "path budget per search")
 	walkDepth := pflag.Int("walk-depth", 0, "d_max (0: the default)")
 	markdown := pflag.Bool("markdown", false, "print a Markdown table")
 	pflag.Parse()
