@@ -144,18 +144,21 @@ func (r *runner) record(s *engine.Sim, k int, h uint64) {
 }
 
 // checkEvery is how many paths may run before a changed graph is searched
-// again, when no round ends and the graph does not double.
-const checkEvery = 256
+// again, when no round ends and the graph does not double: at least 256,
+// and one for every 8 states of the graph, since a search costs time
+// linear in the graph (a search of a graph of n states costs about as much
+// as n/40 paths of a fixed system's dfs), so that searching costs a small
+// part of the paths' time however large the graph grows.
+func (gr *graphRun) checkEvery() int64 { return max(256, int64(gr.g.States()/8)) }
 
 // due reports whether the graph is to be searched now, if it changed since
 // the last search: at the end of a round or of the search, when it doubled,
-// or checkEvery paths after the last search. (A search costs time linear in
-// the graph, about as much as a few paths per thousand states.)
+// or checkEvery paths after the last search.
 func (gr *graphRun) due(roundEnded bool, index int64) bool {
 	if gr == nil || gr.done || gr.g.Version() == gr.version || len(gr.ids) == 0 || gr.ids[0] < 0 {
 		return false
 	}
-	return roundEnded || gr.g.States() >= 2*max(gr.checked, 64) || index-gr.checkedAt >= checkEvery
+	return roundEnded || gr.g.States() >= 2*max(gr.checked, 64) || index-gr.checkedAt >= gr.checkEvery()
 }
 
 // checkGraph searches the graph for a fair cycle of hot states and returns

@@ -56,7 +56,10 @@ func (g *Graph) FairCycles(root int32, max int) []*Lasso {
 	}
 	a := g.adjacency()
 	n := len(g.keys)
-	t := &tarjan{g: g, a: a, index: make([]int32, n), low: make([]int32, n), on: make([]bool, n), mark: make([]int32, n)}
+	sc := &g.scratch
+	sc.index, sc.low, sc.mark = grow(sc.index, n), grow(sc.low, n), grow(sc.mark, n)
+	sc.on = grow(sc.on, n)
+	t := &tarjan{g: g, a: a, index: sc.index, low: sc.low, on: sc.on, mark: sc.mark}
 	reach := g.bfs(a, root, func(int32) bool { return true }, false)
 	var hot []int32
 	for v := range g.hot {
@@ -243,6 +246,26 @@ func (g *Graph) lassoOf(reach *paths, root int32, cyc []int32, scc int) *Lasso {
 	return l
 }
 
+// scratch holds FairCycles' arrays between calls: a search runs again and
+// again as the graph grows, and allocating them anew each time would keep
+// the collector busy.
+type scratch struct {
+	adj                    adjacency
+	fill, index, low, mark []int32
+	on                     []bool
+}
+
+// grow returns s with length n and every element zero, reusing its memory
+// when it can.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
 // adjacency is the graph's transitions by source state.
 type adjacency struct {
 	start []int32 // per state: a range of idx
@@ -253,14 +276,17 @@ func (a *adjacency) out(v int32) []int32 { return a.idx[a.start[v]:a.start[v+1]]
 
 func (g *Graph) adjacency() *adjacency {
 	n := len(g.keys)
-	a := &adjacency{start: make([]int32, n+1), idx: make([]int32, len(g.edges))}
+	a := &g.scratch.adj
+	a.start = grow(a.start, n+1)
+	a.idx = grow(a.idx, len(g.edges))
 	for i := range g.edges {
 		a.start[g.edges[i].from+1]++
 	}
 	for v := 0; v < n; v++ {
 		a.start[v+1] += a.start[v]
 	}
-	fill := make([]int32, n)
+	g.scratch.fill = grow(g.scratch.fill, n)
+	fill := g.scratch.fill
 	copy(fill, a.start[:n])
 	for i := range g.edges {
 		f := g.edges[i].from

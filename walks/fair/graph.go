@@ -33,6 +33,7 @@ type Graph struct {
 	// version counts additions, so that a search need not look again at
 	// a graph that did not change.
 	version uint64
+	scratch scratch
 }
 
 type edge struct {
