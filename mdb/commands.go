@@ -336,6 +336,9 @@ func (s *Session) cmdState(args []string, _ string) error {
 	for i := 0; i < sm.Nodes(); i++ {
 		fmt.Fprint(s.out, sm.NodeText(sim.NodeID(i)))
 	}
+	for i := 0; i < sm.Monitors(); i++ {
+		fmt.Fprint(s.out, sm.MonitorText(i))
+	}
 	writeNetwork(s.out, sm)
 	return nil
 }

@@ -2,12 +2,15 @@
 // library: one call runs the whole pipeline of MaceMC (seed 003) and
 // returns a typed Report.
 //
-//  1. The search (package search/explore with a strategy such as
-//     search/dfs, the bounded depth-first search of Algorithm 1) runs
-//     paths in a fixed order, checks safety after every step and continues
-//     every path with a random walk of up to d_max steps (Algorithm 2): a
-//     walk that never reaches a live state is a suspected liveness
-//     violation.
+//  1. The search (package search/explore with a strategy: search/dfs,
+//     the bounded depth-first search of Algorithm 1, by default; or
+//     search/walk, search/random, search/pct, search/delay) runs paths in
+//     a fixed order, checks safety after every step and continues every
+//     path with a random walk of up to d_max steps (Algorithm 2): a walk
+//     that never reaches a live state is a suspected liveness violation.
+//     Meanwhile it records the explored state graph and looks in it for a
+//     fair cycle of hot states after every round (package walks/fair,
+//     seed 002; Options.Graph): a lasso, confirmed by replaying it.
 //  2. The first violation is replayed twice: a service whose replays
 //     diverge is reported as nondeterministic (nothing else about it can be
 //     trusted).

@@ -179,6 +179,9 @@ func (p *pipeline) lassoCheck(f *Finding, v *explore.Violation, lr *lassoRun) {
 		}
 	}
 	source := "violating path"
+	if v.Graph != nil {
+		source = v.Graph.String()
+	}
 	if fd == nil && observed != nil {
 		fd, source = observed, "search walk"
 	}

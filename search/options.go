@@ -117,6 +117,8 @@ type Options struct {
 	MaxMemory int64
 	// Lasso configures lasso detection and the temperature method.
 	Lasso LassoOptions
+	// Graph configures the explored state graph and its fair cycles.
+	Graph GraphOptions
 	// Out is the directory for the result files (traces, logs,
 	// report.json); empty: write nothing.
 	Out string
@@ -168,6 +170,7 @@ var bounds = []bound{
 	{"MaxViolations", "max-violations", func(o *Options) int64 { return int64(o.MaxViolations) }, constant(1), constant(MaxViolationsBound), ""},
 	{"Workers", "workers", func(o *Options) int64 { return int64(o.Workers) }, constant(1), constant(MaxWorkers), "all cores"},
 	{"MaxStates", "max-states", func(o *Options) int64 { return int64(o.MaxStates) }, constant(1), constant(MaxStatesBound), ""},
+	{"Graph.MaxStates", "graph-states", func(o *Options) int64 { return int64(o.Graph.MaxStates) }, constant(1), constant(MaxStatesBound), ""},
 	{"PrefixSteps", "prefix-steps", func(o *Options) int64 { return int64(o.PrefixSteps) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "none"},
 	{"HandlerTimeout", "handler-timeout", func(o *Options) int64 { return int64(o.HandlerTimeout) }, constant(int64(MinHandlerTimeout)), constant(int64(MaxHandlerTimeout)), ""},
 	{"Lasso.Replays", "lasso-replays", func(o *Options) int64 { return int64(o.Lasso.Replays) }, constant(1), constant(MaxLassoReplays), ""},
@@ -226,6 +229,7 @@ func (o *Options) fillDefaults() {
 	def(&o.Walks, DefaultWalks)
 	def(&o.MaxViolations, DefaultMaxViolations)
 	def(&o.MaxStates, DefaultMaxStates)
+	def(&o.Graph.MaxStates, DefaultGraphStates)
 	def(&o.Lasso.Replays, lasso.DefaultReplays)
 	if o.HandlerTimeout == 0 {
 		o.HandlerTimeout = engine.DefaultHandlerTimeout

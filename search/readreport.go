@@ -122,7 +122,7 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	}
 	out.System, out.Params, out.Properties, out.Seed, out.Strategy = j.System, j.Params, j.Properties, j.Seed, j.Strategy
 	out.Files, out.Replay, out.Debug, out.Incomplete, out.LassoStats = j.Files, j.Replay, j.Debug, j.Incomplete, j.LassoStats
-	out.LogsSkipped = j.LogsSkipped
+	out.LogsSkipped, out.Warnings = j.LogsSkipped, j.Warnings
 	if out.Params == nil {
 		out.Params = map[string]string{}
 	}
@@ -147,6 +147,12 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	out.Stats.Elapsed = out.SearchTime
+	if g := j.Graph; g != nil {
+		if g.States < 0 || g.Edges < 0 || g.Bytes < 0 || g.Checks < 0 || g.Rejected < 0 {
+			return fmt.Errorf("%w: negative counts of the explored graph", ErrReport)
+		}
+		out.Stats.Graph = &explore.GraphStats{States: g.States, Edges: g.Edges, Bytes: g.Bytes, Checks: g.Checks, Rejected: g.Rejected, Full: g.Full}
+	}
 	if len(j.Violations) > MaxViolationsBound {
 		return fmt.Errorf("%w: %d violations, at most %d", ErrReport, len(j.Violations), MaxViolationsBound)
 	}

@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/macemc/macemc/critical"
@@ -316,6 +317,7 @@ type reportJSON struct {
 	Cycle        []int            `json:"cycle,omitempty"`
 	Temperature  *temperatureJSON `json:"temperature,omitempty"`
 	LassoStats   *LassoStats      `json:"lasso_stats,omitempty"`
+	Graph        *graphJSON       `json:"graph,omitempty"`
 
 	Violations []violationJSON   `json:"violations,omitempty"`
 	Files      map[string]string `json:"files"`
@@ -364,6 +366,16 @@ type lassoJSON struct {
 	Events      []string `json:"events"`
 }
 
+type graphJSON struct {
+	States   int    `json:"states"`
+	Edges    int    `json:"transitions"`
+	Bytes    int    `json:"bytes"`
+	Checks   int    `json:"checks"`
+	Rejected int    `json:"rejected,omitempty"`
+	Full     bool   `json:"full,omitempty"`
+	Verdict  string `json:"verdict"`
+}
+
 type temperatureJSON struct {
 	Threshold int    `json:"threshold"`
 	AlarmStep int    `json:"alarm_step"`
@@ -390,6 +402,9 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Stop: r.Stats.Stop.String(),
 		Incomplete: r.Incomplete, LogsSkipped: r.LogsSkipped, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
 		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug, Warnings: r.Warnings,
+	}
+	if g := r.Stats.Graph; g != nil {
+		j.Graph = &graphJSON{States: g.States, Edges: g.Edges, Bytes: g.Bytes, Checks: g.Checks, Rejected: g.Rejected, Full: g.Full, Verdict: r.GraphVerdict()}
 	}
 	if j.Params == nil {
 		j.Params = map[string]string{}
@@ -431,3 +446,26 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// GraphVerdict says in words what the explored state graph (Options.Graph)
+// shows: "" without one; for a search that exhausted the reachable states
+// and found no violation, that liveness holds under fairness.
+func (r *Report) GraphVerdict() string {
+	g := r.Stats.Graph
+	if g == nil || g.States == 0 {
+		return ""
+	}
+	f := r.First()
+	switch {
+	case f != nil && f.Kind == KindLasso && f.Lasso != nil && strings.Contains(f.Lasso.Source, "state graph"):
+		return "a fair cycle of hot states: the lasso reported"
+	case f != nil:
+		return "no fair cycle of hot states found before the violation"
+	case r.Stats.Stop == explore.StopExhausted && !g.Full && g.Rejected == 0:
+		return "no fair cycle of hot states among all reachable states (the search exhausted them): every fair execution becomes live again, so liveness holds (up to 64-bit hash collisions; fairness per event source)"
+	case g.Full:
+		return "no fair cycle of hot states among the states recorded; the graph is full (raise --graph-states)"
+	default:
+		return "no fair cycle of hot states among the states explored so far"
+	}
+}

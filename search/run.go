@@ -104,6 +104,11 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A strategy checks its options when it starts: try it now, before
+	// anything is written (or a previous run's results removed).
+	if _, err := strat.New(explore.Setup{Seed: opts.Seed, DepthStep: opts.DepthStep, MaxDepth: opts.Depth, Params: sparams}); err != nil {
+		return nil, fmt.Errorf("%w: strategy %s: %w", ErrOptions, strat.Name(), err)
+	}
 	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start}
 	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), Files: map[string]string{}}
 	if p.rep.Properties == nil {
@@ -120,6 +125,7 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 		MaxViolations: opts.MaxViolations, NoHashing: opts.NoHashing, MaxStates: opts.MaxStates, Unbiased: opts.Unbiased,
 		WalkFailures: opts.WalkFailures, HandlerTimeout: opts.HandlerTimeout,
 	}
+	ecfg.Graph = p.graphConfig()
 	if opts.Progress != nil {
 		ecfg.Progress = func(st explore.Stats) { opts.Progress(Progress{Phase: PhaseSearch, Stats: st}) }
 	}

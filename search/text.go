@@ -61,6 +61,9 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		fmt.Fprintf(w, "searched: %d rounds, depth %d complete, %d paths (%d cut by a repeated state), %d walks, %d transitions, %d distinct states%s; stopped: %s\n",
 			st.Rounds, st.DeepestComplete, st.Paths, st.Pruned, st.Walks, st.Transitions, st.DistinctStates, took, st.Stop)
 	}
+	if g := r.Stats.Graph; g != nil && g.States > 0 {
+		fmt.Fprintf(w, "state graph: %d states, %d transitions, %d MiB; %s\n", g.States, g.Edges, g.Bytes>>20, r.GraphVerdict())
+	}
 	if r.Incomplete {
 		fmt.Fprintln(w, "interrupted: this report covers what was found and checked before the run was stopped")
 	}
@@ -164,6 +167,9 @@ func (r *Report) writeLasso(w io.Writer, f *Finding) {
 			}
 			fmt.Fprintf(w, "%s: a stem of %d steps, then a cycle of %d steps (transitions %d-%d), replayed %d times (%s hashing)\n",
 				what, l.Stem, l.Length, l.Stem+1, l.Stem+l.Length, l.Confirmed, l.Hash)
+			if strings.Contains(l.Source, "state graph") {
+				fmt.Fprintf(w, "  found as %s\n", l.Source)
+			}
 			const show = 24
 			for i, ev := range l.Events {
 				if i == show {

@@ -92,6 +92,14 @@ func (c *Context) Elapsed(t Time, d time.Duration) bool { return c.rt.Elapsed(in
 // identifiers that must increase across resets.
 func (c *Context) Monotone() uint64 { return c.rt.Monotone() }
 
+// Notify announces event to the system's monitors (Config.Monitors): each
+// one's Handle runs now, in this handler's step, in the order the monitors
+// are declared (seed 001's monitor<M>(event), sent to every monitor; a
+// monitor ignores what it does not care about). It changes nothing a
+// service can observe: monitors are the checker's. Without monitors it
+// does nothing.
+func (c *Context) Notify(event any) { c.rt.Notify(int(c.node), event) }
+
 // Log returns a log event for an annotation of the service's own, or nil
 // when logging is off; zerolog's methods on a nil event do nothing and cost
 // nothing, so

@@ -82,4 +82,34 @@
 // fields included, maps in key order, pointers followed) plus everything
 // pending in the network; tag a field `macemc:"-"` to leave it out, or
 // implement Canonicalizer.
+//
+// # Monitors
+//
+// A property that needs history, or that must not trust the nodes it
+// checks, is a Monitor (seed 001's P# monitors): a small state machine in
+// Config.Monitors that the services notify of what happens
+// (Context.Notify). Its Handle returns an error for a failed assertion (a
+// safety violation named after it); a LivenessMonitor's Hot makes the state
+// not live while the monitor waits for progress:
+//
+//	type RepairChecker struct{ Pending int }
+//
+//	func (m *RepairChecker) Handle(ev any) error {
+//		switch ev.(type) {
+//		case NodeFailed:
+//			m.Pending++
+//		case Repaired:
+//			m.Pending--
+//		}
+//		return nil
+//	}
+//
+//	func (m *RepairChecker) Hot() bool { return m.Pending > 0 }
+//
+//	// in Build:
+//	Monitors: []sim.MonitorSpec{{Name: "RepairChecker", New: func() sim.Monitor { return &RepairChecker{} }}},
+//
+// Monitors are part of the global state (hashed and diffed like a node,
+// kept across node resets); System.Config adds their properties to Safety
+// and Liveness, and MonitorOf lets a property read one.
 package sim

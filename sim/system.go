@@ -126,6 +126,8 @@ type Property struct {
 	Name  string
 	Doc   string
 	Check func(v *View) bool
+
+	monitor int // 1 + the index of the monitor it checks, 0 for none
 }
 
 // Weights bias random walks (seed 003 §4.3): each ready event is chosen
@@ -194,6 +196,11 @@ type Config struct {
 	Safety []Property
 	// Liveness properties must hold eventually, again and again.
 	Liveness []Property
+	// Monitors are specification state machines the services notify
+	// (Context.Notify); see Monitor. Each one adds its properties to
+	// Safety and Liveness (AddMonitorProperties), so properties and
+	// monitors mix freely.
+	Monitors []MonitorSpec
 	// Weights bias random walks.
 	Weights Weights
 	// Failures bounds the failures an execution may contain.
@@ -215,22 +222,35 @@ func (c *Config) Validate() error {
 	if c.Service == nil {
 		return fmt.Errorf("%w: no Service constructor", ErrBadConfig)
 	}
-	seen := map[string]bool{}
+	mons := map[string]bool{}
+	for _, m := range c.Monitors {
+		if m.Name == "" || m.New == nil {
+			return fmt.Errorf("%w: monitor %q has no name or no New", ErrBadConfig, m.Name)
+		}
+		if mons[m.Name] {
+			return fmt.Errorf("%w: monitor %q declared twice", ErrBadConfig, m.Name)
+		}
+		mons[m.Name] = true
+	}
+	seen := map[string]int{} // name -> monitor tag of the first property so named
 	for _, p := range slices.Concat(c.Safety, c.Liveness) {
 		if p.Name == "" || p.Check == nil {
 			return fmt.Errorf("%w: property %q has no name or no check", ErrBadConfig, p.Name)
 		}
-		if seen[p.Name] {
+		if tag, dup := seen[p.Name]; dup && (tag == 0 || tag != p.monitor) {
 			return fmt.Errorf("%w: property %q declared twice", ErrBadConfig, p.Name)
 		}
-		seen[p.Name] = true
+		if p.monitor == 0 && mons[p.Name] {
+			return fmt.Errorf("%w: property %q has the name of a monitor", ErrBadConfig, p.Name)
+		}
+		seen[p.Name] = p.monitor
 	}
 	return nil
 }
 
-// Select keeps only the named properties (safety or liveness) and reports
-// ErrUnknownProperty for a name the config does not have. With no names it
-// keeps everything.
+// Select keeps only the named properties (safety or liveness; a monitor's
+// name keeps both of its properties) and reports ErrUnknownProperty for a
+// name the config does not have. With no names it keeps everything.
 func (c *Config) Select(names []string) error {
 	if len(names) == 0 {
 		return nil
@@ -239,21 +259,24 @@ func (c *Config) Select(names []string) error {
 	for _, n := range names {
 		want[n] = true
 	}
+	found := map[string]bool{}
 	keep := func(ps []Property) []Property {
 		var out []Property
 		for _, p := range ps {
 			if want[p.Name] {
 				out = append(out, p)
-				delete(want, p.Name)
+				found[p.Name] = true
 			}
 		}
 		return out
 	}
 	c.Safety, c.Liveness = keep(c.Safety), keep(c.Liveness)
-	if len(want) > 0 {
+	if len(found) < len(want) {
 		var missing []string
 		for n := range want {
-			missing = append(missing, n)
+			if !found[n] {
+				missing = append(missing, n)
+			}
 		}
 		sort.Strings(missing)
 		return fmt.Errorf("%w: %s", ErrUnknownProperty, strings.Join(missing, ", "))
@@ -313,7 +336,8 @@ func (s *System) Resolve(given map[string]string) (Params, error) {
 	return p, nil
 }
 
-// Config resolves the parameters and builds a validated Config.
+// Config resolves the parameters and builds a validated Config, with the
+// properties of its monitors added (Config.AddMonitorProperties).
 func (s *System) Config(given map[string]string) (*Config, Params, error) {
 	p, err := s.Resolve(given)
 	if err != nil {
@@ -322,6 +346,9 @@ func (s *System) Config(given map[string]string) (*Config, Params, error) {
 	cfg, err := s.Build(p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("system %s: %w", s.Name, err)
+	}
+	if cfg != nil {
+		cfg.AddMonitorProperties()
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("system %s: %w", s.Name, err)

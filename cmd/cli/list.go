@@ -29,6 +29,7 @@ type listedSystem struct {
 	Params   []listedParam `json:"params"`
 	Safety   []string      `json:"safety"`
 	Liveness []string      `json:"liveness"`
+	Monitors []string      `json:"monitors,omitempty"`
 	Error    string        `json:"error,omitempty"`
 }
 
@@ -56,6 +57,9 @@ func (a *App) list(args []string) (int, error) {
 			ls.Error = err.Error()
 		} else {
 			ls.Safety, ls.Liveness = names(cfg.Safety), names(cfg.Liveness)
+			for _, m := range cfg.Monitors {
+				ls.Monitors = append(ls.Monitors, m.Name)
+			}
 		}
 		out = append(out, ls)
 	}
@@ -85,6 +89,9 @@ func (a *App) list(args []string) (int, error) {
 		}
 		fmt.Fprintf(a.Stdout, "  safety:   %s\n", orNone(s.Safety))
 		fmt.Fprintf(a.Stdout, "  liveness: %s\n", orNone(s.Liveness))
+		if len(s.Monitors) > 0 {
+			fmt.Fprintf(a.Stdout, "  monitors: %s (each a safety property and, if it can be hot, a liveness property of its name)\n", strings.Join(s.Monitors, ", "))
+		}
 		if s.Error != "" {
 			fmt.Fprintf(a.Stdout, "  error: %s\n", s.Error)
 		}

@@ -54,13 +54,15 @@ func (a *App) search(args []string) (int, error) {
 	fs.IntVar(&o.Lasso.Temperature, "temperature", 0, "temperature method (seed 000 Algorithm 2): report a walk with this many steps in a row into non-live states (0: off)")
 	fs.StringVar(&maxMemory, "max-memory", "4GiB", "refuse a run estimated to need more memory than this (e.g. 8GiB, 512MiB; none: no limit)")
 	fs.StringVar(&progressFlag, "progress", "auto", "progress on stderr: auto (a status line on a terminal), lines (a line per phase, for logs), none")
+	fs.BoolVar(&o.Graph.Off, "no-graph", false, "do not record the explored state graph or look for fair cycles of hot states in it (seed 002)")
+	fs.IntVar(&o.Graph.MaxStates, "graph-states", search.DefaultGraphStates, "bound of the explored state graph (about 250 bytes a state with its transitions); past it new states are not recorded")
 	sflags := strategyFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
 	// Zero means "the default" in Options; on the command line it is a
 	// value, and these flags do not take it.
-	for _, name := range []string{"depth-step", "walk-depth", "walks", "max-violations", "max-states", "lasso-replays", "handler-timeout"} {
+	for _, name := range []string{"depth-step", "walk-depth", "walks", "max-violations", "max-states", "graph-states", "lasso-replays", "handler-timeout"} {
 		if f := fs.Lookup(name); fs.Changed(name) && (f.Value.String() == "0" || f.Value.String() == "0s") {
 			return ExitUsage, usagef("--%s 0: allowed %s", name, allowed(name))
 		}

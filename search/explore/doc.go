@@ -31,6 +31,28 @@
 // nothing. An observer that is a Committer learns when its path is
 // committed, so that what it counts covers exactly the committed paths.
 //
+// # Strategies
+//
+// The order of the paths is a Strategy's (strategy.go): search/dfs (the
+// bounded DFS above, the default), search/walk (no bounded part),
+// search/random and search/pct (seed 001's random and priority-based
+// schedulers: independent random paths, never pruned), search/delay (seed
+// 002's iterative delay bounding: pruned with the delays spent as the cost,
+// explore.Coster). A strategy sees the ready events it picks among
+// (engine.EventChooser) and needs nothing from the command line: its
+// Params become --STRATEGY-PARAM flags.
+//
+// # The explored state graph
+//
+// With Config.Graph the coordinator also records every state the bounded
+// parts reach and every transition between them (package walks/fair), and
+// looks for a reachable fair cycle of hot states in the graph at the end
+// of every round, whenever the graph doubled, and when the search stops
+// (seed 002's iterative cycle detection). A cycle it finds is replayed on
+// the system (fair.Graph.Execution), handed to GraphConfig.Confirm, and
+// committed as the next path's result, in path order like a walk's
+// violation (Violation.Graph says where it came from).
+//
 // The bounded parts run on one goroutine, in a fixed order, and walks are
 // spread over Workers goroutines, each walk seeded by walks.SeedFor(Seed,
 // path index); results, and every count of Stats, are committed in path

@@ -90,6 +90,10 @@ type Config struct {
 	// when its walk's path is committed.
 	Observe func() walks.Observer
 
+	// Graph, when set, records the explored state graph and reports the
+	// fair cycles of hot states it holds (see GraphConfig).
+	Graph *GraphConfig
+
 	pathHook func(choices []int32) // tests: called with each bounded path
 }
 
@@ -228,6 +232,9 @@ type Violation struct {
 	FailuresUntil int
 	// Err is the handler panic or hang behind a Failed outcome.
 	Err error
+	// Graph is set for a violation found in the explored state graph
+	// (Config.Graph): a fair cycle of hot states.
+	Graph *GraphLasso
 }
 
 // Stats say what a search covered. Every count covers the paths before
@@ -261,6 +268,9 @@ type Stats struct {
 	Violations     int
 	// Stop says why the search ended.
 	Stop Stop
+	// Graph says what the explored state graph held (Config.Graph; nil
+	// without it).
+	Graph *GraphStats
 }
 
 // Result is a search's verdict with its evidence and coverage.
@@ -282,6 +292,11 @@ type pathStats struct {
 	// cut marks a path whose walk was cut short or never run because the
 	// search was interrupted: it is not counted.
 	cut bool
+	// graph is the explored graph's statistics after the path's bounded
+	// part (nil without a graph): the coordinator runs ahead of the
+	// commits, so the statistics of the last committed path are the ones
+	// that do not depend on timing.
+	graph *GraphStats
 }
 
 // Committer is implemented by a walk's observer (Config.Observe) that
@@ -306,6 +321,9 @@ type job struct {
 	observer walks.Observer
 	// status is the explorer's status when it handed out the path.
 	status Status
+	// noPath marks a result that is no path of the strategy's (a cycle
+	// of the explored graph): it does not count as one.
+	noPath bool
 	// sim, when set, holds the execution at the end of the bounded part
 	// (the coordinator's, handed over with engine.Sim.SwapState): the
 	// worker walks on from it instead of replaying the path.
@@ -326,6 +344,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrConfig, c.Strategy.Name(), err)
 	}
 	r := &runner{cfg: c, ctx: ctx, ex: ex, start: time.Now(), seen: newVisited(c.MaxStates)}
+	r.graph = newGraphRun(&r.cfg)
 	res, err := r.run()
 	if !r.hung {
 		// A goroutine stuck in a hung handler's path may still hold the
@@ -354,8 +373,11 @@ type runner struct {
 	states int
 	memos  []engine.HashMemo
 	// prev holds the previous path's choices after the prefix: a new path
-	// reaches the same states as long as it makes the same choices.
-	prev []int32
+	// reaches the same states as long as it makes the same choices (in
+	// the same round: a new round records its states anew). prevRound is
+	// that path's round.
+	prev      []int32
+	prevRound int
 
 	// live counters for progress reports (the result counts committed
 	// paths only).
@@ -365,6 +387,9 @@ type runner struct {
 	// pool holds simulators to carry executions from the coordinator to
 	// the workers (job.sim).
 	pool chan *engine.Sim
+
+	// graph is the explored state graph (Config.Graph), or nil.
+	graph *graphRun
 
 	mu         sync.Mutex
 	done       map[int64]*job // finished jobs waiting to be committed
@@ -433,6 +458,11 @@ func (r *runner) run() (*Result, error) {
 	if f := r.final; f != nil && r.stopReason == f.Done {
 		res.Stats.Rounds, res.Stats.Depth, res.Stats.DeepestComplete = f.Rounds, f.Depth, f.DeepestComplete
 	}
+	if r.stopReason != StopViolation && r.graph != nil {
+		// Every path ran and the graph had its last look: its final
+		// statistics are the search's.
+		res.Stats.Graph = r.graphStats()
+	}
 	if len(res.Violations) > 0 {
 		res.Verdict = res.Violations[0].Verdict
 	}
@@ -495,6 +525,12 @@ func (r *runner) commit(j *job) {
 // add counts a committed path; r.mu is held.
 func (r *runner) add(j *job) {
 	st, ps := &r.stats, &j.stats
+	if ps.graph != nil {
+		st.Graph = ps.graph
+	}
+	if j.noPath {
+		return
+	}
 	st.Rounds, st.Depth, st.DeepestComplete = j.status.Rounds, j.status.Depth, j.status.DeepestComplete
 	st.Paths++
 	st.Transitions += ps.transitions
@@ -572,6 +608,27 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 	}
 	pc := &pathChooser{base: c.Prefix}
 	var status Status // the explorer's, for the current path
+	round := 0
+	// graph searches the explored graph for a fair cycle when it is due
+	// and hands the violation, if any, to the workers as the next path's
+	// result; false when the search is to stop (the workers are gone).
+	graph := func(roundEnded bool) bool {
+		if !r.graph.due(roundEnded, index) {
+			return true
+		}
+		v := r.checkGraph(index)
+		if v == nil {
+			return true
+		}
+		j := &job{index: index, result: v, noPath: true, stats: pathStats{graph: r.graphStats()}}
+		index++
+		select {
+		case jobs <- j:
+			return true
+		case <-r.quit:
+			return false
+		}
+	}
 	err = s.Guard(c.HandlerTimeout, func() error {
 		defer close(jobs)
 		var end *End
@@ -584,20 +641,28 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 				return nil
 			}
 			if c.MaxPaths > 0 && index >= c.MaxPaths {
-				stop(StopPaths)
+				if graph(true) {
+					stop(StopPaths)
+				}
 				return nil
 			}
 			if !deadline.IsZero() && time.Now().After(deadline) {
-				stop(StopTime)
+				if graph(true) {
+					stop(StopTime)
+				}
 				return nil
 			}
 			p, ok := r.ex.Next(end)
 			status = r.ex.Status()
+			if !graph(!ok || round != 0 && p.Round != round) {
+				return nil
+			}
 			if !ok {
 				r.finished(status)
 				stop(status.Done)
 				return nil
 			}
+			round = p.Round
 			if c.Progress != nil && time.Since(lastProgress) >= c.ProgressEvery {
 				lastProgress = time.Now()
 				c.Progress(r.progress())
@@ -605,6 +670,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 			j, e, err := r.bounded(s, pc, &p, index)
 			if j != nil {
 				j.status = status
+				j.stats.graph = r.graphStats()
 			}
 			if s.Abandoned() {
 				// The watchdog gave up on a handler of this path and
@@ -718,8 +784,14 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 	// the previous path has; k counts this path's.
 	prev, k := r.states, 0
 	r.states = 0
+	if p.Round != r.prevRound {
+		// The states of the previous path were recorded in its round:
+		// this round must check and record them again.
+		r.prev, r.prevRound = r.prev[:0], p.Round
+	}
 	if c.PrefixSteps == 0 {
 		r.memo(s, 0, true)
+		r.recordRoot(s)
 	}
 	limit := c.PrefixSteps + p.Depth
 	fresh, same := false, 0 // same: the choices after the prefix compared with r.prev so far
@@ -749,6 +821,7 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 		if s.Steps() <= c.PrefixSteps {
 			if s.Steps() == c.PrefixSteps {
 				r.memo(s, 0, true)
+				r.recordRoot(s)
 			}
 			continue
 		}
@@ -775,6 +848,9 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 		}
 		if !c.NoHashing {
 			h := s.Hash()
+			if r.graph != nil {
+				r.record(s, k, h)
+			}
 			if slices.Contains(r.onPath[:k], h) {
 				// A cycle back to a state of this very path: going deeper
 				// adds nothing to the bounded part, but if every way on

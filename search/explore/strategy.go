@@ -47,6 +47,27 @@ type Setup struct {
 	Params sim.Params
 }
 
+// Steps returns the length of the bounded part a strategy with a "steps"
+// option is asked for: the option's value (def when it is not given),
+// capped by MaxDepth.
+func (s Setup) Steps(def int) (int, error) {
+	steps := def
+	if _, set := s.Params["steps"]; set {
+		steps = s.Params.Int("steps")
+	}
+	if s.MaxDepth > 0 {
+		steps = min(steps, s.MaxDepth)
+	}
+	if steps < 1 || steps > MaxSteps {
+		return 0, fmt.Errorf("steps %d: want 1 to %d", steps, MaxSteps)
+	}
+	return steps, nil
+}
+
+// MaxSteps bounds the bounded part of a path (the visited set records
+// costs below 2^32, depths below 2^20).
+const MaxSteps = 1<<20 - 1
+
 // Explorer proposes the paths of one search, one at a time, in a fixed
 // order: the same Setup gives the same paths.
 type Explorer interface {

@@ -16,6 +16,7 @@ var Params = []sim.ParamSpec{
 	{Name: "replicas", Kind: sim.ParamInt, Default: "3", Doc: "replica target of every extent (replicas+failures at most nodes)", Min: sim.Bound(1), Max: sim.Bound(62)},
 	{Name: "failures", Kind: sim.ParamInt, Default: "1", Doc: "extent nodes the driver fails (and notifies the manager of); fewer than replicas, and replicas+failures at most nodes", Min: sim.Bound(0), Max: sim.Bound(30)},
 	{Name: "fixed", Kind: sim.ParamBool, Default: "false", Doc: "the manager ignores sync reports from nodes it believes failed"},
+	{Name: "monitor", Kind: sim.ParamBool, Default: "true", Doc: "check the RepairChecker monitor (seed 001); false: the state predicates ExtentsReplicated and NoDataLoss"},
 }
 
 // liveReplicas returns how many extent nodes that have not failed store e.
@@ -104,7 +105,7 @@ func Build(p sim.Params) (*sim.Config, error) {
 	for i := 1; i <= nodes; i++ {
 		candidates = append(candidates, sim.NodeID(i))
 	}
-	return &sim.Config{
+	cfg := &sim.Config{
 		Nodes: nodes + 2,
 		Service: func(id sim.NodeID) sim.Service {
 			switch id {
@@ -140,9 +141,18 @@ func Build(p sim.Params) (*sim.Config, error) {
 			}
 			return reqs
 		},
-		Safety:   []sim.Property{NoDataLoss(extents)},
-		Liveness: []sim.Property{ExtentsReplicated(extents, replicas, failures)},
-	}, nil
+	}
+	if p.Bool("monitor") {
+		cfg.Monitors = []sim.MonitorSpec{{
+			Name: "RepairChecker",
+			Doc:  "the injected failures happened and every extent is back at its target of live replicas; no extent loses its last live replica",
+			New:  func() sim.Monitor { return NewRepairChecker(nodes, extents, replicas, failures) },
+		}}
+	} else {
+		cfg.Safety = []sim.Property{NoDataLoss(extents)}
+		cfg.Liveness = []sim.Property{ExtentsReplicated(extents, replicas, failures)}
+	}
+	return cfg, nil
 }
 
 func sortedCopy(s []sim.NodeID) []sim.NodeID {

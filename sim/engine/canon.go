@@ -498,8 +498,8 @@ func (s *Sim) msgHash(p *pending) uint64 {
 	return p.hash
 }
 
-// Hash returns the 64-bit hash of the global state: every node's struct and
-// every pending event (messages on each connection in order, datagrams as
+// Hash returns the 64-bit hash of the global state: every node's struct,
+// every monitor (sim.Monitor) and every pending event (messages on each connection in order, datagrams as
 // a multiset, timers, driver positions, connection errors) and the failure
 // budget used. Only nodes that ran a handler since the last call are
 // re-encoded. The step count and Monotone's counter are not part of it.
@@ -527,6 +527,9 @@ func (s *Sim) Hash() uint64 {
 			h = mix(h, uint64(p)+1)
 		}
 		h = mix(h, 0xff)
+	}
+	for i := range s.w.mons {
+		h = mix(h, s.monitorHash(i))
 	}
 	for c := range s.w.conns {
 		q := &s.w.conns[c]

@@ -145,3 +145,18 @@ func (r *runtime) Log(node int) *zerolog.Event {
 	}
 	return r.log.Info().Int("step", r.sim().logStep()).Int("node", node)
 }
+
+// Notify implements hook.Runtime.
+func (r *runtime) Notify(node int, event any) {
+	r.Check()
+	r.sim().notify(node, event)
+}
+
+// Monitor implements hook.Runtime (for a View).
+func (r *runtime) Monitor(i int) (any, string) {
+	if i < 0 || i >= len(r.w.mons) {
+		return nil, ""
+	}
+	ms := &r.w.mons[i]
+	return ms.m, ms.failure
+}

@@ -23,5 +23,6 @@ func (s *Sim) Reset(c Chooser) error {
 	for i := range w.nodes {
 		s.initNode(sim.NodeID(i))
 	}
+	s.initMonitors()
 	return s.boot()
 }

@@ -102,6 +102,7 @@ type world struct {
 	apps, errs int
 	armed      int
 	dgrams     []pending
+	mons       []monState // the monitors, in Config.Monitors order
 	monotone   uint64
 	step       int
 	resets     int
@@ -205,6 +206,7 @@ func New(cfg *sim.Config, opts Options) (*Sim, error) {
 	for i := range s.w.nodes {
 		s.initNode(sim.NodeID(i))
 	}
+	s.initMonitors()
 	if err := s.boot(); err != nil {
 		return nil, err
 	}

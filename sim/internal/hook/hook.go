@@ -29,6 +29,11 @@ type Runtime interface {
 	Monotone() uint64
 	// Log returns a log event for the node's annotation, or nil.
 	Log(node int) *zerolog.Event
+	// Notify hands a service's event to every monitor.
+	Notify(node int, event any)
+	// Monitor returns monitor i (a sim.Monitor) and its first assertion
+	// failure ("" if none); nil past the last monitor.
+	Monitor(i int) (m any, failure string)
 	// InFlight and Steps serve a View.
 	InFlight() int
 	Steps() int
