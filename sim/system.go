@@ -169,6 +169,11 @@ type Config struct {
 	Weights Weights
 	// Failures bounds the failures an execution may contain.
 	Failures Failures
+	// Model, when set, is the sequential specification of the object the
+	// system implements: the checker reports every execution whose client
+	// history (Context.Invoke, Context.Return) is not linearizable with
+	// respect to it.
+	Model *Model
 }
 
 // Validate reports a config that cannot run.
@@ -181,6 +186,11 @@ func (c *Config) Validate() error {
 	}
 	if c.Service == nil {
 		return fmt.Errorf("%w: no Service constructor", ErrBadConfig)
+	}
+	if c.Model != nil {
+		if err := c.Model.validate(); err != nil {
+			return err
+		}
 	}
 	seen := map[string]bool{}
 	for _, p := range slices.Concat(c.Safety, c.Liveness) {
