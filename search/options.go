@@ -7,6 +7,7 @@ import (
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks/lasso"
 )
@@ -111,6 +112,10 @@ type Options struct {
 	PrefixSteps int
 	// HandlerTimeout reports a handler that runs longer (default 5s).
 	HandlerTimeout time.Duration
+	// LinTimeout bounds the linearizability check of one history (default
+	// 10s); a history it cannot decide in time is counted unknown, never
+	// linearizable (Report.Lin.Unknown).
+	LinTimeout time.Duration
 	// Lasso configures lasso detection and the temperature method.
 	Lasso LassoOptions
 	// Out is the directory for the result files (traces, logs,
@@ -166,6 +171,7 @@ var bounds = []bound{
 	{"MaxStates", "max-states", func(o *Options) int64 { return int64(o.MaxStates) }, constant(1), constant(MaxStatesBound), ""},
 	{"PrefixSteps", "prefix-steps", func(o *Options) int64 { return int64(o.PrefixSteps) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "none"},
 	{"HandlerTimeout", "handler-timeout", func(o *Options) int64 { return int64(o.HandlerTimeout) }, constant(int64(MinHandlerTimeout)), constant(int64(MaxHandlerTimeout)), ""},
+	{"LinTimeout", "lin-timeout", func(o *Options) int64 { return int64(o.LinTimeout) }, constant(int64(time.Millisecond)), constant(int64(time.Hour)), ""},
 	{"Lasso.Replays", "lasso-replays", func(o *Options) int64 { return int64(o.Lasso.Replays) }, constant(1), constant(MaxLassoReplays), ""},
 	{"Lasso.Temperature", "temperature", func(o *Options) int64 { return int64(o.Lasso.Temperature) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "off"},
 }
@@ -173,7 +179,7 @@ var bounds = []bound{
 // text says the range of b for o in words.
 func (b *bound) text(o *Options) string {
 	show := func(v int64) string {
-		if b.field == "HandlerTimeout" {
+		if b.field == "HandlerTimeout" || b.field == "LinTimeout" {
 			return time.Duration(v).String()
 		}
 		return fmt.Sprint(v)
@@ -226,6 +232,9 @@ func (o *Options) fillDefaults() {
 	if o.HandlerTimeout == 0 {
 		o.HandlerTimeout = engine.DefaultHandlerTimeout
 	}
+	if o.LinTimeout == 0 {
+		o.LinTimeout = lin.DefaultTimeout
+	}
 	if o.Command == "" {
 		o.Command = "macemc"
 	}
@@ -247,7 +256,7 @@ func (o *Options) Validate() error {
 		}
 		if v < b.min(o) || v > b.max(o) {
 			var shown any = v
-			if b.field == "HandlerTimeout" || b.field == "Time" {
+			if b.field == "HandlerTimeout" || b.field == "LinTimeout" || b.field == "Time" {
 				shown = time.Duration(v)
 			}
 			return &OptionError{Field: b.field, Flag: b.flag, Value: shown, Range: b.text(o)}

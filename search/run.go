@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
@@ -116,12 +117,17 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 		return p.finish(p.findingFiles(&p.rep.Findings[0]))
 	}
 	lr := p.lassoSetup(&ecfg)
+	p.linSetup(&ecfg)
 	res, err := explore.Run(ctx, ecfg)
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", sys.Name, err)
 	}
 	p.rep.Stats = res.Stats
 	p.rep.SearchTime = res.Stats.Elapsed
+	p.rep.Lin = p.linStats(&res.Stats)
+	if len(res.Violations) > 0 {
+		p.first = &res.Violations[0]
+	}
 	for i := range res.Violations {
 		p.rep.Findings = append(p.rep.Findings, p.finding(&res.Violations[i]))
 	}
@@ -144,6 +150,8 @@ type pipeline struct {
 	start  time.Time
 	rep    *Report
 	base   trace.Trace // what every trace of the run records
+	lin    *lin.Checker        // the linearizability check, when the system has a model
+	first  *explore.Violation // the violation analysed
 }
 
 // progress tells the caller what the run does now.
@@ -195,6 +203,9 @@ func (p *pipeline) finding(v *explore.Violation) Finding {
 	t.Kind, t.Property, t.Choices, t.Steps = f.Verdict.String(), v.Property, v.Choices, v.Steps
 	t.FailuresUntil, t.Depth = v.FailuresUntil, v.LiveAfter
 	f.Trace = &t
+	if v.Checked {
+		p.linFinding(&f, v)
+	}
 	return f
 }
 

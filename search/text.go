@@ -42,6 +42,16 @@ func (r *Report) writeText(w io.Writer) {
 		fmt.Fprintf(w, "searched: %d rounds, depth %d complete, %d paths (%d cut by a repeated state), %d walks, %d transitions, %d distinct states in %.2fs; stopped: %s\n",
 			st.Rounds, st.DeepestComplete, st.Paths, st.Pruned, st.Walks, st.Transitions, st.DistinctStates, r.SearchTime.Seconds(), st.Stop)
 	}
+	if st.Blocked > 0 {
+		fmt.Fprintf(w, "  %d paths ended by their scheduler: every way on is explored by other paths\n", st.Blocked)
+	}
+	if l := r.Lin; l != nil {
+		fmt.Fprintf(w, "linearizability: %d executions checked, %d distinct histories, %d not linearizable, %d unknown (checker timeout)\n",
+			l.Checked, l.Distinct, l.Illegal, l.Unknown)
+		if l.ModelError != "" {
+			fmt.Fprintf(w, "  %s\n", l.ModelError)
+		}
+	}
 	if r.Incomplete {
 		fmt.Fprintln(w, "interrupted: this report covers what was found and checked before the run was stopped")
 	}
@@ -62,9 +72,16 @@ func (r *Report) writeText(w io.Writer) {
 		case KindHandlerHang:
 			what = "SAFETY VIOLATION: a handler did not return"
 		}
-		fmt.Fprintf(w, "%s after %d steps\n", what, f.Steps)
+		if f.Kind == KindLinearizability {
+			fmt.Fprintf(w, "LINEARIZABILITY VIOLATION: the clients' history of an execution of %d steps is not linearizable\n", f.Steps)
+		} else {
+			fmt.Fprintf(w, "%s after %d steps\n", what, f.Steps)
+		}
 		if f.Err != nil {
 			fmt.Fprintf(w, "  %v\n", f.Err)
+		}
+		if h := f.History; h != nil {
+			r.writeHistory(w, h)
 		}
 	case VerdictLiveness:
 		how := "suspected liveness violation: no live state in"
@@ -111,6 +128,21 @@ func (r *Report) writeText(w io.Writer) {
 	}
 	if r.Replay != "" {
 		fmt.Fprintf(w, "replay: %s\n", r.Replay)
+	}
+}
+
+// writeHistory writes a linearizability violation's minimal history.
+func (r *Report) writeHistory(w io.Writer, h *History) {
+	if len(h.Minimal) > 0 {
+		fmt.Fprintf(w, "a minimal non-linearizable sub-history (%d of the %d events; no order of these operations explains every result):\n", len(h.Minimal), len(h.Events))
+		for _, l := range historyLines(h.Minimal) {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	} else {
+		fmt.Fprintf(w, "history (%d events):\n", len(h.Events))
+		for _, l := range historyLines(h.Events) {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
 	}
 }
 

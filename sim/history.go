@@ -48,6 +48,11 @@ func (e HistoryEvent) String() string {
 	return fmt.Sprintf("client %d invokes %+v", e.Client, e.Value)
 }
 
+// Linearizable is the name of the property a Model stands for: the
+// clients' history of every execution is linearizable. Config.Select and
+// the checker's reports use it.
+const Linearizable = "Linearizable"
+
 // Model is the sequential specification of the object a system
 // implements (seed 004): a plain, single-threaded implementation of the
 // same abstract data type, such as a register or a map. The checker

@@ -205,9 +205,9 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// Select keeps only the named properties (safety or liveness) and reports
-// ErrUnknownProperty for a name the config does not have. With no names it
-// keeps everything.
+// Select keeps only the named properties (safety or liveness; Linearizable
+// for the Model's check) and reports ErrUnknownProperty for a name the
+// config does not have. With no names it keeps everything.
 func (c *Config) Select(names []string) error {
 	if len(names) == 0 {
 		return nil
@@ -215,6 +215,12 @@ func (c *Config) Select(names []string) error {
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
+	}
+	if c.Model != nil {
+		if !want[Linearizable] {
+			c.Model = nil
+		}
+		delete(want, Linearizable)
 	}
 	keep := func(ps []Property) []Property {
 		var out []Property
