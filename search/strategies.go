@@ -4,5 +4,6 @@ package search
 // that registers itself (explore.Register) and one import here.
 import (
 	_ "github.com/macemc/macemc/search/dfs"
+	_ "github.com/macemc/macemc/search/dpor"
 	_ "github.com/macemc/macemc/search/walk"
 )
