@@ -153,6 +153,9 @@ type node struct {
 	done  []int32 // ready indexes explored from here, in order (val last)
 	back  []int32 // the backtrack set: ready indexes to explore (done too)
 	eff   []uint8 // per ready index, the effects seen when it ran from here
+	// disabled lists the ready events (indexes) the step taken on this
+	// path disabled: they were ready before it and are not after it.
+	disabled []int32
 }
 
 // scheduler answers a path's choice points and watches its steps.
@@ -171,6 +174,7 @@ type scheduler struct {
 	next []desc
 	// lastEvent is the event choice point of the step running.
 	lastEvent int
+	after     []uint64 // the ids of the events ready after the last step
 }
 
 // begin prepares a new path.
@@ -285,6 +289,20 @@ func (s *scheduler) Watch(sm *engine.Sim) bool {
 	s.path = append(s.path, d)
 	s.counts[d.key]++
 	s.lastEvent = -1
+	// What the step disabled (a datagram's drop by its delivery, the
+	// failures of a budget it used up, a timer it cancelled) can only run
+	// before it: a race that the executions never show.
+	ready := sm.Ready()
+	s.after = s.after[:0]
+	for i := range ready {
+		s.after = append(s.after, s.describeOne(&ready[i]).id)
+	}
+	nd.disabled = nd.disabled[:0]
+	for r := range nd.ready {
+		if id := nd.ready[r].id; int32(r) != nd.val && id != d.id && !slices.Contains(s.after, id) {
+			nd.disabled = append(nd.disabled, int32(r))
+		}
+	}
 	if !s.sleepOn {
 		return true
 	}
@@ -303,15 +321,11 @@ func (s *scheduler) Watch(sm *engine.Sim) bool {
 			s.next = append(s.next, q)
 		}
 	}
-	if len(s.next) == 0 {
+	if len(s.next) == 0 || len(ready) == 0 {
 		return true
 	}
-	ready := sm.Ready()
-	if len(ready) == 0 {
-		return true
-	}
-	for i := range ready {
-		if !asleep(s.next, s.describeOne(&ready[i]).id) {
+	for _, id := range s.after {
+		if !asleep(s.next, id) {
 			return true
 		}
 	}
@@ -338,6 +352,14 @@ func (s *scheduler) analyse() {
 	n := len(s.path)
 	if n == 0 {
 		return
+	}
+	for _, k := range s.steps {
+		nd := &s.nodes[k]
+		for _, r := range nd.disabled {
+			if !slices.ContainsFunc(nd.back, func(b int32) bool { return nd.ready[b].id == nd.ready[r].id }) {
+				nd.back = append(nd.back, r)
+			}
+		}
 	}
 	words := (n + 63) / 64
 	hb := make([]uint64, n*words) // hb[j]: the steps that happen before j
