@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -57,7 +58,6 @@ const DefaultTimeout = 10 * time.Second
 // alike. It is safe for concurrent use.
 type Checker struct {
 	model   *sim.Model
-	pm      porcupine.Model
 	timeout time.Duration
 
 	mu    sync.Mutex
@@ -71,7 +71,7 @@ func New(m *sim.Model, timeout time.Duration) *Checker {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	return &Checker{model: m, pm: adapt(m), timeout: timeout, cache: map[uint64]Verdict{}}
+	return &Checker{model: m, timeout: timeout, cache: map[uint64]Verdict{}}
 }
 
 // Check returns the verdict on history h, whose canonical hash is key (0:
@@ -105,29 +105,41 @@ func (c *Checker) Err() error {
 }
 
 // check runs porcupine on ops.
-func (c *Checker) check(ops []porcupine.Operation) (v Verdict) {
-	defer c.recover(&v)
-	switch porcupine.CheckOperationsTimeout(c.pm, ops, c.timeout) {
-	case porcupine.Ok:
+func (c *Checker) check(ops []porcupine.Operation) Verdict {
+	pm, panicked := c.adapt()
+	res := porcupine.CheckOperationsTimeout(pm, ops, c.timeout)
+	return verdict(res, panicked)
+}
+
+// verdict turns porcupine's result into a Verdict: Unknown when the model
+// panicked during the check.
+func verdict(res porcupine.CheckResult, panicked *atomic.Bool) Verdict {
+	switch {
+	case panicked.Load():
+		return Unknown
+	case res == porcupine.Ok:
 		return Ok
-	case porcupine.Illegal:
+	case res == porcupine.Illegal:
 		return Illegal
 	}
 	return Unknown
 }
 
-// recover turns a panic of the model into Unknown, keeping the first.
-func (c *Checker) recover(v *Verdict) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	*v = Unknown
-	c.mu.Lock()
-	if c.err == nil {
-		c.err = fmt.Errorf("%w: %v", ErrModel, r)
-	}
-	c.mu.Unlock()
+// guard runs a call of the model, which porcupine makes on goroutines of
+// its own: a panic sets panicked, is kept as the checker's first error,
+// and returns the zero values.
+func (c *Checker) guard(panicked *atomic.Bool, f func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			panicked.Store(true)
+			c.mu.Lock()
+			if c.err == nil {
+				c.err = fmt.Errorf("%w: %v", ErrModel, r)
+			}
+			c.mu.Unlock()
+		}
+	}()
+	f()
 }
 
 // Minimize returns a minimal non-linearizable sub-history of the
@@ -222,20 +234,18 @@ const (
 // clients' operations on a time line and, for a history that is not
 // linearizable, the longest partial linearizations and where they fail.
 // It returns the verdict of the (verbose) check it ran.
-func (c *Checker) Visualize(h []sim.HistoryEvent, w io.Writer) (v Verdict, err error) {
-	defer c.recover(&v)
-	res, info := porcupine.CheckOperationsVerbose(c.pm, Operations(h), c.timeout)
-	switch res {
-	case porcupine.Ok:
-		v = Ok
-	case porcupine.Illegal:
-		v = Illegal
-	default:
-		v = Unknown
-	}
+func (c *Checker) Visualize(h []sim.HistoryEvent, w io.Writer) (Verdict, error) {
+	pm, panicked := c.adapt()
+	res, info := porcupine.CheckOperationsVerbose(pm, Operations(h), c.timeout)
+	v := verdict(res, panicked)
 	var buf bytes.Buffer
-	if err := porcupine.Visualize(c.pm, info, &buf); err != nil {
+	var err error
+	c.guard(panicked, func() { err = porcupine.Visualize(pm, info, &buf) })
+	switch {
+	case err != nil:
 		return v, fmt.Errorf("lin: visualize: %w", err)
+	case panicked.Load():
+		return Unknown, fmt.Errorf("lin: visualize: %w", c.Err())
 	}
 	_, err = w.Write(buf.Bytes())
 	return v, err
@@ -322,13 +332,24 @@ func (c *Checker) porcupineOps(h []sim.HistoryEvent, ops []op, st []state) []por
 // meta is an operation's steps, shown by the visualization.
 type meta struct{ call, ret int }
 
-// adapt turns a sim.Model into a porcupine.Model.
-func adapt(m *sim.Model) porcupine.Model {
+// adapt turns the checker's sim.Model into a porcupine.Model whose calls
+// of the model are guarded: panicked tells whether one panicked.
+func (c *Checker) adapt() (porcupine.Model, *atomic.Bool) {
+	m := c.model
+	panicked := new(atomic.Bool)
 	canon := func(v any) []byte { return engine.AppendCanonical(nil, v) }
 	pm := porcupine.Model{
-		Init: func() any { return m.Init() },
+		Init: func() (s any) {
+			c.guard(panicked, func() { s = m.Init() })
+			return s
+		},
 		Step: func(state, input, output any) (bool, any) {
-			next, res := m.Apply(state, input)
+			var next, res any
+			ok := false
+			c.guard(panicked, func() { next, res = m.Apply(state, input); ok = true })
+			if !ok {
+				return false, state
+			}
 			if _, ok := output.(pending); ok {
 				return true, next
 			}
@@ -339,18 +360,24 @@ func adapt(m *sim.Model) porcupine.Model {
 		DescribeOperation: func(input, output any) string {
 			if _, ok := output.(pending); ok {
 				if m.DescribeOp != nil {
-					return m.DescribeOp(input, nil) + " (pending)"
+					var d string
+					c.guard(panicked, func() { d = m.DescribeOp(input, nil) })
+					return d + " (pending)"
 				}
 				return engine.FormatValue(input) + " → (pending)"
 			}
 			if m.DescribeOp != nil {
-				return m.DescribeOp(input, output)
+				var d string
+				c.guard(panicked, func() { d = m.DescribeOp(input, output) })
+				return d
 			}
 			return engine.FormatValue(input) + " → " + engine.FormatValue(output)
 		},
 		DescribeState: func(state any) string {
 			if m.DescribeState != nil {
-				return m.DescribeState(state)
+				var d string
+				c.guard(panicked, func() { d = m.DescribeState(state) })
+				return d
 			}
 			return engine.FormatValue(state)
 		},
@@ -370,7 +397,8 @@ func adapt(m *sim.Model) porcupine.Model {
 			byKey := map[string][]porcupine.Operation{}
 			var keys []string
 			for _, o := range ops {
-				k := m.Partition(o.Input)
+				var k string
+				c.guard(panicked, func() { k = m.Partition(o.Input) })
 				if _, ok := byKey[k]; !ok {
 					keys = append(keys, k)
 				}
@@ -384,5 +412,5 @@ func adapt(m *sim.Model) porcupine.Model {
 			return out
 		}
 	}
-	return pm
+	return pm, panicked
 }
