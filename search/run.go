@@ -149,8 +149,8 @@ type pipeline struct {
 	params sim.Params
 	start  time.Time
 	rep    *Report
-	base   trace.Trace // what every trace of the run records
-	lin    *lin.Checker        // the linearizability check, when the system has a model
+	base   trace.Trace        // what every trace of the run records
+	lin    *lin.Checker       // the linearizability check, when the system has a model
 	first  *explore.Violation // the violation analysed
 }
 

@@ -84,7 +84,7 @@ type stopAfter struct {
 }
 
 func (s *stopAfter) Choose(engine.ChoiceKind, int, []float64) int { return 0 }
-func (s *stopAfter) Watch(*engine.Sim) bool                     { s.steps++; return s.steps < s.n }
+func (s *stopAfter) Watch(*engine.Sim) bool                       { s.steps++; return s.steps < s.n }
 
 type stopStrategy struct{ sched *stopAfter }
 
