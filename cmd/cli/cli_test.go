@@ -94,7 +94,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"search", "--system", "clitest-poison", "--walk-depth", "0"}, "--walk-depth 0: allowed 1 to 10000000"},
 		{[]string{"search", "--system", "clitest-poison", "--workers", "-1"}, "--workers -1: allowed 0 (all cores) or 1 to 1024"},
 		{[]string{"search", "--system", "clitest-poison", "--handler-timeout", "1ns"}, "--handler-timeout 1ns: allowed 1ms to 1h0m0s"},
-		{[]string{"search", "--system", "clitest-poison", "--strategy", "bogus"}, "--strategy bogus: allowed dfs, walk"},
+		{[]string{"search", "--system", "clitest-poison", "--strategy", "bogus"}, "--strategy bogus: allowed dfs, dpor, walk"},
 		{[]string{"search", "--system", "clitest-poison", "--depth", "x"}, "invalid argument"},
 		{[]string{"replay"}, "--trace is required"},
 		{[]string{"replay", "--trace", filepath.Join(dir, "missing.trace")}, "no such file"},
