@@ -22,7 +22,10 @@ type listedSystem struct {
 	Params   []listedParam `json:"params"`
 	Safety   []string      `json:"safety"`
 	Liveness []string      `json:"liveness"`
-	Error    string        `json:"error,omitempty"`
+	// Linearizable says the system has a sequential model: the clients'
+	// history of every execution is checked against it.
+	Linearizable bool   `json:"linearizable,omitempty"`
+	Error        string `json:"error,omitempty"`
 }
 
 func (a *App) list(args []string) (int, error) {
@@ -49,6 +52,7 @@ func (a *App) list(args []string) (int, error) {
 			ls.Error = err.Error()
 		} else {
 			ls.Safety, ls.Liveness = names(cfg.Safety), names(cfg.Liveness)
+			ls.Linearizable = cfg.Model != nil
 		}
 		out = append(out, ls)
 	}
@@ -74,6 +78,9 @@ func (a *App) list(args []string) (int, error) {
 		}
 		fmt.Fprintf(a.Stdout, "  safety:   %s\n", orNone(s.Safety))
 		fmt.Fprintf(a.Stdout, "  liveness: %s\n", orNone(s.Liveness))
+		if s.Linearizable {
+			fmt.Fprintf(a.Stdout, "  history:  %s (the clients' history, against the system's sequential model)\n", sim.Linearizable)
+		}
 		if s.Error != "" {
 			fmt.Fprintf(a.Stdout, "  error: %s\n", s.Error)
 		}
