@@ -73,14 +73,18 @@
 // to the cut executions: a state at the bound may be missed (the last
 // round, in which no path reaches its bound, is exact).
 //
-// State hashing combines with DPOR only where it is sound: a path that
-// returns to a state of its own ends its bounded part (a cycle, as with
-// dfs), and the history is part of the hashed state. DPOR does not prune a
-// path at a state another path reached (Path.Prune is off): the races
-// between the current path's steps and the steps beyond that state were
-// found on the other path, against other steps, so the reversals this path
-// needs would be lost. Yang et al. (SPIN 2008) keep a summary of the
-// subtree of every visited state to make that sound; this package does not.
+// State hashing: DPOR does not prune a path at a state another path
+// reached (Path.Prune is off). That would be unsound: the races between
+// this path's steps and the steps beyond that state were analysed on the
+// other path, against its own steps, so the reversals this path needs
+// would never be added. Yang et al. (SPIN 2008) keep a summary of every
+// visited state's subtree to make it sound; this package does not. What it
+// keeps of hashing is the executor's cut of a path that returns to a state
+// of its own (a cycle, after which the path walks): like the depth bound,
+// that cut hides the races between the path and what would follow it, so
+// for systems whose executions cycle the reduction is relative to the cut
+// paths, as it is to the bound; the DS2 systems' executions all end. The
+// clients' history is part of the hashed state.
 //
 // The order of exploration depends only on the system and the setup, so
 // a search is as reproducible as with dfs.
