@@ -22,6 +22,15 @@
 //     violation), live.trace and live.log (the live alternative),
 //     report.json (the Report).
 //
+// A system with a sequential model (sim.Config.Model) has the history of
+// its clients checked for linearizability (package search/lin) wherever an
+// execution ends; a violation is a finding of kind linearizability
+// (KindLinearizability) with the history and a minimal non-linearizable
+// part of it (Finding.History), and porcupine's visualizations of both,
+// history.html and history-full.html; Report.Lin counts the histories
+// checked, distinct, not linearizable and unknown (a check that timed
+// out, Options.LinTimeout, never counted as linearizable).
+//
 // The report depends only on the system, the options and the seed, not on
 // Workers or on how goroutines are scheduled; a Time budget makes where the
 // search stops depend on the machine (a MaxPaths or Depth budget does not).

@@ -20,7 +20,7 @@ import (
 
 // ResultFiles are the files a run writes into Options.Out; a run removes
 // those a previous run left there first.
-var ResultFiles = []string{"error.trace", "error.log", "live.trace", "live.log", "prefix.trace", "min.trace", "report.json", "report.html", "critical.json"}
+var ResultFiles = []string{"error.trace", "error.log", "live.trace", "live.log", "prefix.trace", "min.trace", "report.json", "report.html", "critical.json", "history.html", "history-full.html"}
 
 func (p *pipeline) outPath(name string) string { return filepath.Join(p.opts.Out, name) }
 
@@ -121,6 +121,9 @@ func (p *pipeline) findingFiles(f *Finding) error {
 				return err
 			}
 		}
+	}
+	if err := p.linFiles(f); err != nil {
+		return err
 	}
 	p.rep.Replay = fmt.Sprintf("%s replay --trace %s --log %s", p.opts.Command, Quote(p.rep.Files["error_trace"]), Quote(p.rep.Files["error_log"]))
 	p.rep.Debug = fmt.Sprintf("%s mdb %s", p.opts.Command, Quote(p.opts.Out))

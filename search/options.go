@@ -7,6 +7,7 @@ import (
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks/lasso"
 )
@@ -115,6 +116,10 @@ type Options struct {
 	// (EstimateMemory) before Run refuses it with a *MemoryError (0:
 	// DefaultMaxMemory; negative: no limit).
 	MaxMemory int64
+	// LinTimeout bounds the linearizability check of one history (default
+	// 10s); a history it cannot decide in time is counted unknown, never
+	// linearizable (Report.Lin.Unknown).
+	LinTimeout time.Duration
 	// Lasso configures lasso detection and the temperature method.
 	Lasso LassoOptions
 	// Graph configures the explored state graph and its fair cycles.
@@ -173,6 +178,7 @@ var bounds = []bound{
 	{"Graph.MaxStates", "graph-states", func(o *Options) int64 { return int64(o.Graph.MaxStates) }, constant(1), constant(MaxStatesBound), ""},
 	{"PrefixSteps", "prefix-steps", func(o *Options) int64 { return int64(o.PrefixSteps) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "none"},
 	{"HandlerTimeout", "handler-timeout", func(o *Options) int64 { return int64(o.HandlerTimeout) }, constant(int64(MinHandlerTimeout)), constant(int64(MaxHandlerTimeout)), ""},
+	{"LinTimeout", "lin-timeout", func(o *Options) int64 { return int64(o.LinTimeout) }, constant(int64(time.Millisecond)), constant(int64(time.Hour)), ""},
 	{"Lasso.Replays", "lasso-replays", func(o *Options) int64 { return int64(o.Lasso.Replays) }, constant(1), constant(MaxLassoReplays), ""},
 	{"Lasso.Temperature", "temperature", func(o *Options) int64 { return int64(o.Lasso.Temperature) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "off"},
 }
@@ -180,7 +186,7 @@ var bounds = []bound{
 // text says the range of b for o in words.
 func (b *bound) text(o *Options) string {
 	show := func(v int64) string {
-		if b.field == "HandlerTimeout" {
+		if b.field == "HandlerTimeout" || b.field == "LinTimeout" {
 			return time.Duration(v).String()
 		}
 		return fmt.Sprint(v)
@@ -237,6 +243,9 @@ func (o *Options) fillDefaults() {
 	if o.MaxMemory == 0 {
 		o.MaxMemory = DefaultMaxMemory
 	}
+	if o.LinTimeout == 0 {
+		o.LinTimeout = lin.DefaultTimeout
+	}
 	if o.Command == "" {
 		o.Command = "macemc"
 	}
@@ -258,7 +267,7 @@ func (o *Options) Validate() error {
 		}
 		if v < b.min(o) || v > b.max(o) {
 			var shown any = v
-			if b.field == "HandlerTimeout" || b.field == "Time" {
+			if b.field == "HandlerTimeout" || b.field == "LinTimeout" || b.field == "Time" {
 				shown = time.Duration(v)
 			}
 			return &OptionError{Field: b.field, Flag: b.flag, Value: shown, Range: b.text(o)}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
@@ -18,8 +19,11 @@ import (
 // PropertyState is whether a property holds in a replayed state.
 type PropertyState struct {
 	Name  string `json:"name"`
-	Kind  string `json:"kind"` // "safety" or "liveness"
+	Kind  string `json:"kind"` // "safety", "liveness" or "linearizability"
 	Holds bool   `json:"holds"`
+	// Unknown marks a linearizability check that timed out: Holds is
+	// false, but no violation is claimed.
+	Unknown bool `json:"unknown,omitempty"`
 }
 
 // Replayed is what replaying a trace showed.
@@ -71,8 +75,12 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 		}{{"safety", cfg.Safety}, {"liveness", cfg.Liveness}} {
 			for i := range group.ps {
 				ok, _ := s.Holds(&group.ps[i])
-				r.Properties = append(r.Properties, PropertyState{group.ps[i].Name, group.kind, ok})
+				r.Properties = append(r.Properties, PropertyState{Name: group.ps[i].Name, Kind: group.kind, Holds: ok})
 			}
+		}
+		if cfg.Model != nil {
+			v := lin.New(cfg.Model, 0).CheckSim(s)
+			r.Properties = append(r.Properties, PropertyState{Name: lin.Property, Kind: "linearizability", Holds: v == lin.Ok, Unknown: v == lin.Unknown})
 		}
 	}
 	whole := r.Steps == t.Steps || failed
@@ -82,7 +90,7 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 		r.Reproduced = failed
 	default:
 		for _, p := range r.Properties {
-			if p.Name == t.Property && !p.Holds {
+			if p.Name == t.Property && !p.Holds && !p.Unknown {
 				r.Reproduced = true
 			}
 		}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
 )
@@ -128,6 +130,9 @@ type Report struct {
 	// LassoStats say what lasso detection and the temperature method saw
 	// over all walks (with Options.Lasso).
 	LassoStats *LassoStats
+	// Lin says what the linearizability check saw (systems with a
+	// sim.Model); nil without one.
+	Lin *LinStats
 	// Files maps each result file's role (error_trace, error_log,
 	// live_trace, live_log, prefix_trace, report) to its path.
 	Files map[string]string
@@ -176,6 +181,8 @@ type Finding struct {
 	Lasso *Lasso
 	// Temperature is the temperature method's alarm.
 	Temperature *Temperature
+	// History is a linearizability violation's history.
+	History *History
 	// Trace replays the violation; Live is the live alternative sharing
 	// the longest prefix with it (critical transition). In memory only:
 	// the report's Files name the files written.
@@ -297,6 +304,7 @@ type reportJSON struct {
 	DeepestComplete int     `json:"deepest_complete"`
 	Paths           int64   `json:"paths"`
 	Pruned          int64   `json:"pruned"`
+	Blocked         int64   `json:"blocked,omitempty"`
 	Walks           int64   `json:"walks"`
 	Transitions     int64   `json:"transitions"`
 	DistinctStates  int64   `json:"distinct_states"`
@@ -318,6 +326,9 @@ type reportJSON struct {
 	Temperature  *temperatureJSON `json:"temperature,omitempty"`
 	LassoStats   *LassoStats      `json:"lasso_stats,omitempty"`
 	Graph        *graphJSON       `json:"graph,omitempty"`
+	Lin          *LinStats        `json:"linearizability,omitempty"`
+	History      []string         `json:"history,omitempty"`
+	Minimal      []string         `json:"minimal_history,omitempty"`
 
 	Violations []violationJSON   `json:"violations,omitempty"`
 	Files      map[string]string `json:"files"`
@@ -400,6 +411,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy,
 		Rounds: r.Stats.Rounds, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
 		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Stop: r.Stats.Stop.String(),
+		Blocked: r.Stats.Blocked, Lin: r.Lin,
 		Incomplete: r.Incomplete, LogsSkipped: r.LogsSkipped, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
 		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug, Warnings: r.Warnings,
 	}
@@ -438,6 +450,9 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 			stem := l.Stem
 			j.Stem, j.Cycle = &stem, l.Cycle()
 		}
+		if h := f.History; h != nil {
+			j.History, j.Minimal = historyLines(h.Events), historyLines(h.Minimal)
+		}
 		if t := f.Temperature; t != nil {
 			j.Temperature = &temperatureJSON{Threshold: t.Threshold, AlarmStep: t.AlarmStep, LiveAt: t.LiveAt, Verdict: t.Verdict, Note: t.Note}
 		}
@@ -468,4 +483,13 @@ func (r *Report) GraphVerdict() string {
 	default:
 		return "no fair cycle of hot states among the states explored so far"
 	}
+}
+
+// historyLines is a history as report.json gives it: one line an event.
+func historyLines(h []sim.HistoryEvent) []string {
+	text := strings.TrimSuffix(engine.HistoryText(h), "\n")
+	if text == "" {
+		return nil
+	}
+	return strings.Split(text, "\n")
 }

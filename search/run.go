@@ -9,6 +9,7 @@ import (
 
 	"github.com/macemc/macemc/mdb/htmlreport"
 	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
@@ -143,6 +144,7 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 		return p.finish(p.findingFiles(&p.rep.Findings[0]))
 	}
 	lr := p.lassoSetup(&ecfg)
+	p.linSetup(&ecfg)
 	p.progress(PhaseSearch, "searching (strategy %s, seed %d)...", strat.Name(), opts.Seed)
 	res, err := explore.Run(ctx, ecfg)
 	if err != nil {
@@ -150,6 +152,10 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 	}
 	p.rep.Stats = res.Stats
 	p.rep.SearchTime = res.Stats.Elapsed
+	p.rep.Lin = p.linStats(&res.Stats)
+	if len(res.Violations) > 0 {
+		p.first = &res.Violations[0]
+	}
 	for i := range res.Violations {
 		p.rep.Findings = append(p.rep.Findings, p.finding(&res.Violations[i]))
 	}
@@ -171,7 +177,9 @@ type pipeline struct {
 	params sim.Params
 	start  time.Time
 	rep    *Report
-	base   trace.Trace // what every trace of the run records
+	base   trace.Trace        // what every trace of the run records
+	lin    *lin.Checker       // the linearizability check, when the system has a model
+	first  *explore.Violation // the violation analysed
 }
 
 // progress tells the caller what the run does now.
@@ -241,6 +249,9 @@ func (p *pipeline) finding(v *explore.Violation) Finding {
 	t.Kind, t.Property, t.Choices, t.Steps = f.Verdict.String(), v.Property, v.Choices, v.Steps
 	t.FailuresUntil, t.Depth = v.FailuresUntil, v.LiveAfter
 	f.Trace = &t
+	if v.Checked {
+		p.linFinding(&f, v)
+	}
 	return f
 }
 

@@ -5,6 +5,7 @@ package search
 import (
 	_ "github.com/macemc/macemc/search/delay"
 	_ "github.com/macemc/macemc/search/dfs"
+	_ "github.com/macemc/macemc/search/dpor"
 	_ "github.com/macemc/macemc/search/pct"
 	_ "github.com/macemc/macemc/search/random"
 	_ "github.com/macemc/macemc/search/walk"

@@ -64,6 +64,16 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 	if g := r.Stats.Graph; g != nil && g.States > 0 {
 		fmt.Fprintf(w, "state graph: %d states, %d transitions, %d MiB; %s\n", g.States, g.Edges, g.Bytes>>20, r.GraphVerdict())
 	}
+	if st.Blocked > 0 {
+		fmt.Fprintf(w, "  %d paths ended by their scheduler: every way on is explored by other paths\n", st.Blocked)
+	}
+	if l := r.Lin; l != nil {
+		fmt.Fprintf(w, "linearizability: %d executions checked, %d distinct histories, %d not linearizable, %d unknown (checker timeout)\n",
+			l.Checked, l.Distinct, l.Illegal, l.Unknown)
+		if l.ModelError != "" {
+			fmt.Fprintf(w, "  %s\n", l.ModelError)
+		}
+	}
 	if r.Incomplete {
 		fmt.Fprintln(w, "interrupted: this report covers what was found and checked before the run was stopped")
 	}
@@ -84,9 +94,16 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		case KindHandlerHang:
 			what = "SAFETY VIOLATION: a handler did not return"
 		}
-		fmt.Fprintf(w, "%s after %d steps\n", what, f.Steps)
+		if f.Kind == KindLinearizability {
+			fmt.Fprintf(w, "LINEARIZABILITY VIOLATION: the clients' history of an execution of %d steps is not linearizable\n", f.Steps)
+		} else {
+			fmt.Fprintf(w, "%s after %d steps\n", what, f.Steps)
+		}
 		if f.Err != nil {
 			fmt.Fprintf(w, "  %v\n", f.Err)
+		}
+		if h := f.History; h != nil {
+			r.writeHistory(w, h)
 		}
 	case VerdictLiveness:
 		how := "suspected liveness violation: no live state in"
@@ -154,6 +171,21 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 	}
 	if r.Replay != "" {
 		fmt.Fprintf(w, "replay: %s\n", r.Replay)
+	}
+}
+
+// writeHistory writes a linearizability violation's minimal history.
+func (r *Report) writeHistory(w io.Writer, h *History) {
+	if len(h.Minimal) > 0 {
+		fmt.Fprintf(w, "a minimal non-linearizable sub-history (%d of the %d events; no order of these operations explains every result):\n", len(h.Minimal), len(h.Events))
+		for _, l := range historyLines(h.Minimal) {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	} else {
+		fmt.Fprintf(w, "history (%d events):\n", len(h.Events))
+		for _, l := range historyLines(h.Events) {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
 	}
 }
 

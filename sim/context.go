@@ -20,8 +20,8 @@ type Context struct {
 
 func init() {
 	hook.NewContext = func(rt hook.Runtime, node int) any { return &Context{rt: rt, node: NodeID(node)} }
-	hook.NewView = func(rt hook.Runtime, services any) any {
-		return &View{rt: rt, services: services.(*[]Service)}
+	hook.NewView = func(rt hook.Runtime, services, history any) any {
+		return &View{rt: rt, services: services.(*[]Service), history: history.(*[]HistoryEvent)}
 	}
 }
 
@@ -116,3 +116,21 @@ func (c *Context) Logf(format string, args ...any) {
 		e.Msg(fmt.Sprintf(format, args...))
 	}
 }
+
+// Invoke records in the execution's history that client invokes operation
+// op on the system under test (seed 004): op's type names the operation
+// and its fields are the arguments, e.g. Write{Value: 3}. A client is a
+// sequential process: it must not invoke while an operation of its own is
+// pending (the handler panics). Clients are numbered by the system, from
+// 0; any node may record for any client, typically the node that plays
+// the client, in HandleApp.
+//
+// The history is part of the state: two executions whose histories order
+// their operations differently reach different states.
+func (c *Context) Invoke(client int, op any) { c.rt.Invoke(int(c.node), client, op) }
+
+// Return records that client's pending operation returned result (the
+// handler panics when the client has none pending). A node that resets
+// abandons the pending operations it invoked: they stay pending in the
+// history forever, and their clients may invoke again.
+func (c *Context) Return(client int, result any) { c.rt.Return(int(c.node), client, result) }

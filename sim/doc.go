@@ -112,4 +112,37 @@
 // Monitors are part of the global state (hashed and diffed like a node,
 // kept across node resets); System.Config adds their properties to Safety
 // and Liveness, and MonitorOf lets a property read one.
+// # Histories and linearizability
+//
+// A system that implements an object (a register, a map) can be checked
+// against a plain sequential implementation of it, with no property to
+// write (seed 004): its clients record each operation they invoke and the
+// result they get, and Config.Model gives the sequential specification.
+// The checker reports an execution whose clients' history is not
+// linearizable: no order of the operations, consistent with which ones
+// returned before others began, makes the model answer what the clients
+// saw.
+//
+//	func (c *Client) HandleApp(ctx *sim.Context, op any) {
+//		ctx.Invoke(c.ID, op) // e.g. Write{Value: 1}
+//		ctx.Send(c.Server, Request{Op: op})
+//	}
+//
+//	func (c *Client) HandleMessage(ctx *sim.Context, _ sim.NodeID, m sim.Message) {
+//		ctx.Return(c.ID, m.(Reply).Result)
+//	}
+//
+//	cfg.Model = &sim.Model{
+//		Init: func() any { return 0 },
+//		Apply: func(state, op any) (any, any) {
+//			if w, ok := op.(Write); ok {
+//				return w.Value, "ok"
+//			}
+//			return state, state // Read
+//		},
+//	}
+//
+// The history is part of the state the checker hashes, in a canonical form
+// that keeps what linearizability depends on (the operations, their
+// results and their real-time order); View.History shows it to properties.
 package sim

@@ -205,6 +205,11 @@ type Config struct {
 	Weights Weights
 	// Failures bounds the failures an execution may contain.
 	Failures Failures
+	// Model, when set, is the sequential specification of the object the
+	// system implements: the checker reports every execution whose client
+	// history (Context.Invoke, Context.Return) is not linearizable with
+	// respect to it.
+	Model *Model
 }
 
 // MaxNodes bounds Config.Nodes: the simulator keeps n*n connection queues,
@@ -221,6 +226,11 @@ func (c *Config) Validate() error {
 	}
 	if c.Service == nil {
 		return fmt.Errorf("%w: no Service constructor", ErrBadConfig)
+	}
+	if c.Model != nil {
+		if err := c.Model.validate(); err != nil {
+			return err
+		}
 	}
 	mons := map[string]bool{}
 	for _, m := range c.Monitors {
@@ -249,8 +259,9 @@ func (c *Config) Validate() error {
 }
 
 // Select keeps only the named properties (safety or liveness; a monitor's
-// name keeps both of its properties) and reports ErrUnknownProperty for a
-// name the config does not have. With no names it keeps everything.
+// name keeps both of its properties; Linearizable for the Model's check)
+// and reports ErrUnknownProperty for a name the config does not have. With
+// no names it keeps everything.
 func (c *Config) Select(names []string) error {
 	if len(names) == 0 {
 		return nil
@@ -258,6 +269,12 @@ func (c *Config) Select(names []string) error {
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
+	}
+	if c.Model != nil {
+		if !want[Linearizable] {
+			c.Model = nil
+		}
+		delete(want, Linearizable)
 	}
 	found := map[string]bool{}
 	keep := func(ps []Property) []Property {

@@ -95,7 +95,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"search", "--system", "clitest-poison", "--walk-depth", "0"}, "--walk-depth 0: allowed 1 to 10000000"},
 		{[]string{"search", "--system", "clitest-poison", "--workers", "-1"}, "--workers -1: allowed 0 (all cores) or 1 to 1024"},
 		{[]string{"search", "--system", "clitest-poison", "--handler-timeout", "1ns"}, "--handler-timeout 1ns: allowed 1ms to 1h0m0s"},
-		{[]string{"search", "--system", "clitest-poison", "--strategy", "bogus"}, "--strategy bogus: allowed delay, dfs, pct, random, walk"},
+		{[]string{"search", "--system", "clitest-poison", "--strategy", "bogus"}, "--strategy bogus: allowed delay, dfs, dpor, pct, random, walk"},
 		{[]string{"search", "--system", "clitest-poison", "--depth", "x"}, "invalid argument"},
 		{[]string{"search", "--system", "clitest-poison", "--strategy", "pct", "--pct-depth", "0", "--out", dir}, "strategy pct: depth 0: want 1 to steps+1 = 101"},
 		{[]string{"search", "--system", "clitest-poison", "--strategy", "delay", "--delay-base", "fifo", "--out", dir}, `strategy delay: base "fifo": want rr or rtc`},

@@ -30,7 +30,10 @@ type listedSystem struct {
 	Safety   []string      `json:"safety"`
 	Liveness []string      `json:"liveness"`
 	Monitors []string      `json:"monitors,omitempty"`
-	Error    string        `json:"error,omitempty"`
+	// Linearizable says the system has a sequential model: the clients'
+	// history of every execution is checked against it.
+	Linearizable bool   `json:"linearizable,omitempty"`
+	Error        string `json:"error,omitempty"`
 }
 
 func (a *App) list(args []string) (int, error) {
@@ -60,6 +63,7 @@ func (a *App) list(args []string) (int, error) {
 			for _, m := range cfg.Monitors {
 				ls.Monitors = append(ls.Monitors, m.Name)
 			}
+			ls.Linearizable = cfg.Model != nil
 		}
 		out = append(out, ls)
 	}
@@ -91,6 +95,9 @@ func (a *App) list(args []string) (int, error) {
 		fmt.Fprintf(a.Stdout, "  liveness: %s\n", orNone(s.Liveness))
 		if len(s.Monitors) > 0 {
 			fmt.Fprintf(a.Stdout, "  monitors: %s (each a safety property and, if it can be hot, a liveness property of its name)\n", strings.Join(s.Monitors, ", "))
+		}
+		if s.Linearizable {
+			fmt.Fprintf(a.Stdout, "  history:  %s (the clients' history, against the system's sequential model)\n", sim.Linearizable)
 		}
 		if s.Error != "" {
 			fmt.Fprintf(a.Stdout, "  error: %s\n", s.Error)

@@ -46,6 +46,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.StringVar(&o.Prefix, "prefix", "", "search from the end of this trace (a live steady-state prefix)")
 	fs.IntVar(&o.PrefixSteps, "prefix-steps", 0, "first walk to a live steady state of at least this many steps, save it as prefix.trace, and search from its end")
 	fs.DurationVar(&o.HandlerTimeout, "handler-timeout", search.Options{}.HandlerTimeout, "report a handler that runs longer than this (default 5s)")
+	fs.DurationVar(&o.LinTimeout, "lin-timeout", search.Options{}.LinTimeout, "give up checking one history for linearizability after this long and count it unknown (default 10s)")
 	fs.BoolVar(&o.NoCritical, "no-critical", false, "skip the critical-transition search")
 	fs.BoolVar(&o.Lasso.On, "lasso", false, "detect hot fair lassos during walks: a repeated state, a cycle with no live state in which nothing is starved, replayed --lasso-replays times (seed 000)")
 	fs.IntVar(&o.Lasso.Replays, "lasso-replays", 10, "RT: times a suspected cycle is replayed before it is reported")
@@ -62,7 +63,7 @@ func (a *App) search(args []string) (int, error) {
 	}
 	// Zero means "the default" in Options; on the command line it is a
 	// value, and these flags do not take it.
-	for _, name := range []string{"depth-step", "walk-depth", "walks", "max-violations", "max-states", "graph-states", "lasso-replays", "handler-timeout"} {
+	for _, name := range []string{"depth-step", "walk-depth", "walks", "max-violations", "max-states", "graph-states", "lasso-replays", "handler-timeout", "lin-timeout"} {
 		if f := fs.Lookup(name); fs.Changed(name) && (f.Value.String() == "0" || f.Value.String() == "0s") {
 			return ExitUsage, usagef("--%s 0: allowed %s", name, allowed(name))
 		}

@@ -53,6 +53,21 @@
 // committed as the next path's result, in path order like a walk's
 // violation (Violation.Graph says where it came from).
 //
+// Config.Check judges every execution where it ends (PathCheck): where its
+// bounded part fell quiescent, or where its walk ended without a
+// violation, never a pruned path (its continuation is judged from the
+// state's earlier occurrence, so the state hash must cover what the check
+// judges: the engine's covers the clients' history, which is what package
+// search/lin checks). A violation it finds (Judgement) is committed like
+// any other (Violation.Checked, verdict Safety); Stats count the paths it
+// judged and the distinct keys, violations and unknowns among them.
+//
+// A scheduler that implements Watcher is shown the simulator after every
+// step of its path's bounded part, and may end the path there (EndBlocked,
+// Stats.Blocked): partial-order reduction (search/dpor) learns what each
+// step did and stops at states whose every continuation is explored by
+// other paths.
+//
 // The bounded parts run on one goroutine, in a fixed order, and walks are
 // spread over Workers goroutines, each walk seeded by walks.SeedFor(Seed,
 // path index); results, and every count of Stats, are committed in path

@@ -89,6 +89,9 @@ type Config struct {
 	// path order like any other. An observer that is a Committer is told
 	// when its walk's path is committed.
 	Observe func() walks.Observer
+	// Check, when set, judges every execution where it ends (see
+	// PathCheck): linearizability of the clients' history is one.
+	Check PathCheck
 
 	// Graph, when set, records the explored state graph and reports the
 	// fair cycles of hot states it holds (see GraphConfig).
@@ -96,6 +99,47 @@ type Config struct {
 
 	pathHook func(choices []int32) // tests: called with each bounded path
 }
+
+// PathCheck judges whole executions where they end, beyond the safety
+// properties checked in every state: package search/lin checks that the
+// clients' history is linearizable. Check is shown the final state of
+// every path that is not cut short: where its bounded part fell quiescent,
+// or where its walk ended without a violation (live, or at d_max). A path
+// cut at a state seen before is not checked: its continuation is, from
+// the earlier occurrence, and a state's hash must then cover what Check
+// judges (the engine's hash covers the history). Check is called from the
+// coordinator and from the workers, concurrently.
+type PathCheck interface {
+	Check(s *engine.Sim) Judgement
+}
+
+// Judgement is a PathCheck's verdict on one execution.
+type Judgement struct {
+	// Key identifies what was judged (the history's hash): the statistics
+	// count distinct keys (Stats.CheckedDistinct).
+	Key uint64
+	// Outcome is the verdict. CheckViolated makes the path a violation
+	// (verdict Safety, Violation.Checked set); CheckUnknown is counted,
+	// never taken for CheckOK.
+	Outcome CheckOutcome
+	// Property names what was violated; Detail describes it
+	// (Violation.Observed).
+	Property string
+	Detail   any
+}
+
+// CheckOutcome is a PathCheck's verdict.
+type CheckOutcome int
+
+// The verdicts of a PathCheck.
+const (
+	// CheckOK: the execution passed.
+	CheckOK CheckOutcome = iota
+	// CheckViolated: the execution is a violation.
+	CheckViolated
+	// CheckUnknown: the check could not decide (it timed out).
+	CheckUnknown
+)
 
 func (c *Config) validate() error {
 	if c.System == nil {
@@ -216,8 +260,12 @@ type Violation struct {
 	Outcome  walks.Outcome
 	Property string
 	// Observed is the observer's detail of a walks.Observed outcome (for
-	// lasso detection a *lasso.Finding); nil otherwise.
+	// lasso detection a *lasso.Finding), or the path check's detail when
+	// Checked; nil otherwise.
 	Observed any
+	// Checked marks a violation the path check (Config.Check) found where
+	// the execution ended (verdict Safety, outcome walks.Unsafe).
+	Checked bool
 	// Choices replay the execution; Steps is its length.
 	Choices []int32
 	Steps   int
@@ -248,13 +296,20 @@ type Stats struct {
 	DeepestComplete int
 	Depth           int
 	// Paths executed, of which Pruned were cut short by reaching a state
-	// already seen on an earlier path, Cycles ended their bounded part
-	// early by returning to a state of their own (and walked from there),
-	// and Walks that ran a random walk.
-	Paths  int64
-	Pruned int64
-	Cycles int64
-	Walks  int64
+	// already seen on an earlier path, Blocked were ended by their
+	// scheduler (every way on explored elsewhere: DPOR's sleep sets),
+	// Cycles ended their bounded part early by returning to a state of
+	// their own (and walked from there), and Walks that ran a random walk.
+	Paths   int64
+	Pruned  int64
+	Blocked int64
+	Cycles  int64
+	Walks   int64
+	// Checked counts the paths the path check (Config.Check) judged where
+	// they ended, CheckedDistinct the distinct things it judged (for
+	// linearizability, distinct histories), and of those CheckedViolated
+	// were violations and CheckedUnknown could not be decided.
+	Checked, CheckedDistinct, CheckedViolated, CheckedUnknown int64
 	// Transitions executed in all (bounded parts and walks).
 	Transitions int64
 	// DistinctStates is the number of distinct states the bounded parts
@@ -287,8 +342,11 @@ type pathStats struct {
 	newStates   int64
 	unrecorded  int64
 	pruned      bool
+	blocked     bool
 	cycle       bool
 	walked      bool
+	checked     bool // judged by the path check, with this verdict:
+	judged      Judgement
 	// cut marks a path whose walk was cut short or never run because the
 	// search was interrupted: it is not counted.
 	cut bool
@@ -399,6 +457,7 @@ type runner struct {
 	final      *Status // the explorer's status once it had no more paths
 	stopAt     int64   // first path index not committed when stopping (-1: none)
 	stats      Stats   // committed paths
+	judged     map[uint64]CheckOutcome
 	quit       chan struct{}
 	// hung marks a coordinator abandoned to a hung handler: its goroutine
 	// may still use the visited set.
@@ -538,6 +597,25 @@ func (r *runner) add(j *job) {
 	st.Unrecorded += ps.unrecorded
 	if ps.pruned {
 		st.Pruned++
+	}
+	if ps.blocked {
+		st.Blocked++
+	}
+	if ps.checked {
+		st.Checked++
+		if _, seen := r.judged[ps.judged.Key]; !seen {
+			if r.judged == nil {
+				r.judged = map[uint64]CheckOutcome{}
+			}
+			r.judged[ps.judged.Key] = ps.judged.Outcome
+			st.CheckedDistinct++
+			switch ps.judged.Outcome {
+			case CheckViolated:
+				st.CheckedViolated++
+			case CheckUnknown:
+				st.CheckedUnknown++
+			}
+		}
 	}
 	if ps.cycle {
 		st.Cycles++
@@ -759,6 +837,7 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 		ch = &eventPathChooser{pathChooser: *pc, events: ec}
 	}
 	coster, _ := p.Scheduler.(Coster)
+	watcher, _ := p.Scheduler.(Watcher)
 	s.SetFailuresUntil(r.failuresUntil(p.Depth))
 	j := &job{index: index, depth: p.Depth}
 	violation := func(verdict Verdict, out walks.Outcome, prop string, err error) (*job, End, error) {
@@ -815,6 +894,12 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 				}
 			}
 			r.keepChoices(s)
+			if c.Check != nil {
+				if v := r.check(s, j, p.Depth); v != nil {
+					j.result = v
+					return j, End{Steps: s.Steps() - c.PrefixSteps, Reason: EndViolation}, nil
+				}
+			}
 			return j, End{Steps: s.Steps() - c.PrefixSteps, Reason: EndQuiescent}, nil
 		}
 		j.stats.transitions++
@@ -825,6 +910,7 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 			}
 			continue
 		}
+		stop := watcher != nil && !watcher.Watch(s)
 		if !fresh {
 			cs := s.Choices()[len(c.Prefix):]
 			for ; same < len(cs); same++ {
@@ -838,6 +924,9 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 		if !fresh && k <= prev {
 			r.memo(s, k, false)
 			r.states = k
+			if stop {
+				return r.blocked(s, j)
+			}
 			continue
 		}
 		if i, err := s.FirstViolated(c.System.Safety); err != nil || i >= 0 {
@@ -883,8 +972,30 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 			r.memo(s, k, true)
 		}
 		r.states = k
+		if stop {
+			return r.blocked(s, j)
+		}
 	}
 	return r.walkFrom(s, j, EndDepth)
+}
+
+// blocked ends a bounded part its scheduler ended (Watcher).
+func (r *runner) blocked(s *engine.Sim, j *job) (*job, End, error) {
+	j.stats.blocked = true
+	r.keepChoices(s)
+	return j, End{Steps: s.Steps() - r.cfg.PrefixSteps, Reason: EndBlocked}, nil
+}
+
+// check runs the path check on the execution's final state and records
+// its verdict in j's statistics; it returns the violation, if any.
+func (r *runner) check(s *engine.Sim, j *job, depth int) *Violation {
+	jd := r.cfg.Check.Check(s)
+	j.stats.checked, j.stats.judged = true, jd
+	if jd.Outcome != CheckViolated {
+		return nil
+	}
+	return &Violation{Verdict: Safety, Outcome: walks.Unsafe, Property: jd.Property, Observed: jd.Detail, Checked: true,
+		Choices: s.ChoiceValues(), Steps: s.Steps(), Path: j.index, Depth: depth, LiveAfter: r.liveAfter(depth), FailuresUntil: r.failuresUntil(depth)}
 }
 
 // walkFrom ends a bounded part whose path goes on with a random walk.
@@ -1088,6 +1199,8 @@ func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 		}
 		j.result = &Violation{Verdict: verdict, Outcome: res.Outcome, Property: res.Property, Observed: res.Observed, Choices: s.ChoiceValues(), Steps: s.Steps(),
 			Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: res.Err}
+	} else if c.Check != nil && res.Outcome != walks.Stopped {
+		j.result = r.check(s, j, j.depth)
 	}
 	return true
 }

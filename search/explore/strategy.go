@@ -116,6 +116,18 @@ type Coster interface {
 	Cost() uint32
 }
 
+// Watcher is a Scheduler that watches its path's bounded part: after every
+// step beyond the search's prefix, Watch is shown the simulator in the
+// state the step led to (its last event, engine.Sim.Shared, the history,
+// what is ready now). Partial-order reduction learns there what each step
+// did. Returning false ends the bounded part in that state (after it is
+// checked), as EndBlocked: the scheduler knows that every way on from it
+// is explored by other paths (a sleep-set blocked state of DPOR), so the
+// path neither walks nor is checked at its end.
+type Watcher interface {
+	Watch(s *engine.Sim) bool
+}
+
 // End says how a path's bounded part ended.
 type End struct {
 	// Steps is the number of steps the path ran after the prefix.
@@ -137,11 +149,15 @@ const (
 	EndCycle
 	// EndQuiescent: nothing was left to run.
 	EndQuiescent
-	// EndViolation: a safety property failed or a handler failed.
+	// EndViolation: a safety property failed, a handler failed, or the
+	// path check (Config.Check) found a violation.
 	EndViolation
+	// EndBlocked: the scheduler ended it (Watcher): every way on is
+	// explored by other paths.
+	EndBlocked
 )
 
-var endNames = [...]string{"depth", "pruned", "cycle", "quiescent", "violation"}
+var endNames = [...]string{"depth", "pruned", "cycle", "quiescent", "violation", "blocked"}
 
 // String returns the reason's name, e.g. "pruned".
 func (r EndReason) String() string {

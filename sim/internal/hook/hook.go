@@ -34,6 +34,9 @@ type Runtime interface {
 	// Monitor returns monitor i (a sim.Monitor) and its first assertion
 	// failure ("" if none); nil past the last monitor.
 	Monitor(i int) (m any, failure string)
+	// Invoke and Return record client history events.
+	Invoke(node, client int, op any)
+	Return(node, client int, result any)
 	// InFlight and Steps serve a View.
 	InFlight() int
 	Steps() int
@@ -44,6 +47,8 @@ var (
 	// NewContext returns a *sim.Context for node, backed by rt.
 	NewContext func(rt Runtime, node int) any
 	// NewView returns a *sim.View backed by rt; services is a
-	// *[]sim.Service that rt keeps up to date with the nodes' structs.
-	NewView func(rt Runtime, services any) any
+	// *[]sim.Service that rt keeps up to date with the nodes' structs and
+	// history a *[]sim.HistoryEvent that it keeps up to date with the
+	// client history.
+	NewView func(rt Runtime, services, history any) any
 )
