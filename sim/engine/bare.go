@@ -220,6 +220,7 @@ func (r *bareRuntime) Log(int) *zerolog.Event { return nil }
 // observe them.
 func (r *bareRuntime) Notify(int, any)           {}
 func (r *bareRuntime) Monitor(int) (any, string) { return nil, "" }
+
 // Invoke and Return record nothing: a handler cannot observe the history.
 func (r *bareRuntime) Invoke(int, int, any) {}
 func (r *bareRuntime) Return(int, int, any) {}
