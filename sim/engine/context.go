@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/rs/zerolog"
 
@@ -32,6 +33,28 @@ func (r *runtime) Check() {
 	}
 }
 
+// inHandler reports whether node's handler is running. Every method with
+// an effect checks it first: a call from outside the node's handlers (a
+// goroutine the handler started, a Context kept after it returned) is an
+// escape, recorded for the simulator to report and otherwise ignored; it
+// cannot be unwound, since it does not run in a handler.
+func (r *runtime) inHandler(node int, call string) bool {
+	if r.abandoned.Load() {
+		panic(errAbandoned)
+	}
+	p := r.progress.Load()
+	if p&1 == 1 && p>>40 == uint64(node)+1 {
+		return true
+	}
+	r.escape.CompareAndSwap(nil, &EscapeError{Node: sim.NodeID(node), Step: r.w.step + 1, Call: call})
+	return false
+}
+
+// misuse unwinds the handler with a *MisuseError.
+func misuse(node int, call, format string, args ...any) {
+	panic(&MisuseError{Node: sim.NodeID(node), Call: call, Problem: fmt.Sprintf(format, args...)})
+}
+
 // Nodes implements hook.Runtime.
 func (r *runtime) Nodes() int { r.Check(); return r.n }
 
@@ -44,19 +67,26 @@ func (r *runtime) Steps() int { return r.w.step }
 // InFlight implements hook.Runtime (for a View).
 func (r *runtime) InFlight() int { return r.sim().InFlight() }
 
+// Up implements hook.Runtime (for a View).
+func (r *runtime) Up(node int) bool { return node >= 0 && node < r.n && !r.w.nodes[node].down }
+
 // Send implements hook.Runtime.
 func (r *runtime) Send(from, to int, msg any, datagram bool) {
-	r.Check()
+	call := "Send"
+	if datagram {
+		call = "SendDatagram"
+	}
+	if !r.inHandler(from, call) {
+		return
+	}
 	s := r.sim()
 	if to < 0 || to >= s.n {
-		panic(fmt.Sprintf("sim: node %d sends to unknown node %d", from, to))
+		misuse(from, call, "node %d sends %s to node %d, which does not exist (nodes 0-%d)", from, FormatValue(msg), to, s.n-1)
+	}
+	if msg == nil {
+		misuse(from, call, "node %d sends a nil message to node %d", from, to)
 	}
 	p := pending{msg: msg, from: sim.NodeID(from), to: sim.NodeID(to), weight: s.messageWeight(msg)}
-	if datagram {
-		s.w.dgrams = append(s.w.dgrams, p)
-	} else {
-		s.push(from*s.n+to, p)
-	}
 	if s.log != nil {
 		what := "send "
 		if datagram {
@@ -64,11 +94,30 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 		}
 		s.log.Info().Int("step", s.logStep()).Int("node", from).Int("to", to).Str("type", sim.MessageName(msg)).Msg(what + FormatValue(msg))
 	}
+	switch {
+	case s.w.nodes[to].down:
+		s.logLost(p, "node down")
+	case datagram && s.w.cut != 0 && s.across(p.from, p.to):
+		s.logLost(p, "partition")
+	case datagram:
+		s.w.dgrams = append(s.w.dgrams, p)
+	default:
+		s.push(from*s.n+to, p)
+	}
 }
 
 // SetTimer implements hook.Runtime.
 func (r *runtime) SetTimer(node int, name string, periodic bool) {
-	r.Check()
+	call := "SetTimer"
+	if periodic {
+		call = "SetPeriodic"
+	}
+	if !r.inHandler(node, call) {
+		return
+	}
+	if name == "" {
+		misuse(node, call, "node %d sets a timer without a name", node)
+	}
 	s := r.sim()
 	i := s.timerIndex(sim.NodeID(node), name)
 	t := &s.w.nodes[node].timers[i]
@@ -83,7 +132,12 @@ func (r *runtime) SetTimer(node int, name string, periodic bool) {
 
 // CancelTimer implements hook.Runtime.
 func (r *runtime) CancelTimer(node int, name string) {
-	r.Check()
+	if !r.inHandler(node, "CancelTimer") {
+		return
+	}
+	if name == "" {
+		misuse(node, "CancelTimer", "node %d cancels a timer without a name", node)
+	}
 	s := r.sim()
 	nd := &s.w.nodes[node]
 	for i := range nd.timers {
@@ -105,7 +159,12 @@ func (r *runtime) TimerScheduled(node int, name string) bool {
 
 // Rand implements hook.Runtime.
 func (r *runtime) Rand(node, n int) int {
-	r.Check()
+	if !r.inHandler(node, "Rand") {
+		return 0
+	}
+	if n < 1 || n > math.MaxInt32 {
+		misuse(node, "Rand", "node %d asks for Rand(%d); n must be from 1 to %d", node, n, math.MaxInt32)
+	}
 	if n == 1 {
 		return 0
 	}
@@ -119,8 +178,13 @@ func (r *runtime) Rand(node, n int) int {
 }
 
 // Elapsed implements hook.Runtime.
-func (r *runtime) Elapsed(node int) bool {
-	r.Check()
+func (r *runtime) Elapsed(node int, d int64) bool {
+	if !r.inHandler(node, "Elapsed") {
+		return false
+	}
+	if d < 0 {
+		misuse(node, "Elapsed", "node %d asks whether a negative duration (%dns) has elapsed", node, d)
+	}
 	s := r.sim()
 	v, err := s.choose(ChooseTime, 2, nil)
 	if err != nil {
@@ -131,10 +195,44 @@ func (r *runtime) Elapsed(node int) bool {
 }
 
 // Monotone implements hook.Runtime.
-func (r *runtime) Monotone() uint64 {
-	r.Check()
+func (r *runtime) Monotone(node int) uint64 {
+	if !r.inHandler(node, "Monotone") {
+		return 0
+	}
 	r.w.monotone++
 	return r.w.monotone
+}
+
+// Restarted implements hook.Runtime.
+func (r *runtime) Restarted(node int) bool {
+	r.Check()
+	return r.w.nodes[node].restarts > 0
+}
+
+// RandBytes implements hook.Runtime: the node's stream is splitmix64 over
+// its node id and position, eight bytes a draw.
+func (r *runtime) RandBytes(node int, p []byte) {
+	if !r.inHandler(node, "Reader") {
+		clear(p)
+		return
+	}
+	nd := &r.w.nodes[node]
+	for len(p) > 0 {
+		nd.draws++
+		x := splitmix(uint64(node)<<32 ^ nd.draws ^ 0x6d6163656d63)
+		for i := 0; i < 8 && len(p) > 0; i++ {
+			p[0] = byte(x >> (8 * i))
+			p = p[1:]
+		}
+	}
+}
+
+// splitmix is the SplitMix64 finaliser.
+func splitmix(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
 }
 
 // Log implements hook.Runtime.

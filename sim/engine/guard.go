@@ -3,11 +3,10 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
-	"github.com/huandu/go-clone"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/internal/hook"
 )
 
 // Sentinel errors of the guards.
@@ -18,6 +17,9 @@ var (
 	ErrNondeterministic = errors.New("sim: nondeterministic service")
 	// ErrPropertyPanic marks a property predicate that panicked.
 	ErrPropertyPanic = errors.New("sim: property panicked")
+	// ErrEscape marks a service that acted outside its handlers; see
+	// EscapeError. It comes with ErrNondeterministic.
+	ErrEscape = errors.New("sim: service escaped its handler")
 )
 
 // DefaultHandlerTimeout is how long a handler may run before the watchdog
@@ -41,14 +43,23 @@ func (e *PropertyPanicError) Unwrap() error { return ErrPropertyPanic }
 // HangError reports a handler that did not return in time, with the
 // choices that lead to it.
 type HangError struct {
+	// Step is the number of steps completed before the hung one: the hung
+	// handler runs transition Step+1 (as logs number it), or boots the
+	// system when Boot is set.
 	Step    int
+	Boot    bool
+	Node    sim.NodeID
 	Event   string
 	Timeout time.Duration
 	Choices []int32
 }
 
 func (e *HangError) Error() string {
-	return fmt.Sprintf("sim: handler did not return within %v at step %d (%s)", e.Timeout, e.Step, e.Event)
+	at := fmt.Sprintf("at step %d", e.Step+1)
+	if e.Boot {
+		at = "at boot"
+	}
+	return fmt.Sprintf("sim: the handler of node %d did not return within %v %s (%s)", e.Node, e.Timeout, at, e.Event)
 }
 
 // Unwrap lets errors.Is match ErrHang.
@@ -108,29 +119,20 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 				// Step). Until then the stuck handler does not touch the
 				// step, the last event or the choices (except through
 				// Rand or Elapsed in its loop).
-				he := &HangError{Step: s.w.step, Event: s.w.lastEvent.String(), Timeout: timeout, Choices: s.ChoiceValues()}
+				he := &HangError{Step: s.w.step, Boot: s.booting, Node: sim.NodeID(p>>40 - 1), Event: s.w.lastEvent.String(), Timeout: timeout, Choices: s.ChoiceValues()}
+				if s.booting {
+					he.Event = fmt.Sprintf("node %d starts", he.Node)
+				}
 				s.abandoned.Store(true)
+				if hook.Exclusive() {
+					// The hung handler may hold the process-wide slot
+					// (sim.Reader) for good: let the others go on.
+					hook.Poison()
+				}
 				return he
 			}
 		}
 	}
-}
-
-// Clone returns an independent deep copy of the simulator's state (every
-// node's struct, the network, timers, the choice log) that goes on with
-// chooser c. The copy shares nothing mutable with the original; it starts
-// with logging off.
-func (s *Sim) Clone(c Chooser) *Sim {
-	cp := &Sim{cfg: s.cfg, weights: s.weights, n: s.n, chooser: c, failures: s.failures, until: s.until}
-	cp.bind()
-	// The choice log only grows and holds plain numbers: copy it with one
-	// memcpy instead of element by element through the deep copier.
-	w := s.w
-	w.choices, w.stepStarts = nil, nil
-	cp.w = clone.Slowly(w).(world)
-	cp.w.choices = slices.Clone(s.w.choices)
-	cp.w.stepStarts = slices.Clone(s.w.stepStarts)
-	return cp
 }
 
 // Abandoned reports whether Guard gave up on a handler of this simulator.

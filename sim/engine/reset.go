@@ -16,12 +16,21 @@ func (s *Sim) Reset(c Chooser) error {
 	clear(w.dgrams)
 	w.dgrams = w.dgrams[:0]
 	w.monotone, w.step, w.resets, w.breaks, w.drops = 0, 0, 0, 0, 0
+	w.crashes, w.dups, w.partitions, w.cut, w.down = 0, 0, 0, 0, 0
 	w.choices, w.stepStarts = w.choices[:0], w.stepStarts[:0]
+	w.settings = append(w.settings[:0], setting{failures: s.failures, until: s.until})
 	w.lastEvent = Event{}
 	s.readyValid = false
-	s.err = nil
+	s.err, s.stepErr, s.broken, s.prevSvc = nil, nil, nil, nil
+	s.escape.Store(nil)
 	for i := range w.nodes {
-		s.initNode(sim.NodeID(i))
+		nd := &w.nodes[i]
+		nd.down, nd.restarts, nd.draws = false, 0, 0
+		s.initNode(sim.NodeID(i), false)
 	}
-	return s.boot()
+	if err := s.boot(); err != nil {
+		s.broken = err
+		return err
+	}
+	return nil
 }

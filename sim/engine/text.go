@@ -115,6 +115,12 @@ func (f *formatter) canonical(v reflect.Value) (reflect.Value, bool) {
 				return reflect.ValueOf(cv.Addr().Interface().(sim.Canonicalizer).Canonical()), true
 			}
 		}
+	} else if fn, ok := registered(v.Type()); ok {
+		if cv, ok := clean(v); ok {
+			if cv = addressable(cv); cv.CanAddr() {
+				return reflect.ValueOf(fn(cv)), true
+			}
+		}
 	}
 	return v, false
 }
