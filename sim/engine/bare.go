@@ -188,7 +188,7 @@ func (r *bareRuntime) LogStep() int {
 func (r *bareRuntime) Steps() int    { return r.step }
 func (r *bareRuntime) InFlight() int { return 0 }
 
-func (r *bareRuntime) Up(int) bool   { return true }
+func (r *bareRuntime) Up(int) bool { return true }
 
 func (r *bareRuntime) Send(from, to int, msg any, _ bool) {
 	if to < 0 || to >= len(r.nodes) {

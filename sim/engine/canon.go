@@ -50,11 +50,11 @@ type encoder struct {
 	next      int
 	interrupt func() bool
 	buf       []byte
-	ptrs    []uintptr // pointers being encoded, for cycles
-	tmp     []mapEntry
-	scratch []byte      // encodeMap's copy of a map's region, reused
-	types   []typeEntry // see dynamic
-	spare   typeEntry   // dynamic's result when types is full
+	ptrs      []uintptr // pointers being encoded, for cycles
+	tmp       []mapEntry
+	scratch   []byte      // encodeMap's copy of a map's region, reused
+	types     []typeEntry // see dynamic
+	spare     typeEntry   // dynamic's result when types is full
 }
 
 // typeEntry caches, for one dynamic type, its hash and its encoders.

@@ -164,12 +164,12 @@ type world struct {
 	// network is whole).
 	cut uint64
 	// down counts the crashed nodes.
-	down       int
-	choices    []Choice
+	down    int
+	choices []Choice
 	// settings logs the failure switches (SetFailures, SetFailuresUntil)
 	// in force from each step on, the first at boot: copying by replay
 	// needs them.
-	settings []setting
+	settings   []setting
 	stepStarts []int32 // index into choices where each step began
 	lastEvent  Event
 }

@@ -93,4 +93,3 @@ func (e *EscapeError) Error() string {
 
 // Unwrap lets errors.Is match ErrEscape and ErrNondeterministic.
 func (e *EscapeError) Unwrap() []error { return []error{ErrEscape, ErrNondeterministic} }
-
