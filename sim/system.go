@@ -263,7 +263,7 @@ func (f *Failures) PartitionSides(n int) []uint64 {
 	if n < 2 || n > MaxPartitionNodes {
 		return nil
 	}
-	var out []uint64
+	var out, keys []uint64
 	add := func(m uint64) {
 		full := uint64(1)<<n - 1
 		if n == 64 {
@@ -272,12 +272,11 @@ func (f *Failures) PartitionSides(n int) []uint64 {
 		if m == 0 || m == full {
 			return
 		}
-		// A split and its complement are the same partition: keep the
-		// numerically smaller side.
-		if c := full &^ m; c < m {
-			m = c
-		}
-		if !slices.Contains(out, m) {
+		// A side and its complement are the same partition: list it once,
+		// by the side given first.
+		key := min(m, full&^m)
+		if !slices.Contains(keys, key) {
+			keys = append(keys, key)
 			out = append(out, m)
 		}
 	}

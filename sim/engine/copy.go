@@ -47,7 +47,8 @@ func (s *Sim) Clone(c Chooser) *Sim {
 		cp = s.deepCopy(c)
 	}
 	if s.opts.CheckCopies && cp.broken == nil {
-		if err := CheckCopy(s, cp); err != nil {
+		// Check a second copy made the same way (CheckCopy steps it).
+		if err := CheckCopy(s, s.deepOrReplay()); err != nil {
 			cp.broken = err
 		}
 	}
@@ -344,10 +345,11 @@ func reachesUncopyable(t reflect.Type, seen map[reflect.Type]bool) bool {
 }
 
 // CheckCopy checks that cp is a faithful copy of s, as Clone promises: both
-// states hash the same (every part encoded afresh), and stepping a copy of
-// cp for up to 20 steps leaves s's state as it was. It returns an error
-// wrapping ErrCopy that names the first node or the network part that
-// differs, or nil. Tests and the debug mode (Options.CheckCopies) use it.
+// states hash the same (every part encoded afresh), and stepping cp (with a
+// random chooser of its own, for up to 20 steps) leaves s's state as it
+// was. It returns an error wrapping ErrCopy that names the first node or
+// the network part that differs, or nil. It uses cp up: check a copy made
+// for the purpose. Tests and the debug mode (Options.CheckCopies) use it.
 func CheckCopy(s, cp *Sim) error {
 	if cp.broken != nil {
 		return cp.broken
@@ -356,11 +358,10 @@ func CheckCopy(s, cp *Sim) error {
 	if got := cp.partHashes(); !slices.Equal(before, got) {
 		return fmt.Errorf("%w: the copy's %s differs from the original's", ErrCopy, partName(s, firstDiff(before, got)))
 	}
-	probe := cp.deepOrReplay()
-	probe.chooser = NewRandom(uint64(s.w.step) + 1)
-	probe.opts.CheckCopies = false
+	cp.chooser = NewRandom(uint64(s.w.step) + 1)
+	cp.opts.CheckCopies = false
 	for i := 0; i < 20; i++ {
-		if ok, err := probe.Step(); !ok || err != nil {
+		if ok, err := cp.Step(); !ok || err != nil {
 			break
 		}
 	}

@@ -65,28 +65,6 @@ func (e *HangError) Error() string {
 // Unwrap lets errors.Is match ErrHang.
 func (e *HangError) Unwrap() error { return ErrHang }
 
-// NondeterminismError reports the first step at which two replays of the
-// same choices reached different states.
-type NondeterminismError struct {
-	Step   int // state after this many steps differs (0: the initial state)
-	Event  string
-	Detail string
-}
-
-func (e *NondeterminismError) Error() string {
-	msg := fmt.Sprintf("sim: nondeterministic service: two replays of the same choices diverge at step %d", e.Step)
-	if e.Event != "" {
-		msg += " (" + e.Event + ")"
-	}
-	if e.Detail != "" {
-		msg += ": " + e.Detail
-	}
-	return msg + "; look for map iteration order, global math/rand, time.Now or goroutines in the handlers"
-}
-
-// Unwrap lets errors.Is match ErrNondeterministic.
-func (e *NondeterminismError) Unwrap() error { return ErrNondeterministic }
-
 // Guard runs fn, which drives this simulator, under a watchdog: if one
 // handler runs longer than timeout (0 means DefaultHandlerTimeout), Guard
 // returns a *HangError with the path so far and abandons the execution
@@ -188,46 +166,3 @@ func Replay(cfg *sim.Config, choices []int32, steps int, opts Options) (*Sim, er
 	return s, nil
 }
 
-// CheckDeterminism replays choices twice from cfg's initial state and
-// compares the state hashes after every step. It returns a
-// *NondeterminismError naming the first step where the replays differ,
-// or nil. A service that is deterministic on this path passes; one whose
-// nondeterminism this path does not exercise passes too.
-func CheckDeterminism(cfg *sim.Config, choices []int32, opts Options) error {
-	run := func() ([]uint64, []string, error) {
-		r := NewRecorded(choices)
-		opts.Chooser, opts.Logger = r, nil
-		s, err := New(cfg, opts)
-		if err != nil {
-			return nil, nil, err
-		}
-		hashes := []uint64{s.Hash()}
-		events := []string{""}
-		for r.Used() < len(choices) {
-			ok, err := s.Step()
-			if err != nil || !ok {
-				break
-			}
-			hashes = append(hashes, s.Hash())
-			events = append(events, s.LastEvent().String())
-		}
-		return hashes, events, nil
-	}
-	a, ev, err := run()
-	if err != nil {
-		return err
-	}
-	b, _, err := run()
-	if err != nil {
-		return err
-	}
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] != b[i] {
-			return &NondeterminismError{Step: i, Event: ev[i]}
-		}
-	}
-	if len(a) != len(b) {
-		return &NondeterminismError{Step: min(len(a), len(b)), Detail: fmt.Sprintf("one replay ran %d steps, the other %d", len(a)-1, len(b)-1)}
-	}
-	return nil
-}

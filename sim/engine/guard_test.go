@@ -272,6 +272,11 @@ func TestCheckDeterminism(t *testing.T) {
 		if ne.Step != 4 || ne.Event != `node 0 handles app request "nd"` {
 			t.Fatalf("diverged at step %d (%s), want after step 4 (the \"nd\" request)", ne.Step, ne.Event)
 		}
+		// The report names the node and the first field that differs.
+		if ne.Node != 0 || ne.Type != "*engine_test.nondet" || ne.Path != ".First" || !strings.HasPrefix(ne.Detail, `"p`) ||
+			!strings.Contains(err.Error(), "node 0 (*engine_test.nondet) field .First: ") {
+			t.Fatalf("diverged at node %d (%s) field %s: %s", ne.Node, ne.Type, ne.Path, ne.Detail)
+		}
 		if !strings.Contains(err.Error(), "map iteration") {
 			t.Fatalf("error gives no hint: %v", err)
 		}
