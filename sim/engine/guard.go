@@ -165,4 +165,3 @@ func Replay(cfg *sim.Config, choices []int32, steps int, opts Options) (*Sim, er
 	}
 	return s, nil
 }
-
