@@ -128,7 +128,7 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 	if start == 0 {
 		opts := p.opts
 		opts.Chooser, opts.Logger = engine.NewRecorded(p.choices), &logger
-		if sm, err = engine.New(p.cfg, opts); err != nil {
+		if sm, err = engine.New(p.cfg, opts); err != nil && !(sm != nil && p.steps() == 0 && p.endErr != nil) {
 			return nil, fmt.Errorf("graph: %w", err)
 		}
 	} else {

@@ -60,7 +60,16 @@ func newPath(name string, cfg *sim.Config, opts engine.Options, choices []int32,
 	opts.Chooser = engine.NewRecorded(choices)
 	opts.Logger = nil
 	s, err := engine.New(cfg, opts)
-	if err != nil {
+	switch {
+	case s != nil && steps == 0 && errors.Is(err, engine.ErrHandlerPanic):
+		// The path ends at boot: a handler panicked in Start. The state
+		// it left is all there is to see.
+		p.endErr = err
+		p.snaps = append(p.snaps, s)
+		p.choices = s.ChoiceValues()
+		p.cur = s.Clone(nil)
+		return p, nil
+	case err != nil:
 		return nil, fmt.Errorf("replay %s path: %w", name, err)
 	}
 	p.snaps = append(p.snaps, s.Clone(nil))

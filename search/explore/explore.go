@@ -506,15 +506,20 @@ func (r *runner) status() {
 func (r *runner) coordinate(jobs chan<- *job) error {
 	c := &r.cfg
 	s, err := engine.New(c.System, engine.Options{})
-	if err != nil {
+	if s == nil {
+		close(jobs)
 		return err
 	}
+	// A handler that panics at boot (err) is the first path's violation:
+	// bounded reports it when it resets s for the path.
 	var index int64
 	lastProgress := time.Now()
 	var deadline time.Time
 	if c.Time > 0 {
 		deadline = r.start.Add(c.Time)
 	}
+	// A state that takes long to encode still heeds the budget.
+	s.SetInterrupt(func() bool { return r.ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline) })
 	stop := func(reason Stop) {
 		r.mu.Lock()
 		if r.stopReason == StopNone {
@@ -560,6 +565,16 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 			if s.Abandoned() {
 				// The watchdog gave up on a handler of this path and
 				// reports it at index: touch nothing more.
+				return nil
+			}
+			var ee *engine.EncodingError
+			if errors.As(err, &ee) && ee.Interrupted {
+				// The budget ran out inside one long state encoding.
+				if r.ctx.Err() != nil {
+					stop(StopInterrupted)
+				} else {
+					stop(StopTime)
+				}
 				return nil
 			}
 			if err != nil {
@@ -656,6 +671,9 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 	}
 	if len(r.onPath) == 0 {
 		r.onPath = append(r.onPath, s.Hash()) // the initial state: the same for every path
+		if err := s.HashErr(); err != nil && !c.NoHashing {
+			return nil, End{}, fmt.Errorf("initial state: %w", err)
+		}
 	}
 	// Performance: the states this path reaches while it makes the same
 	// choices as the previous path are that path's states (replay is
@@ -725,6 +743,9 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 		}
 		if !c.NoHashing {
 			h := s.Hash()
+			if err := s.HashErr(); err != nil {
+				return nil, End{}, fmt.Errorf("state after step %d: %w", s.Steps(), err)
+			}
 			if slices.Contains(r.onPath[:k], h) {
 				// A cycle back to a state of this very path: going deeper
 				// adds nothing to the bounded part, but if every way on
@@ -803,7 +824,11 @@ func (r *runner) takeSim() (*engine.Sim, error) {
 	case s := <-r.pool:
 		return s, nil
 	default:
-		return engine.New(r.cfg.System, engine.Options{})
+		s, err := engine.New(r.cfg.System, engine.Options{})
+		if s == nil {
+			return nil, err
+		}
+		return s, nil // a boot that panicked fails again when it is reset
 	}
 }
 
@@ -827,10 +852,11 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 	rnd.Unbiased = c.Unbiased
 	for {
 		s, err := engine.New(c.System, engine.Options{Chooser: rnd})
-		if err != nil {
+		if s == nil {
 			r.drain(jobs, results, err)
 			return
 		}
+		// A boot that panicked (err) fails again where a walk resets s.
 		var cur atomic.Pointer[job] // the job being walked, for a hang report
 		err = s.Guard(c.HandlerTimeout, func() error {
 			for !s.Abandoned() {

@@ -167,16 +167,21 @@ func TestDeterministicRandom(t *testing.T) {
 // returned.
 type escaper struct {
 	sim.Base
-	N    int
-	mode string
-	wg   *sync.WaitGroup
+	N     int
+	mode  string
+	delay time.Duration
+	wg    *sync.WaitGroup
+	kick  chan struct{}
 }
 
 func (e *escaper) HandleApp(ctx *sim.Context, req any) {
+	if e.mode == "kicked" {
+		return
+	}
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		time.Sleep(time.Millisecond)
+		time.Sleep(e.delay)
 		switch e.mode {
 		case "send":
 			ctx.Send(1, Num{Seq: 1})
@@ -189,7 +194,7 @@ func (e *escaper) HandleApp(ctx *sim.Context, req any) {
 func escapeConfig(mode string, wg *sync.WaitGroup) *sim.Config {
 	return &sim.Config{
 		Nodes:   2,
-		Service: func(sim.NodeID) sim.Service { return &escaper{mode: mode, wg: wg} },
+		Service: func(sim.NodeID) sim.Service { return &escaper{mode: mode, wg: wg, delay: time.Millisecond} },
 		App:     func(id sim.NodeID) []any { return []any{1, 2} },
 	}
 }
@@ -208,8 +213,25 @@ func TestEscapes(t *testing.T) {
 		t.Fatalf("send after the handler: %v (%d in flight)", err, s.InFlight())
 	}
 
-	s = mustNew(t, escapeConfig("write", &wg), engine.Options{CheckEscapes: true})
+	// A goroutine started outside the handlers (here by the constructor)
+	// that writes the state after a handler is seen at the node's next
+	// event.
+	cfg := escapeConfig("write", &wg)
+	cfg.Service = func(sim.NodeID) sim.Service {
+		e := &escaper{mode: "kicked", wg: &wg, kick: make(chan struct{})}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-e.kick
+			e.N++
+		}()
+		return e
+	}
+	s = mustNew(t, cfg, engine.Options{CheckEscapes: true})
 	step(t, s, kind(engine.EvApp, 0))
+	for _, n := range []sim.NodeID{0, 1} {
+		close(sim.Node[escaper](s.View(), n).kick)
+	}
 	wg.Wait()
 	ee = nil
 	for i, ev := range s.Ready() {
@@ -220,6 +242,21 @@ func TestEscapes(t *testing.T) {
 	}
 	if !errors.As(err, &ee) || ee.Node != 0 || ee.Call != "" || !strings.Contains(err.Error(), "node 0 escaped its handler: its state changed after its last handler returned") {
 		t.Fatalf("state written after the handler: %v", err)
+	}
+
+	// With escape checks on, a goroutine still running when its handler
+	// returns is caught at once, however late it acts.
+	cfg.Service = func(sim.NodeID) sim.Service { return &escaper{mode: "write", wg: &wg, delay: 50 * time.Millisecond} }
+	s = mustNew(t, cfg, engine.Options{CheckEscapes: true})
+	ee = nil
+	for i, ev := range s.Ready() {
+		if ev.Kind == engine.EvApp && ev.Node == 1 {
+			err = s.StepEvent(i)
+			break
+		}
+	}
+	if !errors.As(err, &ee) || ee.Node != 1 || !strings.Contains(err.Error(), "node 1 escaped its handler: its handler started a goroutine that was still running when the handler returned (created by github.com/macemc/macemc/sim/engine_test.(*escaper).HandleApp)") {
+		t.Fatalf("goroutine left running: %v", err)
 	}
 	wg.Wait()
 }

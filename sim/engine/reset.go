@@ -21,7 +21,7 @@ func (s *Sim) Reset(c Chooser) error {
 	w.settings = append(w.settings[:0], setting{failures: s.failures, until: s.until})
 	w.lastEvent = Event{}
 	s.readyValid = false
-	s.err, s.stepErr, s.broken, s.prevSvc = nil, nil, nil, nil
+	s.err, s.stepErr, s.broken, s.prevSvc, s.encErr = nil, nil, nil, nil, nil
 	s.escape.Store(nil)
 	for i := range w.nodes {
 		nd := &w.nodes[i]

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	goruntime "runtime"
 	"runtime/debug"
 	"sort"
 	"sync/atomic"
@@ -1001,6 +1002,15 @@ func (s *Sim) logEvent(ev Event) {
 	}
 }
 
+// eventText describes ev for logs and errors; at boot, Start runs for the
+// first time ("node 1 starts") rather than after a reset.
+func (s *Sim) eventText(ev *Event) string {
+	if s.booting {
+		return fmt.Sprintf("node %d starts", ev.Node)
+	}
+	return ev.String()
+}
+
 // appRequest returns what HandleApp receives for a driver request: the
 // request itself, or a sim.Request's Req.
 func appRequest(r any) any {
@@ -1061,12 +1071,16 @@ func (s *Sim) run(ev *Event) (err error) {
 	nd := &s.w.nodes[id]
 	nd.dirty = true
 	if s.log != nil {
-		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + ev.String())
+		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + s.eventText(ev))
 	}
-	if s.opts.CheckEscapes && nd.endHash != 0 && ev.Kind != EvReset {
-		if h := s.hashNode(s.w.svcs[id]); h != nd.endHash {
-			return &EscapeError{Node: id, Step: s.logStep(), Detail: "its state changed after its last handler returned and before this event"}
+	goroutines := 0
+	if s.opts.CheckEscapes {
+		if nd.endHash != 0 && ev.Kind != EvReset {
+			if h := s.hashNode(s.w.svcs[id]); h != nd.endHash {
+				return &EscapeError{Node: id, Step: s.logStep(), Detail: "its state changed after its last handler returned and before this event"}
+			}
 		}
+		goroutines = goruntime.NumGoroutine()
 	}
 	exclusive := hook.Exclusive() && hook.Enter(s.ctxs[id])
 	s.progress.Add(running(id))
@@ -1088,13 +1102,18 @@ func (s *Sim) run(ev *Event) (err error) {
 			if m, ok := r.(*MisuseError); ok {
 				m.Node = id
 			}
-			err = &HandlerPanicError{Step: s.logStep(), Node: id, Event: ev.String(), Value: r, Stack: trimStack(full), FullStack: full}
+			err = &HandlerPanicError{Step: s.logStep(), Node: id, Event: s.eventText(ev), Value: r, Stack: trimStack(full), FullStack: full}
 			if s.log != nil {
 				s.log.Error().Int("step", s.logStep()).Int("node", int(id)).Interface("panic", fmt.Sprint(r)).Msg("panic in handler")
 			}
 			return
 		}
 		if s.opts.CheckEscapes {
+			if goruntime.NumGoroutine() > goroutines {
+				if fn := escapedGoroutine(); fn != "" {
+					err = &EscapeError{Node: id, Step: s.logStep(), Detail: "its handler started a goroutine that was still running when the handler returned (created by " + fn + ")"}
+				}
+			}
 			nd.endHash = s.hashNode(s.w.svcs[id])
 		}
 		if s.log != nil {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"reflect"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 
@@ -93,3 +94,55 @@ func (e *EscapeError) Error() string {
 
 // Unwrap lets errors.Is match ErrEscape and ErrNondeterministic.
 func (e *EscapeError) Unwrap() []error { return []error{ErrEscape, ErrNondeterministic} }
+
+// escapedGoroutine looks among all goroutines for one created by the
+// calling goroutine, from a function outside the runtime, the test
+// framework and macemc itself: a goroutine a handler that just returned
+// started and left running. It returns the creating function, or "". It
+// stops the world to list the goroutines: the determinism checks call it
+// only when the goroutine count grew during a handler.
+func escapedGoroutine() string {
+	buf := make([]byte, 64)
+	buf = buf[:goruntime.Stack(buf, false)]
+	self := ""
+	if f := strings.Fields(string(buf)); len(f) > 1 && f[0] == "goroutine" {
+		self = f[1]
+	}
+	all := make([]byte, 1<<20)
+	for {
+		n := goruntime.Stack(all, true)
+		if n < len(all) {
+			all = all[:n]
+			break
+		}
+		if len(all) >= 64<<20 {
+			break
+		}
+		all = make([]byte, 2*len(all))
+	}
+	for _, line := range strings.Split(string(all), "\n") {
+		fn, ok := strings.CutPrefix(line, "created by ")
+		if !ok {
+			continue
+		}
+		fn, parent, _ := strings.Cut(fn, " in goroutine ")
+		if parent != self || infrastructure(fn) {
+			continue
+		}
+		return fn
+	}
+	return ""
+}
+
+// infrastructure reports whether fn belongs to the runtime, the test
+// framework or macemc's checker, whose goroutines are no service's.
+func infrastructure(fn string) bool {
+	for _, p := range []string{"runtime.", "testing.", "os/signal.", enginePkg, "github.com/macemc/macemc/search.", "github.com/macemc/macemc/search/",
+		"github.com/macemc/macemc/walks.", "github.com/macemc/macemc/walks/", "github.com/macemc/macemc/critical.",
+		"github.com/macemc/macemc/mdb.", "github.com/macemc/macemc/cmd/cli.(*App)."} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}
