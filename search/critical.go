@@ -9,6 +9,7 @@ import (
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/walks"
 )
 
 // critical finds the critical transition of the dead path v (seed 003
@@ -33,7 +34,9 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 		// again from the initial state (a deviation that only adds
 		// information; the C2 answer stands if this finds no C1).
 		ccfg.DInit = 0
-		if again, err2 := critical.Find(ccfg); err2 == nil && again.Condition == critical.C1 {
+		// A path that fell quiescent keeps the second answer either way:
+		// no recovery from the initial state makes it dead from the start.
+		if again, err2 := critical.Find(ccfg); err2 == nil && (again.Condition == critical.C1 || again.AtDInit && v.Outcome == walks.Quiescent) {
 			cr = again
 			note = fmt.Sprintf("no walk recovered from the search depth (step %d), so the critical transition was searched from the initial state", v.LiveAfter)
 		}
@@ -51,6 +54,19 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 		Walks: o.Walks, WalkDepth: ccfg.WalkDepth, Probes: len(cr.Probes), Elapsed: cr.Elapsed, Explain: cr.Explain(), Note: note}
 	if cr.Event.Msg != nil && cr.Event.Kind != engine.EvApp {
 		c.Message = sim.MessageName(cr.Event.Msg)
+	}
+	if !cr.HasEvent {
+		c.Event, c.Node, c.Kind = "", -1, ""
+	}
+	if cr.Condition == critical.C2 && cr.AtDInit && cr.Step == 0 && v.Outcome == walks.Quiescent {
+		// No walk from the initial state becomes live, and this path
+		// falls quiescent without a live state: the system is dead from
+		// the start, and no transition is critical.
+		cr.Condition = critical.C1
+		c.Condition, c.Note = critical.C1, ""
+		c.Explain = fmt.Sprintf("Dead from the start (step 0): none of k = %d random walks from the initial state reached a live state within d_max = %d steps, "+
+			"and this path falls quiescent after %d steps without one. No transition is critical: as configured, the system does not become live; "+
+			"check the driver's requests, the failure budgets and the liveness properties.", o.Walks, ccfg.WalkDepth, v.Steps)
 	}
 	f.Critical = c
 	f.Trace.Critical, f.Trace.Condition = cr.Step, cr.Condition.String()

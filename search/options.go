@@ -3,10 +3,12 @@ package search
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks/lasso"
 )
@@ -62,6 +64,9 @@ const (
 	MaxLassoReplays = 10_000
 )
 
+// FaultsRange says in words what Options.Faults allows.
+const FaultsRange = "comma-separated NAME=VALUE settings: resets, crashes, breaks, drops, duplicates, partitions (counts), reorder (true or false), nodes (0+1+...), links (0-1+1-2...), splits (0+1/2...)"
+
 // Options say what to search and with what budget. The zero value of a
 // field means its default; Validate fills the defaults in.
 type Options struct {
@@ -69,6 +74,11 @@ type Options struct {
 	Params map[string]string
 	// Properties, when set, selects the properties to check (default all).
 	Properties []string
+	// Faults, when set, overrides the system's failure budgets and
+	// filters, in sim.ParseFailures' form (e.g.
+	// "crashes=1,partitions=1,nodes=0+1"); settings it does not name keep
+	// the system's values. Traces record it, so replays apply it again.
+	Faults string
 	// Strategy names the exploration order (default "dfs"; see
 	// explore.Strategies) and StrategyParams its own options.
 	Strategy       string
@@ -252,6 +262,9 @@ func (o *Options) Validate() error {
 			}
 			return &OptionError{Field: b.field, Flag: b.flag, Value: shown, Range: b.text(o)}
 		}
+	}
+	if _, err := sim.ParseFailures(sim.Failures{}, o.Faults); err != nil {
+		return &OptionError{Field: "Faults", Flag: "faults", Value: o.Faults, Range: FaultsRange + " (" + strings.TrimPrefix(err.Error(), "sim: ") + ")"}
 	}
 	if o.Prefix != "" && o.PrefixSteps > 0 {
 		return &OptionError{Field: "PrefixSteps", Flag: "prefix-steps", Value: o.PrefixSteps, Range: "0 when Prefix (--prefix) is set: they exclude each other"}

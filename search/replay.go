@@ -125,6 +125,9 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	}
 	// The dead path itself is d_max long; a shorter d_max could not judge it.
 	c.WalkDepth = max(c.WalkDepth, t.Steps)
+	// A path that fell quiescent before the search depth: liveness counts
+	// from its end (as the search does).
+	c.DInit = min(c.DInit, t.Steps)
 	if o.Seed != nil {
 		c.Seed = *o.Seed
 	}

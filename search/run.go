@@ -78,6 +78,14 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 	if err := cfg.Select(opts.Properties); err != nil {
 		return nil, fmt.Errorf("%w: system %s: %w", ErrSystem, sys.Name, err)
 	}
+	if opts.Faults != "" {
+		if cfg.Failures, err = sim.ParseFailures(cfg.Failures, opts.Faults); err != nil {
+			return nil, &OptionError{Field: "Faults", Flag: "faults", Value: opts.Faults, Range: err.Error()}
+		}
+		if err := cfg.Validate(); err != nil {
+			return nil, &OptionError{Field: "Faults", Flag: "faults", Value: opts.Faults, Range: "nodes, links and splits of the system's " + fmt.Sprint(cfg.Nodes) + " nodes: " + err.Error()}
+		}
+	}
 	strat, err := explore.Lookup(opts.Strategy)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
@@ -87,12 +95,13 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 		return nil, err
 	}
 	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start}
-	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), Files: map[string]string{}}
+	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), Files: map[string]string{},
+		Faults: cfg.Failures.String()}
 	if p.rep.Properties == nil {
 		p.rep.Properties = []string{}
 	}
 	p.base = trace.Trace{Tool: trace.ToolVersion, System: sys.Name, Params: params, Seed: opts.Seed, Properties: opts.Properties,
-		WalkDepth: opts.WalkDepth, Critical: -1}
+		WalkDepth: opts.WalkDepth, Critical: -1, Faults: opts.Faults}
 	if err := p.prepareOut(); err != nil {
 		return nil, err
 	}
@@ -171,9 +180,14 @@ func (p *pipeline) finish(err error) (*Report, error) {
 // certainty, and the trace that replays it.
 func (p *pipeline) finding(v *explore.Violation) Finding {
 	f := Finding{Property: v.Property, Outcome: v.Outcome, Steps: v.Steps, PathSteps: v.Steps, Path: v.Path, Depth: v.LiveAfter, Err: v.Err}
+	f.Node, f.Stack = errNode(v.Err)
 	switch {
 	case v.Outcome == walks.Failed && errors.Is(v.Err, engine.ErrHang):
 		f.Kind, f.Certainty, f.Verdict = KindHandlerHang, Certain, VerdictSafety
+	case v.Outcome == walks.Failed && errors.Is(v.Err, engine.ErrEscape):
+		f.Kind, f.Certainty, f.Verdict, f.Property = KindEscape, Certain, VerdictNondeterministic, "deterministic replay"
+	case v.Outcome == walks.Failed && errors.Is(v.Err, engine.ErrMisuse):
+		f.Kind, f.Certainty, f.Verdict = KindMisuse, Certain, VerdictSafety
 	case v.Outcome == walks.Failed && v.Verdict == explore.Safety:
 		f.Kind, f.Certainty, f.Verdict = KindHandlerPanic, Certain, VerdictSafety
 	case v.Verdict == explore.Safety:
@@ -192,10 +206,30 @@ func (p *pipeline) finding(v *explore.Violation) Finding {
 		f.Kind, f.Certainty, f.Verdict = KindDead, Suspected, VerdictLiveness
 	}
 	t := p.base
-	t.Kind, t.Property, t.Choices, t.Steps = f.Verdict.String(), v.Property, v.Choices, v.Steps
+	t.Kind, t.Property, t.Choices, t.Steps = f.Verdict.String(), f.Property, v.Choices, v.Steps
 	t.FailuresUntil, t.Depth = v.FailuresUntil, v.LiveAfter
 	f.Trace = &t
 	return f
+}
+
+// errNode returns the node a handler failure, an escape or a
+// nondeterminism names (-1: none), and a panic's own stack frames.
+func errNode(err error) (int, string) {
+	var hp *engine.HandlerPanicError
+	var hang *engine.HangError
+	var esc *engine.EscapeError
+	var nd *engine.NondeterminismError
+	switch {
+	case errors.As(err, &hp):
+		return int(hp.Node), hp.Stack
+	case errors.As(err, &hang):
+		return int(hang.Node), ""
+	case errors.As(err, &esc):
+		return int(esc.Node), ""
+	case errors.As(err, &nd):
+		return nd.Node, ""
+	}
+	return -1, ""
 }
 
 // analyse checks the first violation replays deterministically and finds
@@ -206,7 +240,7 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 		p.temperature(f, v)
 		return
 	}
-	if f.Kind != KindHandlerHang {
+	if f.Kind != KindHandlerHang && f.Kind != KindEscape {
 		p.progress(PhaseCheck, "checking the violating path replays deterministically...")
 		if err := engine.CheckDeterminism(p.cfg, v.Choices, engine.Options{FailuresUntil: v.FailuresUntil}); errors.Is(err, engine.ErrNondeterministic) {
 			nf := p.nondeterminism(err, v.Choices, v.FailuresUntil)
@@ -229,8 +263,13 @@ func (p *pipeline) nondeterminism(err error, choices []int32, failuresUntil int)
 	t.Kind, t.Property, t.Choices, t.FailuresUntil = VerdictNondeterministic.String(), "deterministic replay", choices, failuresUntil
 	f := &Finding{Kind: KindNondeterminism, Certainty: Certain, Verdict: VerdictNondeterministic, Property: "deterministic replay",
 		Outcome: walks.Failed, Err: err, Trace: &t}
+	f.Node, _ = errNode(err)
 	var nd *engine.NondeterminismError
-	if errors.As(err, &nd) {
+	var esc *engine.EscapeError
+	switch {
+	case errors.As(err, &esc):
+		f.Kind, f.Steps = KindEscape, esc.Step
+	case errors.As(err, &nd):
 		f.Steps = nd.Step
 	}
 	t.Steps = len(choices) // replay what there is: a replay stops where the choices run out
@@ -279,7 +318,7 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 		if err != nil {
 			return fmt.Errorf("%w: --prefix: %w", ErrInput, err)
 		}
-		if t.System != p.sys.Name || sim.Params(t.Params).Canonical() != p.params.Canonical() {
+		if t.System != p.sys.Name || sim.Params(t.Params).Canonical() != p.params.Canonical() || t.Faults != o.Faults {
 			return fmt.Errorf("%w: --prefix %s was recorded on %s %s, not %s %s", ErrInput, o.Prefix, t.System,
 				sim.Params(t.Params).Canonical(), p.sys.Name, p.params.Canonical())
 		}

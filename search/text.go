@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/walks"
 )
@@ -35,6 +36,9 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 func (r *Report) writeText(w io.Writer) {
 	fmt.Fprintf(w, "system %s (%s), seed %d, strategy %s\n", r.System, sim.Params(r.Params).Canonical(), r.Seed, r.Strategy)
+	if f, err := sim.ParseFailures(sim.Failures{}, r.Faults); err == nil && (f.Any() || f.Reorder) {
+		fmt.Fprintf(w, "faults: %s\n", r.Faults)
+	}
 	st := &r.Stats
 	if st.Stop == 0 {
 		fmt.Fprintln(w, "not searched: the system's replays diverge before the search started")
@@ -53,18 +57,31 @@ func (r *Report) writeText(w io.Writer) {
 	}
 	switch f.Verdict {
 	case VerdictNondeterministic:
-		fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: two replays of the same choices diverge\n  %v\n", f.Err)
+		if f.Kind == KindEscape {
+			fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: node %d acted outside its handlers\n  %v\n", f.Node, f.Err)
+		} else {
+			fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: replays of the same choices differ\n  %v\n", f.Err)
+		}
 	case VerdictSafety:
 		what := "SAFETY VIOLATION: " + f.Property
 		switch f.Kind {
 		case KindHandlerPanic:
-			what = "SAFETY VIOLATION: a handler panicked"
+			what = fmt.Sprintf("SAFETY VIOLATION: a handler of node %d panicked", f.Node)
+		case KindMisuse:
+			what = fmt.Sprintf("SAFETY VIOLATION: node %d used the API wrongly", f.Node)
 		case KindHandlerHang:
-			what = "SAFETY VIOLATION: a handler did not return"
+			what = fmt.Sprintf("SAFETY VIOLATION: a handler of node %d did not return", f.Node)
 		}
-		fmt.Fprintf(w, "%s after %d steps\n", what, f.Steps)
+		if f.Steps == 0 && (f.Kind == KindHandlerPanic || f.Kind == KindMisuse) {
+			fmt.Fprintf(w, "%s while the system booted\n", what)
+		} else {
+			fmt.Fprintf(w, "%s at step %d\n", what, f.Steps)
+		}
 		if f.Err != nil {
 			fmt.Fprintf(w, "  %v\n", f.Err)
+		}
+		if f.Stack != "" {
+			fmt.Fprintf(w, "  in the service's code:\n    %s\n", strings.ReplaceAll(strings.TrimRight(f.Stack, "\n"), "\n", "\n    "))
 		}
 	case VerdictLiveness:
 		how := "suspected liveness violation: no live state in"
@@ -80,8 +97,17 @@ func (r *Report) writeText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %d steps)\n", f.Property, how, f.Steps)
 		if c := f.Critical; c != nil {
-			if c.Step >= 0 {
-				fmt.Fprintf(w, "critical transition: step %d, %s (condition %s, k=%d, d_max=%d, %d probes, %.2fs)\n",
+			switch {
+			case c.Step < 0:
+			case c.Condition == critical.C2:
+				// C2 names no transition: it is where the search stopped.
+				fmt.Fprintf(w, "no critical transition found within the search depth (condition C2, k=%d, d_max=%d, %d probes, %.2fs)\n",
+					c.Walks, c.WalkDepth, c.Probes, c.Elapsed.Seconds())
+			case c.Event == "":
+				fmt.Fprintf(w, "dead from step %d (condition %s, k=%d, d_max=%d, %d probes, %.2fs)\n",
+					c.Step, c.Condition, c.Walks, c.WalkDepth, c.Probes, c.Elapsed.Seconds())
+			default:
+				fmt.Fprintf(w, "critical transition: step %d, %s (condition %s: dead from this step, k=%d, d_max=%d, %d probes, %.2fs)\n",
 					c.Step, c.Event, c.Condition, c.Walks, c.WalkDepth, c.Probes, c.Elapsed.Seconds())
 			}
 			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(strings.TrimSpace(c.Explain), "\n", "\n  "))

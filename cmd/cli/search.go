@@ -24,6 +24,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.StringVar(&system, "system", "", "system to search (see 'list')")
 	fs.StringArrayVar(&params, "param", nil, "system parameter NAME=VALUE (repeatable)")
 	fs.StringArrayVar(&o.Properties, "property", nil, "check only this property (repeatable; default: all)")
+	fs.StringVar(&o.Faults, "faults", "", "failure budgets and where they may happen, overriding the system's, e.g. crashes=1,partitions=1,duplicates=2,nodes=0+1,links=0-1 (also resets, breaks, drops, reorder, splits)")
 	fs.StringVar(&o.Strategy, "strategy", search.DefaultStrategy, "exploration order: "+strategyList())
 	fs.IntVar(&o.Depth, "depth", 0, "cap on the bounded search depth (0: deepen until the budget ends)")
 	fs.IntVar(&o.DepthStep, "depth-step", search.DefaultDepthStep, "iterative deepening increment")

@@ -60,7 +60,7 @@ func TestHandlerPanic(t *testing.T) {
 	}
 	// The stack holds the service's frames only: the handler, not the
 	// runtime's panic machinery or the simulator.
-	if !strings.Contains(fmt.Sprint(hp.Value), "index out of range [3]") || !strings.HasPrefix(hp.Stack, "github.com/macemc/macemc/sim/engine_test.(*panicky).HandleApp(") ||
+	if !strings.Contains(fmt.Sprint(hp.Value), "index out of range [3]") || !strings.HasPrefix(hp.Stack, "github.com/macemc/macemc/sim/engine_test.(*panicky).HandleApp\n\t") ||
 		strings.Contains(hp.Stack, "runtime.") || strings.Contains(hp.Stack, "engine.(*Sim)") || strings.Count(hp.Stack, "\n") != 2 {
 		t.Fatalf("panic value %v, stack %q", hp.Value, hp.Stack)
 	}

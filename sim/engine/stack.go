@@ -20,8 +20,8 @@ var (
 // a panic unwinds (runtime/debug.Stack in a deferred recover): the frames
 // below the panic call, without the runtime's frames that raised it, the
 // sim.Context method that found a misuse, and the simulator's frames that
-// called the handler. Each frame is two lines, "function(...)" and
-// "\tfile:line +0x..".
+// called the handler. Each frame is two lines, the function and
+// "\tfile:line", without argument words or offsets.
 func trimStack(stack string) string {
 	lines := strings.Split(strings.TrimRight(stack, "\n"), "\n")
 	if len(lines) > 0 && strings.HasPrefix(lines[0], "goroutine ") {
@@ -55,9 +55,16 @@ func trimStack(stack string) string {
 	}
 	var b strings.Builder
 	for _, f := range frames {
-		b.WriteString(f.fn)
+		// Leave out the argument words and the program counter offset:
+		// they change from build to build.
+		fn := f.fn
+		if i := strings.LastIndexByte(fn, '('); i > 0 && strings.HasSuffix(fn, ")") {
+			fn = fn[:i]
+		}
+		at, _, _ := strings.Cut(f.at, " +0x")
+		b.WriteString(fn)
 		b.WriteByte('\n')
-		b.WriteString(f.at)
+		b.WriteString(at)
 		b.WriteByte('\n')
 	}
 	return b.String()
