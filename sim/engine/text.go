@@ -319,6 +319,11 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 			f.ptrs = append(f.ptrs, v.Pointer())
 		}
 		v = v.Elem()
+		if cv, ok := f.canonical(v); ok {
+			// A canonical form of the pointed-to type (a registered one:
+			// a Canonicalizer is found through the pointer already).
+			v = cv
+		}
 	}
 	inner := indent + "  "
 	switch v.Kind() {
