@@ -296,6 +296,7 @@ type reportJSON struct {
 	Faults     string            `json:"faults"`
 
 	Rounds          int     `json:"rounds"`
+	DepthBound      int     `json:"depth_bound"`
 	DeepestComplete int     `json:"deepest_complete"`
 	Paths           int64   `json:"paths"`
 	Pruned          int64   `json:"pruned"`
@@ -387,7 +388,7 @@ func (f *Finding) outcomeText() string {
 func (r *Report) MarshalJSON() ([]byte, error) {
 	j := reportJSON{
 		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy, Faults: r.Faults,
-		Rounds: r.Stats.Rounds, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
+		Rounds: r.Stats.Rounds, DepthBound: r.Stats.Depth, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
 		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Stop: r.Stats.Stop.String(),
 		Incomplete: r.Incomplete, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
 		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug,

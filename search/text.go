@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -43,8 +45,8 @@ func (r *Report) writeText(w io.Writer) {
 	if st.Stop == 0 {
 		fmt.Fprintln(w, "not searched: the system's replays diverge before the search started")
 	} else {
-		fmt.Fprintf(w, "searched: %d rounds, depth %d complete, %d paths (%d cut by a repeated state), %d walks, %d transitions, %d distinct states in %.2fs; stopped: %s\n",
-			st.Rounds, st.DeepestComplete, st.Paths, st.Pruned, st.Walks, st.Transitions, st.DistinctStates, r.SearchTime.Seconds(), st.Stop)
+		fmt.Fprintf(w, "searched: %d rounds, depth bound %d (deepest complete %d), %d paths (%d cut by a repeated state), %d walks, %d transitions, %d distinct states in %.2fs; stopped: %s\n",
+			st.Rounds, st.Depth, st.DeepestComplete, st.Paths, st.Pruned, st.Walks, st.Transitions, st.DistinctStates, r.SearchTime.Seconds(), st.Stop)
 	}
 	if r.Incomplete {
 		fmt.Fprintln(w, "interrupted: this report covers what was found and checked before the run was stopped")
@@ -72,9 +74,16 @@ func (r *Report) writeText(w io.Writer) {
 		case KindHandlerHang:
 			what = fmt.Sprintf("SAFETY VIOLATION: a handler of node %d did not return", f.Node)
 		}
-		if f.Steps == 0 && (f.Kind == KindHandlerPanic || f.Kind == KindMisuse) {
+		var hang *engine.HangError
+		switch {
+		case f.Kind == KindHandlerHang && errors.As(f.Err, &hang) && hang.Boot,
+			f.Steps == 0 && (f.Kind == KindHandlerPanic || f.Kind == KindMisuse):
 			fmt.Fprintf(w, "%s while the system booted\n", what)
-		} else {
+		case f.Kind == KindHandlerHang:
+			// The hung step never completed: the trace holds the steps
+			// before it.
+			fmt.Fprintf(w, "%s at step %d\n", what, f.Steps+1)
+		default:
 			fmt.Fprintf(w, "%s at step %d\n", what, f.Steps)
 		}
 		if f.Err != nil {
