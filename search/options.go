@@ -62,6 +62,8 @@ const (
 	MaxHandlerTimeout = time.Hour
 	// MaxLassoReplays bounds Lasso.Replays.
 	MaxLassoReplays = 10_000
+	// MaxReplays bounds Replays.
+	MaxReplays = 1000
 )
 
 // FaultsRange says in words what Options.Faults allows.
@@ -121,6 +123,11 @@ type Options struct {
 	PrefixSteps int
 	// HandlerTimeout reports a handler that runs longer (default 5s).
 	HandlerTimeout time.Duration
+	// Replays is how many times the determinism checks replay a path
+	// (engine.CheckDeterminismN); 0 chooses by the path's length: 32 for
+	// paths up to 3,000 steps, fewer (at least engine.DefaultReplays) for
+	// longer ones.
+	Replays int
 	// Lasso configures lasso detection and the temperature method.
 	Lasso LassoOptions
 	// Out is the directory for the result files (traces, logs,
@@ -177,6 +184,7 @@ var bounds = []bound{
 	{"PrefixSteps", "prefix-steps", func(o *Options) int64 { return int64(o.PrefixSteps) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "none"},
 	{"HandlerTimeout", "handler-timeout", func(o *Options) int64 { return int64(o.HandlerTimeout) }, constant(int64(MinHandlerTimeout)), constant(int64(MaxHandlerTimeout)), ""},
 	{"Lasso.Replays", "lasso-replays", func(o *Options) int64 { return int64(o.Lasso.Replays) }, constant(1), constant(MaxLassoReplays), ""},
+	{"Replays", "replays", func(o *Options) int64 { return int64(o.Replays) }, constant(2), constant(MaxReplays), "by the path's length"},
 	{"Lasso.Temperature", "temperature", func(o *Options) int64 { return int64(o.Lasso.Temperature) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "off"},
 }
 

@@ -242,7 +242,7 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 	}
 	if f.Kind != KindHandlerHang && f.Kind != KindEscape {
 		p.progress(PhaseCheck, "checking the violating path replays deterministically...")
-		if err := engine.CheckDeterminism(p.cfg, v.Choices, engine.Options{FailuresUntil: v.FailuresUntil}); errors.Is(err, engine.ErrNondeterministic) {
+		if err := engine.CheckDeterminismN(p.cfg, v.Choices, engine.Options{FailuresUntil: v.FailuresUntil}, p.replays(v.Steps)); errors.Is(err, engine.ErrNondeterministic) {
 			nf := p.nondeterminism(err, v.Choices, v.FailuresUntil)
 			*f = *nf
 			return
@@ -279,9 +279,24 @@ func (p *pipeline) nondeterminism(err error, choices []int32, failuresUntil int)
 	return f
 }
 
-// precheck replays a seeded walk of up to 1,000 steps twice and compares
-// the state hashes step by step; it returns the nondeterminism finding
-// when they differ. A handler that panics or hangs on the way ends the walk
+// replays is how many times the determinism checks replay a path of steps
+// steps: Options.Replays, or by default 32 for paths up to 3,000 steps and
+// fewer for longer ones, down to engine.DefaultReplays (the replays cost
+// steps times replays steps, with two state encodings a step for the
+// escape checks). A handler that lets the order of a two-entry map decide
+// something once in a path makes a replay differ from the first only about
+// one time in six (Go's swiss-table maps), so catching it in 99% of runs
+// takes about 30 replays; see scripts/nondet.
+func (p *pipeline) replays(steps int) int {
+	if p.opts.Replays > 0 {
+		return p.opts.Replays
+	}
+	return min(32, max(engine.DefaultReplays, 100_000/max(steps, 1)))
+}
+
+// precheck replays a seeded walk of up to 1,000 steps several times (see
+// replays) and compares the states step by step; it returns the
+// nondeterminism finding when they differ. A handler that panics or hangs on the way ends the walk
 // there: the search itself finds and reports it.
 func (p *pipeline) precheck() *Finding {
 	s, err := engine.New(p.cfg, engine.Options{Chooser: walks.NewChooser(walks.SeedFor(p.opts.Seed, 1<<41), false)})
@@ -302,7 +317,7 @@ func (p *pipeline) precheck() *Finding {
 		return nil // a hang: the search reports it
 	}
 	choices := s.ChoiceValues()[:s.StepStart(steps)]
-	if err := engine.CheckDeterminism(p.cfg, choices, engine.Options{}); errors.Is(err, engine.ErrNondeterministic) {
+	if err := engine.CheckDeterminismN(p.cfg, choices, engine.Options{}, p.replays(steps)); errors.Is(err, engine.ErrNondeterministic) {
 		return p.nondeterminism(err, choices, 0)
 	}
 	return nil

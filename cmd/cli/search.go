@@ -45,6 +45,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.IntVar(&o.PrefixSteps, "prefix-steps", 0, "first walk to a live steady state of at least this many steps, save it as prefix.trace, and search from its end")
 	fs.DurationVar(&o.HandlerTimeout, "handler-timeout", search.Options{}.HandlerTimeout, "report a handler that runs longer than this (default 5s)")
 	fs.BoolVar(&o.NoCritical, "no-critical", false, "skip the critical-transition search")
+	fs.IntVar(&o.Replays, "replays", 0, "replays the determinism checks compare (0: 32 for paths up to 3,000 steps, fewer for longer ones)")
 	fs.BoolVar(&o.Lasso.On, "lasso", false, "detect hot fair lassos during walks: a repeated state, a cycle with no live state in which nothing is starved, replayed --lasso-replays times (seed 000)")
 	fs.IntVar(&o.Lasso.Replays, "lasso-replays", 10, "RT: times a suspected cycle is replayed before it is reported")
 	fs.BoolVar(&o.Lasso.Partial, "partial-hash", false, "compare states by node type (or a service's LassoKey) and pending message types only, for systems whose exact state never repeats")
