@@ -101,8 +101,8 @@ func set(k int) map[string]bool {
 	return m
 }
 
-func (n *node) HandleApp(ctx *sim.Context, req any)                          { n.act(n, ctx) }
-func (n *node) HandleTimer(ctx *sim.Context, name string)                    { n.Ticks++ }
+func (n *node) HandleApp(ctx *sim.Context, req any)                            { n.act(n, ctx) }
+func (n *node) HandleTimer(ctx *sim.Context, name string)                      { n.Ticks++ }
 func (n *node) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {}
 
 func system(kind int) *sim.System {

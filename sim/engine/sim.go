@@ -1115,6 +1115,8 @@ func (s *Sim) run(ev *Event) (err error) {
 				}
 			}
 			nd.endHash = s.hashNode(s.w.svcs[id])
+			// The same encoding Hash would compute next.
+			nd.hash, nd.dirty = nd.endHash, false
 		}
 		if s.log != nil {
 			s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Msg("end")
