@@ -275,8 +275,8 @@ func TestBootPanic(t *testing.T) {
 	cfg.Service = func(id sim.NodeID) sim.Service {
 		return &Script{start: func(ctx *sim.Context, n *Script) {
 			if ctx.Self() == 1 {
-				var m map[string]int
-				m["x"] = 1
+				var seen []int
+				_ = seen[ctx.Self()] // index out of range
 			}
 		}}
 	}
