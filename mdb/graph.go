@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -351,6 +352,20 @@ func (g *graph) text(w io.Writer) {
 			r[center(node)] = 'A'
 		case engine.EvReset:
 			r[center(node)] = 'X'
+		case engine.EvCrash:
+			r[center(node)] = '#'
+		case engine.EvDuplicate:
+			r[center(node)] = '2'
+		case engine.EvPartition, engine.EvHeal:
+			mark := '|'
+			if ev.Kind == engine.EvHeal {
+				mark = '+'
+			}
+			for i := 0; i < 64; i++ {
+				if ev.Split&(1<<i) != 0 && center(i) < len(r) {
+					r[center(i)] = mark
+				}
+			}
 		case engine.EvConnError:
 			r[center(node)] = '!'
 		case engine.EvBreak:
@@ -402,6 +417,15 @@ func (g *graph) text(w io.Writer) {
 		}
 	}
 	legend := "o-->: message  o..x: dropped  x~~x: break  T: timer  A: app request  X: reset  !: connection error  *: critical  >: current"
+	faults := map[engine.EventKind]string{engine.EvCrash: "#: crash", engine.EvDuplicate: "2: duplicated",
+		engine.EvPartition: "|/+: partition/heal (the side cut off)"}
+	for _, k := range []engine.EventKind{engine.EvCrash, engine.EvDuplicate, engine.EvPartition} {
+		if slices.ContainsFunc(g.steps, func(st *stepRec) bool {
+			return st.ev.Kind == k || k == engine.EvPartition && st.ev.Kind == engine.EvHeal
+		}) {
+			legend += "  " + faults[k]
+		}
+	}
 	if showCycle {
 		legend += "  ┌│└: cycle"
 	}
@@ -576,6 +600,8 @@ func (g *graph) svg(w io.Writer) error {
 		case engine.EvReset:
 			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-size=\"20\" font-weight=\"bold\" text-anchor=\"middle\">%s</text>\n", xx, yy+7, "✕")
 			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-weight=\"bold\">reset</text>\n", xx+12, yy+4)
+		case engine.EvCrash, engine.EvDuplicate, engine.EvPartition, engine.EvHeal:
+			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-weight=\"bold\">%s</text>\n", xx+12, yy+4, esc(ev.String()))
 		case engine.EvConnError:
 			f("<circle cx=\"%d\" cy=\"%d\" r=\"5\" fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\"/>\n", xx, yy)
 			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\">%s</text>\n", xx+10, yy+4, esc(fmt.Sprintf("connection to node %d broke", ev.Peer)))
