@@ -101,11 +101,12 @@ func WriteLog(t *trace.Trace, path string) error {
 	logger := engine.NewLogger(&buf)
 	fmt.Fprintf(&buf, "# macemc %s: system %s %s, %d steps, %s\n", trace.ToolVersion, t.System, sim.Params(t.Params).Canonical(), t.Steps, t.Kind)
 	s, err := t.Replay(-1, logger)
+	failed := errors.Is(err, engine.ErrHandlerPanic) || errors.Is(err, engine.ErrHang)
 	switch {
-	case s == nil && err != nil && !errors.Is(err, engine.ErrHandlerPanic):
+	case err != nil && (s == nil || !failed):
 		return fmt.Errorf("replay for %s: %w", path, err)
-	case s == nil:
-		// A handler panicked while the system booted.
+	case err != nil && s.Steps() == 0:
+		// A handler panicked or hung while the system booted.
 		fmt.Fprintf(&buf, "# replay stopped at boot: %v\n", err)
 	case err != nil:
 		// A path that ends in a handler failure replays up to it.

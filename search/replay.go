@@ -135,16 +135,16 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 		c.Walks = DefaultWalks
 	}
 	start := time.Now()
-	cr, err := critical.Find(c)
+	quiescent := false
+	if s, err := t.Replay(-1, nil); err == nil {
+		quiescent = len(s.Ready()) == 0
+	}
+	cr, crit, err := findCritical(c, quiescent)
 	if err != nil {
 		return nil, fmt.Errorf("critical transition: %w", err)
 	}
-	out := &Refined{Files: map[string]string{}, Critical: &Critical{Step: cr.Step, Condition: cr.Condition, Event: cr.Event.String(),
-		Node: int(cr.Event.Node), Kind: cr.Event.Kind.String(), Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: len(cr.Probes),
-		Elapsed: time.Since(start), Explain: cr.Explain()}}
-	if cr.Event.Msg != nil && cr.Event.Kind != engine.EvApp {
-		out.Critical.Message = sim.MessageName(cr.Event.Msg)
-	}
+	crit.Elapsed = time.Since(start)
+	out := &Refined{Files: map[string]string{}, Critical: crit}
 	if o.Out == "" {
 		o.Out = "."
 	}

@@ -299,9 +299,9 @@ func (p *pipeline) replays(steps int) int {
 // nondeterminism finding when they differ. A handler that panics or hangs on the way ends the walk
 // there: the search itself finds and reports it.
 func (p *pipeline) precheck() *Finding {
-	s, err := engine.New(p.cfg, engine.Options{Chooser: walks.NewChooser(walks.SeedFor(p.opts.Seed, 1<<41), false)})
+	s, err := engine.NewGuarded(p.cfg, engine.Options{Chooser: walks.NewChooser(walks.SeedFor(p.opts.Seed, 1<<41), false)}, p.opts.HandlerTimeout)
 	if err != nil {
-		return nil // Start panicked: the search reports it
+		return nil // Start panicked or hung: the search reports it
 	}
 	steps := 0
 	err = s.Guard(p.opts.HandlerTimeout, func() error {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
@@ -106,18 +105,8 @@ func (r *Report) writeText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %d steps)\n", f.Property, how, f.Steps)
 		if c := f.Critical; c != nil {
-			switch {
-			case c.Step < 0:
-			case c.Condition == critical.C2:
-				// C2 names no transition: it is where the search stopped.
-				fmt.Fprintf(w, "no critical transition found within the search depth (condition C2, k=%d, d_max=%d, %d probes, %.2fs)\n",
-					c.Walks, c.WalkDepth, c.Probes, c.Elapsed.Seconds())
-			case c.Event == "":
-				fmt.Fprintf(w, "dead from step %d (condition %s, k=%d, d_max=%d, %d probes, %.2fs)\n",
-					c.Step, c.Condition, c.Walks, c.WalkDepth, c.Probes, c.Elapsed.Seconds())
-			default:
-				fmt.Fprintf(w, "critical transition: step %d, %s (condition %s: dead from this step, k=%d, d_max=%d, %d probes, %.2fs)\n",
-					c.Step, c.Event, c.Condition, c.Walks, c.WalkDepth, c.Probes, c.Elapsed.Seconds())
+			if c.Step >= 0 {
+				fmt.Fprintln(w, c.Headline())
 			}
 			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(strings.TrimSpace(c.Explain), "\n", "\n  "))
 			if c.Note != "" {

@@ -505,7 +505,15 @@ func (r *runner) status() {
 // and handing the walk to the workers.
 func (r *runner) coordinate(jobs chan<- *job) error {
 	c := &r.cfg
-	s, err := engine.New(c.System, engine.Options{})
+	s, err := engine.NewGuarded(c.System, engine.Options{}, c.HandlerTimeout)
+	var hang *engine.HangError
+	if errors.As(err, &hang) {
+		// Start did not return: the first path's violation.
+		close(jobs)
+		close(r.quit)
+		r.commit(&job{index: 0, result: &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: hang.Choices, Err: err}})
+		return nil
+	}
 	if s == nil {
 		close(jobs)
 		return err
@@ -604,7 +612,6 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 			}
 		}
 	})
-	var hang *engine.HangError
 	if errors.As(err, &hang) {
 		close(r.quit)
 		// The hung path is the violation; report it in order.
@@ -824,8 +831,8 @@ func (r *runner) takeSim() (*engine.Sim, error) {
 	case s := <-r.pool:
 		return s, nil
 	default:
-		s, err := engine.New(r.cfg.System, engine.Options{})
-		if s == nil {
+		s, err := engine.NewGuarded(r.cfg.System, engine.Options{}, r.cfg.HandlerTimeout)
+		if s == nil || errors.Is(err, engine.ErrHang) {
 			return nil, err
 		}
 		return s, nil // a boot that panicked fails again when it is reset
@@ -851,8 +858,9 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 	rnd := engine.NewRandom(0)
 	rnd.Unbiased = c.Unbiased
 	for {
-		s, err := engine.New(c.System, engine.Options{Chooser: rnd})
-		if s == nil {
+		s, err := engine.NewGuarded(c.System, engine.Options{Chooser: rnd}, c.HandlerTimeout)
+		if s == nil || errors.Is(err, engine.ErrHang) {
+			// A Start that hangs is the coordinator's to report.
 			r.drain(jobs, results, err)
 			return
 		}

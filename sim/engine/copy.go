@@ -40,6 +40,12 @@ var checkCopiesEnv = os.Getenv("MACEMC_CHECK_COPIES") == "1"
 // and ErrNondeterministic. With Options.CheckCopies, every copy is checked
 // against its original (CheckCopy) the same way.
 func (s *Sim) Clone(c Chooser) *Sim {
+	if s.broken != nil && s.w.step == 0 {
+		// The boot failed (it would again): the copy is for looking at.
+		cp := s.deepCopy(c)
+		cp.broken = s.broken
+		return cp
+	}
 	var cp *Sim
 	if s.opts.CopyByReplay || s.broken != nil || s.CopyProblem() != "" {
 		cp = s.replayCopy(c)

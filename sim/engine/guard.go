@@ -141,11 +141,17 @@ func (s *Sim) SwapState(o *Sim) {
 // Replay rebuilds cfg's initial state and replays choices, stopping after
 // steps transitions (or when the choices run out if steps < 0). The
 // returned simulator goes on with the exhausted Recorded chooser: set another.
+// The boot runs under the watchdog (NewGuarded); a boot that panics or
+// hangs returns its error with the failed simulator.
 func Replay(cfg *sim.Config, choices []int32, steps int, opts Options) (*Sim, error) {
 	r := NewRecorded(choices)
 	opts.Chooser = r
-	s, err := New(cfg, opts)
+	s, err := NewGuarded(cfg, opts, 0)
 	if err != nil {
+		if s != nil && (errors.Is(err, ErrHandlerPanic) || errors.Is(err, ErrHang)) {
+			// The execution ends at boot: its failed state is all there is.
+			return s, fmt.Errorf("replay: %w", err)
+		}
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	for steps < 0 || s.Steps() < steps {

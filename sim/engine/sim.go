@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/rs/zerolog"
@@ -303,6 +304,21 @@ func New(cfg *sim.Config, opts Options) (*Sim, error) {
 	}
 	s := newSim(cfg, opts)
 	if err := s.boot(); err != nil {
+		s.broken = err
+		return s, err
+	}
+	return s, nil
+}
+
+// NewGuarded is New with the system's boot under Guard's watchdog: a Start
+// that does not return within timeout (0: DefaultHandlerTimeout) makes it
+// return a *HangError, with the simulator, abandoned.
+func NewGuarded(cfg *sim.Config, opts Options, timeout time.Duration) (*Sim, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := newSim(cfg, opts)
+	if err := s.Guard(timeout, s.boot); err != nil {
 		s.broken = err
 		return s, err
 	}
