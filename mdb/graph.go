@@ -362,7 +362,7 @@ func (g *graph) text(w io.Writer) {
 				mark = '+'
 			}
 			for i := 0; i < 64; i++ {
-				if ev.Split&(1<<i) != 0 && center(i) < len(r) {
+				if ev.Side()&(1<<i) != 0 && center(i) < len(r) {
 					r[center(i)] = mark
 				}
 			}

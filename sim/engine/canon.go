@@ -641,11 +641,13 @@ func (s *Sim) Hash() uint64 {
 		if nd.down {
 			h = mix(h, 0x646f776e)
 		}
-		if nd.restarts > 0 {
-			h = mix(h, 0x72657374)
-		}
-		if nd.draws > 0 {
-			h = mix(h, nd.draws)
+		if e := &s.w.ext[i]; e.restarts|int(e.draws) != 0 {
+			if e.restarts > 0 {
+				h = mix(h, 0x72657374)
+			}
+			if e.draws > 0 {
+				h = mix(h, e.draws)
+			}
 		}
 		h = mix(h, 0xff)
 	}

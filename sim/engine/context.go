@@ -37,14 +37,20 @@ func (r *runtime) Check() {
 // an effect checks it first: a call from outside the node's handlers (a
 // goroutine the handler started, a Context kept after it returned) is an
 // escape, recorded for the simulator to report and otherwise ignored; it
-// cannot be unwound, since it does not run in a handler.
+// cannot be unwound, since it does not run in a handler. Performance: the
+// common case is two loads, inlined.
 func (r *runtime) inHandler(node int, call string) bool {
+	if r.progress.Load()>>40 == uint64(node)+1 && !r.abandoned.Load() {
+		return true
+	}
+	return r.outside(node, call)
+}
+
+// outside is inHandler's slow path: an abandoned execution unwinds, a call
+// from outside the node's handlers is recorded as an escape.
+func (r *runtime) outside(node int, call string) bool {
 	if r.abandoned.Load() {
 		panic(errAbandoned)
-	}
-	p := r.progress.Load()
-	if p&1 == 1 && p>>40 == uint64(node)+1 {
-		return true
 	}
 	r.escape.CompareAndSwap(nil, &EscapeError{Node: sim.NodeID(node), Step: r.w.step + 1, Call: call})
 	return false
@@ -72,19 +78,14 @@ func (r *runtime) Up(node int) bool { return node >= 0 && node < r.n && !r.w.nod
 
 // Send implements hook.Runtime.
 func (r *runtime) Send(from, to int, msg any, datagram bool) {
-	call := "Send"
-	if datagram {
-		call = "SendDatagram"
-	}
-	if !r.inHandler(from, call) {
+	// inHandler, written out: this is the step loop's hottest call.
+	if r.progress.Load()>>40 != uint64(from)+1 || r.abandoned.Load() {
+		r.outside(from, sendCall(datagram))
 		return
 	}
 	s := r.sim()
-	if to < 0 || to >= s.n {
-		misuse(from, call, "node %d sends %s to node %d, which does not exist (nodes 0-%d)", from, FormatValue(msg), to, s.n-1)
-	}
-	if msg == nil {
-		misuse(from, call, "node %d sends a nil message to node %d", from, to)
+	if to < 0 || to >= s.n || msg == nil {
+		r.badSend(from, to, msg, datagram)
 	}
 	p := pending{msg: msg, from: sim.NodeID(from), to: sim.NodeID(to), weight: s.messageWeight(msg)}
 	if s.log != nil {
@@ -95,7 +96,7 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 		s.log.Info().Int("step", s.logStep()).Int("node", from).Int("to", to).Str("type", sim.MessageName(msg)).Msg(what + FormatValue(msg))
 	}
 	switch {
-	case s.w.nodes[to].down:
+	case s.w.down > 0 && s.w.nodes[to].down:
 		s.logLost(p, "node down")
 	case datagram && s.w.cut != 0 && s.across(p.from, p.to):
 		s.logLost(p, "partition")
@@ -104,6 +105,22 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 	default:
 		s.push(from*s.n+to, p)
 	}
+}
+
+// sendCall is the name of the Context method that sends.
+func sendCall(datagram bool) string {
+	if datagram {
+		return "SendDatagram"
+	}
+	return "Send"
+}
+
+// badSend unwinds a send to a node that does not exist or of a nil message.
+func (r *runtime) badSend(from, to int, msg any, datagram bool) {
+	if msg == nil {
+		misuse(from, sendCall(datagram), "node %d sends a nil message to node %d", from, to)
+	}
+	misuse(from, sendCall(datagram), "node %d sends %s to node %d, which does not exist (nodes 0-%d)", from, FormatValue(msg), to, r.n-1)
 }
 
 // SetTimer implements hook.Runtime.
@@ -206,7 +223,7 @@ func (r *runtime) Monotone(node int) uint64 {
 // Restarted implements hook.Runtime.
 func (r *runtime) Restarted(node int) bool {
 	r.Check()
-	return r.w.nodes[node].restarts > 0
+	return r.w.ext[node].restarts > 0
 }
 
 // RandBytes implements hook.Runtime: the node's stream is splitmix64 over
@@ -216,10 +233,10 @@ func (r *runtime) RandBytes(node int, p []byte) {
 		clear(p)
 		return
 	}
-	nd := &r.w.nodes[node]
+	e := &r.w.ext[node]
 	for len(p) > 0 {
-		nd.draws++
-		x := splitmix(uint64(node)<<32 ^ nd.draws ^ 0x6d6163656d63)
+		e.draws++
+		x := splitmix(uint64(node)<<32 ^ e.draws ^ 0x6d6163656d63)
 		for i := 0; i < 8 && len(p) > 0; i++ {
 			p[0] = byte(x >> (8 * i))
 			p = p[1:]

@@ -43,7 +43,7 @@ func (s *Sim) Clone(c Chooser) *Sim {
 	if s.broken != nil && s.w.step == 0 {
 		// The boot failed (it would again): the copy is for looking at.
 		cp := s.deepCopy(c)
-		cp.broken = s.broken
+		cp.breaks(s.broken)
 		return cp
 	}
 	var cp *Sim
@@ -55,7 +55,7 @@ func (s *Sim) Clone(c Chooser) *Sim {
 	if s.opts.CheckCopies && cp.broken == nil {
 		// Check a second copy made the same way (CheckCopy steps it).
 		if err := CheckCopy(s, s.deepOrReplay()); err != nil {
-			cp.broken = err
+			cp.breaks(err)
 		}
 	}
 	return cp
@@ -93,8 +93,8 @@ func (s *Sim) replayCopy(c Chooser) *Sim {
 	opts.Chooser, opts.NoFailures, opts.FailuresUntil = rec, !first.failures, first.until
 	cp := newSim(s.cfg, opts)
 	fail := func(err error) *Sim {
-		cp.broken = fmt.Errorf("%w: %w: copying by replay from the initial state, the copy diverged from its original at step %d: %w",
-			ErrCopy, ErrNondeterministic, cp.w.step, err)
+		cp.breaks(fmt.Errorf("%w: %w: copying by replay from the initial state, the copy diverged from its original at step %d: %w",
+			ErrCopy, ErrNondeterministic, cp.w.step, err))
 		cp.chooser = c
 		return cp
 	}
@@ -102,7 +102,7 @@ func (s *Sim) replayCopy(c Chooser) *Sim {
 		if s.broken == nil || s.w.step > 0 {
 			return fail(err)
 		}
-		cp.broken = s.broken // the original failed at boot too
+		cp.breaks(s.broken) // the original failed at boot too
 		cp.chooser = c
 		return cp
 	}

@@ -140,14 +140,14 @@ func TestPartitionHeals(t *testing.T) {
 	var sides []uint64
 	for _, ev := range s.Ready() {
 		if ev.Kind == engine.EvPartition {
-			sides = append(sides, ev.Split)
+			sides = append(sides, ev.Side())
 		}
 	}
 	if !slices.Equal(sides, []uint64{1, 2, 4}) {
 		t.Fatalf("partition sides %v, want each node alone", sides)
 	}
 	step(t, s, kind(engine.EvApp, 0))
-	ev := step(t, s, func(ev engine.Event) bool { return ev.Kind == engine.EvPartition && ev.Split == 4 })
+	ev := step(t, s, func(ev engine.Event) bool { return ev.Kind == engine.EvPartition && ev.Side() == 4 })
 	if ev.String() != "the network partitions: {2} | the rest" {
 		t.Fatal(ev)
 	}

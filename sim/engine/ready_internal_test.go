@@ -89,12 +89,12 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 		}
 		if s.w.partitions < f.Partitions && s.w.cut == 0 {
 			for i, side := range f.PartitionSides(s.n) {
-				add(Event{Kind: EvPartition, Node: sim.NodeID(bits.TrailingZeros64(side)), Split: side, ref: i}, s.weights.Failure)
+				add(Event{Kind: EvPartition, Node: sim.NodeID(bits.TrailingZeros64(side)), Peer: sim.NodeID(side), ref: i}, s.weights.Failure)
 			}
 		}
 	}
 	if s.w.cut != 0 {
-		add(Event{Kind: EvHeal, Node: sim.NodeID(bits.TrailingZeros64(s.w.cut)), Split: s.w.cut}, s.weights.Timer)
+		add(Event{Kind: EvHeal, Node: sim.NodeID(bits.TrailingZeros64(s.w.cut)), Peer: sim.NodeID(s.w.cut)}, s.weights.Timer)
 	}
 	return evs, ws
 }
@@ -254,7 +254,7 @@ func TestReadySummaries(t *testing.T) {
 				}
 				for i := range got {
 					if got[i].Kind != want[i].Kind || got[i].Node != want[i].Node || got[i].Peer != want[i].Peer ||
-						got[i].Timer != want[i].Timer || got[i].Msg != want[i].Msg || got[i].ref != want[i].ref || got[i].Split != want[i].Split {
+						got[i].Timer != want[i].Timer || got[i].Msg != want[i].Msg || got[i].ref != want[i].ref {
 						t.Fatalf("reorder %v walk %d step %d: ready[%d] = %+v, want %+v", reorder, walk, step, i, got[i], want[i])
 					}
 				}

@@ -24,12 +24,12 @@ func (s *Sim) Reset(c Chooser) error {
 	s.err, s.stepErr, s.broken, s.prevSvc, s.encErr = nil, nil, nil, nil, nil
 	s.escape.Store(nil)
 	for i := range w.nodes {
-		nd := &w.nodes[i]
-		nd.down, nd.restarts, nd.draws = false, 0, 0
+		w.nodes[i].down = false
+		w.ext[i] = nodeExt{}
 		s.initNode(sim.NodeID(i), false)
 	}
 	if err := s.boot(); err != nil {
-		s.broken = err
+		s.breaks(err)
 		return err
 	}
 	return nil

@@ -127,19 +127,24 @@ type node struct {
 	connErrs []sim.NodeID
 	hash     uint64
 	dirty    bool
-	// down: the node crashed for good; restarts counts its resets; draws
-	// is its position in its deterministic random stream (Context.Reader).
-	down     bool
+	down     bool // the node crashed for good
+}
+
+// nodeExt is the part of a node's record that steps seldom touch, kept
+// apart so that the records the step loop reads stay small: restarts
+// counts the node's resets, draws is its position in its deterministic
+// random stream (Context.Reader), endHash its state hash at the end of its
+// last handler when Options.CheckEscapes is on (0: none).
+type nodeExt struct {
 	restarts int
 	draws    uint64
-	// endHash is the node's state hash at the end of its last handler,
-	// kept when Options.CheckEscapes is on (0: none).
-	endHash uint64
+	endHash  uint64
 }
 
 // world is everything a snapshot copies.
 type world struct {
 	nodes []node
+	ext   []nodeExt // by node id
 	// svcs holds every node's service struct, by node id: the slice the
 	// properties' View reads.
 	svcs  []sim.Service
@@ -304,7 +309,7 @@ func New(cfg *sim.Config, opts Options) (*Sim, error) {
 	}
 	s := newSim(cfg, opts)
 	if err := s.boot(); err != nil {
-		s.broken = err
+		s.breaks(err)
 		return s, err
 	}
 	return s, nil
@@ -319,7 +324,7 @@ func NewGuarded(cfg *sim.Config, opts Options, timeout time.Duration) (*Sim, err
 	}
 	s := newSim(cfg, opts)
 	if err := s.Guard(timeout, s.boot); err != nil {
-		s.broken = err
+		s.breaks(err)
 		return s, err
 	}
 	return s, nil
@@ -343,6 +348,7 @@ func newSim(cfg *sim.Config, opts Options) *Sim {
 	s.filters()
 	s.bind()
 	s.w.nodes = padded[node](s.n)
+	s.w.ext = make([]nodeExt, s.n)
 	s.w.svcs = make([]sim.Service, s.n)
 	s.w.conns = padded[queue](s.n * s.n)
 	s.w.busy = padded[uint64]((s.n*s.n + 63) / 64)
@@ -437,7 +443,7 @@ func (s *Sim) initNode(id sim.NodeID, reset bool) {
 	}
 	nd.connErrs = nd.connErrs[:0]
 	nd.dirty = true
-	nd.endHash = 0
+	s.w.ext[id].endHash = 0
 }
 
 // disarm unschedules every timer of nd.
@@ -609,35 +615,43 @@ func (s *Sim) Ready() []Event {
 	return s.readyEv
 }
 
-// event builds the Event of a ready entry from the world.
+// event builds the Event of a ready entry from the world. Performance:
+// the common kinds are tested first, one by one (a jump table over every
+// kind mispredicts on the step loop's random kinds).
 func (s *Sim) event(k readyEnt) Event {
+	switch k.kind {
+	case EvDatagram, EvDrop:
+		p := &s.w.dgrams[k.ref]
+		return Event{Kind: k.kind, Node: p.to, Peer: p.from, Msg: p.msg, ref: int(k.ref)}
+	case EvMessage:
+		q := &s.w.conns[k.ref]
+		p := &q.items[q.head]
+		return Event{Kind: EvMessage, Node: p.to, Peer: p.from, Msg: p.msg, ref: int(k.ref)}
+	case EvTimer:
+		return Event{Kind: EvTimer, Node: sim.NodeID(k.node), Timer: s.w.nodes[k.node].timers[k.ref].name, ref: int(k.ref)}
+	}
+	return s.rareEvent(k)
+}
+
+// rareEvent is event for the other kinds.
+func (s *Sim) rareEvent(k readyEnt) Event {
 	switch k.kind {
 	case EvApp:
 		nd := &s.w.nodes[k.node]
 		return Event{Kind: EvApp, Node: sim.NodeID(k.node), Msg: appRequest(nd.app[nd.appNext])}
 	case EvConnError:
 		return Event{Kind: EvConnError, Node: sim.NodeID(k.node), Peer: s.w.nodes[k.node].connErrs[0]}
-	case EvMessage:
-		q := &s.w.conns[k.ref]
-		p := &q.items[q.head]
-		return Event{Kind: EvMessage, Node: p.to, Peer: p.from, Msg: p.msg, ref: int(k.ref)}
-	case EvDatagram, EvDrop:
-		p := &s.w.dgrams[k.ref]
-		return Event{Kind: k.kind, Node: p.to, Peer: p.from, Msg: p.msg, ref: int(k.ref)}
-	case EvTimer:
-		return Event{Kind: EvTimer, Node: sim.NodeID(k.node), Timer: s.w.nodes[k.node].timers[k.ref].name, ref: int(k.ref)}
 	case EvBreak:
 		return Event{Kind: EvBreak, Node: sim.NodeID(k.node), Peer: sim.NodeID(k.ref)}
 	case EvDuplicate:
 		p := &s.w.dgrams[k.ref]
 		return Event{Kind: EvDuplicate, Node: p.to, Peer: p.from, Msg: p.msg, ref: int(k.ref)}
 	case EvPartition:
-		return Event{Kind: EvPartition, Node: sim.NodeID(k.node), Split: s.sides[k.ref], ref: int(k.ref)}
+		return Event{Kind: EvPartition, Node: sim.NodeID(k.node), Peer: sim.NodeID(s.sides[k.ref]), ref: int(k.ref)}
 	case EvHeal:
-		return Event{Kind: EvHeal, Node: sim.NodeID(k.node), Split: s.w.cut}
-	default:
-		return Event{Kind: k.kind, Node: sim.NodeID(k.node)}
+		return Event{Kind: EvHeal, Node: sim.NodeID(k.node), Peer: sim.NodeID(s.w.cut)}
 	}
+	return Event{Kind: k.kind, Node: sim.NodeID(k.node)}
 }
 
 // buildReady lists the pending events in canonical order. Performance: it
@@ -667,14 +681,13 @@ func (s *Sim) buildReady() {
 		}
 	}
 	conns := s.w.conns
-	cut := s.w.cut
 	for wi, word := range s.w.busy {
 		for word != 0 {
 			c := wi<<6 | bits.TrailingZeros64(word)
 			word &= word - 1
 			q := &conns[c]
 			p := &q.items[q.head]
-			if cut != 0 && s.across(p.from, p.to) {
+			if s.w.cut != 0 && s.across(p.from, p.to) {
 				continue // held by the partition
 			}
 			ready = append(ready, readyEnt{kind: EvMessage, node: int32(p.to), ref: int32(c)})
@@ -702,59 +715,11 @@ func (s *Sim) buildReady() {
 			}
 		}
 	}
-	if s.failures && (s.until <= 0 || s.w.step < s.until) {
-		f := &s.cfg.Failures
-		if s.w.drops < f.Drops {
-			for d := range dgrams {
-				if p := &dgrams[d]; s.mayFailLink(int(p.from), int(p.to)) {
-					ready = append(ready, readyEnt{kind: EvDrop, node: int32(p.to), ref: int32(d)})
-					readyW = append(readyW, wt.Failure)
-				}
-			}
-		}
-		if s.w.breaks < f.Breaks {
-			for a := 0; a < s.n; a++ {
-				for b := a + 1; b < s.n; b++ {
-					if (conns[a*s.n+b].len() > 0 || conns[b*s.n+a].len() > 0) && s.mayFailLink(a, b) {
-						ready = append(ready, readyEnt{kind: EvBreak, node: int32(a), ref: int32(b)})
-						readyW = append(readyW, wt.Failure)
-					}
-				}
-			}
-		}
-		if s.w.resets < f.Resets {
-			for i := range nodes {
-				if !nodes[i].down && s.mayFailNode(i) {
-					ready = append(ready, readyEnt{kind: EvReset, node: int32(i)})
-					readyW = append(readyW, wt.Failure)
-				}
-			}
-		}
-		if s.w.crashes < f.Crashes {
-			for i := range nodes {
-				if !nodes[i].down && s.mayFailNode(i) {
-					ready = append(ready, readyEnt{kind: EvCrash, node: int32(i)})
-					readyW = append(readyW, wt.Failure)
-				}
-			}
-		}
-		if s.w.dups < f.Duplicates {
-			for d := range dgrams {
-				if p := &dgrams[d]; s.mayFailLink(int(p.from), int(p.to)) {
-					ready = append(ready, readyEnt{kind: EvDuplicate, node: int32(p.to), ref: int32(d)})
-					readyW = append(readyW, wt.Failure)
-				}
-			}
-		}
-		if s.w.partitions < f.Partitions && cut == 0 {
-			for i, side := range s.sides {
-				ready = append(ready, readyEnt{kind: EvPartition, node: int32(bits.TrailingZeros64(side)), ref: int32(i)})
-				readyW = append(readyW, wt.Failure)
-			}
-		}
+	if s.failures && (s.until <= 0 || s.w.step < s.until) && s.budgetLeft() {
+		ready, readyW = s.failureReady(ready, readyW)
 	}
-	if cut != 0 {
-		ready = append(ready, readyEnt{kind: EvHeal, node: int32(bits.TrailingZeros64(cut))})
+	if s.w.cut != 0 {
+		ready = append(ready, readyEnt{kind: EvHeal, node: int32(bits.TrailingZeros64(s.w.cut))})
 		readyW = append(readyW, wt.Timer)
 	}
 	// Store the headers only when append moved the arrays: storing a
@@ -770,6 +735,73 @@ func (s *Sim) buildReady() {
 		s.readyW = readyW
 	}
 	s.readyValid, s.readyEvOK = true, false
+}
+
+// budgetLeft reports whether the execution may still have a failure.
+func (s *Sim) budgetLeft() bool {
+	f, w := &s.cfg.Failures, &s.w
+	return w.drops < f.Drops || w.breaks < f.Breaks || w.resets < f.Resets || w.crashes < f.Crashes ||
+		w.dups < f.Duplicates || w.partitions < f.Partitions && w.cut == 0
+}
+
+// failureReady appends the failure events that may happen now to the
+// ready list. Performance: apart from buildReady, so that the step loop's
+// common case keeps its loops' variables in registers.
+//
+//go:noinline
+func (s *Sim) failureReady(ready []readyEnt, readyW []float64) ([]readyEnt, []float64) {
+	f := &s.cfg.Failures
+	wt := &s.weights
+	nodes, conns, dgrams, cut := s.w.nodes, s.w.conns, s.w.dgrams, s.w.cut
+	if s.w.drops < f.Drops {
+		for d := range dgrams {
+			if p := &dgrams[d]; s.linkOK == nil || s.mayFailLink(int(p.from), int(p.to)) {
+				ready = append(ready, readyEnt{kind: EvDrop, node: int32(p.to), ref: int32(d)})
+				readyW = append(readyW, wt.Failure)
+			}
+		}
+	}
+	if s.w.breaks < f.Breaks {
+		for a := 0; a < s.n; a++ {
+			for b := a + 1; b < s.n; b++ {
+				if (conns[a*s.n+b].len() > 0 || conns[b*s.n+a].len() > 0) && s.mayFailLink(a, b) {
+					ready = append(ready, readyEnt{kind: EvBreak, node: int32(a), ref: int32(b)})
+					readyW = append(readyW, wt.Failure)
+				}
+			}
+		}
+	}
+	if s.w.resets < f.Resets {
+		for i := range nodes {
+			if !nodes[i].down && s.mayFailNode(i) {
+				ready = append(ready, readyEnt{kind: EvReset, node: int32(i)})
+				readyW = append(readyW, wt.Failure)
+			}
+		}
+	}
+	if s.w.crashes < f.Crashes {
+		for i := range nodes {
+			if !nodes[i].down && s.mayFailNode(i) {
+				ready = append(ready, readyEnt{kind: EvCrash, node: int32(i)})
+				readyW = append(readyW, wt.Failure)
+			}
+		}
+	}
+	if s.w.dups < f.Duplicates {
+		for d := range dgrams {
+			if p := &dgrams[d]; s.mayFailLink(int(p.from), int(p.to)) {
+				ready = append(ready, readyEnt{kind: EvDuplicate, node: int32(p.to), ref: int32(d)})
+				readyW = append(readyW, wt.Failure)
+			}
+		}
+	}
+	if s.w.partitions < f.Partitions && cut == 0 {
+		for i, side := range s.sides {
+			ready = append(ready, readyEnt{kind: EvPartition, node: int32(bits.TrailingZeros64(side)), ref: int32(i)})
+			readyW = append(readyW, wt.Failure)
+		}
+	}
+	return ready, readyW
 }
 
 // earlierDatagram reports whether a datagram sent earlier on the same pair
@@ -820,9 +852,6 @@ func (s *Sim) choose(kind ChoiceKind, n int, weights []float64) (int, error) {
 // panicked (ErrHandlerPanic) or the chooser answered impossibly
 // (ErrBadChoice).
 func (s *Sim) Step() (bool, error) {
-	if s.broken != nil {
-		return false, s.broken
-	}
 	s.buildReady()
 	if s.stepErr != nil {
 		return false, s.takeStepErr()
@@ -843,20 +872,26 @@ func (s *Sim) Step() (bool, error) {
 	return true, err
 }
 
-// takeStepErr returns the error of a driver condition that panicked while
-// the ready events were listed, and forgets it.
+// takeStepErr returns why the simulator cannot step: it is broken (a failed
+// boot, a copy that failed), or a driver condition panicked while the
+// ready events were listed (an error it then forgets).
 func (s *Sim) takeStepErr() error {
+	if s.broken != nil {
+		return s.broken
+	}
 	err := s.stepErr
 	s.stepErr, s.readyValid = nil, false
 	return err
 }
 
+// breaks marks the simulator broken: every Step fails with err.
+func (s *Sim) breaks(err error) {
+	s.broken, s.stepErr = err, err
+}
+
 // StepEvent executes ready event i as the next step, recording the choice
 // as if the chooser had answered i. Used by debuggers to branch.
 func (s *Sim) StepEvent(i int) error {
-	if s.broken != nil {
-		return s.broken
-	}
 	s.buildReady()
 	if s.stepErr != nil {
 		return s.takeStepErr()
@@ -904,7 +939,7 @@ func (s *Sim) execute(k readyEnt) error {
 		}
 	case EvReset:
 		s.w.resets++
-		nd.restarts++
+		s.w.ext[ev.Node].restarts++
 		s.initNode(ev.Node, true)
 	case EvBreak:
 		s.w.breaks++
@@ -929,7 +964,7 @@ func (s *Sim) execute(k readyEnt) error {
 		return s.network(ev)
 	case EvPartition:
 		s.w.partitions++
-		s.w.cut = ev.Split
+		s.w.cut = ev.Side()
 		s.logEvent(*ev)
 		// Datagrams in flight across the split are lost.
 		for d := 0; d < len(s.w.dgrams); {
@@ -1081,58 +1116,24 @@ func running(id sim.NodeID) uint64 { return 1 + uint64(id+1)<<40 }
 
 // run executes the handler of ev (which must not be a network event) on
 // node ev.Node, turning a panic into an error. ev stays valid and unchanged
-// while the handler runs.
+// while the handler runs. Performance: the escape checks and the
+// process-wide handler slot (sim.Reader) are in runChecked, off the hot
+// path.
 func (s *Sim) run(ev *Event) (err error) {
+	if s.opts.CheckEscapes || hook.Exclusive() {
+		return s.runChecked(ev)
+	}
 	id := ev.Node
-	nd := &s.w.nodes[id]
-	nd.dirty = true
+	s.w.nodes[id].dirty = true
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + s.eventText(ev))
 	}
-	goroutines := 0
-	if s.opts.CheckEscapes {
-		if nd.endHash != 0 && ev.Kind != EvReset {
-			if h := s.hashNode(s.w.svcs[id]); h != nd.endHash {
-				return &EscapeError{Node: id, Step: s.logStep(), Detail: "its state changed after its last handler returned and before this event"}
-			}
-		}
-		goroutines = goruntime.NumGoroutine()
-	}
-	exclusive := hook.Exclusive() && hook.Enter(s.ctxs[id])
 	s.progress.Add(running(id))
 	defer func() {
-		s.progress.Add(-running(id) + 2) // back to no node, one more end
-		if exclusive {
-			hook.Leave()
-		}
+		s.progress.Add(2 - running(id)) // no node runs; one more end
 		if r := recover(); r != nil {
-			if s.err != nil { // a bad choice inside the handler
-				err, s.err = s.err, nil
-				return
-			}
-			if r == errAbandoned {
-				err = ErrHang
-				return
-			}
-			full := string(debug.Stack())
-			if m, ok := r.(*MisuseError); ok {
-				m.Node = id
-			}
-			err = &HandlerPanicError{Step: s.logStep(), Node: id, Event: s.eventText(ev), Value: r, Stack: trimStack(full), FullStack: full}
-			if s.log != nil {
-				s.log.Error().Int("step", s.logStep()).Int("node", int(id)).Interface("panic", fmt.Sprint(r)).Msg("panic in handler")
-			}
+			err = s.recovered(ev, r)
 			return
-		}
-		if s.opts.CheckEscapes {
-			if goruntime.NumGoroutine() > goroutines {
-				if fn := escapedGoroutine(); fn != "" {
-					err = &EscapeError{Node: id, Step: s.logStep(), Detail: "its handler started a goroutine that was still running when the handler returned (created by " + fn + ")"}
-				}
-			}
-			nd.endHash = s.hashNode(s.w.svcs[id])
-			// The same encoding Hash would compute next.
-			nd.hash, nd.dirty = nd.endHash, false
 		}
 		if s.log != nil {
 			s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Msg("end")
@@ -1149,22 +1150,113 @@ func (s *Sim) run(ev *Event) (err error) {
 	case EvConnError:
 		svc.HandleConnError(ctx, ev.Peer)
 	case EvReset:
-		if prev := s.prevSvc; prev != nil {
-			// A restart: the fresh struct gets the durable state of the
-			// one it replaces.
-			s.prevSvc = nil
-			if d, ok := prev.(sim.Durable); ok {
-				kept := d.Durable()
-				r, ok := svc.(sim.Durable)
-				if !ok {
-					panic(fmt.Sprintf("sim: node %d's old service (%T) is Durable but its new one (%T) is not", id, prev, svc))
-				}
-				r.Restore(kept)
-			}
-		}
-		svc.Start(ctx)
+		s.start(id, ctx, svc)
 	}
 	return nil
+}
+
+// runChecked is run with the escape checks (Options.CheckEscapes) and the
+// process-wide handler slot (sim.Reader).
+func (s *Sim) runChecked(ev *Event) (err error) {
+	id := ev.Node
+	s.w.nodes[id].dirty = true
+	ext := &s.w.ext[id]
+	if s.log != nil {
+		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + s.eventText(ev))
+	}
+	goroutines := 0
+	if s.opts.CheckEscapes {
+		if ext.endHash != 0 && ev.Kind != EvReset {
+			if h := s.hashNode(s.w.svcs[id]); h != ext.endHash {
+				return &EscapeError{Node: id, Step: s.logStep(), Detail: "its state changed after its last handler returned and before this event"}
+			}
+		}
+		goroutines = goruntime.NumGoroutine()
+	}
+	exclusive := hook.Exclusive() && hook.Enter(s.ctxs[id])
+	s.progress.Add(running(id))
+	defer func() {
+		s.progress.Add(2 - running(id))
+		if exclusive {
+			hook.Leave()
+		}
+		if r := recover(); r != nil {
+			err = s.recovered(ev, r)
+			return
+		}
+		if s.opts.CheckEscapes {
+			if goruntime.NumGoroutine() > goroutines {
+				if fn := escapedGoroutine(); fn != "" {
+					err = &EscapeError{Node: id, Step: s.logStep(), Detail: "its handler started a goroutine that was still running when the handler returned (created by " + fn + ")"}
+				}
+			}
+			nd := &s.w.nodes[id]
+			ext.endHash = s.hashNode(s.w.svcs[id])
+			// The same encoding Hash would compute next.
+			nd.hash, nd.dirty = ext.endHash, false
+		}
+		if s.log != nil {
+			s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Msg("end")
+		}
+	}()
+	s.call(ev)
+	return nil
+}
+
+// recovered turns what a handler panicked with into run's error.
+func (s *Sim) recovered(ev *Event, r any) error {
+	if s.err != nil { // a bad choice inside the handler
+		err := s.err
+		s.err = nil
+		return err
+	}
+	if r == errAbandoned {
+		return ErrHang
+	}
+	id := ev.Node
+	full := string(debug.Stack())
+	if m, ok := r.(*MisuseError); ok {
+		m.Node = id
+	}
+	if s.log != nil {
+		s.log.Error().Int("step", s.logStep()).Int("node", int(id)).Interface("panic", fmt.Sprint(r)).Msg("panic in handler")
+	}
+	return &HandlerPanicError{Step: s.logStep(), Node: id, Event: s.eventText(ev), Value: r, Stack: trimStack(full), FullStack: full}
+}
+
+// call calls the handler of ev (run has the same switch inline).
+func (s *Sim) call(ev *Event) {
+	id := ev.Node
+	ctx, svc := s.ctxs[id], s.w.svcs[id]
+	switch ev.Kind {
+	case EvApp:
+		svc.HandleApp(ctx, ev.Msg)
+	case EvMessage, EvDatagram:
+		svc.HandleMessage(ctx, ev.Peer, ev.Msg)
+	case EvTimer:
+		svc.HandleTimer(ctx, ev.Timer)
+	case EvConnError:
+		svc.HandleConnError(ctx, ev.Peer)
+	case EvReset:
+		s.start(id, ctx, svc)
+	}
+}
+
+// start runs Start on node id's struct; after a reset, the struct first
+// gets the durable state of the one it replaces.
+func (s *Sim) start(id sim.NodeID, ctx *sim.Context, svc sim.Service) {
+	if prev := s.prevSvc; prev != nil {
+		s.prevSvc = nil
+		if d, ok := prev.(sim.Durable); ok {
+			kept := d.Durable()
+			r, ok := svc.(sim.Durable)
+			if !ok {
+				panic(fmt.Sprintf("sim: node %d's old service (%T) is Durable but its new one (%T) is not", id, prev, svc))
+			}
+			r.Restore(kept)
+		}
+	}
+	svc.Start(ctx)
 }
 
 // timerIndex finds or adds node id's timer, keeping timers sorted by name.
