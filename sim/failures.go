@@ -14,7 +14,8 @@ var ErrBadFailures = errors.New("sim: bad failure specification")
 // ParseFailures applies a failure specification to f and returns the
 // result: comma-separated NAME=VALUE settings, where NAME is one of
 // resets, crashes, breaks, drops, duplicates, partitions (budgets per
-// execution), reorder (true or false), nodes (the nodes that may reset or
+// execution), pernode (resets and crashes of any one node), reorder (true
+// or false), nodes (the nodes that may reset or
 // crash, joined by "+", or "all"), links (node pairs "a-b" joined by "+",
 // or "all") and splits (partition sides, each its nodes joined by "+",
 // separated by "/", or "default"). Settings not named keep f's value:
@@ -34,7 +35,7 @@ func ParseFailures(f Failures, spec string) (Failures, error) {
 		}
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		budget := map[string]*int{"resets": &f.Resets, "crashes": &f.Crashes, "breaks": &f.Breaks, "drops": &f.Drops,
-			"duplicates": &f.Duplicates, "partitions": &f.Partitions}
+			"duplicates": &f.Duplicates, "partitions": &f.Partitions, "pernode": &f.PerNode}
 		if p, ok := budget[k]; ok {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 || n > 1<<20 {
@@ -78,7 +79,7 @@ func ParseFailures(f Failures, spec string) (Failures, error) {
 				}
 			}
 		default:
-			return f, fmt.Errorf("%w: unknown setting %q (known: resets, crashes, breaks, drops, duplicates, partitions, reorder, nodes, links, splits)", ErrBadFailures, k)
+			return f, fmt.Errorf("%w: unknown setting %q (known: resets, crashes, breaks, drops, duplicates, partitions, pernode, reorder, nodes, links, splits)", ErrBadFailures, k)
 		}
 	}
 	return f, nil
@@ -101,7 +102,8 @@ func parseNodes(v string) ([]NodeID, error) {
 
 // String returns the failures in ParseFailures' form, every budget
 // included, e.g. "resets=1,crashes=0,breaks=0,drops=0,duplicates=0,
-// partitions=1,reorder=false"; nodes, links and splits only when set.
+// partitions=1,reorder=false"; pernode, nodes, links and splits only
+// when set.
 // ParseFailures(Failures{}, f.String()) gives f back.
 func (f Failures) String() string {
 	parts := []string{
@@ -115,6 +117,9 @@ func (f Failures) String() string {
 			s[i] = strconv.Itoa(int(id))
 		}
 		return strings.Join(s, "+")
+	}
+	if f.PerNode > 0 {
+		parts = append(parts, "pernode="+strconv.Itoa(f.PerNode))
 	}
 	if len(f.Nodes) > 0 {
 		parts = append(parts, "nodes="+join(f.Nodes))

@@ -168,6 +168,9 @@ type Failures struct {
 	Reorder bool
 	// Nodes, when not empty, are the only nodes that may reset or crash.
 	Nodes []NodeID
+	// PerNode, when positive, bounds the resets and crashes of any one
+	// node per execution (the budgets above bound them all together).
+	PerNode int
 	// Links, when not empty, are the only links (node pairs, either
 	// direction) on which connections may break and datagrams may be
 	// dropped or duplicated.
@@ -216,7 +219,7 @@ func (f *Failures) validate(n int) error {
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"Resets", f.Resets}, {"Crashes", f.Crashes}, {"Breaks", f.Breaks}, {"Drops", f.Drops}, {"Duplicates", f.Duplicates}, {"Partitions", f.Partitions}} {
+	}{{"Resets", f.Resets}, {"Crashes", f.Crashes}, {"Breaks", f.Breaks}, {"Drops", f.Drops}, {"Duplicates", f.Duplicates}, {"Partitions", f.Partitions}, {"PerNode", f.PerNode}} {
 		if c.v < 0 {
 			return fmt.Errorf("%w: Failures.%s is %d", ErrBadConfig, c.name, c.v)
 		}

@@ -139,6 +139,13 @@ func TestHostedMisbehaviour(t *testing.T) {
 			if code, out, errs := runAs(t, "mybin", "replay", "--trace", rep.Files["error_trace"], "--json"); code > ExitViolation {
 				t.Fatalf("replay: exit %d\n%s%s", code, out, errs)
 			}
+			// The critical subcommand gives the search's answer again.
+			if c.kind == "dead" {
+				code, out, errs := runAs(t, "mybin", "critical", "--trace", rep.Files["error_trace"], "--out", t.TempDir())
+				if code != ExitViolation || !strings.HasPrefix(out, "dead from step 0 (condition C1, k=20") {
+					t.Fatalf("critical: exit %d\n%s%s", code, out, errs)
+				}
+			}
 			// mdb opens it, in the user's binary.
 			code, out, errs = runAs(t, "mybin", "mdb", dir, "-c", "where; log; state 1; quit")
 			if code != 0 || !strings.Contains(out, c.mdb) || !strings.Contains(out, "(mdb ") {

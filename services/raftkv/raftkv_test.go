@@ -128,4 +128,17 @@ func TestNoRetry(t *testing.T) {
 	if rep.Files["live_trace"] == "" {
 		t.Fatal("no live alternative")
 	}
+	// mdb jumps to the critical step and compares the dead path with the
+	// live alternative there.
+	var out strings.Builder
+	s, err := mdb.Open(rep.Files["error_trace"], rep.Files["live_trace"], mdb.Options{Out: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunScript(strings.NewReader("j crit\nfilediff\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "[critical]: node 0 handles app request Put{") || !strings.Contains(out.String(), "--- error step") {
+		t.Fatalf("mdb:\n%s", out.String())
+	}
 }

@@ -68,14 +68,14 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 		}
 		if s.w.resets < f.Resets {
 			for i := range s.w.nodes {
-				if !s.w.nodes[i].down && f.NodeMayFail(sim.NodeID(i)) {
+				if !s.w.nodes[i].down && f.NodeMayFail(sim.NodeID(i)) && (f.PerNode <= 0 || s.w.ext[i].restarts < f.PerNode) {
 					add(Event{Kind: EvReset, Node: sim.NodeID(i)}, s.weights.Failure)
 				}
 			}
 		}
 		if s.w.crashes < f.Crashes {
 			for i := range s.w.nodes {
-				if !s.w.nodes[i].down && f.NodeMayFail(sim.NodeID(i)) {
+				if !s.w.nodes[i].down && f.NodeMayFail(sim.NodeID(i)) && (f.PerNode <= 0 || s.w.ext[i].restarts < f.PerNode) {
 					add(Event{Kind: EvCrash, Node: sim.NodeID(i)}, s.weights.Failure)
 				}
 			}
@@ -220,7 +220,7 @@ func TestReadySummaries(t *testing.T) {
 		f := sim.Failures{Drops: 3, Breaks: 3, Resets: 3, Crashes: 1, Duplicates: 2, Partitions: 2, Reorder: reorder}
 		if reorder {
 			// Faults only where the filters allow them.
-			f.Nodes, f.Links, f.Splits = []sim.NodeID{1, 3}, []sim.Link{{0, 1}, {2, 1}}, [][]sim.NodeID{{0, 1}, {3}}
+			f.Nodes, f.Links, f.Splits, f.PerNode = []sim.NodeID{1, 3}, []sim.Link{{0, 1}, {2, 1}}, [][]sim.NodeID{{0, 1}, {3}}, 2
 		}
 		cfg := &sim.Config{
 			Nodes:    4,

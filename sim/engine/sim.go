@@ -773,7 +773,7 @@ func (s *Sim) failureReady(ready []readyEnt, readyW []float64) ([]readyEnt, []fl
 	}
 	if s.w.resets < f.Resets {
 		for i := range nodes {
-			if !nodes[i].down && s.mayFailNode(i) {
+			if !nodes[i].down && s.mayFailNode(i) && (f.PerNode <= 0 || s.w.ext[i].restarts < f.PerNode) {
 				ready = append(ready, readyEnt{kind: EvReset, node: int32(i)})
 				readyW = append(readyW, wt.Failure)
 			}
@@ -781,7 +781,7 @@ func (s *Sim) failureReady(ready []readyEnt, readyW []float64) ([]readyEnt, []fl
 	}
 	if s.w.crashes < f.Crashes {
 		for i := range nodes {
-			if !nodes[i].down && s.mayFailNode(i) {
+			if !nodes[i].down && s.mayFailNode(i) && (f.PerNode <= 0 || s.w.ext[i].restarts < f.PerNode) {
 				ready = append(ready, readyEnt{kind: EvCrash, node: int32(i)})
 				readyW = append(readyW, wt.Failure)
 			}
