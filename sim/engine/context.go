@@ -52,7 +52,9 @@ func (r *runtime) outside(node int, call string) bool {
 	if r.abandoned.Load() {
 		panic(errAbandoned)
 	}
-	r.escape.CompareAndSwap(nil, &EscapeError{Node: sim.NodeID(node), Step: r.w.step + 1, Call: call})
+	// The step is filled in by the goroutine that steps (Step), which
+	// alone may read the simulator's state.
+	r.escape.CompareAndSwap(nil, &EscapeError{Node: sim.NodeID(node), Call: call})
 	return false
 }
 

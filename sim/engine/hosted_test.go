@@ -164,14 +164,16 @@ func TestDeterministicRandom(t *testing.T) {
 }
 
 // escaper starts a goroutine in a handler that acts after the handler
-// returned.
+// returned: once release is closed (so that the race detector sees its act
+// ordered after the simulator's step), then after delay.
 type escaper struct {
 	sim.Base
-	N     int
-	mode  string
-	delay time.Duration
-	wg    *sync.WaitGroup
-	kick  chan struct{}
+	N       int
+	mode    string
+	delay   time.Duration
+	wg      *sync.WaitGroup
+	kick    chan struct{}
+	release chan struct{}
 }
 
 func (e *escaper) HandleApp(ctx *sim.Context, req any) {
@@ -181,6 +183,7 @@ func (e *escaper) HandleApp(ctx *sim.Context, req any) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
+		<-e.release
 		time.Sleep(e.delay)
 		switch e.mode {
 		case "send":
@@ -191,10 +194,10 @@ func (e *escaper) HandleApp(ctx *sim.Context, req any) {
 	}()
 }
 
-func escapeConfig(mode string, wg *sync.WaitGroup) *sim.Config {
+func escapeConfig(mode string, wg *sync.WaitGroup, release chan struct{}) *sim.Config {
 	return &sim.Config{
 		Nodes:   2,
-		Service: func(sim.NodeID) sim.Service { return &escaper{mode: mode, wg: wg, delay: time.Millisecond} },
+		Service: func(sim.NodeID) sim.Service { return &escaper{mode: mode, wg: wg, delay: time.Millisecond, release: release} },
 		App:     func(id sim.NodeID) []any { return []any{1, 2} },
 	}
 }
@@ -204,8 +207,10 @@ func escapeConfig(mode string, wg *sync.WaitGroup) *sim.Config {
 // are reported as escapes naming the node.
 func TestEscapes(t *testing.T) {
 	var wg sync.WaitGroup
-	s := mustNew(t, escapeConfig("send", &wg), engine.Options{})
+	release := make(chan struct{})
+	s := mustNew(t, escapeConfig("send", &wg, release), engine.Options{})
 	step(t, s, kind(engine.EvApp, 1))
+	close(release)
 	wg.Wait()
 	_, err := s.Step()
 	var ee *engine.EscapeError
@@ -216,7 +221,7 @@ func TestEscapes(t *testing.T) {
 	// A goroutine started outside the handlers (here by the constructor)
 	// that writes the state after a handler is seen at the node's next
 	// event.
-	cfg := escapeConfig("write", &wg)
+	cfg := escapeConfig("write", &wg, nil)
 	cfg.Service = func(sim.NodeID) sim.Service {
 		e := &escaper{mode: "kicked", wg: &wg, kick: make(chan struct{})}
 		wg.Add(1)
@@ -246,7 +251,10 @@ func TestEscapes(t *testing.T) {
 
 	// With escape checks on, a goroutine still running when its handler
 	// returns is caught at once, however late it acts.
-	cfg.Service = func(sim.NodeID) sim.Service { return &escaper{mode: "write", wg: &wg, delay: 50 * time.Millisecond} }
+	release = make(chan struct{})
+	cfg.Service = func(sim.NodeID) sim.Service {
+		return &escaper{mode: "write", wg: &wg, delay: time.Millisecond, release: release}
+	}
 	s = mustNew(t, cfg, engine.Options{CheckEscapes: true})
 	ee = nil
 	for i, ev := range s.Ready() {
@@ -258,5 +266,6 @@ func TestEscapes(t *testing.T) {
 	if !errors.As(err, &ee) || ee.Node != 1 || !strings.Contains(err.Error(), "node 1 escaped its handler: its handler started a goroutine that was still running when the handler returned (created by github.com/macemc/macemc/sim/engine_test.(*escaper).HandleApp)") {
 		t.Fatalf("goroutine left running: %v", err)
 	}
+	close(release) // the goroutine was seen; now it writes
 	wg.Wait()
 }

@@ -867,9 +867,18 @@ func (s *Sim) Step() (bool, error) {
 	}
 	err = s.execute(s.ready[i])
 	if e := s.escape.Load(); e != nil && err == nil {
-		err = e
+		err = s.escaped(e)
 	}
 	return true, err
+}
+
+// escaped returns the escape a goroutine recorded, with the step at which
+// the simulator saw it.
+func (s *Sim) escaped(e *EscapeError) error {
+	if e.Step == 0 {
+		e.Step = s.w.step
+	}
+	return e
 }
 
 // takeStepErr returns why the simulator cannot step: it is broken (a failed
@@ -903,7 +912,7 @@ func (s *Sim) StepEvent(i int) error {
 	s.w.choices = append(s.w.choices, Choice{Kind: ChooseEvent, N: int32(len(s.ready)), Value: int32(i)})
 	err := s.execute(s.ready[i])
 	if e := s.escape.Load(); e != nil && err == nil {
-		err = e
+		err = s.escaped(e)
 	}
 	return err
 }
