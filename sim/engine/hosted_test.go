@@ -196,9 +196,11 @@ func (e *escaper) HandleApp(ctx *sim.Context, req any) {
 
 func escapeConfig(mode string, wg *sync.WaitGroup, release chan struct{}) *sim.Config {
 	return &sim.Config{
-		Nodes:   2,
-		Service: func(sim.NodeID) sim.Service { return &escaper{mode: mode, wg: wg, delay: time.Millisecond, release: release} },
-		App:     func(id sim.NodeID) []any { return []any{1, 2} },
+		Nodes: 2,
+		Service: func(sim.NodeID) sim.Service {
+			return &escaper{mode: mode, wg: wg, delay: time.Millisecond, release: release}
+		},
+		App: func(id sim.NodeID) []any { return []any{1, 2} },
 	}
 }
 
