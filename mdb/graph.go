@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -128,7 +129,7 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 	if start == 0 {
 		opts := p.opts
 		opts.Chooser, opts.Logger = engine.NewRecorded(p.choices), &logger
-		if sm, err = engine.New(p.cfg, opts); err != nil {
+		if sm, err = engine.New(p.cfg, opts); err != nil && !(sm != nil && p.steps() == 0 && p.endErr != nil) {
 			return nil, fmt.Errorf("graph: %w", err)
 		}
 	} else {
@@ -360,6 +361,20 @@ func (g *graph) text(w io.Writer) {
 			r[center(node)] = 'A'
 		case engine.EvReset:
 			r[center(node)] = 'X'
+		case engine.EvCrash:
+			r[center(node)] = '#'
+		case engine.EvDuplicate:
+			r[center(node)] = '2'
+		case engine.EvPartition, engine.EvHeal:
+			mark := '|'
+			if ev.Kind == engine.EvHeal {
+				mark = '+'
+			}
+			for i := 0; i < 64; i++ {
+				if ev.Side()&(1<<i) != 0 && center(i) < len(r) {
+					r[center(i)] = mark
+				}
+			}
 		case engine.EvConnError:
 			r[center(node)] = '!'
 		case engine.EvBreak:
@@ -411,6 +426,15 @@ func (g *graph) text(w io.Writer) {
 		}
 	}
 	legend := "o-->: message  o..x: dropped  x~~x: break  T: timer  A: app request  X: reset  !: connection error  *: critical  >: current"
+	faults := map[engine.EventKind]string{engine.EvCrash: "#: crash", engine.EvDuplicate: "2: duplicated",
+		engine.EvPartition: "|/+: partition/heal (the side cut off)"}
+	for _, k := range []engine.EventKind{engine.EvCrash, engine.EvDuplicate, engine.EvPartition} {
+		if slices.ContainsFunc(g.steps, func(st *stepRec) bool {
+			return st.ev.Kind == k || k == engine.EvPartition && st.ev.Kind == engine.EvHeal
+		}) {
+			legend += "  " + faults[k]
+		}
+	}
 	if showCycle {
 		legend += "  ┌│└: cycle"
 	}
@@ -585,6 +609,8 @@ func (g *graph) svg(w io.Writer) error {
 		case engine.EvReset:
 			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-size=\"20\" font-weight=\"bold\" text-anchor=\"middle\">%s</text>\n", xx, yy+7, "✕")
 			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-weight=\"bold\">reset</text>\n", xx+12, yy+4)
+		case engine.EvCrash, engine.EvDuplicate, engine.EvPartition, engine.EvHeal:
+			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-weight=\"bold\">%s</text>\n", xx+12, yy+4, esc(ev.String()))
 		case engine.EvConnError:
 			f("<circle cx=\"%d\" cy=\"%d\" r=\"5\" fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\"/>\n", xx, yy)
 			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\">%s</text>\n", xx+10, yy+4, esc(fmt.Sprintf("connection to node %d broke", ev.Peer)))

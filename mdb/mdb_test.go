@@ -474,7 +474,7 @@ func TestSafetyTraceAndPanics(t *testing.T) {
 	}
 	ts := open(t, file, "", mdb.Options{})
 	ts.Intro()
-	mustContain(t, ts.out.String(), "safety violation of panic in handler", fmt.Sprintf("the property fails at step %d", tr.Steps), "the path ends with: sim: panic in handler")
+	mustContain(t, ts.out.String(), "safety violation: a handler panicked", fmt.Sprintf("the handler fails at step %d", tr.Steps), "the path ends with: sim: panic in handler")
 	mustContain(t, ts.fail("j crit"), "a safety violation has no critical step")
 	out := ts.run("end")
 	mustContain(t, out, "[end: sim: panic in handler", "third message")

@@ -59,8 +59,17 @@ func newPath(name string, cfg *sim.Config, opts engine.Options, choices []int32,
 	p := &path{name: name, cfg: cfg, opts: opts, k: k}
 	opts.Chooser = engine.NewRecorded(choices)
 	opts.Logger = nil
-	s, err := engine.New(cfg, opts)
-	if err != nil {
+	s, err := engine.NewGuarded(cfg, opts, 0)
+	switch {
+	case s != nil && steps == 0 && (errors.Is(err, engine.ErrHandlerPanic) || errors.Is(err, engine.ErrHang)):
+		// The path ends at boot: a handler panicked or hung in Start. The
+		// state it left is all there is to see.
+		p.endErr = err
+		p.snaps = append(p.snaps, s)
+		p.choices = s.ChoiceValues()
+		p.cur = s
+		return p, nil
+	case err != nil:
 		return nil, fmt.Errorf("replay %s path: %w", name, err)
 	}
 	p.snaps = append(p.snaps, s.Clone(nil))

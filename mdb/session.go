@@ -16,6 +16,7 @@ import (
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
+	"github.com/macemc/macemc/walks"
 )
 
 // Sentinel errors of mdb.
@@ -248,10 +249,18 @@ func (s *Session) Intro() {
 		what = "liveness violation"
 	case "safety":
 		what = "safety violation"
+	case "nondeterministic":
+		what = "nondeterminism: replays of these choices differ"
 	case "":
 		what = "execution"
 	}
-	if t.Property != "" {
+	switch {
+	case t.Property == walks.PanicProperty:
+		what += ": a handler panicked"
+	case t.Property == walks.HangProperty:
+		what += ": a handler did not return"
+	case t.Kind == "nondeterministic":
+	case t.Property != "":
 		what += " of " + t.Property
 	}
 	sys := t.System
@@ -291,8 +300,12 @@ func plural(n int, word string) string {
 func (s *Session) critText() string {
 	c := s.errT.Critical
 	switch {
+	case s.errT.Kind == "safety" && s.paths[0].endErr != nil:
+		return fmt.Sprintf(", the handler fails at step %d", s.paths[0].steps())
 	case s.errT.Kind == "safety":
 		return fmt.Sprintf(", the property fails at step %d", s.paths[0].steps())
+	case s.errT.Kind == "nondeterministic":
+		return ""
 	case c < 0:
 		return ", no critical step"
 	}

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The project's test command (README): every package's tests and examples
 # (the fault-injection suite's short version among them, cmd/macemc), the
-# core packages again under the race detector, and each fuzz target for a
-# few seconds from its corpus in testdata/fuzz.
+# core packages again under the race detector, each fuzz target for a few
+# seconds from its corpus in testdata/fuzz, and the nested modules' tests
+# (the report page in headless Chromium; etcd raft hosted in
+# services/raftkv; go fetches their dependencies).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,3 +21,6 @@ done
 
 # The report page in headless Chromium: a module of its own (chromedp).
 (cd mdb/htmlreport/browsertest && go vet ./... && go test -count=1 -timeout 5m ./...)
+
+# etcd raft, hosted unchanged: a module of its own.
+(cd services/raftkv && go test -count=1 -timeout 10m ./...)

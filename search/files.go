@@ -176,11 +176,12 @@ func writeLog(ctx context.Context, t *trace.Trace, path string) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
+		failed := errors.Is(err, engine.ErrHandlerPanic) || errors.Is(err, engine.ErrHang)
 		switch {
-		case s == nil && err != nil && !errors.Is(err, engine.ErrHandlerPanic):
+		case err != nil && (s == nil || !failed):
 			return fmt.Errorf("replay: %w", err)
-		case s == nil:
-			// A handler panicked while the system booted.
+		case err != nil && s.Steps() == 0:
+			// A handler panicked or hung while the system booted.
 			fmt.Fprintf(ew, "# replay stopped at boot: %v\n", err)
 		case err != nil:
 			// A path that ends in a handler failure replays up to it.
@@ -205,23 +206,28 @@ func replayContext(ctx context.Context, t *trace.Trace, logger *zerolog.Logger) 
 	rec := engine.NewRecorded(t.Choices)
 	opts := t.Options()
 	opts.Logger, opts.Chooser = logger, rec
-	s, err := engine.New(cfg, opts)
+	s, err := engine.NewGuarded(cfg, opts, 0)
 	if err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
+		return s, fmt.Errorf("replay: %w", err)
 	}
-	for s.Steps() < t.Steps {
-		if s.Steps()&1023 == 0 && ctx.Err() != nil {
-			return s, ctx.Err()
+	// Under the watchdog: a path that ends in a hung handler replays up
+	// to it.
+	err = s.Guard(0, func() error {
+		for s.Steps() < t.Steps {
+			if s.Steps()&1023 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			ok, err := s.Step()
+			if err != nil {
+				return fmt.Errorf("replay step %d: %w", s.Steps(), err)
+			}
+			if !ok {
+				return fmt.Errorf("replay: %w: quiescent after %d steps, %d asked", engine.ErrBadChoice, s.Steps(), t.Steps)
+			}
 		}
-		ok, err := s.Step()
-		if err != nil {
-			return s, fmt.Errorf("replay step %d: %w", s.Steps(), err)
-		}
-		if !ok {
-			return s, fmt.Errorf("replay: %w: quiescent after %d steps, %d asked", engine.ErrBadChoice, s.Steps(), t.Steps)
-		}
-	}
-	return s, nil
+		return nil
+	})
+	return s, err
 }
 
 // Quote quotes a shell argument when needed.

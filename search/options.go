@@ -3,11 +3,13 @@ package search
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/search/lin"
+	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks/lasso"
 )
@@ -61,7 +63,12 @@ const (
 	MaxHandlerTimeout = time.Hour
 	// MaxLassoReplays bounds Lasso.Replays.
 	MaxLassoReplays = 10_000
+	// MaxReplays bounds Replays.
+	MaxReplays = 1000
 )
+
+// FaultsRange says in words what Options.Faults allows.
+const FaultsRange = "comma-separated NAME=VALUE settings: resets, crashes, breaks, drops, duplicates, partitions (counts), reorder (true or false), nodes (0+1+...), links (0-1+1-2...), splits (0+1/2...)"
 
 // Options say what to search and with what budget. The zero value of a
 // field means its default; Validate fills the defaults in.
@@ -70,6 +77,11 @@ type Options struct {
 	Params map[string]string
 	// Properties, when set, selects the properties to check (default all).
 	Properties []string
+	// Faults, when set, overrides the system's failure budgets and
+	// filters, in sim.ParseFailures' form (e.g.
+	// "crashes=1,partitions=1,nodes=0+1"); settings it does not name keep
+	// the system's values. Traces record it, so replays apply it again.
+	Faults string
 	// Strategy names the exploration order (default "dfs"; see
 	// explore.Strategies) and StrategyParams its own options.
 	Strategy       string
@@ -120,6 +132,11 @@ type Options struct {
 	// 10s); a history it cannot decide in time is counted unknown, never
 	// linearizable (Report.Lin.Unknown).
 	LinTimeout time.Duration
+	// Replays is how many times the determinism checks replay a path
+	// (engine.CheckDeterminismN); 0 chooses by the path's length: 32 for
+	// paths up to 3,000 steps, fewer (at least engine.DefaultReplays) for
+	// longer ones.
+	Replays int
 	// Lasso configures lasso detection and the temperature method.
 	Lasso LassoOptions
 	// Graph configures the explored state graph and its fair cycles.
@@ -180,6 +197,7 @@ var bounds = []bound{
 	{"HandlerTimeout", "handler-timeout", func(o *Options) int64 { return int64(o.HandlerTimeout) }, constant(int64(MinHandlerTimeout)), constant(int64(MaxHandlerTimeout)), ""},
 	{"LinTimeout", "lin-timeout", func(o *Options) int64 { return int64(o.LinTimeout) }, constant(int64(time.Millisecond)), constant(int64(time.Hour)), ""},
 	{"Lasso.Replays", "lasso-replays", func(o *Options) int64 { return int64(o.Lasso.Replays) }, constant(1), constant(MaxLassoReplays), ""},
+	{"Replays", "replays", func(o *Options) int64 { return int64(o.Replays) }, constant(2), constant(MaxReplays), "by the path's length"},
 	{"Lasso.Temperature", "temperature", func(o *Options) int64 { return int64(o.Lasso.Temperature) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "off"},
 }
 
@@ -272,6 +290,9 @@ func (o *Options) Validate() error {
 			}
 			return &OptionError{Field: b.field, Flag: b.flag, Value: shown, Range: b.text(o)}
 		}
+	}
+	if _, err := sim.ParseFailures(sim.Failures{}, o.Faults); err != nil {
+		return &OptionError{Field: "Faults", Flag: "faults", Value: o.Faults, Range: FaultsRange + " (" + strings.TrimPrefix(err.Error(), "sim: ") + ")"}
 	}
 	if o.Prefix != "" && o.PrefixSteps > 0 {
 		return &OptionError{Field: "PrefixSteps", Flag: "prefix-steps", Value: o.PrefixSteps, Range: "0 when Prefix (--prefix) is set: they exclude each other"}

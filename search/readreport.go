@@ -138,8 +138,12 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	if !ok {
 		return fmt.Errorf("%w: unknown stop reason %q", ErrReport, j.Stop)
 	}
-	out.Stats = explore.Stats{Rounds: j.Rounds, DeepestComplete: j.DeepestComplete, Paths: j.Paths, Pruned: j.Pruned, Walks: j.Walks,
-		Transitions: j.Transitions, DistinctStates: j.DistinctStates, Stop: stop, Violations: len(j.Violations)}
+	if j.DepthBound < 0 || j.Blocked < 0 {
+		return fmt.Errorf("%w: depth bound %d, %d blocked paths", ErrReport, j.DepthBound, j.Blocked)
+	}
+	out.Stats = explore.Stats{Rounds: j.Rounds, Depth: j.DepthBound, DeepestComplete: j.DeepestComplete, Paths: j.Paths, Pruned: j.Pruned, Walks: j.Walks,
+		Transitions: j.Transitions, DistinctStates: j.DistinctStates, Stop: stop, Violations: len(j.Violations), Blocked: j.Blocked}
+	out.Faults, out.Lin = j.Faults, j.Lin
 	if out.Elapsed, err = seconds(j.ElapsedS); err != nil {
 		return err
 	}
@@ -202,7 +206,13 @@ func (j *reportJSON) first(f *Finding) error {
 	if j.Steps < 0 || j.Depth < 0 || j.Path != f.Path {
 		return fmt.Errorf("%w: first finding: %d steps, depth %d, path %d (its summary: path %d)", ErrReport, j.Steps, j.Depth, j.Path, f.Path)
 	}
-	f.Property, f.Steps, f.Depth = j.Property, j.Steps, j.Depth
+	f.Property, f.Steps, f.Depth, f.Stack, f.Node = j.Property, j.Steps, j.Depth, j.Stack, -1
+	if j.Node != nil {
+		if *j.Node < 0 {
+			return fmt.Errorf("%w: node %d", ErrReport, *j.Node)
+		}
+		f.Node = *j.Node
+	}
 	if j.Error != "" {
 		f.Err = errors.New(j.Error)
 	}

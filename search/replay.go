@@ -132,6 +132,9 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	}
 	// The dead path itself is d_max long; a shorter d_max could not judge it.
 	c.WalkDepth = max(c.WalkDepth, t.Steps)
+	// A path that fell quiescent before the search depth: liveness counts
+	// from its end (as the search does).
+	c.DInit = min(c.DInit, t.Steps)
 	if o.Seed != nil {
 		c.Seed = *o.Seed
 	}
@@ -146,21 +149,22 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 		return nil, err
 	}
 	start := time.Now()
-	cr, err := critical.Find(c)
+	quiescent := false
+	if s, err := t.Replay(-1, nil); err == nil {
+		quiescent = len(s.Ready()) == 0
+	}
+	cr, crit, err := findCritical(c, quiescent)
 	interrupted := err != nil && ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 	if err != nil && !interrupted {
 		return nil, fmt.Errorf("critical transition: %w", err)
 	}
 	lo, hi := probeBounds(cr.Probes)
-	out := &Refined{Files: map[string]string{}, Critical: &Critical{Step: cr.Step, Condition: cr.Condition, Event: cr.Event.String(),
-		Node: int(cr.Event.Node), Kind: cr.Event.Kind.String(), Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: len(cr.Probes),
-		Elapsed: time.Since(start), Explain: cr.Explain(), Recovered: lo, Dead: hi}}
 	if interrupted {
-		out.Critical = &Critical{Step: -1, Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: len(cr.Probes), Elapsed: time.Since(start),
-			Interrupted: true, Recovered: lo, Dead: hi, Explain: interruptedText(lo, hi, c.Walks)}
-	} else if cr.Event.Msg != nil && cr.Event.Kind != engine.EvApp {
-		out.Critical.Message = sim.MessageName(cr.Event.Msg)
+		crit = &Critical{Step: -1, Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: len(cr.Probes), Interrupted: true,
+			Explain: interruptedText(lo, hi, c.Walks)}
 	}
+	crit.Elapsed, crit.Recovered, crit.Dead = time.Since(start), lo, hi
+	out := &Refined{Files: map[string]string{}, Critical: crit}
 	if cr.Live != nil {
 		out.Critical.LiveSteps, out.Critical.Shared = cr.Live.Steps, cr.Live.Shared
 		lt := *t

@@ -65,9 +65,15 @@ const (
 	KindHandlerHang
 	// KindLinearizability: a client history is not linearizable.
 	KindLinearizability
+	// KindMisuse: a handler used the sim.Context API in a way that cannot
+	// run (a send to a node that does not exist, Rand(0), ...).
+	KindMisuse
+	// KindEscape: a service acted outside its handlers (a goroutine it
+	// started, a Context it kept), a kind of nondeterminism.
+	KindEscape
 )
 
-var kindNames = [...]string{"", "safety", "dead", "lasso", "temperature", "nondeterminism", "panic", "hang", "linearizability"}
+var kindNames = [...]string{"", "safety", "dead", "lasso", "temperature", "nondeterminism", "panic", "hang", "linearizability", "misuse", "escape"}
 
 // String returns the kind as reports give it, e.g. "dead".
 func (k Kind) String() string {
@@ -113,6 +119,9 @@ type Report struct {
 	Properties []string
 	Seed       uint64
 	Strategy   string
+	// Faults are the failure budgets and filters in force (sim.Failures in
+	// sim.ParseFailures' form).
+	Faults string
 	// Stats say what the search covered and why it stopped.
 	Stats explore.Stats
 	// Verdict is the verdict of the first finding (VerdictNone without).
@@ -175,6 +184,12 @@ type Finding struct {
 	PathSteps int
 	// Err is the handler panic, hang or nondeterminism behind the finding.
 	Err error
+	// Node is the node whose handler panicked, hung or escaped, or whose
+	// state first differed between replays (-1: none).
+	Node int
+	// Stack is a panicking handler's own stack frames (see
+	// engine.HandlerPanicError).
+	Stack string
 	// Critical is the critical transition of a dead-state violation.
 	Critical *Critical
 	// Lasso is the cycle behind a liveness violation, when one was found.
@@ -299,8 +314,10 @@ type reportJSON struct {
 	Properties []string          `json:"properties"`
 	Seed       uint64            `json:"seed"`
 	Strategy   string            `json:"strategy"`
+	Faults     string            `json:"faults"`
 
 	Rounds          int     `json:"rounds"`
+	DepthBound      int     `json:"depth_bound"`
 	DeepestComplete int     `json:"deepest_complete"`
 	Paths           int64   `json:"paths"`
 	Pruned          int64   `json:"pruned"`
@@ -318,6 +335,8 @@ type reportJSON struct {
 	Path         int64            `json:"path,omitempty"`
 	Depth        int              `json:"depth,omitempty"`
 	Error        string           `json:"error,omitempty"`
+	Node         *int             `json:"node,omitempty"`
+	Stack        string           `json:"stack,omitempty"`
 	Critical     *criticalJSON    `json:"critical,omitempty"`
 	CriticalNote string           `json:"critical_note,omitempty"`
 	Lasso        *lassoJSON       `json:"lasso,omitempty"`
@@ -408,8 +427,8 @@ func (f *Finding) outcomeText() string {
 // MarshalJSON writes the report as report.json has it.
 func (r *Report) MarshalJSON() ([]byte, error) {
 	j := reportJSON{
-		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy,
-		Rounds: r.Stats.Rounds, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
+		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy, Faults: r.Faults,
+		Rounds: r.Stats.Rounds, DepthBound: r.Stats.Depth, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
 		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Stop: r.Stats.Stop.String(),
 		Blocked: r.Stats.Blocked, Lin: r.Lin,
 		Incomplete: r.Incomplete, LogsSkipped: r.LogsSkipped, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
@@ -438,6 +457,11 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		if f.Err != nil {
 			j.Error = f.Err.Error()
 		}
+		if f.Node >= 0 && f.Err != nil {
+			node := f.Node
+			j.Node = &node
+		}
+		j.Stack = f.Stack
 		if c := f.Critical; c != nil {
 			j.Critical = &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event, Node: c.Node, Kind: c.Kind, Message: c.Message,
 				Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: c.Probes, LiveSteps: c.LiveSteps, Shared: c.Shared,

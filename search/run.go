@@ -97,6 +97,14 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 	if err := checkMemory(cfg, &opts); err != nil {
 		return nil, err
 	}
+	if opts.Faults != "" {
+		if cfg.Failures, err = sim.ParseFailures(cfg.Failures, opts.Faults); err != nil {
+			return nil, &OptionError{Field: "Faults", Flag: "faults", Value: opts.Faults, Range: err.Error()}
+		}
+		if err := cfg.Validate(); err != nil {
+			return nil, &OptionError{Field: "Faults", Flag: "faults", Value: opts.Faults, Range: "nodes, links and splits of the system's " + fmt.Sprint(cfg.Nodes) + " nodes: " + err.Error()}
+		}
+	}
 	strat, err := explore.Lookup(opts.Strategy)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
@@ -111,12 +119,13 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrOptions, strat.Name(), err)
 	}
 	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start}
-	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), Files: map[string]string{}}
+	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), Files: map[string]string{},
+		Faults: cfg.Failures.String()}
 	if p.rep.Properties == nil {
 		p.rep.Properties = []string{}
 	}
 	p.base = trace.Trace{Tool: trace.ToolVersion, System: sys.Name, Params: params, Seed: opts.Seed, Properties: opts.Properties,
-		WalkDepth: opts.WalkDepth, Critical: -1}
+		WalkDepth: opts.WalkDepth, Critical: -1, Faults: opts.Faults}
 	if err := p.prepareOut(); err != nil {
 		return nil, err
 	}
@@ -225,9 +234,14 @@ func (p *pipeline) finish(err error) (*Report, error) {
 // certainty, and the trace that replays it.
 func (p *pipeline) finding(v *explore.Violation) Finding {
 	f := Finding{Property: v.Property, Outcome: v.Outcome, Steps: v.Steps, PathSteps: v.Steps, Path: v.Path, Depth: v.LiveAfter, Err: v.Err}
+	f.Node, f.Stack = errNode(v.Err)
 	switch {
 	case v.Outcome == walks.Failed && errors.Is(v.Err, engine.ErrHang):
 		f.Kind, f.Certainty, f.Verdict = KindHandlerHang, Certain, VerdictSafety
+	case v.Outcome == walks.Failed && errors.Is(v.Err, engine.ErrEscape):
+		f.Kind, f.Certainty, f.Verdict, f.Property = KindEscape, Certain, VerdictNondeterministic, "deterministic replay"
+	case v.Outcome == walks.Failed && errors.Is(v.Err, engine.ErrMisuse):
+		f.Kind, f.Certainty, f.Verdict = KindMisuse, Certain, VerdictSafety
 	case v.Outcome == walks.Failed && v.Verdict == explore.Safety:
 		f.Kind, f.Certainty, f.Verdict = KindHandlerPanic, Certain, VerdictSafety
 	case v.Verdict == explore.Safety:
@@ -246,13 +260,33 @@ func (p *pipeline) finding(v *explore.Violation) Finding {
 		f.Kind, f.Certainty, f.Verdict = KindDead, Suspected, VerdictLiveness
 	}
 	t := p.base
-	t.Kind, t.Property, t.Choices, t.Steps = f.Verdict.String(), v.Property, v.Choices, v.Steps
+	t.Kind, t.Property, t.Choices, t.Steps = f.Verdict.String(), f.Property, v.Choices, v.Steps
 	t.FailuresUntil, t.Depth = v.FailuresUntil, v.LiveAfter
 	f.Trace = &t
 	if v.Checked {
 		p.linFinding(&f, v)
 	}
 	return f
+}
+
+// errNode returns the node a handler failure, an escape or a
+// nondeterminism names (-1: none), and a panic's own stack frames.
+func errNode(err error) (int, string) {
+	var hp *engine.HandlerPanicError
+	var hang *engine.HangError
+	var esc *engine.EscapeError
+	var nd *engine.NondeterminismError
+	switch {
+	case errors.As(err, &hp):
+		return int(hp.Node), hp.Stack
+	case errors.As(err, &hang):
+		return int(hang.Node), ""
+	case errors.As(err, &esc):
+		return int(esc.Node), ""
+	case errors.As(err, &nd):
+		return nd.Node, ""
+	}
+	return -1, ""
 }
 
 // analyse checks the first violation replays deterministically and finds
@@ -263,9 +297,9 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 		p.temperature(f, v)
 		return
 	}
-	if f.Kind != KindHandlerHang {
+	if f.Kind != KindHandlerHang && f.Kind != KindEscape {
 		p.progress(PhaseCheck, "checking the violating path replays deterministically...")
-		if err := p.checkDeterminism(v.Choices, engine.Options{FailuresUntil: v.FailuresUntil}); errors.Is(err, engine.ErrNondeterministic) {
+		if err := p.checkDeterminism(v.Choices, engine.Options{FailuresUntil: v.FailuresUntil}, v.Steps); errors.Is(err, engine.ErrNondeterministic) {
 			nf := p.nondeterminism(err, v.Choices, v.FailuresUntil)
 			*f = *nf
 			return
@@ -286,8 +320,13 @@ func (p *pipeline) nondeterminism(err error, choices []int32, failuresUntil int)
 	t.Kind, t.Property, t.Choices, t.FailuresUntil = VerdictNondeterministic.String(), "deterministic replay", choices, failuresUntil
 	f := &Finding{Kind: KindNondeterminism, Certainty: Certain, Verdict: VerdictNondeterministic, Property: "deterministic replay",
 		Outcome: walks.Failed, Err: err, Trace: &t}
+	f.Node, _ = errNode(err)
 	var nd *engine.NondeterminismError
-	if errors.As(err, &nd) {
+	var esc *engine.EscapeError
+	switch {
+	case errors.As(err, &esc):
+		f.Kind, f.Steps = KindEscape, esc.Step
+	case errors.As(err, &nd):
 		f.Steps = nd.Step
 	}
 	t.Steps = len(choices) // replay what there is: a replay stops where the choices run out
@@ -297,14 +336,29 @@ func (p *pipeline) nondeterminism(err error, choices []int32, failuresUntil int)
 	return f
 }
 
-// precheck replays a seeded walk of up to 1,000 steps twice and compares
-// the state hashes step by step; it returns the nondeterminism finding
-// when they differ. A handler that panics or hangs on the way ends the walk
+// replays is how many times the determinism checks replay a path of steps
+// steps: Options.Replays, or by default 32 for paths up to 3,000 steps and
+// fewer for longer ones, down to engine.DefaultReplays (the replays cost
+// steps times replays steps, with two state encodings a step for the
+// escape checks). A handler that lets the order of a two-entry map decide
+// something once in a path makes a replay differ from the first only about
+// one time in six (Go's swiss-table maps), so catching it in 99% of runs
+// takes about 30 replays; see scripts/nondet.
+func (p *pipeline) replays(steps int) int {
+	if p.opts.Replays > 0 {
+		return p.opts.Replays
+	}
+	return min(32, max(engine.DefaultReplays, 100_000/max(steps, 1)))
+}
+
+// precheck replays a seeded walk of up to 1,000 steps several times (see
+// replays) and compares the states step by step; it returns the
+// nondeterminism finding when they differ. A handler that panics or hangs on the way ends the walk
 // there: the search itself finds and reports it.
 func (p *pipeline) precheck() *Finding {
-	s, err := engine.New(p.cfg, engine.Options{Chooser: walks.NewChooser(walks.SeedFor(p.opts.Seed, 1<<41), false)})
+	s, err := engine.NewGuarded(p.cfg, engine.Options{Chooser: walks.NewChooser(walks.SeedFor(p.opts.Seed, 1<<41), false)}, p.opts.HandlerTimeout)
 	if err != nil {
-		return nil // Start panicked: the search reports it
+		return nil // Start panicked or hung: the search reports it
 	}
 	steps := 0
 	err = s.Guard(p.opts.HandlerTimeout, func() error {
@@ -320,56 +374,17 @@ func (p *pipeline) precheck() *Finding {
 		return nil // a hang: the search reports it
 	}
 	choices := s.ChoiceValues()[:s.StepStart(steps)]
-	if err := p.checkDeterminism(choices, engine.Options{}); errors.Is(err, engine.ErrNondeterministic) {
+	if err := p.checkDeterminism(choices, engine.Options{}, steps); errors.Is(err, engine.ErrNondeterministic) {
 		return p.nondeterminism(err, choices, 0)
 	}
 	return nil
 }
 
-// checkDeterminism is engine.CheckDeterminism, cancellable: it replays the
-// choices twice in lockstep, comparing the state hashes after every step
-// and checking the run's context every 1,024 steps (nil when cancelled:
-// not checked). On a difference it asks engine.CheckDeterminism for the
-// full account of it.
-func (p *pipeline) checkDeterminism(choices []int32, opts engine.Options) error {
-	var sims [2]*engine.Sim
-	var recs [2]*engine.Recorded
-	for i := range sims {
-		recs[i] = engine.NewRecorded(choices)
-		o := opts
-		o.Chooser, o.Logger = recs[i], nil
-		s, err := engine.New(p.cfg, o)
-		if err != nil {
-			return err
-		}
-		sims[i] = s
-	}
-	diverged := sims[0].Hash() != sims[1].Hash()
-	for !diverged {
-		if sims[0].Steps()&1023 == 0 && p.ctx.Err() != nil {
-			return nil
-		}
-		var more [2]bool
-		for i, s := range sims {
-			if recs[i].Used() < len(choices) {
-				ok, err := s.Step()
-				more[i] = err == nil && ok
-			}
-		}
-		if more[0] != more[1] || more[0] && sims[0].Hash() != sims[1].Hash() {
-			diverged = true
-		}
-		if !more[0] || !more[1] {
-			break
-		}
-	}
-	if !diverged {
-		return nil
-	}
-	if err := engine.CheckDeterminism(p.cfg, choices, opts); err != nil {
-		return err
-	}
-	return &engine.NondeterminismError{Step: sims[0].Steps(), Detail: "the replays diverged once, and not when checked again"}
+// checkDeterminism replays choices as engine.CheckDeterminismN does (the
+// number of replays by the path's length, Options.Replays), giving up
+// without a verdict when the run is cancelled.
+func (p *pipeline) checkDeterminism(choices []int32, opts engine.Options, steps int) error {
+	return engine.CheckDeterminismUntil(p.cfg, choices, opts, p.replays(steps), func() bool { return p.ctx.Err() != nil })
 }
 
 // prefix sets up a prefix search: from a prefix trace (Options.Prefix) or
@@ -382,7 +397,7 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 		if err != nil {
 			return fmt.Errorf("%w: --prefix: %w", ErrInput, err)
 		}
-		if t.System != p.sys.Name || sim.Params(t.Params).Canonical() != p.params.Canonical() {
+		if t.System != p.sys.Name || sim.Params(t.Params).Canonical() != p.params.Canonical() || t.Faults != o.Faults {
 			return fmt.Errorf("%w: --prefix %s was recorded on %s %s, not %s %s", ErrInput, o.Prefix, t.System,
 				sim.Params(t.Params).Canonical(), p.sys.Name, p.params.Canonical())
 		}

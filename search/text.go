@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -50,6 +52,9 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // and commands (WriteSummary).
 func (r *Report) writeText(w io.Writer, stable bool) {
 	fmt.Fprintf(w, "system %s (%s), seed %d, strategy %s\n", r.System, sim.Params(r.Params).Canonical(), r.Seed, r.Strategy)
+	if f, err := sim.ParseFailures(sim.Failures{}, r.Faults); err == nil && (f.Any() || f.Reorder) {
+		fmt.Fprintf(w, "faults: %s\n", r.Faults)
+	}
 	st := &r.Stats
 	if st.Stop == 0 {
 		fmt.Fprintln(w, "not searched: the system's replays diverge before the search started")
@@ -58,8 +63,8 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		if stable {
 			took = ""
 		}
-		fmt.Fprintf(w, "searched: %d rounds, depth %d complete, %d paths (%d cut by a repeated state), %d walks, %d transitions, %d distinct states%s; stopped: %s\n",
-			st.Rounds, st.DeepestComplete, st.Paths, st.Pruned, st.Walks, st.Transitions, st.DistinctStates, took, st.Stop)
+		fmt.Fprintf(w, "searched: %d rounds, depth bound %d (deepest complete %d), %d paths (%d cut by a repeated state), %d walks, %d transitions, %d distinct states%s; stopped: %s\n",
+			st.Rounds, st.Depth, st.DeepestComplete, st.Paths, st.Pruned, st.Walks, st.Transitions, st.DistinctStates, took, st.Stop)
 	}
 	if g := r.Stats.Graph; g != nil && g.States > 0 {
 		fmt.Fprintf(w, "state graph: %d states, %d transitions, %d MiB; %s\n", g.States, g.Edges, g.Bytes>>20, r.GraphVerdict())
@@ -85,22 +90,52 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 	}
 	switch f.Verdict {
 	case VerdictNondeterministic:
-		fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: two replays of the same choices diverge\n  %v\n", f.Err)
+		if f.Kind == KindEscape {
+			fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: node %d acted outside its handlers\n  %v\n", f.Node, f.Err)
+		} else {
+			var nd *engine.NondeterminismError
+			if stable && errors.As(f.Err, &nd) {
+				// The values that differ are the nondeterminism's own:
+				// the stable text says where, not what.
+				fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: replays of the same choices differ\n  after step %d (%s), node %d (%s) field %q\n",
+					nd.Step, nd.Event, nd.Node, nd.Type, nd.Path)
+			} else {
+				fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: replays of the same choices differ\n  %v\n", f.Err)
+			}
+		}
 	case VerdictSafety:
 		what := "SAFETY VIOLATION: " + f.Property
 		switch f.Kind {
 		case KindHandlerPanic:
-			what = "SAFETY VIOLATION: a handler panicked"
+			what = fmt.Sprintf("SAFETY VIOLATION: a handler of node %d panicked", f.Node)
+		case KindMisuse:
+			what = fmt.Sprintf("SAFETY VIOLATION: node %d used the API wrongly", f.Node)
 		case KindHandlerHang:
-			what = "SAFETY VIOLATION: a handler did not return"
+			what = fmt.Sprintf("SAFETY VIOLATION: a handler of node %d did not return", f.Node)
 		}
-		if f.Kind == KindLinearizability {
+		var hang *engine.HangError
+		switch {
+		case f.Kind == KindLinearizability:
 			fmt.Fprintf(w, "LINEARIZABILITY VIOLATION: the clients' history of an execution of %d steps is not linearizable\n", f.Steps)
-		} else {
-			fmt.Fprintf(w, "%s after %d steps\n", what, f.Steps)
+		case f.Kind == KindHandlerHang && errors.As(f.Err, &hang) && hang.Boot,
+			f.Steps == 0 && (f.Kind == KindHandlerPanic || f.Kind == KindMisuse):
+			fmt.Fprintf(w, "%s while the system booted\n", what)
+		case f.Kind == KindHandlerHang:
+			// The hung step never completed: the trace holds the steps
+			// before it.
+			fmt.Fprintf(w, "%s at step %d\n", what, f.Steps+1)
+		default:
+			fmt.Fprintf(w, "%s at step %d\n", what, f.Steps)
 		}
 		if f.Err != nil {
 			fmt.Fprintf(w, "  %v\n", f.Err)
+		}
+		if f.Stack != "" {
+			stack := strings.TrimRight(f.Stack, "\n")
+			if stable {
+				stack = functionsOnly(stack)
+			}
+			fmt.Fprintf(w, "  in the service's code:\n    %s\n", strings.ReplaceAll(stack, "\n", "\n    "))
 		}
 		if h := f.History; h != nil {
 			r.writeHistory(w, h)
@@ -124,12 +159,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %d steps)\n", f.Property, how, f.Steps)
 		if c := f.Critical; c != nil {
 			if c.Step >= 0 {
-				took := fmt.Sprintf(", %.2fs", c.Elapsed.Seconds())
-				if stable {
-					took = ""
-				}
-				fmt.Fprintf(w, "critical transition: step %d, %s (condition %s, k=%d, d_max=%d, %d probes%s)\n",
-					c.Step, c.Event, c.Condition, c.Walks, c.WalkDepth, c.Probes, took)
+				fmt.Fprintln(w, c.headline(stable))
 			}
 			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(strings.TrimSpace(c.Explain), "\n", "\n  "))
 			if c.Note != "" {
@@ -236,4 +266,16 @@ func (s *LassoStats) summary() []string {
 		out = append(out, fmt.Sprintf("%d temperature alarms (%d of them became live later)", s.Alarms, s.Recovered))
 	}
 	return out
+}
+
+// functionsOnly keeps a stack's function lines and leaves out the file
+// lines (indented), whose paths depend on where the code was built.
+func functionsOnly(stack string) string {
+	var keep []string
+	for _, line := range strings.Split(stack, "\n") {
+		if !strings.HasPrefix(line, "\t") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
 }

@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"encoding/binary"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -65,13 +68,43 @@ func (c *Context) TimerScheduled(name string) bool { return c.rt.TimerScheduled(
 
 // Rand returns a number in [0, n). It is a choice point: bounded search
 // tries every answer, walks pick one at random, replay repeats the recorded
-// one. n must be at least 1.
-func (c *Context) Rand(n int) int {
-	if n < 1 {
-		c.rt.Check()
-		panic(fmt.Sprintf("sim: Rand(%d) on node %d", n, c.node))
-	}
-	return c.rt.Rand(int(c.node), n)
+// one. n must be from 1 to 2^31-1; anything else is an invalid use that
+// the checker reports.
+func (c *Context) Rand(n int) int { return c.rt.Rand(int(c.node), n) }
+
+// Restarted reports whether the node's current incarnation began with a
+// reset (a crash and restart) rather than with the system's first boot.
+// Start uses it to tell a boot from a restart; a Durable service's durable
+// state has been restored by then.
+func (c *Context) Restarted() bool { return c.rt.Restarted(int(c.node)) }
+
+// Reader returns a deterministic source of random bytes for this handler:
+// a stream of its own per node, drawn from the simulator, whose position is
+// part of the node's state. Hand it to code that wants an io.Reader of
+// random bytes (in place of crypto/rand.Reader). Unlike Rand its bytes are
+// not a choice point: the checker does not explore other values, it only
+// makes them the same on every replay. Use it only during this handler.
+func (c *Context) Reader() io.Reader { return (*contextReader)(c) }
+
+// RandSource returns a math/rand/v2 Source over the same deterministic
+// stream as Reader, for code that takes a *rand.Rand:
+// rand.New(ctx.RandSource()). Use it only during this handler.
+func (c *Context) RandSource() rand.Source { return (*contextReader)(c) }
+
+// contextReader is a Context as a random source.
+type contextReader Context
+
+// Read implements io.Reader; it always fills p.
+func (r *contextReader) Read(p []byte) (int, error) {
+	r.rt.RandBytes(int(r.node), p)
+	return len(p), nil
+}
+
+// Uint64 implements rand.Source.
+func (r *contextReader) Uint64() uint64 {
+	var b [8]byte
+	r.rt.RandBytes(int(r.node), b[:])
+	return binary.LittleEndian.Uint64(b[:])
 }
 
 // Time is an abstract timestamp (seed 003 §4.1, MaceTime). All Times are
@@ -84,13 +117,14 @@ type Time struct{}
 func (c *Context) Now() Time { c.rt.Check(); return Time{} }
 
 // Elapsed reports whether duration d has passed since t. It is a choice
-// point: both answers are possible executions.
-func (c *Context) Elapsed(t Time, d time.Duration) bool { return c.rt.Elapsed(int(c.node)) }
+// point: both answers are possible executions. A negative d is an invalid
+// use that the checker reports.
+func (c *Context) Elapsed(t Time, d time.Duration) bool { return c.rt.Elapsed(int(c.node), int64(d)) }
 
 // Monotone returns a number larger than any it returned before in this
 // execution, on any node (seed 003 §4.1, MonotoneTime): use it for
 // identifiers that must increase across resets.
-func (c *Context) Monotone() uint64 { return c.rt.Monotone() }
+func (c *Context) Monotone() uint64 { return c.rt.Monotone(int(c.node)) }
 
 // Notify announces event to the system's monitors (Config.Monitors): each
 // one's Handle runs now, in this handler's step, in the order the monitors

@@ -62,16 +62,33 @@
 // what happens between them. Context.Send uses a reliable FIFO connection
 // per ordered pair of nodes; a connection break (a failure event) loses what
 // was in flight both ways and gives both ends HandleConnError.
-// Context.SendDatagram is unreliable: datagrams may be reordered and dropped
-// as Config.Failures allows. A node reset replaces the node's struct with a
-// fresh one from Config.Service and runs Start; messages already in flight
-// to or from it stay deliverable, as in a real network. Timers are logical:
-// a set timer is a pending event that may fire at any later step.
-// Context.Rand and Context.Elapsed are choice points: the checker explores
-// their answers. A handler must not keep the Context, start goroutines, read
-// the clock or use a global random source, and must not let map iteration
-// order decide anything: the checker replays every violation and reports a
-// service whose replays diverge.
+// Context.SendDatagram is unreliable: datagrams may be reordered, dropped
+// and duplicated as Config.Failures allows. A node reset replaces the
+// node's struct with a fresh one from Config.Service (a Durable service
+// hands its durable state over) and runs Start, where Context.Restarted
+// reports true; messages already in flight to or from it stay deliverable,
+// as in a real network. A crashed node stays down (View.Up). A partition
+// holds reliable messages across it and loses datagrams across it until it
+// heals. Timers are logical: a set timer is a pending event that may fire
+// at any later step. Context.Rand and Context.Elapsed are choice points:
+// the checker explores their answers. A handler must not keep the Context,
+// start goroutines, read the clock or use a global random source, and must
+// not let map iteration order decide anything: the checker replays every
+// violation many times and reports a service whose replays differ, naming
+// the node and the first field that differed, and code that acts outside
+// its handlers. Context.Reader, Context.RandSource and sim.Reader
+// (UseDeterministicCryptoRand) give hosted libraries deterministic random
+// bytes in place of crypto/rand and math/rand.
+//
+// Invalid uses of the Context (a send to a node that does not exist, a nil
+// message, a timer without a name, Rand(0), a negative duration) and
+// panics are reported as safety violations with the handler's stack.
+//
+// # Driver
+//
+// Config.App lists each node's driver requests; a Request waits until its
+// condition over the global state holds. KeepDriver keeps a node's place
+// in its list across resets.
 //
 // # Properties and state
 //
@@ -80,8 +97,9 @@
 // and Count give a property typed access to the nodes' structs. The global
 // state the checker hashes and diffs is every node's struct (unexported
 // fields included, maps in key order, pointers followed) plus everything
-// pending in the network; tag a field `macemc:"-"` to leave it out, or
-// implement Canonicalizer.
+// pending in the network; tag a field `macemc:"-"` to leave it out,
+// implement Canonicalizer, or give a type you do not own a canonical form
+// with RegisterCanonical.
 //
 // # Monitors
 //
@@ -112,6 +130,7 @@
 // Monitors are part of the global state (hashed and diffed like a node,
 // kept across node resets); System.Config adds their properties to Safety
 // and Liveness, and MonitorOf lets a property read one.
+//
 // # Histories and linearizability
 //
 // A system that implements an object (a register, a map) can be checked

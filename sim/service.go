@@ -51,3 +51,32 @@ func (Base) HandleConnError(*Context, NodeID) {}
 
 // HandleApp implements Service; it ignores the request.
 func (Base) HandleApp(*Context, any) {}
+
+// Durable is implemented by a service whose node keeps part of its state
+// across a reset, as a real server keeps its disk: when the node resets,
+// the simulator asks the old struct for its durable state, builds a fresh
+// struct with Config.Service, hands it the durable state with Restore and
+// runs Start (where Context.Restarted reports true). Everything else is
+// lost. Keep the durable state in a value of its own (a pointer to a
+// struct, a storage object) that the service reaches; it is part of the
+// node's state like the rest of the struct.
+type Durable interface {
+	// Durable returns the state that survives a reset.
+	Durable() any
+	// Restore gives a fresh struct the durable state of the node's
+	// previous incarnation, before Start runs.
+	Restore(durable any)
+}
+
+// Request is a driver request (an element of the slice Config.App
+// returns) that becomes ready only once When holds: the driver acts later,
+// when the system is ready, e.g. a put once a leader exists. Until then it
+// also holds back the requests queued after it at the same node. When is
+// a pure predicate over the global state, like a property, so replays and
+// state hashing stay exact. HandleApp receives Req.
+type Request struct {
+	Req  any
+	When func(v *View) bool
+	// Name, when set, describes the condition in logs and event text.
+	Name string
+}

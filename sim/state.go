@@ -1,6 +1,10 @@
 package sim
 
-import "reflect"
+import (
+	"reflect"
+
+	"github.com/macemc/macemc/sim/internal/hook"
+)
 
 // Canonicalizer lets a type give the canonical form of its state: the
 // checker hashes and compares the value Canonical returns instead of the
@@ -31,4 +35,27 @@ func MessageName(m Message) string {
 		return t.Name()
 	}
 	return t.String()
+}
+
+// RegisterCanonical gives type T, typically one the user does not own (a
+// library's storage with call counters, a protobuf message with internal
+// caches), a canonical form: wherever a value of type T is met in a node's
+// state or a message, hashing, state diffs, the nondeterminism report and
+// mdb use canon(&v) in its place, as if T implemented Canonicalizer.
+// canon must be a pure function of the value and must not keep the
+// pointer. Register from an init function, before any simulation runs;
+// registering T again replaces the form. A type's own Canonical method
+// takes precedence.
+//
+//	func init() {
+//		sim.RegisterCanonical(func(s *raft.MemoryStorage) any {
+//			hs, _, _ := s.InitialState()
+//			...
+//			return storageState{HardState: hs, Entries: ents}
+//		})
+//	}
+func RegisterCanonical[T any](canon func(*T) any) {
+	hook.RegisterCanonical(reflect.TypeFor[T](), func(v reflect.Value) any {
+		return canon(v.Addr().Interface().(*T))
+	})
 }

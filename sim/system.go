@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sort"
 	"strconv"
@@ -163,19 +164,196 @@ func (w Weights) WithDefaults() Weights {
 }
 
 // Failures are the failure knobs of a system: how many failures of each
-// kind one execution may contain (seed 003 §4.1, §4.4), and whether
-// datagrams may be reordered. Zero means none.
+// kind one execution may contain (seed 003 §4.1, §4.4), where they may
+// happen, and whether datagrams may be reordered. Zero means none. Every
+// failure is a choice point: the search explores where and when it
+// happens, within these budgets.
 type Failures struct {
-	// Resets bounds node resets per execution: the node loses all state
-	// and starts again on a fresh struct.
+	// Resets bounds node resets per execution (crash and restart): the
+	// node loses its state, except what its service declares Durable, and
+	// starts again on a fresh struct (Context.Restarted tells Start).
 	Resets int
+	// Crashes bounds crash-stops per execution: the node stops for good.
+	// Its reliable connections break (the peers that had messages in
+	// flight to or from it learn so by HandleConnError), everything in
+	// flight to it is lost, and so is everything sent to it later; its
+	// timers and driver stop. Properties see it with View.Up.
+	Crashes int
 	// Breaks bounds reliable-connection breaks per execution.
 	Breaks int
 	// Drops bounds datagram drops per execution.
 	Drops int
+	// Duplicates bounds datagram duplications per execution: a datagram in
+	// flight is delivered twice (the message value is shared, so a
+	// message must not be changed after it is sent).
+	Duplicates int
+	// Partitions bounds network partitions per execution: the nodes are
+	// split in two sides (see Splits) until the partition heals, which may
+	// happen at any later step (failures off or not). While it lasts,
+	// messages on reliable connections across the split are held (TCP
+	// retransmits; a connection break is a separate failure), and
+	// datagrams across it are lost. One partition at a time.
+	Partitions int
 	// Reorder lets datagrams between the same pair of nodes arrive out of
 	// the order they were sent in.
 	Reorder bool
+	// Nodes, when not empty, are the only nodes that may reset or crash.
+	Nodes []NodeID
+	// PerNode, when positive, bounds the resets and crashes of any one
+	// node per execution (the budgets above bound them all together).
+	PerNode int
+	// Links, when not empty, are the only links (node pairs, either
+	// direction) on which connections may break and datagrams may be
+	// dropped or duplicated.
+	Links []Link
+	// Splits, when not empty, are the partitions that may happen, each
+	// given as the nodes of one side. By default every set of fewer than
+	// half the nodes may be cut off (and, for an even count, every half
+	// that holds node 0); beyond 32 such sets, only single nodes.
+	Splits [][]NodeID
+}
+
+// Link is a pair of nodes; it names the connection between them in both
+// directions.
+type Link [2]NodeID
+
+// Any reports whether the failures allow any failure event at all.
+func (f *Failures) Any() bool {
+	return f.Resets > 0 || f.Crashes > 0 || f.Breaks > 0 || f.Drops > 0 || f.Duplicates > 0 || f.Partitions > 0
+}
+
+// NodeMayFail reports whether node id may reset or crash.
+func (f *Failures) NodeMayFail(id NodeID) bool {
+	return len(f.Nodes) == 0 || slices.Contains(f.Nodes, id)
+}
+
+// LinkMayFail reports whether the link between a and b may break, drop or
+// duplicate.
+func (f *Failures) LinkMayFail(a, b NodeID) bool {
+	if len(f.Links) == 0 {
+		return true
+	}
+	for _, l := range f.Links {
+		if l[0] == a && l[1] == b || l[0] == b && l[1] == a {
+			return true
+		}
+	}
+	return false
+}
+
+// MaxPartitionNodes bounds the nodes of a system with partitions: a split
+// is kept as a 64-bit set.
+const MaxPartitionNodes = 64
+
+// validate checks the failures against a system of n nodes.
+func (f *Failures) validate(n int) error {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"Resets", f.Resets}, {"Crashes", f.Crashes}, {"Breaks", f.Breaks}, {"Drops", f.Drops}, {"Duplicates", f.Duplicates}, {"Partitions", f.Partitions}, {"PerNode", f.PerNode}} {
+		if c.v < 0 {
+			return fmt.Errorf("%w: Failures.%s is %d", ErrBadConfig, c.name, c.v)
+		}
+	}
+	node := func(what string, id NodeID) error {
+		if id < 0 || int(id) >= n {
+			return fmt.Errorf("%w: Failures.%s names node %d of %d", ErrBadConfig, what, id, n)
+		}
+		return nil
+	}
+	for _, id := range f.Nodes {
+		if err := node("Nodes", id); err != nil {
+			return err
+		}
+	}
+	for _, l := range f.Links {
+		if err := node("Links", l[0]); err != nil {
+			return err
+		}
+		if err := node("Links", l[1]); err != nil {
+			return err
+		}
+	}
+	if f.Partitions > 0 && n > MaxPartitionNodes {
+		return fmt.Errorf("%w: partitions need at most %d nodes, not %d", ErrBadConfig, MaxPartitionNodes, n)
+	}
+	for _, side := range f.Splits {
+		if len(side) == 0 || len(side) >= n {
+			return fmt.Errorf("%w: Failures.Splits: a side of %d nodes out of %d splits nothing", ErrBadConfig, len(side), n)
+		}
+		for _, id := range side {
+			if err := node("Splits", id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// PartitionSides returns the sides of the partitions that may happen in a
+// system of n nodes, each as a set of node bits: Splits, or the default
+// (see Splits). Each split is listed once.
+func (f *Failures) PartitionSides(n int) []uint64 {
+	if n < 2 || n > MaxPartitionNodes {
+		return nil
+	}
+	var out, keys []uint64
+	add := func(m uint64) {
+		full := uint64(1)<<n - 1
+		if n == 64 {
+			full = ^uint64(0)
+		}
+		if m == 0 || m == full {
+			return
+		}
+		// A side and its complement are the same partition: list it once,
+		// by the side given first.
+		key := min(m, full&^m)
+		if !slices.Contains(keys, key) {
+			keys = append(keys, key)
+			out = append(out, m)
+		}
+	}
+	if len(f.Splits) > 0 {
+		for _, side := range f.Splits {
+			var m uint64
+			for _, id := range side {
+				m |= 1 << id
+			}
+			add(m)
+		}
+		return out
+	}
+	// Every set of fewer than n/2 nodes, and the halves holding node 0,
+	// in order of size, then of bits.
+	var sets []uint64
+	if n <= 20 {
+		for m := uint64(1); m < 1<<n; m++ {
+			k := bits.OnesCount64(m)
+			if 2*k < n || 2*k == n && m&1 == 1 {
+				sets = append(sets, m)
+			}
+		}
+	}
+	if len(sets) == 0 || len(sets) > 32 {
+		sets = sets[:0]
+		for i := 0; i < n; i++ {
+			sets = append(sets, 1<<i)
+		}
+	}
+	slices.SortStableFunc(sets, func(a, b uint64) int {
+		if c := bits.OnesCount64(a) - bits.OnesCount64(b); c != 0 {
+			return c
+		}
+		if a < b {
+			return -1
+		}
+		return 1
+	})
+	for _, m := range sets {
+		add(m)
+	}
+	return out
 }
 
 // Config is one concrete test: the nodes, the driver, the properties, the
@@ -190,8 +368,12 @@ type Config struct {
 	Service func(id NodeID) Service
 	// App returns the application requests the test driver injects at
 	// node id, delivered to HandleApp in this order, each a pending event
-	// of its own. After a reset the node's driver starts over. May be nil.
+	// of its own; a Request waits until its condition holds. After a reset
+	// the node's driver starts over, unless KeepDriver is set. May be nil.
 	App func(id NodeID) []any
+	// KeepDriver keeps each node's driver where it was across a reset:
+	// requests already delivered are not delivered again.
+	KeepDriver bool
 	// Safety properties must hold in every state.
 	Safety []Property
 	// Liveness properties must hold eventually, again and again.
@@ -226,6 +408,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Service == nil {
 		return fmt.Errorf("%w: no Service constructor", ErrBadConfig)
+	}
+	if err := c.Failures.validate(c.Nodes); err != nil {
+		return err
 	}
 	if c.Model != nil {
 		if err := c.Model.validate(); err != nil {

@@ -23,6 +23,10 @@ func (v *View) Service(id NodeID) Service { return (*v.services)[id] }
 // TimerScheduled reports whether node id's named timer is scheduled.
 func (v *View) TimerScheduled(id NodeID, name string) bool { return v.rt.TimerScheduled(int(id), name) }
 
+// Up reports whether node id is running: false once it crashed for good
+// (Failures.Crashes). A node that resets is up again at once.
+func (v *View) Up(id NodeID) bool { return v.rt.Up(int(id)) }
+
 // InFlight returns the number of messages and datagrams in flight.
 func (v *View) InFlight() int { return v.rt.InFlight() }
 

@@ -258,7 +258,9 @@ func TestNondeterministicServiceIsReported(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Verdict != "nondeterministic" || rep.Kind != "nondeterminism" || !strings.Contains(rep.Error, "diverge at step") || rep.Files["error_trace"] == "" {
+	// The report names the step, the event, the node and the field.
+	if rep.Verdict != "nondeterministic" || rep.Kind != "nondeterminism" || rep.Files["error_trace"] == "" ||
+		!strings.Contains(rep.Error, "differ in the state after step") || !strings.Contains(rep.Error, " field .") {
 		t.Errorf("report %+v", rep)
 	}
 }

@@ -64,7 +64,7 @@ func (p *progress) show(pr search.Progress) {
 	if p.maxPaths > 0 {
 		left += fmt.Sprintf(", %d/%d paths", st.Paths, p.maxPaths)
 	}
-	fmt.Fprintf(p.w, "\r\x1b[Kround %d, depth %d (%d complete)  paths %d  states %d  pruned %d  %.0f transitions/s%s",
+	fmt.Fprintf(p.w, "\r\x1b[Kround %d, depth bound %d (deepest complete %d)  paths %d  states %d  pruned %d  %.0f transitions/s%s",
 		st.Rounds, st.Depth, st.DeepestComplete, st.Paths, st.DistinctStates, st.Pruned, rate, left)
 	p.drawn = true
 }

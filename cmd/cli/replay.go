@@ -153,11 +153,7 @@ func (a *App) critical(args []string) (int, error) {
 		return ExitViolation, enc.Encode(r)
 	}
 	c := r.Critical
-	if c.Interrupted {
-		fmt.Fprintf(a.Stdout, "critical transition: interrupted after %d probes (k=%d, d_max=%d, %.2fs)\n", c.Probes, c.Walks, c.WalkDepth, c.Elapsed.Seconds())
-	} else {
-		fmt.Fprintf(a.Stdout, "critical transition: step %d, %s (condition %s, k=%d, d_max=%d, %d probes, %.2fs)\n", c.Step, c.Event, c.Condition, c.Walks, c.WalkDepth, c.Probes, c.Elapsed.Seconds())
-	}
+	fmt.Fprintln(a.Stdout, c.Headline())
 	fmt.Fprintf(a.Stdout, "  %s\n", strings.ReplaceAll(strings.TrimSpace(c.Explain), "\n", "\n  "))
 	for _, key := range []string{"critical", "live_log", "live_trace"} {
 		if p, ok := r.Files[key]; ok {

@@ -663,16 +663,29 @@ func (r *runner) finished(s Status) {
 // and handing the walk to the workers.
 func (r *runner) coordinate(jobs chan<- *job) error {
 	c := &r.cfg
-	s, err := engine.New(c.System, engine.Options{})
-	if err != nil {
+	s, err := engine.NewGuarded(c.System, engine.Options{}, c.HandlerTimeout)
+	var hang *engine.HangError
+	if errors.As(err, &hang) {
+		// Start did not return: the first path's violation.
+		close(jobs)
+		close(r.quit)
+		r.commit(&job{index: 0, result: &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: hang.Choices, Err: err}})
+		return nil
+	}
+	if s == nil {
+		close(jobs)
 		return err
 	}
+	// A handler that panics at boot (err) is the first path's violation:
+	// bounded reports it when it resets s for the path.
 	var index int64
 	lastProgress := time.Now()
 	var deadline time.Time
 	if c.Time > 0 {
 		deadline = r.start.Add(c.Time)
 	}
+	// A state that takes long to encode still heeds the budget.
+	s.SetInterrupt(func() bool { return r.ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline) })
 	stop := func(reason Stop) {
 		r.mu.Lock()
 		if r.stopReason == StopNone {
@@ -755,6 +768,16 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 				// reports it at index: touch nothing more.
 				return nil
 			}
+			var ee *engine.EncodingError
+			if errors.As(err, &ee) && ee.Interrupted {
+				// The budget ran out inside one long state encoding.
+				if r.ctx.Err() != nil {
+					stop(StopInterrupted)
+				} else {
+					stop(StopTime)
+				}
+				return nil
+			}
 			if err != nil {
 				return err
 			}
@@ -782,7 +805,6 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 			}
 		}
 	})
-	var hang *engine.HangError
 	if errors.As(err, &hang) {
 		r.hung = true
 		close(r.quit)
@@ -851,6 +873,9 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 	}
 	if len(r.onPath) == 0 {
 		r.onPath = append(r.onPath, s.Hash()) // the initial state: the same for every path
+		if err := s.HashErr(); err != nil && !c.NoHashing {
+			return nil, End{}, fmt.Errorf("initial state: %w", err)
+		}
 	}
 	// Performance: the states this path reaches while it makes the same
 	// choices as the previous path are that path's states (replay is
@@ -937,6 +962,9 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 		}
 		if !c.NoHashing {
 			h := s.Hash()
+			if err := s.HashErr(); err != nil {
+				return nil, End{}, fmt.Errorf("state after step %d: %w", s.Steps(), err)
+			}
 			if r.graph != nil {
 				r.record(s, k, h)
 			}
@@ -1040,7 +1068,11 @@ func (r *runner) takeSim() (*engine.Sim, error) {
 	case s := <-r.pool:
 		return s, nil
 	default:
-		return engine.New(r.cfg.System, engine.Options{})
+		s, err := engine.NewGuarded(r.cfg.System, engine.Options{}, r.cfg.HandlerTimeout)
+		if s == nil || errors.Is(err, engine.ErrHang) {
+			return nil, err
+		}
+		return s, nil // a boot that panicked fails again when it is reset
 	}
 }
 
@@ -1063,11 +1095,13 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 	rnd := engine.NewRandom(0)
 	rnd.Unbiased = c.Unbiased
 	for {
-		s, err := engine.New(c.System, engine.Options{Chooser: rnd})
-		if err != nil {
+		s, err := engine.NewGuarded(c.System, engine.Options{Chooser: rnd}, c.HandlerTimeout)
+		if s == nil || errors.Is(err, engine.ErrHang) {
+			// A Start that hangs is the coordinator's to report.
 			r.drain(jobs, results, err)
 			return
 		}
+		// A boot that panicked (err) fails again where a walk resets s.
 		var cur atomic.Pointer[job] // the job being walked, for a hang report
 		err = s.Guard(c.HandlerTimeout, func() error {
 			for !s.Abandoned() {

@@ -69,7 +69,7 @@ func TestCheckBuggy(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(msg), "\n")
 	last := lines[len(lines)-1]
 	trace0 := filepath.Join(out, "error.trace")
-	if !strings.HasPrefix(msg, "macemc found a violation in simtest-panic:\n") || !strings.Contains(msg, "SAFETY VIOLATION: a handler panicked") ||
+	if !strings.HasPrefix(msg, "macemc found a violation in simtest-panic:\n") || !strings.Contains(msg, "SAFETY VIOLATION: a handler of node 1 panicked") ||
 		last != "replay: macemc replay --trace "+trace0+" --log "+filepath.Join(out, "error.log") || last != "replay: "+rep.Replay {
 		t.Fatalf("message:\n%s", msg)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/rs/zerolog"
@@ -71,6 +72,10 @@ type Bare struct {
 	step     int
 	monotone uint64
 	booting  bool
+	// restarted and draws mirror the simulator's per-node restart flag
+	// and random stream position.
+	restarted []bool
+	draws     []uint64
 }
 
 type bareTimer struct {
@@ -83,7 +88,8 @@ func NewBare(cfg *sim.Config) (*Bare, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	b := &Bare{cfg: cfg, nodes: make([]sim.Service, cfg.Nodes), timers: make([][]bareTimer, cfg.Nodes)}
+	b := &Bare{cfg: cfg, nodes: make([]sim.Service, cfg.Nodes), timers: make([][]bareTimer, cfg.Nodes),
+		restarted: make([]bool, cfg.Nodes), draws: make([]uint64, cfg.Nodes)}
 	rt := (*bareRuntime)(b)
 	b.ctxs = make([]*sim.Context, cfg.Nodes)
 	for i := range b.ctxs {
@@ -102,6 +108,8 @@ func (b *Bare) Service(id sim.NodeID) sim.Service { return b.nodes[id] }
 func (b *Bare) Run(rec *Recording) (err error) {
 	b.ans, b.pos = rec.Answers, 0
 	b.step, b.monotone = 0, 0
+	clear(b.restarted)
+	clear(b.draws)
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("engine: bare run at step %d: %v", b.step, r)
@@ -132,6 +140,7 @@ func (b *Bare) Run(rec *Recording) (err error) {
 		case EvConnError:
 			svc.HandleConnError(ctx, ev.Peer)
 		case EvReset:
+			b.restarted[ev.Node] = true
 			b.boot(ev.Node)
 		}
 		b.step++
@@ -140,7 +149,11 @@ func (b *Bare) Run(rec *Recording) (err error) {
 }
 
 func (b *Bare) boot(id sim.NodeID) {
+	prev := b.nodes[id]
 	b.nodes[id] = b.cfg.Service(id)
+	if d, ok := prev.(sim.Durable); ok && b.restarted[id] {
+		b.nodes[id].(sim.Durable).Restore(d.Durable())
+	}
 	b.timers[id] = b.timers[id][:0]
 	b.nodes[id].Start(b.ctxs[id])
 }
@@ -175,13 +188,21 @@ func (r *bareRuntime) LogStep() int {
 func (r *bareRuntime) Steps() int    { return r.step }
 func (r *bareRuntime) InFlight() int { return 0 }
 
-func (r *bareRuntime) Send(from, to int, _ any, _ bool) {
+func (r *bareRuntime) Up(int) bool { return true }
+
+func (r *bareRuntime) Send(from, to int, msg any, _ bool) {
 	if to < 0 || to >= len(r.nodes) {
-		panic(fmt.Sprintf("sim: node %d sends to unknown node %d", from, to))
+		misuse(from, "Send", "node %d sends to node %d, which does not exist", from, to)
+	}
+	if msg == nil {
+		misuse(from, "Send", "node %d sends a nil message", from)
 	}
 }
 
 func (r *bareRuntime) SetTimer(node int, name string, periodic bool) {
+	if name == "" {
+		misuse(node, "SetTimer", "node %d sets a timer without a name", node)
+	}
 	ts := r.timers[node]
 	for j := range ts {
 		if ts[j].name == name {
@@ -206,15 +227,38 @@ func (r *bareRuntime) TimerScheduled(node int, name string) bool {
 	return i >= 0 && r.timers[node][i].armed
 }
 
-func (r *bareRuntime) Rand(_, n int) int {
+func (r *bareRuntime) Rand(node, n int) int {
+	if n < 1 || n > math.MaxInt32 {
+		misuse(node, "Rand", "node %d asks for Rand(%d)", node, n)
+	}
 	if n == 1 {
 		return 0
 	}
 	return (*Bare)(r).answer(n)
 }
-func (r *bareRuntime) Elapsed(int) bool       { return (*Bare)(r).answer(2) == 1 }
-func (r *bareRuntime) Monotone() uint64       { r.monotone++; return r.monotone }
+func (r *bareRuntime) Elapsed(node int, d int64) bool {
+	if d < 0 {
+		misuse(node, "Elapsed", "node %d asks whether a negative duration has elapsed", node)
+	}
+	return (*Bare)(r).answer(2) == 1
+}
+func (r *bareRuntime) Monotone(int) uint64    { r.monotone++; return r.monotone }
 func (r *bareRuntime) Log(int) *zerolog.Event { return nil }
+func (r *bareRuntime) Restarted(node int) bool {
+	return r.restarted[node]
+}
+
+// RandBytes draws from the same per-node streams as the simulator.
+func (r *bareRuntime) RandBytes(node int, p []byte) {
+	for len(p) > 0 {
+		r.draws[node]++
+		x := splitmix(uint64(node)<<32 ^ r.draws[node] ^ 0x6d6163656d63)
+		for i := 0; i < 8 && len(p) > 0; i++ {
+			p[0] = byte(x >> (8 * i))
+			p = p[1:]
+		}
+	}
+}
 
 // Notify does nothing: monitors are the checker's, and no handler can
 // observe them.

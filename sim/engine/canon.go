@@ -10,8 +10,14 @@ import (
 	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
+
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/internal/hook"
 )
+
+// registered returns the canonical form registered for t with
+// sim.RegisterCanonical.
+func registered(t reflect.Type) (func(reflect.Value) any, bool) { return hook.CanonicalFor(t) }
 
 // A struct field tagged `macemc:"-"` is left out of the state: it neither
 // changes the hash nor shows in the text form.
@@ -37,12 +43,18 @@ func Hash(v any) uint64 {
 }
 
 type encoder struct {
-	buf     []byte
-	ptrs    []uintptr // pointers being encoded, for cycles
-	tmp     []mapEntry
-	scratch []byte      // encodeMap's copy of a map's region, reused
-	types   []typeEntry // see dynamic
-	spare   typeEntry   // dynamic's result when types is full
+	// limit bounds buf (0: no bound); past it, or when interrupt says so
+	// (checked every checkEvery bytes), the encoding stops by panicking
+	// with an encodeStop. next is the length at which to check again.
+	limit     int
+	next      int
+	interrupt func() bool
+	buf       []byte
+	ptrs      []uintptr // pointers being encoded, for cycles
+	tmp       []mapEntry
+	scratch   []byte      // encodeMap's copy of a map's region, reused
+	types     []typeEntry // see dynamic
+	spare     typeEntry   // dynamic's result when types is full
 }
 
 // typeEntry caches, for one dynamic type, its hash and its encoders.
@@ -159,6 +171,42 @@ func typeHash(t reflect.Type) uint64 {
 
 func (e *encoder) u64(x uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf, x) }
 
+// checkEvery is how many encoded bytes apart an encoder with a limit checks
+// for interruption.
+const checkEvery = 1 << 20
+
+// encodeStop is what an encoder panics with when it stops: the limit was
+// passed (interrupted false) or the caller interrupted it.
+type encodeStop struct{ interrupted bool }
+
+// grow is called by the encoders of collections and pointers: it stops the
+// encoding past the limit or when interrupted. Performance: one compare
+// when nothing is due.
+func (e *encoder) grow() {
+	if len(e.buf) <= e.next {
+		return
+	}
+	if e.limit > 0 && len(e.buf) > e.limit {
+		panic(encodeStop{})
+	}
+	if e.interrupt != nil && e.interrupt() {
+		panic(encodeStop{interrupted: true})
+	}
+	e.next = len(e.buf) + checkEvery
+}
+
+// arm sets the encoder's limit for one encoding.
+func (e *encoder) arm(limit int) {
+	e.limit = limit
+	e.next = min(limit, checkEvery)
+	if limit <= 0 {
+		e.next = math.MaxInt
+		if e.interrupt != nil {
+			e.next = checkEvery
+		}
+	}
+}
+
 func (e *encoder) str(s string) {
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(s)))
 	e.buf = append(e.buf, s...)
@@ -254,6 +302,9 @@ func reachesCanon(t reflect.Type, seen map[reflect.Type]bool) bool {
 	if t.Kind() == reflect.Interface || t.Implements(canonType) || reflect.PointerTo(t).Implements(canonType) {
 		return true
 	}
+	if _, ok := registered(t); ok {
+		return true
+	}
 	switch t.Kind() {
 	case reflect.Map:
 		return reachesCanon(t.Key(), seen) || reachesCanon(t.Elem(), seen)
@@ -288,6 +339,17 @@ func buildEncoder(t reflect.Type) encFunc {
 			if cv, ok := clean(v); ok && !(cv.Kind() == reflect.Pointer && cv.IsNil()) {
 				e.value(cv.Interface().(sim.Canonicalizer).Canonical())
 				return
+			}
+			base(e, v)
+		}
+	}
+	if f, ok := registered(t); ok {
+		return func(e *encoder, v reflect.Value) {
+			if cv, ok := clean(v); ok {
+				if cv = addressable(cv); cv.CanAddr() {
+					e.value(f(cv))
+					return
+				}
 			}
 			base(e, v)
 		}
@@ -335,6 +397,7 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 			return func(e *encoder, v reflect.Value) {
 				e.buf = binary.AppendUvarint(e.buf, uint64(v.Len()))
 				e.buf = append(e.buf, v.Bytes()...)
+				e.grow()
 			}
 		}
 		elem := encoderFor(t.Elem())
@@ -343,6 +406,7 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 			e.buf = binary.AppendUvarint(e.buf, uint64(n))
 			for i := 0; i < n; i++ {
 				elem(e, v.Index(i))
+				e.grow()
 			}
 		}
 	case reflect.Array:
@@ -374,6 +438,7 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 			e.ptrs = append(e.ptrs, p)
 			elem(e, v.Elem())
 			e.ptrs = e.ptrs[:len(e.ptrs)-1]
+			e.grow()
 		}
 	case reflect.Interface:
 		return func(e *encoder, v reflect.Value) {
@@ -446,6 +511,7 @@ func (e *encoder) encodeMap(v reflect.Value, key, val encFunc) {
 		ke := len(e.buf)
 		val(e, it.Value())
 		e.tmp = append(e.tmp, mapEntry{ks, ke, len(e.buf)})
+		e.grow()
 	}
 	entries := e.tmp[base:]
 	if n > 1 {
@@ -484,26 +550,70 @@ func hashString(s string) uint64 { return xxhash.Sum64String(s) }
 
 // hashNode encodes one node's service struct.
 func (s *Sim) hashNode(svc sim.Service) uint64 {
-	s.enc.buf = s.enc.buf[:0]
-	s.enc.value(svc)
+	if !s.encode(svc) {
+		return 0
+	}
 	return xxhash.Sum64(s.enc.buf)
 }
 
 func (s *Sim) msgHash(p *pending) uint64 {
 	if p.hash == 0 {
-		s.enc.buf = s.enc.buf[:0]
-		s.enc.value(p.msg)
+		if !s.encode(p.msg) {
+			return 1
+		}
 		p.hash = xxhash.Sum64(s.enc.buf) | 1
 	}
 	return p.hash
 }
 
+// encode encodes v into s.enc.buf within the simulator's bound; on a stop
+// it records an *EncodingError (see HashErr) and returns false.
+func (s *Sim) encode(v any) (ok bool) {
+	e := &s.enc
+	e.buf = e.buf[:0]
+	e.interrupt = s.deadline
+	e.arm(s.maxBytes)
+	defer func() {
+		if r := recover(); r != nil {
+			stop, isStop := r.(encodeStop)
+			if !isStop {
+				panic(r)
+			}
+			e.ptrs, e.tmp = e.ptrs[:0], e.tmp[:0]
+			if s.encErr == nil {
+				s.encErr = encodingError(v, s.maxBytes, stop.interrupted)
+			}
+			if cap(e.buf) > 4*checkEvery {
+				e.buf = nil // do not keep a huge buffer
+			}
+			ok = false
+		}
+	}()
+	e.value(v)
+	return true
+}
+
+// HashErr returns the first error met while encoding the state for Hash
+// (and the determinism and copy checks): an *EncodingError for a node or
+// message past Options.MaxStateBytes, or one interrupted (SetInterrupt).
+// While it is set, Hash answers are not to be trusted.
+func (s *Sim) HashErr() error { return s.encErr }
+
+// SetInterrupt makes long state encodings call stop every megabyte and
+// give up with an *EncodingError (Interrupted set) when it returns true:
+// cancellation and time budgets then reach inside one huge encoding. nil
+// turns it off.
+func (s *Sim) SetInterrupt(stop func() bool) { s.deadline = stop }
+
 // Hash returns the 64-bit hash of the global state: every node's struct,
-// every monitor (sim.Monitor) and every pending event (messages on each connection in order, datagrams as
-// a multiset, timers, driver positions, connection errors) and the failure
-// budget used, and the client history's canonical form (HistoryHash).
-// Only nodes that ran a handler since the last call are
-// re-encoded. The step count and Monotone's counter are not part of it.
+// every monitor (sim.Monitor) and every pending event (messages on each
+// connection in order, datagrams as a multiset, timers, driver positions,
+// connection errors), the failure budget used, crashed nodes, restarted
+// nodes, the random streams' positions, the partition, and the client
+// history's canonical form (HistoryHash). Only nodes that ran a handler since the last
+// call are re-encoded. The step count and Monotone's counter are not part
+// of it. A node or message too large to encode (see HashErr) makes the
+// hash untrustworthy.
 func (s *Sim) Hash() uint64 {
 	h := uint64(0x6d61636563)
 	for i := range s.w.nodes {
@@ -526,6 +636,19 @@ func (s *Sim) Hash() uint64 {
 		}
 		for _, p := range nd.connErrs {
 			h = mix(h, uint64(p)+1)
+		}
+		// Mixed in only when set, so that systems without crashes,
+		// restarts or random streams keep their hashes.
+		if nd.down {
+			h = mix(h, 0x646f776e)
+		}
+		if e := &s.w.ext[i]; e.restarts|int(e.draws) != 0 {
+			if e.restarts > 0 {
+				h = mix(h, 0x72657374)
+			}
+			if e.draws > 0 {
+				h = mix(h, e.draws)
+			}
 		}
 		h = mix(h, 0xff)
 	}
@@ -559,6 +682,10 @@ func (s *Sim) Hash() uint64 {
 		h = mix(h, s.w.histHash)
 	}
 	h = mix(h, uint64(s.w.resets)<<42|uint64(s.w.breaks)<<21|uint64(s.w.drops))
+	if s.w.crashes|s.w.dups|s.w.partitions != 0 || s.w.cut != 0 {
+		h = mix(h, uint64(s.w.crashes)<<42|uint64(s.w.dups)<<21|uint64(s.w.partitions))
+		h = mix(h, s.w.cut)
+	}
 	return h
 }
 
@@ -616,6 +743,9 @@ func plainOps(t reflect.Type, off uintptr, ops []plainOp) ([]plainOp, bool) {
 		return nil, false
 	}
 	if t.Implements(canonType) || reflect.PointerTo(t).Implements(canonType) {
+		return nil, false
+	}
+	if _, ok := registered(t); ok {
 		return nil, false
 	}
 	sized := func(k8, k16, k32, k64 uint8) uint8 {

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/rs/zerolog"
 
@@ -32,6 +33,36 @@ func (r *runtime) Check() {
 	}
 }
 
+// inHandler reports whether node's handler is running. Every method with
+// an effect checks it first: a call from outside the node's handlers (a
+// goroutine the handler started, a Context kept after it returned) is an
+// escape, recorded for the simulator to report and otherwise ignored; it
+// cannot be unwound, since it does not run in a handler. Performance: the
+// common case is two loads, inlined.
+func (r *runtime) inHandler(node int, call string) bool {
+	if r.progress.Load()>>40 == uint64(node)+1 && !r.abandoned.Load() {
+		return true
+	}
+	return r.outside(node, call)
+}
+
+// outside is inHandler's slow path: an abandoned execution unwinds, a call
+// from outside the node's handlers is recorded as an escape.
+func (r *runtime) outside(node int, call string) bool {
+	if r.abandoned.Load() {
+		panic(errAbandoned)
+	}
+	// The step is filled in by the goroutine that steps (Step), which
+	// alone may read the simulator's state.
+	r.escape.CompareAndSwap(nil, &EscapeError{Node: sim.NodeID(node), Call: call})
+	return false
+}
+
+// misuse unwinds the handler with a *MisuseError.
+func misuse(node int, call, format string, args ...any) {
+	panic(&MisuseError{Node: sim.NodeID(node), Call: call, Problem: fmt.Sprintf(format, args...)})
+}
+
 // Nodes implements hook.Runtime.
 func (r *runtime) Nodes() int { r.Check(); return r.n }
 
@@ -44,19 +75,21 @@ func (r *runtime) Steps() int { return r.w.step }
 // InFlight implements hook.Runtime (for a View).
 func (r *runtime) InFlight() int { return r.sim().InFlight() }
 
+// Up implements hook.Runtime (for a View).
+func (r *runtime) Up(node int) bool { return node >= 0 && node < r.n && !r.w.nodes[node].down }
+
 // Send implements hook.Runtime.
 func (r *runtime) Send(from, to int, msg any, datagram bool) {
-	r.Check()
+	// inHandler, written out: this is the step loop's hottest call.
+	if r.progress.Load()>>40 != uint64(from)+1 || r.abandoned.Load() {
+		r.outside(from, sendCall(datagram))
+		return
+	}
 	s := r.sim()
-	if to < 0 || to >= s.n {
-		panic(fmt.Sprintf("sim: node %d sends to unknown node %d", from, to))
+	if to < 0 || to >= s.n || msg == nil {
+		r.badSend(from, to, msg, datagram)
 	}
 	p := pending{msg: msg, from: sim.NodeID(from), to: sim.NodeID(to), cause: s.cause(), weight: s.messageWeight(msg)}
-	if datagram {
-		s.w.dgrams = append(s.w.dgrams, p)
-	} else {
-		s.push(from*s.n+to, p)
-	}
 	if s.log != nil {
 		what := "send "
 		if datagram {
@@ -64,11 +97,46 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 		}
 		s.log.Info().Int("step", s.logStep()).Int("node", from).Int("to", to).Str("type", sim.MessageName(msg)).Msg(what + FormatValue(msg))
 	}
+	switch {
+	case s.w.down > 0 && s.w.nodes[to].down:
+		s.logLost(p, "node down")
+	case datagram && s.w.cut != 0 && s.across(p.from, p.to):
+		s.logLost(p, "partition")
+	case datagram:
+		s.w.dgrams = append(s.w.dgrams, p)
+	default:
+		s.push(from*s.n+to, p)
+	}
+}
+
+// sendCall is the name of the Context method that sends.
+func sendCall(datagram bool) string {
+	if datagram {
+		return "SendDatagram"
+	}
+	return "Send"
+}
+
+// badSend unwinds a send to a node that does not exist or of a nil message.
+func (r *runtime) badSend(from, to int, msg any, datagram bool) {
+	if msg == nil {
+		misuse(from, sendCall(datagram), "node %d sends a nil message to node %d", from, to)
+	}
+	misuse(from, sendCall(datagram), "node %d sends %s to node %d, which does not exist (nodes 0-%d)", from, FormatValue(msg), to, r.n-1)
 }
 
 // SetTimer implements hook.Runtime.
 func (r *runtime) SetTimer(node int, name string, periodic bool) {
-	r.Check()
+	call := "SetTimer"
+	if periodic {
+		call = "SetPeriodic"
+	}
+	if !r.inHandler(node, call) {
+		return
+	}
+	if name == "" {
+		misuse(node, call, "node %d sets a timer without a name", node)
+	}
 	s := r.sim()
 	i := s.timerIndex(sim.NodeID(node), name)
 	t := &s.w.nodes[node].timers[i]
@@ -84,7 +152,12 @@ func (r *runtime) SetTimer(node int, name string, periodic bool) {
 
 // CancelTimer implements hook.Runtime.
 func (r *runtime) CancelTimer(node int, name string) {
-	r.Check()
+	if !r.inHandler(node, "CancelTimer") {
+		return
+	}
+	if name == "" {
+		misuse(node, "CancelTimer", "node %d cancels a timer without a name", node)
+	}
 	s := r.sim()
 	nd := &s.w.nodes[node]
 	for i := range nd.timers {
@@ -106,7 +179,12 @@ func (r *runtime) TimerScheduled(node int, name string) bool {
 
 // Rand implements hook.Runtime.
 func (r *runtime) Rand(node, n int) int {
-	r.Check()
+	if !r.inHandler(node, "Rand") {
+		return 0
+	}
+	if n < 1 || n > math.MaxInt32 {
+		misuse(node, "Rand", "node %d asks for Rand(%d); n must be from 1 to %d", node, n, math.MaxInt32)
+	}
 	if n == 1 {
 		return 0
 	}
@@ -120,8 +198,13 @@ func (r *runtime) Rand(node, n int) int {
 }
 
 // Elapsed implements hook.Runtime.
-func (r *runtime) Elapsed(node int) bool {
-	r.Check()
+func (r *runtime) Elapsed(node int, d int64) bool {
+	if !r.inHandler(node, "Elapsed") {
+		return false
+	}
+	if d < 0 {
+		misuse(node, "Elapsed", "node %d asks whether a negative duration (%dns) has elapsed", node, d)
+	}
 	s := r.sim()
 	v, err := s.choose(ChooseTime, 2, nil)
 	if err != nil {
@@ -132,8 +215,10 @@ func (r *runtime) Elapsed(node int) bool {
 }
 
 // Monotone implements hook.Runtime.
-func (r *runtime) Monotone() uint64 {
-	r.Check()
+func (r *runtime) Monotone(node int) uint64 {
+	if !r.inHandler(node, "Monotone") {
+		return 0
+	}
 	if !r.booting {
 		i := r.w.step
 		for len(r.w.shared) <= i>>6 {
@@ -143,6 +228,38 @@ func (r *runtime) Monotone() uint64 {
 	}
 	r.w.monotone++
 	return r.w.monotone
+}
+
+// Restarted implements hook.Runtime.
+func (r *runtime) Restarted(node int) bool {
+	r.Check()
+	return r.w.ext[node].restarts > 0
+}
+
+// RandBytes implements hook.Runtime: the node's stream is splitmix64 over
+// its node id and position, eight bytes a draw.
+func (r *runtime) RandBytes(node int, p []byte) {
+	if !r.inHandler(node, "Reader") {
+		clear(p)
+		return
+	}
+	e := &r.w.ext[node]
+	for len(p) > 0 {
+		e.draws++
+		x := splitmix(uint64(node)<<32 ^ e.draws ^ 0x6d6163656d63)
+		for i := 0; i < 8 && len(p) > 0; i++ {
+			p[0] = byte(x >> (8 * i))
+			p = p[1:]
+		}
+	}
+}
+
+// splitmix is the SplitMix64 finaliser.
+func splitmix(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
 }
 
 // Log implements hook.Runtime.
@@ -156,7 +273,9 @@ func (r *runtime) Log(node int) *zerolog.Event {
 
 // Notify implements hook.Runtime.
 func (r *runtime) Notify(node int, event any) {
-	r.Check()
+	if !r.inHandler(node, "Notify") {
+		return
+	}
 	r.sim().notify(node, event)
 }
 

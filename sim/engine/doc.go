@@ -23,19 +23,32 @@
 //	}
 //	replay, err := engine.Replay(cfg, s.ChoiceValues(), -1, engine.Options{})
 //
-// New builds the initial state, Step runs one chosen event, Hash returns
-// the global state's hash, Clone snapshots it, Reset goes back to the
-// initial state, and FirstViolated checks properties.
+// New builds the initial state (NewGuarded under the watchdog), Step runs
+// one chosen event, Hash returns the global state's hash, Clone snapshots
+// it, Reset goes back to the initial state, and FirstViolated checks
+// properties.
+//
+// # Failures
+//
+// Failure events are choice points within the budgets and filters of
+// sim.Failures: resets (with durable state, sim.Durable), crash-stops,
+// connection breaks, datagram drops and duplicates, and partitions, which
+// EvHeal ends at any later step.
 //
 // # State
 //
 // The global state is every node's struct (unexported fields included,
 // maps in key order, pointers followed) plus all pending events. A field
-// tagged `macemc:"-"` is left out; a type implementing sim.Canonicalizer
-// gives its own canonical form. FormatState and Sim.NodeText give the
-// stable text form the debugger diffs. The clients' history
-// (sim.Context.Invoke, Return; Sim.History) is part of the state too, in
-// the canonical form linearizability depends on (history.go).
+// tagged `macemc:"-"` is left out; a type implementing sim.Canonicalizer,
+// or registered with sim.RegisterCanonical, gives its own canonical form.
+// FormatState and Sim.NodeText give the stable text form the debugger
+// diffs. A node or message past Options.MaxStateBytes stops hashing with an
+// *EncodingError (HashErr). Clone copies the state deeply, or by replaying
+// its choices when a deep copy cannot (CopyProblem); CheckCopy checks a
+// copy.
+// The clients' history (sim.Context.Invoke, Return; Sim.History) is part
+// of the state too, in the canonical form linearizability depends on
+// (history.go).
 //
 // For partial-order reduction, every pending event says which step made it
 // pending (Event.Cause), and Sim.Shared which steps used state beyond their
@@ -43,7 +56,10 @@
 //
 // # Guards
 //
-// A handler that panics ends the execution with a *HandlerPanicError; Guard
-// reports a handler that does not return; CheckDeterminism replays a path
-// twice and names the first step where a nondeterministic service diverged.
+// A handler that panics ends the execution with a *HandlerPanicError (a
+// *MisuseError inside for an invalid use of the Context), with the
+// service's own stack frames; Guard reports a handler that does not return;
+// CheckDeterminism replays a path many times in lockstep and names the
+// first state, node and field where a nondeterministic service differed;
+// an *EscapeError reports code that acted outside its handlers.
 package engine

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/macemc/macemc/sim"
 )
@@ -10,7 +12,9 @@ import (
 type EventKind uint8
 
 // The kinds of pending events. The first five run a handler of the node;
-// the last three are failures injected by the simulator.
+// reset runs Start on a fresh struct; the rest change the network or stop
+// a node: failures injected by the simulator (IsFailure), and the healing
+// of a partition.
 const (
 	// EvApp delivers the node's next application request (HandleApp).
 	EvApp EventKind = iota
@@ -28,10 +32,19 @@ const (
 	EvBreak
 	// EvDrop drops one datagram in flight.
 	EvDrop
+	// EvCrash stops the node for good (crash-stop).
+	EvCrash
+	// EvDuplicate duplicates one datagram in flight.
+	EvDuplicate
+	// EvPartition splits the network in two sides (Event.Side).
+	EvPartition
+	// EvHeal ends the partition. It is no failure: a partition always
+	// may heal, failures on or off.
+	EvHeal
 	numEventKinds
 )
 
-var eventKindNames = [...]string{"app", "message", "datagram", "timer", "connerror", "reset", "break", "drop"}
+var eventKindNames = [...]string{"app", "message", "datagram", "timer", "connerror", "reset", "break", "drop", "crash", "duplicate", "partition", "heal"}
 
 // String returns the kind's short name, e.g. "message".
 func (k EventKind) String() string {
@@ -58,35 +71,50 @@ func (k EventKind) Class() EventClass {
 		return ClassApp
 	case EvMessage, EvDatagram, EvConnError:
 		return ClassMessage
-	case EvTimer:
+	case EvTimer, EvHeal:
 		return ClassTimer
 	default:
 		return ClassFailure
 	}
 }
 
-// IsFailure reports whether the kind is an injected failure.
-func (k EventKind) IsFailure() bool { return k >= EvReset }
+// IsFailure reports whether the kind is an injected failure (a fault
+// budgeted by sim.Failures): everything but the handlers' events and
+// EvHeal.
+func (k EventKind) IsFailure() bool { return k >= EvReset && k != EvHeal && k < numEventKinds }
 
 // Event is one pending (node, event) pair. Node is where it happens: the
 // receiver of a message, the node whose timer fires, the node that resets;
-// for EvBreak the lower-numbered end. Peer is the sender of a message or
-// datagram and the other end of a connection.
+// for EvBreak the lower-numbered end; for EvPartition and EvHeal the
+// lowest node of the side cut off. Peer is the sender of a message or
+// datagram and the other end of a connection; for EvPartition and EvHeal
+// it holds the side (see Side).
 type Event struct {
-	Kind  EventKind
-	Node  sim.NodeID
-	Peer  sim.NodeID
-	Timer string
-	Msg   sim.Message // the message or datagram; the request for EvApp
+	Kind EventKind
 	// Cause is the transition (counting from 0) whose handler made the
 	// event pending: the step that sent the message or datagram, armed
 	// the timer, or reset the node whose driver requests these are; -1
 	// when the initial state holds it (boot), or for an injected failure
 	// and the connection errors it causes, whose cause is not tracked.
 	// Partial-order reduction reads it: an event cannot run before its
-	// cause.
+	// cause. (It sits beside Kind, in what would be padding, so that an
+	// Event stays 64 bytes.)
 	Cause int32
-	ref   int // index into the simulator's queue for this event
+	Node  sim.NodeID
+	Peer  sim.NodeID
+	Timer string
+	Msg   sim.Message // the message or datagram; the request for EvApp
+	ref   int         // index into the simulator's queue for this event
+}
+
+// Side returns the side a partition cuts off (EvPartition) or cut off
+// (EvHeal), one bit per node; 0 for other events. Performance: it lives in
+// Peer, which these events do not use, so that an Event stays 64 bytes.
+func (e Event) Side() uint64 {
+	if e.Kind == EvPartition || e.Kind == EvHeal {
+		return uint64(e.Peer)
+	}
+	return 0
 }
 
 // String describes the event in one line, e.g.
@@ -109,8 +137,27 @@ func (e Event) String() string {
 		return fmt.Sprintf("connection between node %d and node %d breaks", e.Node, e.Peer)
 	case EvDrop:
 		return fmt.Sprintf("datagram %s from node %d to node %d is dropped", FormatValue(e.Msg), e.Peer, e.Node)
+	case EvCrash:
+		return fmt.Sprintf("node %d crashes and stays down", e.Node)
+	case EvDuplicate:
+		return fmt.Sprintf("datagram %s from node %d to node %d is duplicated", FormatValue(e.Msg), e.Peer, e.Node)
+	case EvPartition:
+		return "the network partitions: " + SplitText(e.Side())
+	case EvHeal:
+		return "the network partition " + SplitText(e.Side()) + " heals"
 	}
 	return e.Kind.String()
+}
+
+// SplitText describes a partition by its side, e.g. "{0} | the rest".
+func SplitText(side uint64) string {
+	var ids []string
+	for i := 0; i < 64; i++ {
+		if side&(1<<i) != 0 {
+			ids = append(ids, strconv.Itoa(i))
+		}
+	}
+	return "{" + strings.Join(ids, ", ") + "} | the rest"
 }
 
 // Source identifies where an event comes from, for fairness and for
@@ -125,6 +172,8 @@ func (e Event) Source() uint64 {
 		h = mix(h, hashString(e.Timer))
 	case EvMessage, EvDatagram:
 		h = mix(h, uint64(e.Peer)+1)
+	case EvPartition, EvHeal:
+		h = mix(h, e.Side())
 	}
 	return h
 }

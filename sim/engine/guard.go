@@ -3,11 +3,10 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
-	"github.com/huandu/go-clone"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/internal/hook"
 )
 
 // Sentinel errors of the guards.
@@ -18,6 +17,9 @@ var (
 	ErrNondeterministic = errors.New("sim: nondeterministic service")
 	// ErrPropertyPanic marks a property predicate that panicked.
 	ErrPropertyPanic = errors.New("sim: property panicked")
+	// ErrEscape marks a service that acted outside its handlers; see
+	// EscapeError. It comes with ErrNondeterministic.
+	ErrEscape = errors.New("sim: service escaped its handler")
 )
 
 // DefaultHandlerTimeout is how long a handler may run before the watchdog
@@ -41,40 +43,27 @@ func (e *PropertyPanicError) Unwrap() error { return ErrPropertyPanic }
 // HangError reports a handler that did not return in time, with the
 // choices that lead to it.
 type HangError struct {
+	// Step is the number of steps completed before the hung one: the hung
+	// handler runs transition Step+1 (as logs number it), or boots the
+	// system when Boot is set.
 	Step    int
+	Boot    bool
+	Node    sim.NodeID
 	Event   string
 	Timeout time.Duration
 	Choices []int32
 }
 
 func (e *HangError) Error() string {
-	return fmt.Sprintf("sim: handler did not return within %v at step %d (%s)", e.Timeout, e.Step, e.Event)
+	at := fmt.Sprintf("at step %d", e.Step+1)
+	if e.Boot {
+		at = "at boot"
+	}
+	return fmt.Sprintf("sim: the handler of node %d did not return within %v %s (%s)", e.Node, e.Timeout, at, e.Event)
 }
 
 // Unwrap lets errors.Is match ErrHang.
 func (e *HangError) Unwrap() error { return ErrHang }
-
-// NondeterminismError reports the first step at which two replays of the
-// same choices reached different states.
-type NondeterminismError struct {
-	Step   int // state after this many steps differs (0: the initial state)
-	Event  string
-	Detail string
-}
-
-func (e *NondeterminismError) Error() string {
-	msg := fmt.Sprintf("sim: nondeterministic service: two replays of the same choices diverge at step %d", e.Step)
-	if e.Event != "" {
-		msg += " (" + e.Event + ")"
-	}
-	if e.Detail != "" {
-		msg += ": " + e.Detail
-	}
-	return msg + "; look for map iteration order, global math/rand, time.Now or goroutines in the handlers"
-}
-
-// Unwrap lets errors.Is match ErrNondeterministic.
-func (e *NondeterminismError) Unwrap() error { return ErrNondeterministic }
 
 // Guard runs fn, which drives this simulator, under a watchdog: if one
 // handler runs longer than timeout (0 means DefaultHandlerTimeout), Guard
@@ -108,29 +97,20 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 				// Step). Until then the stuck handler does not touch the
 				// step, the last event or the choices (except through
 				// Rand or Elapsed in its loop).
-				he := &HangError{Step: s.w.step, Event: s.w.lastEvent.String(), Timeout: timeout, Choices: s.ChoiceValues()}
+				he := &HangError{Step: s.w.step, Boot: s.booting, Node: sim.NodeID(p>>40 - 1), Event: s.w.lastEvent.String(), Timeout: timeout, Choices: s.ChoiceValues()}
+				if s.booting {
+					he.Event = fmt.Sprintf("node %d starts", he.Node)
+				}
 				s.abandoned.Store(true)
+				if hook.Exclusive() {
+					// The hung handler may hold the process-wide slot
+					// (sim.Reader) for good: let the others go on.
+					hook.Poison()
+				}
 				return he
 			}
 		}
 	}
-}
-
-// Clone returns an independent deep copy of the simulator's state (every
-// node's struct, the network, timers, the choice log) that goes on with
-// chooser c. The copy shares nothing mutable with the original; it starts
-// with logging off.
-func (s *Sim) Clone(c Chooser) *Sim {
-	cp := &Sim{cfg: s.cfg, weights: s.weights, n: s.n, chooser: c, failures: s.failures, until: s.until}
-	cp.bind()
-	// The choice log only grows and holds plain numbers: copy it with one
-	// memcpy instead of element by element through the deep copier.
-	w := s.w
-	w.choices, w.stepStarts = nil, nil
-	cp.w = clone.Slowly(w).(world)
-	cp.w.choices = slices.Clone(s.w.choices)
-	cp.w.stepStarts = slices.Clone(s.w.stepStarts)
-	return cp
 }
 
 // Abandoned reports whether Guard gave up on a handler of this simulator.
@@ -161,11 +141,17 @@ func (s *Sim) SwapState(o *Sim) {
 // Replay rebuilds cfg's initial state and replays choices, stopping after
 // steps transitions (or when the choices run out if steps < 0). The
 // returned simulator goes on with the exhausted Recorded chooser: set another.
+// The boot runs under the watchdog (NewGuarded); a boot that panics or
+// hangs returns its error with the failed simulator.
 func Replay(cfg *sim.Config, choices []int32, steps int, opts Options) (*Sim, error) {
 	r := NewRecorded(choices)
 	opts.Chooser = r
-	s, err := New(cfg, opts)
+	s, err := NewGuarded(cfg, opts, 0)
 	if err != nil {
+		if s != nil && (errors.Is(err, ErrHandlerPanic) || errors.Is(err, ErrHang)) {
+			// The execution ends at boot: its failed state is all there is.
+			return s, fmt.Errorf("replay: %w", err)
+		}
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	for steps < 0 || s.Steps() < steps {
@@ -184,48 +170,4 @@ func Replay(cfg *sim.Config, choices []int32, steps int, opts Options) (*Sim, er
 		}
 	}
 	return s, nil
-}
-
-// CheckDeterminism replays choices twice from cfg's initial state and
-// compares the state hashes after every step. It returns a
-// *NondeterminismError naming the first step where the replays differ,
-// or nil. A service that is deterministic on this path passes; one whose
-// nondeterminism this path does not exercise passes too.
-func CheckDeterminism(cfg *sim.Config, choices []int32, opts Options) error {
-	run := func() ([]uint64, []string, error) {
-		r := NewRecorded(choices)
-		opts.Chooser, opts.Logger = r, nil
-		s, err := New(cfg, opts)
-		if err != nil {
-			return nil, nil, err
-		}
-		hashes := []uint64{s.Hash()}
-		events := []string{""}
-		for r.Used() < len(choices) {
-			ok, err := s.Step()
-			if err != nil || !ok {
-				break
-			}
-			hashes = append(hashes, s.Hash())
-			events = append(events, s.LastEvent().String())
-		}
-		return hashes, events, nil
-	}
-	a, ev, err := run()
-	if err != nil {
-		return err
-	}
-	b, _, err := run()
-	if err != nil {
-		return err
-	}
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] != b[i] {
-			return &NondeterminismError{Step: i, Event: ev[i]}
-		}
-	}
-	if len(a) != len(b) {
-		return &NondeterminismError{Step: min(len(a), len(b)), Detail: fmt.Sprintf("one replay ran %d steps, the other %d", len(a)-1, len(b)-1)}
-	}
-	return nil
 }

@@ -54,15 +54,22 @@ func TestHandlerPanic(t *testing.T) {
 	if !errors.Is(err, engine.ErrHandlerPanic) || !errors.As(err, &hp) {
 		t.Fatalf("want a handler panic, got %v", err)
 	}
-	if hp.Step != 2 || hp.Event != `node 1 handles app request "boom"` || hp.Event != s.LastEvent().String() {
-		t.Fatalf("panic at step %d event %q", hp.Step, hp.Event)
+	// The third transition (step 3, as logs number it) panicked.
+	if hp.Step != 3 || hp.Node != 1 || hp.Event != `node 1 handles app request "boom"` || hp.Event != s.LastEvent().String() {
+		t.Fatalf("panic at step %d node %d event %q", hp.Step, hp.Node, hp.Event)
 	}
-	if !strings.Contains(fmt.Sprint(hp.Value), "index out of range [3]") || !strings.Contains(hp.Stack, "HandleApp") {
+	// The stack holds the service's frames only: the handler, not the
+	// runtime's panic machinery or the simulator.
+	if !strings.Contains(fmt.Sprint(hp.Value), "index out of range [3]") || !strings.HasPrefix(hp.Stack, "github.com/macemc/macemc/sim/engine_test.(*panicky).HandleApp\n\t") ||
+		strings.Contains(hp.Stack, "runtime.") || strings.Contains(hp.Stack, "engine.(*Sim)") || strings.Count(hp.Stack, "\n") != 2 {
 		t.Fatalf("panic value %v, stack %q", hp.Value, hp.Stack)
+	}
+	if !strings.Contains(hp.FullStack, "engine.(*Sim).run") {
+		t.Fatalf("full stack %q", hp.FullStack)
 	}
 	// The panic is part of the execution: replay reproduces it.
 	_, err = engine.Replay(cfg, s.ChoiceValues(), -1, engine.Options{})
-	if !errors.As(err, &hp) || hp.Step != 2 {
+	if !errors.As(err, &hp) || hp.Step != 3 {
 		t.Fatalf("replay: %v", err)
 	}
 
@@ -264,6 +271,11 @@ func TestCheckDeterminism(t *testing.T) {
 		}
 		if ne.Step != 4 || ne.Event != `node 0 handles app request "nd"` {
 			t.Fatalf("diverged at step %d (%s), want after step 4 (the \"nd\" request)", ne.Step, ne.Event)
+		}
+		// The report names the node and the first field that differs.
+		if ne.Node != 0 || ne.Type != "*engine_test.nondet" || ne.Path != ".First" || !strings.HasPrefix(ne.Detail, `"p`) ||
+			!strings.Contains(err.Error(), "node 0 (*engine_test.nondet) field .First: ") {
+			t.Fatalf("diverged at node %d (%s) field %s: %s", ne.Node, ne.Type, ne.Path, ne.Detail)
 		}
 		if !strings.Contains(err.Error(), "map iteration") {
 			t.Fatalf("error gives no hint: %v", err)

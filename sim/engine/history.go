@@ -101,7 +101,9 @@ func (s *Sim) clientIndex(id int) int {
 
 // Invoke implements hook.Runtime.
 func (r *runtime) Invoke(node, id int, op any) {
-	r.Check()
+	if !r.inHandler(node, "Invoke") {
+		return
+	}
 	s := r.sim()
 	if id < 0 {
 		panic(fmt.Sprintf("sim: node %d invokes %s for client %d: clients are numbered from 0", node, FormatValue(op), id))
@@ -125,7 +127,9 @@ func (r *runtime) Invoke(node, id int, op any) {
 
 // Return implements hook.Runtime.
 func (r *runtime) Return(node, id int, result any) {
-	r.Check()
+	if !r.inHandler(node, "Return") {
+		return
+	}
 	s := r.sim()
 	i := s.clientIndex(id)
 	c := &s.w.clients[i]

@@ -56,7 +56,7 @@ func kvConfig() *sim.Config {
 }
 
 // pick returns the index of the ready event that matches.
-func pick(t *testing.T, s *engine.Sim, kind engine.EventKind, node sim.NodeID) int {
+func pickEvent(t *testing.T, s *engine.Sim, kind engine.EventKind, node sim.NodeID) int {
 	t.Helper()
 	for i, e := range s.Ready() {
 		if e.Kind == kind && e.Node == node {
@@ -75,7 +75,7 @@ func script(t *testing.T, steps ...[2]int) *engine.Sim {
 		t.Fatal(err)
 	}
 	for _, st := range steps {
-		if err := s.StepEvent(pick(t, s, engine.EventKind(st[0]), sim.NodeID(st[1]))); err != nil {
+		if err := s.StepEvent(pickEvent(t, s, engine.EventKind(st[0]), sim.NodeID(st[1]))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -177,7 +177,7 @@ func TestHistoryReset(t *testing.T) {
 func TestHistoryClone(t *testing.T) {
 	s := script(t, app0)
 	c := s.Clone(engine.NewRandom(1))
-	if err := s.StepEvent(pick(t, s, engine.EvApp, 1)); err != nil {
+	if err := s.StepEvent(pickEvent(t, s, engine.EvApp, 1)); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.History()) != 1 || len(s.History()) != 2 || c.HistoryHash() == s.HistoryHash() {
@@ -216,16 +216,16 @@ func TestEventCause(t *testing.T) {
 	if c := causes(); c["app0"] != -1 || c["reset0"] != -1 {
 		t.Fatalf("initial causes %v", c)
 	}
-	if err := s.StepEvent(pick(t, s, engine.EvApp, 0)); err != nil {
+	if err := s.StepEvent(pickEvent(t, s, engine.EvApp, 0)); err != nil {
 		t.Fatal(err)
 	}
 	if c := causes(); c["message1"] != 0 || c["timer0"] != 0 {
 		t.Fatalf("after step 0: causes %v, want the message and timer caused by step 0", c)
 	}
-	if err := s.StepEvent(pick(t, s, engine.EvMessage, 1)); err != nil {
+	if err := s.StepEvent(pickEvent(t, s, engine.EvMessage, 1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.StepEvent(pick(t, s, engine.EvReset, 0)); err != nil {
+	if err := s.StepEvent(pickEvent(t, s, engine.EvReset, 0)); err != nil {
 		t.Fatal(err)
 	}
 	if c := causes(); c["app0"] != 2 {

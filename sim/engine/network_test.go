@@ -678,7 +678,9 @@ func TestBadSendPanics(t *testing.T) {
 	}), engine.Options{})
 	_, err := s.Step()
 	var hp *engine.HandlerPanicError
-	if !errors.As(err, &hp) || !strings.Contains(hp.Error(), "unknown node 5") {
+	var mu *engine.MisuseError
+	if !errors.As(err, &hp) || !errors.Is(err, engine.ErrMisuse) || !errors.As(err, &mu) || mu.Node != 1 || mu.Call != "Send" ||
+		hp.Error() != "sim: invalid API use by node 1 at step 1 (node 1 handles app request <func>): node 1 sends Num{From: 0, Seq: 0} to node 5, which does not exist (nodes 0-1)" {
 		t.Fatalf("send to node 5: %v", err)
 	}
 }

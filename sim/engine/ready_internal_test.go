@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"testing"
 
@@ -15,8 +16,8 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 	var ws []float64
 	add := func(e Event, w float64) { evs, ws = append(evs, e), append(ws, w) }
 	for i := range s.w.nodes {
-		if nd := &s.w.nodes[i]; nd.appNext < len(nd.app) {
-			add(Event{Kind: EvApp, Node: sim.NodeID(i), Msg: nd.app[nd.appNext]}, s.weights.App)
+		if nd := &s.w.nodes[i]; nd.appNext < len(nd.app) && !nd.down && s.driverReady(nd) {
+			add(Event{Kind: EvApp, Node: sim.NodeID(i), Msg: appRequest(nd.app[nd.appNext])}, s.weights.App)
 		}
 	}
 	for i := range s.w.nodes {
@@ -27,6 +28,9 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 	for c := range s.w.conns {
 		if q := &s.w.conns[c]; q.len() > 0 {
 			p := &q.items[q.head]
+			if (s.w.cut>>p.from)&1 != (s.w.cut>>p.to)&1 {
+				continue
+			}
 			add(Event{Kind: EvMessage, Node: p.to, Peer: p.from, Msg: p.msg, ref: c}, p.weight)
 		}
 	}
@@ -48,13 +52,15 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 		f := &s.cfg.Failures
 		if s.w.drops < f.Drops {
 			for d, p := range s.w.dgrams {
-				add(Event{Kind: EvDrop, Node: p.to, Peer: p.from, Msg: p.msg, ref: d}, s.weights.Failure)
+				if f.LinkMayFail(p.from, p.to) {
+					add(Event{Kind: EvDrop, Node: p.to, Peer: p.from, Msg: p.msg, ref: d}, s.weights.Failure)
+				}
 			}
 		}
 		if s.w.breaks < f.Breaks {
 			for a := 0; a < s.n; a++ {
 				for b := a + 1; b < s.n; b++ {
-					if s.w.conns[a*s.n+b].len() > 0 || s.w.conns[b*s.n+a].len() > 0 {
+					if (s.w.conns[a*s.n+b].len() > 0 || s.w.conns[b*s.n+a].len() > 0) && f.LinkMayFail(sim.NodeID(a), sim.NodeID(b)) {
 						add(Event{Kind: EvBreak, Node: sim.NodeID(a), Peer: sim.NodeID(b)}, s.weights.Failure)
 					}
 				}
@@ -62,9 +68,33 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 		}
 		if s.w.resets < f.Resets {
 			for i := range s.w.nodes {
-				add(Event{Kind: EvReset, Node: sim.NodeID(i)}, s.weights.Failure)
+				if !s.w.nodes[i].down && f.NodeMayFail(sim.NodeID(i)) && (f.PerNode <= 0 || s.w.ext[i].restarts < f.PerNode) {
+					add(Event{Kind: EvReset, Node: sim.NodeID(i)}, s.weights.Failure)
+				}
 			}
 		}
+		if s.w.crashes < f.Crashes {
+			for i := range s.w.nodes {
+				if !s.w.nodes[i].down && f.NodeMayFail(sim.NodeID(i)) && (f.PerNode <= 0 || s.w.ext[i].restarts < f.PerNode) {
+					add(Event{Kind: EvCrash, Node: sim.NodeID(i)}, s.weights.Failure)
+				}
+			}
+		}
+		if s.w.dups < f.Duplicates {
+			for d, p := range s.w.dgrams {
+				if f.LinkMayFail(p.from, p.to) {
+					add(Event{Kind: EvDuplicate, Node: p.to, Peer: p.from, Msg: p.msg, ref: d}, s.weights.Failure)
+				}
+			}
+		}
+		if s.w.partitions < f.Partitions && s.w.cut == 0 {
+			for i, side := range f.PartitionSides(s.n) {
+				add(Event{Kind: EvPartition, Node: sim.NodeID(bits.TrailingZeros64(side)), Peer: sim.NodeID(side), ref: i}, s.weights.Failure)
+			}
+		}
+	}
+	if s.w.cut != 0 {
+		add(Event{Kind: EvHeal, Node: sim.NodeID(bits.TrailingZeros64(s.w.cut)), Peer: sim.NodeID(s.w.cut)}, s.weights.Timer)
 	}
 	return evs, ws
 }
@@ -94,6 +124,47 @@ func checkSummaries(s *Sim) error {
 	}
 	if apps != s.w.apps || errs != s.w.errs || armed != s.w.armed {
 		return fmt.Errorf("summaries apps %d errs %d armed %d, recount %d %d %d", s.w.apps, s.w.errs, s.w.armed, apps, errs, armed)
+	}
+	return nil
+}
+
+// checkFaults checks what the faults promise of the state: a crashed node
+// has nothing pending (timers, driver, connection errors, messages or
+// datagrams to it), and no datagram in flight crosses the partition.
+func checkFaults(s *Sim) error {
+	down := 0
+	for i := range s.w.nodes {
+		nd := &s.w.nodes[i]
+		if !nd.down {
+			continue
+		}
+		down++
+		for _, t := range nd.timers {
+			if t.armed {
+				return fmt.Errorf("crashed node %d has timer %s armed", i, t.name)
+			}
+		}
+		if nd.appNext < len(nd.app) || len(nd.connErrs) > 0 {
+			return fmt.Errorf("crashed node %d has driver requests or connection errors", i)
+		}
+		for p := 0; p < s.n; p++ {
+			if s.w.conns[p*s.n+i].len() > 0 {
+				return fmt.Errorf("crashed node %d has messages from %d in flight", i, p)
+			}
+		}
+		for _, d := range s.w.dgrams {
+			if int(d.to) == i {
+				return fmt.Errorf("crashed node %d has a datagram in flight", i)
+			}
+		}
+	}
+	if down != s.w.down {
+		return fmt.Errorf("%d nodes down, summary %d", down, s.w.down)
+	}
+	for _, d := range s.w.dgrams {
+		if s.w.cut != 0 && s.across(d.from, d.to) {
+			return fmt.Errorf("datagram %d->%d crosses the partition", d.from, d.to)
+		}
 	}
 	return nil
 }
@@ -146,11 +217,16 @@ func (c *churn) HandleConnError(ctx *sim.Context, _ sim.NodeID)              { c
 func TestReadySummaries(t *testing.T) {
 	var seen [numEventKinds]int
 	for _, reorder := range []bool{false, true} {
+		f := sim.Failures{Drops: 3, Breaks: 3, Resets: 3, Crashes: 1, Duplicates: 2, Partitions: 2, Reorder: reorder}
+		if reorder {
+			// Faults only where the filters allow them.
+			f.Nodes, f.Links, f.Splits, f.PerNode = []sim.NodeID{1, 3}, []sim.Link{{0, 1}, {2, 1}}, [][]sim.NodeID{{0, 1}, {3}}, 2
+		}
 		cfg := &sim.Config{
 			Nodes:    4,
 			Service:  func(sim.NodeID) sim.Service { return &churn{} },
 			App:      func(id sim.NodeID) []any { return slices.Repeat([]any{"go"}, int(id)) },
-			Failures: sim.Failures{Drops: 3, Breaks: 3, Resets: 3, Reorder: reorder},
+			Failures: f,
 		}
 		s, err := New(cfg, Options{Chooser: NewRandom(1)})
 		if err != nil {
@@ -170,6 +246,9 @@ func TestReadySummaries(t *testing.T) {
 				}
 				want, wantW := naiveReady(s)
 				got := s.Ready()
+				if err := checkFaults(s); err != nil {
+					t.Fatalf("reorder %v walk %d step %d: %v", reorder, walk, step, err)
+				}
 				if len(got) != len(want) || !slices.Equal(s.readyW, wantW) {
 					t.Fatalf("reorder %v walk %d step %d: ready %v, want %v", reorder, walk, step, got, want)
 				}

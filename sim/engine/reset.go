@@ -16,17 +16,26 @@ func (s *Sim) Reset(c Chooser) error {
 	clear(w.dgrams)
 	w.dgrams = w.dgrams[:0]
 	w.monotone, w.step, w.resets, w.breaks, w.drops = 0, 0, 0, 0, 0
+	w.crashes, w.dups, w.partitions, w.cut, w.down = 0, 0, 0, 0, 0
 	w.choices, w.stepStarts = w.choices[:0], w.stepStarts[:0]
+	w.settings = append(w.settings[:0], setting{failures: s.failures, until: s.until})
 	w.lastEvent = Event{}
 	clear(w.shared)
 	w.shared = w.shared[:0]
 	s.resetHistory()
 	s.readyValid = false
-	s.err = nil
+	s.err, s.stepErr, s.broken, s.prevSvc, s.encErr = nil, nil, nil, nil, nil
+	s.escape.Store(nil)
 	s.booting = true // the initial state: causes are -1
 	for i := range w.nodes {
-		s.initNode(sim.NodeID(i))
+		w.nodes[i].down = false
+		w.ext[i] = nodeExt{}
+		s.initNode(sim.NodeID(i), false)
 	}
 	s.initMonitors()
-	return s.boot()
+	if err := s.boot(); err != nil {
+		s.breaks(err)
+		return err
+	}
+	return nil
 }

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	goruntime "runtime"
 	"runtime/debug"
 	"sort"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/rs/zerolog"
@@ -18,21 +20,63 @@ import (
 // ErrHandlerPanic marks a handler that panicked; see HandlerPanicError.
 var ErrHandlerPanic = errors.New("sim: panic in handler")
 
-// HandlerPanicError reports a handler that panicked. The checker treats it
-// as a safety violation named "panic in handler".
+// HandlerPanicError reports a handler that panicked, or used the API in a
+// way that cannot run (a *MisuseError in Value). The checker treats it as a
+// safety violation named "panic in handler".
 type HandlerPanicError struct {
-	Step  int
+	// Step is the transition whose handler panicked, numbered as logs and
+	// mdb number them (the transition that leads to the state after Step
+	// steps); 0 while the system boots.
+	Step int
+	// Node is the node whose handler panicked; Event the event it handled.
+	Node  sim.NodeID
 	Event string
+	// Value is what the handler panicked with.
 	Value any
-	Stack string
+	// Stack is the service's own stack frames at the panic, innermost
+	// first, without the runtime's and the simulator's frames: pairs of
+	// lines "function" and "\tfile:line". FullStack is the whole trace.
+	Stack, FullStack string
 }
 
 func (e *HandlerPanicError) Error() string {
-	return fmt.Sprintf("sim: panic in handler at step %d (%s): %v", e.Step, e.Event, e.Value)
+	at := fmt.Sprintf("at step %d", e.Step)
+	if e.Step == 0 {
+		at = "at boot"
+	}
+	if m, ok := e.Value.(*MisuseError); ok {
+		return fmt.Sprintf("sim: invalid API use by node %d %s (%s): %s", e.Node, at, e.Event, m.Problem)
+	}
+	return fmt.Sprintf("sim: panic in handler of node %d %s (%s): %v", e.Node, at, e.Event, e.Value)
 }
 
-// Unwrap lets errors.Is match ErrHandlerPanic.
-func (e *HandlerPanicError) Unwrap() error { return ErrHandlerPanic }
+// Unwrap lets errors.Is match ErrHandlerPanic, and the error the handler
+// panicked with (ErrMisuse for a *MisuseError).
+func (e *HandlerPanicError) Unwrap() []error {
+	if err, ok := e.Value.(error); ok {
+		return []error{ErrHandlerPanic, err}
+	}
+	return []error{ErrHandlerPanic}
+}
+
+// ErrMisuse marks a handler that used the sim.Context API in a way that
+// cannot run; see MisuseError.
+var ErrMisuse = errors.New("sim: invalid API use")
+
+// MisuseError is what a sim.Context method panics with when a handler
+// calls it wrongly: a send to a node that does not exist, a nil message, a
+// timer without a name, Rand(0), a negative duration. The handler is
+// unwound and the checker reports a *HandlerPanicError holding it.
+type MisuseError struct {
+	Node sim.NodeID
+	// Call is the method, e.g. "Send"; Problem says what is wrong.
+	Call, Problem string
+}
+
+func (e *MisuseError) Error() string { return "sim: invalid API use: " + e.Problem }
+
+// Unwrap lets errors.Is match ErrMisuse.
+func (e *MisuseError) Unwrap() error { return ErrMisuse }
 
 // pending is a message or datagram in flight.
 type pending struct {
@@ -86,11 +130,24 @@ type node struct {
 	connErrs []sim.NodeID
 	hash     uint64
 	dirty    bool
+	down     bool // the node crashed for good
+}
+
+// nodeExt is the part of a node's record that steps seldom touch, kept
+// apart so that the records the step loop reads stay small: restarts
+// counts the node's resets, draws is its position in its deterministic
+// random stream (Context.Reader), endHash its state hash at the end of its
+// last handler when Options.CheckEscapes is on (0: none).
+type nodeExt struct {
+	restarts int
+	draws    uint64
+	endHash  uint64
 }
 
 // world is everything a snapshot copies.
 type world struct {
 	nodes []node
+	ext   []nodeExt // by node id
 	// svcs holds every node's service struct, by node id: the slice the
 	// properties' View reads.
 	svcs  []sim.Service
@@ -111,7 +168,19 @@ type world struct {
 	resets     int
 	breaks     int
 	drops      int
-	choices    []Choice
+	crashes    int
+	dups       int
+	partitions int
+	// cut is the side of the current partition, one bit per node (0: the
+	// network is whole).
+	cut uint64
+	// down counts the crashed nodes.
+	down    int
+	choices []Choice
+	// settings logs the failure switches (SetFailures, SetFailuresUntil)
+	// in force from each step on, the first at boot: copying by replay
+	// needs them.
+	settings   []setting
 	stepStarts []int32 // index into choices where each step began
 	lastEvent  Event
 	// The client history (see history.go): its events, its clients and
@@ -122,6 +191,13 @@ type world struct {
 	// shared has bit i set when transition i's handler used state beyond
 	// its node (Context.Monotone's counter); see Sim.Shared.
 	shared []uint64
+}
+
+// setting is the failure switches in force from a step on.
+type setting struct {
+	step     int
+	failures bool
+	until    int
 }
 
 // Options configure a Sim.
@@ -140,6 +216,22 @@ type Options struct {
 	// bounded search, none during the random walks that follow). It is part
 	// of an execution's description: replay needs the same value.
 	FailuresUntil int
+	// CheckEscapes hashes a node at the end of every handler and again
+	// before its next event, and reports a difference (state changed by
+	// code running outside a handler, such as a goroutine the handler
+	// started) as an *EscapeError. The determinism checks use it; it
+	// costs two state encodings per step.
+	CheckEscapes bool
+	// CopyByReplay makes Clone copy by replaying the execution's choices
+	// from the start, whatever the state holds (see Clone).
+	CopyByReplay bool
+	// CheckCopies checks every Clone against its original (see CheckCopy);
+	// a copy that fails fails its next Step. The environment variable
+	// MACEMC_CHECK_COPIES=1 turns it on for every simulator.
+	CheckCopies bool
+	// MaxStateBytes bounds the canonical encoding of one node's state or
+	// one message in flight (0: DefaultMaxStateBytes); see EncodingError.
+	MaxStateBytes int
 }
 
 // Sim is the deterministic network simulator: every node of a system, the
@@ -171,10 +263,28 @@ type Sim struct {
 	view       *sim.View      // the View properties get (Holds): one per Sim, so checking allocates nothing
 	enc        encoder
 
-	booting   bool          // Start runs on the initial state (New, Reset)
-	progress  atomic.Uint64 // odd while a handler runs; see Guard
+	booting bool // Start runs on the initial state (New, Reset)
+	// progress counts handler starts and ends: odd while a handler runs,
+	// when bits 40 and up hold the running node + 1 (see Guard and
+	// runtime.inHandler).
+	progress  atomic.Uint64
 	abandoned atomic.Bool
 	err       error // a bad choice seen inside a handler
+
+	// Fault filters from the config: the partition sides that may happen,
+	// which nodes may reset or crash (nil: all) and which connections may
+	// fail (nil: all, else n*n by connection).
+	sides    []uint64
+	nodeOK   []bool
+	linkOK   []bool
+	prevSvc  sim.Service // the struct a reset replaces, for its Durable state
+	escape   atomic.Pointer[EscapeError]
+	stepErr  error // a driver condition that panicked while listing events
+	broken   error // a copy that could not be made; every Step fails with it
+	opts     Options
+	maxBytes int
+	deadline func() bool // see SetInterrupt
+	encErr   error       // the first state encoding that failed; see HashErr
 
 	_ [cacheLine]byte // see padded
 }
@@ -201,29 +311,95 @@ func padded[T any](n int) []T {
 // New builds the initial state of cfg: every node's struct from
 // cfg.Service, Start run on each in order, the driver's requests queued.
 // Start's effects (sends, timers, choices) are part of the initial state.
+//
+// A handler that panics at boot makes New return the error (a
+// *HandlerPanicError) together with the simulator as the failed boot left
+// it, so that a debugger can show that state; it cannot step.
 func New(cfg *sim.Config, opts Options) (*Sim, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	s := newSim(cfg, opts)
+	if err := s.boot(); err != nil {
+		s.breaks(err)
+		return s, err
+	}
+	return s, nil
+}
+
+// NewGuarded is New with the system's boot under Guard's watchdog: a Start
+// that does not return within timeout (0: DefaultHandlerTimeout) makes it
+// return a *HangError, with the simulator, abandoned.
+func NewGuarded(cfg *sim.Config, opts Options, timeout time.Duration) (*Sim, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := newSim(cfg, opts)
+	if err := s.Guard(timeout, s.boot); err != nil {
+		s.breaks(err)
+		return s, err
+	}
+	return s, nil
+}
+
+// newSim builds a simulator of cfg with fresh node structs, not booted.
+func newSim(cfg *sim.Config, opts Options) *Sim {
 	s := &Sim{cfg: cfg, weights: cfg.Weights.WithDefaults(), n: cfg.Nodes, chooser: opts.Chooser, log: opts.Logger, failures: !opts.NoFailures, until: opts.FailuresUntil}
 	if s.chooser == nil {
 		s.chooser = NewRandom(0)
 	}
+	s.opts = opts
+	s.opts.Chooser, s.opts.Logger = nil, nil
+	if checkCopiesEnv {
+		s.opts.CheckCopies = true
+	}
+	s.maxBytes = opts.MaxStateBytes
+	if s.maxBytes <= 0 {
+		s.maxBytes = DefaultMaxStateBytes
+	}
+	s.filters()
 	s.bind()
 	s.w.nodes = padded[node](s.n)
+	s.w.ext = make([]nodeExt, s.n)
 	s.w.svcs = make([]sim.Service, s.n)
 	s.w.conns = padded[queue](s.n * s.n)
 	s.w.busy = padded[uint64]((s.n*s.n + 63) / 64)
+	s.w.settings = append(s.w.settings, setting{failures: s.failures, until: s.until})
 	s.booting = true // the initial state: causes are -1
 	for i := range s.w.nodes {
-		s.initNode(sim.NodeID(i))
+		s.initNode(sim.NodeID(i), false)
 	}
 	s.initMonitors()
-	if err := s.boot(); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return s
 }
+
+// filters precomputes the config's fault filters.
+func (s *Sim) filters() {
+	f := &s.cfg.Failures
+	if f.Partitions > 0 {
+		s.sides = f.PartitionSides(s.n)
+	}
+	if len(f.Nodes) > 0 {
+		s.nodeOK = make([]bool, s.n)
+		for _, id := range f.Nodes {
+			s.nodeOK[id] = true
+		}
+	}
+	if len(f.Links) > 0 {
+		s.linkOK = make([]bool, s.n*s.n)
+		for _, l := range f.Links {
+			s.linkOK[int(l[0])*s.n+int(l[1])] = true
+			s.linkOK[int(l[1])*s.n+int(l[0])] = true
+		}
+	}
+}
+
+// mayFailNode and mayFailLink apply the config's fault filters.
+func (s *Sim) mayFailNode(i int) bool    { return s.nodeOK == nil || s.nodeOK[i] }
+func (s *Sim) mayFailLink(a, b int) bool { return s.linkOK == nil || s.linkOK[a*s.n+b] }
+
+// across reports whether the current partition separates a and b.
+func (s *Sim) across(a, b sim.NodeID) bool { return (s.w.cut>>a^s.w.cut>>b)&1 == 1 }
 
 // bind makes the Contexts and the View of s, backed by s.
 func (s *Sim) bind() {
@@ -248,35 +424,50 @@ func (s *Sim) boot() error {
 	return nil
 }
 
-func (s *Sim) initNode(id sim.NodeID) {
+// initNode gives node id a fresh struct from the config, with no timers
+// and no connection errors, and starts its driver over (unless a reset
+// keeps it, Config.KeepDriver). For a reset, the struct it replaces is
+// kept in prevSvc for its durable state.
+func (s *Sim) initNode(id sim.NodeID, reset bool) {
 	nd := &s.w.nodes[id]
 	svc := s.cfg.Service(id)
+	if reset {
+		s.prevSvc = s.w.svcs[id]
+	}
 	s.w.svcs[id] = svc
 	if svc == nil {
 		panic(fmt.Sprintf("sim: sim.Config.Service returned nil for node %d", id))
 	}
-	for i := range nd.timers {
-		if nd.timers[i].armed {
-			nd.timers[i].armed = false
-			s.w.armed--
+	s.disarm(nd)
+	if !reset || !s.cfg.KeepDriver {
+		if nd.appNext < len(nd.app) {
+			s.w.apps--
 		}
-	}
-	if nd.appNext < len(nd.app) {
-		s.w.apps--
-	}
-	nd.app = nil
-	if s.cfg.App != nil {
-		nd.app = s.cfg.App(id)
-	}
-	nd.appNext, nd.appCause = 0, s.cause()
-	if len(nd.app) > 0 {
-		s.w.apps++
+		nd.app = nil
+		if s.cfg.App != nil {
+			nd.app = s.cfg.App(id)
+		}
+		nd.appNext, nd.appCause = 0, s.cause()
+		if len(nd.app) > 0 {
+			s.w.apps++
+		}
 	}
 	if len(nd.connErrs) > 0 {
 		s.w.errs--
 	}
 	nd.connErrs = nd.connErrs[:0]
 	nd.dirty = true
+	s.w.ext[id].endHash = 0
+}
+
+// disarm unschedules every timer of nd.
+func (s *Sim) disarm(nd *node) {
+	for i := range nd.timers {
+		if nd.timers[i].armed {
+			nd.timers[i].armed = false
+			s.w.armed--
+		}
+	}
 }
 
 // push queues p on connection c.
@@ -359,6 +550,24 @@ func (s *Sim) SetLogger(l *zerolog.Logger) { s.log = l }
 func (s *Sim) SetFailures(on bool) {
 	s.failures = on
 	s.readyValid = false
+	s.logSettings()
+}
+
+// logSettings records the failure switches in force from the current step
+// on, if they changed.
+func (s *Sim) logSettings() {
+	st := setting{step: s.w.step, failures: s.failures, until: s.until}
+	if n := len(s.w.settings); n > 0 {
+		last := &s.w.settings[n-1]
+		if last.failures == st.failures && last.until == st.until {
+			return
+		}
+		if last.step == st.step {
+			*last = st
+			return
+		}
+	}
+	s.w.settings = append(s.w.settings, st)
 }
 
 // SetFailuresUntil turns failures off from step n on (0: no such limit);
@@ -366,6 +575,7 @@ func (s *Sim) SetFailures(on bool) {
 func (s *Sim) SetFailuresUntil(n int) {
 	s.until = n
 	s.readyValid = false
+	s.logSettings()
 }
 
 // FailuresUntil returns the step from which failures are off (0: none).
@@ -395,8 +605,9 @@ func (s *Sim) InFlight() int {
 
 // readyEnt is one ready event in compact form: its kind, the node it
 // happens at (the lower end for EvBreak) and ref, the index of its source:
-// the connection for EvMessage, the datagram for EvDatagram and EvDrop,
-// the timer for EvTimer, the peer for EvBreak.
+// the connection for EvMessage, the datagram for EvDatagram, EvDrop and
+// EvDuplicate, the timer for EvTimer, the peer for EvBreak, the side in
+// Sim.sides for EvPartition.
 type readyEnt struct {
 	kind EventKind
 	node int32
@@ -418,29 +629,44 @@ func (s *Sim) Ready() []Event {
 	return s.readyEv
 }
 
-// event builds the Event of a ready entry from the world.
+// event builds the Event of a ready entry from the world. Performance:
+// the common kinds are tested first, one by one (a jump table over every
+// kind mispredicts on the step loop's random kinds).
 func (s *Sim) event(k readyEnt) Event {
 	switch k.kind {
-	case EvApp:
-		nd := &s.w.nodes[k.node]
-		return Event{Kind: EvApp, Node: sim.NodeID(k.node), Msg: nd.app[nd.appNext], Cause: nd.appCause}
-	case EvConnError:
-		return Event{Kind: EvConnError, Node: sim.NodeID(k.node), Peer: s.w.nodes[k.node].connErrs[0], Cause: -1}
+	case EvDatagram, EvDrop:
+		p := &s.w.dgrams[k.ref]
+		return Event{Kind: k.kind, Node: p.to, Peer: p.from, Msg: p.msg, Cause: p.cause, ref: int(k.ref)}
 	case EvMessage:
 		q := &s.w.conns[k.ref]
 		p := &q.items[q.head]
 		return Event{Kind: EvMessage, Node: p.to, Peer: p.from, Msg: p.msg, Cause: p.cause, ref: int(k.ref)}
-	case EvDatagram, EvDrop:
-		p := &s.w.dgrams[k.ref]
-		return Event{Kind: k.kind, Node: p.to, Peer: p.from, Msg: p.msg, Cause: p.cause, ref: int(k.ref)}
 	case EvTimer:
 		tm := &s.w.nodes[k.node].timers[k.ref]
 		return Event{Kind: EvTimer, Node: sim.NodeID(k.node), Timer: tm.name, Cause: tm.cause, ref: int(k.ref)}
+	}
+	return s.rareEvent(k)
+}
+
+// rareEvent is event for the other kinds.
+func (s *Sim) rareEvent(k readyEnt) Event {
+	switch k.kind {
+	case EvApp:
+		nd := &s.w.nodes[k.node]
+		return Event{Kind: EvApp, Node: sim.NodeID(k.node), Msg: appRequest(nd.app[nd.appNext]), Cause: nd.appCause}
+	case EvConnError:
+		return Event{Kind: EvConnError, Node: sim.NodeID(k.node), Peer: s.w.nodes[k.node].connErrs[0], Cause: -1}
 	case EvBreak:
 		return Event{Kind: EvBreak, Node: sim.NodeID(k.node), Peer: sim.NodeID(k.ref), Cause: -1}
-	default:
-		return Event{Kind: k.kind, Node: sim.NodeID(k.node), Cause: -1}
+	case EvDuplicate:
+		p := &s.w.dgrams[k.ref]
+		return Event{Kind: EvDuplicate, Node: p.to, Peer: p.from, Msg: p.msg, Cause: p.cause, ref: int(k.ref)}
+	case EvPartition:
+		return Event{Kind: EvPartition, Node: sim.NodeID(k.node), Peer: sim.NodeID(s.sides[k.ref]), Cause: -1, ref: int(k.ref)}
+	case EvHeal:
+		return Event{Kind: EvHeal, Node: sim.NodeID(k.node), Peer: sim.NodeID(s.w.cut), Cause: -1}
 	}
+	return Event{Kind: k.kind, Node: sim.NodeID(k.node), Cause: -1}
 }
 
 // buildReady lists the pending events in canonical order. Performance: it
@@ -455,7 +681,7 @@ func (s *Sim) buildReady() {
 	nodes := s.w.nodes
 	if s.w.apps > 0 {
 		for i := range nodes {
-			if nd := &nodes[i]; nd.appNext < len(nd.app) {
+			if nd := &nodes[i]; nd.appNext < len(nd.app) && !nd.down && s.driverReady(nd) {
 				ready = append(ready, readyEnt{kind: EvApp, node: int32(i)})
 				readyW = append(readyW, wt.App)
 			}
@@ -476,6 +702,9 @@ func (s *Sim) buildReady() {
 			word &= word - 1
 			q := &conns[c]
 			p := &q.items[q.head]
+			if s.w.cut != 0 && s.across(p.from, p.to) {
+				continue // held by the partition
+			}
 			ready = append(ready, readyEnt{kind: EvMessage, node: int32(p.to), ref: int32(c)})
 			readyW = append(readyW, p.weight)
 		}
@@ -501,30 +730,12 @@ func (s *Sim) buildReady() {
 			}
 		}
 	}
-	if s.failures && (s.until <= 0 || s.w.step < s.until) {
-		f := &s.cfg.Failures
-		if s.w.drops < f.Drops {
-			for d := range dgrams {
-				ready = append(ready, readyEnt{kind: EvDrop, node: int32(dgrams[d].to), ref: int32(d)})
-				readyW = append(readyW, wt.Failure)
-			}
-		}
-		if s.w.breaks < f.Breaks {
-			for a := 0; a < s.n; a++ {
-				for b := a + 1; b < s.n; b++ {
-					if conns[a*s.n+b].len() > 0 || conns[b*s.n+a].len() > 0 {
-						ready = append(ready, readyEnt{kind: EvBreak, node: int32(a), ref: int32(b)})
-						readyW = append(readyW, wt.Failure)
-					}
-				}
-			}
-		}
-		if s.w.resets < f.Resets {
-			for i := range nodes {
-				ready = append(ready, readyEnt{kind: EvReset, node: int32(i)})
-				readyW = append(readyW, wt.Failure)
-			}
-		}
+	if s.failures && (s.until <= 0 || s.w.step < s.until) && s.budgetLeft() {
+		ready, readyW = s.failureReady(ready, readyW)
+	}
+	if s.w.cut != 0 {
+		ready = append(ready, readyEnt{kind: EvHeal, node: int32(bits.TrailingZeros64(s.w.cut))})
+		readyW = append(readyW, wt.Timer)
 	}
 	// Store the headers only when append moved the arrays: storing a
 	// pointer costs a write barrier while the collector runs.
@@ -539,6 +750,73 @@ func (s *Sim) buildReady() {
 		s.readyW = readyW
 	}
 	s.readyValid, s.readyEvOK = true, false
+}
+
+// budgetLeft reports whether the execution may still have a failure.
+func (s *Sim) budgetLeft() bool {
+	f, w := &s.cfg.Failures, &s.w
+	return w.drops < f.Drops || w.breaks < f.Breaks || w.resets < f.Resets || w.crashes < f.Crashes ||
+		w.dups < f.Duplicates || w.partitions < f.Partitions && w.cut == 0
+}
+
+// failureReady appends the failure events that may happen now to the
+// ready list. Performance: apart from buildReady, so that the step loop's
+// common case keeps its loops' variables in registers.
+//
+//go:noinline
+func (s *Sim) failureReady(ready []readyEnt, readyW []float64) ([]readyEnt, []float64) {
+	f := &s.cfg.Failures
+	wt := &s.weights
+	nodes, conns, dgrams, cut := s.w.nodes, s.w.conns, s.w.dgrams, s.w.cut
+	if s.w.drops < f.Drops {
+		for d := range dgrams {
+			if p := &dgrams[d]; s.linkOK == nil || s.mayFailLink(int(p.from), int(p.to)) {
+				ready = append(ready, readyEnt{kind: EvDrop, node: int32(p.to), ref: int32(d)})
+				readyW = append(readyW, wt.Failure)
+			}
+		}
+	}
+	if s.w.breaks < f.Breaks {
+		for a := 0; a < s.n; a++ {
+			for b := a + 1; b < s.n; b++ {
+				if (conns[a*s.n+b].len() > 0 || conns[b*s.n+a].len() > 0) && s.mayFailLink(a, b) {
+					ready = append(ready, readyEnt{kind: EvBreak, node: int32(a), ref: int32(b)})
+					readyW = append(readyW, wt.Failure)
+				}
+			}
+		}
+	}
+	if s.w.resets < f.Resets {
+		for i := range nodes {
+			if !nodes[i].down && s.mayFailNode(i) && (f.PerNode <= 0 || s.w.ext[i].restarts < f.PerNode) {
+				ready = append(ready, readyEnt{kind: EvReset, node: int32(i)})
+				readyW = append(readyW, wt.Failure)
+			}
+		}
+	}
+	if s.w.crashes < f.Crashes {
+		for i := range nodes {
+			if !nodes[i].down && s.mayFailNode(i) && (f.PerNode <= 0 || s.w.ext[i].restarts < f.PerNode) {
+				ready = append(ready, readyEnt{kind: EvCrash, node: int32(i)})
+				readyW = append(readyW, wt.Failure)
+			}
+		}
+	}
+	if s.w.dups < f.Duplicates {
+		for d := range dgrams {
+			if p := &dgrams[d]; s.mayFailLink(int(p.from), int(p.to)) {
+				ready = append(ready, readyEnt{kind: EvDuplicate, node: int32(p.to), ref: int32(d)})
+				readyW = append(readyW, wt.Failure)
+			}
+		}
+	}
+	if s.w.partitions < f.Partitions && cut == 0 {
+		for i, side := range s.sides {
+			ready = append(ready, readyEnt{kind: EvPartition, node: int32(bits.TrailingZeros64(side)), ref: int32(i)})
+			readyW = append(readyW, wt.Failure)
+		}
+	}
+	return ready, readyW
 }
 
 // earlierDatagram reports whether a datagram sent earlier on the same pair
@@ -610,6 +888,9 @@ func (s *Sim) choose(kind ChoiceKind, n int, weights []float64) (int, error) {
 // (ErrBadChoice).
 func (s *Sim) Step() (bool, error) {
 	s.buildReady()
+	if s.stepErr != nil {
+		return false, s.takeStepErr()
+	}
 	if len(s.ready) == 0 {
 		return false, nil
 	}
@@ -619,19 +900,56 @@ func (s *Sim) Step() (bool, error) {
 		s.w.stepStarts = s.w.stepStarts[:len(s.w.stepStarts)-1]
 		return false, err
 	}
-	return true, s.execute(s.ready[i])
+	err = s.execute(s.ready[i])
+	if e := s.escape.Load(); e != nil && err == nil {
+		err = s.escaped(e)
+	}
+	return true, err
+}
+
+// escaped returns the escape a goroutine recorded, with the step at which
+// the simulator saw it.
+func (s *Sim) escaped(e *EscapeError) error {
+	if e.Step == 0 {
+		e.Step = s.w.step
+	}
+	return e
+}
+
+// takeStepErr returns why the simulator cannot step: it is broken (a failed
+// boot, a copy that failed), or a driver condition panicked while the
+// ready events were listed (an error it then forgets).
+func (s *Sim) takeStepErr() error {
+	if s.broken != nil {
+		return s.broken
+	}
+	err := s.stepErr
+	s.stepErr, s.readyValid = nil, false
+	return err
+}
+
+// breaks marks the simulator broken: every Step fails with err.
+func (s *Sim) breaks(err error) {
+	s.broken, s.stepErr = err, err
 }
 
 // StepEvent executes ready event i as the next step, recording the choice
 // as if the chooser had answered i. Used by debuggers to branch.
 func (s *Sim) StepEvent(i int) error {
 	s.buildReady()
+	if s.stepErr != nil {
+		return s.takeStepErr()
+	}
 	if i < 0 || i >= len(s.ready) {
 		return &BadChoiceError{Index: len(s.w.choices), Step: s.w.step, Kind: ChooseEvent, N: len(s.ready), Value: i}
 	}
 	s.w.stepStarts = append(s.w.stepStarts, int32(len(s.w.choices)))
 	s.w.choices = append(s.w.choices, Choice{Kind: ChooseEvent, N: int32(len(s.ready)), Value: int32(i)})
-	return s.execute(s.ready[i])
+	err := s.execute(s.ready[i])
+	if e := s.escape.Load(); e != nil && err == nil {
+		err = s.escaped(e)
+	}
+	return err
 }
 
 // execute runs ready event k. Performance: the Event is built once, in
@@ -665,8 +983,9 @@ func (s *Sim) execute(k readyEnt) error {
 		}
 	case EvReset:
 		s.w.resets++
+		s.w.ext[ev.Node].restarts++
 		s.abandon(ev.Node)
-		s.initNode(ev.Node)
+		s.initNode(ev.Node, true)
 	case EvBreak:
 		s.w.breaks++
 		a, b := ev.Node, ev.Peer
@@ -674,19 +993,95 @@ func (s *Sim) execute(k readyEnt) error {
 		s.clearConn(int(b)*s.n + int(a))
 		s.connErr(a, b)
 		s.connErr(b, a)
-		s.logEvent(*ev)
-		s.w.step++
-		return nil
+		return s.network(ev)
 	case EvDrop:
 		s.w.drops++
 		s.removeDatagram(int(k.ref))
+		return s.network(ev)
+	case EvCrash:
+		s.w.crashes++
+		s.crash(ev.Node)
+		return s.network(ev)
+	case EvDuplicate:
+		s.w.dups++
+		p := s.w.dgrams[k.ref]
+		s.w.dgrams = append(s.w.dgrams, p)
+		return s.network(ev)
+	case EvPartition:
+		s.w.partitions++
+		s.w.cut = ev.Side()
 		s.logEvent(*ev)
+		// Datagrams in flight across the split are lost.
+		for d := 0; d < len(s.w.dgrams); {
+			if p := &s.w.dgrams[d]; s.across(p.from, p.to) {
+				s.logLost(*p, "partition")
+				s.removeDatagram(d)
+				continue
+			}
+			d++
+		}
 		s.w.step++
 		return nil
+	case EvHeal:
+		s.w.cut = 0
+		return s.network(ev)
 	}
 	err := s.run(ev)
 	s.w.step++
 	return err
+}
+
+// network ends a step that runs no handler.
+func (s *Sim) network(ev *Event) error {
+	s.logEvent(*ev)
+	s.w.step++
+	return nil
+}
+
+// crash stops node id for good: its timers and driver stop, what is in
+// flight to it is lost, and its reliable connections break (the peers with
+// messages in flight on them learn so).
+func (s *Sim) crash(id sim.NodeID) {
+	nd := &s.w.nodes[id]
+	nd.down = true
+	nd.dirty = true
+	s.w.down++
+	s.disarm(nd)
+	if nd.appNext < len(nd.app) {
+		s.w.apps--
+	}
+	nd.app, nd.appNext = nil, 0
+	if len(nd.connErrs) > 0 {
+		s.w.errs--
+	}
+	nd.connErrs = nd.connErrs[:0]
+	for p := 0; p < s.n; p++ {
+		if p == int(id) {
+			s.clearConn(p*s.n + p)
+			continue
+		}
+		out, in := int(id)*s.n+p, p*s.n+int(id)
+		if s.w.conns[out].len() > 0 || s.w.conns[in].len() > 0 {
+			s.clearConn(out)
+			s.clearConn(in)
+			s.connErr(sim.NodeID(p), id)
+		}
+	}
+	for d := 0; d < len(s.w.dgrams); {
+		if s.w.dgrams[d].to == id {
+			s.removeDatagram(d)
+			continue
+		}
+		d++
+	}
+}
+
+// logLost logs a message lost to a crash or a partition.
+func (s *Sim) logLost(p pending, why string) {
+	if s.log != nil {
+		s.log.Info().Int("step", s.logStep()).Int("node", int(p.from)).Int("to", int(p.to)).Str("type", sim.MessageName(p.msg)).
+			Msg("lost (" + why + ") " + FormatValue(p.msg))
+	}
 }
 
 func (s *Sim) removeDatagram(d int) pending {
@@ -703,32 +1098,86 @@ func (s *Sim) logEvent(ev Event) {
 	}
 }
 
-// run executes the handler of ev (which must not be a break or a drop) on
-// node ev.Node, turning a panic into an error. ev stays valid and unchanged
-// while the handler runs.
-func (s *Sim) run(ev *Event) (err error) {
-	id := ev.Node
-	nd := &s.w.nodes[id]
-	nd.dirty = true
-	if s.log != nil {
-		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + ev.String())
+// eventText describes ev for logs and errors; at boot, Start runs for the
+// first time ("node 1 starts") rather than after a reset.
+func (s *Sim) eventText(ev *Event) string {
+	if s.booting {
+		return fmt.Sprintf("node %d starts", ev.Node)
 	}
-	s.progress.Add(1)
+	return ev.String()
+}
+
+// appRequest returns what HandleApp receives for a driver request: the
+// request itself, or a sim.Request's Req.
+func appRequest(r any) any {
+	switch q := r.(type) {
+	case sim.Request:
+		return q.Req
+	case *sim.Request:
+		return q.Req
+	}
+	return r
+}
+
+// driverReady reports whether nd's next driver request is ready: it is no
+// sim.Request, or its condition holds.
+func (s *Sim) driverReady(nd *node) bool {
+	var q *sim.Request
+	switch r := nd.app[nd.appNext].(type) {
+	case sim.Request:
+		q = &r
+	case *sim.Request:
+		q = r
+	default:
+		return true
+	}
+	if q.When == nil {
+		return true
+	}
+	return s.condition(q)
+}
+
+// condition evaluates a driver request's condition; a panic makes the next
+// Step fail with a *PropertyPanicError.
+func (s *Sim) condition(q *sim.Request) (ok bool) {
 	defer func() {
-		s.progress.Add(1)
 		if r := recover(); r != nil {
-			if s.err != nil { // a bad choice inside the handler
-				err, s.err = s.err, nil
-				return
+			ok = false
+			if s.stepErr == nil {
+				name := q.Name
+				if name == "" {
+					name = "the condition of driver request " + FormatValue(q.Req)
+				}
+				s.stepErr = &PropertyPanicError{Property: name, Step: s.w.step, Value: r}
 			}
-			if r == errAbandoned {
-				err = ErrHang
-				return
-			}
-			err = &HandlerPanicError{Step: s.w.step, Event: ev.String(), Value: r, Stack: string(debug.Stack())}
-			if s.log != nil {
-				s.log.Error().Int("step", s.logStep()).Int("node", int(id)).Interface("panic", fmt.Sprint(r)).Msg("panic in handler")
-			}
+		}
+	}()
+	return q.When(s.view)
+}
+
+// running is what run adds to progress while node id's handler runs: one
+// (odd: in a handler) and the node + 1 from bit 40 on.
+func running(id sim.NodeID) uint64 { return 1 + uint64(id+1)<<40 }
+
+// run executes the handler of ev (which must not be a network event) on
+// node ev.Node, turning a panic into an error. ev stays valid and unchanged
+// while the handler runs. Performance: the escape checks and the
+// process-wide handler slot (sim.Reader) are in runChecked, off the hot
+// path.
+func (s *Sim) run(ev *Event) (err error) {
+	if s.opts.CheckEscapes || hook.Exclusive() {
+		return s.runChecked(ev)
+	}
+	id := ev.Node
+	s.w.nodes[id].dirty = true
+	if s.log != nil {
+		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + s.eventText(ev))
+	}
+	s.progress.Add(running(id))
+	defer func() {
+		s.progress.Add(2 - running(id)) // no node runs; one more end
+		if r := recover(); r != nil {
+			err = s.recovered(ev, r)
 			return
 		}
 		if s.log != nil {
@@ -746,9 +1195,113 @@ func (s *Sim) run(ev *Event) (err error) {
 	case EvConnError:
 		svc.HandleConnError(ctx, ev.Peer)
 	case EvReset:
-		svc.Start(ctx)
+		s.start(id, ctx, svc)
 	}
 	return nil
+}
+
+// runChecked is run with the escape checks (Options.CheckEscapes) and the
+// process-wide handler slot (sim.Reader).
+func (s *Sim) runChecked(ev *Event) (err error) {
+	id := ev.Node
+	s.w.nodes[id].dirty = true
+	ext := &s.w.ext[id]
+	if s.log != nil {
+		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + s.eventText(ev))
+	}
+	goroutines := 0
+	if s.opts.CheckEscapes {
+		if ext.endHash != 0 && ev.Kind != EvReset {
+			if h := s.hashNode(s.w.svcs[id]); h != ext.endHash {
+				return &EscapeError{Node: id, Step: s.logStep(), Detail: "its state changed after its last handler returned and before this event"}
+			}
+		}
+		goroutines = goruntime.NumGoroutine()
+	}
+	exclusive := hook.Exclusive() && hook.Enter(s.ctxs[id])
+	s.progress.Add(running(id))
+	defer func() {
+		s.progress.Add(2 - running(id))
+		if exclusive {
+			hook.Leave()
+		}
+		if r := recover(); r != nil {
+			err = s.recovered(ev, r)
+			return
+		}
+		if s.opts.CheckEscapes {
+			if goruntime.NumGoroutine() > goroutines {
+				if fn := escapedGoroutine(); fn != "" {
+					err = &EscapeError{Node: id, Step: s.logStep(), Detail: "its handler started a goroutine that was still running when the handler returned (created by " + fn + ")"}
+				}
+			}
+			nd := &s.w.nodes[id]
+			ext.endHash = s.hashNode(s.w.svcs[id])
+			// The same encoding Hash would compute next.
+			nd.hash, nd.dirty = ext.endHash, false
+		}
+		if s.log != nil {
+			s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Msg("end")
+		}
+	}()
+	s.call(ev)
+	return nil
+}
+
+// recovered turns what a handler panicked with into run's error.
+func (s *Sim) recovered(ev *Event, r any) error {
+	if s.err != nil { // a bad choice inside the handler
+		err := s.err
+		s.err = nil
+		return err
+	}
+	if r == errAbandoned {
+		return ErrHang
+	}
+	id := ev.Node
+	full := string(debug.Stack())
+	if m, ok := r.(*MisuseError); ok {
+		m.Node = id
+	}
+	if s.log != nil {
+		s.log.Error().Int("step", s.logStep()).Int("node", int(id)).Interface("panic", fmt.Sprint(r)).Msg("panic in handler")
+	}
+	return &HandlerPanicError{Step: s.logStep(), Node: id, Event: s.eventText(ev), Value: r, Stack: trimStack(full), FullStack: full}
+}
+
+// call calls the handler of ev (run has the same switch inline).
+func (s *Sim) call(ev *Event) {
+	id := ev.Node
+	ctx, svc := s.ctxs[id], s.w.svcs[id]
+	switch ev.Kind {
+	case EvApp:
+		svc.HandleApp(ctx, ev.Msg)
+	case EvMessage, EvDatagram:
+		svc.HandleMessage(ctx, ev.Peer, ev.Msg)
+	case EvTimer:
+		svc.HandleTimer(ctx, ev.Timer)
+	case EvConnError:
+		svc.HandleConnError(ctx, ev.Peer)
+	case EvReset:
+		s.start(id, ctx, svc)
+	}
+}
+
+// start runs Start on node id's struct; after a reset, the struct first
+// gets the durable state of the one it replaces.
+func (s *Sim) start(id sim.NodeID, ctx *sim.Context, svc sim.Service) {
+	if prev := s.prevSvc; prev != nil {
+		s.prevSvc = nil
+		if d, ok := prev.(sim.Durable); ok {
+			kept := d.Durable()
+			r, ok := svc.(sim.Durable)
+			if !ok {
+				panic(fmt.Sprintf("sim: node %d's old service (%T) is Durable but its new one (%T) is not", id, prev, svc))
+			}
+			r.Restore(kept)
+		}
+	}
+	svc.Start(ctx)
 }
 
 // timerIndex finds or adds node id's timer, keeping timers sorted by name.

@@ -115,6 +115,12 @@ func (f *formatter) canonical(v reflect.Value) (reflect.Value, bool) {
 				return reflect.ValueOf(cv.Addr().Interface().(sim.Canonicalizer).Canonical()), true
 			}
 		}
+	} else if fn, ok := registered(v.Type()); ok {
+		if cv, ok := clean(v); ok {
+			if cv = addressable(cv); cv.CanAddr() {
+				return reflect.ValueOf(fn(cv)), true
+			}
+		}
 	}
 	return v, false
 }
@@ -313,6 +319,11 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 			f.ptrs = append(f.ptrs, v.Pointer())
 		}
 		v = v.Elem()
+		if cv, ok := f.canonical(v); ok {
+			// A canonical form of the pointed-to type (a registered one:
+			// a Canonicalizer is found through the pointer already).
+			v = cv
+		}
 	}
 	inner := indent + "  "
 	switch v.Kind() {

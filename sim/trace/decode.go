@@ -136,6 +136,8 @@ func (dc *decoder) field(t *Trace, key string) error {
 		t.CycleLen, err = d.DecodeInt()
 	case "note":
 		t.Note, err = d.DecodeString()
+	case "faults":
+		t.Faults, err = d.DecodeString()
 	default:
 		// A field of a newer format: skip it.
 		err = dc.skip(0)

@@ -53,6 +53,9 @@ type Trace struct {
 	NoFailures bool `msgpack:"no_failures"`
 	// Properties are the properties the run checked (empty: all).
 	Properties []string `msgpack:"properties"`
+	// Faults, when set, overrode the system's failure budgets and filters
+	// (sim.ParseFailures' form); replay applies it again.
+	Faults string `msgpack:"faults"`
 	// Kind says what the trace shows: "liveness", "safety", "live", "prefix".
 	Kind string `msgpack:"kind"`
 	// Property is the violated property, if any.
@@ -91,6 +94,14 @@ func (t *Trace) Config() (*sim.Config, error) {
 	}
 	if err := cfg.Select(t.Properties); err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
+	}
+	if t.Faults != "" {
+		if cfg.Failures, err = sim.ParseFailures(cfg.Failures, t.Faults); err != nil {
+			return nil, fmt.Errorf("trace: %w", err)
+		}
+		if err := cfg.Validate(); err != nil {
+			return nil, fmt.Errorf("trace: faults %s: %w", t.Faults, err)
+		}
 	}
 	return cfg, nil
 }

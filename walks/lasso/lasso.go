@@ -369,6 +369,12 @@ func (d *Detector) Observe(s *engine.Sim) bool {
 		}
 	}
 	h := d.hash(s)
+	if s.HashErr() != nil {
+		// The state cannot be hashed (too large): no repeat can be
+		// trusted. Stop recording; the search reports the error.
+		d.recording = false
+		return true
+	}
 	d.scratch = d.scratch[:0]
 	enab := enabledSet(s, func(ev engine.Event) { d.scratch = append(d.scratch, d.source(ev)) })
 	if hot {

@@ -25,8 +25,13 @@ type Runtime interface {
 	CancelTimer(node int, name string)
 	TimerScheduled(node int, name string) bool
 	Rand(node, n int) int
-	Elapsed(node int) bool
-	Monotone() uint64
+	// Elapsed answers whether d nanoseconds have elapsed.
+	Elapsed(node int, d int64) bool
+	Monotone(node int) uint64
+	// Restarted reports whether the node's incarnation began with a reset.
+	Restarted(node int) bool
+	// RandBytes fills p from the node's deterministic random stream.
+	RandBytes(node int, p []byte)
 	// Log returns a log event for the node's annotation, or nil.
 	Log(node int) *zerolog.Event
 	// Notify hands a service's event to every monitor.
@@ -37,9 +42,10 @@ type Runtime interface {
 	// Invoke and Return record client history events.
 	Invoke(node, client int, op any)
 	Return(node, client int, result any)
-	// InFlight and Steps serve a View.
+	// InFlight, Steps and Up serve a View.
 	InFlight() int
 	Steps() int
+	Up(node int) bool
 }
 
 // Constructors set by package sim.

@@ -1,0 +1,182 @@
+// Command nondet measures how often macemc's pipeline (package search)
+// catches each kind of nondeterminism a hosted service may have: for every
+// kind, a two-node system whose one nondeterministic act happens once per
+// execution (the hard case: a service that misbehaves at every step is
+// caught at once), searched RUNS times with seeds 1..RUNS; it prints the
+// share of runs that ended in a nondeterminism finding (or an escape),
+// with the default replays and with --replays.
+//
+// Usage:
+//
+//	go run ./scripts/nondet [--runs 100] [--replays 2] [KIND...]
+package main
+
+import (
+	"context"
+	cryptorand "crypto/rand"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/sim"
+)
+
+// kinds are the acts, each done once, at node 0's driver request.
+var kinds = []struct {
+	name, doc string
+	act       func(n *node, ctx *sim.Context)
+}{
+	{"map-2", "acts on the first key of a 2-entry map", func(n *node, ctx *sim.Context) {
+		for k := range n.Small {
+			n.First = k
+			break
+		}
+	}},
+	{"map-8", "acts on the first key of an 8-entry map", func(n *node, ctx *sim.Context) {
+		for k := range n.Mid {
+			n.First = k
+			break
+		}
+	}},
+	{"map-64", "acts on the first key of a 64-entry map", func(n *node, ctx *sim.Context) {
+		for k := range n.Large {
+			n.First = k
+			break
+		}
+	}},
+	{"map-order-send", "sends to the peers of a 3-entry map in its order", func(n *node, ctx *sim.Context) {
+		for k := range n.Peers {
+			ctx.Send(1, k)
+		}
+	}},
+	{"math-rand", "draws from math/rand/v2's global source", func(n *node, ctx *sim.Context) { n.Drawn = rand.IntN(1000) }},
+	{"crypto-rand", "draws from crypto/rand without the stand-in", func(n *node, ctx *sim.Context) {
+		b := make([]byte, 2)
+		_, _ = cryptorand.Read(b)
+		n.Drawn = int(b[0])
+	}},
+	{"time-now", "keeps time.Now", func(n *node, ctx *sim.Context) { n.Drawn = int(time.Now().UnixNano() % 1000) }},
+	{"goroutine-write", "starts a goroutine that writes the state 1ms later", func(n *node, ctx *sim.Context) {
+		wg.Add(1)
+		go func() { defer wg.Done(); time.Sleep(time.Millisecond); n.Drawn++ }()
+	}},
+	{"goroutine-send", "starts a goroutine that sends 1ms later", func(n *node, ctx *sim.Context) {
+		wg.Add(1)
+		go func() { defer wg.Done(); time.Sleep(time.Millisecond); ctx.Send(1, "late") }()
+	}},
+	{"background-write", "a goroutine started outside the handlers writes the state when a handler kicks it", func(n *node, ctx *sim.Context) {
+		n.kick <- struct{}{}
+	}},
+}
+
+var wg sync.WaitGroup
+
+type node struct {
+	sim.Base
+	Small, Mid, Large map[string]bool
+	Peers             map[string]bool
+	First             string
+	Drawn             int
+	Ticks             int
+	act               func(n *node, ctx *sim.Context)
+	kick              chan struct{}
+}
+
+func (n *node) Start(ctx *sim.Context) {
+	n.Small, n.Mid, n.Large, n.Peers = set(2), set(8), set(64), set(3)
+	ctx.SetPeriodic("tick")
+}
+
+func set(k int) map[string]bool {
+	m := map[string]bool{}
+	for i := range k {
+		m[fmt.Sprintf("k%02d", i)] = true
+	}
+	return m
+}
+
+func (n *node) HandleApp(ctx *sim.Context, req any)                            { n.act(n, ctx) }
+func (n *node) HandleTimer(ctx *sim.Context, name string)                      { n.Ticks++ }
+func (n *node) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {}
+
+func system(kind int) *sim.System {
+	k := kinds[kind]
+	return &sim.System{Name: "nondet-" + k.name, Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{
+			Nodes: 2,
+			Service: func(id sim.NodeID) sim.Service {
+				n := &node{act: k.act}
+				if k.name == "background-write" {
+					// A goroutine of the node's own, started outside the
+					// handlers; it is left waiting when never kicked.
+					n.kick = make(chan struct{}, 1)
+					go func() {
+						<-n.kick
+						time.Sleep(100 * time.Microsecond)
+						n.Drawn++
+					}()
+				}
+				return n
+			},
+			App: func(id sim.NodeID) []any {
+				if id == 0 {
+					return []any{"act"}
+				}
+				return nil
+			},
+			Liveness: []sim.Property{{Name: "Ticked", Check: func(v *sim.View) bool { return sim.Node[node](v, 0).Ticks >= 3 }}},
+		}, nil
+	}}
+}
+
+func main() {
+	runs := pflag.Int("runs", 100, "runs per kind (seeds 1..runs)")
+	replays := pflag.Int("replays", 2, "replays of the comparison column (the default column uses the pipeline's default)")
+	pflag.Parse()
+	want := map[string]bool{}
+	for _, a := range pflag.Args() {
+		want[a] = true
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "kind\tcaught (default replays)\tcaught (%d replays)\tfirst report\n", *replays)
+	for i, k := range kinds {
+		if len(want) > 0 && !want[k.name] {
+			continue
+		}
+		sys := system(i)
+		def, first := measure(sys, *runs, 0)
+		cmp, _ := measure(sys, *runs, *replays)
+		fmt.Fprintf(tw, "%s\t%d/%d\t%d/%d\t%s\n", k.name, def, *runs, cmp, *runs, first)
+	}
+	tw.Flush()
+	wg.Wait()
+}
+
+// measure runs the pipeline runs times and counts the nondeterminism
+// findings; it returns the first finding's error text.
+func measure(sys *sim.System, runs, replays int) (int, string) {
+	caught, first := 0, ""
+	for seed := 1; seed <= runs; seed++ {
+		rep, err := search.Run(context.Background(), sys, search.Options{Seed: uint64(seed), MaxPaths: 20, WalkDepth: 200, Workers: 1, Replays: replays, NoCritical: true})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		if f := rep.First(); f != nil && f.Verdict == search.VerdictNondeterministic {
+			caught++
+			if first == "" {
+				first = f.Err.Error()
+				if len(first) > 110 {
+					first = first[:110] + "..."
+				}
+			}
+		}
+	}
+	return caught, first
+}

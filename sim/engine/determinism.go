@@ -1,0 +1,338 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// DefaultReplays is how many times CheckDeterminism replays a path. Go
+// randomises map iteration order on every loop, so a handler that lets the
+// order decide something makes most pairs of replays differ, but not all:
+// with more replays the chance that all of them happen to agree falls
+// geometrically (the measured catch rates are in the README).
+const DefaultReplays = 4
+
+// NondeterminismError reports the first state in which replays of the same
+// choices differed, and where.
+type NondeterminismError struct {
+	// Step is the state that differs: the state after Step steps (0: the
+	// initial state), reached by transition Step (Event).
+	Step  int
+	Event string
+	// Node is the first node whose state differs (-1: the nodes agree and
+	// the network or the pending events differ); Type is its struct's type.
+	Node int
+	Type string
+	// Path is the first field that differs, e.g. ".Peers[3].Term", and
+	// Detail what differs there in words.
+	Path, Detail string
+	// Replays is how many replays were compared.
+	Replays int
+}
+
+func (e *NondeterminismError) Error() string {
+	var b strings.Builder
+	if e.Step == 0 {
+		b.WriteString("sim: nondeterministic service: replays of the same choices differ in the initial state (after the nodes' Start)")
+	} else {
+		fmt.Fprintf(&b, "sim: nondeterministic service: replays of the same choices differ in the state after step %d", e.Step)
+	}
+	if e.Event != "" {
+		b.WriteString(" (" + e.Event + ")")
+	}
+	switch {
+	case e.Node >= 0 && e.Path != "":
+		fmt.Fprintf(&b, ": node %d (%s) field %s: %s", e.Node, e.Type, e.Path, e.Detail)
+	case e.Node >= 0:
+		fmt.Fprintf(&b, ": node %d (%s): %s", e.Node, e.Type, e.Detail)
+	case e.Detail != "":
+		b.WriteString(": " + e.Detail)
+	}
+	b.WriteString("; look for map iteration order, global math/rand or crypto/rand (see sim.Context.Reader), time.Now or goroutines in the handlers")
+	return b.String()
+}
+
+// Unwrap lets errors.Is match ErrNondeterministic.
+func (e *NondeterminismError) Unwrap() error { return ErrNondeterministic }
+
+// CheckDeterminism replays choices DefaultReplays times from cfg's
+// initial state, in lockstep, and compares the states after every step
+// (Hash: a node's part is encoded again after it ran). It
+// returns a *NondeterminismError naming the first state where a replay
+// differs from the first (the step, the event, the node and its first
+// field that differs), an *EscapeError for a service seen acting outside
+// its handlers (Options.CheckEscapes is on in two of the replays), or nil. A
+// service that is deterministic on this path passes; one whose
+// nondeterminism this path does not exercise passes too.
+func CheckDeterminism(cfg *sim.Config, choices []int32, opts Options) error {
+	return CheckDeterminismN(cfg, choices, opts, DefaultReplays)
+}
+
+// CheckDeterminismN is CheckDeterminism with replays replays (at least 2).
+func CheckDeterminismN(cfg *sim.Config, choices []int32, opts Options, replays int) error {
+	return CheckDeterminismUntil(cfg, choices, opts, replays, nil)
+}
+
+// CheckDeterminismUntil is CheckDeterminismN that gives up, answering nil,
+// once stop returns true (asked every 1,024 steps): cancellation reaches
+// inside the replays of a long path.
+func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, replays int, stop func() bool) error {
+	replays = max(replays, 2)
+	opts.Logger = nil
+	sims := make([]*Sim, replays)
+	recs := make([]*Recorded, replays)
+	errs := make([]error, replays)
+	for i := range sims {
+		recs[i] = NewRecorded(choices)
+		// Escapes are looked for in two replays (a goroutine a handler
+		// leaves running is seen in any of them); the others only
+		// compare states, which costs one encoding of the node that ran.
+		opts.Chooser, opts.CheckEscapes = recs[i], i < 2
+		s, err := New(cfg, opts)
+		if s == nil {
+			return err
+		}
+		sims[i], errs[i] = s, err
+	}
+	for {
+		if err := compareReplays(sims, errs, replays); err != nil {
+			return err
+		}
+		if errs[0] != nil || recs[0].Used() >= len(choices) {
+			return nil
+		}
+		if stop != nil && sims[0].w.step&1023 == 0 && stop() {
+			return nil
+		}
+		oks := make([]bool, replays)
+		for i, s := range sims {
+			oks[i], errs[i] = s.Step()
+			var esc *EscapeError
+			if errors.As(errs[i], &esc) {
+				return esc
+			}
+		}
+		for i := range sims {
+			if oks[i] != oks[0] {
+				return &NondeterminismError{Step: sims[0].w.step, Node: -1, Replays: replays,
+					Detail: fmt.Sprintf("one replay could go on after %d steps and another could not", sims[0].w.step)}
+			}
+		}
+		if !oks[0] {
+			return nil
+		}
+	}
+}
+
+// compareReplays compares the replays' current states (and how their last
+// step ended) with the first's.
+func compareReplays(sims []*Sim, errs []error, replays int) error {
+	a := sims[0]
+	ha := a.Hash()
+	for i := 1; i < len(sims); i++ {
+		b := sims[i]
+		if (errs[0] == nil) != (errs[i] == nil) || errs[0] != nil && errs[0].Error() != errs[i].Error() {
+			return &NondeterminismError{Step: a.w.step, Event: eventText(a), Node: -1, Replays: replays,
+				Detail: fmt.Sprintf("one replay ended the step with %s, another with %s", errText(errs[0]), errText(errs[i]))}
+		}
+		if err := a.HashErr(); err != nil {
+			return err
+		}
+		if b.w.step != a.w.step || b.Hash() != ha {
+			ne := diffStates(a, b)
+			ne.Replays = replays
+			return ne
+		}
+	}
+	return nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	return fmt.Sprintf("%q", err.Error())
+}
+
+func eventText(s *Sim) string {
+	if s.w.step == 0 {
+		return ""
+	}
+	return s.w.lastEvent.String()
+}
+
+// diffStates says where two simulators' states first differ: the first
+// node whose struct encodes differently and its first field that differs,
+// or else the first line of their text forms (timers, driver, network)
+// that differs.
+func diffStates(a, b *Sim) *NondeterminismError {
+	ne := &NondeterminismError{Step: a.w.step, Event: eventText(a), Node: -1}
+	for i := range a.w.nodes {
+		sa, sb := a.w.svcs[i], b.w.svcs[i]
+		if a.hashNode(sa) != b.hashNode(sb) {
+			ne.Node, ne.Type = i, fmt.Sprintf("%T", sa)
+			ne.Path, ne.Detail = FirstDifference(sa, sb)
+			if ne.Path == "" && ne.Detail == "" {
+				ne.Detail = "its canonical encodings differ"
+			}
+			return ne
+		}
+	}
+	ta, tb := a.stateText(), b.stateText()
+	la, lb := strings.Split(ta, "\n"), strings.Split(tb, "\n")
+	for i := 0; i < len(la) || i < len(lb); i++ {
+		x, y := lineAt(la, i), lineAt(lb, i)
+		if x != y {
+			ne.Detail = fmt.Sprintf("%q in one replay, %q in another", x, y)
+			return ne
+		}
+	}
+	ne.Detail = "the pending events differ"
+	return ne
+}
+
+func lineAt(ls []string, i int) string {
+	if i < len(ls) {
+		return ls[i]
+	}
+	return "(nothing)"
+}
+
+// stateText is every node's text form and the network's, for diffs.
+func (s *Sim) stateText() string {
+	var b strings.Builder
+	for i := range s.w.nodes {
+		b.WriteString(s.NodeText(sim.NodeID(i)))
+	}
+	b.WriteString(s.NetworkText())
+	return b.String()
+}
+
+// FirstDifference returns the first field path at which a and b differ
+// in their canonical forms (as hashing sees them: tagged fields left out,
+// maps by key, canonical forms of Canonicalizers and registered types),
+// and what differs there, e.g. (".Log[3].Term", "2 in one, 3 in the
+// other"); ("", "") when they do not differ.
+func FirstDifference(a, b any) (path, detail string) {
+	var d differ
+	return d.diff(reflect.ValueOf(a), reflect.ValueOf(b), "")
+}
+
+type differ struct{ depth int }
+
+// encodeValue is v's canonical encoding.
+func encodeValue(v reflect.Value) []byte {
+	var e encoder
+	if !v.IsValid() {
+		return nil
+	}
+	encoderFor(v.Type())(&e, v)
+	return e.buf
+}
+
+func (d *differ) diff(a, b reflect.Value, path string) (string, string) {
+	d.depth++
+	defer func() { d.depth-- }()
+	if !a.IsValid() || !b.IsValid() {
+		if a.IsValid() == b.IsValid() {
+			return "", ""
+		}
+		return or(path), fmt.Sprintf("%s in one, %s in the other", show(a), show(b))
+	}
+	if a.Type() != b.Type() {
+		return or(path), fmt.Sprintf("a %s in one, a %s in the other", a.Type(), b.Type())
+	}
+	if bytes.Equal(encodeValue(a), encodeValue(b)) {
+		return "", ""
+	}
+	if d.depth > 64 {
+		return or(path), "they differ (too deep to say where)"
+	}
+	f := formatter{}
+	if ca, ok := f.canonical(a); ok {
+		cb, _ := f.canonical(b)
+		return d.diff(ca, cb, path)
+	}
+	switch a.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return or(path), fmt.Sprintf("%s in one, %s in the other", show(a), show(b))
+		}
+		return d.diff(a.Elem(), b.Elem(), path)
+	case reflect.Struct:
+		a, b = addressable(a), addressable(b)
+		for _, i := range stateFields(a.Type()) {
+			if p, det := d.diff(field(a, i), field(b, i), path+"."+a.Type().Field(i).Name); p != "" || det != "" {
+				return p, det
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		n := min(a.Len(), b.Len())
+		for i := 0; i < n; i++ {
+			if p, det := d.diff(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i)); p != "" || det != "" {
+				return p, det
+			}
+		}
+		if a.Len() != b.Len() {
+			return or(path), fmt.Sprintf("%d elements in one, %d in the other", a.Len(), b.Len())
+		}
+	case reflect.Map:
+		ka, _ := mapKeys(a)
+		lb, kb := mapKeys(b)
+		for _, k := range ka {
+			other, ok := kb[k.text]
+			if !ok {
+				return or(path), fmt.Sprintf("key %s in one only", k.text)
+			}
+			if p, det := d.diff(a.MapIndex(k.v), b.MapIndex(other.v), path+"["+k.text+"]"); p != "" || det != "" {
+				return p, det
+			}
+		}
+		if len(ka) != len(lb) {
+			return or(path), fmt.Sprintf("%d keys in one, %d in the other", len(ka), len(kb))
+		}
+	}
+	return or(path), fmt.Sprintf("%s in one, %s in the other", show(a), show(b))
+}
+
+type keyed struct {
+	text string
+	v    reflect.Value
+}
+
+// mapKeys returns m's keys in text order, and by text.
+func mapKeys(m reflect.Value) ([]keyed, map[string]keyed) {
+	var f formatter
+	var out []keyed
+	by := map[string]keyed{}
+	for _, k := range m.MapKeys() {
+		kt := f.inline(k)
+		out = append(out, keyed{kt, k})
+		by[kt] = keyed{kt, k}
+	}
+	sort.Slice(out, func(i, j int) bool { return lessKey(out[i].text, out[j].text) })
+	return slices.Clip(out), by
+}
+
+func show(v reflect.Value) string {
+	var f formatter
+	s := f.inline(v)
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+func or(path string) string {
+	if path == "" {
+		return "(the whole value)"
+	}
+	return path
+}

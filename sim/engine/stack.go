@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"reflect"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// The packages whose frames a service's panic stack leaves out: the
+// simulator and the user API it runs handlers through.
+var (
+	enginePkg = reflect.TypeFor[Sim]().PkgPath() + "."
+	simPkg    = reflect.TypeFor[sim.Context]().PkgPath() + "."
+)
+
+// trimStack returns the service's own frames of a stack trace taken while
+// a panic unwinds (runtime/debug.Stack in a deferred recover): the frames
+// below the panic call, without the runtime's frames that raised it, the
+// sim.Context method that found a misuse, and the simulator's frames that
+// called the handler. Each frame is two lines, the function and
+// "\tfile:line", without argument words or offsets.
+func trimStack(stack string) string {
+	lines := strings.Split(strings.TrimRight(stack, "\n"), "\n")
+	if len(lines) > 0 && strings.HasPrefix(lines[0], "goroutine ") {
+		lines = lines[1:]
+	}
+	type frame struct{ fn, at string }
+	var frames []frame
+	for i := 0; i+1 < len(lines); i += 2 {
+		frames = append(frames, frame{lines[i], lines[i+1]})
+	}
+	// The frames after the last panic call are the panicking code's.
+	start := 0
+	for i, f := range frames {
+		if strings.HasPrefix(f.fn, "panic(") {
+			start = i + 1
+		}
+	}
+	frames = frames[start:]
+	// Leave out the runtime's frames that raised the panic (a nil
+	// dereference, an index out of range) and the API's that found a
+	// misuse, up to the service's first frame.
+	for len(frames) > 0 && (strings.HasPrefix(frames[0].fn, "runtime.") || internalFrame(frames[0].fn)) {
+		frames = frames[1:]
+	}
+	// Stop at the simulator's frame that called the handler.
+	for i, f := range frames {
+		if internalFrame(f.fn) {
+			frames = frames[:i]
+			break
+		}
+	}
+	var b strings.Builder
+	for _, f := range frames {
+		// Leave out the argument words and the program counter offset:
+		// they change from build to build.
+		fn := f.fn
+		if i := strings.LastIndexByte(fn, '('); i > 0 && strings.HasSuffix(fn, ")") {
+			fn = fn[:i]
+		}
+		at, _, _ := strings.Cut(f.at, " +0x")
+		b.WriteString(fn)
+		b.WriteByte('\n')
+		b.WriteString(at)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// internalFrame reports whether a stack frame's function belongs to the
+// simulator or to package sim.
+func internalFrame(fn string) bool {
+	return strings.HasPrefix(fn, enginePkg) || strings.HasPrefix(fn, simPkg) || strings.HasPrefix(fn, "github.com/macemc/macemc/sim/internal/")
+}
+
+// EscapeError reports code of a node's service that acted outside its
+// handlers: a call of a sim.Context method after the handler returned (a
+// goroutine the handler started, a Context kept for later), or a change of
+// the node's state between the end of a handler and the node's next event
+// (seen with Options.CheckEscapes). What such code does depends on the
+// goroutine scheduler, so the checker reports it as nondeterminism.
+type EscapeError struct {
+	Node sim.NodeID
+	// Step is the transition during (or before) which it was seen, as logs
+	// number it; Call the Context method, when one was called.
+	Step   int
+	Call   string
+	Detail string
+}
+
+func (e *EscapeError) Error() string {
+	what := e.Detail
+	if e.Call != "" {
+		what = "it called Context." + e.Call + " outside its handlers (a goroutine the handler started, or a Context kept after the handler returned)"
+	}
+	return "sim: node " + strconv.Itoa(int(e.Node)) + " escaped its handler: " + what + " (seen at step " + strconv.Itoa(e.Step) + ")"
+}
+
+// Unwrap lets errors.Is match ErrEscape and ErrNondeterministic.
+func (e *EscapeError) Unwrap() []error { return []error{ErrEscape, ErrNondeterministic} }
+
+// escapedGoroutine looks among all goroutines for one created by the
+// calling goroutine, from a function outside the runtime, the test
+// framework and macemc itself: a goroutine a handler that just returned
+// started and left running. It returns the creating function, or "". It
+// stops the world to list the goroutines: the determinism checks call it
+// only when the goroutine count grew during a handler.
+func escapedGoroutine() string {
+	buf := make([]byte, 64)
+	buf = buf[:goruntime.Stack(buf, false)]
+	self := ""
+	if f := strings.Fields(string(buf)); len(f) > 1 && f[0] == "goroutine" {
+		self = f[1]
+	}
+	all := make([]byte, 1<<20)
+	for {
+		n := goruntime.Stack(all, true)
+		if n < len(all) {
+			all = all[:n]
+			break
+		}
+		if len(all) >= 64<<20 {
+			break
+		}
+		all = make([]byte, 2*len(all))
+	}
+	for _, line := range strings.Split(string(all), "\n") {
+		fn, ok := strings.CutPrefix(line, "created by ")
+		if !ok {
+			continue
+		}
+		fn, parent, _ := strings.Cut(fn, " in goroutine ")
+		if parent != self || infrastructure(fn) {
+			continue
+		}
+		return fn
+	}
+	return ""
+}
+
+// infrastructure reports whether fn belongs to the runtime, the test
+// framework or macemc's checker, whose goroutines are no service's.
+func infrastructure(fn string) bool {
+	for _, p := range []string{"runtime.", "testing.", "os/signal.", enginePkg, "github.com/macemc/macemc/search.", "github.com/macemc/macemc/search/",
+		"github.com/macemc/macemc/walks.", "github.com/macemc/macemc/walks/", "github.com/macemc/macemc/critical.",
+		"github.com/macemc/macemc/mdb.", "github.com/macemc/macemc/cmd/cli.(*App)."} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}

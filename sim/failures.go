@@ -1,0 +1,142 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ErrBadFailures marks a failure specification that does not parse.
+var ErrBadFailures = errors.New("sim: bad failure specification")
+
+// ParseFailures applies a failure specification to f and returns the
+// result: comma-separated NAME=VALUE settings, where NAME is one of
+// resets, crashes, breaks, drops, duplicates, partitions (budgets per
+// execution), pernode (resets and crashes of any one node), reorder (true
+// or false), nodes (the nodes that may reset or
+// crash, joined by "+", or "all"), links (node pairs "a-b" joined by "+",
+// or "all") and splits (partition sides, each its nodes joined by "+",
+// separated by "/", or "default"). Settings not named keep f's value:
+//
+//	resets=1,crashes=1,partitions=1,nodes=0+1,links=0-1+1-2
+//
+// The command line's --faults flag takes this form.
+func ParseFailures(f Failures, spec string) (Failures, error) {
+	f.Nodes, f.Links, f.Splits = slices.Clone(f.Nodes), slices.Clone(f.Links), slices.Clone(f.Splits)
+	if strings.TrimSpace(spec) == "" {
+		return f, nil
+	}
+	for _, part := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return f, fmt.Errorf("%w: %q is not NAME=VALUE", ErrBadFailures, part)
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		budget := map[string]*int{"resets": &f.Resets, "crashes": &f.Crashes, "breaks": &f.Breaks, "drops": &f.Drops,
+			"duplicates": &f.Duplicates, "partitions": &f.Partitions, "pernode": &f.PerNode}
+		if p, ok := budget[k]; ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || n > 1<<20 {
+				return f, fmt.Errorf("%w: %s=%q is not a count from 0 to %d", ErrBadFailures, k, v, 1<<20)
+			}
+			*p = n
+			continue
+		}
+		var err error
+		switch k {
+		case "reorder":
+			if f.Reorder, err = strconv.ParseBool(v); err != nil {
+				return f, fmt.Errorf("%w: reorder=%q is not true or false", ErrBadFailures, v)
+			}
+		case "nodes":
+			if f.Nodes, err = parseNodes(v); err != nil {
+				return f, fmt.Errorf("%w: nodes=%q: %v", ErrBadFailures, v, err)
+			}
+		case "links":
+			f.Links = nil
+			if v != "all" {
+				for _, l := range strings.Split(v, "+") {
+					a, b, ok := strings.Cut(l, "-")
+					x, err1 := strconv.Atoi(a)
+					y, err2 := strconv.Atoi(b)
+					if !ok || err1 != nil || err2 != nil || x < 0 || y < 0 {
+						return f, fmt.Errorf("%w: links=%q: %q is not a node pair a-b", ErrBadFailures, v, l)
+					}
+					f.Links = append(f.Links, Link{NodeID(x), NodeID(y)})
+				}
+			}
+		case "splits":
+			f.Splits = nil
+			if v != "default" {
+				for _, side := range strings.Split(v, "/") {
+					ids, err := parseNodes(side)
+					if err != nil || len(ids) == 0 {
+						return f, fmt.Errorf("%w: splits=%q: %q is not a side (nodes joined by +)", ErrBadFailures, v, side)
+					}
+					f.Splits = append(f.Splits, ids)
+				}
+			}
+		default:
+			return f, fmt.Errorf("%w: unknown setting %q (known: resets, crashes, breaks, drops, duplicates, partitions, pernode, reorder, nodes, links, splits)", ErrBadFailures, k)
+		}
+	}
+	return f, nil
+}
+
+func parseNodes(v string) ([]NodeID, error) {
+	if v == "all" {
+		return nil, nil
+	}
+	var out []NodeID
+	for _, x := range strings.Split(v, "+") {
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%q is not a node", x)
+		}
+		out = append(out, NodeID(n))
+	}
+	return out, nil
+}
+
+// String returns the failures in ParseFailures' form, every budget
+// included, e.g. "resets=1,crashes=0,breaks=0,drops=0,duplicates=0,
+// partitions=1,reorder=false"; pernode, nodes, links and splits only
+// when set.
+// ParseFailures(Failures{}, f.String()) gives f back.
+func (f Failures) String() string {
+	parts := []string{
+		"resets=" + strconv.Itoa(f.Resets), "crashes=" + strconv.Itoa(f.Crashes), "breaks=" + strconv.Itoa(f.Breaks),
+		"drops=" + strconv.Itoa(f.Drops), "duplicates=" + strconv.Itoa(f.Duplicates), "partitions=" + strconv.Itoa(f.Partitions),
+		"reorder=" + strconv.FormatBool(f.Reorder),
+	}
+	join := func(ids []NodeID) string {
+		s := make([]string, len(ids))
+		for i, id := range ids {
+			s[i] = strconv.Itoa(int(id))
+		}
+		return strings.Join(s, "+")
+	}
+	if f.PerNode > 0 {
+		parts = append(parts, "pernode="+strconv.Itoa(f.PerNode))
+	}
+	if len(f.Nodes) > 0 {
+		parts = append(parts, "nodes="+join(f.Nodes))
+	}
+	if len(f.Links) > 0 {
+		ls := make([]string, len(f.Links))
+		for i, l := range f.Links {
+			ls[i] = fmt.Sprintf("%d-%d", l[0], l[1])
+		}
+		parts = append(parts, "links="+strings.Join(ls, "+"))
+	}
+	if len(f.Splits) > 0 {
+		ss := make([]string, len(f.Splits))
+		for i, side := range f.Splits {
+			ss[i] = join(side)
+		}
+		parts = append(parts, "splits="+strings.Join(ss, "/"))
+	}
+	return strings.Join(parts, ",")
+}
