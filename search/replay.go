@@ -1,7 +1,9 @@
 package search
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +40,68 @@ type Replayed struct {
 	Reproduced bool
 	// Err is the handler failure the replay stopped at, if any.
 	Err error
+	// Trace is the trace replayed.
+	Trace *trace.Trace
+}
+
+// ReplayLog is Replay with the log streamed into the file at path, written
+// whole or not at all; only a regular file is replaced (never /dev/null, a
+// FIFO or a symlink).
+func ReplayLog(t *trace.Trace, steps int, path string) (*Replayed, error) {
+	if err := trace.CheckReplaceable(path); err != nil {
+		return nil, fmt.Errorf("%w: log %w", ErrOutput, err)
+	}
+	var r *Replayed
+	var rerr error
+	werr := trace.WriteAtomic(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		if r, rerr = Replay(t, steps, bw); rerr != nil {
+			return rerr
+		}
+		return bw.Flush()
+	})
+	switch {
+	case rerr != nil:
+		return nil, rerr
+	case werr != nil:
+		return nil, fmt.Errorf("%w: log %w", ErrOutput, werr)
+	}
+	return r, nil
+}
+
+// WriteText says what the replay of the trace read from source showed: the
+// steps replayed, the handler failure it stopped at, the properties, and
+// whether the violation reproduced; logPath names the log written, if any.
+func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
+	ew := &errWriter{w: w}
+	t := r.Trace
+	fmt.Fprintf(ew, "replayed %s: system %s %s, %d of %d steps (%s)\n", source, t.System, sim.Params(t.Params).Canonical(), r.Steps, r.Total, t.Kind)
+	if r.Err != nil {
+		fmt.Fprintf(ew, "  stopped: %v\n", r.Err)
+	}
+	for _, p := range r.Properties {
+		fmt.Fprintf(ew, "  %-8s %-20s holds=%v\n", p.Kind, p.Name, p.Holds)
+	}
+	if t.Critical >= 0 && t.Condition != "" {
+		fmt.Fprintf(ew, "critical transition: step %d (%s)\n", t.Critical, t.Condition)
+	}
+	switch {
+	case r.Reproduced:
+		fmt.Fprintf(ew, "reproduced: %s\n", t.Property)
+	case t.Property != "":
+		fmt.Fprintf(ew, "not reproduced: %s (replay the whole trace to see it)\n", t.Property)
+	}
+	if logPath != "" {
+		fmt.Fprintf(ew, "log: %s\n", logPath)
+	}
+	return ew.err
+}
+
+// MarshalJSON writes what `macemc replay --json` prints.
+func (r *Replayed) MarshalJSON() ([]byte, error) {
+	t := r.Trace
+	return json.Marshal(map[string]any{"system": t.System, "params": t.Params, "kind": t.Kind, "property": t.Property, "steps": r.Steps,
+		"critical": t.Critical, "condition": t.Condition, "properties": r.Properties, "reproduced": r.Reproduced})
 }
 
 // Replay replays t up to steps steps (all of it when steps < 0), logging
@@ -58,7 +122,7 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	if log != nil {
 		opts.Logger = engine.NewLogger(log)
 	}
-	r := &Replayed{Total: t.Steps}
+	r := &Replayed{Total: t.Steps, Trace: t}
 	s, err := engine.Replay(cfg, t.Choices, steps, opts)
 	var failed bool
 	switch {

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"math"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -289,4 +291,46 @@ func xmlEscape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// WriteText writes the distribution as `macemc tune` prints it: how many
+// walks turned live, the percentiles, the suggested d_max and the
+// plots written (files).
+func (r *TuneResult) WriteText(w io.Writer, title string, files ...string) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "%s: %d walks from depth %d, %d reached a live state within %d steps", title, r.Samples, r.Depth, len(r.Steps), r.MaxSteps)
+	if r.Unsafe > 0 {
+		fmt.Fprintf(b, " (%d broke a safety property)", r.Unsafe)
+	}
+	fmt.Fprintln(b, "\npercentile  steps to live")
+	for _, pc := range TunePercentiles {
+		if v := r.Percentile(pc); v < 0 {
+			fmt.Fprintf(b, "  p%-8g  never (within %d)\n", pc, r.MaxSteps)
+		} else {
+			fmt.Fprintf(b, "  p%-8g  %d\n", pc, v)
+		}
+	}
+	if s := r.Suggest(); s > 0 {
+		fmt.Fprintf(b, "suggested --walk-depth %d (8x the slowest live sample, as the paper's 80,000 for 10,000)\n", s)
+	}
+	if len(r.Steps) < r.Samples {
+		fmt.Fprintf(b, "%d walks never turned live: a liveness bug, or raise --walk-depth and tune again\n", r.Samples-len(r.Steps))
+	}
+	for _, f := range files {
+		if f != "" {
+			fmt.Fprintf(b, "plot: %s\n", f)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Percentiles returns the percentiles of TunePercentiles by name ("p50"),
+// -1 for those no walk reached.
+func (r *TuneResult) Percentiles() map[string]int {
+	table := map[string]int{}
+	for _, pc := range TunePercentiles {
+		table[fmt.Sprintf("p%g", pc)] = r.Percentile(pc)
+	}
+	return table
 }

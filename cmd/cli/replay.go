@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search"
-	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -38,25 +35,7 @@ func (a *App) replay(args []string) (int, error) {
 	var r *search.Replayed
 	switch {
 	case *logPath != "":
-		// Streamed into the file, written whole or not at all; only a
-		// regular file is replaced (never /dev/null, a FIFO or a symlink).
-		if err := trace.CheckReplaceable(*logPath); err != nil {
-			return ExitUsage, usageError{fmt.Errorf("--log: %w", err)}
-		}
-		werr := trace.WriteAtomic(*logPath, func(w io.Writer) error {
-			bw := bufio.NewWriterSize(w, 1<<16)
-			var err error
-			if r, err = search.Replay(t, *steps, bw); err != nil {
-				return err
-			}
-			return bw.Flush()
-		})
-		if werr != nil {
-			if r == nil {
-				return ExitUsage, usageError{fmt.Errorf("%s: %w", *path, werr)}
-			}
-			return ExitUsage, usageError{fmt.Errorf("--log: %w", werr)}
-		}
+		r, err = search.ReplayLog(t, *steps, *logPath)
 	case *asJSON:
 		r, err = search.Replay(t, *steps, nil)
 	default:
@@ -65,38 +44,19 @@ func (a *App) replay(args []string) (int, error) {
 	if err != nil {
 		return ExitUsage, usageError{fmt.Errorf("%s: %w", *path, err)}
 	}
+	w := a.Stdout
+	if *logPath == "" && !*asJSON {
+		w = a.Stderr
+	}
 	if *asJSON {
-		out := map[string]any{"system": t.System, "params": t.Params, "kind": t.Kind, "property": t.Property, "steps": r.Steps,
-			"critical": t.Critical, "condition": t.Condition, "properties": r.Properties, "reproduced": r.Reproduced}
-		enc := json.NewEncoder(a.Stdout)
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return ExitUsage, err
-		}
+		err = enc.Encode(r)
 	} else {
-		w := a.Stdout
-		if *logPath == "" {
-			w = a.Stderr
-		}
-		fmt.Fprintf(w, "replayed %s: system %s %s, %d of %d steps (%s)\n", *path, t.System, sim.Params(t.Params).Canonical(), r.Steps, r.Total, t.Kind)
-		if r.Err != nil {
-			fmt.Fprintf(w, "  stopped: %v\n", r.Err)
-		}
-		for _, p := range r.Properties {
-			fmt.Fprintf(w, "  %-8s %-20s holds=%v\n", p.Kind, p.Name, p.Holds)
-		}
-		if t.Critical >= 0 && t.Condition != "" {
-			fmt.Fprintf(w, "critical transition: step %d (%s)\n", t.Critical, t.Condition)
-		}
-		switch {
-		case r.Reproduced:
-			fmt.Fprintf(w, "reproduced: %s\n", t.Property)
-		case t.Property != "":
-			fmt.Fprintf(w, "not reproduced: %s (replay the whole trace to see it)\n", t.Property)
-		}
-		if *logPath != "" {
-			fmt.Fprintf(w, "log: %s\n", *logPath)
-		}
+		err = r.WriteText(w, *path, *logPath)
+	}
+	if err != nil {
+		return ExitUsage, err
 	}
 	if r.Reproduced {
 		return ExitViolation, nil

@@ -60,7 +60,6 @@ func (a *App) tune(args []string) (int, error) {
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
-	pcts := walks.TunePercentiles
 	title := fmt.Sprintf("%s %s: steps to live", *name, p.Canonical())
 	if *svg != "" {
 		if err := trace.WriteAtomic(*svg, func(w io.Writer) error { _, err := w.Write(res.SVG(title)); return err }); err != nil {
@@ -86,38 +85,10 @@ func (a *App) tune(args []string) (int, error) {
 		}
 	}
 	if *asJSON {
-		table := map[string]int{}
-		for _, pc := range pcts {
-			table[fmt.Sprintf("p%g", pc)] = res.Percentile(pc)
-		}
 		enc := json.NewEncoder(a.Stdout)
 		enc.SetIndent("", "  ")
 		return ExitNone, enc.Encode(map[string]any{"system": *name, "params": p, "samples": res.Samples, "live": len(res.Steps),
-			"unsafe": res.Unsafe, "depth": c.Depth, "walk_depth": c.MaxSteps, "percentiles": table, "suggested_walk_depth": res.Suggest(), "svg": *svg, "html": *page})
+			"unsafe": res.Unsafe, "depth": c.Depth, "walk_depth": c.MaxSteps, "percentiles": res.Percentiles(), "suggested_walk_depth": res.Suggest(), "svg": *svg, "html": *page})
 	}
-	w := a.Stdout
-	fmt.Fprintf(w, "%s %s: %d walks from depth %d, %d reached a live state within %d steps", *name, p.Canonical(), res.Samples, c.Depth, len(res.Steps), c.MaxSteps)
-	if res.Unsafe > 0 {
-		fmt.Fprintf(w, " (%d broke a safety property)", res.Unsafe)
-	}
-	fmt.Fprintln(w, "\npercentile  steps to live")
-	for _, pc := range pcts {
-		if v := res.Percentile(pc); v < 0 {
-			fmt.Fprintf(w, "  p%-8g  never (within %d)\n", pc, c.MaxSteps)
-		} else {
-			fmt.Fprintf(w, "  p%-8g  %d\n", pc, v)
-		}
-	}
-	if s := res.Suggest(); s > 0 {
-		fmt.Fprintf(w, "suggested --walk-depth %d (8x the slowest live sample, as the paper's 80,000 for 10,000)\n", s)
-	}
-	if len(res.Steps) < res.Samples {
-		fmt.Fprintf(w, "%d walks never turned live: a liveness bug, or raise --walk-depth and tune again\n", res.Samples-len(res.Steps))
-	}
-	for _, f := range []string{*page, *svg} {
-		if f != "" {
-			fmt.Fprintf(w, "plot: %s\n", f)
-		}
-	}
-	return ExitNone, nil
+	return ExitNone, res.WriteText(a.Stdout, fmt.Sprintf("%s %s", *name, p.Canonical()), *page, *svg)
 }
