@@ -1,6 +1,7 @@
 package critical_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/macemc/macemc/critical"
@@ -24,7 +25,7 @@ func BenchmarkRecovers(b *testing.B) {
 	}{{"dead", 150, false}, {"transient", 149, true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				p, _, err := critical.Recovers(c, bc.i)
+				p, _, err := critical.Recovers(context.Background(), c, bc.i)
 				if err != nil || p.Recovers != bc.want {
 					b.Fatal(p, err)
 				}
@@ -41,7 +42,7 @@ func BenchmarkFind(b *testing.B) {
 	var res critical.Result
 	for b.Loop() {
 		var err error
-		res, err = critical.Find(c)
+		res, err = critical.Find(context.Background(), c)
 		if err != nil || res.Step != 150 || res.Condition != critical.C1 {
 			b.Fatal(res.Step, res.Condition, err)
 		}

@@ -1,6 +1,7 @@
 package critical_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/macemc/macemc/critical"
@@ -89,34 +90,38 @@ func Example() {
 	for s.Steps() < 2000 {
 		s.Step()
 	}
-	res, err := critical.Find(critical.Config{
+	res, err := critical.Find(context.Background(), critical.Config{
 		Sim:       cfg,
 		Choices:   s.ChoiceValues(),
 		Steps:     s.Steps(),
 		WalkDepth: 2000,
 		Walks:     20,
 		Seed:      1,
+		// Confirmation: at most 100,000 steps of walks per sample.
+		ConfirmBudget: 100_000,
 	})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Printf("critical step %d (%v): %s\n", res.Step, res.Condition, res.EventText)
 	for _, p := range res.Probes {
-		fmt.Printf("phase %d: state %d recovers %v\n", p.Phase, p.Step, p.Recovers)
+		fmt.Printf("%s: state %d recovers %v (%d of %d walks)\n", p.Phase, p.Step, p.Recovers, p.Recovered, p.Walks)
 	}
 	fmt.Printf("live alternative: from state %d, shares %d steps, live after %d\n", res.Live.From, res.Live.Shared, res.Live.Steps)
 	// Output:
 	// critical step 31 (C1): node 1 receives Cancel{} from node 0
-	// phase 1: state 0 recovers true
-	// phase 1: state 1 recovers true
-	// phase 1: state 2 recovers true
-	// phase 1: state 4 recovers true
-	// phase 1: state 8 recovers true
-	// phase 1: state 16 recovers true
-	// phase 1: state 32 recovers false
-	// phase 2: state 24 recovers true
-	// phase 2: state 28 recovers true
-	// phase 2: state 30 recovers true
-	// phase 2: state 31 recovers false
+	// exponential: state 0 recovers true (1 of 1 walks)
+	// exponential: state 1 recovers true (1 of 1 walks)
+	// exponential: state 2 recovers true (1 of 1 walks)
+	// exponential: state 4 recovers true (1 of 1 walks)
+	// exponential: state 8 recovers true (1 of 1 walks)
+	// exponential: state 16 recovers true (1 of 1 walks)
+	// exponential: state 32 recovers false (0 of 20 walks)
+	// binary: state 24 recovers true (1 of 1 walks)
+	// binary: state 28 recovers true (1 of 1 walks)
+	// binary: state 30 recovers true (1 of 1 walks)
+	// binary: state 31 recovers false (0 of 20 walks)
+	// confirm: state 31 recovers false (0 of 51 walks)
+	// confirm: state 30 recovers true (7071 of 7119 walks)
 	// live alternative: from state 30, shares 30 steps, live after 31
 }

@@ -239,6 +239,8 @@ func (s *Session) Intro() {
 		what = "liveness violation"
 	case "safety":
 		what = "safety violation"
+	case "minimized":
+		what = "minimized doomed path"
 	case "":
 		what = "execution"
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -146,7 +147,7 @@ func (a *App) critical(args []string) (int, error) {
 		return ExitUsage, err
 	}
 	prog := &progress{w: a.Stderr, on: a.Terminal && !*asJSON}
-	cr, err := critical.Find(critical.Config{Sim: cfg, Options: t.Options(), Choices: t.Choices, Steps: t.Steps, DInit: t.Depth,
+	cr, err := critical.Find(context.Background(), critical.Config{Sim: cfg, Options: t.Options(), Choices: t.Choices, Steps: t.Steps, DInit: t.Depth,
 		WalkDepth: *dmax, Walks: *k, Seed: *seed, Workers: *workers,
 		Progress: func(p critical.Probe) { prog.line("probe at step %d recovers=%v", p.Step, p.Recovers) }})
 	prog.clear()

@@ -49,10 +49,14 @@ type Report struct {
 	Critical *CriticalReport `json:"critical,omitempty"`
 	// CriticalNote says how the critical transition was searched when it
 	// was not Algorithm 3 from the search depth as written.
-	CriticalNote string       `json:"critical_note,omitempty"`
-	Lasso        *LassoReport `json:"lasso,omitempty"`
-	Stem         *int         `json:"stem,omitempty"`
-	Cycle        []int        `json:"cycle,omitempty"`
+	CriticalNote string `json:"critical_note,omitempty"`
+	// Confidence is the confirmation of a C1 critical transition.
+	Confidence *ConfidenceReport `json:"confidence,omitempty"`
+	// Minimized is the minimized doomed path (min.trace).
+	Minimized *MinimizedReport `json:"minimized,omitempty"`
+	Lasso     *LassoReport     `json:"lasso,omitempty"`
+	Stem      *int             `json:"stem,omitempty"`
+	Cycle     []int            `json:"cycle,omitempty"`
 	// Temperature is the temperature method's alarm (kind "temperature").
 	Temperature *TemperatureReport `json:"temperature,omitempty"`
 	// LassoStats says what lasso detection and the temperature method saw

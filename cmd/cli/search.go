@@ -30,6 +30,7 @@ type searchFlags struct {
 	asJSON, noHashing, unbiased         bool
 	walkFailures, noCritical            bool
 	lasso                               lassoFlags
+	doomed                              doomedFlags
 }
 
 func (a *App) search(args []string) (int, error) {
@@ -58,6 +59,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.DurationVar(&f.handlerTimeout, "handler-timeout", sim.DefaultHandlerTimeout, "report a handler that runs longer than this")
 	fs.BoolVar(&f.noCritical, "no-critical", false, "skip the critical-transition search")
 	f.lasso.add(fs)
+	f.doomed.add(fs)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
@@ -69,6 +71,9 @@ func (a *App) search(args []string) (int, error) {
 		return ExitUsage, usagef("--prefix and --prefix-steps exclude each other")
 	}
 	if err := f.lasso.validate(); err != nil {
+		return ExitUsage, err
+	}
+	if err := f.doomed.validate(); err != nil {
 		return ExitUsage, err
 	}
 	_, cfg, params, err := system(f.system, f.params, f.props)
@@ -179,7 +184,7 @@ func (a *App) search(args []string) (int, error) {
 }
 
 // resultFiles are the files a search writes into --out.
-var resultFiles = []string{"error.trace", "error.log", "live.trace", "live.log", "prefix.trace", "report.json", "critical.json"}
+var resultFiles = []string{"error.trace", "error.log", "live.trace", "live.log", "prefix.trace", "report.json", "critical.json", "min.trace", "min.log"}
 
 // violation fills the report for the first violation: checks the service
 // is deterministic on its path, finds the critical transition of a
@@ -208,27 +213,22 @@ func (a *App) violation(rep *Report, base *trace.Trace, cfg *sim.Config, v *sear
 		ccfg := critical.Config{
 			Sim: cfg, Options: opts, Choices: v.Choices, Steps: v.Steps, DInit: v.LiveAfter,
 			WalkDepth: f.walkDepth, Walks: f.kWalks, Seed: f.seed, Workers: f.workers, WalkFailures: f.walkFailures,
-			HandlerTimeout: f.handlerTimeout, Context: ctx,
+			HandlerTimeout: f.handlerTimeout, ConfirmWalks: f.doomed.confirmWalks, ConfirmBudget: f.doomed.confirmBudget,
 			Progress: func(p critical.Probe) {
 				prog.line("critical transition: probe at step %d recovers=%v", p.Step, p.Recovers)
 			},
 		}
-		cr, err := critical.Find(ccfg)
-		if err == nil && cr.Condition == critical.C2 && cr.AtDInit && ccfg.DInit > 0 {
-			// Algorithm 3's corner case: no walk recovers from d_init, the
-			// search depth. Liveness was not checked before it, so the
-			// critical transition may lie inside the bounded search: probe
-			// again from the initial state (a deviation that only adds
-			// information; the C2 answer stands if this finds no C1).
-			ccfg.DInit = 0
-			if again, err2 := critical.Find(ccfg); err2 == nil && again.Condition == critical.C1 {
-				cr = again
-				rep.CriticalNote = fmt.Sprintf("no walk recovered from the search depth (step %d), so the critical transition was searched from the initial state", v.LiveAfter)
-			}
-		}
+		cr, err := critical.Find(ctx, ccfg)
 		prog.clear()
 		if err != nil {
 			return fmt.Errorf("critical transition: %w", err)
+		}
+		if cr.Below {
+			rep.CriticalNote = fmt.Sprintf("no walk recovered from the search depth (step %d), so the critical transition was searched in the path's prefix below it", v.LiveAfter)
+		}
+		rep.Confidence = confidenceReport(cr.Confidence)
+		if err := a.minimize(ctx, rep, base, &cr, ccfg, f, prog); err != nil {
+			return err
 		}
 		rep.Critical = criticalReport(&cr, f.kWalks, f.walkDepth)
 		et.Critical, et.Condition = cr.Step, cr.Condition.String()
@@ -377,6 +377,7 @@ func (a *App) printReport(r *Report) {
 			if c.LiveSteps > 0 {
 				fmt.Fprintf(w, "live alternative: %d steps, sharing the first %d with the dead path\n", c.LiveSteps, c.Shared)
 			}
+			printDoomed(w, r)
 		}
 		printLasso(w, r)
 	}
