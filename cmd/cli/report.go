@@ -82,15 +82,17 @@ type ViolationSummary struct {
 
 // CriticalReport is the critical-transition part of a report.
 type CriticalReport struct {
-	Step      int     `json:"step"`
-	Condition string  `json:"condition"`
-	Event     string  `json:"event"`
-	Node      int     `json:"node"`
-	Kind      string  `json:"kind"`
-	Message   string  `json:"message,omitempty"`
-	Walks     int     `json:"walks"`
-	WalkDepth int     `json:"walk_depth"`
-	Probes    int     `json:"probes"`
+	Step      int    `json:"step"`
+	Condition string `json:"condition"`
+	Event     string `json:"event"`
+	Node      int    `json:"node"`
+	Kind      string `json:"kind"`
+	Message   string `json:"message,omitempty"`
+	Walks     int    `json:"walks"`
+	WalkDepth int    `json:"walk_depth"`
+	Probes    int    `json:"probes"`
+	// Refined lists the candidate steps that confirmation found near dead.
+	Refined   []int   `json:"refined,omitempty"`
 	LiveSteps int     `json:"live_steps,omitempty"`
 	Shared    int     `json:"shared,omitempty"`
 	ElapsedS  float64 `json:"elapsed_s"`

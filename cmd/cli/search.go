@@ -271,7 +271,7 @@ func (a *App) writeTraceAndLog(rep *Report, t *trace.Trace, dir, name string) er
 
 func criticalReport(cr *critical.Result, k, dmax int) *CriticalReport {
 	r := &CriticalReport{Step: cr.Step, Condition: cr.Condition.String(), Event: cr.Event.String(), Node: int(cr.Event.Node), Kind: cr.Event.Kind.String(),
-		Walks: k, WalkDepth: dmax, Probes: len(cr.Probes), ElapsedS: cr.Elapsed.Seconds(), Explain: cr.Explain()}
+		Walks: k, WalkDepth: dmax, Probes: len(cr.Probes), ElapsedS: cr.Elapsed.Seconds(), Explain: cr.Explain(), Refined: cr.Refined}
 	if cr.Event.Msg != nil && cr.Event.Kind != sim.EvApp {
 		r.Message = sim.MessageName(cr.Event.Msg)
 	}
