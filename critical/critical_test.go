@@ -17,7 +17,8 @@ import (
 
 // Budgets: d_max 2000 (200-400 for the C2 cases), k 20, seed 1 unless a
 // test says otherwise; a dead probe costs at most k·d_max = 40,000 steps,
-// a confirmation sample at most ConfirmBudget = 100,000 steps plus one walk.
+// a confirmation sample at most 2000 walks and ConfirmBudget = 100,000
+// steps plus one walk.
 
 func find(t *testing.T, c critical.Config) critical.Result {
 	t.Helper()
@@ -31,7 +32,7 @@ func find(t *testing.T, c critical.Config) critical.Result {
 func poisonConfig(t testing.TB, p poisonSys, steps, dmax int) critical.Config {
 	cfg := p.config()
 	choices, n := deadPath(t, cfg, steps, sim.Options{})
-	return critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: dmax, Walks: 20, Seed: 1, ConfirmBudget: 100_000}
+	return critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: dmax, Walks: 20, Seed: 1, ConfirmWalks: 2000, ConfirmBudget: 100_000}
 }
 
 // algorithm3 turns confirmation off: Find answers as Algorithm 3 alone.
