@@ -65,8 +65,10 @@ type Minimized struct {
 	// "cancelled"; empty when Minimal.
 	Stop string
 	// Before and After are the walks that judged the result: from its
-	// state Steps-1 (recovers) and from state Steps (k walks, none
-	// recovered; AfterConfirm is the confirmation sample, when on).
+	// state Steps-1 (recovers; not walked again, with Walks 0, when the
+	// result is E's own prefix, which Find saw recover) and from state
+	// Steps (k walks, none recovered; AfterConfirm is the confirmation
+	// sample, when on).
 	Before, After, AfterConfirm Probe
 	// Tests counts the subsets tested, Invalid those that were no valid
 	// execution (an event not enabled, a handler asking for a choice the
@@ -159,8 +161,8 @@ func Minimize(ctx context.Context, c Config, step int, m MinimizeConfig) (*Minim
 		return nil, err
 	}
 	// E's own prefix passes: its state step is the dead state Find
-	// answered and state step-1 recovered in Find's search; it is tested
-	// anyway, for the figures (and to catch a config that does not fit).
+	// answered and state step-1 recovered in Find's search; the state after
+	// step is tested anyway (a step that is not critical is refused).
 	all := make([]int, step-1)
 	for i := range all {
 		all[i] = i + 1
@@ -325,9 +327,12 @@ func (mz *minimizer) test(s []int, first bool) (outcome, error) {
 	m := len(keep)
 	depth := m + mz.depthOff
 	confirm := mz.c.ConfirmWalks >= 0
-	// The state before the critical transition recovers.
-	o.before, err = mz.probe(before, m-1, batch{n: mz.c.Walks, stopAtLive: true, depth: depth})
-	if err != nil {
+	// The state before the critical transition recovers. For E's own
+	// prefix Find saw it recover (k walks may well miss a near-dead
+	// state): it is not walked again.
+	if first {
+		o.before = Probe{Step: m - 1, Phase: PhaseDirect, Recovers: true, Witness: -1}
+	} else if o.before, err = mz.probe(before, m-1, batch{n: mz.c.Walks, stopAtLive: true, depth: depth}); err != nil {
 		return outcome{}, err
 	}
 	if !o.before.Recovers && confirm {

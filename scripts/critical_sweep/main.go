@@ -116,8 +116,7 @@ func main() {
 	if len(systems) == 0 {
 		systems = defaultSystems
 	}
-	var table []string
-	var notes []string
+	var table, notes, loads []string
 	for _, name := range systems {
 		isPaper, ok := paperEvent[name]
 		if !ok {
@@ -151,8 +150,9 @@ func main() {
 			}
 		}
 		table = append(table, summarize(name, runs))
+		loads = append(loads, fmt.Sprintf("%s %s", name, loadAvg()))
 	}
-	fmt.Printf("# critical_sweep: seeds %s, --workers %d, %s, %s\n\n", *seedsFlag, *workers, strings.Join(*extra, " "), time.Now().UTC().Format("2006-01-02"))
+	fmt.Printf("# critical_sweep: seeds %s, --workers %d %s, %s; load average after each system: %s\n\n", *seedsFlag, *workers, strings.Join(*extra, " "), time.Now().UTC().Format("2006-01-02"), strings.Join(loads, ", "))
 	fmt.Println("| system | C1 at the paper's event | other answers | thin | below d_init | refined | time per run median / max (s) | search median / max (s) | critical median / max (s) | minimized steps (median) | shorter (mean) | 1-minimal | minimize median / max (s) |")
 	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	for _, l := range table {
@@ -208,6 +208,19 @@ func runOne(name string, seed uint64, workers int, props []string, noMin bool, e
 	r.below = rep.CriticalNote != ""
 	r.thin = rep.Confidence != nil && rep.Confidence.Thin
 	return r
+}
+
+// loadAvg returns the one-minute load average (Linux), or "?".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
 }
 
 func median(xs []float64) float64 {
