@@ -122,6 +122,6 @@ func Example() {
 	// binary: state 30 recovers true (1 of 1 walks)
 	// binary: state 31 recovers false (0 of 20 walks)
 	// confirm: state 31 recovers false (0 of 51 walks)
-	// confirm: state 30 recovers true (7071 of 7119 walks)
+	// confirm: state 30 recovers true (50 of 50 walks)
 	// live alternative: from state 30, shares 30 steps, live after 31
 }

@@ -84,7 +84,8 @@ type Probe struct {
 	// own steps, the replay to state Step not included).
 	Transitions int64
 	// Budget marks a confirmation sample that its transition budget ended
-	// before its walk limit.
+	// before its walk limit (and, at state c-1, before ConfirmRecoveries
+	// walks recovered).
 	Budget bool
 	// Elapsed is the probe's wall-clock time.
 	Elapsed time.Duration
@@ -218,6 +219,7 @@ type batch struct {
 	phase      Phase
 	from, n    int
 	stopAtLive bool
+	liveCap    int // end once this many counted walks are live (0: no cap)
 	budget     int64
 	depth      int // d_max of the walks (0: Config.WalkDepth)
 }
@@ -230,19 +232,19 @@ func (r *searcher) recovers(snap *sim.Sim, i int, phase Phase) (Probe, *Alternat
 // run runs a batch of walks from snap, E's state i. Walks are handed out
 // in index order to c.Workers goroutines. The walks counted are a prefix
 // of the batch fixed by the walks' own results, never by timing: up to
-// and including the first live walk (stopAtLive), and up to and including
-// the walk with which the counted walks' transitions reach the budget.
-// Workers stop starting walks once a lower-index walk is live or the
-// finished walks' transitions reach the budget (both conditions only ever
-// become true, and imply the counted prefix ends before the walk not
-// started), so every counted walk has run to its end and the probe does
-// not depend on the number of workers; at most Workers-1 walks past the
-// prefix are wasted.
+// and including the first live walk (stopAtLive) or the liveCap-th, and up
+// to and including the walk with which the counted walks' transitions
+// reach the budget. Workers stop starting walks once a lower-index walk is
+// live, the finished walks include liveCap live ones, or their transitions
+// reach the budget (each condition only ever becomes true, and implies the
+// counted prefix ends before the walk not started), so every counted walk
+// has run to its end and the probe does not depend on the number of
+// workers; at most Workers-1 walks past the prefix are wasted.
 func (r *searcher) run(snap *sim.Sim, i int, b batch) (Probe, *Alternative, error) {
 	start := time.Now()
 	c := r.c
 	outs := make([]walkOut, b.n)
-	var next, spent atomic.Int64
+	var next, spent, lives atomic.Int64
 	var minLive atomic.Int64
 	minLive.Store(int64(b.n))
 	var wg sync.WaitGroup
@@ -252,12 +254,16 @@ func (r *searcher) run(snap *sim.Sim, i int, b batch) (Probe, *Alternative, erro
 				j := int(next.Add(1) - 1)
 				if j >= b.n || r.cancelled.Load() ||
 					b.stopAtLive && int64(j) > minLive.Load() ||
+					b.liveCap > 0 && lives.Load() >= int64(b.liveCap) ||
 					b.budget > 0 && spent.Load() >= b.budget {
 					return
 				}
 				stop := func() bool { return r.cancelled.Load() || b.stopAtLive && minLive.Load() < int64(j) }
 				outs[j] = r.walk(snap, i, b.from+j, b.depth, stop)
 				spent.Add(outs[j].steps)
+				if outs[j].outcome == walks.Live {
+					lives.Add(1)
+				}
 				if b.stopAtLive && outs[j].outcome == walks.Live {
 					for {
 						cur := minLive.Load()
@@ -291,7 +297,7 @@ func (r *searcher) run(snap *sim.Sim, i int, b batch) (Probe, *Alternative, erro
 			}
 			p.Unsafe++
 		}
-		if b.stopAtLive && o.outcome == walks.Live {
+		if o.outcome == walks.Live && (b.stopAtLive || b.liveCap > 0 && p.Recovered >= b.liveCap) {
 			break
 		}
 		if b.budget > 0 && p.Transitions >= b.budget {
