@@ -125,3 +125,37 @@ func Example() {
 	// confirm: state 30 recovers true (50 of 50 walks)
 	// live alternative: from state 30, shares 30 steps, live after 31
 }
+
+// ExampleMinimize reduces a doomed path of the flags system (see
+// minimize_test.go): E fires three noise timers around the two flag
+// timers, then the request that poisons the node. The 1-minimal doomed
+// path keeps the flags and the poison.
+func ExampleMinimize() {
+	cfg := flagsConfig()
+	s, _ := sim.New(cfg, sim.Options{})
+	for _, name := range []string{"n1", "a", "n2", "b", "n3", "app"} {
+		for i, e := range s.Ready() {
+			if name == "app" && e.Kind == sim.EvApp || e.Timer == name {
+				s.StepEvent(i)
+				break
+			}
+		}
+	}
+	c := critical.Config{Sim: cfg, Choices: s.ChoiceValues(), Steps: s.Steps(), WalkDepth: 400, Walks: 20, Seed: 1, ConfirmWalks: 500}
+	res, _ := critical.Find(context.Background(), c)
+	fmt.Printf("critical step %d (%v): %s\n", res.Step, res.Condition, res.EventText)
+	m, err := critical.Minimize(context.Background(), c, res.Step, critical.MinimizeConfig{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("minimized: %d steps instead of %d (1-minimal: %v), E's transitions %v\n", m.Steps, m.From, m.Minimal, m.Kept)
+	for _, e := range m.Events {
+		fmt.Println(" ", e)
+	}
+	// Output:
+	// critical step 6 (C1): node 0 handles app request "poison"
+	// minimized: 3 steps instead of 6 (1-minimal: true), E's transitions [2 4 6]
+	//   node 0 timer a fires
+	//   node 0 timer b fires
+	//   node 0 handles app request "poison"
+}
