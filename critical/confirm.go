@@ -115,7 +115,8 @@ func confirmBatch(c *Config, stopAtLive bool) batch {
 }
 
 // Confirm re-probes a critical transition at step with many more walks
-// than Algorithm 3's k: up to c.ConfirmWalks walks within c.ConfirmBudget
+// than Algorithm 3's k: up to c.ConfirmWalks walks (DefaultConfirmWalks when
+// it is not positive) within c.ConfirmBudget
 // transitions from state step-1, counting how many recover (until
 // ConfirmRecoveries did), and from state step, which should recover in
 // none (every walk counted). Walks are numbered from c.Walks on
