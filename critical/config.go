@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Sentinel errors of package critical. Errors returned by Find, Recovers,
@@ -55,13 +56,14 @@ const (
 	// DefaultConfirmWalks is the most walks a confirmation runs from one
 	// state (the critical state c and the state c-1 before it).
 	DefaultConfirmWalks = 10000
-	// DefaultConfirmBudget is the transition budget of a confirmation
-	// sample: walks stop being started once the walks counted so far took
-	// this many steps of their own. At d_max = 20,000 it is 50 walks from
-	// a dead state; from a state that recovers quickly it allows up to
-	// ConfirmWalks walks. It keeps a run of `macemc search` within about
-	// a second of confirmation on two cores.
-	DefaultConfirmBudget = 1_000_000
+	// ConfirmWalkLengths sets the default transition budget of a
+	// confirmation sample: as many steps as this many walks of d_max steps
+	// (1,000,000 at d_max = 20,000). Walks stop being started once the
+	// walks counted so far took that many steps of their own: 50 walks
+	// from a dead state, up to ConfirmWalks from a state that recovers
+	// quickly. It keeps the confirmation of a `macemc search` run within
+	// about half a second on two cores.
+	ConfirmWalkLengths = 50
 )
 
 // Config describes the suspected liveness violation E and how to search it.
@@ -75,7 +77,7 @@ type Config struct {
 	// needs them (trace.Trace.Options gives them). Chooser and Logger are
 	// ignored. Recovery walks keep them too ("gusto": failures stay off
 	// from FailuresUntil on) unless WalkFailures is set.
-	Options sim.Options
+	Options engine.Options
 	// Choices are E's recorded choices.
 	Choices []int32
 	// Steps is E's length in transitions; 0 means as many as Choices drive.
@@ -102,7 +104,7 @@ type Config struct {
 	// Alternative.FailuresFrom).
 	WalkFailures bool
 	// HandlerTimeout bounds one handler during a recovery walk (0:
-	// sim.DefaultHandlerTimeout; negative: no watchdog). A walk whose
+	// engine.DefaultHandlerTimeout; negative: no watchdog). A walk whose
 	// handler hangs counts as not recovering.
 	HandlerTimeout time.Duration
 	// ConfirmWalks is the most walks a confirmation sample runs from one
@@ -110,7 +112,7 @@ type Config struct {
 	// answers as Algorithm 3 alone). See Confirm.
 	ConfirmWalks int
 	// ConfirmBudget bounds the transitions of one confirmation sample (0:
-	// DefaultConfirmBudget; negative: no bound but ConfirmWalks).
+	// ConfirmWalkLengths·WalkDepth; negative: no bound but ConfirmWalks).
 	ConfirmBudget int64
 	// Progress, when set, is called after each probe (confirmation
 	// samples included), from the goroutine that called Find.
@@ -141,7 +143,7 @@ func (c *Config) validate() error {
 		c.ConfirmWalks = DefaultConfirmWalks
 	}
 	if c.ConfirmBudget == 0 {
-		c.ConfirmBudget = DefaultConfirmBudget
+		c.ConfirmBudget = ConfirmWalkLengths * int64(c.WalkDepth)
 	}
 	switch {
 	case c.WalkDepth < 0:

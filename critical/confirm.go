@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Thresholds of Confidence.Thin.
@@ -135,7 +135,7 @@ func Confirm(ctx context.Context, c Config, step int) (*Confidence, error) {
 	}
 	r := newSearcher(ctx, &c)
 	defer r.close()
-	before, err := sim.Replay(c.Sim, c.Choices, step-1, c.Options)
+	before, err := engine.Replay(c.Sim, c.Choices, step-1, c.Options)
 	if err != nil {
 		return nil, fmt.Errorf("%w: to state %d: %w", ErrReplay, step-1, err)
 	}

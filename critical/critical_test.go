@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/critical"
-	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -31,7 +31,7 @@ func find(t *testing.T, c critical.Config) critical.Result {
 
 func poisonConfig(t testing.TB, p poisonSys, steps, dmax int) critical.Config {
 	cfg := p.config()
-	choices, n := deadPath(t, cfg, steps, sim.Options{})
+	choices, n := deadPath(t, cfg, steps, engine.Options{})
 	return critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: dmax, Walks: 20, Seed: 1, ConfirmWalks: 2000, ConfirmBudget: 100_000}
 }
 
@@ -55,7 +55,7 @@ func TestFindCriticalStep(t *testing.T) {
 			t.Errorf("poison %d, d_init %d: got (%d, %v), want (%d, C1); probes %+v", tc.poison, tc.dinit, res.Step, res.Condition, tc.poison, res.Probes)
 			continue
 		}
-		want := sim.Event{Kind: sim.EvApp, Node: 0, Msg: Req{N: tc.poison, Poison: true}}
+		want := engine.Event{Kind: engine.EvApp, Node: 0, Msg: Req{N: tc.poison, Poison: true}}
 		if !res.HasEvent || res.Event.Kind != want.Kind || res.Event.Msg != want.Msg || res.EventText != want.String() {
 			t.Errorf("poison %d: event %q (%v), want %q", tc.poison, res.EventText, res.HasEvent, want.String())
 		}
@@ -130,7 +130,7 @@ func TestFindProbeSequence(t *testing.T) {
 // delivery, after the poisoning request.
 func TestFindMessageCritical(t *testing.T) {
 	cfg := messageConfig(30, 10)
-	choices, n := deadPath(t, cfg, 2000, sim.Options{})
+	choices, n := deadPath(t, cfg, 2000, engine.Options{})
 	res := find(t, critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: 2000, Walks: 20, Seed: 1})
 	if res.Step != 31 || res.Condition != critical.C1 {
 		t.Fatalf("got (%d, %v), want (31, C1)", res.Step, res.Condition)
@@ -294,7 +294,7 @@ func checkAlternative(t *testing.T, c critical.Config, alt *critical.Alternative
 	if live, err := s.AllHold(c.Sim.Liveness); !live || err != nil {
 		t.Errorf("alternative not live after %d steps (%v)", alt.Steps, err)
 	}
-	e, err := sim.Replay(c.Sim, c.Choices, c.Steps, c.Options)
+	e, err := engine.Replay(c.Sim, c.Choices, c.Steps, c.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func TestRecovers(t *testing.T) {
 func TestWalkFailures(t *testing.T) {
 	p := poisonSys{apps: 20, poison: 10, resets: 1, failureWeight: 100}
 	cfg := p.config()
-	opts := sim.Options{FailuresUntil: 1}
+	opts := engine.Options{FailuresUntil: 1}
 	choices, n := deadPath(t, cfg, 400, opts)
 	c := critical.Config{Sim: cfg, Options: opts, Choices: choices, Steps: n, WalkDepth: 400, Walks: 20, Seed: 3}
 	res := find(t, c)
@@ -436,7 +436,7 @@ func TestErrors(t *testing.T) {
 
 	// E is live after d_init: the tick fires at step 11.
 	cfg := poisonSys{apps: 10}.config()
-	choices, n := deadPath(t, cfg, 20, sim.Options{})
+	choices, n := deadPath(t, cfg, 20, engine.Options{})
 	_, err := critical.Find(context.Background(), critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: 400})
 	var nd *critical.NotDeadError
 	if !errors.Is(err, critical.ErrNotDead) || !errors.As(err, &nd) || nd.Step != 11 {
@@ -463,7 +463,7 @@ func TestErrors(t *testing.T) {
 	bad := good
 	bad.Choices = slices.Clone(good.Choices)
 	bad.Choices[3] = 7
-	if _, err := critical.Find(context.Background(), bad); !errors.Is(err, critical.ErrReplay) || !errors.Is(err, sim.ErrBadChoice) {
+	if _, err := critical.Find(context.Background(), bad); !errors.Is(err, critical.ErrReplay) || !errors.Is(err, engine.ErrBadChoice) {
 		t.Errorf("bad choice: %v", err)
 	}
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Cancel tells the receiver to give up.
@@ -86,7 +87,7 @@ func Example() {
 	cfg := messageConfig(30, 10)
 	// The dead path: always the first ready event (requests, then
 	// messages, then timers), 2000 steps.
-	s, _ := sim.New(cfg, sim.Options{Chooser: first{}})
+	s, _ := engine.New(cfg, engine.Options{Chooser: first{}})
 	for s.Steps() < 2000 {
 		s.Step()
 	}
@@ -132,10 +133,10 @@ func Example() {
 // path keeps the flags and the poison.
 func ExampleMinimize() {
 	cfg := flagsConfig()
-	s, _ := sim.New(cfg, sim.Options{})
+	s, _ := engine.New(cfg, engine.Options{})
 	for _, name := range []string{"n1", "a", "n2", "b", "n3", "app"} {
 		for i, e := range s.Ready() {
-			if name == "app" && e.Kind == sim.EvApp || e.Timer == name {
+			if name == "app" && e.Kind == engine.EvApp || e.Timer == name {
 				s.StepEvent(i)
 				break
 			}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Condition is the verdict on a suspected liveness violation (seed 003
@@ -55,7 +55,7 @@ type Result struct {
 	Below bool
 	// Event is transition Step of E, valid when HasEvent (Step >= 1 and E
 	// has that many transitions); EventText is its Event.String().
-	Event     sim.Event
+	Event     engine.Event
 	EventText string
 	HasEvent  bool
 	// DInit, WalkDepth (d_max) and Walks (k) are the parameters used;
@@ -162,7 +162,7 @@ type finder struct {
 	res Result
 	// base is the snapshot of the highest state known to recover: every
 	// later probe lies above it.
-	base      *sim.Sim
+	base      *engine.Sim
 	quiescent bool
 	// live[i] says state i (i <= DInit) is itself live.
 	live []bool
@@ -179,7 +179,7 @@ func (f *finder) search() error {
 		return err
 	}
 	f.res.ESteps = r.eSteps
-	base, err := sim.Replay(c.Sim, c.Choices, 0, c.Options)
+	base, err := engine.Replay(c.Sim, c.Choices, 0, c.Options)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrReplay, err)
 	}
@@ -332,7 +332,7 @@ func (f *finder) binary(prev, curr int) (int, error) {
 }
 
 // snapshot returns a copy of E's state i (i >= base's step).
-func (f *finder) snapshot(i int) (*sim.Sim, error) {
+func (f *finder) snapshot(i int) (*engine.Sim, error) {
 	snap := f.base.Clone(nil)
 	if err := advance(snap, f.c.Choices, i); err != nil {
 		return nil, fmt.Errorf("%w: to state %d: %w", ErrReplay, i, err)
@@ -358,7 +358,9 @@ func (f *finder) record(p Probe, alt *Alternative) {
 		res.UnsafeProperty = p.UnsafeProperty
 	}
 	res.Unsafe += p.Unsafe
-	if alt != nil && (res.Live == nil || alt.Shared >= res.Live.Shared) {
+	// Ties go to the later probe (a higher transient state), except that
+	// a confirmation sample only replaces a longer-shared alternative.
+	if alt != nil && (res.Live == nil || alt.Shared > res.Live.Shared || alt.Shared == res.Live.Shared && p.Phase != PhaseConfirm) {
 		res.Live = alt
 	}
 	if f.c.Progress != nil {
@@ -448,7 +450,7 @@ func (f *finder) done(step int, cond Condition) error {
 		if step <= f.base.Steps() {
 			// The base moved past the answer (a live state of the prefix
 			// below d_init at most at the answer): replay from the start.
-			b, err := sim.Replay(f.c.Sim, f.c.Choices, 0, f.c.Options)
+			b, err := engine.Replay(f.c.Sim, f.c.Choices, 0, f.c.Options)
 			if err != nil {
 				return fmt.Errorf("%w: %w", ErrReplay, err)
 			}
@@ -468,10 +470,10 @@ func (f *finder) done(step int, cond Condition) error {
 // whether E ends quiescent.
 func (f *finder) checkE() error {
 	c, r := f.c, f.r
-	rec := sim.NewRecorded(c.Choices)
+	rec := engine.NewRecorded(c.Choices)
 	opts := c.Options
 	opts.Chooser = rec
-	s, err := sim.New(c.Sim, opts)
+	s, err := engine.New(c.Sim, opts)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrReplay, err)
 	}

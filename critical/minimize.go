@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -40,11 +40,11 @@ type MinimizeConfig struct {
 // recovers), while the state before it recovers.
 type Minimized struct {
 	// Choices replay the minimized path from the initial state with
-	// Options (sim.Replay); Steps is its length. Transition Steps is the
+	// Options (engine.Replay); Steps is its length. Transition Steps is the
 	// critical transition.
 	Choices []int32
 	Steps   int
-	Options sim.Options
+	Options engine.Options
 	// WalkDepth is d_max for walks from the minimized path: each walk from
 	// its state Steps takes as many steps of its own as a walk from E's
 	// critical state did.
@@ -54,7 +54,7 @@ type Minimized struct {
 	// Kept lists the transitions of E kept, in order; the last is From.
 	Kept []int
 	// Events are the minimized path's transitions, in order.
-	Events []sim.Event
+	Events []engine.Event
 	// Minimal says the path is 1-minimal: dropping any one of its
 	// transitions but the last fails the test (the last round of ddmin
 	// tried each). False when a budget or the context ended ddmin first.
@@ -81,20 +81,20 @@ type Minimized struct {
 // stepRec is one transition of E: its event's identity and the choices
 // its handler made.
 type stepRec struct {
-	ev      sim.Event
+	ev      engine.Event
 	msgType reflect.Type
 	msgHash uint64
 	handler []int32
 }
 
-func (r *stepRec) matches(e *sim.Event) bool {
+func (r *stepRec) matches(e *engine.Event) bool {
 	if e.Kind != r.ev.Kind || e.Node != r.ev.Node || e.Peer != r.ev.Peer || e.Timer != r.ev.Timer {
 		return false
 	}
 	if (e.Msg == nil) != (r.ev.Msg == nil) {
 		return false
 	}
-	return e.Msg == nil || reflect.TypeOf(e.Msg) == r.msgType && sim.Hash(e.Msg) == r.msgHash
+	return e.Msg == nil || reflect.TypeOf(e.Msg) == r.msgType && engine.Hash(e.Msg) == r.msgHash
 }
 
 // outcome is a test's memorised answer.
@@ -202,10 +202,10 @@ func Minimize(ctx context.Context, c Config, step int, m MinimizeConfig) (*Minim
 // and handler choices.
 func (mz *minimizer) record() error {
 	c := mz.c
-	rec := sim.NewRecorded(c.Choices)
+	rec := engine.NewRecorded(c.Choices)
 	opts := c.Options
 	opts.Chooser = rec
-	s, err := sim.New(c.Sim, opts)
+	s, err := engine.New(c.Sim, opts)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrReplay, err)
 	}
@@ -218,7 +218,7 @@ func (mz *minimizer) record() error {
 		ev := s.LastEvent()
 		sr := stepRec{ev: ev}
 		if ev.Msg != nil {
-			sr.msgType, sr.msgHash = reflect.TypeOf(ev.Msg), sim.Hash(ev.Msg)
+			sr.msgType, sr.msgHash = reflect.TypeOf(ev.Msg), engine.Hash(ev.Msg)
 		}
 		mz.steps = append(mz.steps, sr)
 	}
@@ -234,8 +234,8 @@ func (mz *minimizer) record() error {
 // options returns the simulator options of a reduced path of m steps:
 // E's, with failures switched off after the same number of steps past the
 // critical transition as in E.
-func (mz *minimizer) options(m int) sim.Options {
-	o := sim.Options{NoFailures: mz.c.Options.NoFailures, FailuresUntil: mz.c.Options.FailuresUntil}
+func (mz *minimizer) options(m int) engine.Options {
+	o := engine.Options{NoFailures: mz.c.Options.NoFailures, FailuresUntil: mz.c.Options.FailuresUntil}
 	if o.FailuresUntil > 0 {
 		o.FailuresUntil = m + max(o.FailuresUntil-mz.crit, 0)
 	}
@@ -245,10 +245,10 @@ func (mz *minimizer) options(m int) sim.Options {
 // replay runs the transitions keep (E's numbering; the critical one last)
 // by identity and returns the states before and after the last, or ok
 // false when they are no valid execution.
-func (mz *minimizer) replay(keep []int) (before, after *sim.Sim, ok bool, err error) {
+func (mz *minimizer) replay(keep []int) (before, after *engine.Sim, ok bool, err error) {
 	opts := mz.options(len(keep))
-	opts.Chooser = sim.NewRecorded(mz.boot)
-	s, err := sim.New(mz.c.Sim, opts)
+	opts.Chooser = engine.NewRecorded(mz.boot)
+	s, err := engine.New(mz.c.Sim, opts)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("%w: %w", ErrReplay, err)
 	}
@@ -279,11 +279,11 @@ func (mz *minimizer) replay(keep []int) (before, after *sim.Sim, ok bool, err er
 
 // stepAs executes E's transition t as s's next step, if its event is
 // enabled and its handler's recorded choices fit.
-func (mz *minimizer) stepAs(s *sim.Sim, t int) bool {
+func (mz *minimizer) stepAs(s *engine.Sim, t int) bool {
 	sr := &mz.steps[t-1]
 	for i, e := range s.Ready() {
 		if sr.matches(&e) {
-			s.SetChooser(sim.NewRecorded(sr.handler))
+			s.SetChooser(engine.NewRecorded(sr.handler))
 			return s.StepEvent(i) == nil
 		}
 	}
@@ -361,7 +361,7 @@ func (mz *minimizer) test(s []int, first bool) (outcome, error) {
 	return o, nil
 }
 
-func (mz *minimizer) probe(snap *sim.Sim, i int, b batch) (Probe, error) {
+func (mz *minimizer) probe(snap *engine.Sim, i int, b batch) (Probe, error) {
 	b.phase = PhaseConfirm
 	if b.n == mz.c.Walks {
 		b.phase = PhaseDirect
@@ -456,7 +456,7 @@ func (mz *minimizer) finish(s []int) error {
 	res.Options = mz.options(len(keep))
 	res.WalkDepth = res.Steps + mz.depthOff
 	res.Kept = keep
-	res.Events = make([]sim.Event, len(keep))
+	res.Events = make([]engine.Event, len(keep))
 	for i, t := range keep {
 		res.Events[i] = mz.steps[t-1].ev
 	}

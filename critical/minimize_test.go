@@ -10,6 +10,7 @@ import (
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -73,13 +74,13 @@ func flagsConfig() *sim.Config {
 // a timer name) and returns the choices and the length.
 func scripted(t *testing.T, cfg *sim.Config, events ...string) ([]int32, int) {
 	t.Helper()
-	s, err := sim.New(cfg, sim.Options{})
+	s, err := engine.New(cfg, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range events {
-		i := slices.IndexFunc(s.Ready(), func(e sim.Event) bool {
-			return name == "app" && e.Kind == sim.EvApp || e.Kind == sim.EvTimer && e.Timer == name
+		i := slices.IndexFunc(s.Ready(), func(e engine.Event) bool {
+			return name == "app" && e.Kind == engine.EvApp || e.Kind == engine.EvTimer && e.Timer == name
 		})
 		if i < 0 {
 			t.Fatalf("event %s is not ready after %d steps", name, s.Steps())
@@ -268,7 +269,7 @@ func TestMinimizeFlags(t *testing.T) {
 		if want := []string{"node 0 timer a fires", "node 0 timer b fires", "node 0 handles app request \"poison\""}; !slices.Equal(names, want) {
 			t.Errorf("events %q, want %q", names, want)
 		}
-		s, err := sim.Replay(cfg, m.Choices, m.Steps, m.Options)
+		s, err := engine.Replay(cfg, m.Choices, m.Steps, m.Options)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,14 +319,14 @@ func TestMinimizeOneMinimal(t *testing.T) {
 			if i == drop {
 				continue
 			}
-			if e.Kind == sim.EvApp {
+			if e.Kind == engine.EvApp {
 				names = append(names, "app")
 			} else {
 				names = append(names, e.Timer)
 			}
 		}
 		ch, k := scripted(t, cfg, names...)
-		s, err := sim.Replay(cfg, ch, k, sim.Options{})
+		s, err := engine.Replay(cfg, ch, k, engine.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/macemc/macemc/critical"
 	_ "github.com/macemc/macemc/services/all"
-	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -29,11 +29,11 @@ func paperConfig(t *testing.T, name string) critical.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := sim.Replay(c.Sim, c.Choices, c.Steps, c.Options)
+	s, err := engine.Replay(c.Sim, c.Choices, c.Steps, c.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SetChooser(sim.NewRandom(99))
+	s.SetChooser(engine.NewRandom(99))
 	for s.Steps() < c.WalkDepth {
 		if ok, err := s.Step(); err != nil {
 			t.Fatal(err)
@@ -122,7 +122,7 @@ func TestPaperSystemsMisses(t *testing.T) {
 // the 1-minimal path keeps that request: 7 steps.)
 func TestMinimizeTransport(t *testing.T) {
 	c := paperConfig(t, "transport-seed10.trace")
-	c.ConfirmBudget = critical.DefaultConfirmBudget
+	c.ConfirmBudget = 0 // the default: 50 walks of d_max
 	m, err := critical.Minimize(context.Background(), c, 10, critical.MinimizeConfig{})
 	if err != nil {
 		t.Fatal(err)

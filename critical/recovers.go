@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -93,7 +94,7 @@ type Probe struct {
 
 // Alternative is a live execution that shares a prefix with the dead one:
 // E's choices up to a transient state, then a recovery walk's choices up
-// to its first live state. Replay it with Replay (or sim.Replay with
+// to its first live state. Replay it with Replay (or engine.Replay with
 // Options when FailuresFrom is 0).
 type Alternative struct {
 	// Choices replay the whole live execution from the initial state.
@@ -109,25 +110,25 @@ type Alternative struct {
 	Walk int
 	Seed uint64
 	// Options are the simulator options that replay Choices.
-	Options sim.Options
+	Options engine.Options
 	// FailuresFrom, when positive, is the step from which the walk ran
 	// with failures switched back on (Config.WalkFailures) where Options
-	// has them off; sim.Options cannot express that, so replay with
+	// has them off; engine.Options cannot express that, so replay with
 	// Alternative.Replay.
 	FailuresFrom int
 }
 
 // Replay rebuilds the live alternative on cfg (E's system) and returns the
 // simulator in its live state.
-func (a *Alternative) Replay(cfg *sim.Config) (*sim.Sim, error) {
+func (a *Alternative) Replay(cfg *sim.Config) (*engine.Sim, error) {
 	if a.FailuresFrom <= 0 {
-		s, err := sim.Replay(cfg, a.Choices, a.Steps, a.Options)
+		s, err := engine.Replay(cfg, a.Choices, a.Steps, a.Options)
 		if err != nil {
 			return s, fmt.Errorf("%w: live alternative: %w", ErrReplay, err)
 		}
 		return s, nil
 	}
-	s, err := sim.Replay(cfg, a.Choices, a.FailuresFrom, a.Options)
+	s, err := engine.Replay(cfg, a.Choices, a.FailuresFrom, a.Options)
 	if err != nil {
 		return s, fmt.Errorf("%w: live alternative: %w", ErrReplay, err)
 	}
@@ -160,7 +161,7 @@ func Recovers(ctx context.Context, c Config, i int) (Probe, *Alternative, error)
 	}
 	r := newSearcher(ctx, &c)
 	defer r.close()
-	snap, err := sim.Replay(c.Sim, c.Choices, i, c.Options)
+	snap, err := engine.Replay(c.Sim, c.Choices, i, c.Options)
 	if err != nil {
 		return Probe{}, nil, fmt.Errorf("%w: to state %d: %w", ErrReplay, i, err)
 	}
@@ -225,7 +226,7 @@ type batch struct {
 }
 
 // recovers runs the k walks of one probe from snap, E's state i.
-func (r *searcher) recovers(snap *sim.Sim, i int, phase Phase) (Probe, *Alternative, error) {
+func (r *searcher) recovers(snap *engine.Sim, i int, phase Phase) (Probe, *Alternative, error) {
 	return r.run(snap, i, batch{phase: phase, n: r.c.Walks, stopAtLive: true})
 }
 
@@ -240,7 +241,7 @@ func (r *searcher) recovers(snap *sim.Sim, i int, phase Phase) (Probe, *Alternat
 // counted prefix ends before the walk not started), so every counted walk
 // has run to its end and the probe does not depend on the number of
 // workers; at most Workers-1 walks past the prefix are wasted.
-func (r *searcher) run(snap *sim.Sim, i int, b batch) (Probe, *Alternative, error) {
+func (r *searcher) run(snap *engine.Sim, i int, b batch) (Probe, *Alternative, error) {
 	start := time.Now()
 	c := r.c
 	outs := make([]walkOut, b.n)
@@ -312,13 +313,13 @@ func (r *searcher) run(snap *sim.Sim, i int, b batch) (Probe, *Alternative, erro
 
 // walk runs recovery walk j from snap, E's state i, until it is live, dead
 // at d_max, or stop says so.
-func (r *searcher) walk(snap *sim.Sim, i, j, depth int, stop func() bool) walkOut {
+func (r *searcher) walk(snap *engine.Sim, i, j, depth int, stop func() bool) walkOut {
 	c := r.c
 	if depth <= 0 {
 		depth = c.WalkDepth
 	}
 	seed := walkSeed(c.Seed, i, j)
-	w := snap.Clone(sim.NewRandom(seed))
+	w := snap.Clone(engine.NewRandom(seed))
 	if c.WalkFailures {
 		w.SetFailures(true)
 		w.SetFailuresUntil(0)
@@ -328,7 +329,7 @@ func (r *searcher) walk(snap *sim.Sim, i, j, depth int, stop func() bool) walkOu
 		LiveAfter: i,
 		Liveness:  c.Sim.Liveness,
 		Safety:    c.Sim.Safety,
-		Observe:   walks.ObserveFunc(func(*sim.Sim) bool { return !stop() }),
+		Observe:   walks.ObserveFunc(func(*engine.Sim) bool { return !stop() }),
 	}
 	var res walks.Result
 	run := func() error { res = walks.Walk(w, &wc); return nil }
@@ -341,7 +342,7 @@ func (r *searcher) walk(snap *sim.Sim, i, j, depth int, stop func() bool) walkOu
 	r.walksRun.Add(1)
 	if err != nil {
 		// A hang: the walk's simulator is abandoned to its handler.
-		var he *sim.HangError
+		var he *engine.HangError
 		steps := int64(0)
 		if errors.As(err, &he) {
 			steps = int64(he.Step - i)
@@ -379,7 +380,7 @@ func (r *searcher) walk(snap *sim.Sim, i, j, depth int, stop func() bool) walkOu
 // replay is deterministic; with WalkFailures the ready sets after the
 // walk's start differ only by failure events, which the simulator lists
 // after all others, so an equal answer still picks the same event.
-func (r *searcher) shared(w *sim.Sim) int {
+func (r *searcher) shared(w *engine.Sim) int {
 	alt, e := w.Choices(), r.c.Choices
 	n := 0
 	for n < len(alt) && n < len(e) && alt[n].Value == e[n] {
@@ -395,33 +396,33 @@ func (r *searcher) shared(w *sim.Sim) int {
 
 // altOptions returns the options that replay a live walk started at state
 // i, and the step from which failures must be switched back on (0: none).
-func (r *searcher) altOptions(i int) (sim.Options, int) {
-	o := sim.Options{NoFailures: r.c.Options.NoFailures, FailuresUntil: r.c.Options.FailuresUntil}
+func (r *searcher) altOptions(i int) (engine.Options, int) {
+	o := engine.Options{NoFailures: r.c.Options.NoFailures, FailuresUntil: r.c.Options.FailuresUntil}
 	if !r.c.WalkFailures {
 		return o, 0
 	}
 	if !o.NoFailures && (o.FailuresUntil <= 0 || i <= o.FailuresUntil) {
 		// Failures were on throughout E's prefix: simply never off.
-		return sim.Options{}, 0
+		return engine.Options{}, 0
 	}
 	return o, i
 }
 
 // advance steps s with E's remaining choices (those after s's own) until
 // it has steps transitions.
-func advance(s *sim.Sim, choices []int32, steps int) error {
+func advance(s *engine.Sim, choices []int32, steps int) error {
 	used := len(s.Choices())
 	if used > len(choices) {
-		return fmt.Errorf("%w: %d choices already used, %d recorded", sim.ErrBadChoice, used, len(choices))
+		return fmt.Errorf("%w: %d choices already used, %d recorded", engine.ErrBadChoice, used, len(choices))
 	}
-	s.SetChooser(sim.NewRecorded(choices[used:]))
+	s.SetChooser(engine.NewRecorded(choices[used:]))
 	for s.Steps() < steps {
 		ok, err := s.Step()
 		if err != nil {
 			return fmt.Errorf("step %d: %w", s.Steps(), err)
 		}
 		if !ok {
-			return fmt.Errorf("%w: quiescent after %d steps, %d asked", sim.ErrBadChoice, s.Steps(), steps)
+			return fmt.Errorf("%w: quiescent after %d steps, %d asked", engine.ErrBadChoice, s.Steps(), steps)
 		}
 	}
 	return nil

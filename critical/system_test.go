@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // The synthetic systems of these tests have a critical transition known by
@@ -121,14 +122,14 @@ func (p poisonSys) config() *sim.Config {
 // lists application requests first, then messages, then timers).
 type first struct{}
 
-func (first) Choose(sim.ChoiceKind, int, []float64) int { return 0 }
+func (first) Choose(engine.ChoiceKind, int, []float64) int { return 0 }
 
 // deadPath runs cfg with the first chooser for up to steps transitions and
 // returns the choices and the length.
-func deadPath(tb testing.TB, cfg *sim.Config, steps int, opts sim.Options) ([]int32, int) {
+func deadPath(tb testing.TB, cfg *sim.Config, steps int, opts engine.Options) ([]int32, int) {
 	tb.Helper()
 	opts.Chooser = first{}
-	s, err := sim.New(cfg, opts)
+	s, err := engine.New(cfg, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // command is one mdb command.
@@ -72,8 +73,8 @@ func init() {
 			raw:    true, run: (*Session).cmdFilter},
 		{name: "log", aliases: []string{"l"}, args: "[STEP]", summary: "show the log lines of a step (default: this one)",
 			run: (*Session).cmdLog},
-		{name: "graph", aliases: []string{"g"}, args: "[FROM TO | cycle] [--svg FILE]", summary: "draw the event graph of a range of steps; --svg also writes it as SVG",
-			detail: "Seed 003 Figure 4: nodes are columns, steps rows. o--->: a message from the sender's column to\nthe receiver's; o. . .x: a dropped datagram; x~~~~x: a connection break; T: a timer fires;\nA: an application request; X: a reset; !: a node learns a connection broke.\nThe default range is the ten steps around the current one; `g cycle` draws a lasso's cycle.\nA lasso's cycle is bracketed (┌│└) and its steps marked cycle i/L; the SVG bands it.",
+		{name: "graph", aliases: []string{"g"}, args: "[FROM TO | cycle] [--svg FILE] [--html FILE]", summary: "draw the event graph of a range of steps; --svg also writes it as SVG, --html the report page",
+			detail: "Seed 003 Figure 4: nodes are columns, steps rows. o--->: a message from the sender's column to\nthe receiver's; o. . .x: a dropped datagram; x~~~~x: a connection break; T: a timer fires;\nA: an application request; X: a reset; !: a node learns a connection broke.\nThe default range is the ten steps around the current one; `g cycle` draws a lasso's cycle.\n--html FILE writes the report page of the error and live paths (swim lanes, states), opening at this step.\nA lasso's cycle is bracketed (┌│└) and its steps marked cycle i/L; the SVG bands it.",
 			run:    (*Session).cmdGraph},
 		{name: "paths", summary: "list the paths: error, live and the branches", run: (*Session).cmdPaths},
 		{name: "path", args: "NAME", summary: "move to another path (error, live, b1, ...), at the same step if it has it",
@@ -339,7 +340,7 @@ func (s *Session) cmdState(args []string, _ string) error {
 	return nil
 }
 
-func writeNetwork(w io.Writer, sm *sim.Sim) {
+func writeNetwork(w io.Writer, sm *engine.Sim) {
 	net := sm.NetworkText()
 	if net == "" {
 		fmt.Fprintln(w, "network: nothing in flight")
@@ -536,7 +537,7 @@ func (s *Session) branchHere(seed string) (*path, bool, error) {
 	}
 	if s.p.branch && s.pos == s.p.steps() {
 		if hasSeed {
-			s.p.seed, s.p.rng = sd, sim.NewRandom(sd)
+			s.p.seed, s.p.rng = sd, engine.NewRandom(sd)
 		}
 		return s.p, false, nil
 	}
@@ -598,7 +599,7 @@ func (s *Session) cmdBranch(args []string, _ string) error {
 // runRandom runs up to n new steps on the branch from the current step,
 // stopping early when stop says so, at a safety violation or when nothing
 // is ready. It returns why it stopped ("" when it ran all n).
-func (s *Session) runRandom(n int, seed string, stop func(*sim.Sim) bool) (*path, int, string, error) {
+func (s *Session) runRandom(n int, seed string, stop func(*engine.Sim) bool) (*path, int, string, error) {
 	q, _, err := s.branchHere(seed)
 	if err != nil {
 		return nil, 0, "", err
@@ -695,7 +696,7 @@ func (s *Session) cmdRun(args []string, _ string) error {
 		fmt.Fprintf(s.out, "step %d is already live\n", s.pos)
 		return nil
 	}
-	live := func(sm *sim.Sim) bool { ok, _ := sm.AllHold(cfg.Liveness); return ok }
+	live := func(sm *engine.Sim) bool { ok, _ := sm.AllHold(cfg.Liveness); return ok }
 	q, from, why, err := s.runRandom(limit, seed, live)
 	if err != nil {
 		return err
@@ -750,7 +751,7 @@ func (s *Session) cmdWatch(args []string, _ string) error {
 
 func (s *Session) cmdEvents(args []string, _ string) error {
 	all := false
-	var filters []func(sim.Event) bool
+	var filters []func(engine.Event) bool
 	var names map[string]bool
 	for _, a := range args {
 		if a == "--all" {
@@ -762,15 +763,15 @@ func (s *Session) cmdEvents(args []string, _ string) error {
 			if err != nil {
 				return err
 			}
-			filters = append(filters, func(ev sim.Event) bool { return involves(ev, n) })
+			filters = append(filters, func(ev engine.Event) bool { return involves(ev, n) })
 			continue
 		}
 		if a == "failure" || a == "failures" {
-			filters = append(filters, func(ev sim.Event) bool { return ev.Kind.IsFailure() })
+			filters = append(filters, func(ev engine.Event) bool { return ev.Kind.IsFailure() })
 			continue
 		}
-		if k, ok := sim.ParseEventKind(a); ok {
-			filters = append(filters, func(ev sim.Event) bool { return ev.Kind == k })
+		if k, ok := engine.ParseEventKind(a); ok {
+			filters = append(filters, func(ev engine.Event) bool { return ev.Kind == k })
 			continue
 		}
 		if names == nil {
@@ -790,7 +791,7 @@ func (s *Session) cmdEvents(args []string, _ string) error {
 			return fmt.Errorf("%q is no event kind, and no message type or timer on the %s path (kinds: app, message, datagram, timer, connerror, reset, break, drop, failure; types and timers: %s; nodes: node=N)",
 				a, s.p.name, strings.Join(known, ", "))
 		}
-		filters = append(filters, func(ev sim.Event) bool { return eventName(ev) == a })
+		filters = append(filters, func(ev engine.Event) bool { return eventName(ev) == a })
 	}
 	if len(filters) == 0 {
 		return fmt.Errorf("usage: events FILTER... (a kind, a message type, a timer, node=N)")
@@ -832,13 +833,13 @@ func mark(s *Session, n int) string {
 }
 
 // eventName returns the message type, request type or timer of an event.
-func eventName(ev sim.Event) string {
+func eventName(ev engine.Event) string {
 	switch ev.Kind {
-	case sim.EvMessage, sim.EvDatagram, sim.EvDrop, sim.EvApp:
+	case engine.EvMessage, engine.EvDatagram, engine.EvDrop, engine.EvApp:
 		if ev.Msg != nil {
 			return sim.MessageName(ev.Msg)
 		}
-	case sim.EvTimer:
+	case engine.EvTimer:
 		return ev.Timer
 	}
 	return ""

@@ -9,6 +9,7 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // diffContext is how many unchanged lines a state diff shows around each
@@ -23,7 +24,7 @@ type section struct {
 
 // stateSections returns the text of every node (sim.NodeText) and of the
 // network (sim.NetworkText) in sm's current state.
-func stateSections(sm *sim.Sim) []section {
+func stateSections(sm *engine.Sim) []section {
 	out := make([]section, 0, sm.Nodes()+1)
 	for i := 0; i < sm.Nodes(); i++ {
 		title, body, _ := strings.Cut(sm.NodeText(sim.NodeID(i)), "\n")

@@ -25,7 +25,8 @@
 //	d [A [B]]              diff the global state of two steps
 //	m, filediff [STEP]     diff a step on the error path (-) and the live path (+)
 //	state [NODE|net], props, info, paths, path NAME
-//	g [FROM TO] [--svg F]  the event graph, as text and as SVG (g cycle: a lasso's cycle)
+//	g [FROM TO] [--svg F]  the event graph, as text and as SVG (g cycle: a lasso's cycle);
+//	  g --html F           the report page of the paths (package htmlreport)
 //
 // # Lassos
 //
@@ -41,11 +42,11 @@
 //
 // # Speed
 //
-// Opening a path replays it once and keeps a snapshot (sim.Sim.Clone)
+// Opening a path replays it once and keeps a snapshot (engine.Sim.Clone)
 // every Options.SnapshotEvery steps; moving anywhere clones the nearest
 // snapshot below and replays at most that many steps, and moving forward
 // steps the current simulator on. The log that x, s and log read is made
-// on demand by one replay with sim.NewLogger and kept.
+// on demand by one replay with engine.NewLogger and kept.
 //
 // # Usage
 //

@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/mdb"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -62,7 +63,7 @@ func init() {
 func path(events ...string) *trace.Trace {
 	sys, _ := sim.Lookup("mdbexample-ask")
 	cfg, _, _ := sys.Config(nil)
-	s, _ := sim.New(cfg, sim.Options{})
+	s, _ := engine.New(cfg, engine.Options{})
 	for _, want := range events {
 		for i, ev := range s.Ready() {
 			if strings.HasPrefix(ev.String(), want) {

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -18,7 +19,7 @@ import (
 type sendRec struct {
 	step     int // the step that sent it (0: the initial state)
 	from, to int
-	text     string // sim.FormatValue of the message
+	text     string // engine.FormatValue of the message
 	typ      string
 	datagram bool
 	end      int    // the step that delivered, dropped or lost it; 0: none in the window
@@ -28,7 +29,7 @@ type sendRec struct {
 // stepRec is what one step did, for the event graph.
 type stepRec struct {
 	n      int
-	ev     sim.Event
+	ev     engine.Event
 	sends  []*sendRec
 	timers []string   // "set retx", "cancel retx"
 	recv   *sendRec   // the send a delivery or drop consumed; nil if sent before the window
@@ -122,17 +123,17 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 	w := &captureWriter{tm: map[int][]string{}}
 	logger := zerolog.New(w)
 	start := max(0, from-1-graphWindow) / p.k
-	var sm *sim.Sim
+	var sm *engine.Sim
 	var err error
 	if start == 0 {
 		opts := p.opts
-		opts.Chooser, opts.Logger = sim.NewRecorded(p.choices), &logger
-		if sm, err = sim.New(p.cfg, opts); err != nil {
+		opts.Chooser, opts.Logger = engine.NewRecorded(p.choices), &logger
+		if sm, err = engine.New(p.cfg, opts); err != nil {
 			return nil, fmt.Errorf("graph: %w", err)
 		}
 	} else {
 		snap := p.snaps[start]
-		sm = snap.Clone(sim.NewRecorded(p.choices[p.choiceAt(snap.Steps()):]))
+		sm = snap.Clone(engine.NewRecorded(p.choices[p.choiceAt(snap.Steps()):]))
 		sm.SetLogger(&logger)
 	}
 	g.base = sm.Steps()
@@ -159,20 +160,20 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 		ev := sm.LastEvent()
 		rec := &stepRec{n: n, ev: ev, sends: w.sends, timers: w.tm[n]}
 		switch ev.Kind {
-		case sim.EvMessage, sim.EvDatagram, sim.EvDrop:
-			text := sim.FormatValue(ev.Msg)
-			dg := ev.Kind != sim.EvMessage
+		case engine.EvMessage, engine.EvDatagram, engine.EvDrop:
+			text := engine.FormatValue(ev.Msg)
+			dg := ev.Kind != engine.EvMessage
 			for _, sr := range pending {
 				if sr.fate == "" && sr.from == int(ev.Peer) && sr.to == int(ev.Node) && sr.datagram == dg && sr.text == text {
 					sr.end, sr.fate = n, "received"
-					if ev.Kind == sim.EvDrop {
+					if ev.Kind == engine.EvDrop {
 						sr.fate = "dropped"
 					}
 					rec.recv = sr
 					break
 				}
 			}
-		case sim.EvBreak:
+		case engine.EvBreak:
 			a, b := int(ev.Node), int(ev.Peer)
 			for _, sr := range pending {
 				if sr.fate == "" && !sr.datagram && (sr.from == a && sr.to == b || sr.from == b && sr.to == a) {
@@ -194,28 +195,34 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 	return g, nil
 }
 
-// graphRange parses "g [FROM TO | cycle] [--svg FILE]".
-func (s *Session) graphRange(args []string) (from, to int, svg string, err error) {
+// graphRange parses "g [FROM TO | cycle] [--svg FILE] [--html FILE]".
+func (s *Session) graphRange(args []string) (from, to int, svg, page string, err error) {
 	var nums []string
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
-		case a == "--svg":
+		case a == "--svg", a == "--html":
 			if i+1 >= len(args) {
-				return 0, 0, "", fmt.Errorf("--svg needs a file name")
+				return 0, 0, "", "", fmt.Errorf("%s needs a file name", a)
 			}
-			svg = args[i+1]
+			if a == "--svg" {
+				svg = args[i+1]
+			} else {
+				page = args[i+1]
+			}
 			i++
 		case strings.HasPrefix(a, "--svg="):
 			svg = strings.TrimPrefix(a, "--svg=")
+		case strings.HasPrefix(a, "--html="):
+			page = strings.TrimPrefix(a, "--html=")
 		case strings.HasPrefix(a, "--"):
-			return 0, 0, "", fmt.Errorf("unknown option %s", a)
+			return 0, 0, "", "", fmt.Errorf("unknown option %s", a)
 		default:
 			nums = append(nums, a)
 		}
 	}
 	p := s.p
 	if p.steps() == 0 {
-		return 0, 0, "", fmt.Errorf("the %s path has no steps", p.name)
+		return 0, 0, "", "", fmt.Errorf("the %s path has no steps", p.name)
 	}
 	switch len(nums) {
 	case 0:
@@ -224,14 +231,14 @@ func (s *Session) graphRange(args []string) (from, to int, svg string, err error
 		from = max(1, to-10)
 	case 1:
 		if !strings.EqualFold(nums[0], "cycle") {
-			return 0, 0, "", fmt.Errorf("usage: g [FROM TO | cycle] [--svg FILE]")
+			return 0, 0, "", "", fmt.Errorf("usage: g [FROM TO | cycle] [--svg FILE] [--html FILE]")
 		}
 		start, n, ok := s.cycle(p)
 		if !ok {
 			if s.errT.CycleLen > 0 {
-				return 0, 0, "", fmt.Errorf("the lasso's cycle is on the error path (path error)")
+				return 0, 0, "", "", fmt.Errorf("the lasso's cycle is on the error path (path error)")
 			}
-			return 0, 0, "", fmt.Errorf("the trace has no lasso cycle (macemc search --lasso records one)")
+			return 0, 0, "", "", fmt.Errorf("the trace has no lasso cycle (macemc search --lasso records one)")
 		}
 		from, to = start+1, start+n
 	case 2:
@@ -243,16 +250,16 @@ func (s *Session) graphRange(args []string) (from, to int, svg string, err error
 		}
 		from = max(from, 1)
 		if from > to {
-			return 0, 0, "", fmt.Errorf("the range %d-%d is empty", from, to)
+			return 0, 0, "", "", fmt.Errorf("the range %d-%d is empty", from, to)
 		}
 	default:
-		return 0, 0, "", fmt.Errorf("usage: g [FROM TO | cycle] [--svg FILE]")
+		return 0, 0, "", "", fmt.Errorf("usage: g [FROM TO | cycle] [--svg FILE] [--html FILE]")
 	}
-	return from, to, svg, nil
+	return from, to, svg, page, nil
 }
 
 func (s *Session) cmdGraph(args []string, _ string) error {
-	from, to, svg, err := s.graphRange(args)
+	from, to, svg, page, err := s.graphRange(args)
 	if err != nil {
 		return err
 	}
@@ -266,6 +273,9 @@ func (s *Session) cmdGraph(args []string, _ string) error {
 			return err
 		}
 		fmt.Fprintf(s.out, "wrote %s (steps %d-%d of the %s path)\n", svg, from, to, s.p.name)
+	}
+	if page != "" {
+		return s.writePage(page)
 	}
 	return nil
 }
@@ -324,13 +334,13 @@ func (g *graph) text(w io.Writer) {
 		node := int(ev.Node)
 		desc := ev.String()
 		switch ev.Kind {
-		case sim.EvMessage, sim.EvDatagram, sim.EvDrop:
+		case engine.EvMessage, engine.EvDatagram, engine.EvDrop:
 			peer := int(ev.Peer)
 			if peer == node {
 				r[center(node)] = '@'
 			} else {
 				fill, head := '-', '>'
-				if ev.Kind == sim.EvDrop {
+				if ev.Kind == engine.EvDrop {
 					fill, head = '.', 'x'
 				} else if peer > node {
 					head = '<'
@@ -344,15 +354,15 @@ func (g *graph) text(w io.Writer) {
 			} else {
 				desc += fmt.Sprintf(" (sent before step %d)", g.base+1)
 			}
-		case sim.EvTimer:
+		case engine.EvTimer:
 			r[center(node)] = 'T'
-		case sim.EvApp:
+		case engine.EvApp:
 			r[center(node)] = 'A'
-		case sim.EvReset:
+		case engine.EvReset:
 			r[center(node)] = 'X'
-		case sim.EvConnError:
+		case engine.EvConnError:
 			r[center(node)] = '!'
-		case sim.EvBreak:
+		case engine.EvBreak:
 			line(r, node, int(ev.Peer), '~', "break")
 			r[center(node)], r[center(int(ev.Peer))] = 'x', 'x'
 			if len(st.lost) > 0 {
@@ -557,28 +567,28 @@ func (g *graph) svg(w io.Writer) error {
 		xx, yy := x(int(ev.Node)), y(st.n)
 		f("<g>\n<title>%s</title>\n", esc(fmt.Sprintf("step %d: %s", st.n, ev.String())))
 		switch ev.Kind {
-		case sim.EvMessage, sim.EvDatagram:
+		case engine.EvMessage, engine.EvDatagram:
 			f("<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"#1f4e9c\"/>\n", xx, yy)
 			if st.recv == nil {
-				f("<text x=\"%d\" y=\"%d\" fill=\"#1f4e9c\" font-size=\"11\">%s</text>\n", xx+8, yy+4, esc(fmt.Sprintf("receives %s from node %d", sim.FormatValue(ev.Msg), ev.Peer)))
+				f("<text x=\"%d\" y=\"%d\" fill=\"#1f4e9c\" font-size=\"11\">%s</text>\n", xx+8, yy+4, esc(fmt.Sprintf("receives %s from node %d", engine.FormatValue(ev.Msg), ev.Peer)))
 			}
-		case sim.EvDrop:
+		case engine.EvDrop:
 			if st.recv == nil {
-				f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-size=\"11\">%s</text>\n", xx+8, yy+4, esc(fmt.Sprintf("drop of %s from node %d", sim.FormatValue(ev.Msg), ev.Peer)))
+				f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-size=\"11\">%s</text>\n", xx+8, yy+4, esc(fmt.Sprintf("drop of %s from node %d", engine.FormatValue(ev.Msg), ev.Peer)))
 			}
-		case sim.EvTimer:
+		case engine.EvTimer:
 			f("<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"#e67e22\"/>\n", xx-5, yy-5)
 			f("<text x=\"%d\" y=\"%d\" fill=\"#a04000\">%s</text>\n", xx+10, yy+4, esc("timer "+ev.Timer))
-		case sim.EvApp:
+		case engine.EvApp:
 			f("<circle cx=\"%d\" cy=\"%d\" r=\"6\" fill=\"#27ae60\"/>\n", xx, yy)
-			f("<text x=\"%d\" y=\"%d\" fill=\"#1e8449\">%s</text>\n", xx+10, yy+4, esc("app "+sim.FormatValue(ev.Msg)))
-		case sim.EvReset:
+			f("<text x=\"%d\" y=\"%d\" fill=\"#1e8449\">%s</text>\n", xx+10, yy+4, esc("app "+engine.FormatValue(ev.Msg)))
+		case engine.EvReset:
 			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-size=\"20\" font-weight=\"bold\" text-anchor=\"middle\">%s</text>\n", xx, yy+7, "✕")
 			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-weight=\"bold\">reset</text>\n", xx+12, yy+4)
-		case sim.EvConnError:
+		case engine.EvConnError:
 			f("<circle cx=\"%d\" cy=\"%d\" r=\"5\" fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\"/>\n", xx, yy)
 			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\">%s</text>\n", xx+10, yy+4, esc(fmt.Sprintf("connection to node %d broke", ev.Peer)))
-		case sim.EvBreak:
+		case engine.EvBreak:
 			xp := x(int(ev.Peer))
 			f("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#c0392b\" stroke-width=\"3\" stroke-dasharray=\"2 3\"/>\n", xx, yy, xp, yy)
 			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" text-anchor=\"middle\" font-weight=\"bold\">%s</text>\n", (xx+xp)/2, yy-6, esc(fmt.Sprintf("connection %d-%d breaks", ev.Node, ev.Peer)))

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
-// pathLog is a path replayed with full logging (sim.NewLogger): the same
+// pathLog is a path replayed with full logging (engine.NewLogger): the same
 // lines macemc writes to error.log and live.log, each known by the step
 // it belongs to.
 type pathLog struct {
@@ -46,9 +46,9 @@ func (s *Session) logOf(p *path) (*pathLog, error) {
 	}
 	var w lineWriter
 	opts := p.opts
-	opts.Chooser = sim.NewRecorded(p.choices)
-	opts.Logger = sim.NewLogger(&w)
-	sm, err := sim.New(p.cfg, opts)
+	opts.Chooser = engine.NewRecorded(p.choices)
+	opts.Logger = engine.NewLogger(&w)
+	sm, err := engine.New(p.cfg, opts)
 	if err != nil {
 		return nil, fmt.Errorf("log of the %s path: %w", p.name, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -20,23 +21,23 @@ const DefaultSnapshotEvery = 256
 type path struct {
 	name    string
 	cfg     *sim.Config
-	opts    sim.Options
+	opts    engine.Options
 	k       int
-	choices []int32     // every answer of the path
-	starts  []int       // starts[i]: index in choices where step i+1 began
-	events  []sim.Event // events[i]: the event of step i+1
-	snaps   []*sim.Sim  // snaps[j]: the state after j*k steps; only ever cloned
-	endErr  error       // why the last step ended the execution (a handler panic)
-	cur     *sim.Sim    // cursor: a simulator somewhere on the path
-	log     *pathLog    // the replay log, made on demand
+	choices []int32        // every answer of the path
+	starts  []int          // starts[i]: index in choices where step i+1 began
+	events  []engine.Event // events[i]: the event of step i+1
+	snaps   []*engine.Sim  // snaps[j]: the state after j*k steps; only ever cloned
+	endErr  error          // why the last step ended the execution (a handler panic)
+	cur     *engine.Sim    // cursor: a simulator somewhere on the path
+	log     *pathLog       // the replay log, made on demand
 
-	tr     *trace.Trace // the trace the path comes from; nil for branches
-	file   string       // the trace file
-	branch bool         // a branch: stepping past its end runs new steps
-	origin string       // how the branch was made
-	seed   uint64       // the seed of the branch's random chooser
-	rng    sim.Chooser  // chooser for the branch's new steps
-	quiet  bool         // nothing was ready at the end
+	tr     *trace.Trace   // the trace the path comes from; nil for branches
+	file   string         // the trace file
+	branch bool           // a branch: stepping past its end runs new steps
+	origin string         // how the branch was made
+	seed   uint64         // the seed of the branch's random chooser
+	rng    engine.Chooser // chooser for the branch's new steps
+	quiet  bool           // nothing was ready at the end
 }
 
 // steps returns the number of steps on the path.
@@ -54,16 +55,16 @@ func (p *path) choiceAt(n int) int {
 // and a snapshot every k steps. A handler panic on the last recorded step
 // is kept as endErr (a safety trace ends that way); any other failure to
 // replay means the trace does not fit the system.
-func newPath(name string, cfg *sim.Config, opts sim.Options, choices []int32, steps, k int) (*path, error) {
+func newPath(name string, cfg *sim.Config, opts engine.Options, choices []int32, steps, k int) (*path, error) {
 	p := &path{name: name, cfg: cfg, opts: opts, k: k}
-	opts.Chooser = sim.NewRecorded(choices)
+	opts.Chooser = engine.NewRecorded(choices)
 	opts.Logger = nil
-	s, err := sim.New(cfg, opts)
+	s, err := engine.New(cfg, opts)
 	if err != nil {
 		return nil, fmt.Errorf("replay %s path: %w", name, err)
 	}
 	p.snaps = append(p.snaps, s.Clone(nil))
-	p.events = make([]sim.Event, 0, steps)
+	p.events = make([]engine.Event, 0, steps)
 	for s.Steps() < steps {
 		before := s.Steps()
 		ok, err := s.Step()
@@ -74,7 +75,7 @@ func newPath(name string, cfg *sim.Config, opts sim.Options, choices []int32, st
 			}
 		}
 		if err != nil {
-			if s.Steps() > before && errors.Is(err, sim.ErrHandlerPanic) {
+			if s.Steps() > before && errors.Is(err, engine.ErrHandlerPanic) {
 				p.endErr = err
 				break
 			}
@@ -96,13 +97,13 @@ func newPath(name string, cfg *sim.Config, opts sim.Options, choices []int32, st
 // at returns a simulator in the state after n steps of the path. The
 // simulator is the path's cursor: read it, do not step it, and do not keep
 // it across another call of at.
-func (p *path) at(n int) (*sim.Sim, error) {
+func (p *path) at(n int) (*engine.Sim, error) {
 	if n < 0 || n > p.steps() {
 		return nil, fmt.Errorf("step %d is not on the %s path (0-%d)", n, p.name, p.steps())
 	}
 	if c := p.cur; c == nil || c.Steps() > n || n-c.Steps() > p.k || c.Steps() > p.steps() {
 		snap := p.snaps[n/p.k]
-		p.cur = snap.Clone(sim.NewRecorded(p.choices[p.choiceAt(snap.Steps()):]))
+		p.cur = snap.Clone(engine.NewRecorded(p.choices[p.choiceAt(snap.Steps()):]))
 	}
 	for p.cur.Steps() < n {
 		before := p.cur.Steps()
@@ -129,7 +130,7 @@ func (p *path) fork(n int, name string, seed uint64) (*path, error) {
 		return nil, fmt.Errorf("the %s path ends with an error at step %d; branch from an earlier step", p.name, n)
 	}
 	q := &path{
-		name: name, cfg: p.cfg, opts: p.opts, k: p.k, branch: true, seed: seed, rng: sim.NewRandom(seed),
+		name: name, cfg: p.cfg, opts: p.opts, k: p.k, branch: true, seed: seed, rng: engine.NewRandom(seed),
 		choices: slices.Clone(p.choices[:p.choiceAt(n)]),
 		starts:  slices.Clone(p.starts[:n]),
 		events:  slices.Clone(p.events[:n]),
@@ -170,7 +171,7 @@ func (p *path) extend(i int) error {
 	if s.Steps() > before {
 		p.starts = append(p.starts, s.StepStart(before))
 		p.events = append(p.events, s.LastEvent())
-		p.choices = append(p.choices, sim.ChoiceValues(s.Choices()[len(p.choices):])...)
+		p.choices = append(p.choices, engine.ChoiceValues(s.Choices()[len(p.choices):])...)
 		if s.Steps()%p.k == 0 {
 			p.snaps = append(p.snaps, s.Clone(nil))
 		}

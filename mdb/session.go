@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -620,8 +621,8 @@ func countArg(args []string, def int) (int, error) {
 }
 
 // involves reports whether ev is an event of node n.
-func involves(ev sim.Event, n int) bool {
-	return int(ev.Node) == n || (ev.Kind == sim.EvBreak && int(ev.Peer) == n)
+func involves(ev engine.Event, n int) bool {
+	return int(ev.Node) == n || (ev.Kind == engine.EvBreak && int(ev.Peer) == n)
 }
 
 // moveTo moves to step n of the current path.
@@ -634,7 +635,7 @@ func (s *Session) moveTo(n int) error {
 }
 
 // current returns the simulator at the current step.
-func (s *Session) current() (*sim.Sim, error) { return s.p.at(s.pos) }
+func (s *Session) current() (*engine.Sim, error) { return s.p.at(s.pos) }
 
 func (s *Session) pathByName(name string) (*path, error) {
 	for _, p := range s.paths {

@@ -3,7 +3,7 @@
 #
 # For every system with a transient-state liveness bug that is registered
 # (philosophers, proposers, storage, failuredetector, scheduler, chord, and
-# the lasso-* systems of walks/lasso/lassotest), it runs
+# lasso-slow of walks/lasso/lassotest), it runs
 #
 #   macemc search --system S --json --max-paths P --walk-depth B --no-critical
 #                 --max-violations <all>  plus one of
@@ -44,14 +44,11 @@ registered() { jq -e --arg n "$1" 'any(.[]; .name == $n)' "$tmp/list.json" >/dev
 
 # system|params (space separated --param values)|label
 rows=(
-  "lasso-philosophers|n=2|"
-  "lasso-philosophers|n=3|"
-  "lasso-philosophers|n=2 fixed=true|"
   "philosophers|n=2|"
   "philosophers|n=3|"
   "philosophers|n=4|"
+  "philosophers|n=2 fixed=true|"
   "philosophers|n=3 fixed=true|"
-  "lasso-proposers||"
   "proposers||"
   "proposers|fixed=true|"
   "storage||"

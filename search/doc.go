@@ -1,100 +1,47 @@
-// Package search is MaceMC_Search (seed 003, Algorithm 1): iterative
-// bounded depth-first search over the sequences of choices of a system,
-// each bounded path continued by a random walk of up to d_max steps (the
-// tail of Algorithm 2, package walks).
+// Package search checks a system the way `macemc search` does, as a
+// library: one call runs the whole pipeline of MaceMC (seed 003) and
+// returns a typed Report.
 //
-// Depth starts at DepthStep (default 5) and grows by it each round. Every
-// sequence is re-executed from the initial state, or from the end of a
-// prefix execution (§4.2: stateless search, prefix-based search). Within
-// the bound the choices come from the sequence; beyond it a seeded,
-// weighted random walk takes over. Safety properties are checked after
-// every step; liveness only beyond the depth bound, since a live state
-// inside the periphery must not hide a dead state beyond it (§3.1).
+//  1. The search (package search/explore with a strategy such as
+//     search/dfs, the bounded depth-first search of Algorithm 1) runs
+//     paths in a fixed order, checks safety after every step and continues
+//     every path with a random walk of up to d_max steps (Algorithm 2): a
+//     walk that never reaches a live state is a suspected liveness
+//     violation.
+//  2. The first violation is replayed twice: a service whose replays
+//     diverge is reported as nondeterministic (nothing else about it can be
+//     trusted).
+//  3. A liveness violation gets its critical transition (package critical,
+//     Algorithm 3) and the live alternative that shares the longest prefix
+//     with it; a lasso behind it is looked for when there is no dead state
+//     (package walks/lasso, seed 000).
+//  4. The evidence goes to Options.Out: error.trace and error.log (the
+//     violation), live.trace and live.log (the live alternative),
+//     report.json (the Report).
 //
-// State hashing (§4.2) ends a bounded path that reaches a state first seen
-// at the same or a smaller depth in this round on an earlier path: that
-// state's subtree is explored from there. A path that returns to a state
-// of its own (a cycle) ends its bounded part and walks from there instead,
-// so that a dead state whose every event loops back to itself is still
-// walked from (a deviation: the paper's rule would prune it unseen).
-//
-// Config.Observe hands every walk an observer (walks.Observer), such as a
-// lasso detector (package walks/lasso). An observer that ends its walk
-// with a verdict reports a violation: outcome walks.Observed, verdict
-// Liveness, with the observer's property and detail (Violation.Observed,
-// for lasso detection a *lasso.Finding). Like every violation it is
-// committed in path order and counts towards MaxViolations; the walk's
-// Choices are the execution up to where the observer stopped it. An
-// observer that stops its walk without a verdict (walks.Stopped) reports
-// nothing.
-//
-// The bounded part runs on one goroutine, in a fixed order, and walks are
-// spread over Workers goroutines, each walk seeded by walks.SeedFor(Seed,
-// path index); results are committed in path order. So the verdict and the
-// violating path do not depend on the number of workers, and a seed gives
-// the same run every time.
-//
-// # Memory: the visited-state set
-//
-// The states seen (Stats.DistinctStates) are kept in an open-addressing
-// table of 12-byte slots (the 64-bit state hash; round and depth in 32
-// bits) that grows with the search up to Config.MaxStates states (default
-// DefaultMaxStates, 4 Mi states in at most 96 MiB; `macemc search
-// --max-states`), where a Go map took about twice as much per state. At the bound,
-// the states of earlier rounds are dropped first (they never prune again);
-// past that, new states are not recorded (Stats.Unrecorded). Forgetting a
-// state can only make the search re-explore what it could have cut: a
-// pruned path is never one that was new, so the bound costs coverage per
-// unit of time, never a false or a missed report on the paths it runs.
-// (SPIN's bitstate hashing trades the other way: a few bits a state, but a
-// collision prunes a path that was new, losing coverage silently; with
-// this table only 64-bit hash collisions can, as with any hashing.)
-//
-// # Performance and how it scales
-//
-// The search is stateless (§4.2): a path is re-executed from the initial
-// state, because replaying a dozen steps costs a few microseconds while
-// copying a state (sim.Sim.Clone) costs tens. The coordinator replays a
-// path's shared prefix without checking or hashing it again: those states
-// are the previous path's (replay is deterministic), their hashes are kept
-// per depth, and the part hashes of each state (sim.HashMemo) are restored
-// so that only what a new step changed is encoded. At the end of a bounded
-// path the coordinator hands its execution to the worker
-// (sim.Sim.SwapState, a few words) instead of the worker replaying it, and
-// takes a pooled simulator to reset for the next path. Each worker runs
-// all its walks under one watchdog.
-//
-// With 2 cores the coordinator is the limit once walks are short (a fixed
-// system becomes live after a few dozen steps): it executes every path's
-// prefix and decides pruning in order, about as much work per path as the
-// walk, so paths/s grows little from 1 worker to 2; with long walks (a
-// buggy system's dead walks, d_max steps each) the walks dominate and the
-// workers scale with the cores. Beyond a few cores three things bound it:
-//
-//   - The single coordinator: pruning depends on the states of all earlier
-//     paths in depth-first order, and which path comes next depends on
-//     where the previous one was cut, so the bounded part is sequential.
-//     Splitting the tree among coordinators would change which paths are
-//     pruned (and so the reported path) with the number of coordinators;
-//     a deterministic alternative is speculative execution of the next
-//     sibling paths by idle workers, validated in order.
-//   - The visited-state set: one table the coordinator alone touches (no
-//     lock); its memory is bounded by MaxStates, and at the bound the
-//     search loses pruning, not correctness.
-//   - The ordered commit: results are committed in path order under one
-//     mutex, once per path, so a long walk holds back the commit (not the
-//     work) of the paths after it; the jobs channel (4 per worker) bounds
-//     how far the coordinator runs ahead, and so the memory of jobs and
-//     pooled simulators in flight.
-//
-// services/bench and scripts/bench.sh measure all of this per example
-// system.
+// The report depends only on the system, the options and the seed, not on
+// Workers or on how goroutines are scheduled; a Time budget makes where the
+// search stops depend on the machine (a MaxPaths or Depth budget does not).
 //
 // # Usage
 //
-//	res, err := search.Run(search.Config{System: cfg, Seed: 1, WalkDepth: 20000, Time: time.Minute})
-//	if err != nil { ... }
-//	if res.Verdict == search.Liveness {
-//		v := res.Violations[0] // v.Choices replays it; see package critical
+//	rep, err := search.Run(ctx, system, search.Options{Seed: 1, MaxPaths: 20000, Out: "macemc-out"})
+//	if err != nil {
+//		// bad options (*search.OptionError), a system that does not build,
+//		// results that could not be written
 //	}
+//	if f := rep.First(); f != nil {
+//		fmt.Println(f.Kind, f.Property, f.Critical.Step) // e.g. dead AllAcked 9
+//		fmt.Println(rep.Replay)                          // the command that replays it
+//	}
+//
+// Report.WriteText prints the report as `macemc search` does;
+// Report.WriteSummary prints the same without times, directories and
+// commands, for golden files (testdata/*.txt, run by TestScenarios, holds
+// such reports of the example systems; go test -rewrite regenerates them).
+//
+// Package search/searchtest wraps Run for go test. Cancelling ctx stops the
+// run at once; the report then carries what was found so far
+// (Report.Incomplete), and the files of a violation found before are
+// written.
 package search

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Ping plays ping-pong: node 0's driver serves, each node returns the ball
@@ -26,26 +27,35 @@ func (p *Ping) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
 	}
 }
 
-func pingConfig() *sim.Config {
-	return &sim.Config{
-		Nodes:   2,
-		Service: func(sim.NodeID) sim.Service { return &Ping{} },
-		App: func(id sim.NodeID) []any {
-			if id == 0 {
-				return []any{"serve"}
-			}
-			return nil
-		},
-		Liveness: []sim.Property{{Name: "Done", Check: func(v *sim.View) bool {
-			return sim.All(v, func(_ sim.NodeID, n *Ping) bool { return n.Count >= 3 })
-		}}},
-	}
+// pingpong declares the system: two nodes, a driver request at node 0, and
+// the liveness property that both have seen the ball at least three times.
+var pingpong = &sim.System{
+	Name: "pingpong",
+	Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{
+			Nodes:   2,
+			Service: func(sim.NodeID) sim.Service { return &Ping{} },
+			App: func(id sim.NodeID) []any {
+				if id == 0 {
+					return []any{"serve"}
+				}
+				return nil
+			},
+			Liveness: []sim.Property{{Name: "Done", Check: func(v *sim.View) bool {
+				return sim.All(v, func(_ sim.NodeID, n *Ping) bool { return n.Count >= 3 })
+			}}},
+		}, nil
+	},
 }
 
-// Example runs ping-pong to completion with a seeded random chooser and
-// checks the liveness property at the end.
+// Example declares a system and runs it to completion on the simulator
+// with a seeded random chooser.
 func Example() {
-	s, err := sim.New(pingConfig(), sim.Options{Chooser: sim.NewRandom(1)})
+	cfg, _, err := pingpong.Config(nil)
+	if err != nil {
+		panic(err)
+	}
+	s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(1)})
 	if err != nil {
 		panic(err)
 	}
@@ -59,7 +69,7 @@ func Example() {
 		}
 		fmt.Println(s.LastEvent())
 	}
-	live, _ := s.AllHold(s.Config().Liveness)
+	live, _ := s.AllHold(cfg.Liveness)
 	fmt.Println("steps:", s.Steps(), "live:", live)
 	// Output:
 	// node 0 handles app request "serve"

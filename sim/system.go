@@ -99,18 +99,6 @@ type Property struct {
 	Check func(v *View) bool
 }
 
-// EventClass groups event kinds for weighting random walks.
-type EventClass int
-
-// The classes of events, each with its own weight.
-const (
-	ClassApp EventClass = iota
-	ClassMessage
-	ClassTimer
-	ClassFailure
-	numClasses
-)
-
 // Weights bias random walks (seed 003 §4.3): each ready event is chosen
 // with probability proportional to its weight. Zero class weights take the
 // defaults of DefaultWeights; per-timer and per-message-type entries
@@ -125,7 +113,9 @@ type Weights struct {
 // timer 1; failures (when they are on during walks) 1.
 var DefaultWeights = Weights{App: 40, Message: 8, Timer: 1, Failure: 1}
 
-func (w Weights) withDefaults() Weights {
+// WithDefaults returns w with every zero class weight replaced by
+// DefaultWeights' weight for that class.
+func (w Weights) WithDefaults() Weights {
 	if w.App == 0 {
 		w.App = DefaultWeights.App
 	}

@@ -22,7 +22,7 @@
 //
 // # Usage
 //
-//	s, _ := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(walks.SeedFor(seed, 0))})
+//	s, _ := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(walks.SeedFor(seed, 0))})
 //	r := walks.Walk(s, &walks.Config{MaxSteps: 20000, LiveAfter: 5,
 //		Safety: cfg.Safety, Liveness: cfg.Liveness})
 //	if r.Outcome == walks.Dead { ... suspected liveness violation ... }

@@ -3,7 +3,7 @@ package walks_test
 import (
 	"fmt"
 
-	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -11,7 +11,7 @@ import (
 // only beyond a search depth of 2.
 func Example() {
 	cfg := config(5)
-	s, _ := sim.New(cfg, sim.Options{Chooser: walks.NewChooser(walks.SeedFor(1, 0), false)})
+	s, _ := engine.New(cfg, engine.Options{Chooser: walks.NewChooser(walks.SeedFor(1, 0), false)})
 	r := walks.Walk(s, &walks.Config{MaxSteps: 20000, LiveAfter: 2, Safety: cfg.Safety, Liveness: cfg.Liveness})
 	fmt.Println(r.Outcome, "after", r.Steps, "steps")
 	// Output: live after 5 steps

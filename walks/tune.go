@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"html/template"
 	"math"
 	"runtime"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // ErrNoLiveness means a system has no liveness property to tune for.
@@ -33,7 +35,7 @@ type TuneConfig struct {
 	Workers  int
 	// WalkFailures keeps failures on after the periphery too.
 	WalkFailures bool
-	// HandlerTimeout bounds one handler (default sim.DefaultHandlerTimeout);
+	// HandlerTimeout bounds one handler (default engine.DefaultHandlerTimeout);
 	// a sample whose handler does not return counts as Unsafe.
 	HandlerTimeout time.Duration
 }
@@ -85,7 +87,7 @@ func Tune(c TuneConfig) (*TuneResult, error) {
 				if c.WalkFailures {
 					until = 0
 				}
-				s, err := sim.New(c.System, sim.Options{Chooser: NewChooser(SeedFor(c.Seed, uint64(i)), false), FailuresUntil: until})
+				s, err := engine.New(c.System, engine.Options{Chooser: NewChooser(SeedFor(c.Seed, uint64(i)), false), FailuresUntil: until})
 				if err != nil {
 					mu.Lock()
 					firstErr = err
@@ -133,8 +135,8 @@ func Tune(c TuneConfig) (*TuneResult, error) {
 }
 
 // NewChooser returns the seeded random chooser walks use.
-func NewChooser(seed uint64, unbiased bool) *sim.Random {
-	r := sim.NewRandom(seed)
+func NewChooser(seed uint64, unbiased bool) *engine.Random {
+	r := engine.NewRandom(seed)
 	r.Unbiased = unbiased
 	return r
 }
@@ -168,13 +170,21 @@ func (r *TuneResult) Suggest() int {
 }
 
 // SVG draws the cumulative distribution of steps to the first live state
-// (like the paper's Figure 2) as a self-contained SVG document.
+// (like the paper's Figure 2) as a self-contained SVG document, with the
+// suggested d_max (Suggest) marked and, when some walks never turned live,
+// the walks' own bound.
 func (r *TuneResult) SVG(title string) []byte {
 	const w, h, left, bottom, top, right = 640, 400, 60, 50, 40, 20
 	pw, ph := float64(w-left-right), float64(h-top-bottom)
 	maxX := 1.0
 	if len(r.Steps) > 0 {
 		maxX = float64(r.Steps[len(r.Steps)-1])
+	}
+	dmax := r.Suggest()
+	never := len(r.Steps) < r.Samples
+	maxX = max(maxX, float64(dmax))
+	if never {
+		maxX = max(maxX, float64(r.MaxSteps))
 	}
 	logMax := math.Log10(maxX + 1)
 	if logMax < 1 {
@@ -196,6 +206,18 @@ func (r *TuneResult) SVG(title string) []byte {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%d</text>`+"\n", x(step), y(0)+18, step)
 	}
 	fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">simulator steps to the first live state (log scale), depth %d, %d samples</text>`+"\n", float64(left)+pw/2, h-8, r.Depth, r.Samples)
+	if never {
+		fmt.Fprintf(&b, `<g id="walk-bound"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#888" stroke-dasharray="2 3"/>`, x(r.MaxSteps), y(0), x(r.MaxSteps), y(1))
+		unsafe := ""
+		if r.Unsafe > 0 {
+			unsafe = fmt.Sprintf(" (%d broke a safety property)", r.Unsafe)
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end" fill="#555">%d walks not live within %d steps%s</text></g>`+"\n", x(r.MaxSteps)-4, y(1)+28, r.Samples-len(r.Steps), r.MaxSteps, unsafe)
+	}
+	if dmax > 0 {
+		fmt.Fprintf(&b, `<g id="dmax"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#c0392b" stroke-width="2" stroke-dasharray="6 4"/>`, x(dmax), y(0), x(dmax), y(1))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end" fill="#c0392b">suggested d_max = %d</text></g>`+"\n", x(dmax)-4, y(1)+12, dmax)
+	}
 	var pts bytes.Buffer
 	fmt.Fprintf(&pts, "%.1f,%.1f", x(0), y(0))
 	for i, st := range r.Steps {
@@ -205,6 +227,49 @@ func (r *TuneResult) SVG(title string) []byte {
 	fmt.Fprintf(&b, `<polyline fill="none" stroke="steelblue" stroke-width="2" points="%s"/>`+"\n", pts.String())
 	b.WriteString("</svg>\n")
 	return b.Bytes()
+}
+
+// tunePage is the HTML page of a tune result: self-contained, the plot
+// inline.
+var tunePage = template.Must(template.New("tune").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<style>body{font:14px/1.45 system-ui,sans-serif;margin:20px;color:#1d2330}h1{font-size:20px}table{border-collapse:collapse}td,th{padding:2px 12px;text-align:right;border-bottom:1px solid #ddd}.dmax{color:#c0392b;font-weight:600}</style>
+</head><body>
+<h1>{{.Title}}</h1>
+<p>{{.Samples}} walks from depth {{.Depth}}: {{.Live}} reached a live state within {{.MaxSteps}} steps{{if .Unsafe}} ({{.Unsafe}} broke a safety property){{end}}.</p>
+{{if .Suggest}}<p class="dmax" id="suggest">suggested --walk-depth {{.Suggest}}: 8x the slowest live sample, as the paper's 80,000 for 10,000 (seed 003 §4.4)</p>
+{{else}}<p class="dmax" id="suggest">no walk turned live: a liveness bug, or raise --walk-depth and tune again</p>{{end}}
+{{.SVG}}
+<table><thead><tr><th>percentile</th><th>steps to live</th></tr></thead><tbody>
+{{range .Rows}}<tr><td>p{{.P}}</td><td>{{if lt .Steps 0}}never (within {{$.MaxSteps}}){{else}}{{.Steps}}{{end}}</td></tr>
+{{end}}</tbody></table>
+</body></html>
+`))
+
+// TunePercentiles are the percentiles `macemc tune` shows.
+var TunePercentiles = []float64{10, 25, 50, 75, 90, 95, 99, 100}
+
+// HTML returns a self-contained page with the plot (SVG), the
+// percentiles and the suggested d_max.
+func (r *TuneResult) HTML(title string) ([]byte, error) {
+	type row struct {
+		P     float64
+		Steps int
+	}
+	var rows []row
+	for _, p := range TunePercentiles {
+		rows = append(rows, row{p, r.Percentile(p)})
+	}
+	var b bytes.Buffer
+	err := tunePage.Execute(&b, map[string]any{
+		"Title": title, "Samples": r.Samples, "Depth": r.Depth, "Live": len(r.Steps), "MaxSteps": r.MaxSteps,
+		"Unsafe": r.Unsafe, "Suggest": r.Suggest(), "Rows": rows,
+		"SVG": template.HTML(r.SVG(title)), // drawn here; the title is escaped
+	})
+	if err != nil {
+		return nil, fmt.Errorf("walks: tune page: %w", err)
+	}
+	return b.Bytes(), nil
 }
 
 func xmlEscape(s string) string {

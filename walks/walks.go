@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Outcome is how a walk ended.
@@ -59,16 +60,16 @@ func (o Outcome) Violation() bool {
 // in Result.Property and Result.Observed; otherwise it ends Stopped.
 // Verdict is only called after Observe returned false.
 type Observer interface {
-	Observe(s *sim.Sim) bool
+	Observe(s *engine.Sim) bool
 	Verdict() (property string, detail any)
 }
 
 // ObserveFunc is an Observer without verdicts: returning false ends the
 // walk with outcome Stopped.
-type ObserveFunc func(s *sim.Sim) bool
+type ObserveFunc func(s *engine.Sim) bool
 
 // Observe calls f.
-func (f ObserveFunc) Observe(s *sim.Sim) bool { return f(s) }
+func (f ObserveFunc) Observe(s *engine.Sim) bool { return f(s) }
 
 // Verdict returns no verdict.
 func (f ObserveFunc) Verdict() (string, any) { return "", nil }
@@ -101,7 +102,7 @@ type Result struct {
 	// Property names the safety property that failed, or the first
 	// liveness property that did not hold at the end.
 	Property string
-	// Err is set for Failed: a handler panic (sim.ErrHandlerPanic), a
+	// Err is set for Failed: a handler panic (engine.ErrHandlerPanic), a
 	// property panic or a bad choice.
 	Err error
 	// Observed is the observer's detail of an Observed outcome (e.g. a
@@ -112,7 +113,7 @@ type Result struct {
 // Walk runs s from its current state with s's chooser until a live state
 // beyond LiveAfter, a safety violation, quiescence or MaxSteps. With no
 // liveness properties no state is live and only safety is checked.
-func Walk(s *sim.Sim, c *Config) Result {
+func Walk(s *engine.Sim, c *Config) Result {
 	if c.Observe != nil && !c.Observe.Observe(s) {
 		return stopped(s, c)
 	}
@@ -157,7 +158,7 @@ func Walk(s *sim.Sim, c *Config) Result {
 
 // stopped ends a walk its observer stopped: Observed with the observer's
 // verdict, or Stopped without one.
-func stopped(s *sim.Sim, c *Config) Result {
+func stopped(s *engine.Sim, c *Config) Result {
 	prop, detail := c.Observe.Verdict()
 	if prop == "" && detail == nil {
 		return Result{Outcome: Stopped, Steps: s.Steps()}
@@ -166,7 +167,7 @@ func stopped(s *sim.Sim, c *Config) Result {
 }
 
 // checkLive ends the walk in a live state beyond LiveAfter.
-func checkLive(s *sim.Sim, c *Config) (Result, bool) {
+func checkLive(s *engine.Sim, c *Config) (Result, bool) {
 	if s.Steps() <= c.LiveAfter || len(c.Liveness) == 0 {
 		return Result{}, false
 	}
@@ -181,7 +182,7 @@ func checkLive(s *sim.Sim, c *Config) (Result, bool) {
 }
 
 // IsLive reports whether every liveness property of c holds in s's state.
-func IsLive(s *sim.Sim, c *Config) bool {
+func IsLive(s *engine.Sim, c *Config) bool {
 	if len(c.Liveness) == 0 {
 		return false
 	}
@@ -189,7 +190,7 @@ func IsLive(s *sim.Sim, c *Config) bool {
 	return ok && err == nil
 }
 
-func firstNotLive(s *sim.Sim, c *Config) string {
+func firstNotLive(s *engine.Sim, c *Config) string {
 	if len(c.Liveness) == 0 {
 		return ""
 	}
@@ -201,18 +202,21 @@ func firstNotLive(s *sim.Sim, c *Config) string {
 }
 
 func failedProperty(err error) string {
-	if pe, ok := err.(*sim.PropertyPanicError); ok {
+	if pe, ok := err.(*engine.PropertyPanicError); ok {
 		return pe.Property
 	}
-	if _, ok := err.(*sim.HandlerPanicError); ok {
+	if _, ok := err.(*engine.HandlerPanicError); ok {
 		return PanicProperty
 	}
 	return ""
 }
 
-// PanicProperty is the name under which a handler panic is reported as a
-// safety violation.
-const PanicProperty = "panic in handler"
+// The names under which a handler that panicked or did not return is
+// reported as a safety violation.
+const (
+	PanicProperty = "panic in handler"
+	HangProperty  = "handler did not return"
+)
 
 // SeedFor derives the random seed of walk number i of a run seeded with
 // seed, so that a walk's choices do not depend on which worker runs it.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -47,7 +48,7 @@ func config(goal int, reqs ...any) *sim.Config {
 
 func walk(t *testing.T, cfg *sim.Config, c walks.Config) walks.Result {
 	t.Helper()
-	s, err := sim.New(cfg, sim.Options{Chooser: walks.NewChooser(1, false)})
+	s, err := engine.New(cfg, engine.Options{Chooser: walks.NewChooser(1, false)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestWalkWithoutLivenessOnlyChecksSafety(t *testing.T) {
 
 func TestObserveStopsTheWalk(t *testing.T) {
 	calls := 0
-	r := walk(t, config(500), walks.Config{MaxSteps: 100, Observe: walks.ObserveFunc(func(s *sim.Sim) bool { calls++; return s.Steps() < 7 })})
+	r := walk(t, config(500), walks.Config{MaxSteps: 100, Observe: walks.ObserveFunc(func(s *engine.Sim) bool { calls++; return s.Steps() < 7 })})
 	if r.Outcome != walks.Stopped || r.Steps != 7 || calls != 8 {
 		t.Errorf("got %v after %d steps and %d calls, want stopped after 7 steps and 8 calls", r.Outcome, r.Steps, calls)
 	}
@@ -149,9 +150,20 @@ func TestTune(t *testing.T) {
 	if !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "counter &lt;20&gt;") || !strings.Contains(svg, "polyline") {
 		t.Errorf("svg: %.200s", svg)
 	}
+	if !strings.Contains(svg, `<g id="dmax">`) || !strings.Contains(svg, "suggested d_max = 160") || strings.Contains(svg, "walk-bound") {
+		t.Errorf("the svg does not mark the suggested d_max 160 (alone): %s", svg)
+	}
+	page, err := res.HTML("counter <20>")
+	if err != nil || !strings.Contains(string(page), "<svg") || !strings.Contains(string(page), "suggested --walk-depth 160") ||
+		!strings.Contains(string(page), "<td>p50</td><td>20</td>") || strings.Contains(string(page), "counter <20>") {
+		t.Errorf("tune page (%v):\n%s", err, page)
+	}
 	never, _ := walks.Tune(walks.TuneConfig{System: config(5000), Depth: 3, Samples: 10, MaxSteps: 100, Seed: 1})
 	if len(never.Steps) != 0 || never.Percentile(50) != -1 || never.Suggest() != 0 {
 		t.Errorf("a system that never turns live: %+v", never)
+	}
+	if svg := string(never.SVG("never")); !strings.Contains(svg, "10 walks not live within 100 steps") || strings.Contains(svg, "dmax") {
+		t.Errorf("the svg of a system that never turns live: %s", svg)
 	}
 	if _, err := walks.Tune(walks.TuneConfig{System: &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &counter{} }}}); err != walks.ErrNoLiveness {
 		t.Errorf("no liveness property: %v", err)
@@ -167,7 +179,7 @@ type verdictObserver struct {
 	asked  int
 }
 
-func (o *verdictObserver) Observe(s *sim.Sim) bool { return s.Steps() < o.At }
+func (o *verdictObserver) Observe(s *engine.Sim) bool { return s.Steps() < o.At }
 func (o *verdictObserver) Verdict() (string, any) {
 	o.asked++
 	return o.Prop, o.Detail

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/pflag"
 
+	"github.com/macemc/macemc/mdb"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/trace"
 )
 
 // Exit codes of every macemc command.
@@ -18,10 +20,12 @@ const (
 	// ExitNone: nothing was found within the budget (or the command
 	// succeeded without finding a violation).
 	ExitNone = 0
-	// ExitViolation: a violation was found (or replayed).
+	// ExitViolation: a violation was found (or replayed): a safety or
+	// liveness violation, a handler that panicked or did not return, or a
+	// service whose replays diverge.
 	ExitViolation = 1
 	// ExitUsage: bad flags, unknown systems or parameters, unreadable
-	// input, or a service the checker cannot trust (nondeterministic).
+	// input, or results that could not be written.
 	ExitUsage = 2
 )
 
@@ -34,9 +38,10 @@ func (e usageError) Unwrap() error { return e.err }
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // App is one invocation's environment: its name (for the commands it
-// prints), its output streams, and whether stderr is a terminal.
+// prints), its streams, and whether stderr is a terminal.
 type App struct {
 	Name     string
+	Stdin    *os.File
 	Stdout   io.Writer
 	Stderr   io.Writer
 	Terminal bool
@@ -47,19 +52,37 @@ type App struct {
 // (sim.Register in an init function) and calls
 //
 //	os.Exit(cli.Main(os.Args[1:]))
+//
+// to get every subcommand for them, the debugger (mdb) included.
 func Main(args []string) int {
-	app := &App{Name: "macemc", Stdout: os.Stdout, Stderr: os.Stderr, Terminal: stderrIsTerminal()}
+	name := "macemc"
+	if len(os.Args) > 0 && os.Args[0] != "" && !strings.HasSuffix(os.Args[0], ".test") {
+		name = baseName(os.Args[0])
+	}
+	app := &App{Name: name, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Terminal: stderrIsTerminal()}
 	return app.Run(args)
 }
 
-const topUsage = `macemc finds liveness and safety bugs in distributed systems.
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		p = p[i+1:]
+	}
+	if strings.HasPrefix(p, "__debug_bin") || p == "main" || p == "" {
+		return "macemc"
+	}
+	return p
+}
+
+const topUsage = `%[1]s finds liveness and safety bugs in distributed systems.
 
 Usage:
-  %[1]s list [--json]                      systems, parameters and properties
-  %[1]s search --system NAME [flags]       bounded search + random walks + critical transition
+  %[1]s list [--json]                      systems, strategies, parameters and properties
+  %[1]s search --system NAME [flags]       search + random walks + critical transition
   %[1]s replay --trace FILE [--log FILE]   replay a trace with full logging
   %[1]s critical --trace FILE [flags]      re-run the critical-transition search on a trace
   %[1]s tune --system NAME [flags]         steps to the first live state; suggests --walk-depth
+  %[1]s mdb DIR [flags]                    the debugger on a search's results
+  %[1]s report DIR                         make the HTML page of a search's result directory
   %[1]s version
 
 Run '%[1]s COMMAND --help' for a command's flags.
@@ -85,8 +108,16 @@ func (a *App) Run(args []string) int {
 		code, err = a.critical(args[1:])
 	case "tune":
 		code, err = a.tune(args[1:])
+	case "report":
+		code, err = a.report(args[1:])
+	case "mdb":
+		stdin := a.Stdin
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		return mdb.Main(a.Name+" mdb", args[1:], stdin, a.Stdout, a.Stderr)
 	case "version", "--version":
-		fmt.Fprintln(a.Stdout, a.Name, version())
+		fmt.Fprintln(a.Stdout, a.Name, trace.ToolVersion)
 		return ExitNone
 	case "help", "-h", "--help":
 		fmt.Fprintf(a.Stdout, topUsage, a.Name)
@@ -102,7 +133,7 @@ func (a *App) Run(args []string) int {
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "%s %s: %v\n", a.Name, args[0], err)
 		var ue usageError
-		if errors.As(err, &ue) || code == 0 {
+		if errors.As(err, &ue) || code == ExitNone {
 			return ExitUsage
 		}
 	}
@@ -134,13 +165,13 @@ func parse(fs *pflag.FlagSet, args []string) error {
 	return nil
 }
 
-// parseParams turns repeated --param k=v into a map.
+// parseParams turns repeated --param k=v (or k=v,k2=v2) into a map.
 func parseParams(list []string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, kv := range list {
 		for _, part := range strings.Split(kv, ",") {
 			k, v, ok := strings.Cut(part, "=")
-			if !ok || k == "" {
+			if !ok || strings.TrimSpace(k) == "" {
 				return nil, usagef("--param %q: want NAME=VALUE", part)
 			}
 			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
@@ -149,43 +180,19 @@ func parseParams(list []string) (map[string]string, error) {
 	return out, nil
 }
 
-// system looks up a system and builds its config with the given
-// parameters and property selection.
-func system(name string, params []string, props []string) (*sim.System, *sim.Config, sim.Params, error) {
+// system looks up a registered system.
+func (a *App) system(name string) (*sim.System, error) {
 	if name == "" {
-		return nil, nil, nil, usagef("--system is required (see '%s list')", "macemc")
+		return nil, usagef("--system is required (see '%s list')", a.Name)
 	}
 	sys, err := sim.Lookup(name)
 	if err != nil {
-		return nil, nil, nil, usageError{err}
+		return nil, usageError{err}
 	}
-	given, err := parseParams(params)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	cfg, p, err := sys.Config(given)
-	if err != nil {
-		return nil, nil, nil, usageError{err}
-	}
-	if err := cfg.Select(props); err != nil {
-		return nil, nil, nil, usageError{fmt.Errorf("system %s: %w", name, err)}
-	}
-	return sys, cfg, p, nil
+	return sys, nil
 }
 
-func propertyNames(ps []sim.Property) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.Name
-	}
-	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+func stderrIsTerminal() bool {
+	fd := os.Stderr.Fd()
+	return isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)
 }

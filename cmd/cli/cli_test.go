@@ -3,13 +3,13 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/simtest"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -92,7 +92,10 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"search", "--system", "clitest-poison", "--param", "fixed=maybe"}, "not true or false"},
 		{[]string{"search", "--system", "clitest-poison", "--param", "fixed"}, "want NAME=VALUE"},
 		{[]string{"search", "--system", "clitest-poison", "--property", "Nope"}, "unknown property"},
-		{[]string{"search", "--system", "clitest-poison", "--walk-depth", "0"}, "must be positive"},
+		{[]string{"search", "--system", "clitest-poison", "--walk-depth", "0"}, "--walk-depth 0: allowed 1 to 10000000"},
+		{[]string{"search", "--system", "clitest-poison", "--workers", "-1"}, "--workers -1: allowed 0 (all cores) or 1 to 1024"},
+		{[]string{"search", "--system", "clitest-poison", "--handler-timeout", "1ns"}, "--handler-timeout 1ns: allowed 1ms to 1h0m0s"},
+		{[]string{"search", "--system", "clitest-poison", "--strategy", "bogus"}, "--strategy bogus: allowed dfs, walk"},
 		{[]string{"search", "--system", "clitest-poison", "--depth", "x"}, "invalid argument"},
 		{[]string{"replay"}, "--trace is required"},
 		{[]string{"replay", "--trace", filepath.Join(dir, "missing.trace")}, "no such file"},
@@ -210,75 +213,35 @@ func TestListAndTune(t *testing.T) {
 	if code != ExitNone || !strings.Contains(out, `"clitest-poison"`) || !strings.Contains(out, `"Counted"`) {
 		t.Errorf("list --json: exit %d\n%s", code, out)
 	}
-	svg := filepath.Join(t.TempDir(), "tune.svg")
-	code, out, errs := run(t, "tune", "--system", "clitest-poison", "--param", "fixed=true", "--samples", "50", "--walk-depth", "500", "--depth", "3", "--svg", svg)
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "tune.svg")
+	code, out, errs := run(t, "tune", "--system", "clitest-poison", "--param", "fixed=true", "--samples", "50", "--walk-depth", "500", "--depth", "3", "--svg", svg, "--out", dir)
 	if code != ExitNone || !strings.Contains(out, "p50") || !strings.Contains(out, "suggested --walk-depth") {
 		t.Errorf("tune: exit %d\n%s%s", code, out, errs)
 	}
-	if data, err := os.ReadFile(svg); err != nil || !bytes.HasPrefix(data, []byte("<svg")) {
-		t.Errorf("tune svg: %v", err)
+	if data, err := os.ReadFile(svg); err != nil || !bytes.HasPrefix(data, []byte("<svg")) || !bytes.Contains(data, []byte(`id="dmax"`)) {
+		t.Errorf("tune svg (with the suggested d_max marked): %v", err)
+	}
+	page := filepath.Join(dir, "tune.html")
+	if data, err := os.ReadFile(page); err != nil || !bytes.Contains(data, []byte("<svg")) || !bytes.Contains(data, []byte("suggested d_max = ")) || !strings.Contains(out, "plot: "+page) {
+		t.Errorf("tune's page %s: %v\n%s", page, err, out)
 	}
 }
 
-func TestCheckHelper(t *testing.T) {
-	// The clean variant passes Check; the buggy one makes it fail.
-	Check(t, "--system", "clitest-poison", "--param", "fixed=true", "--depth", "5", "--walk-depth", "100", "--out", t.TempDir())
-	ft := &fakeT{TB: t}
-	Check(ft, "--system", "clitest-poison", "--walk-depth", "100", "--out", t.TempDir())
-	if !ft.failed || !strings.Contains(ft.msg, "replay: macemc replay --trace") {
-		t.Errorf("Check did not fail with the replay command: %q", ft.msg)
+// A service whose replays diverge is a finding (exit 1) with the path
+// that shows it, not a search: nothing found in it could be trusted.
+func TestNondeterministicServiceIsReported(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := run(t, "search", "--system", simtest.Leak, "--out", dir, "--json")
+	if code != ExitViolation {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-}
-
-type fakeT struct {
-	testing.TB
-	failed bool
-	msg    string
-}
-
-func (f *fakeT) Helper() {}
-func (f *fakeT) Errorf(format string, args ...any) {
-	f.failed = true
-	f.msg = strings.TrimSpace(strings.Join(strings.Fields(sprintf(format, args...)), " "))
-}
-
-func sprintf(format string, args ...any) string { return fmtSprintf(format, args...) }
-
-var fmtSprintf = fmt.Sprintf
-
-// flaky iterates a map to pick whom to ping: Go's map order differs from
-// run to run, so its executions do not replay.
-type flaky struct {
-	sim.Base
-	Peers map[int]bool
-	Last  int
-}
-
-func (f *flaky) Start(ctx *sim.Context) {
-	f.Peers = map[int]bool{}
-	for i := 0; i < 32; i++ {
-		f.Peers[i] = true
+	var rep Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
 	}
-	ctx.SetPeriodic("ping")
-}
-
-func (f *flaky) HandleTimer(ctx *sim.Context, name string) {
-	for p := range f.Peers {
-		f.Last = p
-		break
-	}
-}
-
-func init() {
-	sim.Register(&sim.System{Name: "clitest-flaky", Build: func(sim.Params) (*sim.Config, error) {
-		return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &flaky{} }}, nil
-	}})
-}
-
-func TestNondeterministicServiceIsRefused(t *testing.T) {
-	code, out, errs := run(t, "search", "--system", "clitest-flaky", "--out", t.TempDir())
-	if code != ExitUsage || !strings.Contains(errs, "nondeterministic service") || !strings.Contains(errs, "diverge at step") {
-		t.Errorf("exit %d\n%s%s", code, out, errs)
+	if rep.Verdict != "nondeterministic" || rep.Kind != "nondeterminism" || !strings.Contains(rep.Error, "diverge at step") || rep.Files["error_trace"] == "" {
+		t.Errorf("report %+v", rep)
 	}
 }
 
@@ -324,30 +287,9 @@ func TestStaleResultsAreReplaced(t *testing.T) {
 	}
 }
 
-// hang's handler never returns once its timer fires after the request.
-type hang struct {
-	sim.Base
-	Asked bool
-}
-
-func (h *hang) Start(ctx *sim.Context)              { ctx.SetTimer("t") }
-func (h *hang) HandleApp(ctx *sim.Context, req any) { h.Asked = true }
-func (h *hang) HandleTimer(ctx *sim.Context, _ string) {
-	for h.Asked {
-		ctx.Self() // a busy loop; the watchdog unwinds it at this call
-	}
-}
-
-func init() {
-	sim.Register(&sim.System{Name: "clitest-hang", Build: func(sim.Params) (*sim.Config, error) {
-		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &hang{} },
-			App: func(sim.NodeID) []any { return []any{"ask"} }}, nil
-	}})
-}
-
 func TestHandlerHangIsReported(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := run(t, "search", "--system", "clitest-hang", "--out", dir, "--handler-timeout", "200ms", "--workers", "1", "--json")
+	code, out, errs := run(t, "search", "--system", simtest.Hang, "--out", dir, "--handler-timeout", "200ms", "--workers", "1", "--json")
 	if code != ExitViolation {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
@@ -361,4 +303,21 @@ func TestHandlerHangIsReported(t *testing.T) {
 	if rep.Replay == "" || rep.Files["error_trace"] == "" {
 		t.Errorf("no replay command or trace: %+v", rep.Files)
 	}
+}
+
+// Report is what these tests read of report.json.
+type Report struct {
+	Verdict  string `json:"verdict"`
+	Kind     string `json:"kind"`
+	Property string `json:"property"`
+	Error    string `json:"error"`
+	Depth    int    `json:"depth"`
+	Critical *struct {
+		Step      int    `json:"step"`
+		Condition string `json:"condition"`
+		Event     string `json:"event"`
+	} `json:"critical"`
+	CriticalNote string            `json:"critical_note"`
+	Files        map[string]string `json:"files"`
+	Replay       string            `json:"replay"`
 }

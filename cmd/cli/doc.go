@@ -1,13 +1,14 @@
-// Package cli is the macemc command line as a library: `macemc list`,
-// `search`, `replay`, `critical` and `tune`, with the exit codes 0 (nothing
+// Package cli is the macemc command line: `macemc list`, `search`,
+// `replay`, `critical`, `tune` and `mdb`, with the exit codes 0 (nothing
 // found within the budget), 1 (violation found) and 2 (usage or input
-// error), the report written to report.json or printed with --json, and
-// the traces and logs mdb reads.
+// error). It maps flags to the library's options (package search) and
+// prints its typed results; the pipeline itself is package search.
 //
 // # Usage
 //
 // A user who checks their own systems builds their own binary: register
-// the systems in an init function and call Main:
+// the systems in an init function and call Main, which gives every
+// subcommand, the debugger included (`mybin mdb macemc-out`):
 //
 //	package main
 //
@@ -20,10 +21,5 @@
 //
 //	func main() { os.Exit(cli.Main(os.Args[1:])) }
 //
-// Inside go test, Check runs a search and fails the test with the report
-// and the command that replays the violation:
-//
-//	func TestMyProto(t *testing.T) {
-//		cli.Check(t, "--system", "myproto", "--max-paths", "5000", "--seed", "1")
-//	}
+// Inside go test, use package search/searchtest instead.
 package cli

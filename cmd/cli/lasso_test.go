@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	_ "github.com/macemc/macemc/services/philosophers"
+	_ "github.com/macemc/macemc/services/proposers"
 	_ "github.com/macemc/macemc/services/storage"
-	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/trace"
 	_ "github.com/macemc/macemc/walks/lasso/lassotest"
 )
@@ -91,7 +91,7 @@ func checkLassoView(t *testing.T, rep map[string]any, dir, hash, kind string) {
 // on the number of workers.
 func TestSearchLassoPhilosophers(t *testing.T) {
 	for _, n := range []string{"2", "3"} {
-		args := []string{"--system", "lasso-philosophers", "--param", "n=" + n, "--lasso", "--walk-depth", "400", "--walks", "10"}
+		args := []string{"--system", "philosophers", "--param", "n=" + n, "--lasso", "--walk-depth", "400", "--walks", "10"}
 		rep, dir := searchJSON(t, ExitViolation, args...)
 		checkLassoReport(t, rep, dir, "exact")
 		if c := obj(t, rep, "critical"); c["condition"] != "C2" {
@@ -110,8 +110,8 @@ func TestSearchLassoPhilosophers(t *testing.T) {
 		}
 	}
 	// The text report shows the cycle.
-	code, out, _ := run(t, "search", "--system", "lasso-philosophers", "--lasso", "--walk-depth", "400", "--walks", "10", "--out", t.TempDir())
-	for _, want := range []string{"LIVENESS VIOLATION of Fed (lasso", "lasso: a stem of", "condition C2", "Confirmed lasso", "lassos confirmed"} {
+	code, out, _ := run(t, "search", "--system", "philosophers", "--param", "n=2", "--lasso", "--walk-depth", "400", "--walks", "10", "--out", t.TempDir())
+	for _, want := range []string{"LIVENESS VIOLATION of EveryoneEats (lasso", "lasso: a stem of", "condition C2", "Confirmed lasso", "lassos confirmed"} {
 		if code != ExitViolation || !strings.Contains(out, want) {
 			t.Errorf("text report lacks %q:\n%s", want, out)
 		}
@@ -121,7 +121,7 @@ func TestSearchLassoPhilosophers(t *testing.T) {
 // TestSearchLassoClean: the fixed philosophers show no lasso within the
 // budget, though unfair hot cycles are seen.
 func TestSearchLassoClean(t *testing.T) {
-	rep, _ := searchJSON(t, ExitNone, "--system", "lasso-philosophers", "--param", "fixed=true", "--lasso", "--max-paths", "300", "--walk-depth", "400")
+	rep, _ := searchJSON(t, ExitNone, "--system", "philosophers", "--param", "n=2", "--param", "fixed=true", "--lasso", "--max-paths", "300", "--walk-depth", "400")
 	s := obj(t, rep, "lasso_stats")
 	if num(s["confirmed"]) != 0 || num(s["unfair"]) == 0 || rep["kind"] != nil {
 		t.Errorf("fixed: %v", rep)
@@ -148,7 +148,7 @@ func TestSearchUnfairNotLasso(t *testing.T) {
 // finds nothing and --partial-hash finds the lasso; the fixed variant has
 // none either way.
 func TestSearchPartialHash(t *testing.T) {
-	base := []string{"--system", "lasso-proposers", "--lasso", "--walk-depth", "400", "--walks", "10"}
+	base := []string{"--system", "proposers", "--lasso", "--walk-depth", "400", "--walks", "10"}
 	rep, _ := searchJSON(t, ExitNone, append(base, "--max-paths", "300")...)
 	if s := obj(t, rep, "lasso_stats"); num(s["confirmed"]) != 0 || num(s["repeats"]) != 0 {
 		t.Errorf("exact: %v", s)
@@ -180,7 +180,7 @@ func TestSearchTemperature(t *testing.T) {
 	if s := obj(t, rep, "lasso_stats"); num(s["confirmed"]) != 0 {
 		t.Errorf("slow --lasso: %v", s)
 	}
-	rep, _ = searchJSON(t, ExitViolation, "--system", "lasso-philosophers", "--temperature", "30", "--walk-depth", "400")
+	rep, _ = searchJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--temperature", "30", "--walk-depth", "400")
 	tr = obj(t, rep, "temperature")
 	if rep["kind"] != "temperature" || tr["verdict"] != "lasso" || rep["lasso"] == nil {
 		t.Errorf("philosophers: kind %v temperature %v", rep["kind"], tr)
@@ -190,7 +190,7 @@ func TestSearchTemperature(t *testing.T) {
 	}
 	// The alarm reported does not depend on the number of workers.
 	for _, w := range []string{"1", "3"} {
-		again, _ := searchJSON(t, ExitViolation, "--system", "lasso-philosophers", "--temperature", "30", "--walk-depth", "400", "--workers", w)
+		again, _ := searchJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--temperature", "30", "--walk-depth", "400", "--workers", w)
 		if num(again["steps"]) != num(rep["steps"]) || num(again["stem"]) != num(rep["stem"]) {
 			t.Errorf("--workers %s: alarm at %v stem %v, want %v %v", w, again["steps"], again["stem"], rep["steps"], rep["stem"])
 		}
@@ -225,23 +225,13 @@ func TestStorageGivesBothViews(t *testing.T) {
 	checkLassoView(t, rep, dir, "exact", "dead")
 }
 
-// TestSearchLassoService: the example philosophers (services/philosophers).
-func TestSearchLassoService(t *testing.T) {
-	if _, err := sim.Lookup("philosophers"); err != nil {
-		t.Fatal(err)
-	}
-	rep, dir := searchJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--lasso", "--walk-depth", "400", "--walks", "10")
-	checkLassoReport(t, rep, dir, "exact")
-	searchJSON(t, ExitNone, "--system", "philosophers", "--param", "fixed=true", "--lasso", "--walk-depth", "400", "--max-paths", "200")
-}
-
 func TestLassoUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"search", "--system", "lasso-slow", "--lasso", "--lasso-replays", "0"},
 		{"search", "--system", "lasso-slow", "--temperature", "-1"},
 	} {
 		code, out, errs := run(t, args...)
-		if code != ExitUsage || !strings.Contains(errs+out, "--lasso-replays must be positive") {
+		if code != ExitUsage || !strings.Contains(errs+out, ": allowed ") {
 			t.Errorf("%v: exit %d\n%s%s", args, code, out, errs)
 		}
 	}
@@ -252,7 +242,7 @@ func TestLassoUsageErrors(t *testing.T) {
 // order like any violation: outcome "lasso" or "temperature", the search
 // stopped for the violation (not cancelled), --max-violations honoured.
 func TestSearchObservedOutcome(t *testing.T) {
-	rep, _ := searchJSON(t, ExitViolation, "--system", "lasso-philosophers", "--lasso", "--walk-depth", "400", "--walks", "10")
+	rep, _ := searchJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--lasso", "--walk-depth", "400", "--walks", "10")
 	vs, _ := rep["violations"].([]any)
 	if rep["outcome"] != "lasso" || rep["stop"] != "violation" || len(vs) != 1 {
 		t.Fatalf("lasso: outcome %v stop %v violations %v", rep["outcome"], rep["stop"], vs)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 )
 
@@ -31,6 +32,14 @@ func (a *App) list(args []string) (int, error) {
 		return ExitUsage, err
 	}
 	var out []listedSystem
+	var strategies []listedStrategy
+	for _, st := range explore.Strategies() {
+		ls := listedStrategy{Name: st.Name(), Doc: st.Doc()}
+		for _, p := range st.Params() {
+			ls.Params = append(ls.Params, listedParam{p.Name, p.Kind.String(), p.Default, p.Doc})
+		}
+		strategies = append(strategies, ls)
+	}
 	for _, sys := range sim.Systems() {
 		ls := listedSystem{Name: sys.Name, Doc: sys.Doc, Safety: []string{}, Liveness: []string{}}
 		for _, p := range sys.Params {
@@ -39,14 +48,14 @@ func (a *App) list(args []string) (int, error) {
 		if cfg, _, err := sys.Config(nil); err != nil {
 			ls.Error = err.Error()
 		} else {
-			ls.Safety, ls.Liveness = propertyNames(cfg.Safety), propertyNames(cfg.Liveness)
+			ls.Safety, ls.Liveness = names(cfg.Safety), names(cfg.Liveness)
 		}
 		out = append(out, ls)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(a.Stdout)
 		enc.SetIndent("", "  ")
-		return ExitNone, enc.Encode(out)
+		return ExitNone, enc.Encode(map[string]any{"systems": out, "strategies": strategies})
 	}
 	if len(out) == 0 {
 		fmt.Fprintln(a.Stdout, "no systems registered")
@@ -69,7 +78,28 @@ func (a *App) list(args []string) (int, error) {
 			fmt.Fprintf(a.Stdout, "  error: %s\n", s.Error)
 		}
 	}
+	fmt.Fprintln(a.Stdout, "\nstrategies (--strategy NAME):")
+	for _, st := range strategies {
+		fmt.Fprintf(a.Stdout, "  %-8s %s\n", st.Name, st.Doc)
+		for _, p := range st.Params {
+			fmt.Fprintf(a.Stdout, "           --%s-%s=%s (%s)  %s\n", st.Name, p.Name, p.Default, p.Kind, p.Doc)
+		}
+	}
 	return ExitNone, nil
+}
+
+type listedStrategy struct {
+	Name   string        `json:"name"`
+	Doc    string        `json:"doc"`
+	Params []listedParam `json:"params,omitempty"`
+}
+
+func names(ps []sim.Property) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Name
+	}
+	return out
 }
 
 func firstLine(s string) string {

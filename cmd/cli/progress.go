@@ -13,16 +13,22 @@ type progress struct {
 	w        io.Writer
 	on       bool
 	budget   time.Duration
+	maxPaths int64
 	lastT    time.Duration
 	lastN    int64
 	drawn    bool
-	maxPaths int64
 }
 
-func (p *progress) search(st search.Stats) {
+func (p *progress) show(pr search.Progress) {
 	if !p.on {
 		return
 	}
+	if pr.Phase != search.PhaseSearch {
+		fmt.Fprintf(p.w, "\r\x1b[K%s", pr.Message)
+		p.drawn = true
+		return
+	}
+	st := pr.Stats
 	rate := 0.0
 	if dt := (st.Elapsed - p.lastT).Seconds(); dt > 0 {
 		rate = float64(st.Transitions-p.lastN) / dt
@@ -35,8 +41,8 @@ func (p *progress) search(st search.Stats) {
 	if p.maxPaths > 0 {
 		left += fmt.Sprintf(", %d/%d paths", st.Paths, p.maxPaths)
 	}
-	fmt.Fprintf(p.w, "\r\x1b[Kdepth %d (complete %d)  paths %d  states %d  pruned %d  %.0f transitions/s%s",
-		st.Depth, st.DeepestComplete, st.Paths, st.DistinctStates, st.Pruned, rate, left)
+	fmt.Fprintf(p.w, "\r\x1b[Kround %d, depth %d (%d complete)  paths %d  states %d  pruned %d  %.0f transitions/s%s",
+		st.Rounds, st.Depth, st.DeepestComplete, st.Paths, st.DistinctStates, st.Pruned, rate, left)
 	p.drawn = true
 }
 

@@ -1,9 +1,7 @@
-// Command mdb is macemc's debugger (seed 003 §5): it replays the error path
-// that `macemc search` wrote and the live path that shares the longest
-// prefix with it, and lets you step through them forward and back, jump,
-// branch, run to liveness, follow one node, list and filter events and log
-// lines, diff states across steps and across the two paths, and draw the
-// event graph.
+// Command mdb is macemc's debugger (seed 003 §5) for the example systems:
+// it replays the error path that `macemc search` wrote and the live path
+// that shares the longest prefix with it. See package mdb for the commands;
+// `macemc mdb DIR` (or `mybin mdb DIR` in a user's own binary) is the same.
 //
 // # Usage
 //
@@ -12,182 +10,15 @@
 //	mdb DIR -c "j crit; filediff; g --svg graph.svg"
 //	mdb DIR < commands.txt
 //
-// With a terminal, mdb reads commands with line editing and history; with
-// -c it runs the given commands (separated by ';'), and otherwise it reads
-// them from standard input. Type help in a session for the commands.
-//
 // Exit status: 0 on success, 1 if a scripted command failed, 2 if the
 // command line or the files are bad.
 package main
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"os"
-	"os/signal"
-	"path/filepath"
-	"strings"
-
-	"github.com/mattn/go-isatty"
-	"github.com/peterh/liner"
-	"github.com/spf13/pflag"
 
 	"github.com/macemc/macemc/mdb"
 	_ "github.com/macemc/macemc/services/all"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
-
-const usage = `usage: mdb DIR | ERROR_TRACE_OR_LOG [--live LIVE_TRACE_OR_LOG] [-c "cmd; cmd"]
-
-mdb replays what 'macemc search' wrote: DIR is its output directory
-(error.trace and, when there is one, live.trace); a .log file stands for
-the .trace file next to it. Type help in a session for the commands.
-
-flags:
-`
-
-// run is mdb's main, returning the exit status.
-func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("mdb", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	live := fs.StringP("live", "l", "", "the live path's trace (or log) to compare with")
-	cmds := fs.StringP("command", "c", "", "run these commands, separated by ';', and exit")
-	snap := fs.Int("snapshot-every", mdb.DefaultSnapshotEvery, "keep a snapshot of the state every `N` steps")
-	color := fs.String("color", "auto", "colour diffs: auto, always or never")
-	echo := fs.Bool("echo", true, "when not interactive, print each command after the prompt")
-	hist := fs.String("history", defaultHistory(), "history `FILE` of the interactive session (empty: none)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "mdb: %v\n", err)
-		return 2
-	}
-	if fs.NArg() != 1 {
-		if fs.NArg() == 0 {
-			fmt.Fprintln(stderr, "mdb: give the output directory of macemc search, or an error trace")
-		} else {
-			fmt.Fprintf(stderr, "mdb: one directory or trace expected, got %d arguments (use --live for the live trace)\n", fs.NArg())
-		}
-		fs.Usage()
-		return 2
-	}
-	if *snap <= 0 {
-		fmt.Fprintf(stderr, "mdb: --snapshot-every must be positive, got %d\n", *snap)
-		return 2
-	}
-	var useColor bool
-	switch *color {
-	case "always":
-		useColor = true
-	case "never":
-	case "auto":
-		f, ok := stdout.(*os.File)
-		useColor = ok && isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
-	default:
-		fmt.Fprintf(stderr, "mdb: --color must be auto, always or never, not %q\n", *color)
-		return 2
-	}
-	s, err := mdb.Open(fs.Arg(0), *live, mdb.Options{Out: stdout, SnapshotEvery: *snap, Color: useColor})
-	if err != nil {
-		fmt.Fprintf(stderr, "mdb: %v\n", strings.TrimPrefix(err.Error(), "mdb: bad input: "))
-		return 2
-	}
-	s.Intro()
-
-	// Ctrl-C stops a long command instead of mdb.
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
-	defer signal.Stop(sig)
-	go func() {
-		for range sig {
-			s.Interrupt()
-		}
-	}()
-
-	switch {
-	case *cmds != "":
-		err = s.RunScript(strings.NewReader(*cmds), *echo)
-	case isatty.IsTerminal(stdin.Fd()) && stdin == os.Stdin:
-		err = interactive(s, *hist, stdout)
-	default:
-		err = s.RunScript(stdin, *echo)
-	}
-	if err != nil {
-		if !errors.Is(err, mdb.ErrCommands) {
-			fmt.Fprintf(stderr, "mdb: %v\n", err)
-		}
-		return 1
-	}
-	return 0
-}
-
-func defaultHistory() string {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, ".mdb_history")
-}
-
-// interactive reads commands from the terminal with line editing, history
-// and completion of command names until quit or end of input.
-func interactive(s *mdb.Session, hist string, out io.Writer) error {
-	line := liner.NewLiner()
-	defer line.Close()
-	line.SetCtrlCAborts(true)
-	names := mdb.Commands()
-	line.SetCompleter(func(in string) []string {
-		if strings.ContainsRune(in, ' ') {
-			return nil
-		}
-		var c []string
-		for _, n := range names {
-			if strings.HasPrefix(n, in) {
-				c = append(c, n)
-			}
-		}
-		return c
-	})
-	if hist != "" {
-		if f, err := os.Open(hist); err == nil {
-			_, _ = line.ReadHistory(f)
-			f.Close()
-		}
-	}
-	for !s.Done() {
-		in, err := line.Prompt(s.Prompt())
-		if errors.Is(err, liner.ErrPromptAborted) {
-			continue
-		}
-		if errors.Is(err, io.EOF) {
-			fmt.Fprintln(out)
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("reading the terminal: %w", err)
-		}
-		if strings.TrimSpace(in) != "" {
-			line.AppendHistory(in)
-		}
-		for _, c := range mdb.SplitCommands(in) {
-			s.Do(c)
-			if s.Done() {
-				break
-			}
-		}
-	}
-	if hist != "" {
-		if f, err := os.Create(hist); err == nil {
-			_, _ = line.WriteHistory(f)
-			f.Close()
-		}
-	}
-	return nil
-}
+func main() { os.Exit(mdb.Main("mdb", os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

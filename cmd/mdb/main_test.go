@@ -14,6 +14,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/macemc/macemc/mdb"
 	"github.com/macemc/macemc/mdb/mdbtest"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestMain(m *testing.M) {
 	mdbtest.Register()
 	if os.Getenv("MDB_TEST_RUN_MAIN") == "1" {
-		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		os.Exit(mdb.Main("mdb", os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
@@ -63,7 +64,7 @@ func runMain(t *testing.T, input string, args ...string) (code int, stdout, stde
 	}
 	defer f.Close()
 	var out, errOut bytes.Buffer
-	code = run(args, f, &out, &errOut)
+	code = mdb.Main("mdb", args, f, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 

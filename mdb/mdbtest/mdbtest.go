@@ -23,12 +23,15 @@
 package mdbtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
 
+	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -189,7 +192,7 @@ type Options struct {
 	// WalkDepth is d_max of the walks that decide whether a state can still
 	// become live. Default 300.
 	WalkDepth int
-	// Walks is k, the number of walks per state. Default 40.
+	// Walks is k, the number of walks per probe. Default 40.
 	Walks int
 	// Seed is the first seed tried for the error path. Default 1.
 	Seed uint64
@@ -227,7 +230,7 @@ type Found struct {
 // ErrNotFound means no seed in the tried range gave a liveness violation.
 var ErrNotFound = errors.New("mdbtest: no liveness violation found")
 
-func simOptions(depth int) sim.Options { return sim.Options{FailuresUntil: depth} }
+func simOptions(depth int) engine.Options { return engine.Options{FailuresUntil: depth} }
 
 // Walk runs a seeded weighted random walk of the fixture for steps steps
 // from the initial state and returns its trace (Kind "prefix").
@@ -238,7 +241,7 @@ func Walk(seed uint64, steps, depth int) (*trace.Trace, error) {
 
 // walk runs a seeded walk of a registered system, stopping early when stop
 // says so.
-func walk(system string, params map[string]string, seed uint64, steps, depth int, stop func(*sim.Sim) bool) (*trace.Trace, error) {
+func walk(system string, params map[string]string, seed uint64, steps, depth int, stop func(*engine.Sim) bool) (*trace.Trace, error) {
 	sys, err := sim.Lookup(system)
 	if err != nil {
 		return nil, fmt.Errorf("mdbtest: %w", err)
@@ -248,8 +251,8 @@ func walk(system string, params map[string]string, seed uint64, steps, depth int
 		return nil, fmt.Errorf("mdbtest: %w", err)
 	}
 	opts := simOptions(depth)
-	opts.Chooser = sim.NewRandom(seed)
-	s, err := sim.New(cfg, opts)
+	opts.Chooser = engine.NewRandom(seed)
+	s, err := engine.New(cfg, opts)
 	if err != nil {
 		return nil, fmt.Errorf("mdbtest: %w", err)
 	}
@@ -269,31 +272,6 @@ func walk(system string, params map[string]string, seed uint64, steps, depth int
 	}, nil
 }
 
-// recovers runs k walks from the state after i steps of choices and returns
-// the choices of the first walk that reaches a live state, or nil.
-func recovers(cfg *sim.Config, choices []int32, i int, o *Options) ([]int32, int, error) {
-	base, err := sim.Replay(cfg, choices, i, simOptions(o.Depth))
-	if err != nil {
-		return nil, 0, fmt.Errorf("mdbtest: %w", err)
-	}
-	for w := 0; w < o.Walks; w++ {
-		s := base.Clone(sim.NewRandom(uint64(1000 + w)))
-		for {
-			if ok, _ := s.AllHold(cfg.Liveness); ok {
-				return s.ChoiceValues(), s.Steps(), nil
-			}
-			if s.Steps() >= o.WalkDepth {
-				break
-			}
-			ok, err := s.Step()
-			if err != nil || !ok {
-				break
-			}
-		}
-	}
-	return nil, 0, nil
-}
-
 // Find looks for a seeded walk of the fixture that never becomes live; see
 // FindIn.
 func Find(o Options) (*Found, error) {
@@ -302,9 +280,14 @@ func Find(o Options) (*Found, error) {
 }
 
 // FindIn looks for a seeded walk of a registered system that never becomes
-// live, finds its critical step (the first state from which none of k walks
-// becomes live: seed 003 Algorithm 3 done linearly) and the live path from
-// the state before it, as the traces macemc writes.
+// live, and finds its critical transition and live alternative with
+// package critical (seed 003 Algorithm 3, k = o.Walks, d_max =
+// o.WalkDepth), as the traces macemc writes. The walk is never live, so the
+// search starts from the initial state (d_init 0) rather than from the
+// failures' horizon o.Depth: the drops that cause a violation come before
+// it, and so, often, does the critical transition.
+// A walk whose search ends without a critical transition (C2) or without a
+// live alternative is passed over for the next seed.
 func FindIn(system string, params map[string]string, o Options) (*Found, error) {
 	o.defaults()
 	sys, err := sim.Lookup(system)
@@ -318,7 +301,7 @@ func FindIn(system string, params map[string]string, o Options) (*Found, error) 
 	if len(cfg.Liveness) == 0 {
 		return nil, fmt.Errorf("mdbtest: system %s has no liveness property", system)
 	}
-	live := func(s *sim.Sim) bool { ok, _ := s.AllHold(cfg.Liveness); return ok }
+	live := func(s *engine.Sim) bool { ok, _ := s.AllHold(cfg.Liveness); return ok }
 	for seed := o.Seed; seed < o.Seed+uint64(o.Tries); seed++ {
 		t, err := walk(system, params, seed, o.Steps, o.Depth, live)
 		if err != nil {
@@ -331,27 +314,21 @@ func FindIn(system string, params map[string]string, o Options) (*Found, error) 
 		if live(s) {
 			continue
 		}
-		var alt []int32
-		altSteps := 0
-		crit := -1
-		for i := 0; i <= t.Steps; i++ {
-			c, n, err := recovers(cfg, t.Choices, i, &o)
-			if err != nil {
-				return nil, err
-			}
-			if c == nil {
-				crit = i
-				break
-			}
-			alt, altSteps = c, n
+		t.Kind, t.Property, t.WalkDepth = "liveness", cfg.Liveness[0].Name, o.WalkDepth
+		c, err := critical.FromTrace(t)
+		if err != nil {
+			return nil, fmt.Errorf("mdbtest: %w", err)
 		}
-		if crit <= 0 || alt == nil {
+		c.Walks, c.DInit = o.Walks, 0
+		res, err := critical.Find(context.Background(), c)
+		if err != nil {
+			return nil, fmt.Errorf("mdbtest: seed %d: %w", seed, err)
+		}
+		if res.Condition != critical.C1 || res.Live == nil {
 			continue
 		}
-		t.Kind, t.Property, t.WalkDepth, t.Critical, t.Condition = "liveness", cfg.Liveness[0].Name, o.WalkDepth, crit, "C1"
-		lt := *t
-		lt.Choices, lt.Steps, lt.Kind, lt.Property, lt.Critical, lt.Condition, lt.Shared = alt, altSteps, "live", "", -1, "", crit-1
-		return &Found{Error: t, Live: &lt}, nil
+		res.Annotate(t)
+		return &Found{Error: t, Live: res.Live.Trace(t)}, nil
 	}
 	return nil, ErrNotFound
 }

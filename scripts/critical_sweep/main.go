@@ -1,5 +1,5 @@
-// Command critical_sweep runs `macemc search` (cmd/cli, in process) on
-// every paper system over a range of seeds, as a user changing --seed
+// Command critical_sweep runs `macemc search` (search.Run, in process,
+// writing the same files) on every paper system over a range of seeds, as a user changing --seed
 // would, and prints per system how many runs name a C1 critical transition
 // at the paper's event, the time per run, and how much the minimized
 // doomed path (min.trace) shortens the error path's prefix.
@@ -14,12 +14,11 @@
 //
 // Usage:
 //
-//	go run ./scripts/critical_sweep [--seeds 1-50] [--workers 2] [--no-minimize] [--rows] [--flag=--walks=60] [SYSTEM...]
+//	go run ./scripts/critical_sweep [--seeds 1-50] [--workers 2] [--no-minimize] [--rows] [--walks K] [--confirm-budget N] [--no-confirm] [SYSTEM...]
 package main
 
 import (
-	"bytes"
-	"encoding/json"
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -29,36 +28,37 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/macemc/macemc/cmd/cli"
+	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/search"
 	_ "github.com/macemc/macemc/services/all"
 	"github.com/macemc/macemc/sim"
 )
 
 // paperEvent tells whether a critical transition is the one the paper (or
 // the system's documentation, for the systems of seeds 000 and 001) names.
-var paperEvent = map[string]func(c *cli.CriticalReport) bool{
+var paperEvent = map[string]func(c *search.Critical) bool{
 	// Seed 003 §5: the sender handling ACK 6001 or, in the other order,
 	// the receiver taking the stale SYN 2001.
-	"transport": func(c *cli.CriticalReport) bool {
+	"transport": func(c *search.Critical) bool {
 		return c.Kind == "datagram" && (c.Node == 0 && c.Message == "Ack" && strings.Contains(c.Event, "Ack{seq: 6001,") ||
 			c.Node == 1 && c.Message == "Data" && strings.Contains(c.Event, "seq: 2001, syn: true"))
 	},
 	// Seed 003 §6: the reset node receiving the JoinReply.
-	"randtree": func(c *cli.CriticalReport) bool { return c.Message == "JoinReply" },
+	"randtree": func(c *search.Critical) bool { return c.Message == "JoinReply" },
 	// Seed 003 §6: the Notify that sets the predecessor, not the successor.
-	"chord": func(c *cli.CriticalReport) bool { return c.Message == "Notify" },
+	"chord": func(c *search.Critical) bool { return c.Message == "Notify" },
 	// Seed 003 §1: the rejoining node's join timer.
-	"pastry": func(c *cli.CriticalReport) bool {
+	"pastry": func(c *search.Critical) bool {
 		return c.Kind == "timer" && strings.HasSuffix(c.Event, "timer join fires")
 	},
 	// Seed 000 §V / seed 001: the manager handling the stale SyncReport.
-	"storage": func(c *cli.CriticalReport) bool { return c.Node == 0 && c.Message == "SyncReport" },
+	"storage": func(c *search.Critical) bool { return c.Node == 0 && c.Message == "SyncReport" },
 	// Seed 000 A.3: the detector's round declaring the failure.
-	"failuredetector": func(c *cli.CriticalReport) bool {
+	"failuredetector": func(c *search.Critical) bool {
 		return c.Node == 0 && c.Kind == "timer" && strings.HasSuffix(c.Event, "timer round fires")
 	},
 	// Seed 000 A.4: the server handling the last Produce.
-	"scheduler": func(c *cli.CriticalReport) bool {
+	"scheduler": func(c *search.Critical) bool {
 		return c.Node == 0 && c.Kind == "app" && strings.Contains(c.Event, "Produce")
 	},
 }
@@ -105,7 +105,9 @@ func main() {
 	workers := pflag.Int("workers", 2, "--workers of every search")
 	noMin := pflag.Bool("no-minimize", false, "skip the minimization")
 	rows := pflag.Bool("rows", false, "print one line per run")
-	extra := pflag.StringArray("flag", nil, "extra flag for every search, e.g. --flag=--walks=60")
+	walksK := pflag.Int("walks", 0, "k of every search (0: the default, 20)")
+	budget := pflag.Int64("confirm-budget", 0, "confirmation budget of every search (0: the default)")
+	noConfirm := pflag.Bool("no-confirm", false, "Algorithm 3 alone: no confirmation")
 	pflag.Parse()
 	seeds, err := parseSeeds(*seedsFlag)
 	if err != nil {
@@ -135,11 +137,11 @@ func main() {
 		}
 		var props []string
 		for _, p := range cfg.Liveness {
-			props = append(props, "--property", p.Name)
+			props = append(props, p.Name)
 		}
 		var runs []run
 		for _, seed := range seeds {
-			r := runOne(name, seed, *workers, props, *noMin, *extra, isPaper)
+			r := runOne(sys, seed, *workers, props, *noMin, search.Options{Walks: *walksK, ConfirmBudget: *budget, NoConfirm: *noConfirm}, isPaper)
 			runs = append(runs, r)
 			if *rows {
 				fmt.Printf("%s seed %d: %s %s paper=%v thin=%v refined=%v below=%v time %.2fs (search %.2fs, critical %.2fs) min %d->%d %.2fs %s\n",
@@ -152,7 +154,8 @@ func main() {
 		table = append(table, summarize(name, runs))
 		loads = append(loads, fmt.Sprintf("%s %s", name, loadAvg()))
 	}
-	fmt.Printf("# critical_sweep: seeds %s, --workers %d %s, %s; load average after each system: %s\n\n", *seedsFlag, *workers, strings.Join(*extra, " "), time.Now().UTC().Format("2006-01-02"), strings.Join(loads, ", "))
+	fmt.Printf("# critical_sweep: seeds %s, --workers %d, --walks %d, --confirm-budget %d, --no-confirm %v, %s; load average after each system: %s\n\n",
+		*seedsFlag, *workers, *walksK, *budget, *noConfirm, time.Now().UTC().Format("2006-01-02"), strings.Join(loads, ", "))
 	fmt.Println("| system | C1 at the paper's event | other answers | thin | below d_init | refined | time per run median / max (s) | search median / max (s) | critical median / max (s) | minimized steps (median) | shorter (mean) | 1-minimal | minimize median / max (s) |")
 	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	for _, l := range table {
@@ -166,7 +169,7 @@ func main() {
 	}
 }
 
-func runOne(name string, seed uint64, workers int, props []string, noMin bool, extra []string, isPaper func(*cli.CriticalReport) bool) run {
+func runOne(sys *sim.System, seed uint64, workers int, props []string, noMin bool, extra search.Options, isPaper func(*search.Critical) bool) run {
 	r := run{seed: seed}
 	out, err := os.MkdirTemp("", "macemc-sweep-")
 	if err != nil {
@@ -174,39 +177,38 @@ func runOne(name string, seed uint64, workers int, props []string, noMin bool, e
 		return r
 	}
 	defer os.RemoveAll(out)
-	args := []string{"search", "--system", name, "--seed", strconv.FormatUint(seed, 10), "--json", "--out", out, "--workers", strconv.Itoa(workers)}
-	args = append(args, props...)
-	if noMin {
-		args = append(args, "--no-minimize")
-	}
-	args = append(args, extra...)
-	var stdout, stderr bytes.Buffer
-	app := &cli.App{Name: "macemc", Stdout: &stdout, Stderr: &stderr}
+	o := extra
+	o.Seed, o.Workers, o.Properties, o.Out, o.Minimize = seed, workers, props, out, !noMin
 	t0 := time.Now()
-	r.code = app.Run(args)
+	rep, err := search.Run(context.Background(), sys, o)
 	wall := time.Since(t0).Seconds()
-	var rep cli.Report
-	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-		r.err = fmt.Sprintf(" (exit %d: %s)", r.code, strings.TrimSpace(stderr.String()))
-		r.cond = "error"
+	if err != nil {
+		r.cond, r.err = "error", " ("+err.Error()+")"
 		return r
 	}
-	if m := rep.Minimized; m != nil {
-		r.minS, r.before, r.after, r.minimal, r.minimized = m.ElapsedS, m.StepsBefore, m.StepsAfter, m.OneMinimal, m.StepsAfter > 0
+	f := rep.First()
+	if f == nil {
+		r.cond = "nothing found"
+		r.wall = wall
+		return r
+	}
+	if m := f.Minimized; m != nil {
+		r.minS, r.before, r.after, r.minimal, r.minimized = m.Elapsed.Seconds(), m.StepsBefore, m.StepsAfter, m.OneMinimal, m.StepsAfter > 0
 	}
 	r.wall = wall - r.minS
-	r.searchS = rep.SearchS
-	if c := rep.Critical; c != nil {
-		r.cond = c.Condition
-		r.event = fmt.Sprintf("at %d: %s", c.Step, c.Event)
-		r.critS = c.ElapsedS
-		r.paper = c.Condition == "C1" && isPaper(c)
-		r.refined = len(c.Refined) > 0
-	} else {
-		r.cond = "no critical transition (" + rep.Verdict + ")"
+	r.searchS = rep.SearchTime.Seconds()
+	c := f.Critical
+	if c == nil {
+		r.cond = "no critical transition (" + f.Kind.String() + ")"
+		return r
 	}
-	r.below = rep.CriticalNote != ""
-	r.thin = rep.Confidence != nil && rep.Confidence.Thin
+	r.cond = c.Condition.String()
+	r.event = fmt.Sprintf("at %d: %s", c.Step, c.Event)
+	r.critS = c.Elapsed.Seconds()
+	r.paper = c.Condition == critical.C1 && isPaper(c)
+	r.refined = len(c.Refined) > 0
+	r.below = c.Note != ""
+	r.thin = c.Confidence != nil && c.Confidence.Thin
 	return r
 }
 

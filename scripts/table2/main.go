@@ -2,33 +2,32 @@
 // example systems: for each system and variant (buggy, fixed), the verdict,
 // the property, the critical step and event, paths, transitions, the time
 // to find the violation and the time of the critical-transition search.
-// It runs the real `macemc search` command line (cmd/cli) in process.
+// It runs the pipeline of `macemc search` (package search) in process.
 //
 // Usage:
 //
-//	go run ./scripts/table2 [--time 60s] [--walk-depth N] [--seed S] [SYSTEM...]
+//	go run ./scripts/table2 [--time 60s] [--max-paths N] [--walk-depth N] [--seed S] [SYSTEM...]
 package main
 
 import (
-	"bytes"
-	"encoding/json"
+	"context"
 	"fmt"
 	"os"
-	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/macemc/macemc/cmd/cli"
+	"github.com/macemc/macemc/search"
 	_ "github.com/macemc/macemc/services/all"
 	"github.com/macemc/macemc/sim"
 )
 
 func main() {
-	budget := pflag.String("time", "60s", "time budget per search")
-	maxPaths := pflag.String("max-paths", "20000", "path budget per search")
-	seed := pflag.String("seed", "1", "random seed")
-	extra := pflag.StringArray("flag", nil, "extra flag for every search, e.g. --flag=--walk-depth=5000")
+	budget := pflag.Duration("time", time.Minute, "time budget per search")
+	maxPaths := pflag.Int64("max-paths", 20000, "path budget per search")
+	seed := pflag.Uint64("seed", 1, "random seed")
+	walkDepth := pflag.Int("walk-depth", 0, "d_max (0: the default)")
 	pflag.Parse()
 	systems := pflag.Args()
 	if len(systems) == 0 {
@@ -50,55 +49,41 @@ func main() {
 		}
 		var liveness []string
 		for _, p := range cfg.Liveness {
-			liveness = append(liveness, "--property", p.Name)
+			liveness = append(liveness, p.Name)
 		}
 		// The buggy variant checked for liveness alone (the paper's
 		// liveness search), then with every property (which safety
 		// property, if any, catches the bug first), then the fix.
 		for _, row := range []struct {
 			variant, props string
-			args           []string
+			opts           search.Options
 		}{
-			{"buggy", "liveness", liveness},
-			{"buggy", "all", nil},
-			{"fixed", "all", []string{"--param", "fixed=true"}},
+			{"buggy", "liveness", search.Options{Properties: liveness}},
+			{"buggy", "all", search.Options{}},
+			{"fixed", "all", search.Options{Params: map[string]string{"fixed": "true"}}},
 		} {
-			out, err := os.MkdirTemp("", "macemc-table2-")
+			o := row.opts
+			o.Time, o.MaxPaths, o.Seed, o.WalkDepth = *budget, *maxPaths, *seed, *walkDepth
+			r, err := search.Run(context.Background(), sys, o)
 			if err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(2)
-			}
-			args := []string{"search", "--system", name, "--json", "--out", out, "--time", *budget, "--max-paths", *maxPaths, "--seed", *seed}
-			args = append(append(args, row.args...), *extra...)
-			var stdout, stderr bytes.Buffer
-			app := &cli.App{Name: "macemc", Stdout: &stdout, Stderr: &stderr}
-			rc := app.Run(args)
-			os.RemoveAll(out)
-			if rc == cli.ExitUsage {
-				fmt.Fprintf(tw, "%s\t%s\t%s\terror: %s\t\t\t\t\t\t\t\n", name, row.variant, row.props, strings.TrimSpace(stderr.String()))
+				fmt.Fprintf(tw, "%s\t%s\t%s\terror: %v\t\t\t\t\t\t\t\n", name, row.variant, row.props, err)
 				code = 2
 				continue
 			}
-			var r cli.Report
-			if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-				fmt.Fprintf(tw, "%s\t%s\t%s\tbad report: %v\t\t\t\t\t\t\t\n", name, row.variant, row.props, err)
-				code = 2
-				continue
-			}
-			crit, event, critS := "-", "-", "-"
-			if r.Critical != nil {
-				crit = fmt.Sprintf("%d (%s)", r.Critical.Step, r.Critical.Condition)
-				event = r.Critical.Event
-				if len(event) > 60 {
-					event = event[:57] + "..."
+			prop, crit, event, critS := "-", "-", "-", "-"
+			if f := r.First(); f != nil {
+				prop = f.Property
+				if c := f.Critical; c != nil && c.Step >= 0 {
+					crit = fmt.Sprintf("%d (%s)", c.Step, c.Condition)
+					event = c.Event
+					if len(event) > 60 {
+						event = event[:57] + "..."
+					}
+					critS = fmt.Sprintf("%.2f", c.Elapsed.Seconds())
 				}
-				critS = fmt.Sprintf("%.2f", r.Critical.ElapsedS)
 			}
-			prop := r.Property
-			if prop == "" {
-				prop = "-"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.2f\t%s\n", name, row.variant, row.props, r.Verdict, prop, crit, event, r.Paths, r.Transitions, r.SearchS, critS)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.2f\t%s\n", name, row.variant, row.props, r.Verdict, prop, crit, event,
+				r.Stats.Paths, r.Stats.Transitions, r.SearchTime.Seconds(), critS)
 		}
 	}
 	tw.Flush()

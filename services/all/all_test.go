@@ -11,8 +11,25 @@ import (
 	"github.com/macemc/macemc/sim/trace"
 )
 
+// report is what these tests read of report.json.
+type report struct {
+	Verdict     string  `json:"verdict"`
+	Property    string  `json:"property"`
+	Paths       int64   `json:"paths"`
+	Steps       int     `json:"steps"`
+	Transitions int64   `json:"transitions"`
+	SearchS     float64 `json:"search_s"`
+	Critical    *struct {
+		Step      int     `json:"step"`
+		Condition string  `json:"condition"`
+		Event     string  `json:"event"`
+		ElapsedS  float64 `json:"elapsed_s"`
+	} `json:"critical"`
+	Files map[string]string `json:"files"`
+}
+
 // search runs `macemc search` in process with --json and decodes the report.
-func search(t *testing.T, args ...string) (int, cli.Report) {
+func search(t *testing.T, args ...string) (int, report) {
 	t.Helper()
 	var out, errs bytes.Buffer
 	app := &cli.App{Name: "macemc", Stdout: &out, Stderr: &errs}
@@ -20,7 +37,7 @@ func search(t *testing.T, args ...string) (int, cli.Report) {
 	if code == cli.ExitUsage {
 		t.Fatalf("macemc search %v: %s", args, errs.String())
 	}
-	var r cli.Report
+	var r report
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatalf("report: %v\n%s", err, out.String())
 	}

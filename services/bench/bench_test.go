@@ -1,8 +1,7 @@
 package bench
 
 import (
-	"bytes"
-	"encoding/json"
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/metrics"
@@ -12,10 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/macemc/macemc/cmd/cli"
+	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/search/dfs"
+	"github.com/macemc/macemc/search/explore"
 	_ "github.com/macemc/macemc/services/all"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -49,14 +51,14 @@ func config(tb testing.TB, name string, params map[string]string) *sim.Config {
 // walker runs walk i of the workload on its own simulator.
 type walker struct {
 	cfg *sim.Config
-	s   *sim.Sim
-	rnd *sim.Random
+	s   *engine.Sim
+	rnd *engine.Random
 	wc  walks.Config
 }
 
 func newWalker(tb testing.TB, cfg *sim.Config) *walker {
-	w := &walker{cfg: cfg, rnd: sim.NewRandom(0)}
-	s, err := sim.New(cfg, sim.Options{Chooser: w.rnd, FailuresUntil: walkLiveAfter})
+	w := &walker{cfg: cfg, rnd: engine.NewRandom(0)}
+	s, err := engine.New(cfg, engine.Options{Chooser: w.rnd, FailuresUntil: walkLiveAfter})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -84,7 +86,7 @@ type workload struct {
 	cfg     *sim.Config
 	steps   []int // length of walk i
 	choices [][]int32
-	recs    []*sim.Recording
+	recs    []*engine.Recording
 	total   int
 }
 
@@ -98,7 +100,7 @@ func load(tb testing.TB, name string, record bool) *workload {
 	for i := 0; wl.total < walkSetTransitions; i++ {
 		n := w.walk(tb, i)
 		if record {
-			rec, err := sim.Record(cfg, w.s.ChoiceValues(), sim.Options{FailuresUntil: walkLiveAfter})
+			rec, err := engine.Record(cfg, w.s.ChoiceValues(), engine.Options{FailuresUntil: walkLiveAfter})
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -163,7 +165,7 @@ func BenchmarkOverhead(b *testing.B) {
 			b.Run("replay", func(b *testing.B) {
 				// The simulator alone: the walks replayed from their
 				// choices, no properties, no walk loop, no random chooser.
-				s, err := sim.New(wl.cfg, sim.Options{FailuresUntil: walkLiveAfter})
+				s, err := engine.New(wl.cfg, engine.Options{FailuresUntil: walkLiveAfter})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -172,7 +174,7 @@ func BenchmarkOverhead(b *testing.B) {
 				cpu := cpuTime()
 				for i := 0; b.Loop(); i++ {
 					j := i % len(wl.choices)
-					if err := s.Reset(sim.NewRecorded(wl.choices[j])); err != nil {
+					if err := s.Reset(engine.NewRecorded(wl.choices[j])); err != nil {
 						b.Fatal(err)
 					}
 					for s.Steps() < wl.steps[j] {
@@ -186,7 +188,7 @@ func BenchmarkOverhead(b *testing.B) {
 				perSecond(b, tr, "transitions/s")
 			})
 			b.Run("bare", func(b *testing.B) {
-				bare, err := sim.NewBare(wl.cfg)
+				bare, err := engine.NewBare(wl.cfg)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -214,13 +216,13 @@ func TestBareMatchesWalk(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := config(t, name, nil)
 			w := newWalker(t, cfg)
-			bare, err := sim.NewBare(cfg)
+			bare, err := engine.NewBare(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i := range 100 {
 				n := w.walk(t, i)
-				rec, err := sim.Record(cfg, w.s.ChoiceValues(), sim.Options{FailuresUntil: walkLiveAfter})
+				rec, err := engine.Record(cfg, w.s.ChoiceValues(), engine.Options{FailuresUntil: walkLiveAfter})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -228,9 +230,9 @@ func TestBareMatchesWalk(t *testing.T) {
 					t.Fatalf("walk %d (%d steps): %v", i, n, err)
 				}
 				for id := range cfg.Nodes {
-					if got, want := sim.Hash(bare.Service(sim.NodeID(id))), sim.Hash(w.s.Service(sim.NodeID(id))); got != want {
+					if got, want := engine.Hash(bare.Service(sim.NodeID(id))), engine.Hash(w.s.Service(sim.NodeID(id))); got != want {
 						t.Fatalf("walk %d: node %d differs after the bare run:\nbare: %s\nwalk: %s", i, id,
-							sim.FormatValue(bare.Service(sim.NodeID(id))), sim.FormatValue(w.s.Service(sim.NodeID(id))))
+							engine.FormatValue(bare.Service(sim.NodeID(id))), engine.FormatValue(w.s.Service(sim.NodeID(id))))
 					}
 				}
 			}
@@ -333,15 +335,15 @@ func BenchmarkPaths(b *testing.B) {
 				runtime.GC() // count this search's heap, not what earlier ones left
 				heap := sampleHeap()
 				for b.Loop() {
-					res, err := search.Run(search.Config{System: cfg, Seed: 1, WalkDepth: walkDepth, MaxPaths: pathBudget, Workers: workers})
+					res, err := explore.Run(context.Background(), explore.Config{System: cfg, Strategy: dfs.Strategy{}, Seed: 1, WalkDepth: walkDepth, MaxPaths: pathBudget, Workers: workers})
 					if err != nil {
 						b.Fatal(err)
 					}
-					if res.Verdict != search.None {
+					if res.Verdict != explore.None {
 						b.Fatalf("fixed %s: %s %s", name, res.Verdict, res.Violations[0].Property)
 					}
 					paths += res.Stats.Paths
-					states += int64(res.Stats.DistinctStates)
+					states += res.Stats.DistinctStates
 					tr += res.Stats.Transitions
 					elapsed += res.Stats.Elapsed
 				}
@@ -354,50 +356,51 @@ func BenchmarkPaths(b *testing.B) {
 	}
 }
 
-// findArgs are the `macemc search` arguments of BenchmarkFind: the budget
-// and properties of services/all's end-to-end tests for seed 003's four
+// findOptions are the search options of BenchmarkFind: the budget and
+// properties of services/all's end-to-end tests for seed 003's four
 // systems (liveness only, as the paper searched), every property and a
 // common budget for the others.
-var findArgs = map[string][]string{
-	"transport": {"--property", "AllAcked", "--seed", "3", "--max-paths", "3000"},
-	"randtree":  {"--property", "OneRoot", "--property", "NoLoops", "--property", "HasParent", "--property", "KidsMatch", "--seed", "1", "--max-paths", "10000"},
-	"chord":     {"--property", "AllNodes", "--seed", "1", "--max-paths", "3000"},
-	"pastry":    {"--property", "AllNodes", "--seed", "1", "--max-paths", "3000"},
+var findOptions = map[string]search.Options{
+	"transport": {Properties: []string{"AllAcked"}, Seed: 3, MaxPaths: 3000},
+	"randtree":  {Properties: []string{"OneRoot", "NoLoops", "HasParent", "KidsMatch"}, Seed: 1, MaxPaths: 10000},
+	"chord":     {Properties: []string{"AllNodes"}, Seed: 1, MaxPaths: 3000},
+	"pastry":    {Properties: []string{"AllNodes"}, Seed: 1, MaxPaths: 3000},
 }
 
-// BenchmarkFind: the whole `macemc search` command on the buggy variant.
+// BenchmarkFind: the whole pipeline of `macemc search` on the buggy
+// variant, result files included.
 func BenchmarkFind(b *testing.B) {
 	for _, name := range systems {
 		b.Run(name, func(b *testing.B) {
-			args, ok := findArgs[name]
-			if !ok {
-				args = []string{"--seed", "1", "--max-paths", "3000"}
+			o, paper := findOptions[name]
+			if !paper {
+				o = search.Options{Seed: 1, MaxPaths: 3000}
 			}
-			args = append([]string{"search", "--system", name, "--json", "--walk-depth", "5000", "--walks", "20", "--time", "30s"}, args...)
+			o.WalkDepth, o.Walks, o.Time = 5000, 20, 30*time.Second
+			sys, err := sim.Lookup(name)
+			if err != nil {
+				b.Fatal(err)
+			}
 			var find, crit, wall float64
 			critStep := -1.0
 			for b.Loop() {
-				var out, errs bytes.Buffer
-				app := &cli.App{Name: "macemc", Stdout: &out, Stderr: &errs}
+				o.Out = b.TempDir()
 				start := time.Now()
-				code := app.Run(append(args, "--out", b.TempDir()))
+				r, err := search.Run(context.Background(), sys, o)
 				wall += time.Since(start).Seconds()
-				if code == cli.ExitUsage {
-					b.Fatalf("macemc %v: %s", args, errs.String())
-				}
-				var r cli.Report
-				if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+				if err != nil {
 					b.Fatal(err)
 				}
-				find += r.SearchS
-				if r.Critical != nil {
-					crit += r.Critical.ElapsedS
-					if r.Critical.Condition == "C1" {
-						critStep = float64(r.Critical.Step)
+				find += r.SearchTime.Seconds()
+				f := r.First()
+				if f != nil && f.Critical != nil {
+					crit += f.Critical.Elapsed.Seconds()
+					if f.Critical.Condition == critical.C1 {
+						critStep = float64(f.Critical.Step)
 					}
 				}
-				if _, paper := findArgs[name]; paper && (r.Verdict != "liveness" || critStep < 0) {
-					b.Fatalf("%s: want a liveness violation with a C1 critical transition, got %s %+v", name, r.Verdict, r.Critical)
+				if paper && (r.Verdict != search.VerdictLiveness || critStep < 0) {
+					b.Fatalf("%s: want a liveness violation with a C1 critical transition, got %s", name, r.Verdict)
 				}
 			}
 			n := float64(b.N)

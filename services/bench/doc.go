@@ -14,8 +14,8 @@
 //     recorded choices on the simulator, without properties, walk loop or
 //     random chooser: what the simulator itself costs.
 //   - BenchmarkOverhead/SYSTEM/bare: the same handlers called in the same
-//     order with the same inputs straight from a loop (sim.Bare on a
-//     sim.Recording of each walk), no checker around them. The ratio
+//     order with the same inputs straight from a loop (engine.Bare on a
+//     engine.Recording of each walk), no checker around them. The ratio
 //     walk/bare is the checker's overhead. TestBareMatchesWalk checks that
 //     the bare run leaves every node in the state the checked walk left
 //     it, so both did the same handler work.

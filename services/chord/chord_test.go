@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Budgets, in simulator steps (default weights: app 40, message 8, timer 1).
@@ -25,13 +26,14 @@ const (
 // and fails the test if the ring falls quiet, which it never should.
 var walker = servicetest.Walker{CheckStart: true, RecordUnsafe: true, Quiescent: servicetest.QuiescentFails, ResetsOnly: true}
 
-// judge: a state is dead when 50 walks of deadDepth steps from it
-// (failures off) never reach a live state, and transient when one of 50
-// such walks does; the binary search for the critical transition tries
-// 20 walks per state.
-var judge = servicetest.Judge{Walker: walker, Budget: deadDepth, Dead: 50, Transient: 50, Search: 20, Seed: 7919}
+// judge (package critical): a state is dead when 50 recovery walks from it
+// (to deadDepth steps in all, failures off after the execution's last
+// one) never reach a live state, and transient when one of 50 such walks
+// does; critical.Find tries 20 walks per probe. The walks ignore SuccPred,
+// which the test's own walks record instead.
+var judge = servicetest.Judge{WalkDepth: deadDepth, Dead: 50, Transient: 50, Search: 20, Seed: 7919, IgnoreSafety: true}
 
-func node(s *sim.Sim, id sim.NodeID) *Chord { return s.Service(id).(*Chord) }
+func node(s *engine.Sim, id sim.NodeID) *Chord { return s.Service(id).(*Chord) }
 
 func TestRegistration(t *testing.T) {
 	sys := servicetest.CheckParams(t, SystemName, map[string]string{"nodes": "3", "fixed": "false", "resets": "1", "breaks": "0"})
@@ -92,7 +94,7 @@ func TestResetFromLivePrefix(t *testing.T) {
 						steps = append(steps, r.Live-prefix.Steps())
 					}
 				case seed < 4: // the dead checks cost 250,000 steps each
-					if !judge.IsDead(t, s) {
+					if !judge.IsDead(t, s, s.Steps()) {
 						t.Fatalf("buggy seed %d: recovered from the reset of node 0", seed)
 					}
 				}
@@ -144,7 +146,7 @@ func TestBuggyCriticalTransition(t *testing.T) {
 		t.Fatalf("scenario has %d steps", crit)
 	}
 	ev := sc.States[crit].LastEvent()
-	if ev.Kind != sim.EvMessage || ev.Node != 0 || ev.Peer != 1 || sim.MessageName(ev.Msg) != "Notify" {
+	if ev.Kind != engine.EvMessage || ev.Node != 0 || ev.Peer != 1 || sim.MessageName(ev.Msg) != "Notify" {
 		t.Fatalf("step %d is %s", crit, ev)
 	}
 	// SuccPred: holds before, first violated at the critical step.
@@ -158,9 +160,9 @@ func TestBuggyCriticalTransition(t *testing.T) {
 	}
 	// (a) before: transient; (b) after: dead; and the binary search of
 	// Algorithm 3 over the scenario agrees.
-	judge.CheckCritical(t, crit, sc.State)
+	judge.CheckCritical(t, sc.Sim, crit)
 	// The live alternative: node 0 handles node 2's lookup first.
-	alt := sc.States[crit-1].Clone(sim.NewRandom(3))
+	alt := sc.States[crit-1].Clone(engine.NewRandom(3))
 	servicetest.Step(t, alt, "node 0 answers node 2's lookup", servicetest.Message(0, 2, "FindSucc"))
 	if n0 := node(alt, 0); n0.Pred.Addr != 2 || n0.Succ.Addr != 2 {
 		t.Errorf("node 0 after node 2's lookup: pred %v succ %v", n0.Pred, n0.Succ)
@@ -170,7 +172,7 @@ func TestBuggyCriticalTransition(t *testing.T) {
 	}
 	// The dead state is the one of seed 003 §6: node 0 is a one-node ring
 	// with node 2 as predecessor, while node 1 -> node 2 -> node 0.
-	dead := sc.States[crit].Clone(sim.NewRandom(5))
+	dead := sc.States[crit].Clone(engine.NewRandom(5))
 	if r := walker.Walk(t, dead, deadDepth, 0); r.Live >= 0 {
 		t.Fatal("dead state became live")
 	}
@@ -211,13 +213,13 @@ func TestFixedScenarioRecovers(t *testing.T) {
 func TestBuggyRandomWalksFindDeadState(t *testing.T) {
 	cfg := servicetest.Config(t, SystemName)
 	seed, s, r := walker.FirstStuck(t, cfg, servicetest.Batch{Walks: 100, Budget: deadDepth, Failures: true})
-	crit, state := judge.CriticalOf(t, s)
-	if !judge.IsCritical(t, crit, state) {
+	res := judge.Find(t, s)
+	crit, ev := res.Step, res.Event
+	if !judge.IsCritical(t, s, crit) {
 		t.Fatalf("seed %d: step %d is not the critical transition", seed, crit)
 	}
-	ev := state(crit).LastEvent()
-	reset := ev.Kind == sim.EvReset && ev.Node == 0
-	notify := ev.Kind == sim.EvMessage && ev.Node == 0 && sim.MessageName(ev.Msg) == "Notify"
+	reset := ev.Kind == engine.EvReset && ev.Node == 0
+	notify := ev.Kind == engine.EvMessage && ev.Node == 0 && sim.MessageName(ev.Msg) == "Notify"
 	if !reset && !notify {
 		t.Errorf("seed %d: critical transition at step %d is %s", seed, crit, ev)
 	}

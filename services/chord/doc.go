@@ -30,7 +30,7 @@
 //
 //	sys, err := sim.Lookup("chord")
 //	cfg, params, err := sys.Config(map[string]string{"fixed": "true"})
-//	s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed)})
+//	s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(seed)})
 //
 // or from the command line:
 //

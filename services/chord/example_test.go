@@ -6,6 +6,7 @@ import (
 	"github.com/macemc/macemc/services/chord"
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Example drives the buggy ring through the shortest execution of seed 003
@@ -13,7 +14,7 @@ import (
 // Notify that sets its predecessor but not its successor (the critical
 // transition). Whatever happens next, node 0 stays a ring of its own.
 func Example() {
-	cfg, s := servicetest.MustStart(chord.SystemName, map[string]string{"fixed": "false"}, sim.NewRandom(1))
+	cfg, s := servicetest.MustStart(chord.SystemName, map[string]string{"fixed": "false"}, engine.NewRandom(1))
 	run := func(m servicetest.Match) { fmt.Println(servicetest.MustStep(s, m)) }
 	run(servicetest.App(0))
 	run(servicetest.App(1))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // walker's walks fail the test on a safety violation, and a walk that
@@ -25,9 +26,9 @@ const (
 // scenario: the client sends its registration and halts daemon 2; the
 // detector pings, daemon 3 answers, and the next round declares daemon 2
 // failed before the registration arrives.
-func scenario(t testing.TB, s *sim.Sim) {
+func scenario(t testing.TB, s *engine.Sim) {
 	servicetest.Step(t, s, "the client sends its registration", servicetest.App(client))
-	s.SetChooser(&sim.Prefix{Seq: []int32{0}, Then: sim.NewRandom(0)}) // the client halts daemon 2
+	s.SetChooser(&engine.Prefix{Seq: []int32{0}, Then: engine.NewRandom(0)}) // the client halts daemon 2
 	servicetest.Step(t, s, "the client halts daemon 2", servicetest.App(client))
 	servicetest.Step(t, s, "daemon 2 halts", servicetest.Message(victim, client, "Halt"))
 	servicetest.Step(t, s, "the detector pings", round)
@@ -41,20 +42,25 @@ const scenarioSteps, critStep = 8, 7
 
 // TestCriticalTransition: up to the round that declares daemon 2 failed
 // while no client is registered, some random walk has the registration
-// arrive first; after it, no walk of 30 ever tells the client.
+// arrive first; after it, no walk of 30 ever tells the client. Each state
+// of the scenario is probed (30 recovery walks to 3,000 steps, package
+// critical), and critical.Find on the scenario continued to d_max agrees.
 func TestCriticalTransition(t *testing.T) {
 	cfg := servicetest.Variant(t, SystemName, false)
 	full := servicetest.New(t, cfg, 0)
 	scenario(t, full)
-	state := servicetest.Replayer(t, cfg, full.ChoiceValues())
-	live := walker.Profile(t, scenarioSteps, state, func(int) int { return 30 }, 3000)
-	t.Logf("live walks (of 30) from states 0..%d: %v", scenarioSteps, live)
-	crit := servicetest.CriticalFromCounts(live)
+	judge := servicetest.Judge{WalkDepth: 3000, Search: 30, Seed: 1}
+	probes := judge.Profile(t, full, scenarioSteps, func(int) int { return 30 })
+	crit := servicetest.CriticalOfProbes(probes)
 	if crit != critStep {
-		t.Fatalf("critical transition at step %d, want %d", crit, critStep)
+		t.Fatalf("critical transition at step %d, want %d; probes %+v", crit, critStep, probes)
 	}
+	if res := judge.Find(t, full); res.Step != crit {
+		t.Fatalf("critical.Find: step %d (%s), want %d", res.Step, res.EventText, crit)
+	}
+	state := servicetest.Replayer(t, cfg, full.ChoiceValues())
 	ev := state(crit).LastEvent()
-	if ev.Node != detector || ev.Kind != sim.EvTimer || ev.Timer != roundTimer {
+	if ev.Node != detector || ev.Kind != engine.EvTimer || ev.Timer != roundTimer {
 		t.Fatalf("critical event %s, want the detector's round", ev)
 	}
 	t.Logf("critical transition: step %d, %s", crit, ev)
@@ -68,14 +74,14 @@ func TestHotCycle(t *testing.T) {
 	scenario(t, s)
 	// Deliver what is in flight.
 	for s.InFlight() > 0 {
-		servicetest.Step(t, s, "a message in flight", servicetest.Kind(sim.EvMessage))
+		servicetest.Step(t, s, "a message in flight", servicetest.Kind(engine.EvMessage))
 	}
 	start := s.Hash()
 	servicetest.Cycle{
 		Steps: []servicetest.Match{round, servicetest.Message(other, detector, "Ping"), servicetest.Message(detector, other, "Pong")},
 		// Fair in the strict sense: every message, payload and all, is run.
-		Key: func(e sim.Event) any { return e.String() },
-		After: func(iter int, s *sim.Sim) {
+		Key: func(e engine.Event) any { return e.String() },
+		After: func(iter int, s *engine.Sim) {
 			if s.Hash() != start {
 				t.Fatalf("iteration %d: state differs", iter)
 			}
@@ -109,7 +115,7 @@ func TestWalks(t *testing.T) {
 }
 
 // TestDeterministic replays seeded walks of both variants twice and
-// compares the state after every step (sim.CheckDeterminism): no map
+// compares the state after every step (engine.CheckDeterminism): no map
 // order, clock or global randomness leaks into the service.
 func TestDeterministic(t *testing.T) {
 	servicetest.Deterministic(t, servicetest.Variant(t, SystemName, false), 5, 300)

@@ -33,7 +33,7 @@
 //
 //	sys, err := sim.Lookup("pastry")
 //	cfg, params, err := sys.Config(map[string]string{"fixed": "true"})
-//	s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed)})
+//	s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(seed)})
 //
 // or from the command line:
 //

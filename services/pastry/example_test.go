@@ -6,6 +6,7 @@ import (
 	"github.com/macemc/macemc/services/pastry"
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Example drives the buggy overlay through seed 003 §1's rapid rejoin:
@@ -14,25 +15,25 @@ import (
 // stale entry for node 1 and routes every join request for node 1's
 // identifier, and node 2's, to node 1, which is not joined.
 func Example() {
-	cfg, s := servicetest.MustStart(pastry.SystemName, map[string]string{"fixed": "false"}, sim.NewRandom(1))
+	cfg, s := servicetest.MustStart(pastry.SystemName, map[string]string{"fixed": "false"}, engine.NewRandom(1))
 	run := func(m servicetest.Match) { fmt.Println(servicetest.MustStep(s, m)) }
 	run(servicetest.App(0))
 	run(servicetest.App(1))
-	run(servicetest.At(sim.EvTimer, 0))
-	run(servicetest.At(sim.EvTimer, 1))
+	run(servicetest.At(engine.EvTimer, 0))
+	run(servicetest.At(engine.EvTimer, 1))
 	run(servicetest.From(0, 1))
 	run(servicetest.From(1, 0))
 	run(servicetest.From(0, 1))
 	run(servicetest.Reset(1))
 	s.SetFailures(false)
 	run(servicetest.App(1))
-	run(servicetest.At(sim.EvTimer, 1)) // the critical transition
+	run(servicetest.At(engine.EvTimer, 1)) // the critical transition
 	forwarded := 0
 	for s.Steps() < 5000 {
 		if _, err := s.Step(); err != nil {
 			panic(err)
 		}
-		if ev := s.LastEvent(); ev.Kind == sim.EvMessage && ev.Node == 1 && sim.MessageName(ev.Msg) == "JoinRequest" {
+		if ev := s.LastEvent(); ev.Kind == engine.EvMessage && ev.Node == 1 && sim.MessageName(ev.Msg) == "JoinRequest" {
 			forwarded++
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Budgets, in simulator steps (default weights: app 40, message 8, timer 1).
@@ -25,13 +26,14 @@ const (
 // and fails the test if the overlay falls quiet, which it never should.
 var walker = servicetest.Walker{CheckStart: true, RecordUnsafe: true, Quiescent: servicetest.QuiescentFails, ResetsOnly: true}
 
-// judge: a state is dead when 50 walks of deadDepth steps from it
-// (failures off) never reach a live state, and transient when one of 50
-// such walks does; the binary search for the critical transition tries
-// 20 walks per state.
-var judge = servicetest.Judge{Walker: walker, Budget: deadDepth, Dead: 50, Transient: 50, Search: 20, Seed: 7919}
+// judge (package critical): a state is dead when 50 recovery walks from it
+// (to deadDepth steps in all, failures off after the execution's last
+// one) never reach a live state, and transient when one of 50 such walks
+// does; critical.Find tries 20 walks per probe. The walks ignore SizeMatch,
+// which the test's own walks record instead.
+var judge = servicetest.Judge{WalkDepth: deadDepth, Dead: 50, Transient: 50, Search: 20, Seed: 7919, IgnoreSafety: true}
 
-func node(s *sim.Sim, id sim.NodeID) *Pastry { return s.Service(id).(*Pastry) }
+func node(s *engine.Sim, id sim.NodeID) *Pastry { return s.Service(id).(*Pastry) }
 
 func addrs(hs []Handle) []sim.NodeID {
 	out := []sim.NodeID{}
@@ -185,7 +187,7 @@ func TestBuggyCriticalTransition(t *testing.T) {
 		t.Fatalf("scenario has %d steps", crit)
 	}
 	ev := sc.States[crit].LastEvent()
-	if ev.Kind != sim.EvTimer || ev.Node != 2 || ev.Timer != TimerJoin {
+	if ev.Kind != engine.EvTimer || ev.Node != 2 || ev.Timer != TimerJoin {
 		t.Fatalf("step %d is %s", crit, ev)
 	}
 	for _, id := range []sim.NodeID{0, 1} {
@@ -195,17 +197,17 @@ func TestBuggyCriticalTransition(t *testing.T) {
 	}
 	// (a) before: transient; (b) after: dead; and the binary search of
 	// Algorithm 3 over the scenario agrees.
-	judge.CheckCritical(t, crit, sc.State)
+	judge.CheckCritical(t, sc.Sim, crit)
 	// In the dead state node 2 keeps receiving its own join requests, and
 	// SizeMatch holds throughout.
-	dead := sc.States[crit].Clone(sim.NewRandom(5))
+	dead := sc.States[crit].Clone(engine.NewRandom(5))
 	ownJoins := 0
 	for range deadDepth {
 		servicetest.Next(t, dead)
 		if !servicetest.Safe(t, dead) {
 			t.Fatalf("SizeMatch violated at step %d", dead.Steps())
 		}
-		if e := dead.LastEvent(); e.Kind == sim.EvMessage && e.Node == 2 && sim.MessageName(e.Msg) == "JoinRequest" && e.Msg.(JoinRequest).Joiner.Addr == 2 {
+		if e := dead.LastEvent(); e.Kind == engine.EvMessage && e.Node == 2 && sim.MessageName(e.Msg) == "JoinRequest" && e.Msg.(JoinRequest).Joiner.Addr == 2 {
 			ownJoins++
 		}
 	}
@@ -227,7 +229,7 @@ func TestBuggyCriticalTransition(t *testing.T) {
 func TestBuggySlowRejoin(t *testing.T) {
 	cfg := servicetest.Config(t, SystemName)
 	sc, crit := rejoinScenario(t, cfg)
-	alt := sc.States[crit-1].Clone(sim.NewRandom(9))
+	alt := sc.States[crit-1].Clone(engine.NewRandom(9))
 	servicetest.Step(t, alt, "node 0 probes its leaf set", servicetest.Timer(0, TimerMaintain))
 	servicetest.Step(t, alt, "node 1 probes its leaf set", servicetest.Timer(1, TimerMaintain))
 	servicetest.Step(t, alt, "node 2, idle, answers node 0: not a member", servicetest.Message(2, 0, "Probe"))
@@ -240,7 +242,7 @@ func TestBuggySlowRejoin(t *testing.T) {
 		}
 	}
 	servicetest.Step(t, alt, "node 2 sends its join request", servicetest.Timer(2, TimerJoin))
-	if !judge.IsTransient(t, alt) {
+	if !judge.IsTransient(t, alt, alt.Steps()) {
 		t.Error("slow rejoin does not recover")
 	}
 }
@@ -264,18 +266,18 @@ func TestFixedScenarioRecovers(t *testing.T) {
 // lies on its join route. SizeMatch is never violated.
 func TestBuggyRandomWalksFindDeadState(t *testing.T) {
 	cfg := servicetest.Config(t, SystemName)
-	seed, s, _ := walker.FirstStuck(t, cfg, servicetest.Batch{Walks: 300, Budget: deadDepth, Failures: true, Each: func(seed uint64, _ *sim.Sim, r servicetest.Result) bool {
+	seed, s, _ := walker.FirstStuck(t, cfg, servicetest.Batch{Walks: 300, Budget: deadDepth, Failures: true, Each: func(seed uint64, _ *engine.Sim, r servicetest.Result) bool {
 		if r.Unsafe >= 0 {
 			t.Fatalf("seed %d: SizeMatch violated at step %d", seed, r.Unsafe)
 		}
 		return true
 	}})
-	crit, state := judge.CriticalOf(t, s)
-	if !judge.IsCritical(t, crit, state) {
+	res := judge.Find(t, s)
+	crit, ev := res.Step, res.Event
+	if !judge.IsCritical(t, s, crit) {
 		t.Fatalf("seed %d: step %d is not the critical transition", seed, crit)
 	}
-	ev := state(crit).LastEvent()
-	if ev.Kind != sim.EvTimer || ev.Timer != TimerJoin {
+	if ev.Kind != engine.EvTimer || ev.Timer != TimerJoin {
 		t.Errorf("seed %d: critical transition at step %d is %s", seed, crit, ev)
 	}
 	t.Logf("seed %d: dead after %d steps; critical transition at step %d: %s", seed, s.Steps(), crit, ev)

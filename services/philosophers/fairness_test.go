@@ -5,6 +5,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // graph is a system's whole reachable state space, states named by Hash.
@@ -25,7 +26,7 @@ type edge struct {
 func explore(t *testing.T, cfg *sim.Config, max int) *graph {
 	g := &graph{hot: map[uint64]bool{}, enabled: map[uint64][]servicetest.Key{}, edges: map[uint64][]edge{}}
 	s0 := servicetest.New(t, cfg, 0)
-	queue := []*sim.Sim{s0}
+	queue := []*engine.Sim{s0}
 	g.hot[s0.Hash()] = !servicetest.Live(t, s0)
 	for len(queue) > 0 {
 		s := queue[0]
@@ -39,7 +40,7 @@ func explore(t *testing.T, cfg *sim.Config, max int) *graph {
 			g.enabled[h] = append(g.enabled[h], servicetest.KeyOf(ready[i]))
 		}
 		for i := range g.enabled[h] {
-			c := s.Clone(sim.NewRandom(0))
+			c := s.Clone(engine.NewRandom(0))
 			if err := c.StepEvent(i); err != nil {
 				t.Fatal(err)
 			}

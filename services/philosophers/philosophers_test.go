@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // config builds the system with n philosophers, fixed or not.
@@ -23,7 +24,7 @@ func msg(to, from sim.NodeID) servicetest.Match { return servicetest.From(to, fr
 
 // stem drives every philosopher to hold its first fork with an Acquire for
 // its second on the way: the first state of the livelock's cycle.
-func stem(t testing.TB, s *sim.Sim, n int) bool {
+func stem(t testing.TB, s *engine.Sim, n int) bool {
 	for i := range n {
 		if !servicetest.TryStep(t, s, servicetest.App(sim.NodeID(i))) {
 			return false
@@ -85,14 +86,14 @@ func TestLivelock(t *testing.T) {
 			var hashes []uint64
 			servicetest.Cycle{
 				Steps: cycle(n),
-				Before: func(iter, j int, s *sim.Sim) {
+				Before: func(iter, j int, s *engine.Sim) {
 					if iter == 0 {
 						hashes = append(hashes, s.Hash())
 					} else if s.Hash() != hashes[j] {
 						t.Fatalf("iteration %d step %d: state differs from iteration 0", iter, j)
 					}
 				},
-				After: func(iter int, s *sim.Sim) {
+				After: func(iter int, s *engine.Sim) {
 					if s.Hash() != start {
 						t.Fatalf("iteration %d did not return to the cycle's first state", iter)
 					}
@@ -131,7 +132,7 @@ func TestWalks(t *testing.T) {
 }
 
 // TestDeterministic replays seeded walks of both variants twice and
-// compares the state after every step (sim.CheckDeterminism): no map
+// compares the state after every step (engine.CheckDeterminism): no map
 // order, clock or global randomness leaks into the service.
 func TestDeterministic(t *testing.T) {
 	servicetest.Deterministic(t, config(t, 3, false), 5, 300)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // config builds the system with k proposers, fixed or not.
@@ -26,7 +27,7 @@ func msg(to, from sim.NodeID) servicetest.Match { return servicetest.From(to, fr
 // projection is the partial state a lasso detector hashes (seed 000 §IV,
 // Appendix C): each node's LassoKey, which leaves out ballot rounds, and
 // the types of the pending events, not their payloads.
-func projection(s *sim.Sim) string {
+func projection(s *engine.Sim) string {
 	var b strings.Builder
 	for id := range s.Nodes() {
 		fmt.Fprintf(&b, "%d:%+v ", id, s.Service(sim.NodeID(id)).(interface{ LassoKey() any }).LassoKey())
@@ -44,7 +45,7 @@ const acceptor sim.NodeID = 0
 
 // stem: both proposers start; proposer 1's Prepare is promised and its
 // Accept is on its way, proposer 2's Prepare with a higher ballot too.
-func stem(t testing.TB, s *sim.Sim) {
+func stem(t testing.TB, s *engine.Sim) {
 	for i, m := range []servicetest.Match{servicetest.App(1), servicetest.App(2), msg(acceptor, 1), msg(1, acceptor)} {
 		servicetest.Step(t, s, fmt.Sprintf("step %d of the stem", i), m)
 	}
@@ -70,7 +71,7 @@ func TestDuel(t *testing.T) {
 	var projs []string
 	servicetest.Cycle{
 		Steps: slices.Concat(half(1, 2), half(2, 1)),
-		Before: func(iter, j int, s *sim.Sim) {
+		Before: func(iter, j int, s *engine.Sim) {
 			if seen[s.Hash()] {
 				t.Fatalf("iteration %d step %d: an exact state repeated", iter, j)
 			}
@@ -81,7 +82,7 @@ func TestDuel(t *testing.T) {
 				t.Fatalf("iteration %d step %d: projection differs from iteration 0", iter, j)
 			}
 		},
-		After: func(iter int, s *sim.Sim) {
+		After: func(iter int, s *engine.Sim) {
 			if got := projection(s); got != start {
 				t.Fatalf("iteration %d: projection\n%s\nwant\n%s", iter, got, start)
 			}
@@ -127,7 +128,7 @@ func TestWalks(t *testing.T) {
 }
 
 // TestDeterministic replays seeded walks of both variants twice and
-// compares the state after every step (sim.CheckDeterminism): no map
+// compares the state after every step (engine.CheckDeterminism): no map
 // order, clock or global randomness leaks into the service.
 func TestDeterministic(t *testing.T) {
 	servicetest.Deterministic(t, config(t, 2, false), 5, 300)

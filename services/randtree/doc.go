@@ -38,7 +38,7 @@
 //
 //	sys, err := sim.Lookup("randtree")
 //	cfg, params, err := sys.Config(map[string]string{"fixed": "true"})
-//	s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed)})
+//	s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(seed)})
 //
 // Every node's driver asks it to join once (JoinOverlay), and again after
 // a reset.

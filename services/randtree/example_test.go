@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Example drives the buggy tree through seed 003 §6's execution: A (node
@@ -14,7 +15,7 @@ import (
 // A keeps C as a child.
 func Example() {
 	// The full root sends C's first Join to its child 1, the second to 2.
-	_, s := servicetest.MustStart(SystemName, map[string]string{"fixed": "false"}, &servicetest.Scripted{Rand: []int{0, 1}, Then: sim.NewRandom(1)})
+	_, s := servicetest.MustStart(SystemName, map[string]string{"fixed": "false"}, &servicetest.Scripted{Rand: []int{0, 1}, Then: engine.NewRandom(1)})
 	run := func(m servicetest.Match) { fmt.Println(servicetest.MustStep(s, m)) }
 	msg := func(node, peer sim.NodeID, name string) {
 		// Session traffic queued first on the connection goes first.

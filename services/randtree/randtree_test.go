@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // dMax is the walk length after which a walk that never reached a live
@@ -17,8 +18,10 @@ const dMax = 5000
 // stopped.
 var walker = servicetest.Walker{Quiescent: servicetest.QuiescentCheck}
 
-// judge finds critical transitions with 20 walks of dMax steps per probe.
-var judge = servicetest.Judge{Walker: walker, Budget: dMax, Search: 20, Seed: 1}
+// judge finds critical transitions with package critical: 20 walks of
+// dMax steps per probe; a state is dead when none of 50 walks turns live,
+// transient when one of 50 does.
+var judge = servicetest.Judge{WalkDepth: dMax, Dead: 50, Transient: 50, Search: 20, Seed: 1}
 
 // TestFixedWalksReachLive runs 200 seeded random walks of the fixed tree
 // for each configuration, with failures on and off, and requires each to
@@ -42,7 +45,7 @@ const (
 // recv delivers the next frame on the connection from node from to node
 // to, which must carry the named message; Hello frames queued before it
 // on that connection (session traffic) are delivered first.
-func recv(t *testing.T, s *sim.Sim, what string, to, from sim.NodeID, name string) sim.Event {
+func recv(t *testing.T, s *engine.Sim, what string, to, from sim.NodeID, name string) engine.Event {
 	t.Helper()
 	for {
 		ev := servicetest.Step(t, s, what, servicetest.From(to, from))
@@ -59,14 +62,14 @@ func recv(t *testing.T, s *sim.Sim, what string, to, from sim.NodeID, name strin
 // state just before the critical transition: root 0 has children A and D;
 // C's Join went via the bootstrap (the root) down to A, which accepted it
 // and sent a JoinReply; then C reset, losing all state.
-func paperScenario(t *testing.T, fixed bool) *sim.Sim {
+func paperScenario(t *testing.T, fixed bool) *engine.Sim {
 	params := map[string]string{}
 	if fixed {
 		params["fixed"] = "true"
 	}
 	// The root, full, sends C's Join down to its first child, A.
-	ch := &servicetest.Scripted{Rand: []int{0}, Then: sim.NewRandom(0)}
-	s := servicetest.NewWith(t, servicetest.Config(t, SystemName, params), sim.Options{Chooser: ch})
+	ch := &servicetest.Scripted{Rand: []int{0}, Then: engine.NewRandom(0)}
+	s := servicetest.NewWith(t, servicetest.Config(t, SystemName, params), engine.Options{Chooser: ch})
 	servicetest.Step(t, s, "0 becomes root", servicetest.App(0))
 	servicetest.Step(t, s, "A joins", servicetest.App(nodeA))
 	servicetest.Step(t, s, "D joins", servicetest.App(nodeD))
@@ -92,13 +95,12 @@ func paperScenario(t *testing.T, fixed bool) *sim.Sim {
 func TestPaperScenario(t *testing.T) {
 	s := paperScenario(t, false)
 	// (a) Before the critical transition: walks recover.
-	n := walker.Recoveries(t, s, 50, dMax, 100)
-	if n == 0 {
+	before := s.Steps()
+	if !judge.IsTransient(t, s, before) {
 		t.Fatal("no walk recovers before the critical transition")
 	}
-	t.Logf("before the critical transition %d of 50 walks recover", n)
 	// The live alternative: C's application asks it to join first.
-	alt := s.Clone(sim.NewRandom(1))
+	alt := s.Clone(engine.NewRandom(1))
 	servicetest.Step(t, alt, "C joins again", servicetest.App(nodeC))
 	recv(t, alt, "C gets the JoinReply while joining", nodeC, nodeA, "JoinReply")
 	recv(t, alt, "A gets Remove", nodeA, nodeC, "Remove")
@@ -117,14 +119,16 @@ func TestPaperScenario(t *testing.T) {
 	if ev.Node != nodeC || ev.Peer != nodeA || sim.MessageName(ev.Msg) != "JoinReply" {
 		t.Fatalf("critical event %v", ev)
 	}
-	// (b) After it: never live.
-	if n := walker.Recoveries(t, s, 50, dMax, 300); n != 0 {
-		t.Fatalf("%d of 50 walks recover after the critical transition", n)
+	// (b) After it: never live, and Algorithm 3 on the scenario (continued
+	// to d_max) agrees.
+	if !judge.IsDead(t, s, s.Steps()) {
+		t.Fatal("a walk recovers after the critical transition")
 	}
+	judge.CheckCritical(t, s, before+1)
 
 	// The rest of the paper's story: C joins again, is routed to D, and
 	// ends up in the child sets of both A and D.
-	ch := &servicetest.Scripted{Rand: []int{1}, Then: sim.NewRandom(0)}
+	ch := &servicetest.Scripted{Rand: []int{1}, Then: engine.NewRandom(0)}
 	s.SetChooser(ch)
 	servicetest.Step(t, s, "C joins again", servicetest.App(nodeC))
 	recv(t, s, "0 sends C's Join to D", 0, nodeC, "Join")
@@ -134,8 +138,8 @@ func TestPaperScenario(t *testing.T) {
 	if !slices.Contains(a.kids, nodeC) || !slices.Contains(d.kids, nodeC) || c.parent != nodeD {
 		t.Fatalf("not the paper's dead state:\n%s%s%s", s.NodeText(nodeA), s.NodeText(nodeD), s.NodeText(nodeC))
 	}
-	if n := walker.Recoveries(t, s, 50, dMax, 400); n != 0 {
-		t.Fatalf("%d of 50 walks recover from the dead state", n)
+	if !judge.IsDead(t, s, s.Steps()) {
+		t.Fatal("a walk recovers from the dead state")
 	}
 }
 
@@ -161,10 +165,10 @@ func TestPaperScenarioFixed(t *testing.T) {
 func TestBuggyWalksGetStuck(t *testing.T) {
 	cfg := servicetest.Config(t, SystemName)
 	seed, s, _ := walker.FirstStuck(t, cfg, servicetest.Batch{Walks: 3000, Budget: dMax, Failures: true})
-	i, state := judge.CriticalOf(t, s)
-	ev := state(i).LastEvent()
-	t.Logf("seed %d: stuck; critical transition at step %d: %v", seed, i, ev)
-	before := state(i - 1)
+	res := judge.Find(t, s)
+	i, ev := res.Step, res.Event
+	t.Logf("seed %d: stuck; critical transition at step %d: %v (%d probes)", seed, i, ev, len(res.Probes))
+	before := servicetest.Replayer(t, cfg, s.ChoiceValues())(i - 1)
 	if sim.MessageName(ev.Msg) != "JoinReply" || before.Service(ev.Node).(*Node).state != stateInit {
 		t.Fatalf("critical transition %v is not a JoinReply received in init mode", ev)
 	}
@@ -187,7 +191,7 @@ func TestJoinViaNonRootBootstrap(t *testing.T) {
 		return newNode(true, 2, 0)
 	}
 	up := 0
-	walker.Walks(t, cfg, servicetest.Batch{Walks: 200, Budget: dMax, Failures: true, Each: func(seed uint64, s *sim.Sim, r servicetest.Result) bool {
+	walker.Walks(t, cfg, servicetest.Batch{Walks: 200, Budget: dMax, Failures: true, Each: func(seed uint64, s *engine.Sim, r servicetest.Result) bool {
 		if r.Live < 0 {
 			t.Fatalf("seed %d: not live: %+v", seed, r)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // config builds the system with items resources, fixed or not.
@@ -48,12 +49,15 @@ const critStep = 6
 
 // TestLostWakeup: the scenario ends quiescent and not live, with a resource
 // available and the client asleep; walks show that the critical transition
-// is the server's last Produce while the client's Empty is in flight.
+// is the server's last Produce while the client's Empty is in flight: each
+// state probed with 100 recovery walks to 3,000 steps (package critical),
+// and critical.Find on the scenario agrees.
 func TestLostWakeup(t *testing.T) {
 	cfg := config(t, 2, false)
 	sc := runScenario(t, cfg)
 	s := sc.Sim
-	live := walker.Profile(t, sc.Last(), sc.State, func(int) int { return 100 }, 3000)
+	judge := servicetest.Judge{WalkDepth: 3000, Search: 100, Seed: 1}
+	probes := judge.Profile(t, s, sc.Last(), func(int) int { return 100 })
 	if len(s.Ready()) != 0 || servicetest.Live(t, s) {
 		t.Fatal("scenario does not end quiescent and not live")
 	}
@@ -61,13 +65,15 @@ func TestLostWakeup(t *testing.T) {
 	if srv.Available != 1 || !srv.ClientWaiting || cl.State != Asleep {
 		t.Fatalf("server %+v client %+v", srv, cl)
 	}
-	t.Logf("live walks (of 100) from states 0..%d: %v", len(scenario), live)
-	crit := servicetest.CriticalFromCounts(live)
+	crit := servicetest.CriticalOfProbes(probes)
 	if crit != critStep {
-		t.Fatalf("critical transition at step %d, want %d", crit, critStep)
+		t.Fatalf("critical transition at step %d, want %d; probes %+v", crit, critStep, probes)
+	}
+	if res := judge.Find(t, s); res.Step != crit {
+		t.Fatalf("critical.Find: step %d (%s), want %d", res.Step, res.EventText, crit)
 	}
 	ev := sc.States[crit].LastEvent()
-	if ev.Node != server || ev.Kind != sim.EvApp {
+	if ev.Node != server || ev.Kind != engine.EvApp {
 		t.Fatalf("critical event %s, want the server's Produce", ev)
 	}
 	t.Logf("critical transition: step %d, %s", crit, ev)
@@ -97,7 +103,7 @@ func TestWalks(t *testing.T) {
 }
 
 // TestDeterministic replays seeded walks of both variants twice and
-// compares the state after every step (sim.CheckDeterminism): no map
+// compares the state after every step (engine.CheckDeterminism): no map
 // order, clock or global randomness leaks into the service.
 func TestDeterministic(t *testing.T) {
 	servicetest.Deterministic(t, config(t, 2, false), 5, 300)

@@ -1,18 +1,22 @@
 package servicetest
 
 import (
+	"context"
+	"errors"
 	"testing"
 
+	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Replayer returns a function giving the state after i steps of the
 // execution of cfg recorded in choices (failures on, as in the original
 // run). Each call replays from the initial state.
-func Replayer(t testing.TB, cfg *sim.Config, choices []int32) func(i int) *sim.Sim {
-	return func(i int) *sim.Sim {
+func Replayer(t testing.TB, cfg *sim.Config, choices []int32) func(i int) *engine.Sim {
+	return func(i int) *engine.Sim {
 		t.Helper()
-		s, err := sim.Replay(cfg, choices, i, sim.Options{})
+		s, err := engine.Replay(cfg, choices, i, engine.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -20,110 +24,183 @@ func Replayer(t testing.TB, cfg *sim.Config, choices []int32) func(i int) *sim.S
 	}
 }
 
-// CriticalStep finds the critical transition of an execution of n steps
-// by binary search (seed 003 Algorithm 3): state(i) is the state after i
-// steps, recovers says whether a state can still turn live. state(0) must
-// recover and state(n) must not, or the test fails. It returns the step
-// into the first dead state the search meets: a step i with state(i-1)
-// recovering and state(i) not.
-func CriticalStep(t testing.TB, n int, state func(i int) *sim.Sim, recovers func(*sim.Sim) bool) int {
-	t.Helper()
-	lo, hi := 0, n // the state after lo steps recovers, after hi it does not
-	if !recovers(state(lo)) {
-		t.Fatalf("critical step: the state after %d steps does not recover", lo)
-	}
-	if recovers(state(hi)) {
-		t.Fatalf("critical step: the state after %d steps recovers", hi)
-	}
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if recovers(state(mid)) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return hi
+// Judge tells dead states from transient ones and finds critical
+// transitions with package critical (seed 003 Algorithm 3): Recovers for
+// one state, Find for the search. The execution E is always one a test
+// recorded in a simulator (an *engine.Sim and its choices); state i is E's
+// state after i steps.
+//
+// A state is transient when one of Transient recovery walks from it turns
+// live, dead when none of Dead walks does, and Find tries Search walks per
+// probe. Recovery walks run until the execution has WalkDepth steps in all
+// (d_max), failures off once E's last failure is behind them (E's
+// "gusto": critical.Config.Options.FailuresUntil), walk j from state i
+// seeded critical.WalkSeed(Seed, i, j).
+type Judge struct {
+	WalkDepth               int
+	Dead, Transient, Search int
+	Seed                    uint64
+	// IgnoreSafety leaves the safety properties out of the recovery
+	// walks, for systems whose safety property is violated on the way to
+	// a live state and is checked elsewhere (as Walker.RecordUnsafe does
+	// for the test's own walks). Otherwise a recovery walk that violates
+	// safety fails the test; a handler failure always does.
+	IgnoreSafety bool
 }
 
-// CriticalFromCounts is the critical transition found the exhaustive way:
-// live[i] is how many walks from the state after i steps turned live, and
-// the result is the step after the last state with one that did (0 if
-// none did).
-func CriticalFromCounts(live []int) int {
+// Config returns the critical.Config that describes s's execution as E:
+// its system, choices, length and the options that replay it (failures on
+// up to its last failure event, off after it), with d_init the last step
+// at which E was live (0 if none) and the Judge's d_max and seed. Walks
+// is left at its default.
+func (j Judge) Config(t testing.TB, s *engine.Sim) critical.Config {
+	t.Helper()
+	cfg := s.Config()
+	choices := s.ChoiceValues()
+	r, err := engine.New(cfg, engine.Options{Chooser: engine.NewRecorded(choices)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastFailure, lastLive := 0, 0
+	for r.Steps() < s.Steps() {
+		ok, err := r.Step()
+		if err != nil || !ok {
+			t.Fatalf("replaying the execution at step %d: ok %v, %v", r.Steps(), ok, err)
+		}
+		if r.LastEvent().Kind.IsFailure() {
+			lastFailure = r.Steps()
+		}
+		if holds(t, r, cfg.Liveness) {
+			lastLive = r.Steps()
+		}
+	}
+	opts := engine.Options{NoFailures: true}
+	if lastFailure > 0 {
+		opts = engine.Options{FailuresUntil: lastFailure}
+	}
+	if j.IgnoreSafety {
+		c := *cfg
+		c.Safety = nil
+		cfg = &c
+	}
+	return critical.Config{Sim: cfg, Options: opts, Choices: choices, Steps: s.Steps(), DInit: lastLive, WalkDepth: j.WalkDepth, Seed: j.Seed}
+}
+
+// Recovers is critical.Recovers(E, i, k) on s's execution E: k recovery
+// walks from state i. A walk that breaks safety or whose handler fails
+// fails the test (see IgnoreSafety).
+func (j Judge) Recovers(t testing.TB, s *engine.Sim, i, k int) critical.Probe {
+	t.Helper()
+	c := j.Config(t, s)
+	c.Walks = k
+	p, _, err := critical.Recovers(context.Background(), c, i)
+	if err != nil {
+		t.Fatalf("recovers from state %d: %v", i, err)
+	}
+	if p.Unsafe > 0 {
+		t.Fatalf("a recovery walk from state %d broke %s", i, p.UnsafeProperty)
+	}
+	return p
+}
+
+// IsDead reports whether none of j.Dead walks from state i of s's
+// execution turns live.
+func (j Judge) IsDead(t testing.TB, s *engine.Sim, i int) bool {
+	t.Helper()
+	return !j.Recovers(t, s, i, j.Dead).Recovers
+}
+
+// IsTransient reports whether one of j.Transient walks from state i of
+// s's execution turns live.
+func (j Judge) IsTransient(t testing.TB, s *engine.Sim, i int) bool {
+	t.Helper()
+	return j.Recovers(t, s, i, j.Transient).Recovers
+}
+
+// IsCritical reports whether step i of s's execution is a critical
+// transition: the state after it is dead and the one before it transient.
+func (j Judge) IsCritical(t testing.TB, s *engine.Sim, i int) bool {
+	t.Helper()
+	return j.IsDead(t, s, i) && j.IsTransient(t, s, i-1)
+}
+
+// Find runs critical.Find on s's execution with j.Search walks per probe
+// and returns its result, which must be a critical transition (C1); the
+// test fails otherwise, or when a recovery walk breaks safety. An
+// execution too short for d_max (a scripted scenario) is first continued
+// by a random walk (seeded j.Seed, failures off) until it has WalkDepth
+// steps or falls quiescent: the dead path the search would have found.
+func (j Judge) Find(t testing.TB, s *engine.Sim) critical.Result {
+	t.Helper()
+	if 2*s.Steps() < j.WalkDepth && len(s.Ready()) > 0 {
+		s = s.Clone(engine.NewRandom(j.Seed))
+		s.SetFailures(false)
+		for s.Steps() < j.WalkDepth {
+			ok, err := s.Step()
+			if err != nil {
+				t.Fatalf("continuing the execution at step %d: %v", s.Steps(), err)
+			}
+			if !ok {
+				break
+			}
+		}
+	}
+	c := j.Config(t, s)
+	c.Walks = j.Search
+	res, err := critical.Find(context.Background(), c)
+	var nd *critical.NotDeadError
+	if errors.As(err, &nd) {
+		t.Fatalf("the execution is live at step %d: no dead state", nd.Step)
+	}
+	if err != nil {
+		t.Fatalf("critical.Find: %v", err)
+	}
+	if res.Unsafe > 0 {
+		t.Fatalf("a recovery walk broke %s", res.UnsafeProperty)
+	}
+	if res.Condition != critical.C1 {
+		t.Fatalf("no critical transition: %s", res.Explain())
+	}
+	return res
+}
+
+// CheckCritical checks that step crit is the critical transition of s's
+// execution: the state before it is transient, the state after it dead
+// (each by its own probe, as an oracle), and critical.Find finds it. It
+// reports each failure with t.Errorf.
+func (j Judge) CheckCritical(t testing.TB, s *engine.Sim, crit int) {
+	t.Helper()
+	if !j.IsTransient(t, s, crit-1) {
+		t.Errorf("state before step %d does not recover", crit)
+	}
+	if !j.IsDead(t, s, crit) {
+		t.Errorf("state after step %d recovers", crit)
+	}
+	if res := j.Find(t, s); res.Step != crit {
+		t.Errorf("critical.Find: step %d (%s), want %d", res.Step, res.EventText, crit)
+	}
+}
+
+// Profile probes every state 0 to n of s's execution, state i with
+// walks(i) recovery walks (Recovers): the exhaustive search for a critical
+// transition, an oracle for critical.Find (CriticalOfProbes).
+func (j Judge) Profile(t testing.TB, s *engine.Sim, n int, walks func(i int) int) []critical.Probe {
+	t.Helper()
+	out := make([]critical.Probe, n+1)
+	for i := range out {
+		out[i] = j.Recovers(t, s, i, walks(i))
+	}
+	return out
+}
+
+// CriticalOfProbes is the critical transition found the exhaustive way:
+// the step after the last state that recovers (0 if none does).
+func CriticalOfProbes(ps []critical.Probe) int {
 	crit := 0
-	for i, n := range live {
-		if n > 0 {
+	for i, p := range ps {
+		if p.Recovers {
 			crit = i + 1
 		}
 	}
 	return crit
-}
-
-// Judge tells dead states from transient ones and finds critical
-// transitions (seed 003 §4 and Algorithm 3), with walks of at most Budget
-// steps from clones of a state, failures off, walk i seeded Seed+i
-// (Walker.Recovers): a state is transient when one of Transient walks
-// turns live, dead when none of Dead walks does, and the binary search
-// for a critical transition tries Search walks per state.
-type Judge struct {
-	Walker                  Walker
-	Budget                  int
-	Dead, Transient, Search int
-	Seed                    uint64
-}
-
-// IsDead reports whether none of j.Dead walks from s turns live.
-func (j Judge) IsDead(t testing.TB, s *sim.Sim) bool {
-	t.Helper()
-	return !j.Walker.Recovers(t, s, j.Dead, j.Budget, j.Seed)
-}
-
-// IsTransient reports whether one of j.Transient walks from s turns live.
-func (j Judge) IsTransient(t testing.TB, s *sim.Sim) bool {
-	t.Helper()
-	return j.Walker.Recovers(t, s, j.Transient, j.Budget, j.Seed)
-}
-
-// Critical is CriticalStep over states 0 to n with j.Search walks per
-// state.
-func (j Judge) Critical(t testing.TB, n int, state func(i int) *sim.Sim) int {
-	t.Helper()
-	return CriticalStep(t, n, state, func(s *sim.Sim) bool {
-		t.Helper()
-		return j.Walker.Recovers(t, s, j.Search, j.Budget, j.Seed)
-	})
-}
-
-// CriticalOf is Critical over the execution s recorded, its states
-// replayed from its choices (Replayer). It returns the step and the
-// replayed states.
-func (j Judge) CriticalOf(t testing.TB, s *sim.Sim) (int, func(i int) *sim.Sim) {
-	t.Helper()
-	state := Replayer(t, s.Config(), s.ChoiceValues())
-	return j.Critical(t, s.Steps(), state), state
-}
-
-// IsCritical reports whether step i is a critical transition: the state
-// after it is dead and the one before it transient.
-func (j Judge) IsCritical(t testing.TB, i int, state func(i int) *sim.Sim) bool {
-	t.Helper()
-	return j.IsDead(t, state(i)) && j.IsTransient(t, state(i-1))
-}
-
-// CheckCritical checks that step crit is the critical transition of the
-// execution whose states state gives: the state before it is transient,
-// the state after it dead, and the binary search over steps 0 to crit
-// finds it. It reports each failure with t.Errorf.
-func (j Judge) CheckCritical(t testing.TB, crit int, state func(i int) *sim.Sim) {
-	t.Helper()
-	if !j.IsTransient(t, state(crit-1)) {
-		t.Errorf("state before step %d does not recover", crit)
-	}
-	if !j.IsDead(t, state(crit)) {
-		t.Errorf("state after step %d recovers", crit)
-	}
-	if got := j.Critical(t, crit, state); got != crit {
-		t.Errorf("critical transition search: step %d (%s), want %d", got, state(got).LastEvent(), crit)
-	}
 }

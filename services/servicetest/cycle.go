@@ -3,7 +3,7 @@ package servicetest
 import (
 	"testing"
 
-	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Cycle is a schedule that should bring an execution round a hot, fair
@@ -15,26 +15,26 @@ type Cycle struct {
 	Steps []Match
 	// Key names an event for the fairness check; events with the same
 	// key count as the same event. Default: KeyOf.
-	Key func(sim.Event) any
+	Key func(engine.Event) any
 	// Before, when not nil, is called before each step (after the check
 	// that the state is not live), with the run and step index.
-	Before func(run, step int, s *sim.Sim)
+	Before func(run, step int, s *engine.Sim)
 	// After, when not nil, is called after each run, before the fairness
 	// check.
-	After func(run int, s *sim.Sim)
+	After func(run int, s *engine.Sim)
 }
 
 // Run runs the cycle runs times from s. The test fails if a state inside
 // it is live, if no ready event matches a step, or if an event enabled in
 // a run is not run in it.
-func (c Cycle) Run(t testing.TB, s *sim.Sim, runs int) {
+func (c Cycle) Run(t testing.TB, s *engine.Sim, runs int) {
 	t.Helper()
 	key := c.Key
 	if key == nil {
-		key = func(e sim.Event) any { return KeyOf(e) }
+		key = func(e engine.Event) any { return KeyOf(e) }
 	}
 	for run := range runs {
-		enabled, ran := map[any]sim.Event{}, map[any]bool{}
+		enabled, ran := map[any]engine.Event{}, map[any]bool{}
 		for j, m := range c.Steps {
 			if Live(t, s) {
 				t.Fatalf("run %d step %d: live inside the cycle", run, j)

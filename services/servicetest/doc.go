@@ -1,11 +1,11 @@
 // Package servicetest is the test support the example systems under
 // services share: building a registered system's config, driving an
 // execution event by event, seeded random walks and their statistics,
-// the Recovers check of seed 003 Algorithm 3 and the search for a
-// critical transition, the replay of a hot cycle, and the determinism
-// check. It drives the simulator directly; the checker's own walks and
-// critical-transition search (packages walks and critical) are what the
-// example systems are checked with, so none of this depends on them.
+// dead and transient states and critical transitions (Judge, on package
+// critical), the replay of a hot cycle, and the determinism check. Its
+// walks drive the simulator directly, independently of package walks;
+// Judge hands the executions a test recorded to package critical, so the
+// example systems' tests check the critical-transition search users get.
 //
 // Functions that can fail take a testing.TB and fail the test; MustStart
 // and MustStep panic instead, for examples, which have none.
@@ -53,14 +53,17 @@
 // or the first walk that gets stuck, and its critical transition:
 //
 //	seed, s, _ := w.FirstStuck(t, cfg, servicetest.Batch{Walks: 400, Budget: 5000, Failures: true})
-//	judge := servicetest.Judge{Walker: w, Budget: 5000, Dead: 50, Transient: 50, Search: 20, Seed: 1}
-//	crit, state := judge.CriticalOf(t, s) // state(crit-1) recovers, state(crit) does not
+//	judge := servicetest.Judge{WalkDepth: 5000, Dead: 50, Transient: 50, Search: 20, Seed: 1}
+//	res := judge.Find(t, s) // critical.Find: res.Step, res.Event (C1, or the test fails)
 //
-// How many of 50 walks of 3,000 steps turn live from each state of a
-// scripted execution, and the critical transition that follows:
+// Whether each state of a scripted execution recovers (50 recovery walks
+// to 3,000 steps), and the critical transition that follows, checked
+// against Algorithm 3:
 //
-//	live := w.Profile(t, sc.Last(), sc.State, func(int) int { return 50 }, 3000)
-//	crit := servicetest.CriticalFromCounts(live)
+//	judge := servicetest.Judge{WalkDepth: 3000, Search: 50, Seed: 1}
+//	probes := judge.Profile(t, sc.Sim, sc.Last(), func(int) int { return 50 })
+//	crit := servicetest.CriticalOfProbes(probes)
+//	judge.CheckCritical(t, sc.Sim, crit)
 //
 // A hot, fair cycle, run three times:
 //
@@ -68,6 +71,6 @@
 //
 // In an example:
 //
-//	_, s := servicetest.MustStart(chord.SystemName, nil, sim.NewRandom(1))
+//	_, s := servicetest.MustStart(chord.SystemName, nil, engine.NewRandom(1))
 //	fmt.Println(servicetest.MustStep(s, servicetest.App(0)))
 package servicetest

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Config looks up the registered system and builds its config from
@@ -84,15 +85,15 @@ func Params(nameValues ...any) map[string]string {
 
 // New starts an execution of cfg with a random chooser seeded with seed;
 // failures are on, as far as the config allows them.
-func New(t testing.TB, cfg *sim.Config, seed uint64) *sim.Sim {
+func New(t testing.TB, cfg *sim.Config, seed uint64) *engine.Sim {
 	t.Helper()
-	return NewWith(t, cfg, sim.Options{Chooser: sim.NewRandom(seed)})
+	return NewWith(t, cfg, engine.Options{Chooser: engine.NewRandom(seed)})
 }
 
 // NewWith starts an execution of cfg with opts.
-func NewWith(t testing.TB, cfg *sim.Config, opts sim.Options) *sim.Sim {
+func NewWith(t testing.TB, cfg *sim.Config, opts engine.Options) *engine.Sim {
 	t.Helper()
-	s, err := sim.New(cfg, opts)
+	s, err := engine.New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,14 +102,14 @@ func NewWith(t testing.TB, cfg *sim.Config, opts sim.Options) *sim.Sim {
 
 // Holds reports whether every property of ps holds in s, failing the test
 // if checking one fails.
-func Holds(t testing.TB, s *sim.Sim, ps []sim.Property) bool {
+func Holds(t testing.TB, s *engine.Sim, ps []sim.Property) bool {
 	t.Helper()
 	return holds(t, s, ps)
 }
 
 // holds is Holds without t.Helper, which costs more than checking the
 // properties of a small system: walks check them after every step.
-func holds(t testing.TB, s *sim.Sim, ps []sim.Property) bool {
+func holds(t testing.TB, s *engine.Sim, ps []sim.Property) bool {
 	ok, err := s.AllHold(ps)
 	if err != nil {
 		t.Fatal(err)
@@ -117,20 +118,20 @@ func holds(t testing.TB, s *sim.Sim, ps []sim.Property) bool {
 }
 
 // Live reports whether every liveness property of s's config holds in s.
-func Live(t testing.TB, s *sim.Sim) bool {
+func Live(t testing.TB, s *engine.Sim) bool {
 	t.Helper()
 	return Holds(t, s, s.Config().Liveness)
 }
 
 // Safe reports whether every safety property of s's config holds in s.
-func Safe(t testing.TB, s *sim.Sim) bool {
+func Safe(t testing.TB, s *engine.Sim) bool {
 	t.Helper()
 	return Holds(t, s, s.Config().Safety)
 }
 
 // Deterministic runs an execution of cfg for each seed in [0, seeds), up
 // to steps steps or until it falls quiescent, and replays each twice,
-// comparing the states after every step (sim.CheckDeterminism): no map
+// comparing the states after every step (engine.CheckDeterminism): no map
 // order, clock or global randomness may leak into the service. A
 // difference fails the test, naming the seed.
 func Deterministic(t testing.TB, cfg *sim.Config, seeds, steps int) {
@@ -146,7 +147,7 @@ func Deterministic(t testing.TB, cfg *sim.Config, seeds, steps int) {
 				break
 			}
 		}
-		if err := sim.CheckDeterminism(cfg, s.ChoiceValues(), sim.Options{}); err != nil {
+		if err := engine.CheckDeterminism(cfg, s.ChoiceValues(), engine.Options{}); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 	}
@@ -155,12 +156,12 @@ func Deterministic(t testing.TB, cfg *sim.Config, seeds, steps int) {
 // MustStart is Config and NewWith for examples, which have no testing.TB:
 // it builds the registered system's config from params and starts an
 // execution with chooser c, and panics on an error.
-func MustStart(system string, params map[string]string, c sim.Chooser) (*sim.Config, *sim.Sim) {
+func MustStart(system string, params map[string]string, c engine.Chooser) (*sim.Config, *engine.Sim) {
 	cfg, err := config(system, []map[string]string{params})
 	if err != nil {
 		panic(err)
 	}
-	s, err := sim.New(cfg, sim.Options{Chooser: c})
+	s, err := engine.New(cfg, engine.Options{Chooser: c})
 	if err != nil {
 		panic(err)
 	}

@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // toy is a two-node system: each node handles two application requests,
@@ -56,8 +58,8 @@ func TestConfigAndParams(t *testing.T) {
 
 func TestScriptAndScripted(t *testing.T) {
 	cfg := servicetest.Config(t, toyName)
-	ch := &servicetest.Scripted{Rand: []int{2, 0}, Elapsed: []bool{true}, Then: sim.NewRandom(0)}
-	sc := servicetest.NewScript(t, servicetest.NewWith(t, cfg, sim.Options{Chooser: ch}))
+	ch := &servicetest.Scripted{Rand: []int{2, 0}, Elapsed: []bool{true}, Then: engine.NewRandom(0)}
+	sc := servicetest.NewScript(t, servicetest.NewWith(t, cfg, engine.Options{Chooser: ch}))
 	sc.Do("node 0's first request", servicetest.App(0))
 	sc.Do("node 0's second request", servicetest.App(0))
 	if sc.Last() != 2 || sc.State(0).Steps() != 0 || sc.State(2).Steps() != 2 {
@@ -101,19 +103,76 @@ func TestWalkQuiescence(t *testing.T) {
 	}
 }
 
-func TestCritical(t *testing.T) {
-	cfg := servicetest.Config(t, toyName)
-	s := servicetest.New(t, cfg, 0)
-	for range 4 {
-		servicetest.Next(t, s)
+// latch is a two-node system with a critical transition: node 1's
+// application sends node 0 a Lock, node 0's application sets Set. A Lock
+// that arrives before Set locks node 0 for good. Live: Set and not Locked.
+type latch struct {
+	sim.Base
+	Set, Locked bool
+}
+
+// Lock asks node 0 to lock unless it is set.
+type Lock struct{}
+
+func (n *latch) HandleApp(ctx *sim.Context, _ any) {
+	if ctx.Self() == 1 {
+		ctx.Send(0, Lock{})
+		return
 	}
-	state := servicetest.Replayer(t, cfg, s.ChoiceValues())
-	recovers := func(st *sim.Sim) bool { return st.Steps() < 3 }
-	if got := servicetest.CriticalStep(t, 4, state, recovers); got != 3 {
-		t.Errorf("CriticalStep: %d, want 3", got)
+	n.Set = true
+}
+
+func (n *latch) HandleMessage(_ *sim.Context, _ sim.NodeID, _ sim.Message) {
+	if !n.Set {
+		n.Locked = true
 	}
-	if got := servicetest.CriticalFromCounts([]int{5, 0, 2, 0, 0}); got != 3 {
-		t.Errorf("CriticalFromCounts: %d, want 3", got)
+}
+
+const latchName = "servicetest-latch"
+
+func init() {
+	sim.Register(&sim.System{
+		Name: latchName,
+		Build: func(sim.Params) (*sim.Config, error) {
+			return &sim.Config{
+				Nodes:   2,
+				Service: func(sim.NodeID) sim.Service { return &latch{} },
+				App:     func(sim.NodeID) []any { return []any{"go"} },
+				Liveness: []sim.Property{{Name: "SetOpen", Check: func(v *sim.View) bool {
+					n := sim.Node[latch](v, 0)
+					return n.Set && !n.Locked
+				}}},
+			}, nil
+		},
+	})
+}
+
+// TestJudge: in the latch, node 1 sending its Lock is transient (node 0
+// can still set itself first) and node 0 taking the Lock is the critical
+// transition, by each probe, by the exhaustive profile and by
+// critical.Find.
+func TestJudge(t *testing.T) {
+	s := servicetest.New(t, servicetest.Config(t, latchName), 0)
+	servicetest.Step(t, s, "node 1 sends Lock", servicetest.App(1))
+	servicetest.Step(t, s, "node 0 takes the Lock", servicetest.Message(0, 1, "Lock"))
+	j := servicetest.Judge{WalkDepth: 20, Dead: 10, Transient: 10, Search: 10, Seed: 1}
+	c := j.Config(t, s)
+	if c.Steps != 2 || c.DInit != 0 || !c.Options.NoFailures || len(c.Choices) != len(s.ChoiceValues()) {
+		t.Errorf("config: steps %d d_init %d options %+v", c.Steps, c.DInit, c.Options)
+	}
+	if !j.IsTransient(t, s, 1) || j.IsDead(t, s, 1) || !j.IsDead(t, s, 2) || !j.IsCritical(t, s, 2) || j.IsCritical(t, s, 1) {
+		t.Error("probes disagree with the latch")
+	}
+	probes := j.Profile(t, s, 2, func(int) int { return 10 })
+	if got := servicetest.CriticalOfProbes(probes); got != 2 {
+		t.Errorf("CriticalOfProbes: %d, want 2 (%+v)", got, probes)
+	}
+	j.CheckCritical(t, s, 2)
+	if res := j.Find(t, s); res.Step != 2 || res.Event.Node != 0 || res.Event.Kind != engine.EvMessage {
+		t.Errorf("Find: step %d %s", res.Step, res.EventText)
+	}
+	if got := servicetest.CriticalOfProbes([]critical.Probe{{Recovers: true}, {}, {Recovers: true}, {}, {}}); got != 3 {
+		t.Errorf("CriticalOfProbes: %d, want 3", got)
 	}
 }
 

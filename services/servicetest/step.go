@@ -5,51 +5,52 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Match picks a ready event.
-type Match func(sim.Event) bool
+type Match func(engine.Event) bool
 
 // Kind matches every event of kind k.
-func Kind(k sim.EventKind) Match {
-	return func(e sim.Event) bool { return e.Kind == k }
+func Kind(k engine.EventKind) Match {
+	return func(e engine.Event) bool { return e.Kind == k }
 }
 
 // At matches the events of kind k at node: a request to node, its timer,
 // a message or datagram it receives, its reset.
-func At(k sim.EventKind, node sim.NodeID) Match {
-	return func(e sim.Event) bool { return e.Kind == k && e.Node == node }
+func At(k engine.EventKind, node sim.NodeID) Match {
+	return func(e engine.Event) bool { return e.Kind == k && e.Node == node }
 }
 
 // App matches node's next application request.
-func App(node sim.NodeID) Match { return At(sim.EvApp, node) }
+func App(node sim.NodeID) Match { return At(engine.EvApp, node) }
 
 // Reset matches node's reset.
-func Reset(node sim.NodeID) Match { return At(sim.EvReset, node) }
+func Reset(node sim.NodeID) Match { return At(engine.EvReset, node) }
 
 // Timer matches node's timer name firing.
 func Timer(node sim.NodeID, name string) Match {
-	return func(e sim.Event) bool { return e.Kind == sim.EvTimer && e.Node == node && e.Timer == name }
+	return func(e engine.Event) bool { return e.Kind == engine.EvTimer && e.Node == node && e.Timer == name }
 }
 
 // From matches the next message on the connection from node from to node
 // to, whatever its type.
 func From(to, from sim.NodeID) Match {
-	return func(e sim.Event) bool { return e.Kind == sim.EvMessage && e.Node == to && e.Peer == from }
+	return func(e engine.Event) bool { return e.Kind == engine.EvMessage && e.Node == to && e.Peer == from }
 }
 
 // Message matches node to receiving a message of type typ (sim.MessageName)
 // from node from.
 func Message(to, from sim.NodeID, typ string) Match {
-	return func(e sim.Event) bool {
-		return e.Kind == sim.EvMessage && e.Node == to && e.Peer == from && sim.MessageName(e.Msg) == typ
+	return func(e engine.Event) bool {
+		return e.Kind == engine.EvMessage && e.Node == to && e.Peer == from && sim.MessageName(e.Msg) == typ
 	}
 }
 
 // MessageTo matches node to receiving a message of type typ from any node.
 func MessageTo(to sim.NodeID, typ string) Match {
-	return func(e sim.Event) bool {
-		return e.Kind == sim.EvMessage && e.Node == to && sim.MessageName(e.Msg) == typ
+	return func(e engine.Event) bool {
+		return e.Kind == engine.EvMessage && e.Node == to && sim.MessageName(e.Msg) == typ
 	}
 }
 
@@ -57,16 +58,16 @@ func MessageTo(to sim.NodeID, typ string) Match {
 // where it happens, the peer for a message or datagram (the connection or
 // the sender) and the timer, but not the payload.
 type Key struct {
-	Kind  sim.EventKind
+	Kind  engine.EventKind
 	Node  sim.NodeID
 	Peer  sim.NodeID
 	Timer string
 }
 
 // KeyOf returns e's key.
-func KeyOf(e sim.Event) Key {
+func KeyOf(e engine.Event) Key {
 	k := Key{Kind: e.Kind, Node: e.Node, Timer: e.Timer}
-	if e.Kind == sim.EvMessage || e.Kind == sim.EvDatagram {
+	if e.Kind == engine.EvMessage || e.Kind == engine.EvDatagram {
 		k.Peer = e.Peer
 	}
 	return k
@@ -74,7 +75,7 @@ func KeyOf(e sim.Event) Key {
 
 // find returns the index of the first ready event of s that m matches, or
 // -1.
-func find(s *sim.Sim, m Match) int {
+func find(s *engine.Sim, m Match) int {
 	for i, e := range s.Ready() {
 		if m(e) {
 			return i
@@ -86,7 +87,7 @@ func find(s *sim.Sim, m Match) int {
 // Step runs the first ready event that m matches as the next step of s
 // and returns it; the test fails if none does. what names the event in
 // the failure.
-func Step(t testing.TB, s *sim.Sim, what string, m Match) sim.Event {
+func Step(t testing.TB, s *engine.Sim, what string, m Match) engine.Event {
 	t.Helper()
 	i := find(s, m)
 	if i < 0 {
@@ -100,7 +101,7 @@ func Step(t testing.TB, s *sim.Sim, what string, m Match) sim.Event {
 
 // Next runs the next step of s as its chooser picks it and returns the
 // event; the test fails if s is quiescent.
-func Next(t testing.TB, s *sim.Sim) sim.Event {
+func Next(t testing.TB, s *engine.Sim) engine.Event {
 	t.Helper()
 	ok, err := s.Step()
 	if err != nil {
@@ -115,9 +116,9 @@ func Next(t testing.TB, s *sim.Sim) sim.Event {
 // ResetAt returns a clone of s that goes on with a random chooser seeded
 // with seed, in which node has just reset: the reset runs with failures
 // on, and failures are off from then on. s is not changed.
-func ResetAt(t testing.TB, s *sim.Sim, node sim.NodeID, seed uint64) *sim.Sim {
+func ResetAt(t testing.TB, s *engine.Sim, node sim.NodeID, seed uint64) *engine.Sim {
 	t.Helper()
-	c := s.Clone(sim.NewRandom(seed))
+	c := s.Clone(engine.NewRandom(seed))
 	c.SetFailures(true)
 	Step(t, c, fmt.Sprintf("node %d resets", node), Reset(node))
 	c.SetFailures(false)
@@ -126,7 +127,7 @@ func ResetAt(t testing.TB, s *sim.Sim, node sim.NodeID, seed uint64) *sim.Sim {
 
 // TryStep runs the first ready event that m matches, if there is one, and
 // reports whether it did.
-func TryStep(t testing.TB, s *sim.Sim, m Match) bool {
+func TryStep(t testing.TB, s *engine.Sim, m Match) bool {
 	t.Helper()
 	i := find(s, m)
 	if i < 0 {
@@ -139,7 +140,7 @@ func TryStep(t testing.TB, s *sim.Sim, m Match) bool {
 }
 
 // MustStep is Step for examples: it panics if no ready event matches.
-func MustStep(s *sim.Sim, m Match) sim.Event {
+func MustStep(s *engine.Sim, m Match) engine.Event {
 	i := find(s, m)
 	if i < 0 {
 		panic(fmt.Sprintf("step %d: no such event among %v", s.Steps(), s.Ready()))
@@ -153,19 +154,19 @@ func MustStep(s *sim.Sim, m Match) sim.Event {
 // Script drives an execution event by event and keeps a snapshot of every
 // state: States[i] is the state after i steps of the script.
 type Script struct {
-	Sim    *sim.Sim
-	States []*sim.Sim
+	Sim    *engine.Sim
+	States []*engine.Sim
 	t      testing.TB
 }
 
 // NewScript starts a script at s's current state (States[0]).
-func NewScript(t testing.TB, s *sim.Sim) *Script {
-	return &Script{Sim: s, States: []*sim.Sim{s.Clone(nil)}, t: t}
+func NewScript(t testing.TB, s *engine.Sim) *Script {
+	return &Script{Sim: s, States: []*engine.Sim{s.Clone(nil)}, t: t}
 }
 
 // Do runs the first ready event that m matches (Step) and keeps a
 // snapshot of the state it leads to.
-func (sc *Script) Do(what string, m Match) sim.Event {
+func (sc *Script) Do(what string, m Match) engine.Event {
 	sc.t.Helper()
 	e := Step(sc.t, sc.Sim, what, m)
 	sc.States = append(sc.States, sc.Sim.Clone(nil))
@@ -176,7 +177,7 @@ func (sc *Script) Do(what string, m Match) sim.Event {
 func (sc *Script) Last() int { return len(sc.States) - 1 }
 
 // State returns the state after i steps of the script.
-func (sc *Script) State(i int) *sim.Sim { return sc.States[i] }
+func (sc *Script) State(i int) *engine.Sim { return sc.States[i] }
 
 // Scripted is a chooser that answers a service's Context.Rand from Rand
 // and its Context.Elapsed from Elapsed, in order, and every other choice,
@@ -185,17 +186,17 @@ func (sc *Script) State(i int) *sim.Sim { return sc.States[i] }
 type Scripted struct {
 	Rand    []int
 	Elapsed []bool
-	Then    sim.Chooser
+	Then    engine.Chooser
 }
 
-// Choose implements sim.Chooser.
-func (c *Scripted) Choose(kind sim.ChoiceKind, n int, w []float64) int {
+// Choose implements engine.Chooser.
+func (c *Scripted) Choose(kind engine.ChoiceKind, n int, w []float64) int {
 	switch {
-	case kind == sim.ChooseRandom && len(c.Rand) > 0:
+	case kind == engine.ChooseRandom && len(c.Rand) > 0:
 		v := c.Rand[0]
 		c.Rand = c.Rand[1:]
 		return v
-	case kind == sim.ChooseTime && len(c.Elapsed) > 0:
+	case kind == engine.ChooseTime && len(c.Elapsed) > 0:
 		v := c.Elapsed[0]
 		c.Elapsed = c.Elapsed[1:]
 		if v {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Quiescence says what a walk that runs out of events means.
@@ -40,14 +41,14 @@ type Walker struct {
 }
 
 // Result is what one walk saw. Steps are counted from the start of the
-// execution, as sim.Sim.Steps.
+// execution, as engine.Sim.Steps.
 type Result struct {
-	Start       int       // steps when the walk started
-	End         int       // steps when it stopped
-	Live        int       // steps when it stopped in a live state, -1 if it never did
-	Unsafe      int       // steps at the first safety violation, -1 if none (RecordUnsafe)
-	UnsafeEvent sim.Event // the event that led to it
-	Failures    int       // failures in the walk (resets only with ResetsOnly)
+	Start       int          // steps when the walk started
+	End         int          // steps when it stopped
+	Live        int          // steps when it stopped in a live state, -1 if it never did
+	Unsafe      int          // steps at the first safety violation, -1 if none (RecordUnsafe)
+	UnsafeEvent engine.Event // the event that led to it
+	Failures    int          // failures in the walk (resets only with ResetsOnly)
 }
 
 // Taken returns the steps the walk took to turn live, or -1.
@@ -67,9 +68,9 @@ func (w Walker) FailureBudget(cfg *sim.Config) int {
 	return cfg.Failures.Resets + cfg.Failures.Breaks + cfg.Failures.Drops
 }
 
-func (w Walker) isFailure(k sim.EventKind) bool {
+func (w Walker) isFailure(k engine.EventKind) bool {
 	if w.ResetsOnly {
-		return k == sim.EvReset
+		return k == engine.EvReset
 	}
 	return k.IsFailure()
 }
@@ -77,7 +78,7 @@ func (w Walker) isFailure(k sim.EventKind) bool {
 // Walk steps s with its own chooser for at most budget steps, checking
 // safety in every state, and stops in the first live state reached after
 // at least failures failures.
-func (w Walker) Walk(t testing.TB, s *sim.Sim, budget, failures int) (r Result) {
+func (w Walker) Walk(t testing.TB, s *engine.Sim, budget, failures int) (r Result) {
 	t.Helper()
 	cfg := s.Config()
 	r = Result{Start: s.Steps(), Live: -1, Unsafe: -1}
@@ -133,12 +134,12 @@ type Batch struct {
 	// allows (FailureBudget).
 	Failures bool
 	// Determinism replays the first Determinism walks twice and compares
-	// the states after every step (sim.CheckDeterminism); a difference
+	// the states after every step (engine.CheckDeterminism); a difference
 	// fails the test.
 	Determinism int
 	// Each, when not nil, is called after every walk with its seed, the
 	// walked execution and the result; returning false ends the batch.
-	Each func(seed uint64, s *sim.Sim, r Result) bool
+	Each func(seed uint64, s *engine.Sim, r Result) bool
 }
 
 // Walks runs the walks b describes.
@@ -150,11 +151,11 @@ func (w Walker) Walks(t testing.TB, cfg *sim.Config, b Batch) Results {
 	}
 	var rs Results
 	for seed := range uint64(b.Walks) {
-		s := NewWith(t, cfg, sim.Options{Chooser: sim.NewRandom(seed), NoFailures: !b.Failures})
+		s := NewWith(t, cfg, engine.Options{Chooser: engine.NewRandom(seed), NoFailures: !b.Failures})
 		r := w.Walk(t, s, b.Budget, after)
 		rs = append(rs, r)
 		if seed < uint64(b.Determinism) {
-			if err := sim.CheckDeterminism(cfg, s.ChoiceValues(), sim.Options{NoFailures: !b.Failures}); err != nil {
+			if err := engine.CheckDeterminism(cfg, s.ChoiceValues(), engine.Options{NoFailures: !b.Failures}); err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
 		}
@@ -192,16 +193,16 @@ func (w Walker) ReachLiveMatrix(t testing.TB, system string, params []map[string
 // FirstStuck runs the walks b describes until one does not turn live
 // (after b.Each, if set, has seen it) and returns its seed, execution and
 // result. The test fails if none of them is stuck.
-func (w Walker) FirstStuck(t testing.TB, cfg *sim.Config, b Batch) (uint64, *sim.Sim, Result) {
+func (w Walker) FirstStuck(t testing.TB, cfg *sim.Config, b Batch) (uint64, *engine.Sim, Result) {
 	t.Helper()
 	var (
 		found bool
 		seed  uint64
-		stuck *sim.Sim
+		stuck *engine.Sim
 		res   Result
 	)
 	each := b.Each
-	b.Each = func(sd uint64, s *sim.Sim, r Result) bool {
+	b.Each = func(sd uint64, s *engine.Sim, r Result) bool {
 		if each != nil && !each(sd, s, r) {
 			return false
 		}
@@ -221,63 +222,30 @@ func (w Walker) FirstStuck(t testing.TB, cfg *sim.Config, b Batch) (uint64, *sim
 // From runs k walks of at most budget steps from clones of s, walk i with
 // a random chooser seeded with seed+i, failures off (the "gusto" walks of
 // the original tool). s is not changed.
-func (w Walker) From(t testing.TB, s *sim.Sim, k, budget int, seed uint64) Results {
-	t.Helper()
-	return w.from(t, s, k, budget, seed, false)
-}
-
-func (w Walker) from(t testing.TB, s *sim.Sim, k, budget int, seed uint64, untilLive bool) Results {
+func (w Walker) From(t testing.TB, s *engine.Sim, k, budget int, seed uint64) Results {
 	t.Helper()
 	var rs Results
 	for i := range k {
-		c := s.Clone(sim.NewRandom(seed + uint64(i)))
+		c := s.Clone(engine.NewRandom(seed + uint64(i)))
 		c.SetFailures(false)
-		r := w.Walk(t, c, budget, 0)
-		rs = append(rs, r)
-		if untilLive && r.Live >= 0 {
-			break
-		}
+		rs = append(rs, w.Walk(t, c, budget, 0))
 	}
 	return rs
 }
 
-// Recovers is Recovers(E, i, k) of seed 003 Algorithm 3: whether any of k
-// walks of at most budget steps from s (as From) turns live. With
-// RecordUnsafe it stops at the first that does; otherwise it runs them
-// all, so that a safety violation in any of them fails the test as it
-// would in Recoveries. s is not changed.
-func (w Walker) Recovers(t testing.TB, s *sim.Sim, k, budget int, seed uint64) bool {
-	t.Helper()
-	return len(w.from(t, s, k, budget, seed, w.RecordUnsafe).Stuck()) < k
-}
-
 // Recoveries returns how many of k walks of at most budget steps from s
 // (as From) turn live; it runs them all. s is not changed.
-func (w Walker) Recoveries(t testing.TB, s *sim.Sim, k, budget int, seed uint64) int {
+func (w Walker) Recoveries(t testing.TB, s *engine.Sim, k, budget int, seed uint64) int {
 	t.Helper()
 	return k - len(w.From(t, s, k, budget, seed).Stuck())
-}
-
-// Profile returns, for each state i from 0 to n, how many of walks(i)
-// walks of at most budget steps from state(i) turn live (Recoveries),
-// the walks from a state after m steps seeded from 1000*m on: the
-// exhaustive search for a critical transition (CriticalFromCounts).
-func (w Walker) Profile(t testing.TB, n int, state func(i int) *sim.Sim, walks func(i int) int, budget int) []int {
-	t.Helper()
-	live := make([]int, n+1)
-	for i := range live {
-		s := state(i)
-		live[i] = w.Recoveries(t, s, walks(i), budget, uint64(1000*s.Steps()))
-	}
-	return live
 }
 
 // LivePrefix returns an execution of cfg brought to a live state by a
 // walk of at most budget steps with failures off, seeded with seed; the
 // test fails if the walk does not get there safely.
-func (w Walker) LivePrefix(t testing.TB, cfg *sim.Config, seed uint64, budget int) *sim.Sim {
+func (w Walker) LivePrefix(t testing.TB, cfg *sim.Config, seed uint64, budget int) *engine.Sim {
 	t.Helper()
-	s := NewWith(t, cfg, sim.Options{Chooser: sim.NewRandom(seed), NoFailures: true})
+	s := NewWith(t, cfg, engine.Options{Chooser: engine.NewRandom(seed), NoFailures: true})
 	if r := w.Walk(t, s, budget, 0); r.Live < 0 || r.Unsafe >= 0 {
 		t.Fatalf("seed %d: no safe live prefix within %d steps: %+v", seed, budget, r)
 	}

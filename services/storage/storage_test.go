@@ -5,6 +5,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // walker's walks fail the test on a safety violation, and a walk that
@@ -21,9 +22,9 @@ const (
 // nodes, extent 0 on nodes 1-3): node 1 sends a SyncReport, the driver
 // fails node 1 and notifies the manager, node 1 halts, the manager drops
 // node 1's replica, and then the stale SyncReport arrives.
-func scenario(t testing.TB, s *sim.Sim) {
+func scenario(t testing.TB, s *engine.Sim) {
 	servicetest.Step(t, s, "node 1 sends a SyncReport", servicetest.Timer(victim, syncTimer))
-	s.SetChooser(&sim.Prefix{Seq: []int32{0}, Then: sim.NewRandom(0)}) // the driver picks node 1
+	s.SetChooser(&engine.Prefix{Seq: []int32{0}, Then: engine.NewRandom(0)}) // the driver picks node 1
 	servicetest.Step(t, s, "the driver fails node 1", servicetest.App(driver))
 	servicetest.Step(t, s, "node 1 halts", servicetest.Message(victim, driver, "FaultInject"))
 	servicetest.Step(t, s, "the manager drops node 1's replica", servicetest.Message(manager, driver, "NotifyFailure"))
@@ -31,10 +32,13 @@ func scenario(t testing.TB, s *sim.Sim) {
 }
 
 // TestCriticalTransition reproduces the vNext bug and finds its critical
-// transition the MaceMC way: from every state of the scenario, k random
-// walks of 3,000 steps (100 before the stale report, 30 after it). Up to the manager's handling of the stale
-// SyncReport some walk repairs the extent; after it none does, while the
-// manager counts 3 replicas of which only 2 are alive.
+// transition the MaceMC way (package critical, recovery walks to 3,000
+// steps): probing every state of the scenario (100 walks before the stale
+// report, 30 after it) and by critical.Find (40 walks per probe; from
+// state 4 the 26th walk is the first live one) on the scenario continued
+// to d_max. Up to the manager's handling of the stale SyncReport some walk
+// repairs the extent; after it none does, while the manager counts 3
+// replicas of which only 2 are alive.
 func TestCriticalTransition(t *testing.T) {
 	const depth = 3000
 	k := func(i int) int {
@@ -46,16 +50,18 @@ func TestCriticalTransition(t *testing.T) {
 	cfg := servicetest.Variant(t, SystemName, false)
 	s := servicetest.New(t, cfg, 0)
 	scenario(t, s)
-	// The states of the scenario, replayed from its choices.
-	state := servicetest.Replayer(t, cfg, s.ChoiceValues())
-	live := walker.Profile(t, 5, state, k, depth)
-	t.Logf("live walks (of 100, the last of 30) from states 0..5: %v", live)
-	crit := servicetest.CriticalFromCounts(live)
+	judge := servicetest.Judge{WalkDepth: depth, Search: 40, Seed: 1}
+	probes := judge.Profile(t, s, 5, k)
+	crit := servicetest.CriticalOfProbes(probes)
 	if crit != 5 {
-		t.Fatalf("critical transition at step %d, want 5; live walks per state %v", crit, live)
+		t.Fatalf("critical transition at step %d, want 5; probes %+v", crit, probes)
 	}
+	if res := judge.Find(t, s); res.Step != crit {
+		t.Fatalf("critical.Find: step %d (%s), want %d", res.Step, res.EventText, crit)
+	}
+	state := servicetest.Replayer(t, cfg, s.ChoiceValues())
 	ev := state(crit).LastEvent()
-	if ev.Node != manager || ev.Kind != sim.EvMessage || sim.MessageName(ev.Msg) != "SyncReport" || ev.Peer != victim {
+	if ev.Node != manager || ev.Kind != engine.EvMessage || sim.MessageName(ev.Msg) != "SyncReport" || ev.Peer != victim {
 		t.Fatalf("critical event %s, want the manager receiving node 1's SyncReport", ev)
 	}
 	t.Logf("critical transition: step %d, %s", crit, ev)
@@ -99,7 +105,7 @@ func TestWalks(t *testing.T) {
 }
 
 // TestDeterministic replays seeded walks of both variants twice and
-// compares the state after every step (sim.CheckDeterminism): no map
+// compares the state after every step (engine.CheckDeterminism): no map
 // order, clock or global randomness leaks into the service.
 func TestDeterministic(t *testing.T) {
 	servicetest.Deterministic(t, servicetest.Variant(t, SystemName, false), 5, 300)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // dMax is the walk length after which a walk that never reached a live
@@ -16,8 +17,10 @@ const dMax = 5000
 // falls quiescent is live if AllAcked holds where it stopped.
 var walker = servicetest.Walker{Quiescent: servicetest.QuiescentCheck}
 
-// judge finds critical transitions with 20 walks of dMax steps per probe.
-var judge = servicetest.Judge{Walker: walker, Budget: dMax, Search: 20, Seed: 1}
+// judge finds critical transitions with package critical: 20 walks of
+// dMax steps per probe; a state is dead when none of 50 walks turns live,
+// transient when one of 50 does.
+var judge = servicetest.Judge{WalkDepth: dMax, Dead: 50, Transient: 50, Search: 20, Seed: 1}
 
 // TestFixedWalksReachLive runs 200 seeded random walks of the fixed
 // transport, with failures (drops, and resets when asked) on and off, and
@@ -44,9 +47,9 @@ func TestBuggyWalksGetStuck(t *testing.T) {
 	if c == nil || !c.established || n1.tr.in[0] == nil || n1.tr.in[0].isn == c.isn {
 		t.Fatalf("seed %d: stuck, but not in the stale-SYN state:\n%s\n%s", seed, s.NodeText(0), s.NodeText(1))
 	}
-	i, state := judge.CriticalOf(t, s)
-	ev := state(i).LastEvent()
-	t.Logf("seed %d: stuck; critical transition at step %d: %v", seed, i, ev)
+	res := judge.Find(t, s)
+	i, ev := res.Step, res.Event
+	t.Logf("seed %d: stuck; critical transition at step %d: %v (%d probes)", seed, i, ev, len(res.Probes))
 	// Depending on the order, the last recoverable moment is the
 	// sender taking the ACK of the new SYN (seed 003's step 5) or,
 	// when that ACK came first, the receiver taking the stale SYN.
@@ -59,19 +62,19 @@ func TestBuggyWalksGetStuck(t *testing.T) {
 
 // paperScenario drives the transport through seed 003 §5's steps 1-4 and
 // returns the state just before the critical transition.
-func paperScenario(t *testing.T, fixed bool) *sim.Sim {
+func paperScenario(t *testing.T, fixed bool) *engine.Sim {
 	params := map[string]string{}
 	if fixed {
 		params["fixed"] = "true"
 	}
 	s := servicetest.New(t, servicetest.Config(t, SystemName, params), 0)
-	isData := func(to sim.NodeID, seq uint32) func(sim.Event) bool {
-		return func(ev sim.Event) bool {
+	isData := func(to sim.NodeID, seq uint32) func(engine.Event) bool {
+		return func(ev engine.Event) bool {
 			d, ok := ev.Msg.(Data)
-			return ev.Kind == sim.EvDatagram && ev.Node == to && ok && d.seq == seq
+			return ev.Kind == engine.EvDatagram && ev.Node == to && ok && d.seq == seq
 		}
 	}
-	app, timer := servicetest.App(0), servicetest.At(sim.EvTimer, 0)
+	app, timer := servicetest.App(0), servicetest.At(engine.EvTimer, 0)
 	// Step 1: the application sends two messages; m0 goes out as SYN 2001.
 	servicetest.Step(t, s, "send m0", app)
 	servicetest.Step(t, s, "send m1", app)
@@ -92,9 +95,9 @@ func paperScenario(t *testing.T, fixed bool) *sim.Sim {
 
 // isAck6001 matches the sender receiving ACK 6001: the critical
 // transition (seed 003 §5, step 5).
-func isAck6001(ev sim.Event) bool {
+func isAck6001(ev engine.Event) bool {
 	a, ok := ev.Msg.(Ack)
-	return ev.Kind == sim.EvDatagram && ev.Node == 0 && ok && a.seq == 6001
+	return ev.Kind == engine.EvDatagram && ev.Node == 0 && ok && a.seq == 6001
 }
 
 // TestPaperScenario replays seed 003 §5 on the buggy transport: before
@@ -107,20 +110,19 @@ func TestPaperScenario(t *testing.T) {
 		t.Fatalf("the receiver should have switched to the stale connection: %s", s.NodeText(1))
 	}
 	// (a) Before the critical transition: random walks can recover.
-	if n := walker.Recoveries(t, s, 50, dMax, 100); n == 0 {
+	before := s.Steps()
+	if !judge.IsTransient(t, s, before) {
 		t.Fatal("no walk recovers before the critical transition")
-	} else {
-		t.Logf("before the critical transition %d of 50 walks recover", n)
 	}
 	// ... for instance by retransmitting SYN 6001, which resynchronises
 	// the receiver (once the second copy of SYN 2001 is out of the way).
-	alt := s.Clone(sim.NewRandom(7))
-	servicetest.Step(t, alt, "receiver gets the other SYN 2001", func(ev sim.Event) bool {
+	alt := s.Clone(engine.NewRandom(7))
+	servicetest.Step(t, alt, "receiver gets the other SYN 2001", func(ev engine.Event) bool {
 		d, ok := ev.Msg.(Data)
 		return ok && ev.Node == 1 && d.seq == 2001
 	})
-	servicetest.Step(t, alt, "retransmit SYN 6001", servicetest.Kind(sim.EvTimer))
-	servicetest.Step(t, alt, "receiver gets SYN 6001 again", func(ev sim.Event) bool {
+	servicetest.Step(t, alt, "retransmit SYN 6001", servicetest.Kind(engine.EvTimer))
+	servicetest.Step(t, alt, "receiver gets SYN 6001 again", func(ev engine.Event) bool {
 		d, ok := ev.Msg.(Data)
 		return ok && ev.Node == 1 && d.seq == 6001
 	})
@@ -139,12 +141,14 @@ func TestPaperScenario(t *testing.T) {
 		t.Fatalf("not the state of Figure 3:\n%s\n%s", s.NodeText(0), s.NodeText(1))
 	}
 	// (b) After it: DATA 6002 is never acknowledged.
-	if n := walker.Recoveries(t, s, 50, dMax, 300); n != 0 {
-		t.Fatalf("%d of 50 walks recover after the critical transition", n)
+	if !judge.IsDead(t, s, s.Steps()) {
+		t.Fatal("a walk recovers after the critical transition")
 	}
+	// Algorithm 3 on the scenario (continued to d_max) agrees.
+	judge.CheckCritical(t, s, before+1)
 	// Failures on do not help either.
 	for seed := range uint64(10) {
-		c := s.Clone(sim.NewRandom(400 + seed))
+		c := s.Clone(engine.NewRandom(400 + seed))
 		if r := walker.Walk(t, c, dMax, 0); r.Live >= 0 {
 			t.Fatalf("walk %d with failures: %+v", seed, r)
 		}
@@ -170,7 +174,7 @@ func TestPaperScenarioFixed(t *testing.T) {
 // connection attempt was abandoned and the application sent again.
 func TestDeliveryInOrder(t *testing.T) {
 	cfg := servicetest.Config(t, SystemName, map[string]string{"fixed": "true", "messages": "5", "drops": "3"})
-	walker.Walks(t, cfg, servicetest.Batch{Walks: 100, Budget: dMax, Failures: true, Each: func(seed uint64, s *sim.Sim, r servicetest.Result) bool {
+	walker.Walks(t, cfg, servicetest.Batch{Walks: 100, Budget: dMax, Failures: true, Each: func(seed uint64, s *engine.Sim, r servicetest.Result) bool {
 		if r.Live < 0 {
 			t.Fatalf("seed %d: not live: %+v", seed, r)
 		}

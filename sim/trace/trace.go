@@ -14,6 +14,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Sentinel errors for reading trace files.
@@ -75,8 +76,8 @@ type Trace struct {
 }
 
 // Options returns the simulator options that replay this trace.
-func (t *Trace) Options() sim.Options {
-	return sim.Options{NoFailures: t.NoFailures, FailuresUntil: t.FailuresUntil}
+func (t *Trace) Options() engine.Options {
+	return engine.Options{NoFailures: t.NoFailures, FailuresUntil: t.FailuresUntil}
 }
 
 // Config looks up the trace's system and builds its config with the
@@ -98,7 +99,7 @@ func (t *Trace) Config() (*sim.Config, error) {
 
 // Replay rebuilds the trace's execution up to step steps (all of it when
 // steps < 0), logging to logger when it is not nil.
-func (t *Trace) Replay(steps int, logger *zerolog.Logger) (*sim.Sim, error) {
+func (t *Trace) Replay(steps int, logger *zerolog.Logger) (*engine.Sim, error) {
 	cfg, err := t.Config()
 	if err != nil {
 		return nil, err
@@ -108,22 +109,25 @@ func (t *Trace) Replay(steps int, logger *zerolog.Logger) (*sim.Sim, error) {
 	if steps < 0 {
 		steps = t.Steps
 	}
-	return sim.Replay(cfg, t.Choices, steps, opts)
+	return engine.Replay(cfg, t.Choices, steps, opts)
 }
 
 // Marshal encodes the trace: magic, format version, body length, the
-// msgpack body and its xxhash checksum.
+// msgpack body and its xxhash checksum. Map keys (Params) are written in
+// sorted order, so the same trace always gives the same bytes.
 func (t *Trace) Marshal() ([]byte, error) {
-	body, err := msgpack.Marshal(t)
-	if err != nil {
+	var body bytes.Buffer
+	enc := msgpack.NewEncoder(&body)
+	enc.SetSortMapKeys(true)
+	if err := enc.Encode(t); err != nil {
 		return nil, fmt.Errorf("trace: encode: %w", err)
 	}
 	var b bytes.Buffer
 	b.WriteString(magic)
 	b.WriteByte(formatVersion)
-	b.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(body))))
-	b.Write(body)
-	b.Write(binary.LittleEndian.AppendUint64(nil, xxhash.Sum64(body)))
+	b.Write(binary.LittleEndian.AppendUint64(nil, uint64(body.Len())))
+	b.Write(body.Bytes())
+	b.Write(binary.LittleEndian.AppendUint64(nil, xxhash.Sum64(body.Bytes())))
 	return b.Bytes(), nil
 }
 
@@ -141,9 +145,8 @@ func Unmarshal(data []byte) (*Trace, error) {
 		return nil, fmt.Errorf("%w %d (this macemc reads %d)", ErrVersion, v, formatVersion)
 	}
 	n := binary.LittleEndian.Uint64(data[len(magic)+1 : head])
-	// Fix: compare without computing n+8, which wrapped around for a
-	// length near 2^64 (a corrupt or hostile file) and then panicked
-	// slicing the body.
+	// Compare without computing n+8, which would wrap around for a length
+	// near 2^64 (a corrupt or hostile file).
 	if rest := uint64(len(data) - head); rest < 8 || n > rest-8 {
 		return nil, fmt.Errorf("%w: %d bytes, body length %d needs more", ErrTruncated, len(data), n)
 	}
@@ -205,7 +208,7 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	// Fix: clean up in a deferred function, so that a write callback that
+	// Clean up in a deferred function, so that a write callback that
 	// panics does not leave the temporary file behind either.
 	closed, renamed := false, false
 	defer func() {

@@ -14,6 +14,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -63,7 +64,7 @@ func init() {
 
 // recorded runs the relay system with a seed and returns its trace and
 // final simulator.
-func recorded(t *testing.T, seed uint64) (*trace.Trace, *sim.Sim) {
+func recorded(t *testing.T, seed uint64) (*trace.Trace, *engine.Sim) {
 	t.Helper()
 	sys, err := sim.Lookup("tracetest-relay")
 	if err != nil {
@@ -73,7 +74,7 @@ func recorded(t *testing.T, seed uint64) (*trace.Trace, *sim.Sim) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(seed), FailuresUntil: 10})
+	s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(seed), FailuresUntil: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,10 +120,10 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatalf("replayed trace: %d steps hash %x, want %d %x", r.Steps(), r.Hash(), s.Steps(), s.Hash())
 		}
 		var l1, l2 bytes.Buffer
-		if _, err := got.Replay(-1, sim.NewLogger(&l1)); err != nil {
+		if _, err := got.Replay(-1, engine.NewLogger(&l1)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := got.Replay(-1, sim.NewLogger(&l2)); err != nil {
+		if _, err := got.Replay(-1, engine.NewLogger(&l2)); err != nil {
 			t.Fatal(err)
 		}
 		if l1.Len() == 0 || !bytes.Equal(l1.Bytes(), l2.Bytes()) {
@@ -162,7 +163,7 @@ func TestTraceConfigErrors(t *testing.T) {
 	}
 	// Choices that do not fit.
 	tr = &trace.Trace{System: "tracetest-relay", Choices: []int32{99}, Steps: 1}
-	if _, err := tr.Replay(-1, nil); !errors.Is(err, sim.ErrBadChoice) {
+	if _, err := tr.Replay(-1, nil); !errors.Is(err, engine.ErrBadChoice) {
 		t.Fatalf("bad choices: %v", err)
 	}
 }
@@ -382,4 +383,25 @@ func FuzzUnmarshal(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestMarshalSortsParams: a trace's bytes do not depend on Go's map order:
+// the parameters are written in sorted order, every time.
+func TestMarshalSortsParams(t *testing.T) {
+	tr := &trace.Trace{System: "s", Params: map[string]string{}, Steps: 1}
+	for _, k := range strings.Split("nodes messages retries drops resets fixed seed depth width extra", " ") {
+		tr.Params[k] = k + "-value"
+	}
+	first, err := tr.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if again, _ := tr.Marshal(); !bytes.Equal(again, first) {
+			t.Fatal("two encodings of the same trace differ")
+		}
+	}
+	if i, j := bytes.Index(first, []byte("depth")), bytes.Index(first, []byte("width")); i < 0 || j < i {
+		t.Errorf("parameters not in sorted order: depth at %d, width at %d", i, j)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -19,15 +20,15 @@ var ErrReplay = errors.New("lasso: replay failed")
 // none. The finding's Events are the execution's own events of the cycle,
 // and Spun says for how many steps after the cycle the execution goes on
 // repeating it (all of them, for a walk that Spin took over).
-func Analyze(cfg *sim.Config, opts sim.Options, choices []int32, from int, o Options) (*Finding, error) {
+func Analyze(cfg *sim.Config, opts engine.Options, choices []int32, from int, o Options) (*Finding, error) {
 	o.OnLasso, o.Temperature, o.NoLasso = Stop, 0, false
 	opts.Chooser, opts.Logger = nil, nil
-	s, err := sim.Replay(cfg, choices, from, opts)
+	s, err := engine.Replay(cfg, choices, from, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrReplay, err)
 	}
 	rest := choices[len(s.Choices()):]
-	rec := sim.NewRecorded(rest)
+	rec := engine.NewRecorded(rest)
 	s.SetChooser(rec)
 	d := NewDetector(o)
 	for d.Observe(s) && rec.Used() < len(rest) {
@@ -44,11 +45,11 @@ func Analyze(cfg *sim.Config, opts sim.Options, choices []int32, from int, o Opt
 		return nil, nil
 	}
 	// The execution's own events of the cycle.
-	r, err := sim.Replay(cfg, choices, f.Stem, opts)
+	r, err := engine.Replay(cfg, choices, f.Stem, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrReplay, err)
 	}
-	r.SetChooser(sim.NewRecorded(choices[len(r.Choices()):]))
+	r.SetChooser(engine.NewRecorded(choices[len(r.Choices()):]))
 	f.Events = f.Events[:0]
 	for r.Steps() < f.Steps {
 		if _, err := r.Step(); err != nil {
@@ -77,7 +78,7 @@ type WalkConfig struct {
 	// System, Options, Choices and Steps give the execution whose last
 	// state the walks start from.
 	System  *sim.Config
-	Options sim.Options
+	Options engine.Options
 	Choices []int32
 	Steps   int
 	// Walks is how many walks to try, MaxSteps how many steps each may
@@ -85,7 +86,7 @@ type WalkConfig struct {
 	Walks    int
 	MaxSteps int
 	Seed     uint64
-	// HandlerTimeout bounds one handler (0: sim.DefaultHandlerTimeout;
+	// HandlerTimeout bounds one handler (0: engine.DefaultHandlerTimeout;
 	// negative: no watchdog).
 	HandlerTimeout time.Duration
 	// Lasso configures the detectors (OnLasso and Temperature are
@@ -103,12 +104,12 @@ func WalkFrom(c WalkConfig) (*Finding, int, error) {
 	o.OnLasso, o.Temperature, o.NoLasso = Stop, 0, false
 	opts := c.Options
 	opts.Chooser, opts.Logger = nil, nil
-	base, err := sim.Replay(c.System, c.Choices, c.Steps, opts)
+	base, err := engine.Replay(c.System, c.Choices, c.Steps, opts)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %w", ErrReplay, err)
 	}
 	for j := 0; j < c.Walks; j++ {
-		w := base.Clone(sim.NewRandom(walks.SeedFor(c.Seed, uint64(j))))
+		w := base.Clone(engine.NewRandom(walks.SeedFor(c.Seed, uint64(j))))
 		d := NewDetector(o)
 		wc := &walks.Config{MaxSteps: c.Steps + c.MaxSteps, LiveAfter: c.Steps, Liveness: c.System.Liveness, Safety: c.System.Safety, Observe: d}
 		run := func() error { walks.Walk(w, wc); return nil }

@@ -46,7 +46,7 @@
 //
 // # Hashing
 //
-// Exact hashing (the default) compares sim.Sim.Hash, the canonical hash of
+// Exact hashing (the default) compares engine.Sim.Hash, the canonical hash of
 // every node's struct and of everything pending. A confirmed cycle then
 // returns to exactly its start, which proves an infinite fair execution
 // that never becomes live (up to a 64-bit hash collision): Finding.Proof.
@@ -61,7 +61,7 @@
 //
 // (the Keyer interface: its value is hashed instead of the service's
 // type; leave out what grows without bound). Options.Key takes any
-// projection func(*sim.Sim) uint64 instead (Custom). A partial lasso
+// projection func(*engine.Sim) uint64 instead (Custom). A partial lasso
 // shows Replays repetitions, not an infinite execution: a counter that
 // becomes live after 200 passes fools partial hashing for 10 rounds. With
 // the Spin and Report actions (below) the walk goes on repeating the
@@ -69,7 +69,7 @@
 // breaks (Finding.Refuted).
 //
 // Only the head of each reliable connection's queue is visible through
-// the simulator's API (sim.Sim.Ready), so PartialHash sees the queues
+// the simulator's API (engine.Sim.Ready), so PartialHash sees the queues
 // behind it only through the number of messages in flight.
 //
 // # Actions
@@ -111,7 +111,7 @@
 //
 //	m := lasso.NewMonitor(lasso.Options{})       // exact, RT = 10, Stop
 //	for i := range 1000 {
-//		s, _ := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(walks.SeedFor(1, uint64(i)))})
+//		s, _ := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(walks.SeedFor(1, uint64(i)))})
 //		walks.Walk(s, &walks.Config{MaxSteps: 500, Liveness: cfg.Liveness, Observe: m.Observer()})
 //	}
 //	for _, f := range m.Findings() {

@@ -5,15 +5,18 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
+
+// Kind is what a Finding is.
+type Kind string
 
 // The kinds of findings.
 const (
 	// KindLasso is a confirmed hot, fair cycle.
-	KindLasso = "lasso"
+	KindLasso Kind = "lasso"
 	// KindTemperature is a temperature alarm.
-	KindTemperature = "temperature"
+	KindTemperature Kind = "temperature"
 )
 
 // Finding is a confirmed lasso or a temperature alarm.
@@ -21,10 +24,10 @@ const (
 // For a lasso, state Stem (the execution's state after Stem steps) is
 // where the cycle starts and state Stem+CycleLen = Steps is where it is
 // back: transitions Stem+1 .. Stem+CycleLen form the cycle. Choices replay
-// the execution up to state Steps (sim.Replay with FailuresUntil).
+// the execution up to state Steps (engine.Replay with FailuresUntil).
 type Finding struct {
 	// Kind is KindLasso or KindTemperature.
-	Kind string
+	Kind Kind
 	// Property is the first liveness property that does not hold at the
 	// finding's state.
 	Property string
@@ -47,7 +50,7 @@ type Finding struct {
 	// Events are the cycle's events as the first replay ran them (the
 	// cycle's own events with exact hashing; Analyze gives the recorded
 	// ones).
-	Events []sim.Event
+	Events []engine.Event
 	// Spun is how many further steps the walk repeated the cycle (Spin
 	// and Report, or the rest of the execution for Analyze); Refuted marks a cycle
 	// that then stopped repeating, at step RefutedAt.

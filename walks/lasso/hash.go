@@ -8,6 +8,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Hashing says by which hash lasso detection recognises a repeated state.
@@ -15,7 +16,7 @@ type Hashing int
 
 // The hashings.
 const (
-	// Exact compares sim.Sim.Hash: the canonical hash of every node's
+	// Exact compares engine.Sim.Hash: the canonical hash of every node's
 	// struct and of everything pending. A confirmed cycle then returns to
 	// exactly the state it started from, which proves an infinite
 	// execution (up to a 64-bit hash collision).
@@ -45,7 +46,7 @@ func (h Hashing) String() string {
 }
 
 // Keyer lets a service say what partial hashing sees of it: PartialHash
-// hashes LassoKey's value (with sim.Hash, so any plain value will do)
+// hashes LassoKey's value (with engine.Hash, so any plain value will do)
 // instead of just the service's type. Return the part of the state that
 // identifies "where the node is" in its protocol, such as its phase, and
 // leave out what grows without bound (counters, ballots, logs):
@@ -65,12 +66,12 @@ type Keyer interface {
 // number of messages in flight. Only the head of each reliable
 // connection's queue is visible through the simulator's API (Ready), so
 // queued messages behind it count only through the number in flight.
-func PartialHash(s *sim.Sim) uint64 {
+func PartialHash(s *engine.Sim) uint64 {
 	h := uint64(0x6c6173736f)
 	for id := range s.Nodes() {
 		svc := s.Service(sim.NodeID(id))
 		if k, ok := svc.(Keyer); ok {
-			h = mix(h, sim.Hash(k.LassoKey()))
+			h = mix(h, engine.Hash(k.LassoKey()))
 		} else {
 			h = mix(h, typeSig(reflect.TypeOf(svc)))
 		}
@@ -88,14 +89,14 @@ func PartialHash(s *sim.Sim) uint64 {
 // its kind, node, peer, timer name and message type, not the message's
 // contents. Failure events are identified the same way but never take
 // part in a cycle.
-func Signature(ev sim.Event) uint64 {
+func Signature(ev engine.Event) uint64 {
 	h := mix(uint64(ev.Kind)+1, uint64(ev.Node)+1)
 	switch ev.Kind {
-	case sim.EvTimer:
+	case engine.EvTimer:
 		h = mix(h, xxhash.Sum64String(ev.Timer))
-	case sim.EvApp:
+	case engine.EvApp:
 		h = mix(h, typeSig(reflect.TypeOf(ev.Msg)))
-	case sim.EvMessage, sim.EvDatagram, sim.EvDrop:
+	case engine.EvMessage, engine.EvDatagram, engine.EvDrop:
 		h = mix(mix(h, uint64(ev.Peer)+1), typeSig(reflect.TypeOf(ev.Msg)))
 	default:
 		h = mix(h, uint64(ev.Peer)+1)
@@ -119,22 +120,12 @@ func typeSig(t reflect.Type) uint64 {
 
 // Source identifies where an event comes from, for fairness: the node's
 // driver, the reliable connection or datagram path from Peer to Node, a
-// named timer of Node, or Node's connection errors. Successive messages on
-// one connection have the same source.
-func Source(ev sim.Event) uint64 {
-	h := mix(uint64(ev.Kind)+0x5f, uint64(ev.Node)+1)
-	switch ev.Kind {
-	case sim.EvTimer:
-		h = mix(h, xxhash.Sum64String(ev.Timer))
-	case sim.EvMessage, sim.EvDatagram:
-		h = mix(h, uint64(ev.Peer)+1)
-	}
-	return h
-}
+// named timer of Node, or Node's connection errors (engine.Event.Source).
+func Source(ev engine.Event) uint64 { return ev.Source() }
 
 // enabledSet returns an order-free hash of the signatures of s's ready
 // events that are not failures, and calls each with every such event.
-func enabledSet(s *sim.Sim, each func(sim.Event)) uint64 {
+func enabledSet(s *engine.Sim, each func(engine.Event)) uint64 {
 	var sum uint64
 	for _, ev := range s.Ready() {
 		if ev.Kind.IsFailure() {

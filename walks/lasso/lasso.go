@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // Defaults of Options.
@@ -97,7 +98,7 @@ type Options struct {
 	// Key is the projection Custom hashing compares: any function of the
 	// state, e.g. the hash of a few fields of each node. Setting it
 	// without Hash implies Custom.
-	Key func(*sim.Sim) uint64
+	Key func(*engine.Sim) uint64
 	// NoLasso turns lasso detection off (the temperature method alone).
 	NoLasso bool
 	// Temperature, when positive, is the threshold TT of the temperature
@@ -187,6 +188,19 @@ type counters struct {
 	walks, states, repeats, mismatched, unfair, discarded, confirmed, refuted, alarms, recovered atomic.Int64
 }
 
+// addAll adds o's counts (but walks) to c.
+func (c *counters) addAll(o *counters) {
+	c.states.Add(o.states.Load())
+	c.repeats.Add(o.repeats.Load())
+	c.mismatched.Add(o.mismatched.Load())
+	c.unfair.Add(o.unfair.Load())
+	c.discarded.Add(o.discarded.Load())
+	c.confirmed.Add(o.confirmed.Load())
+	c.refuted.Add(o.refuted.Load())
+	c.alarms.Add(o.alarms.Load())
+	c.recovered.Add(o.recovered.Load())
+}
+
 func (c *counters) snapshot() Stats {
 	return Stats{Walks: c.walks.Load(), States: c.states.Load(), Repeats: c.repeats.Load(), Mismatched: c.mismatched.Load(),
 		Unfair: c.unfair.Load(), Discarded: c.discarded.Load(), Confirmed: c.confirmed.Load(), Refuted: c.refuted.Load(),
@@ -209,7 +223,7 @@ type Detector struct {
 	o        Options
 	m        *Monitor
 	c        *counters
-	s        *sim.Sim
+	s        *engine.Sim
 	liveness []sim.Property
 	base     int // the first state observed
 	// Per recorded state r (the state after base+r steps).
@@ -232,7 +246,8 @@ type Detector struct {
 	temp                   int
 	finding, alarm         *Finding
 	spin                   *cycleChooser
-	verdict                *Finding // the finding the walk was ended with (Report)
+	verdict                *Finding   // the finding the walk was ended with (Report)
+	pending                []*Finding // findings kept for Commit (Monitor.Committed)
 }
 
 // NewDetector returns a detector for one walk.
@@ -267,7 +282,7 @@ func (d *Detector) report(f *Finding) bool {
 // counts walks and sums its detectors' counts).
 func (d *Detector) Stats() Stats { return d.c.snapshot() }
 
-func (d *Detector) begin(s *sim.Sim) {
+func (d *Detector) begin(s *engine.Sim) {
 	d.s = s
 	d.liveness = s.Config().Liveness
 	d.base = s.Steps()
@@ -279,7 +294,7 @@ func (d *Detector) begin(s *sim.Sim) {
 }
 
 // source returns the dense index of ev's source, adding it if new.
-func (d *Detector) source(ev sim.Event) int32 {
+func (d *Detector) source(ev engine.Event) int32 {
 	key := uint64(ev.Node)
 	if d.o.Fairness != NodeFairness {
 		key = Source(ev)
@@ -297,7 +312,7 @@ func (d *Detector) source(ev sim.Event) int32 {
 // Observe is the walk hook (walks.Observer): it examines the state s is
 // in (called once for the walk's first state and after every step) and
 // returns false to end the walk (Stop, or Report with a verdict).
-func (d *Detector) Observe(s *sim.Sim) bool {
+func (d *Detector) Observe(s *engine.Sim) bool {
 	if d.s == nil {
 		d.begin(s)
 	}
@@ -355,7 +370,7 @@ func (d *Detector) Observe(s *sim.Sim) bool {
 	}
 	h := d.hash(s)
 	d.scratch = d.scratch[:0]
-	enab := enabledSet(s, func(ev sim.Event) { d.scratch = append(d.scratch, d.source(ev)) })
+	enab := enabledSet(s, func(ev engine.Event) { d.scratch = append(d.scratch, d.source(ev)) })
 	if hot {
 		if stop, found := d.detect(s, k, h, enab); found {
 			return !stop
@@ -374,7 +389,7 @@ func (d *Detector) Observe(s *sim.Sim) bool {
 		d.lastEnabled[src] = int32(k)
 	}
 	d.c.states.Add(1)
-	if d.m != nil {
+	if d.shared() {
 		d.m.c.states.Add(1)
 	}
 	return true
@@ -382,12 +397,12 @@ func (d *Detector) Observe(s *sim.Sim) bool {
 
 const rollBase = 0x100000001b3
 
-func (d *Detector) live(s *sim.Sim) bool {
+func (d *Detector) live(s *engine.Sim) bool {
 	ok, err := s.AllHold(d.liveness)
 	return ok || err != nil // a panicking property is no evidence of a hot state
 }
 
-func (d *Detector) hash(s *sim.Sim) uint64 {
+func (d *Detector) hash(s *engine.Sim) uint64 {
 	switch d.o.Hash {
 	case Partial:
 		return PartialHash(s)
@@ -399,13 +414,32 @@ func (d *Detector) hash(s *sim.Sim) uint64 {
 
 func (d *Detector) count(f func(*counters) *atomic.Int64) {
 	f(d.c).Add(1)
-	if d.m != nil {
+	if d.shared() {
 		f(&d.m.c).Add(1)
 	}
 }
 
+// shared reports whether the detector counts into its monitor as it goes
+// (not at Commit).
+func (d *Detector) shared() bool { return d.m != nil && !d.m.Committed }
+
+// Commit hands the walk's counts and findings to the detector's monitor
+// when it counts committed walks only (Monitor.Committed); package
+// explore calls it when the walk's path is committed (explore.Committer).
+func (d *Detector) Commit() {
+	if d.m == nil || !d.m.Committed {
+		return
+	}
+	d.m.c.walks.Add(1)
+	d.m.c.addAll(d.c)
+	for _, f := range d.pending {
+		d.m.add(f)
+	}
+	d.pending = nil
+}
+
 // temperature runs seed 000's CHECKTEMP; false means stop the walk.
-func (d *Detector) temperature(s *sim.Sim, n, k int, hot bool) bool {
+func (d *Detector) temperature(s *engine.Sim, n, k int, hot bool) bool {
 	if d.alarm != nil {
 		if !hot && d.alarm.LiveAt == 0 {
 			d.update(func() { d.alarm.LiveAt = n })
@@ -437,7 +471,7 @@ func (d *Detector) alarmDue(n int) bool {
 	return d.alarm != nil && d.o.OnAlarm == Report && (d.alarm.LiveAt > 0 || n >= d.o.Until)
 }
 
-func (d *Detector) firstNotLive(s *sim.Sim) string {
+func (d *Detector) firstNotLive(s *engine.Sim) string {
 	if i, _ := s.FirstViolated(d.liveness); i >= 0 {
 		return d.liveness[i].Name
 	}
@@ -447,7 +481,7 @@ func (d *Detector) firstNotLive(s *sim.Sim) string {
 // detect compares state k, hot with hash h and enabled set enab, with the
 // earlier states of the same hash, latest first. found reports a confirmed
 // lasso, stop whether the walk must end.
-func (d *Detector) detect(s *sim.Sim, k int, h, enab uint64) (stop, found bool) {
+func (d *Detector) detect(s *engine.Sim, k int, h, enab uint64) (stop, found bool) {
 	i, ok := d.last[h]
 	if !ok || int(i) <= d.lastCold {
 		return false, false
@@ -523,7 +557,7 @@ func (d *Detector) cycleRoll(i, k int) uint64 {
 // enabled after every step as in the recorded cycle, no state may be live,
 // and each round must end with hash h again. It returns the cycle's steps
 // and the events of the first replayed round.
-func (d *Detector) verify(s *sim.Sim, i, k int, h uint64) ([]cycleStep, []sim.Event, bool) {
+func (d *Detector) verify(s *engine.Sim, i, k int, h uint64) ([]cycleStep, []engine.Event, bool) {
 	steps := cycleSteps(s, d.base+i, d.base+k)
 	for j := range steps {
 		steps[j].sig = d.sched[i+j]
@@ -532,7 +566,7 @@ func (d *Detector) verify(s *sim.Sim, i, k int, h uint64) ([]cycleStep, []sim.Ev
 	cl := s.Clone(c)
 	c.s = cl
 	L := k - i
-	events := make([]sim.Event, 0, L)
+	events := make([]engine.Event, 0, L)
 	for rep := 0; rep < d.o.Replays; rep++ {
 		for j := 0; j < L; j++ {
 			ok, err := cl.Step()
@@ -555,7 +589,7 @@ func (d *Detector) verify(s *sim.Sim, i, k int, h uint64) ([]cycleStep, []sim.Ev
 
 // confirm records the lasso from recorded state i to k and acts on it;
 // it reports whether the walk must stop.
-func (d *Detector) confirm(s *sim.Sim, i, k int, steps []cycleStep, events []sim.Event) bool {
+func (d *Detector) confirm(s *engine.Sim, i, k int, steps []cycleStep, events []engine.Event) bool {
 	n := d.base + k
 	d.finding = &Finding{Kind: KindLasso, Property: d.firstNotLive(s), Choices: s.ChoiceValues(), Steps: n, Start: d.base,
 		FailuresUntil: s.FailuresUntil(), Stem: d.base + i, CycleLen: k - i, Replays: d.o.Replays, Hashing: d.o.Hash,
@@ -572,7 +606,7 @@ func (d *Detector) confirm(s *sim.Sim, i, k int, steps []cycleStep, events []sim
 	case Spin:
 		c := newCycleChooser(steps)
 		c.s = s
-		c.fallback = sim.NewRandom(mix(d.hashes[i], uint64(n)))
+		c.fallback = engine.NewRandom(mix(d.hashes[i], uint64(n)))
 		d.spin = c
 		s.SetChooser(c)
 		return false
@@ -583,7 +617,7 @@ func (d *Detector) confirm(s *sim.Sim, i, k int, steps []cycleStep, events []sim
 }
 
 // spinning follows a walk whose scheduling Spin took over.
-func (d *Detector) spinning(s *sim.Sim, n int, hot bool) {
+func (d *Detector) spinning(s *engine.Sim, n int, hot bool) {
 	f := d.finding
 	if f.Refuted {
 		return
@@ -597,8 +631,11 @@ func (d *Detector) spinning(s *sim.Sim, n int, hot bool) {
 }
 
 func (d *Detector) publish(f *Finding) {
-	if d.m != nil {
+	switch {
+	case d.shared():
 		d.m.add(f)
+	case d.m != nil:
+		d.pending = append(d.pending, f)
 	}
 }
 

@@ -4,25 +4,58 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/macemc/macemc/critical"
-	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/search/dfs"
+	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/services/philosophers"
+	"github.com/macemc/macemc/services/proposers"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 	"github.com/macemc/macemc/walks/lasso"
 	"github.com/macemc/macemc/walks/lasso/lassotest"
 )
 
+// registered builds a registered system's config.
+func registered(t testing.TB, name string, params map[string]string) *sim.Config {
+	t.Helper()
+	sys, err := sim.Lookup(name)
+	if err != nil {
+		t.Fatalf("system %s: %v", name, err)
+	}
+	cfg, _, err := sys.Config(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// diners is the example dining philosophers (services/philosophers): n
+// philosophers who put their first fork back when the second is busy, a
+// livelock; fixed, they pick forks up in a global order.
+func diners(t testing.TB, n int, fixed bool) *sim.Config {
+	return registered(t, philosophers.SystemName, map[string]string{"n": strconv.Itoa(n), "fixed": strconv.FormatBool(fixed)})
+}
+
+// duel is the example Paxos duel (services/proposers): two proposers
+// outbid each other with ever higher ballots; fixed, the lower-ranked one
+// defers.
+func duel(t testing.TB, fixed bool) *sim.Config {
+	return registered(t, proposers.SystemName, map[string]string{"fixed": strconv.FormatBool(fixed)})
+}
+
 // hunt runs up to n seeded walks of up to maxSteps steps with a monitor
 // and returns the monitor and the walks' outcomes.
-func hunt(t testing.TB, cfg *sim.Config, o lasso.Options, n, maxSteps int) (*lasso.Monitor, []walks.Result, []*sim.Sim) {
+func hunt(t testing.TB, cfg *sim.Config, o lasso.Options, n, maxSteps int) (*lasso.Monitor, []walks.Result, []*engine.Sim) {
 	t.Helper()
 	m := lasso.NewMonitor(o)
 	var res []walks.Result
-	var sims []*sim.Sim
+	var sims []*engine.Sim
 	for i := range n {
-		s, err := sim.New(cfg, sim.Options{Chooser: sim.NewRandom(walks.SeedFor(7, uint64(i)))})
+		s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(walks.SeedFor(7, uint64(i)))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,20 +76,20 @@ func lassos(m *lasso.Monitor) []*lasso.Finding {
 }
 
 type source struct {
-	kind       sim.EventKind
+	kind       engine.EventKind
 	node, peer sim.NodeID
 	timer      string
 }
 
-func sourceOf(e sim.Event) source {
+func sourceOf(e engine.Event) source {
 	k := source{kind: e.Kind, node: e.Node, timer: e.Timer}
-	if e.Kind == sim.EvMessage || e.Kind == sim.EvDatagram {
+	if e.Kind == engine.EvMessage || e.Kind == engine.EvDatagram {
 		k.peer = e.Peer
 	}
 	return k
 }
 
-func live(t testing.TB, s *sim.Sim) bool {
+func live(t testing.TB, s *engine.Sim) bool {
 	ok, err := s.AllHold(s.Config().Liveness)
 	if err != nil {
 		t.Fatal(err)
@@ -74,12 +107,12 @@ func checkExactLasso(t *testing.T, cfg *sim.Config, f *lasso.Finding) {
 	if f.Kind != lasso.KindLasso || f.Hashing != lasso.Exact || !f.Proof() || f.Replays != lasso.DefaultReplays {
 		t.Fatalf("finding %+v", f)
 	}
-	s, err := sim.Replay(cfg, f.Choices, f.Stem, sim.Options{FailuresUntil: f.FailuresUntil})
+	s, err := engine.Replay(cfg, f.Choices, f.Stem, engine.Options{FailuresUntil: f.FailuresUntil})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start, startText := s.Hash(), s.NetworkText()
-	s.SetChooser(sim.NewRecorded(f.Choices[len(s.Choices()):]))
+	s.SetChooser(engine.NewRecorded(f.Choices[len(s.Choices()):]))
 	enabled, ran := map[source]bool{}, map[source]bool{}
 	for s.Steps() < f.Steps {
 		if live(t, s) {
@@ -108,7 +141,7 @@ func checkExactLasso(t *testing.T, cfg *sim.Config, f *lasso.Finding) {
 	}
 	// Once more round the cycle: the same choices, the same state.
 	cyc := f.Choices[s.StepStart(f.Stem):s.StepStart(f.Steps)]
-	s.SetChooser(sim.NewRecorded(cyc))
+	s.SetChooser(engine.NewRecorded(cyc))
 	for s.Steps() < f.Steps+f.CycleLen {
 		if _, err := s.Step(); err != nil {
 			t.Fatal(err)
@@ -123,7 +156,7 @@ func checkExactLasso(t *testing.T, cfg *sim.Config, f *lasso.Finding) {
 // repeated until the execution has at least steps steps.
 func unroll(t *testing.T, cfg *sim.Config, f *lasso.Finding, steps int) ([]int32, int) {
 	t.Helper()
-	s, err := sim.Replay(cfg, f.Choices, f.Steps, sim.Options{FailuresUntil: f.FailuresUntil})
+	s, err := engine.Replay(cfg, f.Choices, f.Steps, engine.Options{FailuresUntil: f.FailuresUntil})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +176,7 @@ func unroll(t *testing.T, cfg *sim.Config, f *lasso.Finding, steps int) ([]int32
 // critical transition.
 func TestPhilosophersLasso(t *testing.T) {
 	for _, n := range []int{2, 3} {
-		cfg := lassotest.Philosophers(n, false)
+		cfg := diners(t, n, false)
 		m, res, _ := hunt(t, cfg, lasso.Options{}, 60, 500)
 		fs := lassos(m)
 		if len(fs) == 0 {
@@ -183,7 +216,7 @@ func TestPhilosophersLasso(t *testing.T) {
 func TestFixedPhilosophersClean(t *testing.T) {
 	for _, n := range []int{2, 3} {
 		for _, h := range []lasso.Hashing{lasso.Exact, lasso.Partial} {
-			m, _, _ := hunt(t, lassotest.Philosophers(n, true), lasso.Options{Hash: h}, 300, 500)
+			m, _, _ := hunt(t, diners(t, n, true), lasso.Options{Hash: h}, 300, 500)
 			st := m.Stats()
 			if st.Confirmed != 0 || len(m.Findings()) != 0 {
 				t.Errorf("n=%d %v: fixed philosophers report %d lassos: %+v", n, h, st.Confirmed, m.Findings()[0])
@@ -201,7 +234,7 @@ func TestFixedPhilosophersClean(t *testing.T) {
 // connection into the same fork. Every node runs, so seed 000's per-node
 // fairness reports a lasso that no fair network would produce.
 func TestNodeFairnessIsTooWeak(t *testing.T) {
-	cfg := lassotest.Philosophers(2, true)
+	cfg := diners(t, 2, true)
 	m, _, _ := hunt(t, cfg, lasso.Options{Fairness: lasso.NodeFairness}, 300, 500)
 	fs := lassos(m)
 	if len(fs) == 0 {
@@ -209,11 +242,11 @@ func TestNodeFairnessIsTooWeak(t *testing.T) {
 	}
 	f := fs[0]
 	// The cycle starves a source that is enabled throughout it.
-	s, err := sim.Replay(cfg, f.Choices, f.Stem, sim.Options{})
+	s, err := engine.Replay(cfg, f.Choices, f.Stem, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SetChooser(sim.NewRecorded(f.Choices[len(s.Choices()):]))
+	s.SetChooser(engine.NewRecorded(f.Choices[len(s.Choices()):]))
 	enabled, ran := map[source]bool{}, map[source]bool{}
 	for s.Steps() < f.Steps {
 		for _, e := range s.Ready() {
@@ -264,35 +297,36 @@ func TestUnfairCycleNotReported(t *testing.T) {
 
 // TestPartialHashFindsGrowingCounters: proposers outbid each other with
 // ever larger ballots, so the exact state never repeats and exact hashing
-// finds nothing; partial hashing (node types and pending message types)
-// sees the cycle and replay confirms it. The fixed variant has none.
+// finds nothing; partial hashing (the nodes' LassoKeys, which leave the
+// ballots out, and pending message types) sees the cycle and replay
+// confirms it. The fixed variant has none.
 func TestPartialHashFindsGrowingCounters(t *testing.T) {
-	m, _, _ := hunt(t, lassotest.Proposers(false), lasso.Options{}, 400, 500)
+	m, _, _ := hunt(t, duel(t, false), lasso.Options{}, 400, 500)
 	if st := m.Stats(); st.Confirmed != 0 || st.Repeats != 0 {
 		t.Errorf("exact hashing: %+v", st)
 	}
-	m, _, _ = hunt(t, lassotest.Proposers(false), lasso.Options{Hash: lasso.Partial}, 400, 500)
+	m, _, _ = hunt(t, duel(t, false), lasso.Options{Hash: lasso.Partial}, 400, 500)
 	fs := lassos(m)
 	if len(fs) == 0 {
 		t.Fatalf("partial hashing found no lasso: %+v", m.Stats())
 	}
 	f := fs[0]
-	if f.Hashing != lasso.Partial || f.Proof() || f.Property != "ValueChosen" {
+	if f.Hashing != lasso.Partial || f.Proof() || f.Property != proposers.ValueChosen.Name {
 		t.Errorf("finding %+v", f)
 	}
-	// The cycle's events are the duel: prepares, promises, commits and
-	// declines, and the ballots grow from round to round.
+	// The cycle's events are the duel: prepares, promises, accepts and
+	// nacks, and the ballots grow from round to round.
 	names := map[string]bool{}
 	for _, e := range f.Events {
 		names[sim.MessageName(e.Msg)] = true
 	}
-	for _, want := range []string{"Prepare", "Promise", "Commit", "Decline"} {
+	for _, want := range []string{"Prepare", "Promise", "Accept", "Nack"} {
 		if !names[want] {
 			t.Errorf("cycle lacks %s: %v", want, f.Events)
 		}
 	}
 	t.Logf("partial: %d of 400 walks; first stem %d cycle %d; %+v", len(fs), f.Stem, f.CycleLen, m.Stats())
-	m, _, _ = hunt(t, lassotest.Proposers(true), lasso.Options{Hash: lasso.Partial}, 400, 500)
+	m, _, _ = hunt(t, duel(t, true), lasso.Options{Hash: lasso.Partial}, 400, 500)
 	if st := m.Stats(); st.Confirmed != 0 {
 		t.Errorf("fixed proposers: %+v", st)
 	}
@@ -303,21 +337,21 @@ func TestPartialHashFindsGrowingCounters(t *testing.T) {
 // at all makes every pair of states a candidate, and replay discards the
 // cycles that do not repeat.
 func TestCustomKey(t *testing.T) {
-	key := func(s *sim.Sim) uint64 {
+	key := func(s *engine.Sim) uint64 {
 		var h uint64 = 1
 		for _, e := range s.Ready() {
 			h = h*31 + lasso.Signature(e)
 		}
 		return h
 	}
-	m, _, _ := hunt(t, lassotest.Proposers(false), lasso.Options{Key: key}, 400, 500)
+	m, _, _ := hunt(t, duel(t, false), lasso.Options{Key: key}, 400, 500)
 	fs := lassos(m)
 	if len(fs) == 0 || fs[0].Hashing != lasso.Custom {
 		t.Fatalf("custom key: %+v", m.Stats())
 	}
 	// Everything looks the same, and replaying 150 rounds of any cycle of
 	// the slow ball (live after 200 passes) reaches a live state.
-	m, _, _ = hunt(t, lassotest.Slow(200), lasso.Options{Key: func(*sim.Sim) uint64 { return 0 }, Replays: 150}, 3, 1000)
+	m, _, _ = hunt(t, lassotest.Slow(200), lasso.Options{Key: func(*engine.Sim) uint64 { return 0 }, Replays: 150}, 3, 1000)
 	if st := m.Stats(); st.Confirmed != 0 || st.Discarded == 0 {
 		t.Errorf("constant key: %+v", st)
 	}
@@ -328,7 +362,7 @@ func TestCustomKey(t *testing.T) {
 // lasso again in the recorded path and sees the rest of it repeat the
 // cycle.
 func TestSpinAndAnalyze(t *testing.T) {
-	cfg := lassotest.Philosophers(2, false)
+	cfg := diners(t, 2, false)
 	m, res, sims := hunt(t, cfg, lasso.Options{OnLasso: lasso.Spin}, 40, 300)
 	fs := m.Findings()
 	if len(fs) == 0 {
@@ -343,7 +377,7 @@ func TestSpinAndAnalyze(t *testing.T) {
 		if r.Steps != 300 {
 			t.Errorf("walk %d: dead after %d steps", i, r.Steps)
 		}
-		f, err := lasso.Analyze(cfg, sim.Options{}, sims[i].ChoiceValues(), 0, lasso.Options{})
+		f, err := lasso.Analyze(cfg, engine.Options{}, sims[i].ChoiceValues(), 0, lasso.Options{})
 		if err != nil || f == nil {
 			t.Fatalf("walk %d: Analyze: %v, %v", i, f, err)
 		}
@@ -356,10 +390,10 @@ func TestSpinAndAnalyze(t *testing.T) {
 		t.Errorf("%d dead walks, stats %+v", dead, m.Stats())
 	}
 	// The fixed system's paths contain none.
-	fixed := lassotest.Philosophers(2, true)
+	fixed := diners(t, 2, true)
 	_, res, sims = hunt(t, fixed, lasso.Options{}, 5, 300)
 	for i := range res {
-		if f, err := lasso.Analyze(fixed, sim.Options{}, sims[i].ChoiceValues(), 0, lasso.Options{}); err != nil || f != nil {
+		if f, err := lasso.Analyze(fixed, engine.Options{}, sims[i].ChoiceValues(), 0, lasso.Options{}); err != nil || f != nil {
 			t.Errorf("fixed walk %d: %v %v", i, f, err)
 		}
 	}
@@ -368,13 +402,13 @@ func TestSpinAndAnalyze(t *testing.T) {
 // TestWalkFrom: walks from a state of the livelock find a lasso; walks
 // from a live end of the fixed system do not.
 func TestWalkFrom(t *testing.T) {
-	cfg := lassotest.Philosophers(3, false)
+	cfg := diners(t, 3, false)
 	f, n, err := lasso.WalkFrom(lasso.WalkConfig{System: cfg, Walks: 50, MaxSteps: 500, Seed: 3})
 	if err != nil || f == nil {
 		t.Fatalf("WalkFrom: %v %v after %d walks", f, err, n)
 	}
 	checkExactLasso(t, cfg, f)
-	f, n, err = lasso.WalkFrom(lasso.WalkConfig{System: lassotest.Philosophers(3, true), Walks: 50, MaxSteps: 500, Seed: 3})
+	f, n, err = lasso.WalkFrom(lasso.WalkConfig{System: diners(t, 3, true), Walks: 50, MaxSteps: 500, Seed: 3})
 	if err != nil || f != nil || n != 50 {
 		t.Fatalf("fixed: %v %v %d", f, err, n)
 	}
@@ -386,7 +420,7 @@ func TestWalkFrom(t *testing.T) {
 // with exact hashing reports nothing there; partial hashing is fooled by
 // the growing count for RT rounds, and Spin then refutes it.
 func TestTemperature(t *testing.T) {
-	m, _, _ := hunt(t, lassotest.Philosophers(2, false), lasso.Options{NoLasso: true, Temperature: 30}, 100, 500)
+	m, _, _ := hunt(t, diners(t, 2, false), lasso.Options{NoLasso: true, Temperature: 30}, 100, 500)
 	if st := m.Stats(); st.Alarms == 0 || st.Confirmed != 0 || st.States != 0 {
 		t.Errorf("philosophers: %+v", st)
 	}
@@ -433,7 +467,7 @@ func TestTemperature(t *testing.T) {
 // TestDeterministic: the same walks make the same findings.
 func TestDeterministic(t *testing.T) {
 	run := func() []*lasso.Finding {
-		m, _, _ := hunt(t, lassotest.Philosophers(3, false), lasso.Options{}, 30, 500)
+		m, _, _ := hunt(t, diners(t, 3, false), lasso.Options{}, 30, 500)
 		return m.Findings()
 	}
 	a, b := run(), run()
@@ -448,7 +482,7 @@ func TestDeterministic(t *testing.T) {
 // and ends Observed there with the alarm (LiveAt set). A partial lasso that
 // stops repeating is refuted and reported no more.
 func TestReport(t *testing.T) {
-	cfg := lassotest.Philosophers(2, false)
+	cfg := diners(t, 2, false)
 	for _, until := range []int{300, 0} {
 		m, res, _ := hunt(t, cfg, lasso.Options{OnLasso: lasso.Report, Until: until}, 40, 300)
 		observed := 0
@@ -461,7 +495,7 @@ func TestReport(t *testing.T) {
 			}
 			observed++
 			f, ok := r.Observed.(*lasso.Finding)
-			if !ok || f.Kind != lasso.KindLasso || r.Property != f.Property || f.Property != "Fed" {
+			if !ok || f.Kind != lasso.KindLasso || r.Property != f.Property || f.Property != philosophers.EveryoneEats.Name {
 				t.Fatalf("until %d, walk %d: verdict %q %+v", until, i, r.Property, r.Observed)
 			}
 			checkExactLasso(t, cfg, f)
@@ -508,16 +542,16 @@ func TestReport(t *testing.T) {
 // first lasso in path order the search's violation, the same for any
 // number of workers, with the walk's path the cycle unrolled to d_max.
 func TestSearchReports(t *testing.T) {
-	cfg := lassotest.Philosophers(2, false)
+	cfg := diners(t, 2, false)
 	var first *lasso.Finding
 	var path int64
 	for _, workers := range []int{1, 4} {
 		m := lasso.NewMonitor(lasso.Options{OnLasso: lasso.Report, Until: 300})
-		res, err := search.Run(search.Config{System: cfg, WalkDepth: 300, Seed: 1, Workers: workers, Observe: m.Observer})
+		res, err := explore.Run(context.Background(), explore.Config{System: cfg, Strategy: dfs.Strategy{}, WalkDepth: 300, Seed: 1, Workers: workers, Observe: m.Observer})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Verdict != search.Liveness || len(res.Violations) != 1 {
+		if res.Verdict != explore.Liveness || len(res.Violations) != 1 {
 			t.Fatalf("workers %d: verdict %v", workers, res.Verdict)
 		}
 		v := res.Violations[0]
@@ -534,5 +568,41 @@ func TestSearchReports(t *testing.T) {
 		} else if v.Path != path || f.Stem != first.Stem || f.Steps != first.Steps {
 			t.Errorf("workers %d: lasso %d+%d at path %d, want %d+%d at path %d", workers, f.Stem, f.CycleLen, v.Path, first.Stem, first.CycleLen, path)
 		}
+	}
+}
+
+// TestCommitted: a monitor that counts committed walks only sees nothing
+// of a walk until its detector's Commit, then exactly what a monitor that
+// counts as it goes saw; walks never committed are never counted.
+func TestCommitted(t *testing.T) {
+	cfg := diners(t, 2, false)
+	live := lasso.NewMonitor(lasso.Options{})
+	committed := lasso.NewMonitor(lasso.Options{})
+	committed.Committed = true
+	var detectors []*lasso.Detector
+	for i := range 10 {
+		for _, m := range []*lasso.Monitor{live, committed} {
+			s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(walks.SeedFor(7, uint64(i)))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			obs := m.Observer()
+			walks.Walk(s, &walks.Config{MaxSteps: 300, Liveness: cfg.Liveness, Observe: obs})
+			if m == committed {
+				detectors = append(detectors, obs.(*lasso.Detector))
+			}
+		}
+	}
+	if st := committed.Stats(); st != (lasso.Stats{}) || len(committed.Findings()) != 0 {
+		t.Fatalf("before Commit: %+v, %d findings", st, len(committed.Findings()))
+	}
+	for _, d := range detectors {
+		d.Commit()
+	}
+	if a, b := live.Stats(), committed.Stats(); a != b || a.Confirmed == 0 {
+		t.Errorf("committed %+v, counted as they went %+v", b, a)
+	}
+	if a, b := live.Findings(), committed.Findings(); !reflect.DeepEqual(a, b) {
+		t.Errorf("findings differ: %d vs %d", len(a), len(b))
 	}
 }

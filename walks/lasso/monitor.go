@@ -26,6 +26,12 @@ type Monitor struct {
 	// makes it (a copy), from the walk's goroutine, in no particular
 	// order across walks. It must not block.
 	OnFinding func(*Finding)
+	// Committed, set before the first Observer, makes the monitor count a
+	// walk and take its findings only when the search commits the walk's
+	// path (Detector.Commit, which package explore calls in path order):
+	// Stats and Findings then cover the committed paths only, the same
+	// for any number of workers. OnFinding is then called at the commit.
+	Committed bool
 
 	mu       sync.Mutex
 	findings []*Finding
@@ -45,7 +51,9 @@ func (m *Monitor) Options() Options { return m.o }
 func (m *Monitor) Observer() walks.Observer {
 	d := NewDetector(m.o)
 	d.m = m
-	m.c.walks.Add(1)
+	if !m.Committed {
+		m.c.walks.Add(1)
+	}
 	return d
 }
 

@@ -1,8 +1,6 @@
 package lasso
 
-import (
-	"github.com/macemc/macemc/sim"
-)
+import "github.com/macemc/macemc/sim/engine"
 
 // cycleStep is one transition of a suspected cycle: the ready event it
 // ran (its index among the ready events and its signature) and the
@@ -10,7 +8,7 @@ import (
 type cycleStep struct {
 	event int32
 	sig   uint64
-	sub   []sim.Choice
+	sub   []engine.Choice
 }
 
 // cycleChooser schedules a cycle's transitions again and again (seed 000,
@@ -22,12 +20,12 @@ type cycleStep struct {
 // answers -1, which makes the simulator's step fail, and with one it hands
 // every later choice to the fallback.
 type cycleChooser struct {
-	s        *sim.Sim
+	s        *engine.Sim
 	steps    []cycleStep
 	pos      int // the step being executed; -1 before the first
 	sub      int // handler choices answered in this step
 	mismatch bool
-	fallback sim.Chooser
+	fallback engine.Chooser
 	// repeats counts the event choices answered from the cycle.
 	repeats int
 }
@@ -36,12 +34,12 @@ func newCycleChooser(steps []cycleStep) *cycleChooser {
 	return &cycleChooser{steps: steps, pos: -1}
 }
 
-// Choose implements sim.Chooser.
-func (c *cycleChooser) Choose(kind sim.ChoiceKind, n int, weights []float64) int {
+// Choose implements engine.Chooser.
+func (c *cycleChooser) Choose(kind engine.ChoiceKind, n int, weights []float64) int {
 	if c.mismatch {
 		return c.miss(kind, n, weights)
 	}
-	if kind == sim.ChooseEvent {
+	if kind == engine.ChooseEvent {
 		if c.pos >= 0 && c.sub != len(c.steps[c.pos].sub) {
 			return c.miss(kind, n, weights)
 		}
@@ -78,7 +76,7 @@ func (c *cycleChooser) Choose(kind sim.ChoiceKind, n int, weights []float64) int
 	return int(v)
 }
 
-func (c *cycleChooser) miss(kind sim.ChoiceKind, n int, weights []float64) int {
+func (c *cycleChooser) miss(kind engine.ChoiceKind, n int, weights []float64) int {
 	c.mismatch = true
 	if c.fallback != nil {
 		return c.fallback.Choose(kind, n, weights)
@@ -94,14 +92,14 @@ func (c *cycleChooser) stepDone() bool {
 
 // cycleSteps extracts the transitions from state from to state to of s's
 // execution from its choice log.
-func cycleSteps(s *sim.Sim, from, to int) []cycleStep {
+func cycleSteps(s *engine.Sim, from, to int) []cycleStep {
 	cs := s.Choices()
 	out := make([]cycleStep, 0, to-from)
 	for t := from; t < to; t++ {
 		a, b := s.StepStart(t), s.StepStart(t+1)
 		st := cycleStep{event: cs[a].Value}
 		if b > a+1 {
-			st.sub = append([]sim.Choice(nil), cs[a+1:b]...)
+			st.sub = append([]engine.Choice(nil), cs[a+1:b]...)
 		}
 		out = append(out, st)
 	}

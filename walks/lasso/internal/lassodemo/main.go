@@ -1,8 +1,9 @@
-// Command lassodemo is macemc with the lasso-* example systems of package
-// lassotest registered besides the usual ones: scripts/lasso_table.sh runs
-// it, and it shows lasso detection on systems built for it.
+// Command lassodemo is macemc with the lasso-* systems of package lassotest
+// registered besides the usual ones: scripts/lasso_table.sh runs it, and it
+// shows what lasso detection and the temperature method make of systems
+// that only look like livelocks.
 //
-//	go run ./walks/lasso/internal/lassodemo search --system lasso-philosophers --lasso
+//	go run ./walks/lasso/internal/lassodemo search --system lasso-slow --temperature 50
 package main
 
 import (

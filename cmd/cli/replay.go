@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/trace"
+)
+
+// replay replays a trace with full logging and says whether the recorded
+// violation reproduces.
+func (a *App) replay(args []string) (int, error) {
+	fs := a.newFlags("replay", "--trace FILE [--log FILE] [--steps N] [--json]")
+	path := fs.String("trace", "", "trace file to replay")
+	logPath := fs.String("log", "", "write the full log here (default: stdout, unless --json)")
+	steps := fs.Int("steps", -1, "replay only this many steps")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	if err := parse(fs, args); err != nil {
+		return ExitUsage, err
+	}
+	if *path == "" {
+		return ExitUsage, usagef("--trace is required")
+	}
+	t, err := trace.Read(*path)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	var log io.Writer = a.Stdout
+	var buf strings.Builder
+	if *logPath != "" || *asJSON {
+		log = &buf
+	}
+	r, err := search.Replay(t, *steps, log)
+	if err != nil {
+		return ExitUsage, usageError{fmt.Errorf("%s: %w", *path, err)}
+	}
+	if *logPath != "" {
+		if err := trace.WriteAtomic(*logPath, func(w io.Writer) error { _, err := io.WriteString(w, buf.String()); return err }); err != nil {
+			return ExitUsage, err
+		}
+	}
+	if *asJSON {
+		out := map[string]any{"system": t.System, "params": t.Params, "kind": t.Kind, "property": t.Property, "steps": r.Steps,
+			"critical": t.Critical, "condition": t.Condition, "properties": r.Properties, "reproduced": r.Reproduced}
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return ExitUsage, err
+		}
+	} else {
+		w := a.Stdout
+		if *logPath == "" {
+			w = a.Stderr
+		}
+		fmt.Fprintf(w, "replayed %s: system %s %s, %d of %d steps (%s)\n", *path, t.System, sim.Params(t.Params).Canonical(), r.Steps, r.Total, t.Kind)
+		if r.Err != nil {
+			fmt.Fprintf(w, "  stopped: %v\n", r.Err)
+		}
+		for _, p := range r.Properties {
+			fmt.Fprintf(w, "  %-8s %-20s holds=%v\n", p.Kind, p.Name, p.Holds)
+		}
+		if t.Critical >= 0 && t.Condition != "" {
+			fmt.Fprintf(w, "critical transition: step %d (%s)\n", t.Critical, t.Condition)
+		}
+		switch {
+		case r.Reproduced:
+			fmt.Fprintf(w, "reproduced: %s\n", t.Property)
+		case t.Property != "":
+			fmt.Fprintf(w, "not reproduced: %s (replay the whole trace to see it)\n", t.Property)
+		}
+		if *logPath != "" {
+			fmt.Fprintf(w, "log: %s\n", *logPath)
+		}
+	}
+	if r.Reproduced {
+		return ExitViolation, nil
+	}
+	return ExitNone, nil
+}
+
+// critical re-runs the critical-transition search on a saved trace.
+func (a *App) critical(args []string) (int, error) {
+	fs := a.newFlags("critical", "--trace FILE [--walks K] [--walk-depth D] [--seed S] [--workers N] [--out DIR] [--json]")
+	path := fs.String("trace", "", "trace of a liveness violation (error.trace)")
+	var o search.CriticalOptions
+	fs.IntVar(&o.Walks, "walks", search.DefaultWalks, "k: random walks per probe")
+	fs.IntVar(&o.WalkDepth, "walk-depth", 0, "d_max (default: the trace's)")
+	seed := fs.Uint64("seed", 0, "random seed (default: the trace's)")
+	fs.IntVar(&o.Workers, "workers", 0, "parallel workers (0: all cores)")
+	fs.StringVar(&o.Out, "out", "", "write live.trace, live.log and critical.json here (default: beside the trace)")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	if err := parse(fs, args); err != nil {
+		return ExitUsage, err
+	}
+	switch {
+	case *path == "":
+		return ExitUsage, usagef("--trace is required")
+	case o.Walks < 1 || o.Walks > search.MaxWalks:
+		return ExitUsage, usagef("--walks %d: allowed 1 to %d", o.Walks, search.MaxWalks)
+	case o.WalkDepth < 0 || o.WalkDepth > search.MaxWalkDepth:
+		return ExitUsage, usagef("--walk-depth %d: allowed 0 (the trace's) to %d", o.WalkDepth, search.MaxWalkDepth)
+	case o.Workers < 0 || o.Workers > search.MaxWorkers:
+		return ExitUsage, usagef("--workers %d: allowed 0 (all cores) to %d", o.Workers, search.MaxWorkers)
+	}
+	if fs.Changed("seed") {
+		o.Seed = seed
+	}
+	t, err := trace.Read(*path)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	if o.Out == "" {
+		o.Out = filepath.Dir(*path)
+	}
+	ctx, stop := a.signals()
+	defer stop()
+	prog := &progress{w: a.Stderr, on: a.Terminal && !*asJSON}
+	o.Progress = func(p critical.Probe) { prog.line("probe at step %d recovers=%v", p.Step, p.Recovers) }
+	r, err := search.RefineCritical(ctx, t, o)
+	prog.clear()
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetIndent("", "  ")
+		return ExitViolation, enc.Encode(r)
+	}
+	c := r.Critical
+	fmt.Fprintf(a.Stdout, "critical transition: step %d, %s (condition %s, k=%d, d_max=%d, %d probes, %.2fs)\n", c.Step, c.Event, c.Condition, c.Walks, c.WalkDepth, c.Probes, c.Elapsed.Seconds())
+	fmt.Fprintf(a.Stdout, "  %s\n", strings.ReplaceAll(strings.TrimSpace(c.Explain), "\n", "\n  "))
+	for _, key := range []string{"critical", "live_log", "live_trace"} {
+		if p, ok := r.Files[key]; ok {
+			fmt.Fprintf(a.Stdout, "  %-12s %s\n", key, p)
+		}
+	}
+	return ExitViolation, nil
+}

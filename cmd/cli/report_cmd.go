@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"github.com/macemc/macemc/mdb/htmlreport"
+)
+
+// report makes the HTML page of a result directory (again).
+func (a *App) report(args []string) (int, error) {
+	fs := a.newFlags("report", "DIR [--html FILE]")
+	file := fs.String("html", "", "write the page here (default: DIR/report.html)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return ExitUsage, err
+		}
+		return ExitUsage, usageError{err}
+	}
+	if fs.NArg() != 1 {
+		return ExitUsage, usagef("give one result directory, the --out of %s search (default macemc-out)", a.Name)
+	}
+	dir := fs.Arg(0)
+	in, err := htmlreport.ReadDir(dir)
+	if err != nil {
+		return ExitUsage, usageError{err}
+	}
+	in.Options.Tool = a.Name
+	if *file == "" {
+		*file = filepath.Join(dir, htmlreport.PageFile)
+	}
+	if err := htmlreport.WriteFile(*file, in); err != nil {
+		if errors.Is(err, htmlreport.ErrInput) {
+			return ExitUsage, usageError{err}
+		}
+		return ExitUsage, err
+	}
+	fmt.Fprintf(a.Stdout, "wrote %s: open it in a browser\n", *file)
+	return ExitNone, nil
+}

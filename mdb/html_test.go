@@ -1,0 +1,36 @@
+package mdb_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestGraphHTML: g --html writes the report page of the session's paths,
+// opening at the current step.
+func TestGraphHTML(t *testing.T) {
+	s, f := fixtureSession(t)
+	file := filepath.Join(t.TempDir(), "page.html")
+	s.run("j crit")
+	mustContain(t, s.run("g --html "+file), "wrote "+file, "the error path and the live path")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	for i := 0; i < 3; i++ {
+		mustContain(t, page, fmt.Sprintf(`class="lane-head" data-node="%d"`, i))
+	}
+	sel := regexp.MustCompile(`"select":(\d+)`).FindStringSubmatch(page)
+	if sel == nil || sel[1] != fmt.Sprint(f.Error.Critical) {
+		t.Errorf("the page opens at step %v, want the current step %d", sel, f.Error.Critical)
+	}
+	if !strings.Contains(page, `data-name="live"`) || !strings.Contains(page, `id="compare"`) {
+		t.Error("the page lacks the live path or the comparison at the critical step")
+	}
+	mustContain(t, s.fail("g --html"), "needs a file")
+	mustContain(t, s.fail("g --html "+filepath.Join(t.TempDir(), "no", "such", "dir", "p.html")), "graph:")
+}

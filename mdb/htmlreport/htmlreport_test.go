@@ -1,0 +1,891 @@
+package htmlreport_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/macemc/macemc/mdb/htmlreport"
+	"github.com/macemc/macemc/mdb/htmlreport/reporttest"
+	"github.com/macemc/macemc/mdb/mdbtest"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/trace"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite the golden files under testdata")
+
+// ---- reading a page ----
+
+// page is a parsed report.html and its data.
+type page struct {
+	doc  *html.Node
+	data pageData
+	raw  []byte
+}
+
+// pageData mirrors what htmlreport writes into the page for its script.
+type pageData struct {
+	Nodes []string `json:"nodes"`
+	Strs  []string `json:"strs"`
+	Props []struct {
+		Name, Kind string
+	} `json:"props"`
+	Paths []struct {
+		Name        string  `json:"name"`
+		Steps       int     `json:"steps"`
+		Crit        int     `json:"crit"`
+		Shared      int     `json:"shared"`
+		CycleStart  int     `json:"cycleStart"`
+		CycleLen    int     `json:"cycleLen"`
+		Fail        int     `json:"fail"`
+		FailText    string  `json:"failText"`
+		Stack       string  `json:"stack"`
+		Tail        int     `json:"tail"`
+		TailTop     []int   `json:"tailTop"`
+		Ev          []int   `json:"ev"`
+		Msgs        []int   `json:"msgs"`
+		Init        [][]int `json:"init"`
+		Diffs       []int   `json:"diffs"`
+		Props       []int   `json:"props"`
+		StatesUntil int     `json:"statesUntil"`
+	} `json:"paths"`
+	Select int `json:"select"`
+}
+
+func readPage(t *testing.T, file string) *page {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("parse %s: %v", file, err)
+	}
+	p := &page{doc: doc, raw: raw}
+	script := find(doc, func(n *html.Node) bool { return n.Data == "script" && attr(n, "id") == "macemc-data" })
+	if len(script) != 1 {
+		t.Fatalf("%d data scripts in the page", len(script))
+	}
+	if err := json.Unmarshal([]byte(text(script[0])), &p.data); err != nil {
+		t.Fatalf("the page's data: %v", err)
+	}
+	return p
+}
+
+func find(n *html.Node, pred func(*html.Node) bool) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && pred(n) {
+			out = append(out, n)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func hasClass(n *html.Node, class string) bool {
+	return slices.Contains(strings.Fields(attr(n, "class")), class)
+}
+
+// byClass finds the elements of tag (any tag when "") with class.
+func byClass(n *html.Node, tag, class string) []*html.Node {
+	return find(n, func(n *html.Node) bool { return (tag == "" || n.Data == tag) && hasClass(n, class) })
+}
+
+func byID(n *html.Node, id string) *html.Node {
+	if f := find(n, func(n *html.Node) bool { return attr(n, "id") == id }); len(f) > 0 {
+		return f[0]
+	}
+	return nil
+}
+
+func text(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// stateAt rebuilds every section's text after n steps of path i from the
+// page's data, as the page's script does.
+func (p *page) stateAt(i, n int) []string {
+	d := p.data.Paths[i]
+	cur := make([][]int, len(d.Init))
+	for k, c := range d.Init {
+		cur[k] = slices.Clone(c)
+	}
+	for o := 0; o < len(d.Diffs); {
+		step, k, at, del, nins := d.Diffs[o], d.Diffs[o+1], d.Diffs[o+2], d.Diffs[o+3], d.Diffs[o+4]
+		if step > n {
+			break
+		}
+		cur[k] = slices.Replace(cur[k], at, at+del, d.Diffs[o+5:o+5+nins]...)
+		o += 5 + nins
+	}
+	out := make([]string, len(cur))
+	for k, c := range cur {
+		var b strings.Builder
+		for _, id := range c {
+			b.WriteString(p.data.Strs[id] + "\n")
+		}
+		out[k] = b.String()
+	}
+	return out
+}
+
+// replayed returns every node's state (without its title line) and the
+// network after n steps of t, from the simulator itself.
+func replayed(t *testing.T, tr *trace.Trace, n int) []string {
+	t.Helper()
+	s, err := tr.Replay(n, nil)
+	if err != nil && !errors.Is(err, engine.ErrHandlerPanic) {
+		t.Fatalf("replay %d steps: %v", n, err)
+	}
+	var out []string
+	for i := 0; i < s.Nodes(); i++ {
+		_, body, _ := strings.Cut(s.NodeText(sim.NodeID(i)), "\n")
+		out = append(out, body)
+	}
+	return append(out, s.NetworkText())
+}
+
+// ---- every example system ----
+
+// TestExamplePages renders every example system's finding (budget:
+// reporttest.Examples) and checks the page: the headline names the
+// verdict; one lane per node; the critical step, the lasso's cycle or the
+// failing step is marked; the dead and live states at the critical step
+// are compared section by section; the states the script rebuilds are the
+// simulator's; every delivered message ends where a node receives it; and
+// nothing is fetched from outside the file.
+func TestExamplePages(t *testing.T) {
+	for _, ex := range reporttest.Examples {
+		t.Run(ex.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			reporttest.Search(t, dir, ex)
+			if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+			rep, err := htmlreport.ReadReport(filepath.Join(dir, htmlreport.ReportFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Verdict != ex.Verdict || rep.Kind != ex.Kind {
+				t.Fatalf("the search found %s/%s, want %s/%s", rep.Verdict, rep.Kind, ex.Verdict, ex.Kind)
+			}
+			et, err := trace.Read(filepath.Join(dir, htmlreport.ErrorTrace))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := et.Config()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkHeadline(t, p, rep)
+			checkSelfContained(t, p)
+
+			// One lane per node, titled as the simulator names the node.
+			heads := byClass(p.doc, "div", "lane-head")
+			if len(heads) != cfg.Nodes {
+				t.Fatalf("%d lane heads for %d nodes", len(heads), cfg.Nodes)
+			}
+			s0 := replayedTitles(t, et)
+			for i, h := range heads {
+				if text(h) != s0[i] || attr(h, "data-node") != strconv.Itoa(i) {
+					t.Errorf("lane %d is %q (data-node %s), want %q", i, text(h), attr(h, "data-node"), s0[i])
+				}
+			}
+			ep := p.data.Paths[0]
+			if ep.Name != "error" || ep.Steps != et.Steps {
+				t.Fatalf("the first path is %q with %d steps, want the error path's %d", ep.Name, ep.Steps, et.Steps)
+			}
+			if len(ep.Ev) != 5*ep.Steps {
+				t.Errorf("%d event numbers for %d steps", len(ep.Ev), ep.Steps)
+			}
+
+			// The telling step is marked and selected.
+			switch {
+			case ex.Kind == "dead":
+				if ep.Crit != et.Critical || ep.Crit < 0 || (rep.Critical != nil && rep.Critical.Step != ep.Crit) {
+					t.Fatalf("critical step %d on the page, %d in the trace", ep.Crit, et.Critical)
+				}
+				checkMark(t, p, "crit", ep.Crit)
+				if p.data.Select != ep.Crit {
+					t.Errorf("the page opens at step %d, not the critical step %d", p.data.Select, ep.Crit)
+				}
+				checkCompare(t, p, et, dir)
+			case ex.Kind == "lasso":
+				if ep.CycleLen != rep.Lasso.CycleLength || ep.CycleStart != rep.Lasso.Stem {
+					t.Fatalf("cycle %d+%d on the page, the report's is %d+%d", ep.CycleStart, ep.CycleLen, rep.Lasso.Stem, rep.Lasso.CycleLength)
+				}
+				checkMark(t, p, "cycle", ep.CycleStart+1)
+				if byID(p.doc, "lasso") == nil {
+					t.Error("no lasso section")
+				}
+				// The cycle returns to its first state.
+				if a, b := p.stateAt(0, ep.CycleStart), p.stateAt(0, ep.CycleStart+ep.CycleLen); !slices.Equal(a, b) && rep.Lasso.Hash == "exact" {
+					t.Errorf("the page's states at the cycle's ends differ:\n%v\n%v", a, b)
+				}
+			case ex.Verdict == "safety":
+				if ep.Fail != ep.Steps {
+					t.Fatalf("failing step %d, want the last, %d", ep.Fail, ep.Steps)
+				}
+				checkMark(t, p, "fail", ep.Fail)
+				f := byID(p.doc, "failure")
+				if f == nil || !strings.Contains(text(f), rep.Property) {
+					t.Errorf("the failure section does not name %s", rep.Property)
+				}
+			}
+
+			// The states the script rebuilds are the simulator's.
+			for _, n := range []int{0, 1, ep.Steps / 2, max(ep.Crit, 0), ep.Steps} {
+				if got, want := p.stateAt(0, n), replayed(t, et, n); !slices.Equal(got, want) {
+					t.Errorf("step %d: the page's state differs from the replay:\n%q\n%q", n, got, want)
+				}
+			}
+			for _, d := range p.data.Paths[1:] {
+				if d.Name == "live" && (d.Crit != -1 || d.Fail != -1) {
+					t.Errorf("the live path has a critical step %d or a failure %d: none of its states is dead", d.Crit, d.Fail)
+				}
+			}
+			checkMessages(t, p)
+		})
+	}
+}
+
+func replayedTitles(t *testing.T, tr *trace.Trace) []string {
+	t.Helper()
+	s, err := tr.Replay(0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i := 0; i < s.Nodes(); i++ {
+		title, _, _ := strings.Cut(s.NodeText(sim.NodeID(i)), "\n")
+		out = append(out, title)
+	}
+	return out
+}
+
+func checkHeadline(t *testing.T, p *page, rep *htmlreport.Report) {
+	t.Helper()
+	h := byID(p.doc, "headline")
+	if h == nil {
+		t.Fatal("no headline")
+	}
+	h1 := text(find(h, func(n *html.Node) bool { return n.Data == "h1" })[0])
+	want := map[string]string{"liveness": "Liveness violation of " + rep.Property, "safety": "Safety violation of " + rep.Property}[rep.Verdict]
+	if rep.Certainty != "" && !strings.Contains(text(h), rep.Certainty) {
+		t.Errorf("the headline does not give the certainty %q", rep.Certainty)
+	}
+	if !strings.Contains(h1, want) || !strings.Contains(h1, rep.System) {
+		t.Errorf("headline %q, want %q in %s", h1, want, rep.System)
+	}
+	facts := text(h)
+	for _, w := range []string{sim.Params(rep.Params).Canonical(), "seed", strconv.FormatUint(rep.Seed, 10), rep.Replay, "walk depth d_max", "report"} {
+		if !strings.Contains(facts, w) {
+			t.Errorf("the headline does not say %q", w)
+		}
+	}
+	if !strings.Contains(facts, rep.Debug) {
+		t.Errorf("the headline does not give the mdb command %q", rep.Debug)
+	}
+}
+
+// checkSelfContained fails when the page refers to anything outside it.
+func checkSelfContained(t *testing.T, p *page) {
+	t.Helper()
+	for _, n := range find(p.doc, func(n *html.Node) bool { return true }) {
+		for _, a := range n.Attr {
+			switch a.Key {
+			case "src", "href", "xlink:href", "action", "srcset":
+				if !strings.HasPrefix(a.Val, "#") && !strings.HasPrefix(a.Val, "data:") {
+					t.Errorf("<%s %s=%q>: the page must be self-contained", n.Data, a.Key, a.Val)
+				}
+			}
+		}
+		if n.Data == "link" {
+			t.Errorf("the page has a <link> element")
+		}
+	}
+	if bytes.Contains(p.raw, []byte("@import")) || bytes.Contains(p.raw, []byte("url(http")) {
+		t.Error("the page's style fetches something")
+	}
+}
+
+func checkMark(t *testing.T, p *page, class string, step int) {
+	t.Helper()
+	for _, m := range byClass(p.doc, "button", "mark") {
+		if hasClass(m, class) && attr(m, "data-path") == "0" && attr(m, "data-step") == strconv.Itoa(step) {
+			return
+		}
+	}
+	t.Errorf("no %s mark at step %d", class, step)
+}
+
+// checkCompare checks the side-by-side comparison at the critical step.
+func checkCompare(t *testing.T, p *page, et *trace.Trace, dir string) {
+	t.Helper()
+	c := byID(p.doc, "compare")
+	lt, err := trace.Read(filepath.Join(dir, htmlreport.LiveTrace))
+	if err != nil {
+		if c != nil {
+			t.Error("a comparison without a live trace")
+		}
+		return
+	}
+	if c == nil {
+		t.Fatal("no comparison of the dead and live states at the critical step")
+	}
+	secs := byClass(c, "div", "section-diff")
+	if len(secs) != len(p.data.Nodes)+1 {
+		t.Fatalf("%d sections compared, want every node and the network", len(secs))
+	}
+	dead, live := replayed(t, et, et.Critical), replayed(t, lt, et.Critical)
+	differ := 0
+	for k, sec := range secs {
+		same := hasClass(sec, "same")
+		if same != (dead[k] == live[k]) {
+			t.Errorf("section %s: marked same=%v, but the replays say %v", attr(sec, "data-title"), same, dead[k] == live[k])
+		}
+		if !same {
+			differ++
+			// The marked rows hold the lines that differ.
+			rows := byClass(sec, "tr", "change")
+			rows = append(rows, byClass(sec, "tr", "del")...)
+			rows = append(rows, byClass(sec, "tr", "add")...)
+			if len(rows) == 0 {
+				t.Errorf("section %s differs but no row is marked", attr(sec, "data-title"))
+			}
+			for _, r := range rows {
+				tds := find(r, func(n *html.Node) bool { return n.Data == "td" })
+				l, rr := strings.TrimSpace(text(tds[0])), strings.TrimSpace(text(tds[1]))
+				if l != "" && !strings.Contains(dead[k], l) || rr != "" && !strings.Contains(live[k], rr) {
+					t.Errorf("section %s: the marked row %q | %q is not from the dead and live states", attr(sec, "data-title"), l, rr)
+				}
+			}
+		}
+	}
+	if differ == 0 {
+		t.Error("the dead and live states at the critical step are identical")
+	}
+}
+
+// checkMessages checks every message record: a delivered one ends at a
+// step where its receiver receives a message of its type from its sender.
+func checkMessages(t *testing.T, p *page) {
+	t.Helper()
+	for i, d := range p.data.Paths {
+		for m := 0; m < len(d.Msgs); m += 7 {
+			step, from, to, end, flags, typ := d.Msgs[m], d.Msgs[m+1], d.Msgs[m+2], d.Msgs[m+3], d.Msgs[m+4], p.data.Strs[d.Msgs[m+6]]
+			if end < 0 {
+				if flags&3 != 3 {
+					t.Errorf("path %d: a message without an end is not in flight (flags %d)", i, flags)
+				}
+				continue
+			}
+			if end <= step || end > d.Steps {
+				t.Fatalf("path %d: message sent at %d ends at %d", i, step, end)
+			}
+			ev := d.Ev[(end-1)*5:]
+			kind, node, peer := engine.EventKind(ev[0]), ev[1], ev[2]
+			desc := p.data.Strs[ev[3]]
+			switch flags & 3 {
+			case 0, 1:
+				want := []engine.EventKind{engine.EvMessage}
+				if flags&4 != 0 {
+					want = []engine.EventKind{engine.EvDatagram, engine.EvDrop}
+				}
+				if !slices.Contains(want, kind) || node != to || peer != from || !strings.Contains(desc, typ) {
+					t.Errorf("path %d: %s %d->%d sent at step %d ends at step %d: %q", i, typ, from, to, step, end, desc)
+				}
+			case 2:
+				if kind != engine.EvBreak {
+					t.Errorf("path %d: a message lost at step %d, which is %q", i, end, desc)
+				}
+			}
+		}
+	}
+}
+
+// ---- a dead path's tail, a minimized path, a panic ----
+
+// TestTailCollapses checks that transport's 2,000-step dead path starts
+// collapsed after its last new kind of event, and that the summary counts
+// the tail's events.
+func TestTailCollapses(t *testing.T) {
+	dir := t.TempDir()
+	reporttest.Search(t, dir, reporttest.Examples[0])
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	ep := p.data.Paths[0]
+	if ep.Tail < ep.Crit || ep.Steps-ep.Tail < 200 {
+		t.Fatalf("tail after step %d of %d (critical %d): want a long collapsed tail after the critical step", ep.Tail, ep.Steps, ep.Crit)
+	}
+	total := 0
+	for i := 1; i < len(ep.TailTop); i += 2 {
+		total += ep.TailTop[i]
+	}
+	if total == 0 || total > ep.Steps-ep.Tail {
+		t.Errorf("the tail's summary counts %d events of %d steps", total, ep.Steps-ep.Tail)
+	}
+	// Every kind of event of the tail happened before it.
+	kinds := func(from, to int) map[string]bool {
+		out := map[string]bool{}
+		for n := from; n <= to; n++ {
+			e := ep.Ev[(n-1)*5:]
+			out[fmt.Sprint(e[0], e[1], e[2], p.data.Strs[e[4]])] = true
+		}
+		return out
+	}
+	before := kinds(1, ep.Tail)
+	for k := range kinds(ep.Tail+1, ep.Steps) {
+		if !before[k] {
+			t.Errorf("the collapsed tail has an event %q not seen before it", k)
+		}
+	}
+	checkMark(t, p, "tail", ep.Tail+1)
+}
+
+// TestMinimizedPath gives the page a min.trace (the first steps of the
+// error path up to the critical step) and checks the tab and its data.
+func TestMinimizedPath(t *testing.T) {
+	dir := t.TempDir()
+	mdbtest.Register()
+	f, err := mdbtest.Write(dir, mdbtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	et := f.Found.Error
+	s, err := et.Replay(et.Critical, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt := *et
+	mt.Choices, mt.Steps = s.ChoiceValues(), et.Critical
+	if err := mt.Write(filepath.Join(dir, htmlreport.MinTrace)); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	var names []string
+	for _, d := range p.data.Paths {
+		names = append(names, d.Name)
+	}
+	if !slices.Equal(names, []string{"error", "min", "live"}) {
+		t.Fatalf("paths %v, want error, min, live", names)
+	}
+	tabs := byClass(p.doc, "button", "tab")
+	if len(tabs) != 3 || attr(tabs[1], "data-name") != "min" || !strings.Contains(text(tabs[1]), "minimized") {
+		t.Errorf("the minimized path's tab is missing")
+	}
+	if lp := p.data.Paths[2]; lp.Crit != -1 {
+		t.Errorf("the live path has a critical step (%d): none of its states is dead", lp.Crit)
+	}
+	mp := p.data.Paths[1]
+	if mp.Steps != et.Critical || mp.Crit != et.Critical || mp.Shared != p.data.Paths[0].Shared {
+		t.Errorf("minimized path: %d steps, critical %d, shares %d with the live path; want %d, %d, %d",
+			mp.Steps, mp.Crit, mp.Shared, et.Critical, et.Critical, p.data.Paths[0].Shared)
+	}
+}
+
+// panicky panics on its second message: a handler panic for the page.
+type panicky struct {
+	sim.Base
+	Got int
+}
+
+type ping struct{ N int }
+
+func (p *panicky) HandleApp(ctx *sim.Context, req any) { ctx.Send(1, ping{N: 1}) }
+
+func (p *panicky) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
+	p.Got++
+	if m.(ping).N == 3 {
+		panic("ping 3 is one too many")
+	}
+	ctx.Send(from, ping{N: m.(ping).N + 1})
+}
+
+func init() {
+	sim.Register(&sim.System{
+		Name: "htmlreport-panic",
+		Build: func(sim.Params) (*sim.Config, error) {
+			return &sim.Config{
+				Nodes:   2,
+				Service: func(sim.NodeID) sim.Service { return &panicky{} },
+				App: func(id sim.NodeID) []any {
+					if id == 0 {
+						return []any{"go"}
+					}
+					return nil
+				},
+				Liveness: []sim.Property{{Name: "Three", Check: func(v *sim.View) bool {
+					return sim.Count(v, func(_ sim.NodeID, n *panicky) bool { return n.Got > 0 }) == 2
+				}}},
+			}, nil
+		},
+	})
+}
+
+// TestHandlerPanic renders a trace that ends in a handler panic: the
+// failure names the step, the panic and its stack.
+func TestHandlerPanic(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := (&trace.Trace{System: "htmlreport-panic"}).Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The only execution: app, ping 1, ping 2, ping 3 (panics).
+	s, err := engine.Replay(cfg, nil, 0, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetChooser(engine.NewRandom(1))
+	var stepErr error
+	for stepErr == nil {
+		ok, err := s.Step()
+		if !ok && err == nil {
+			t.Fatal("the system went quiet without panicking")
+		}
+		stepErr = err
+	}
+	if !errors.Is(stepErr, engine.ErrHandlerPanic) {
+		t.Fatal(stepErr)
+	}
+	et := &trace.Trace{System: "htmlreport-panic", Params: map[string]string{}, Choices: s.ChoiceValues(), Steps: s.Steps(),
+		Kind: "safety", Property: "panic in handler", Critical: -1}
+	if err := et.Write(filepath.Join(dir, htmlreport.ErrorTrace)); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	ep := p.data.Paths[0]
+	if ep.Fail != 4 || !strings.Contains(ep.FailText, "ping 3 is one too many") || !strings.Contains(ep.Stack, "HandleMessage") {
+		t.Errorf("fail %d %q, stack %q: want step 4, the panic and its stack", ep.Fail, ep.FailText, firstLines(ep.Stack, 3))
+	}
+	f := byID(p.doc, "failure")
+	if f == nil || !strings.Contains(text(f), "step 4") || !strings.Contains(text(f), "ping 3 is one too many") {
+		t.Fatal("the failure section does not show the panic")
+	}
+	if h1 := text(find(p.doc, func(n *html.Node) bool { return n.Data == "h1" })[0]); !strings.Contains(h1, "Handler panic") {
+		t.Errorf("headline %q", h1)
+	}
+	checkMark(t, p, "fail", 4)
+}
+
+func firstLines(s string, n int) string {
+	ls := strings.SplitN(s, "\n", n+1)
+	return strings.Join(ls[:min(n, len(ls))], "\n")
+}
+
+// ---- input, determinism, golden outline ----
+
+func TestBadInput(t *testing.T) {
+	mdbtest.Register()
+	good := t.TempDir()
+	if _, err := mdbtest.Write(good, mdbtest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	et, err := os.ReadFile(filepath.Join(good, htmlreport.ErrorTrace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown, err := trace.Read(filepath.Join(good, htmlreport.ErrorTrace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown.System = "no-such-system"
+	for _, c := range []struct {
+		name  string
+		files map[string][]byte
+		want  string
+	}{
+		{"empty directory", nil, "neither report.json nor error.trace"},
+		{"report not JSON", map[string][]byte{"report.json": []byte("{")}, "report.json"},
+		{"report of something else", map[string][]byte{"report.json": []byte(`{"a": 1}`)}, "not a macemc search report"},
+		{"violation without a trace", map[string][]byte{"report.json": []byte(`{"verdict": "liveness", "system": "x"}`)}, "has no error.trace"},
+		{"truncated trace", map[string][]byte{"error.trace": et[:len(et)/2]}, "truncated"},
+		{"corrupt trace", map[string][]byte{"error.trace": append(slices.Clone(et[:len(et)-1]), et[len(et)-1]^1)}, "corrupt"},
+		{"unknown system", map[string][]byte{"error.trace": mustMarshal(t, unknown)}, "no-such-system"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, data := range c.files {
+				if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			old := []byte("the page of an earlier search")
+			if err := os.WriteFile(filepath.Join(dir, htmlreport.PageFile), old, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := htmlreport.WriteDir(dir, htmlreport.Options{})
+			if !errors.Is(err, htmlreport.ErrInput) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an ErrInput saying %q", err, c.want)
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, htmlreport.PageFile)); !bytes.Equal(got, old) {
+				t.Error("a failed WriteDir changed the existing page")
+			}
+		})
+	}
+	if err := htmlreport.WriteDir(filepath.Join(good, "missing"), htmlreport.Options{}); !errors.Is(err, htmlreport.ErrInput) {
+		t.Errorf("missing directory: %v", err)
+	}
+}
+
+func mustMarshal(t *testing.T, tr *trace.Trace) []byte {
+	t.Helper()
+	b, err := tr.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestNothingFound renders a report without a finding.
+func TestNothingFound(t *testing.T) {
+	dir := t.TempDir()
+	rep := `{"verdict": "none", "system": "transport", "params": {"fixed": "true"}, "seed": 3, "rounds": 4, "paths": 3000, "stop": "paths"}`
+	if err := os.WriteFile(filepath.Join(dir, htmlreport.ReportFile), []byte(rep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	h := byID(p.doc, "headline")
+	if !strings.Contains(text(h), "Nothing found within the budget") || !hasClass(h, "verdict-none") || !strings.Contains(text(h), "3,000 paths") {
+		t.Errorf("headline: %q", text(h))
+	}
+	if byID(p.doc, "viewer") != nil || len(p.data.Paths) != 0 {
+		t.Error("a page without a finding shows lanes")
+	}
+}
+
+// TestStateLimit: past Limits.StateBytes a path's states are not stored,
+// and the states before are still right.
+func TestStateLimit(t *testing.T) {
+	mdbtest.Register()
+	dir := t.TempDir()
+	f, err := mdbtest.Write(dir, mdbtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := htmlreport.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Options.Limits.StateBytes = 3000
+	file := filepath.Join(dir, htmlreport.PageFile)
+	if err := htmlreport.WriteFile(file, in); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, file)
+	ep := p.data.Paths[0]
+	if ep.StatesUntil <= 0 || ep.StatesUntil >= ep.Steps {
+		t.Fatalf("states stored until step %d of %d with a 3,000-byte limit", ep.StatesUntil, ep.Steps)
+	}
+	for o := 0; o < len(ep.Diffs); o += 5 + ep.Diffs[o+4] {
+		if ep.Diffs[o] > ep.StatesUntil {
+			t.Fatalf("a state diff at step %d, past step %d", ep.Diffs[o], ep.StatesUntil)
+		}
+	}
+	if got, want := p.stateAt(0, ep.StatesUntil), replayed(t, f.Found.Error, ep.StatesUntil); !slices.Equal(got, want) {
+		t.Errorf("step %d: %q, want %q", ep.StatesUntil, got, want)
+	}
+	if len(ep.Ev) != 5*ep.Steps {
+		t.Error("the events past the limit are not all there")
+	}
+	// Without the limit every state is stored.
+	in.Options.Limits.StateBytes = 0
+	if err := htmlreport.WriteFile(file, in); err != nil {
+		t.Fatal(err)
+	}
+	if p := readPage(t, file); p.data.Paths[0].StatesUntil != p.data.Paths[0].Steps {
+		t.Errorf("states stored until %d of %d steps by default", p.data.Paths[0].StatesUntil, p.data.Paths[0].Steps)
+	}
+}
+
+// TestDeterministic: the same result directory gives the same bytes.
+func TestDeterministic(t *testing.T) {
+	mdbtest.Register()
+	dir := t.TempDir()
+	if _, err := mdbtest.Write(dir, mdbtest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var pages [2]bytes.Buffer
+	for i := range pages {
+		in, err := htmlreport.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := htmlreport.Render(&pages[i], in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(pages[0].Bytes(), pages[1].Bytes()) {
+		t.Error("two renderings of the same traces differ")
+	}
+}
+
+// TestGoldenOutline renders mdbtest's fixture (error and live traces, no
+// report.json) and compares the page's outline, everything but the
+// script's data, style and code, with testdata/mdbtest.golden (-rewrite
+// regenerates it).
+func TestGoldenOutline(t *testing.T) {
+	mdbtest.Register()
+	dir := t.TempDir()
+	if _, err := mdbtest.Write(dir, mdbtest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := htmlreport.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Dir = "macemc-out"
+	var buf bytes.Buffer
+	if err := htmlreport.Render(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := outline(doc)
+	golden := filepath.Join("testdata", "mdbtest.golden")
+	if *rewrite {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -rewrite to make it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("the page's outline changed (run with -rewrite if intended):\n%s", diffLines(string(want), got))
+	}
+}
+
+// outline prints the page's elements that carry an id or a class, with
+// their text, leaving out the style and the scripts.
+func outline(doc *html.Node) string {
+	var b strings.Builder
+	var walk func(n *html.Node, depth int)
+	walk = func(n *html.Node, depth int) {
+		if n.Type == html.ElementNode {
+			switch n.Data {
+			case "style", "script":
+				return
+			}
+			id, class := attr(n, "id"), attr(n, "class")
+			if id != "" || class != "" || n.Data == "h1" || n.Data == "h2" || n.Data == "h3" || n.Data == "tr" || n.Data == "dt" || n.Data == "dd" {
+				label := n.Data
+				if id != "" {
+					label += "#" + id
+				}
+				if class != "" {
+					label += "." + strings.ReplaceAll(class, " ", ".")
+				}
+				for _, a := range n.Attr {
+					if strings.HasPrefix(a.Key, "data-") {
+						label += fmt.Sprintf(" %s=%s", a.Key, a.Val)
+					}
+				}
+				txt := strings.Join(strings.Fields(text(n)), " ")
+				if len(txt) > 100 {
+					txt = txt[:100] + "..."
+				}
+				fmt.Fprintf(&b, "%s%s: %s\n", strings.Repeat("  ", depth), label, txt)
+				depth++
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, depth)
+		}
+	}
+	walk(doc, 0)
+	return b.String()
+}
+
+func diffLines(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out strings.Builder
+	for i := 0; i < max(len(al), len(bl)); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			fmt.Fprintf(&out, "line %d:\n- %s\n+ %s\n", i+1, x, y)
+		}
+	}
+	return out.String()
+}
+
+// FuzzReadReport: any bytes are a report or an ErrInput, never a panic.
+func FuzzReadReport(f *testing.F) {
+	f.Add([]byte(`{"verdict": "liveness", "system": "transport", "critical": {"step": 9}}`))
+	f.Add([]byte(`{"verdict": "none", "system": "x", "params": null, "lasso": {"events": ["a"]}}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file := filepath.Join(t.TempDir(), "report.json")
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := htmlreport.ReadReport(file)
+		if err != nil {
+			if !errors.Is(err, htmlreport.ErrInput) {
+				t.Fatalf("an error that is not ErrInput: %v", err)
+			}
+			return
+		}
+		if r.Verdict == "" || r.System == "" {
+			t.Fatalf("a report without verdict or system: %+v", r)
+		}
+	})
+}

@@ -1,0 +1,282 @@
+package htmlreport
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/macemc/macemc/sim/trace"
+)
+
+// File names in a result directory.
+const (
+	ReportFile = "report.json"
+	PageFile   = "report.html"
+	ErrorTrace = "error.trace"
+	LiveTrace  = "live.trace"
+	MinTrace   = "min.trace"
+)
+
+// ErrInput marks a result directory, report or trace the page cannot be
+// made from: missing, unreadable, damaged, or of a system this binary does
+// not know.
+var ErrInput = errors.New("htmlreport: bad input")
+
+// maxReportBytes bounds the report.json read: a real one is a few
+// kilobytes (the cycle's events of a lasso are its largest part).
+const maxReportBytes = 64 << 20
+
+// Report is the part of a search's report.json the page shows. The fields
+// mirror `macemc search`'s report; unknown fields are ignored and missing
+// ones stay zero, so a report from an older or newer macemc still renders.
+type Report struct {
+	Verdict         string            `json:"verdict"`
+	Kind            string            `json:"kind"`
+	Certainty       string            `json:"certainty"`
+	Property        string            `json:"property"`
+	Outcome         string            `json:"outcome"`
+	System          string            `json:"system"`
+	Params          map[string]string `json:"params"`
+	Properties      []string          `json:"properties"`
+	Seed            uint64            `json:"seed"`
+	Strategy        string            `json:"strategy"`
+	Rounds          int               `json:"rounds"`
+	DeepestComplete int               `json:"deepest_complete"`
+	Paths           int64             `json:"paths"`
+	Pruned          int64             `json:"pruned"`
+	Walks           int64             `json:"walks"`
+	Transitions     int64             `json:"transitions"`
+	DistinctStates  int64             `json:"distinct_states"`
+	Stop            string            `json:"stop"`
+	Incomplete      bool              `json:"incomplete"`
+	ElapsedS        float64           `json:"elapsed_s"`
+	SearchS         float64           `json:"search_s"`
+	Steps           int               `json:"steps"`
+	Path            int64             `json:"path"`
+	Depth           int               `json:"depth"`
+	Error           string            `json:"error"`
+	Critical        *Critical         `json:"critical"`
+	CriticalNote    string            `json:"critical_note"`
+	Lasso           *Lasso            `json:"lasso"`
+	Temperature     *Temperature      `json:"temperature"`
+	Violations      []Violation       `json:"violations"`
+	Files           map[string]string `json:"files"`
+	Replay          string            `json:"replay"`
+	Debug           string            `json:"debug"`
+}
+
+// Critical is the critical transition of a report.
+type Critical struct {
+	Step      int    `json:"step"`
+	Condition string `json:"condition"`
+	Event     string `json:"event"`
+	Walks     int    `json:"walks"`
+	WalkDepth int    `json:"walk_depth"`
+	Probes    int    `json:"probes"`
+	LiveSteps int    `json:"live_steps"`
+	Shared    int    `json:"shared"`
+	Explain   string `json:"explain"`
+}
+
+// Lasso is a report's confirmed lasso.
+type Lasso struct {
+	Stem        int      `json:"stem"`
+	CycleLength int      `json:"cycle_length"`
+	Confirmed   int      `json:"confirmed_replays"`
+	Note        string   `json:"note"`
+	Hash        string   `json:"hash"`
+	Proof       bool     `json:"proof"`
+	Repeated    int      `json:"repeated_steps"`
+	Source      string   `json:"source"`
+	Events      []string `json:"events"`
+}
+
+// Temperature is a report's temperature alarm.
+type Temperature struct {
+	Threshold int    `json:"threshold"`
+	AlarmStep int    `json:"alarm_step"`
+	LiveAt    int    `json:"live_at"`
+	Verdict   string `json:"verdict"`
+	Note      string `json:"note"`
+}
+
+// Violation is one violating path of a search.
+type Violation struct {
+	Verdict  string `json:"verdict"`
+	Kind     string `json:"kind"`
+	Property string `json:"property"`
+	Outcome  string `json:"outcome"`
+	Steps    int    `json:"steps"`
+	Path     int64  `json:"path"`
+}
+
+// Input is what a page is made of: the search's report (nil when there is
+// none: the headline then comes from the traces) and the traces it wrote.
+// Error is required unless the report says nothing was found.
+type Input struct {
+	Report *Report
+	Error  *trace.Trace
+	Live   *trace.Trace // the live alternative, or nil
+	Min    *trace.Trace // the minimized error path, or nil
+	// Dir is the result directory, used to spell the replay and debugger
+	// commands when the report does not.
+	Dir string
+	// Select is the step of the error path selected when the page opens;
+	// 0 selects the most telling one (the critical step, the failing
+	// step, the lasso's cycle).
+	Select int
+	// Options tune the page.
+	Options Options
+}
+
+// Options tune a page.
+type Options struct {
+	// Tool is the command name the page's commands use (default "macemc").
+	Tool string
+	// HandlerTimeout bounds one handler while the traces are replayed
+	// (default: the simulator's); a trace that ends in a hang stops there.
+	HandlerTimeout time.Duration
+	// Limits bound the page's size; zero fields take the defaults.
+	Limits Limits
+}
+
+// Limits bound what a page stores for long paths.
+type Limits struct {
+	// TailAfter is how many steps after the last telling step (a new kind
+	// of event, the critical step, the lasso's cycle) the lanes show
+	// before the rest collapses into a summary row (default 40); a tail
+	// shorter than MinTail (default 200) is not collapsed.
+	TailAfter, MinTail int
+	// Notes caps the service log annotations stored per path (default
+	// 20,000); annotations past it are counted, not shown.
+	Notes int
+	// StateBytes bounds the state texts and diffs a page stores, about
+	// (default 16 MiB): past it, a path's states are not stored for its
+	// remaining steps, and the page says where to see them.
+	StateBytes int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.TailAfter <= 0 {
+		l.TailAfter = 40
+	}
+	if l.MinTail <= 0 {
+		l.MinTail = 200
+	}
+	if l.Notes <= 0 {
+		l.Notes = 20000
+	}
+	if l.StateBytes <= 0 {
+		l.StateBytes = 16 << 20
+	}
+	return l
+}
+
+// ReadReport reads and decodes a report.json.
+func ReadReport(path string) (*Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxReportBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: read %s: %w", ErrInput, path, err)
+	}
+	if len(data) > maxReportBytes {
+		return nil, fmt.Errorf("%w: %s is larger than %d bytes: not a macemc report", ErrInput, path, maxReportBytes)
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrInput, path, err)
+	}
+	if r.Verdict == "" || r.System == "" {
+		return nil, fmt.Errorf("%w: %s has no verdict or system: not a macemc search report", ErrInput, path)
+	}
+	return &r, nil
+}
+
+// ReadDir reads a result directory written by `macemc search`: its
+// report.json and the error, live and minimized traces present. A
+// directory with traces but no report.json renders from the traces alone.
+func ReadDir(dir string) (Input, error) {
+	in := Input{Dir: dir}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return in, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	if !fi.IsDir() {
+		return in, fmt.Errorf("%w: %s is not a directory (give the --out directory of macemc search)", ErrInput, dir)
+	}
+	rp := filepath.Join(dir, ReportFile)
+	if fileExists(rp) {
+		if in.Report, err = ReadReport(rp); err != nil {
+			return in, err
+		}
+	}
+	for _, t := range []struct {
+		name string
+		dst  **trace.Trace
+	}{{ErrorTrace, &in.Error}, {LiveTrace, &in.Live}, {MinTrace, &in.Min}} {
+		p := filepath.Join(dir, t.name)
+		if !fileExists(p) {
+			continue
+		}
+		if *t.dst, err = trace.Read(p); err != nil {
+			return in, fmt.Errorf("%w: %w", ErrInput, err)
+		}
+	}
+	switch {
+	case in.Report == nil && in.Error == nil:
+		return in, fmt.Errorf("%w: %s has neither %s nor %s (is it a macemc search output directory?)", ErrInput, dir, ReportFile, ErrorTrace)
+	case in.Error == nil && in.Report.Verdict != "none":
+		return in, fmt.Errorf("%w: %s reports a %s violation but has no %s", ErrInput, dir, in.Report.Verdict, ErrorTrace)
+	case in.Error != nil && in.Report != nil && in.Report.Verdict == "none":
+		// A stale trace from an earlier search in the same directory.
+		in.Error, in.Live, in.Min = nil, nil, nil
+	}
+	return in, nil
+}
+
+// WriteDir makes the page of a result directory and writes it to
+// dir/report.html, whole or not at all.
+func WriteDir(dir string, o Options) error {
+	in, err := ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	in.Options = o
+	return WriteFile(filepath.Join(dir, PageFile), in)
+}
+
+// WriteFile renders the page of in into file, whole or not at all. The
+// traces are replayed before the file is opened, so a trace that does not
+// replay leaves an existing file as it was.
+func WriteFile(file string, in Input) error {
+	p, err := build(in)
+	if err != nil {
+		return err
+	}
+	if err := trace.WriteAtomic(file, p.render); err != nil {
+		return fmt.Errorf("htmlreport: %w", err)
+	}
+	return nil
+}
+
+// Render replays the traces of in and writes the page to w.
+func Render(w io.Writer, in Input) error {
+	p, err := build(in)
+	if err != nil {
+		return err
+	}
+	return p.render(w)
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}

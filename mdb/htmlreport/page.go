@@ -1,0 +1,608 @@
+package htmlreport
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/trace"
+)
+
+//go:embed assets
+var assets embed.FS
+
+var pageTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
+	"comma": comma,
+}).ParseFS(assets, "assets/report.html.tmpl"))
+
+func mustAsset(name string) string {
+	b, err := assets.ReadFile("assets/" + name)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+var (
+	pageCSS = mustAsset("report.css")
+	pageJS  = mustAsset("report.js")
+)
+
+// builder gathers what a page shows.
+type builder struct {
+	o     Options
+	strs  interner
+	nodes []string
+	props []propInfo
+}
+
+// pageData is the data the page's script reads.
+type pageData struct {
+	Nodes []string    `json:"nodes"`
+	Strs  []string    `json:"strs"`
+	Props []propInfo  `json:"props"`
+	Paths []*pathData `json:"paths"`
+	// Select is the step of the first path selected when the page opens.
+	Select int `json:"select"`
+}
+
+// page is a page ready to render.
+type page struct {
+	View view
+}
+
+// view is what the template shows besides the script's data.
+type view struct {
+	Title        string
+	VerdictClass string // liveness, safety, none
+	Headline     string
+	Kind         string
+	System       string
+	Params       string
+	Facts        []fact
+	Explain      string
+	Notes        []string
+	Lasso        *Lasso
+	LassoFirst   int // the cycle's first transition
+	Failure      *failure
+	Commands     []command
+	Nodes        []string
+	Tabs         []tab
+	Marks        []mark
+	Compare      *compare
+	CSS          template.CSS
+	JS           template.JS
+	Data         template.JS
+	DataBytes    int
+}
+
+type fact struct{ Label, Value string }
+
+type command struct{ Label, Text string }
+
+type failure struct {
+	Step  int
+	Text  string
+	Stack string
+}
+
+// tab is one path the lanes can show.
+type tab struct {
+	Index int
+	Name  string
+	Title string
+	Steps int
+}
+
+// mark is a telling step, listed above the lanes.
+type mark struct {
+	Path  int
+	Step  int
+	Class string
+	Text  string
+}
+
+// compare is the dead and the live state at the critical step.
+type compare struct {
+	Step      int
+	Shared    int
+	DeadEvent string
+	LiveEvent string
+	Sections  []sectionDiff
+}
+
+type sectionDiff struct {
+	Title string
+	Same  bool
+	Rows  []diffRow
+}
+
+// diffRow is one row of a side-by-side diff: a line of the dead state,
+// a line of the live state, or both.
+type diffRow struct {
+	Left, Right []seg
+	// Op: "same", "change" (a dead line replaced by a live one), "del"
+	// (only on the dead side), "add" (only on the live side).
+	Op string
+}
+
+// seg is a run of a line's text; Mark runs differ from the other side.
+type seg struct {
+	Text string
+	Mark bool
+}
+
+// build replays the input's traces and makes the page.
+func build(in Input) (*page, error) {
+	o := in.Options
+	if o.Tool == "" {
+		o.Tool = "macemc"
+	}
+	o.Limits = o.Limits.withDefaults()
+	b := &builder{o: o}
+	if in.Error == nil && (in.Report == nil || in.Report.Verdict != "none") {
+		return nil, fmt.Errorf("%w: no error trace", ErrInput)
+	}
+	pd := &pageData{}
+	v := &view{}
+	var ep *pathData
+	if in.Error != nil {
+		var err error
+		if ep, err = b.record("error", pathTitle(in.Error, in.Report), in.Error); err != nil {
+			return nil, err
+		}
+		pd.Paths = append(pd.Paths, ep)
+		other := func(name, title string, t *trace.Trace) *pathData {
+			if t == nil {
+				return nil
+			}
+			if t.System != in.Error.System || sim.Params(t.Params).Canonical() != sim.Params(in.Error.Params).Canonical() {
+				v.Notes = append(v.Notes, fmt.Sprintf("The %s trace is for %s %s, not this system: left out.", name, t.System, sim.Params(t.Params).Canonical()))
+				return nil
+			}
+			p, err := b.record(name, title, t)
+			if err != nil {
+				v.Notes = append(v.Notes, fmt.Sprintf("The %s trace could not be replayed: %v", name, err))
+				return nil
+			}
+			pd.Paths = append(pd.Paths, p)
+			return p
+		}
+		mp := other("min", "minimized path", in.Min)
+		lp := other("live", "live alternative", in.Live)
+		if lp != nil {
+			ep.Shared = shared(ep, lp)
+			lp.Shared = ep.Shared
+			if mp != nil {
+				mp.Shared = shared(mp, lp)
+			}
+		}
+		for _, p := range pd.Paths {
+			b.collapse(p)
+			p.nonNil()
+		}
+		pd.Select = in.Select
+		if pd.Select <= 0 || pd.Select > ep.Steps {
+			pd.Select = defaultSelect(ep)
+		}
+		if lp != nil && ep.Crit >= 0 && ep.Crit <= min(ep.StatesUntil, lp.StatesUntil) {
+			v.Compare = b.compare(ep, lp)
+		}
+	}
+	pd.Nodes, pd.Strs, pd.Props = b.nodes, b.strs.list, b.props
+	if pd.Paths == nil {
+		pd.Paths, pd.Nodes, pd.Strs, pd.Props = []*pathData{}, []string{}, []string{}, []propInfo{}
+	}
+	data, err := jsonBytes(pd)
+	if err != nil {
+		return nil, fmt.Errorf("htmlreport: encode the page's data: %w", err)
+	}
+	b.headline(v, in, ep)
+	v.Nodes = b.nodes
+	for i, p := range pd.Paths {
+		v.Tabs = append(v.Tabs, tab{Index: i, Name: p.Name, Title: p.Title, Steps: p.Steps})
+		v.Marks = append(v.Marks, marks(i, p)...)
+	}
+	v.CSS, v.JS, v.Data, v.DataBytes = template.CSS(pageCSS), template.JS(pageJS), template.JS(data), len(data)
+	return &page{View: *v}, nil
+}
+
+func (p *page) render(w io.Writer) error {
+	if err := pageTmpl.Execute(w, &p.View); err != nil {
+		return fmt.Errorf("htmlreport: %w", err)
+	}
+	return nil
+}
+
+// pathTitle names the error path by what it shows.
+func pathTitle(t *trace.Trace, r *Report) string {
+	switch {
+	case r != nil && r.Kind == "lasso", t.CycleLen > 0:
+		return "lasso path"
+	case t.Kind == "liveness":
+		return "dead path"
+	}
+	return "violating path"
+}
+
+// defaultSelect is the step the page opens at: the critical step, the
+// failure, the lasso's cycle, or the end.
+func defaultSelect(p *pathData) int {
+	switch {
+	case p.Crit >= 0:
+		return p.Crit
+	case p.Fail >= 0:
+		return p.Fail
+	case p.CycleLen > 0:
+		return p.CycleStart + 1
+	}
+	return p.Steps
+}
+
+// marks lists the telling steps of path i.
+func marks(i int, p *pathData) []mark {
+	var out []mark
+	add := func(step int, class, text string) {
+		out = append(out, mark{Path: i, Step: step, Class: class, Text: text})
+	}
+	if p.Shared >= 0 && p.Shared < p.Steps {
+		if p.Name == "live" {
+			add(p.Shared+1, "diverge", fmt.Sprintf("step %d: the live alternative leaves the dead path", p.Shared+1))
+		} else {
+			add(p.Shared+1, "diverge", fmt.Sprintf("step %d: the live alternative goes another way", p.Shared+1))
+		}
+	}
+	if p.Crit >= 0 {
+		add(p.Crit, "crit", fmt.Sprintf("step %d: critical transition (%s)", p.Crit, p.Cond))
+	}
+	if p.CycleLen > 0 {
+		add(p.CycleStart+1, "cycle", fmt.Sprintf("steps %d-%d: the lasso's cycle (%d steps) back to the state of step %d", p.CycleStart+1, p.CycleStart+p.CycleLen, p.CycleLen, p.CycleStart))
+	}
+	if p.Fail >= 0 {
+		add(p.Fail, "fail", fmt.Sprintf("step %d: %s", p.Fail, firstLine(p.FailText)))
+	}
+	if p.Tail >= 0 {
+		add(p.Tail+1, "tail", fmt.Sprintf("steps %d-%d: repeat what came before (collapsed)", p.Tail+1, p.Steps))
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Step < out[b].Step })
+	return out
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// headline fills the verdict, the facts and the commands.
+func (b *builder) headline(v *view, in Input, ep *pathData) {
+	r := in.Report
+	t := in.Error
+	if r == nil {
+		r = &Report{Verdict: t.Kind, Property: t.Property, System: t.System, Params: t.Params, Seed: t.Seed, Steps: t.Steps, Depth: t.Depth}
+		if t.Kind == "liveness" {
+			r.Kind = "dead"
+			if t.CycleLen > 0 {
+				r.Kind = "lasso"
+			}
+		}
+	}
+	v.System, v.Params = r.System, sim.Params(r.Params).Canonical()
+	v.VerdictClass = r.Verdict
+	switch r.Verdict {
+	case "liveness":
+		v.Headline = "Liveness violation of " + r.Property
+		switch r.Kind {
+		case "dead":
+			v.Kind = "a dead state: the path reaches a state from which no execution becomes live"
+		case "lasso":
+			v.Kind = "a lasso: a fair cycle that repeats forever without a live state"
+		case "temperature":
+			v.Kind = "a temperature alarm: the path stayed not live for too long"
+		}
+	case "safety":
+		v.Headline = "Safety violation of " + r.Property
+		switch {
+		case r.Kind == "panic" || ep != nil && ep.Stack != "":
+			v.Headline = "Handler panic"
+		case r.Kind == "hang":
+			v.Headline = "A handler that does not return"
+		case r.Kind == "linearizability":
+			v.Headline = "Linearizability violation"
+		}
+	case "nondeterministic":
+		v.Headline = "Nondeterministic service"
+		v.Kind = "two replays of the same choices diverge: the search cannot trust its results"
+	case "none":
+		v.Headline = "Nothing found within the budget"
+		v.VerdictClass = "none"
+	default:
+		v.Headline = r.Verdict + " " + r.Property
+	}
+	v.Title = fmt.Sprintf("macemc: %s: %s", strings.ToLower(v.Headline[:1])+v.Headline[1:], r.System)
+	add := func(label, value string) {
+		if value != "" {
+			v.Facts = append(v.Facts, fact{label, value})
+		}
+	}
+	add("system", r.System+" "+v.Params)
+	add("seed", strconv.FormatUint(r.Seed, 10))
+	add("certainty", r.Certainty)
+	if r.Strategy != "" && r.Strategy != "dfs" {
+		add("exploration", r.Strategy)
+	}
+	if len(r.Properties) > 0 {
+		add("properties", strings.Join(r.Properties, ", "))
+	}
+	if ep != nil {
+		steps := comma(ep.Steps) + " steps"
+		if r.Outcome != "" {
+			steps += " (the walk ended " + r.Outcome + ")"
+		}
+		add("path", steps)
+		if t.Depth > 0 {
+			add("search depth", fmt.Sprintf("%d (liveness counts after it)", t.Depth))
+		}
+		if t.WalkDepth > 0 {
+			add("walk depth d_max", comma(t.WalkDepth))
+		}
+	}
+	if c := r.Critical; c != nil {
+		add("critical transition", fmt.Sprintf("step %d, %s (condition %s)", c.Step, c.Event, c.Condition))
+		add("critical search", fmt.Sprintf("k = %d walks per probe to d_max = %s, %d probes", c.Walks, comma(c.WalkDepth), c.Probes))
+		v.Explain = c.Explain
+		if r.CriticalNote != "" {
+			v.Notes = append(v.Notes, r.CriticalNote)
+		}
+	} else if ep != nil && ep.Crit >= 0 {
+		add("critical transition", fmt.Sprintf("step %d (condition %s)", ep.Crit, ep.Cond))
+	}
+	if r.Rounds > 0 || r.Paths > 0 {
+		add("coverage", fmt.Sprintf("%d rounds, depth %d complete, %s paths (%s cut by a repeated state), %s walks, %s transitions, %s distinct states",
+			r.Rounds, r.DeepestComplete, comma64(r.Paths), comma64(r.Pruned), comma64(r.Walks), comma64(r.Transitions), comma64(r.DistinctStates)))
+	}
+	if r.Stop != "" {
+		stop := fmt.Sprintf("%s after %.2fs (search %.2fs)", r.Stop, r.ElapsedS, r.SearchS)
+		if r.Incomplete {
+			stop += "; the search was cut short"
+		}
+		add("stopped", stop)
+	}
+	if len(r.Violations) > 1 {
+		add("violations", fmt.Sprintf("%d violating paths; this page shows the first", len(r.Violations)))
+	}
+	if r.Lasso != nil {
+		v.Lasso, v.LassoFirst = r.Lasso, r.Lasso.Stem+1
+	}
+	if tp := r.Temperature; tp != nil {
+		add("temperature", fmt.Sprintf("alarm at step %d (threshold %d): %s", tp.AlarmStep, tp.Threshold, tp.Verdict))
+		if tp.Note != "" {
+			v.Notes = append(v.Notes, tp.Note)
+		}
+	}
+	if ep != nil && ep.Fail >= 0 {
+		text := ep.FailText
+		if r.Error != "" && ep.Stack == "" && !strings.Contains(text, r.Error) {
+			text += "\n" + r.Error
+		}
+		v.Failure = &failure{Step: ep.Fail, Text: text, Stack: ep.Stack}
+	}
+	if t != nil && t.Note != "" && (r.Lasso == nil || r.Lasso.Note != t.Note) {
+		v.Notes = append(v.Notes, t.Note)
+	}
+	// The commands.
+	dir := in.Dir
+	file := func(key, name string) string {
+		if f := r.Files[key]; f != "" {
+			return f
+		}
+		if dir == "" {
+			return name
+		}
+		return filepath.Join(dir, name)
+	}
+	if t != nil {
+		replay := r.Replay
+		if replay == "" {
+			replay = fmt.Sprintf("%s replay --trace %s --log %s", b.o.Tool, quote(file("error_trace", ErrorTrace)), quote(file("error_log", "error.log")))
+		}
+		v.Commands = append(v.Commands, command{"replay the violation", replay})
+		debug := r.Debug
+		if debug == "" {
+			debug = "mdb " + quote(orDot(dir))
+		}
+		hint := ""
+		switch {
+		case ep != nil && ep.Crit >= 0:
+			hint = " -c 'j crit; filediff'"
+		case ep != nil && ep.CycleLen > 0:
+			hint = " -c 'j cycle; g cycle'"
+		}
+		v.Commands = append(v.Commands, command{"debug it", debug + hint})
+	}
+	v.Commands = append(v.Commands, command{"make this page again", fmt.Sprintf("%s report %s", b.o.Tool, quote(orDot(dir)))})
+}
+
+func orDot(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
+}
+
+// quote quotes a shell argument when needed.
+func quote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// compare diffs the dead state and the live state at the critical step.
+func (b *builder) compare(ep, lp *pathData) *compare {
+	n := ep.Crit
+	c := &compare{Step: n, Shared: ep.Shared}
+	if n >= 1 {
+		c.DeadEvent = b.strs.list[ep.Ev[(n-1)*evWidth+3]]
+		c.LiveEvent = b.strs.list[lp.Ev[(n-1)*evWidth+3]]
+	}
+	dead, live := b.stateAt(ep, n), b.stateAt(lp, n)
+	titles := append(append([]string(nil), b.nodes...), "network")
+	for k := range dead {
+		c.Sections = append(c.Sections, sideBySide(titles[k], dead[k], live[k]))
+	}
+	return c
+}
+
+// sideBySide diffs two texts line by line into rows, pairing a run of
+// removed lines with the run of added lines after it and marking the
+// characters that differ within a pair.
+func sideBySide(title string, a, b []string) sectionDiff {
+	sd := sectionDiff{Title: title, Same: strings.Join(a, "\n") == strings.Join(b, "\n")}
+	dmp := diffmatchpatch.New()
+	ta, tb := joinLines(a), joinLines(b)
+	ca, cb, lines := dmp.DiffLinesToChars(ta, tb)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
+	var del, ins []string
+	flush := func() {
+		for i := 0; i < max(len(del), len(ins)); i++ {
+			switch {
+			case i < len(del) && i < len(ins):
+				l, r := markDiff(dmp, del[i], ins[i])
+				sd.Rows = append(sd.Rows, diffRow{Left: l, Right: r, Op: "change"})
+			case i < len(del):
+				sd.Rows = append(sd.Rows, diffRow{Left: []seg{{Text: del[i]}}, Op: "del"})
+			default:
+				sd.Rows = append(sd.Rows, diffRow{Right: []seg{{Text: ins[i]}}, Op: "add"})
+			}
+		}
+		del, ins = nil, nil
+	}
+	for _, d := range diffs {
+		ls := splitLines(d.Text)
+		switch d.Type {
+		case diffmatchpatch.DiffDelete:
+			if len(ins) > 0 {
+				flush()
+			}
+			del = append(del, ls...)
+		case diffmatchpatch.DiffInsert:
+			ins = append(ins, ls...)
+		default:
+			flush()
+			for _, l := range ls {
+				sd.Rows = append(sd.Rows, diffRow{Left: []seg{{Text: l}}, Right: []seg{{Text: l}}, Op: "same"})
+			}
+		}
+	}
+	flush()
+	return sd
+}
+
+func joinLines(ls []string) string {
+	if len(ls) == 0 {
+		return ""
+	}
+	return strings.Join(ls, "\n") + "\n"
+}
+
+// markDiff splits two lines into runs, marking the words (runs of letters
+// and digits) and symbols that differ.
+func markDiff(dmp *diffmatchpatch.DiffMatchPatch, a, b string) (l, r []seg) {
+	// Diff the lines as strings of tokens, one rune per distinct token
+	// (as DiffLinesToChars does for lines).
+	var tokens []string
+	ids := map[string]rune{}
+	encode := func(s string) string {
+		var out []rune
+		for _, t := range tokenize(s) {
+			id, ok := ids[t]
+			if !ok {
+				id = rune(len(tokens) + 1)
+				if id >= 0xD800 { // past the surrogates
+					id += 0x800
+				}
+				ids[t] = id
+				tokens = append(tokens, t)
+			}
+			out = append(out, id)
+		}
+		return string(out)
+	}
+	decode := func(s string) string {
+		var b strings.Builder
+		for _, id := range s {
+			if id > 0xD800 {
+				id -= 0x800
+			}
+			b.WriteString(tokens[id-1])
+		}
+		return b.String()
+	}
+	diffs := dmp.DiffMain(encode(a), encode(b), false)
+	for _, d := range diffs {
+		text := decode(d.Text)
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			l = append(l, seg{Text: text})
+			r = append(r, seg{Text: text})
+		case diffmatchpatch.DiffDelete:
+			l = append(l, seg{Text: text, Mark: true})
+		case diffmatchpatch.DiffInsert:
+			r = append(r, seg{Text: text, Mark: true})
+		}
+	}
+	return l, r
+}
+
+// tokenize splits a line into words (letters, digits, _ and .) and single
+// other characters.
+func tokenize(s string) []string {
+	var out []string
+	word := func(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' || c == '.' }
+	start := -1
+	for i, c := range s {
+		switch {
+		case word(c) && start < 0:
+			start = i
+		case !word(c):
+			if start >= 0 {
+				out = append(out, s[start:i])
+				start = -1
+			}
+			out = append(out, string(c))
+		}
+	}
+	if start >= 0 {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// comma writes n with thousands separators.
+func comma(n int) string { return comma64(int64(n)) }
+
+func comma64(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

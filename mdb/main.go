@@ -1,0 +1,171 @@
+package mdb
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+	"github.com/peterh/liner"
+	"github.com/spf13/pflag"
+)
+
+const usage = `usage: %s DIR | ERROR_TRACE_OR_LOG [--live LIVE_TRACE_OR_LOG] [-c "cmd; cmd"]
+
+mdb replays what 'macemc search' wrote: DIR is its output directory
+(error.trace and, when there is one, live.trace); a .log file stands for
+the .trace file next to it. Type help in a session for the commands.
+
+flags:
+`
+
+// Main is mdb's command line: name is the command as the user typed it
+// ("mdb", or "mybin mdb" in a user's own binary), args its arguments. It
+// returns the exit status: 0 on success, 1 if a scripted command failed, 2
+// if the command line or the files are bad.
+func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	live := fs.StringP("live", "l", "", "the live path's trace (or log) to compare with")
+	cmds := fs.StringP("command", "c", "", "run these commands, separated by ';', and exit")
+	snap := fs.Int("snapshot-every", DefaultSnapshotEvery, "keep a snapshot of the state every `N` steps")
+	color := fs.String("color", "auto", "colour diffs: auto, always or never")
+	echo := fs.Bool("echo", true, "when not interactive, print each command after the prompt")
+	hist := fs.String("history", defaultHistory(), "history `FILE` of the interactive session (empty: none)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, usage, name)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 2
+	}
+	if fs.NArg() != 1 {
+		if fs.NArg() == 0 {
+			fmt.Fprintf(stderr, "%s: give the output directory of macemc search, or an error trace\n", name)
+		} else {
+			fmt.Fprintf(stderr, "%s: one directory or trace expected, got %d arguments (use --live for the live trace)\n", name, fs.NArg())
+		}
+		fs.Usage()
+		return 2
+	}
+	if *snap <= 0 {
+		fmt.Fprintf(stderr, "%s: --snapshot-every must be positive, got %d\n", name, *snap)
+		return 2
+	}
+	var useColor bool
+	switch *color {
+	case "always":
+		useColor = true
+	case "never":
+	case "auto":
+		f, ok := stdout.(*os.File)
+		useColor = ok && isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+	default:
+		fmt.Fprintf(stderr, "%s: --color must be auto, always or never, not %q\n", name, *color)
+		return 2
+	}
+	s, err := Open(fs.Arg(0), *live, Options{Out: stdout, SnapshotEvery: *snap, Color: useColor})
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, strings.TrimPrefix(err.Error(), "mdb: bad input: "))
+		return 2
+	}
+	s.Intro()
+
+	// Ctrl-C stops a long command instead of
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	go func() {
+		for range sig {
+			s.Interrupt()
+		}
+	}()
+
+	switch {
+	case *cmds != "":
+		err = s.RunScript(strings.NewReader(*cmds), *echo)
+	case isatty.IsTerminal(stdin.Fd()) && stdin == os.Stdin:
+		err = interactive(s, *hist, stdout)
+	default:
+		err = s.RunScript(stdin, *echo)
+	}
+	if err != nil {
+		if !errors.Is(err, ErrCommands) {
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		}
+		return 1
+	}
+	return 0
+}
+
+func defaultHistory() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".mdb_history")
+}
+
+// interactive reads commands from the terminal with line editing, history
+// and completion of command names until quit or end of input.
+func interactive(s *Session, hist string, out io.Writer) error {
+	line := liner.NewLiner()
+	defer line.Close()
+	line.SetCtrlCAborts(true)
+	names := Commands()
+	line.SetCompleter(func(in string) []string {
+		if strings.ContainsRune(in, ' ') {
+			return nil
+		}
+		var c []string
+		for _, n := range names {
+			if strings.HasPrefix(n, in) {
+				c = append(c, n)
+			}
+		}
+		return c
+	})
+	if hist != "" {
+		if f, err := os.Open(hist); err == nil {
+			_, _ = line.ReadHistory(f)
+			f.Close()
+		}
+	}
+	for !s.Done() {
+		in, err := line.Prompt(s.Prompt())
+		if errors.Is(err, liner.ErrPromptAborted) {
+			continue
+		}
+		if errors.Is(err, io.EOF) {
+			fmt.Fprintln(out)
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reading the terminal: %w", err)
+		}
+		if strings.TrimSpace(in) != "" {
+			line.AppendHistory(in)
+		}
+		for _, c := range SplitCommands(in) {
+			s.Do(c)
+			if s.Done() {
+				break
+			}
+		}
+	}
+	if hist != "" {
+		if f, err := os.Create(hist); err == nil {
+			_, _ = line.WriteHistory(f)
+			f.Close()
+		}
+	}
+	return nil
+}

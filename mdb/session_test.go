@@ -1,0 +1,97 @@
+package mdb_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/macemc/macemc/mdb"
+)
+
+// TestSessions runs the mdb sessions of testdata/*.txt over the mdbtest
+// fixture (mdbtest.Find: a deterministic error path of 200 steps, its
+// critical step and live path). Directives:
+//
+//	open [lasso|transport] [file=NAME] [live=NAME] [limit=N] [snapshot=N] [color]
+//
+// writes the fixture's error.trace and live.trace into a new directory
+// (with lasso: the philosophers' livelock found with lasso detection,
+// lassoOutput; with transport: MaceTransport's bug, transportOutput) and
+// opens a session on it (or on the file NAME
+// in it), printing the intro;
+//
+//	run
+//	COMMAND
+//	...
+//
+// runs the commands in that session as a script (Session.RunScript with
+// echo), so the output reads like a terminal session: prompt and command,
+// then what it printed or "error: ...". The directory is shown as $DIR.
+// go test ./mdb -rewrite regenerates the files.
+func TestSessions(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		var s *mdb.Session
+		var out bytes.Buffer
+		var dir string
+		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+			switch td.Cmd {
+			case "open":
+				switch {
+				case td.HasArg("lasso"):
+					dir, _ = lassoOutput(t)
+				case td.HasArg("transport"):
+					dir, _ = transportOutput(t)
+				default:
+					dir, _ = writeFixture(t)
+				}
+				arg, live := dir, ""
+				o := mdb.Options{Out: &out}
+				for _, a := range td.CmdArgs {
+					switch a.Key {
+					case "file":
+						arg = filepath.Join(dir, a.SingleVal(t))
+					case "live":
+						live = filepath.Join(dir, a.SingleVal(t))
+					case "limit":
+						o.Limit = atoi(t, td, a.SingleVal(t))
+					case "snapshot":
+						o.SnapshotEvery = atoi(t, td, a.SingleVal(t))
+					case "color":
+						o.Color = true
+					case "lasso", "transport":
+					default:
+						td.Fatalf(t, "unknown argument %q", a.Key)
+					}
+				}
+				out.Reset()
+				var err error
+				s, err = mdb.Open(arg, live, o)
+				if err != nil {
+					return "error: " + strings.ReplaceAll(err.Error(), dir, "$DIR") + "\n"
+				}
+				s.Intro()
+			case "run":
+				if s == nil {
+					td.Fatalf(t, "run before open")
+				}
+				out.Reset()
+				_ = s.RunScript(strings.NewReader(td.Input), true) // failures show as "error: ..." lines
+			default:
+				td.Fatalf(t, "unknown command %q", td.Cmd)
+			}
+			return strings.ReplaceAll(out.String(), dir, "$DIR")
+		})
+	})
+}
+
+func atoi(t *testing.T, td *datadriven.TestData, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		td.Fatalf(t, "%v", err)
+	}
+	return n
+}

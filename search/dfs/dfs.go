@@ -1,0 +1,142 @@
+// Package dfs is the bounded depth-first search of MaceMC_Search (seed 003,
+// Algorithm 1) as an exploration order (explore.Strategy): iterative
+// deepening from DepthStep by DepthStep, every sequence of choices within
+// the bound in depth-first order, pruned by state hashing (§4.2).
+//
+// # Usage
+//
+// It registers itself as "dfs", the default strategy of package search:
+//
+//	import _ "github.com/macemc/macemc/search/dfs"
+//
+//	res, err := explore.Run(ctx, explore.Config{System: cfg, Strategy: dfs.Strategy{}, WalkDepth: 20000})
+//
+// Round r searches every execution of r·DepthStep steps (capped by
+// MaxDepth); the search ends when a round completes without any path
+// reaching its bound (the state space is exhausted) or when the MaxDepth
+// round completes. A path may be pruned at a state reached by an earlier
+// path of the same round at the same or a smaller depth: that state's
+// subtree is explored from its earlier occurrence.
+package dfs
+
+import (
+	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+)
+
+func init() { explore.Register(Strategy{}) }
+
+// Strategy is the bounded depth-first search.
+type Strategy struct{}
+
+// Name implements explore.Strategy.
+func (Strategy) Name() string { return "dfs" }
+
+// Doc implements explore.Strategy.
+func (Strategy) Doc() string {
+	return "bounded depth-first search with iterative deepening and state hashing (MaceMC, the default)"
+}
+
+// Params implements explore.Strategy: the depth options are the search's own.
+func (Strategy) Params() []sim.ParamSpec { return nil }
+
+// New implements explore.Strategy.
+func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
+	step := s.DepthStep
+	if step <= 0 {
+		step = explore.DefaultDepthStep
+	}
+	return &explorer{step: step, max: s.MaxDepth}, nil
+}
+
+type explorer struct {
+	step, max int
+	st        explore.Status
+	reached   bool // a path of the current round reached its bound
+	sched     chooser
+}
+
+// Next implements explore.Explorer.
+func (e *explorer) Next(prev *explore.End) (explore.Path, bool) {
+	if e.st.Done != explore.StopNone {
+		return explore.Path{}, false
+	}
+	if prev == nil {
+		e.round()
+		return e.path(), true
+	}
+	e.reached = e.reached || prev.Reason == explore.EndDepth
+	if e.sched.next() {
+		return e.path(), true
+	}
+	e.st.DeepestComplete = e.st.Depth
+	switch {
+	case !e.reached:
+		e.st.Done = explore.StopExhausted
+	case e.max > 0 && e.st.Depth >= e.max:
+		e.st.Done = explore.StopDepth
+	default:
+		e.round()
+		return e.path(), true
+	}
+	return explore.Path{}, false
+}
+
+// round starts the next round of iterative deepening.
+func (e *explorer) round() {
+	e.st.Rounds++
+	e.st.Depth = e.st.Rounds * e.step
+	if e.max > 0 && e.st.Depth > e.max {
+		e.st.Depth = e.max
+	}
+	e.reached = false
+	e.sched.seq = e.sched.seq[:0]
+}
+
+func (e *explorer) path() explore.Path {
+	e.sched.pos = 0
+	return explore.Path{Round: e.st.Rounds, Depth: e.st.Depth, Scheduler: &e.sched, Prune: true}
+}
+
+// Status implements explore.Explorer.
+func (e *explorer) Status() explore.Status { return e.st }
+
+// chooser answers choice points from seq, extending seq with 0 (the first
+// child) at new positions and recording each position's number of
+// alternatives; next moves seq to the following sequence in depth-first
+// order.
+type chooser struct {
+	seq   []int32
+	arity []int32
+	pos   int
+}
+
+// Choose implements engine.Chooser.
+func (d *chooser) Choose(_ engine.ChoiceKind, n int, _ []float64) int {
+	if d.pos < len(d.seq) {
+		d.arity[d.pos] = int32(n)
+		v := d.seq[d.pos]
+		d.pos++
+		return int(v)
+	}
+	d.seq = append(d.seq, 0)
+	d.arity = append(d.arity[:d.pos], int32(n))
+	d.pos++
+	return 0
+}
+
+// next advances to the next sequence; false when the round is complete.
+// Positions the last execution did not reach (it ended early) are dropped.
+func (d *chooser) next() bool {
+	d.seq = d.seq[:d.pos]
+	for i := len(d.seq) - 1; i >= 0; i-- {
+		if d.seq[i]+1 < d.arity[i] {
+			d.seq[i]++
+			d.seq = d.seq[:i+1]
+			return true
+		}
+	}
+	d.seq = d.seq[:0]
+	return false
+}

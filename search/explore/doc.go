@@ -1,0 +1,106 @@
+// Package explore is the executor of macemc's search: it runs the paths an
+// exploration order proposes (a Strategy: the bounded DFS of seed 003
+// Algorithm 1 in package search/dfs, random walks in search/walk, ...),
+// each path's bounded part continued by a random walk of up to d_max steps
+// (the tail of Algorithm 2, package walks), and keeps the budgets, the
+// workers, the visited-state set and the order of the results.
+//
+// Every path is re-executed from the initial state, or from the end of a
+// prefix execution (§4.2: stateless search, prefix-based search). Within
+// its bound the choices come from the path's scheduler; beyond it a seeded,
+// weighted random walk takes over. Safety properties are checked after
+// every step; liveness only beyond the depth bound, since a live state
+// inside the periphery must not hide a dead state beyond it (§3.1).
+//
+// State hashing (§4.2) ends a path that may be pruned (Path.Prune) when it
+// reaches a state first seen at the same or a smaller cost (by default the
+// depth) in this round on an earlier path: that state's subtree is
+// explored from there. A path that returns to a state
+// of its own (a cycle) ends its bounded part and walks from there instead,
+// so that a dead state whose every event loops back to itself is still
+// walked from (a deviation: the paper's rule would prune it unseen).
+//
+// Config.Observe hands every walk an observer (walks.Observer), such as a
+// lasso detector (package walks/lasso). An observer that ends its walk
+// with a verdict reports a violation: outcome walks.Observed, verdict
+// Liveness, with the observer's property and detail (Violation.Observed,
+// for lasso detection a *lasso.Finding). Like every violation it is
+// committed in path order and counts towards MaxViolations; the walk's
+// Choices are the execution up to where the observer stopped it. An
+// observer that stops its walk without a verdict (walks.Stopped) reports
+// nothing. An observer that is a Committer learns when its path is
+// committed, so that what it counts covers exactly the committed paths.
+//
+// The bounded parts run on one goroutine, in a fixed order, and walks are
+// spread over Workers goroutines, each walk seeded by walks.SeedFor(Seed,
+// path index); results, and every count of Stats, are committed in path
+// order. So the verdict, the violating path and the statistics do not
+// depend on the number of workers, and a seed gives the same run every
+// time (a Time budget stops at a moment that depends on the machine).
+//
+// # Memory: the visited-state set
+//
+// The states seen (Stats.DistinctStates) are kept in an open-addressing
+// table of 12-byte slots (the 64-bit state hash; round and depth in 32
+// bits) that grows with the search up to Config.MaxStates states (default
+// DefaultMaxStates, 4 Mi states in at most 96 MiB; `macemc search
+// --max-states`), where a Go map took about twice as much per state. At the bound,
+// the states of earlier rounds are dropped first (they never prune again);
+// past that, new states are not recorded (Stats.Unrecorded). Forgetting a
+// state can only make the search re-explore what it could have cut: a
+// pruned path is never one that was new, so the bound costs coverage per
+// unit of time, never a false or a missed report on the paths it runs.
+// (SPIN's bitstate hashing trades the other way: a few bits a state, but a
+// collision prunes a path that was new, losing coverage silently; with
+// this table only 64-bit hash collisions can, as with any hashing.)
+//
+// # Performance and how it scales
+//
+// The search is stateless (§4.2): a path is re-executed from the initial
+// state, because replaying a dozen steps costs a few microseconds while
+// copying a state (engine.Sim.Clone) costs tens. The coordinator replays a
+// path's shared prefix without checking or hashing it again: those states
+// are the previous path's (replay is deterministic), their hashes are kept
+// per depth, and the part hashes of each state (engine.HashMemo) are restored
+// so that only what a new step changed is encoded. At the end of a bounded
+// path the coordinator hands its execution to the worker
+// (engine.Sim.SwapState, a few words) instead of the worker replaying it, and
+// takes a pooled simulator to reset for the next path. Each worker runs
+// all its walks under one watchdog.
+//
+// With 2 cores the coordinator is the limit once walks are short (a fixed
+// system becomes live after a few dozen steps): it executes every path's
+// prefix and decides pruning in order, about as much work per path as the
+// walk, so paths/s grows little from 1 worker to 2; with long walks (a
+// buggy system's dead walks, d_max steps each) the walks dominate and the
+// workers scale with the cores. Beyond a few cores three things bound it:
+//
+//   - The single coordinator: pruning depends on the states of all earlier
+//     paths in depth-first order, and which path comes next depends on
+//     where the previous one was cut, so the bounded part is sequential.
+//     Splitting the tree among coordinators would change which paths are
+//     pruned (and so the reported path) with the number of coordinators;
+//     a deterministic alternative is speculative execution of the next
+//     sibling paths by idle workers, validated in order.
+//   - The visited-state set: one table the coordinator alone touches (no
+//     lock); its memory is bounded by MaxStates, and at the bound the
+//     search loses pruning, not correctness.
+//   - The ordered commit: results are committed in path order under one
+//     mutex, once per path, so a long walk holds back the commit (not the
+//     work) of the paths after it; the jobs channel (4 per worker) bounds
+//     how far the coordinator runs ahead, and so the memory of jobs and
+//     pooled simulators in flight.
+//
+// services/bench and scripts/bench.sh measure all of this per example
+// system.
+//
+// # Usage
+//
+//	res, err := explore.Run(ctx, explore.Config{System: cfg, Strategy: dfs.Strategy{}, Seed: 1, WalkDepth: 20000, Time: time.Minute})
+//	if err != nil { ... }
+//	if res.Verdict == explore.Liveness {
+//		v := res.Violations[0] // v.Choices replays it; see package critical
+//	}
+//
+// Package search runs the whole pipeline around it.
+package explore

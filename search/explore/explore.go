@@ -1,0 +1,1032 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/walks"
+)
+
+// Sentinel errors of the executor.
+var (
+	// ErrConfig marks a configuration the search cannot run.
+	ErrConfig = errors.New("explore: bad config")
+	// ErrPrefix marks a prefix that does not replay on the system.
+	ErrPrefix = errors.New("explore: prefix does not replay")
+)
+
+// Defaults of the original MaceMC (see the design note).
+const (
+	DefaultDepthStep = 5
+	DefaultWalkDepth = 20000
+)
+
+// Config describes one exploration.
+type Config struct {
+	// System is the configuration to search; its Safety and Liveness
+	// properties (already narrowed by the caller, if wanted) are checked.
+	System *sim.Config
+	// Strategy orders the paths; StrategyParams are its options.
+	Strategy       Strategy
+	StrategyParams sim.Params
+	// DepthStep is the iterative-deepening increment (default 5) and
+	// MaxDepth caps the bounded part (0: no cap), as the strategy uses them.
+	DepthStep int
+	MaxDepth  int
+	// WalkDepth is d_max, the length of every execution's random walk
+	// tail (default 20,000).
+	WalkDepth int
+	// Seed seeds the strategy and every walk: the walk of path i uses
+	// walks.SeedFor(Seed, i).
+	Seed uint64
+	// Workers run walks in parallel (default: all cores). The result does
+	// not depend on it.
+	Workers int
+	// MaxPaths stops after this many paths (0: no limit).
+	MaxPaths int64
+	// Time stops the search after this long (0: no limit).
+	Time time.Duration
+	// MaxViolations stops after this many violating paths (default 1).
+	MaxViolations int
+	// NoHashing turns state hashing off: no path is cut short because it
+	// reached a state seen before.
+	NoHashing bool
+	// MaxStates bounds the visited-state set (default DefaultMaxStates).
+	// Past the bound, a new state takes the place of one recorded in an
+	// earlier round or is not recorded (Stats.Unrecorded): it will not cut
+	// a later path short, so the search repeats work it could have
+	// skipped. That loses coverage per unit of time, never correctness.
+	MaxStates int
+	// Unbiased makes walks choose events uniformly instead of by weight.
+	Unbiased bool
+	// WalkFailures keeps failures on during walks. By default failures
+	// happen only within the bounded part and walks run without them,
+	// weights on ("gusto", as in the original).
+	WalkFailures bool
+	// Prefix, when set, is a recorded execution of PrefixSteps steps
+	// (e.g. a live steady state, seed 003 §4.2 point 4): every path starts
+	// from its end.
+	Prefix      []int32
+	PrefixSteps int
+	// HandlerTimeout is the watchdog's limit for one handler (default 5s).
+	HandlerTimeout time.Duration
+	// Progress, when set, is called about every ProgressEvery with the
+	// statistics so far, from the coordinating goroutine.
+	Progress      func(Stats)
+	ProgressEvery time.Duration
+	// Observe, when set, builds a per-walk observer (see walks.Config and
+	// walks.Observer); lasso detection hooks in here. It is called once
+	// per walk, from the worker that runs it. A walk the observer ends
+	// with a verdict is a violation (outcome walks.Observed), committed in
+	// path order like any other. An observer that is a Committer is told
+	// when its walk's path is committed.
+	Observe func() walks.Observer
+
+	pathHook func(choices []int32) // tests: called with each bounded path
+}
+
+func (c *Config) validate() error {
+	if c.System == nil {
+		return fmt.Errorf("%w: no system", ErrConfig)
+	}
+	if c.Strategy == nil {
+		return fmt.Errorf("%w: no strategy", ErrConfig)
+	}
+	if err := c.System.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if c.DepthStep == 0 {
+		c.DepthStep = DefaultDepthStep
+	}
+	if c.WalkDepth == 0 {
+		c.WalkDepth = DefaultWalkDepth
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.NumCPU()
+	}
+	if c.MaxViolations <= 0 {
+		c.MaxViolations = 1
+	}
+	if c.ProgressEvery <= 0 {
+		c.ProgressEvery = 250 * time.Millisecond
+	}
+	switch {
+	case c.DepthStep < 0:
+		return fmt.Errorf("%w: depth step %d", ErrConfig, c.DepthStep)
+	case c.MaxDepth < 0:
+		return fmt.Errorf("%w: depth %d", ErrConfig, c.MaxDepth)
+	case c.WalkDepth < 0:
+		return fmt.Errorf("%w: walk depth %d", ErrConfig, c.WalkDepth)
+	case c.MaxPaths < 0, c.Time < 0:
+		return fmt.Errorf("%w: negative budget", ErrConfig)
+	case c.PrefixSteps < 0 || c.PrefixSteps > 0 && len(c.Prefix) == 0:
+		return fmt.Errorf("%w: prefix of %d steps with %d choices", ErrConfig, c.PrefixSteps, len(c.Prefix))
+	}
+	return nil
+}
+
+// Verdict is what a search concluded.
+type Verdict int
+
+// The verdicts.
+const (
+	// None: nothing was found within the budget.
+	None Verdict = iota
+	// Safety: a safety property failed (or a handler panicked or hung).
+	Safety
+	// Liveness: a (suspected) liveness violation.
+	Liveness
+)
+
+// String returns "none", "safety" or "liveness".
+func (v Verdict) String() string {
+	switch v {
+	case None:
+		return "none"
+	case Safety:
+		return "safety"
+	case Liveness:
+		return "liveness"
+	}
+	return fmt.Sprintf("verdict(%d)", int(v))
+}
+
+// Stop says why a search ended.
+type Stop int
+
+// The reasons a search ends.
+const (
+	// StopNone: the search has not ended.
+	StopNone Stop = iota
+	// StopViolation: MaxViolations violating paths were found.
+	StopViolation
+	// StopPaths: the MaxPaths budget was spent.
+	StopPaths
+	// StopTime: the Time budget was spent.
+	StopTime
+	// StopInterrupted: the context was cancelled.
+	StopInterrupted
+	// StopDepth: the bounded part was searched to MaxDepth.
+	StopDepth
+	// StopExhausted: no path reached its depth bound: nothing deeper
+	// exists, the reachable states were all explored.
+	StopExhausted
+)
+
+var stopNames = [...]string{"", "violation", "paths", "time", "interrupted", "depth", "exhausted"}
+
+// String returns the reason's name as reports give it, e.g. "exhausted".
+func (s Stop) String() string {
+	if int(s) < len(stopNames) {
+		return stopNames[s]
+	}
+	return fmt.Sprintf("stop(%d)", int(s))
+}
+
+// ParseStop returns the Stop with this name.
+func ParseStop(name string) (Stop, bool) {
+	i := slices.Index(stopNames[:], name)
+	return Stop(max(i, 0)), i >= 0
+}
+
+// Complete reports whether the search ended on its own terms rather than
+// on a budget or a cancellation: its statistics then depend only on the
+// inputs.
+func (s Stop) Complete() bool { return s == StopViolation || s == StopDepth || s == StopExhausted }
+
+// Violation is one violating execution.
+type Violation struct {
+	Verdict Verdict
+	// Outcome says how the execution ended: walks.Dead (suspected
+	// liveness violation), walks.Quiescent (certain), walks.Unsafe or
+	// walks.Failed (a handler panicked or hung), or walks.Observed (the
+	// walk's observer reported a violation, a liveness verdict).
+	Outcome  walks.Outcome
+	Property string
+	// Observed is the observer's detail of a walks.Observed outcome (for
+	// lasso detection a *lasso.Finding); nil otherwise.
+	Observed any
+	// Choices replay the execution; Steps is its length.
+	Choices []int32
+	Steps   int
+	// Path is the index of the path in search order; Depth the depth
+	// bound of its bounded part, beyond which liveness counted (LiveAfter
+	// = PrefixSteps + Depth).
+	Path      int64
+	Depth     int
+	LiveAfter int
+	// FailuresUntil is the step from which failures were off (replay
+	// needs it); 0 when they were on throughout.
+	FailuresUntil int
+	// Err is the handler panic or hang behind a Failed outcome.
+	Err error
+}
+
+// Stats say what a search covered. Every count covers the paths before
+// the search stopped, in path order, so that with a complete search
+// (Stop.Complete, or a MaxPaths budget) they depend only on the inputs and
+// not on the number of workers or how they were scheduled.
+type Stats struct {
+	// Rounds started, the depth bound of the last round, and the deepest
+	// bound whose round completed.
+	Rounds          int
+	DeepestComplete int
+	Depth           int
+	// Paths executed, of which Pruned were cut short by reaching a state
+	// already seen on an earlier path, Cycles ended their bounded part
+	// early by returning to a state of their own (and walked from there),
+	// and Walks that ran a random walk.
+	Paths  int64
+	Pruned int64
+	Cycles int64
+	Walks  int64
+	// Transitions executed in all (bounded parts and walks).
+	Transitions int64
+	// DistinctStates is the number of distinct states the bounded parts
+	// reached (the states recorded in the visited-state set); Unrecorded
+	// counts the new states the full set could not record (see
+	// Config.MaxStates), and VisitedBytes is the set's memory.
+	DistinctStates int64
+	Unrecorded     int64
+	VisitedBytes   int
+	Elapsed        time.Duration
+	Violations     int
+	// Stop says why the search ended.
+	Stop Stop
+}
+
+// Result is a search's verdict with its evidence and coverage.
+type Result struct {
+	Verdict    Verdict
+	Violations []Violation
+	Stats      Stats
+}
+
+// pathStats is what one path adds to the statistics, committed in path
+// order.
+type pathStats struct {
+	transitions int64
+	newStates   int64
+	unrecorded  int64
+	pruned      bool
+	cycle       bool
+	walked      bool
+}
+
+// Committer is implemented by a walk's observer (Config.Observe) that
+// keeps what it saw to itself until the search commits the walk's path:
+// Commit is called once per committed path that walked, in path order,
+// never for the paths a search started past its stopping point. Counting
+// there makes an observer's statistics independent of the workers.
+type Committer interface {
+	Commit()
+}
+
+// job is one path whose random walk a worker runs.
+type job struct {
+	index   int64
+	choices []int32
+	steps   int
+	depth   int
+	result  *Violation // set when the bounded part already decided
+	walk    bool       // the path goes on with a walk
+	stats   pathStats
+	// observer is the walk's observer (Config.Observe), if any.
+	observer walks.Observer
+	// status is the explorer's status when it handed out the path.
+	status Status
+	// sim, when set, holds the execution at the end of the bounded part
+	// (the coordinator's, handed over with engine.Sim.SwapState): the
+	// worker walks on from it instead of replaying the path.
+	sim *engine.Sim
+}
+
+// Run explores c.System: the strategy's paths in order, each path's
+// bounded part continued by a random walk of up to d_max steps (seed 003,
+// Algorithms 1 and 2). Safety is checked after every step, liveness only
+// beyond the path's depth bound. Cancelling ctx stops the search; the
+// result still reports what was covered, with Stop StopInterrupted.
+func Run(ctx context.Context, c Config) (*Result, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	ex, err := c.Strategy.New(Setup{Seed: c.Seed, DepthStep: c.DepthStep, MaxDepth: c.MaxDepth, Params: c.StrategyParams})
+	if err != nil {
+		return nil, fmt.Errorf("%w: strategy %s: %w", ErrConfig, c.Strategy.Name(), err)
+	}
+	r := &runner{cfg: c, ctx: ctx, ex: ex, start: time.Now(), seen: newVisited(c.MaxStates)}
+	return r.run()
+}
+
+type runner struct {
+	cfg   Config
+	ctx   context.Context
+	ex    Explorer
+	start time.Time
+
+	seen   *visited // state hash -> round<<32 | cost first seen at
+	onPath []uint64 // hashes of the states of the current path
+	// states is the number of states after the prefix the last path
+	// checked (and, with hashing, whose hashes onPath holds); memos[k]
+	// holds the part hashes of the path's state k after the prefix (0:
+	// the prefix's end), to restore when a later path replays it.
+	states int
+	memos  []engine.HashMemo
+	// prev holds the previous path's choices after the prefix: a new path
+	// reaches the same states as long as it makes the same choices.
+	prev []int32
+
+	// live counters for progress reports (the result counts committed
+	// paths only).
+	livePaths, liveTransitions atomic.Int64
+	stopping                   atomic.Bool
+
+	// pool holds simulators to carry executions from the coordinator to
+	// the workers (job.sim).
+	pool chan *engine.Sim
+
+	mu         sync.Mutex
+	done       map[int64]*job // finished jobs waiting to be committed
+	nextCommit int64
+	violations []Violation
+	stopReason Stop
+	final      *Status // the explorer's status once it had no more paths
+	stopAt     int64   // first path index not committed when stopping (-1: none)
+	stats      Stats   // committed paths
+	quit       chan struct{}
+}
+
+func (r *runner) liveAfter(depth int) int { return r.cfg.PrefixSteps + depth }
+
+func (r *runner) failuresUntil(depth int) int {
+	if r.cfg.WalkFailures {
+		return 0
+	}
+	return r.cfg.PrefixSteps + depth
+}
+
+func (r *runner) run() (*Result, error) {
+	if len(r.cfg.Prefix) > 0 {
+		if _, err := engine.Replay(r.cfg.System, r.cfg.Prefix, r.cfg.PrefixSteps, engine.Options{}); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrPrefix, err)
+		}
+	}
+	r.done = map[int64]*job{}
+	r.stopAt = -1
+	// The coordinator closes jobs when it finishes; if a handler hangs in
+	// it, quit releases the workers instead (the hung goroutine is left).
+	jobs := make(chan *job, 4*r.cfg.Workers)
+	r.pool = make(chan *engine.Sim, 5*r.cfg.Workers+2)
+	r.quit = make(chan struct{})
+	results := make(chan *job, 4*r.cfg.Workers)
+	var wg sync.WaitGroup
+	for w := 0; w < r.cfg.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.worker(jobs, results)
+		}()
+	}
+	committed := make(chan struct{})
+	go func() {
+		for j := range results {
+			r.commit(j)
+		}
+		close(committed)
+	}()
+	err := r.coordinate(jobs)
+	wg.Wait()
+	close(results)
+	<-committed
+	r.flush()
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := &Result{Violations: r.violations, Stats: r.snapshotLocked()}
+	res.Stats.Stop = r.stopReason
+	if f := r.final; f != nil && r.stopReason == f.Done {
+		res.Stats.Rounds, res.Stats.Depth, res.Stats.DeepestComplete = f.Rounds, f.Depth, f.DeepestComplete
+	}
+	if len(res.Violations) > 0 {
+		res.Verdict = res.Violations[0].Verdict
+	}
+	return res, nil
+}
+
+// snapshotLocked returns the committed statistics with the explorer's
+// status; r.mu is held.
+func (r *runner) snapshotLocked() Stats {
+	st := r.stats
+	st.VisitedBytes = r.seen.bytes()
+	st.Elapsed = time.Since(r.start)
+	st.Violations = len(r.violations)
+	return st
+}
+
+// progress returns the statistics so far for a progress report: the
+// committed ones, with the paths and transitions run so far.
+func (r *runner) progress() Stats {
+	r.mu.Lock()
+	st := r.snapshotLocked()
+	r.mu.Unlock()
+	st.Paths = max(st.Paths, r.livePaths.Load())
+	st.Transitions = max(st.Transitions, r.liveTransitions.Load())
+	return st
+}
+
+// commit records finished jobs in path order, so that which violation is
+// reported, and every count, do not depend on how many workers ran or how
+// fast.
+func (r *runner) commit(j *job) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done[j.index] = j
+	for {
+		next, ok := r.done[r.nextCommit]
+		if !ok {
+			return
+		}
+		delete(r.done, r.nextCommit)
+		r.nextCommit++
+		if r.stopAt >= 0 && next.index >= r.stopAt {
+			continue
+		}
+		r.add(next)
+		if next.result != nil {
+			r.violations = append(r.violations, *next.result)
+			if len(r.violations) >= r.cfg.MaxViolations {
+				r.stopAt = next.index + 1
+				r.stopReason = StopViolation
+				r.stopping.Store(true)
+			}
+		}
+	}
+}
+
+// add counts a committed path; r.mu is held.
+func (r *runner) add(j *job) {
+	st, ps := &r.stats, &j.stats
+	st.Rounds, st.Depth, st.DeepestComplete = j.status.Rounds, j.status.Depth, j.status.DeepestComplete
+	st.Paths++
+	st.Transitions += ps.transitions
+	st.DistinctStates += ps.newStates
+	st.Unrecorded += ps.unrecorded
+	if ps.pruned {
+		st.Pruned++
+	}
+	if ps.cycle {
+		st.Cycles++
+	}
+	if ps.walked {
+		st.Walks++
+	}
+	if c, ok := j.observer.(Committer); ok {
+		c.Commit()
+	}
+}
+
+// flush commits what is left after an abandoned run (a hung handler
+// released the workers early), in path order, skipping the gaps.
+func (r *runner) flush() {
+	r.mu.Lock()
+	var idx []int64
+	for i := range r.done {
+		idx = append(idx, i)
+	}
+	r.mu.Unlock()
+	slices.Sort(idx)
+	for _, i := range idx {
+		r.mu.Lock()
+		j := r.done[i]
+		r.nextCommit = i
+		r.mu.Unlock()
+		r.commit(j)
+	}
+}
+
+// finished records the explorer's final status in the statistics once it
+// has no more paths: every path it handed out is committed by the end of
+// the run, so its rounds are the search's. Until then the statistics
+// carry the status of the last committed path (add), not of the paths the
+// coordinator ran ahead to, so that they do not depend on the workers.
+func (r *runner) finished(s Status) {
+	r.mu.Lock()
+	r.final = &s
+	r.mu.Unlock()
+}
+
+// coordinate asks the explorer for paths in order, executing each path's
+// bounded part itself (to prune by state hash in a deterministic order)
+// and handing the walk to the workers.
+func (r *runner) coordinate(jobs chan<- *job) error {
+	c := &r.cfg
+	s, err := engine.New(c.System, engine.Options{})
+	if err != nil {
+		return err
+	}
+	var index int64
+	lastProgress := time.Now()
+	var deadline time.Time
+	if c.Time > 0 {
+		deadline = r.start.Add(c.Time)
+	}
+	stop := func(reason Stop) {
+		r.mu.Lock()
+		if r.stopReason == StopNone {
+			r.stopReason = reason
+		}
+		if r.stopAt < 0 {
+			r.stopAt = index
+		}
+		r.mu.Unlock()
+		r.stopping.Store(true)
+	}
+	pc := &pathChooser{base: c.Prefix}
+	var status Status // the explorer's, for the current path
+	err = s.Guard(c.HandlerTimeout, func() error {
+		defer close(jobs)
+		var end *End
+		for {
+			if r.stopping.Load() {
+				return nil
+			}
+			if r.ctx.Err() != nil {
+				stop(StopInterrupted)
+				return nil
+			}
+			if c.MaxPaths > 0 && index >= c.MaxPaths {
+				stop(StopPaths)
+				return nil
+			}
+			if !deadline.IsZero() && time.Now().After(deadline) {
+				stop(StopTime)
+				return nil
+			}
+			p, ok := r.ex.Next(end)
+			status = r.ex.Status()
+			if !ok {
+				r.finished(status)
+				stop(status.Done)
+				return nil
+			}
+			if c.Progress != nil && time.Since(lastProgress) >= c.ProgressEvery {
+				lastProgress = time.Now()
+				c.Progress(r.progress())
+			}
+			j, e, err := r.bounded(s, pc, &p, index)
+			if j != nil {
+				j.status = status
+			}
+			if s.Abandoned() {
+				// The watchdog gave up on a handler of this path and
+				// reports it at index: touch nothing more.
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			end = &e
+			if c.pathHook != nil {
+				c.pathHook(s.ChoiceValues())
+			}
+			r.livePaths.Add(1)
+			index++
+			if j.walk {
+				// Hand the execution over: the worker walks on from it
+				// instead of replaying it, and the coordinator resets
+				// what it gets back for the next path.
+				o, err := r.takeSim()
+				if err != nil {
+					return err
+				}
+				s.SwapState(o)
+				j.sim = o
+			}
+			select {
+			case jobs <- j:
+			case <-r.quit:
+				return nil
+			}
+		}
+	})
+	var hang *engine.HangError
+	if errors.As(err, &hang) {
+		close(r.quit)
+		// The hung path is the violation; report it in order.
+		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: hang.Choices, Steps: hang.Step, Path: index, Err: err}
+		r.commit(&job{index: index, result: v, status: status, stats: pathStats{transitions: int64(hang.Step)}})
+		return nil
+	}
+	return err
+}
+
+// pathChooser answers a path's choice points: the search's prefix first,
+// then the path's scheduler.
+type pathChooser struct {
+	base  []int32
+	bpos  int
+	sched engine.Chooser
+}
+
+func (c *pathChooser) Choose(kind engine.ChoiceKind, n int, w []float64) int {
+	if c.bpos < len(c.base) {
+		v := c.base[c.bpos]
+		c.bpos++
+		return int(v)
+	}
+	return c.sched.Choose(kind, n, w)
+}
+
+// eventPathChooser is a pathChooser whose scheduler sees the ready events.
+type eventPathChooser struct {
+	pathChooser
+	events engine.EventChooser
+}
+
+func (c *eventPathChooser) ChooseEvent(ready []engine.Event, w []float64) int {
+	if c.bpos < len(c.base) {
+		v := c.base[c.bpos]
+		c.bpos++
+		return int(v)
+	}
+	return c.events.ChooseEvent(ready, w)
+}
+
+// bounded executes path p's bounded part: up to p.Depth steps beyond the
+// prefix. It returns the job for the path (with the verdict already set
+// if the bounded part alone decided it) and how the bounded part ended.
+func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (*job, End, error) {
+	c := &r.cfg
+	pc.bpos, pc.sched = 0, p.Scheduler
+	var ch engine.Chooser = pc
+	if ec, ok := p.Scheduler.(engine.EventChooser); ok {
+		ch = &eventPathChooser{pathChooser: *pc, events: ec}
+	}
+	coster, _ := p.Scheduler.(Coster)
+	s.SetFailuresUntil(r.failuresUntil(p.Depth))
+	j := &job{index: index, depth: p.Depth}
+	violation := func(verdict Verdict, out walks.Outcome, prop string, err error) (*job, End, error) {
+		j.result = &Violation{Verdict: verdict, Outcome: out, Property: prop, Choices: s.ChoiceValues(), Steps: s.Steps(),
+			Path: index, Depth: p.Depth, LiveAfter: r.liveAfter(p.Depth), FailuresUntil: r.failuresUntil(p.Depth), Err: err}
+		r.keepChoices(s)
+		return j, End{Steps: s.Steps() - c.PrefixSteps, Reason: EndViolation}, nil
+	}
+	if err := s.Reset(ch); err != nil {
+		return violation(Safety, walks.Failed, walks.PanicProperty, err)
+	}
+	if len(r.onPath) == 0 {
+		r.onPath = append(r.onPath, s.Hash()) // the initial state: the same for every path
+	}
+	// Performance: the states this path reaches while it makes the same
+	// choices as the previous path are that path's states (replay is
+	// deterministic), which it checked and hashed (onPath holds their
+	// hashes) before going on past them. They are replayed, not checked or
+	// hashed again: only the new states are, and their parts (nodes,
+	// messages) that the replay did not change are not encoded again
+	// either: the part hashes saved on the path that first reached each
+	// state are restored (engine.HashMemo). prev is how many such states
+	// the previous path has; k counts this path's.
+	prev, k := r.states, 0
+	r.states = 0
+	if c.PrefixSteps == 0 {
+		r.memo(s, 0, true)
+	}
+	limit := c.PrefixSteps + p.Depth
+	fresh, same := false, 0 // same: the choices after the prefix compared with r.prev so far
+	for s.Steps() < limit {
+		ok, err := s.Step()
+		if err != nil {
+			if errors.Is(err, engine.ErrBadChoice) && s.Steps() < c.PrefixSteps {
+				return nil, End{}, fmt.Errorf("%w: %w", ErrPrefix, err)
+			}
+			return violation(Safety, walks.Failed, walks.PanicProperty, err)
+		}
+		if !ok {
+			// Quiescent within the bound: nothing can ever happen again,
+			// so a state that is not live now is dead.
+			if len(c.System.Liveness) > 0 {
+				if i, err := s.FirstViolated(c.System.Liveness); err != nil || i >= 0 {
+					if err != nil {
+						return violation(Liveness, walks.Failed, c.System.Liveness[i].Name, err)
+					}
+					return violation(Liveness, walks.Quiescent, c.System.Liveness[i].Name, nil)
+				}
+			}
+			r.keepChoices(s)
+			return j, End{Steps: s.Steps() - c.PrefixSteps, Reason: EndQuiescent}, nil
+		}
+		j.stats.transitions++
+		if s.Steps() <= c.PrefixSteps {
+			if s.Steps() == c.PrefixSteps {
+				r.memo(s, 0, true)
+			}
+			continue
+		}
+		if !fresh {
+			cs := s.Choices()[len(c.Prefix):]
+			for ; same < len(cs); same++ {
+				if same >= len(r.prev) || cs[same].Value != r.prev[same] {
+					fresh = true
+					break
+				}
+			}
+		}
+		k++
+		if !fresh && k <= prev {
+			r.memo(s, k, false)
+			r.states = k
+			continue
+		}
+		if i, err := s.FirstViolated(c.System.Safety); err != nil || i >= 0 {
+			if err != nil {
+				return violation(Safety, walks.Failed, c.System.Safety[i].Name, err)
+			}
+			return violation(Safety, walks.Unsafe, c.System.Safety[i].Name, nil)
+		}
+		if !c.NoHashing {
+			h := s.Hash()
+			if slices.Contains(r.onPath[:k], h) {
+				// A cycle back to a state of this very path: going deeper
+				// adds nothing to the bounded part, but if every way on
+				// from here cycles no path would ever reach its bound and
+				// walk, and a dead state that only loops would go unseen.
+				// End the bounded part here and walk from it.
+				j.stats.cycle = true
+				r.states = k - 1
+				return r.walkFrom(s, j, EndCycle)
+			}
+			if p.Prune {
+				cost := uint64(s.Steps() - c.PrefixSteps)
+				if coster != nil {
+					cost = uint64(coster.Cost())
+				}
+				if seen, ok := r.seen.get(h); ok && seen>>32 == uint64(p.Round) && seen&0xffffffff <= cost {
+					j.stats.pruned = true
+					r.states = k - 1
+					r.keepChoices(s)
+					return j, End{Steps: s.Steps() - c.PrefixSteps, Reason: EndPruned}, nil
+				}
+				switch r.seen.put(h, uint64(p.Round)<<32|cost) {
+				case putNew:
+					j.stats.newStates++
+				case putUnrecorded:
+					j.stats.unrecorded++
+				}
+			}
+			r.onPath = append(r.onPath[:k], h)
+			r.memo(s, k, true)
+		}
+		r.states = k
+	}
+	return r.walkFrom(s, j, EndDepth)
+}
+
+// walkFrom ends a bounded part whose path goes on with a random walk.
+func (r *runner) walkFrom(s *engine.Sim, j *job, reason EndReason) (*job, End, error) {
+	r.keepChoices(s)
+	j.choices, j.steps, j.walk = s.ChoiceValues(), s.Steps(), true
+	return j, End{Steps: s.Steps() - r.cfg.PrefixSteps, Reason: reason}, nil
+}
+
+// keepChoices remembers the path's choices after the prefix, for the next
+// path to compare its own with.
+func (r *runner) keepChoices(s *engine.Sim) {
+	cs := s.Choices()[min(len(r.cfg.Prefix), len(s.Choices())):]
+	r.prev = r.prev[:0]
+	for _, ch := range cs {
+		r.prev = append(r.prev, ch.Value)
+	}
+}
+
+// memo restores the part hashes of state k of the path (0: the end of the
+// prefix) if a path saved them, or saves them when save is set. A restore
+// that does not fit leaves the hashes to be computed (Sim.RestoreHashes).
+func (r *runner) memo(s *engine.Sim, k int, save bool) {
+	if r.cfg.NoHashing {
+		return
+	}
+	for len(r.memos) <= k {
+		r.memos = append(r.memos, engine.HashMemo{})
+	}
+	if save {
+		if k > 0 || !s.RestoreHashes(&r.memos[0]) {
+			s.SaveHashes(&r.memos[k])
+		}
+		return
+	}
+	s.RestoreHashes(&r.memos[k])
+}
+
+// takeSim returns a simulator of the system from the pool, or a new one.
+func (r *runner) takeSim() (*engine.Sim, error) {
+	select {
+	case s := <-r.pool:
+		return s, nil
+	default:
+		return engine.New(r.cfg.System, engine.Options{})
+	}
+}
+
+// putSim returns a simulator to the pool, if it has room.
+func (r *runner) putSim(s *engine.Sim) {
+	select {
+	case r.pool <- s:
+	default:
+	}
+}
+
+// worker runs each job's random walk, on the execution the job carries
+// (job.sim) or, without one, after replaying the job's bounded path.
+// Performance: one watchdog (engine.Sim.Guard) watches the worker's
+// simulator for as long as no handler hangs, rather than one per job (a
+// goroutine and a ticker each); the job's execution is swapped into that
+// simulator.
+func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
+	c := &r.cfg
+	rnd := engine.NewRandom(0)
+	rnd.Unbiased = c.Unbiased
+	for {
+		s, err := engine.New(c.System, engine.Options{Chooser: rnd})
+		if err != nil {
+			r.drain(jobs, results, err)
+			return
+		}
+		var cur atomic.Pointer[job] // the job being walked, for a hang report
+		err = s.Guard(c.HandlerTimeout, func() error {
+			for !s.Abandoned() {
+				var j *job
+				select {
+				case j2, ok := <-jobs:
+					if !ok {
+						return nil
+					}
+					j = j2
+				case <-r.quit:
+					return nil
+				}
+				if j.result != nil || !j.walk || r.stopping.Load() && r.beyondStop(j.index) {
+					if j.sim != nil {
+						r.putSim(j.sim)
+						j.sim = nil
+					}
+					results <- j
+					continue
+				}
+				cur.Store(j)
+				if !r.walk(s, rnd, j) {
+					// The watchdog gave up on this walk's handler while it
+					// ran and reports the job; this goroutine is done.
+					return nil
+				}
+				cur.Store(nil)
+				results <- j
+			}
+			return nil
+		})
+		if err == nil {
+			return
+		}
+		// A handler hung: s is abandoned to it (the goroutine stuck in it
+		// stops at its next Context call, without touching the job); report
+		// the job as a new one and go on with a new simulator.
+		j := cur.Load()
+		var hang *engine.HangError
+		if j == nil || !errors.As(err, &hang) {
+			panic(fmt.Sprintf("explore: worker guard: %v", err)) // Guard only fails on a hang
+		}
+		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: hang.Choices, Steps: hang.Step,
+			Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: err}
+		st := j.stats
+		st.walked = true
+		st.transitions += int64(hang.Step - j.steps)
+		results <- &job{index: j.index, choices: j.choices, steps: j.steps, depth: j.depth, result: v, stats: st}
+	}
+}
+
+// drain fails every job that needs a walk when the worker cannot build a
+// simulator (the system does not boot).
+func (r *runner) drain(jobs <-chan *job, results chan<- *job, err error) {
+	for {
+		select {
+		case j, ok := <-jobs:
+			if !ok {
+				return
+			}
+			if j.result == nil && j.walk {
+				j.result = r.failed(j, nil, err)
+			}
+			results <- j
+		case <-r.quit:
+			return
+		}
+	}
+}
+
+// walk runs job j's random walk on s, seeded by the job's index, and sets
+// j.result when it ends in a violation. It returns false, leaving j alone,
+// when the watchdog abandoned s meanwhile (the worker reports the job).
+func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
+	c := &r.cfg
+	rnd.Reseed(walks.SeedFor(c.Seed, uint64(j.index)))
+	if j.sim != nil {
+		// The coordinator's execution of the bounded path, handed over:
+		// the walk's choices follow the path's, as with a replay.
+		s.SwapState(j.sim)
+		r.putSim(j.sim)
+		j.sim = nil
+		s.SetChooser(rnd)
+	} else {
+		if err := s.Reset(&engine.Prefix{Seq: j.choices, Then: rnd}); err != nil {
+			if s.Abandoned() {
+				return false
+			}
+			j.stats.walked = true
+			j.result = r.failed(j, s, err)
+			return true
+		}
+		for s.Steps() < j.steps {
+			if _, err := s.Step(); err != nil {
+				if s.Abandoned() {
+					return false
+				}
+				j.stats.walked = true
+				j.result = r.failed(j, s, err)
+				return true
+			}
+		}
+	}
+	s.SetFailuresUntil(r.failuresUntil(j.depth))
+	wc := &walks.Config{MaxSteps: c.WalkDepth, LiveAfter: r.liveAfter(j.depth), Safety: c.System.Safety, Liveness: c.System.Liveness}
+	obs := &walkObserver{r: r, index: j.index}
+	if c.Observe != nil {
+		obs.inner = c.Observe()
+		j.observer = obs.inner
+	}
+	wc.Observe = obs
+	res := walks.Walk(s, wc)
+	if s.Abandoned() {
+		return false
+	}
+	j.stats.walked = true
+	j.stats.transitions += int64(res.Steps - j.steps)
+	r.liveTransitions.Add(int64(res.Steps - j.steps))
+	if res.Outcome.Violation() {
+		verdict := Liveness
+		if res.Outcome == walks.Unsafe || res.Outcome == walks.Failed {
+			verdict = Safety
+		}
+		j.result = &Violation{Verdict: verdict, Outcome: res.Outcome, Property: res.Property, Observed: res.Observed, Choices: s.ChoiceValues(), Steps: s.Steps(),
+			Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: res.Err}
+	}
+	return true
+}
+
+// walkObserver is the observer of one walk: it ends the walk early, with
+// no verdict, once the search is stopping before the walk's path, and
+// otherwise defers to the caller's observer.
+type walkObserver struct {
+	r     *runner
+	index int64
+	inner walks.Observer
+	cut   bool
+}
+
+func (o *walkObserver) Observe(s *engine.Sim) bool {
+	if s.Steps()&1023 == 0 && o.r.stopping.Load() && o.r.beyondStop(o.index) {
+		o.cut = true
+		return false
+	}
+	return o.inner == nil || o.inner.Observe(s)
+}
+
+func (o *walkObserver) Verdict() (string, any) {
+	if o.cut || o.inner == nil {
+		return "", nil
+	}
+	return o.inner.Verdict()
+}
+
+func (r *runner) beyondStop(index int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopAt >= 0 && index >= r.stopAt
+}
+
+func (r *runner) failed(j *job, s *engine.Sim, err error) *Violation {
+	v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.PanicProperty, Choices: j.choices, Steps: j.steps,
+		Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: err}
+	if s != nil {
+		v.Choices, v.Steps = s.ChoiceValues(), s.Steps()
+	}
+	return v
+}

@@ -1,0 +1,174 @@
+package explore
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+)
+
+// ErrUnknownStrategy is returned by Lookup for a name nobody registered.
+var ErrUnknownStrategy = errors.New("explore: unknown strategy")
+
+// Strategy is an exploration order: which executions the bounded part of a
+// search runs, one path after another. The executor (Run) does everything
+// else: it executes each path, checks safety after every step, prunes by
+// state hash where the path allows it, continues the path with a random
+// walk to d_max, spreads the walks over workers, commits results in path
+// order and keeps the budgets.
+//
+// A strategy lives in a package of its own (search/dfs, search/walk, ...)
+// and registers itself with Register in an init function.
+type Strategy interface {
+	// Name is the strategy's name on the command line (--strategy NAME).
+	Name() string
+	// Doc says in one line what the strategy does.
+	Doc() string
+	// Params declares the strategy's own options; the command line offers
+	// each as --NAME-PARAM (e.g. --pct-depth) and the resolved values reach
+	// New in Setup.Params.
+	Params() []sim.ParamSpec
+	// New returns the explorer of one search.
+	New(Setup) (Explorer, error)
+}
+
+// Setup is what a strategy is told about the search it explores.
+type Setup struct {
+	// Seed seeds any randomness of the strategy.
+	Seed uint64
+	// DepthStep and MaxDepth bound the bounded part of the paths:
+	// iterative deepening by DepthStep, up to MaxDepth (0: no cap).
+	DepthStep, MaxDepth int
+	// Params are the strategy's own options, resolved against Params().
+	Params sim.Params
+}
+
+// Explorer proposes the paths of one search, one at a time, in a fixed
+// order: the same Setup gives the same paths.
+type Explorer interface {
+	// Next returns the next path, given how the previous one ended (nil
+	// before the first path). It returns false when there is nothing left
+	// to explore; Status then says why.
+	Next(prev *End) (Path, bool)
+	// Status says how far the exploration got.
+	Status() Status
+}
+
+// Status is how far an Explorer got.
+type Status struct {
+	// Rounds started, the depth bound of the current round, and the
+	// deepest bound whose round completed.
+	Rounds, Depth, DeepestComplete int
+	// Done says why Next returned false: StopExhausted (every path ended
+	// before its bound: nothing deeper exists) or StopDepth (MaxDepth
+	// searched).
+	Done Stop
+}
+
+// Path is one execution for the executor to run.
+type Path struct {
+	// Round and Depth: the path's bounded part runs Depth steps after the
+	// search's prefix, its choices answered by Scheduler; beyond it a
+	// random walk goes on to d_max. Liveness only counts after Depth.
+	Round, Depth int
+	// Scheduler answers the bounded part's choice points. One that
+	// implements engine.EventChooser sees the ready events it picks among.
+	// One that implements Coster ranks the states it reaches for pruning.
+	Scheduler engine.Chooser
+	// Prune lets the executor end the path at a state that an earlier path
+	// of the same round reached at a cost no higher (by default the depth
+	// since the prefix; see Coster): that state's subtree is explored from
+	// the earlier occurrence.
+	Prune bool
+}
+
+// Coster is a Scheduler that ranks the states its path reaches for
+// pruning: a state seen before in the same round with a cost no higher
+// than the current one is not explored again. Without it the cost is the
+// state's depth after the prefix. Delay bounding ranks states by the
+// delays spent to reach them.
+type Coster interface {
+	Cost() uint32
+}
+
+// End says how a path's bounded part ended.
+type End struct {
+	// Steps is the number of steps the path ran after the prefix.
+	Steps int
+	// Reason is why the bounded part ended.
+	Reason EndReason
+}
+
+// EndReason is why a path's bounded part ended.
+type EndReason int
+
+// The ways a bounded part ends.
+const (
+	// EndDepth: it reached its depth bound (a walk follows).
+	EndDepth EndReason = iota
+	// EndPruned: it reached a state seen before in this round.
+	EndPruned
+	// EndCycle: it returned to a state of its own path (a walk follows).
+	EndCycle
+	// EndQuiescent: nothing was left to run.
+	EndQuiescent
+	// EndViolation: a safety property failed or a handler failed.
+	EndViolation
+)
+
+var endNames = [...]string{"depth", "pruned", "cycle", "quiescent", "violation"}
+
+// String returns the reason's name, e.g. "pruned".
+func (r EndReason) String() string {
+	if int(r) < len(endNames) {
+		return endNames[r]
+	}
+	return fmt.Sprintf("end(%d)", int(r))
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Strategy{}
+)
+
+// Register makes a strategy findable by name. It panics on a duplicate
+// name, a programming error; call it from an init function.
+func Register(s Strategy) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[s.Name()]; dup {
+		panic("explore: Register called twice for strategy " + s.Name())
+	}
+	registry[s.Name()] = s
+}
+
+// Lookup returns the registered strategy with this name.
+func Lookup(name string) (Strategy, error) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	if s, ok := registry[name]; ok {
+		return s, nil
+	}
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownStrategy, name, strings.Join(names, ", "))
+}
+
+// Strategies returns every registered strategy, sorted by name.
+func Strategies() []Strategy {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	out := make([]Strategy, 0, len(registry))
+	for _, s := range registry {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b Strategy) int { return strings.Compare(a.Name(), b.Name()) })
+	return out
+}

@@ -1,0 +1,289 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/walks/lasso"
+)
+
+// ErrOptions marks Options that cannot run; see OptionError.
+var ErrOptions = errors.New("search: bad options")
+
+// OptionError names an option whose value is out of its range.
+type OptionError struct {
+	// Field is the Options field (e.g. "DepthStep"); Flag the command-line
+	// flag that sets it (e.g. "depth-step").
+	Field, Flag string
+	// Value is the value given, Range the values allowed.
+	Value any
+	Range string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("search: option %s (--%s) is %v; allowed: %s", e.Field, e.Flag, e.Value, e.Range)
+}
+
+// Unwrap lets errors.Is match ErrOptions.
+func (e *OptionError) Unwrap() error { return ErrOptions }
+
+// Defaults and bounds of Options.
+const (
+	DefaultDepthStep     = explore.DefaultDepthStep
+	DefaultWalkDepth     = explore.DefaultWalkDepth
+	DefaultWalks         = critical.DefaultWalks
+	DefaultMaxViolations = 1
+	DefaultMaxStates     = explore.DefaultMaxStates
+	DefaultStrategy      = "dfs"
+
+	// MaxWalkDepth bounds d_max: a walk keeps its choices, about 13 bytes
+	// a step, once per worker and per violation kept.
+	MaxWalkDepth = 10_000_000
+	// MaxDepthBound bounds the depth of the bounded part (the visited set
+	// records depths below 2^20).
+	MaxDepthBound = 1<<20 - 1
+	// MaxWalks bounds k, the walks of one critical-transition probe.
+	MaxWalks = 100_000
+	// MaxViolationsBound bounds MaxViolations (each keeps a path).
+	MaxViolationsBound = 10_000
+	// MaxWorkers bounds Workers.
+	MaxWorkers = 1024
+	// MaxStatesBound bounds the visited set (12 bytes a slot, 16 GiB at
+	// this bound).
+	MaxStatesBound = 1 << 30
+	// MinHandlerTimeout and MaxHandlerTimeout bound HandlerTimeout.
+	MinHandlerTimeout = time.Millisecond
+	MaxHandlerTimeout = time.Hour
+	// MaxLassoReplays bounds Lasso.Replays.
+	MaxLassoReplays = 10_000
+)
+
+// Options say what to search and with what budget. The zero value of a
+// field means its default; Validate fills the defaults in.
+type Options struct {
+	// Params are the system's parameter values (defaults for the rest).
+	Params map[string]string
+	// Properties, when set, selects the properties to check (default all).
+	Properties []string
+	// Strategy names the exploration order (default "dfs"; see
+	// explore.Strategies) and StrategyParams its own options.
+	Strategy       string
+	StrategyParams map[string]string
+	// Depth caps the bounded search (0: deepen until a budget ends or the
+	// state space is exhausted); DepthStep is the iterative-deepening
+	// increment (default 5).
+	Depth, DepthStep int
+	// WalkDepth is d_max, the length of every random walk (default 20,000).
+	WalkDepth int
+	// Walks is k, the random walks per critical-transition probe (default 20).
+	Walks int
+	// Seed makes the run reproducible: the same system, options and seed
+	// give the same report.
+	Seed uint64
+	// Time and MaxPaths are budgets (0: none). A time budget stops the
+	// search at a moment that depends on the machine; a MaxPaths or Depth
+	// budget gives the same report every time.
+	Time     time.Duration
+	MaxPaths int64
+	// MaxViolations stops after this many violating paths (default 1).
+	MaxViolations int
+	// Workers run walks in parallel (0: all cores). The report does not
+	// depend on it.
+	Workers int
+	// MaxStates bounds the visited-state set (default 4,194,304 states).
+	MaxStates int
+	// NoHashing turns state hashing off.
+	NoHashing bool
+	// Unbiased makes random walks ignore event weights.
+	Unbiased bool
+	// WalkFailures keeps failures on during random walks.
+	WalkFailures bool
+	// NoCritical skips the critical-transition search.
+	NoCritical bool
+	// NoConfirm answers as Algorithm 3 alone: no confirmation of the
+	// critical transition with more walks (critical.Config.ConfirmWalks).
+	NoConfirm bool
+	// ConfirmBudget bounds the transitions of each confirmation sample
+	// (0: critical's default, 50 walks of d_max).
+	ConfirmBudget int64
+	// Minimize reduces the doomed path up to a C1 critical transition to a
+	// 1-minimal one (critical.Minimize), written as min.trace. The command
+	// line does it unless --no-minimize.
+	Minimize bool
+	// MinimizeBudget bounds the minimization's transitions (default
+	// critical.DefaultMinimizeBudget).
+	MinimizeBudget int64
+	// Prefix (a trace file) or PrefixSteps (walk to a live steady state of
+	// at least this many steps first) start the search from a live steady
+	// state (seed 003 §4.2 point 4). They exclude each other.
+	Prefix      string
+	PrefixSteps int
+	// HandlerTimeout reports a handler that runs longer (default 5s).
+	HandlerTimeout time.Duration
+	// Lasso configures lasso detection and the temperature method.
+	Lasso LassoOptions
+	// Out is the directory for the result files (traces, logs,
+	// report.json); empty: write nothing.
+	Out string
+	// Command is the program name in the replay and debug commands the
+	// report gives (default "macemc").
+	Command string
+	// Progress, when set, is told what the run is doing, from the
+	// goroutine that called Run.
+	Progress func(Progress)
+}
+
+// LassoOptions configure liveness violations without a dead state (seed
+// 000): hot fair lassos and the temperature method.
+type LassoOptions struct {
+	// On detects lassos during every walk.
+	On bool
+	// Replays is RT, how often a suspected cycle is replayed before it is
+	// reported (default 10).
+	Replays int
+	// Partial compares states by node type (or LassoKey) and pending
+	// message types only.
+	Partial bool
+	// NodeFairness counts a cycle as fair when every node with an enabled
+	// event runs (seed 000's rule) instead of every event source.
+	NodeFairness bool
+	// Temperature reports a walk with this many non-live steps in a row
+	// (0: off).
+	Temperature int
+}
+
+// bound is the range of one numeric option.
+type bound struct {
+	field, flag string
+	get         func(*Options) int64
+	min, max    func(*Options) int64
+	// zero, when set, says what 0 means (the option then allows it).
+	zero string
+}
+
+func constant(v int64) func(*Options) int64 { return func(*Options) int64 { return v } }
+
+var bounds = []bound{
+	{"Depth", "depth", func(o *Options) int64 { return int64(o.Depth) }, constant(1), constant(MaxDepthBound), "no cap"},
+	{"DepthStep", "depth-step", func(o *Options) int64 { return int64(o.DepthStep) }, constant(1), constant(MaxDepthBound), ""},
+	{"WalkDepth", "walk-depth", func(o *Options) int64 { return int64(o.WalkDepth) }, constant(1), constant(MaxWalkDepth), ""},
+	{"Walks", "walks", func(o *Options) int64 { return int64(o.Walks) }, constant(1), constant(MaxWalks), ""},
+	{"Time", "time", func(o *Options) int64 { return int64(o.Time) }, constant(1), constant(1<<63 - 1), "none"},
+	{"MaxPaths", "max-paths", func(o *Options) int64 { return o.MaxPaths }, constant(1), constant(1<<63 - 1), "none"},
+	{"MaxViolations", "max-violations", func(o *Options) int64 { return int64(o.MaxViolations) }, constant(1), constant(MaxViolationsBound), ""},
+	{"Workers", "workers", func(o *Options) int64 { return int64(o.Workers) }, constant(1), constant(MaxWorkers), "all cores"},
+	{"MaxStates", "max-states", func(o *Options) int64 { return int64(o.MaxStates) }, constant(1), constant(MaxStatesBound), ""},
+	{"PrefixSteps", "prefix-steps", func(o *Options) int64 { return int64(o.PrefixSteps) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "none"},
+	{"ConfirmBudget", "confirm-budget", func(o *Options) int64 { return o.ConfirmBudget }, constant(1), constant(1<<63 - 1), "50 walks of d_max"},
+	{"MinimizeBudget", "minimize-budget", func(o *Options) int64 { return o.MinimizeBudget }, constant(1), constant(1<<63 - 1), ""},
+	{"HandlerTimeout", "handler-timeout", func(o *Options) int64 { return int64(o.HandlerTimeout) }, constant(int64(MinHandlerTimeout)), constant(int64(MaxHandlerTimeout)), ""},
+	{"Lasso.Replays", "lasso-replays", func(o *Options) int64 { return int64(o.Lasso.Replays) }, constant(1), constant(MaxLassoReplays), ""},
+	{"Lasso.Temperature", "temperature", func(o *Options) int64 { return int64(o.Lasso.Temperature) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "off"},
+}
+
+// text says the range of b for o in words.
+func (b *bound) text(o *Options) string {
+	show := func(v int64) string {
+		if b.field == "HandlerTimeout" {
+			return time.Duration(v).String()
+		}
+		return fmt.Sprint(v)
+	}
+	var r string
+	if b.max(o) == 1<<63-1 {
+		r = "a positive value"
+		if b.field == "Time" {
+			r = "a positive duration"
+		}
+	} else {
+		r = fmt.Sprintf("%s to %s", show(b.min(o)), show(b.max(o)))
+	}
+	if b.zero != "" {
+		r = fmt.Sprintf("0 (%s) or %s", b.zero, r)
+	}
+	return r
+}
+
+// Allowed returns the values the option set by the command-line flag
+// allows, in words (e.g. "1 to 10000000"), for the defaults of the other
+// options; false for a flag that is not a numeric option.
+func Allowed(flag string) (string, bool) {
+	o := Options{}
+	o.fillDefaults()
+	for i := range bounds {
+		if bounds[i].flag == flag {
+			return bounds[i].text(&o), true
+		}
+	}
+	return "", false
+}
+
+// fillDefaults replaces zero values by the defaults.
+func (o *Options) fillDefaults() {
+	if o.Strategy == "" {
+		o.Strategy = DefaultStrategy
+	}
+	def := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	def(&o.DepthStep, DefaultDepthStep)
+	def(&o.WalkDepth, DefaultWalkDepth)
+	def(&o.Walks, DefaultWalks)
+	def(&o.MaxViolations, DefaultMaxViolations)
+	def(&o.MaxStates, DefaultMaxStates)
+	def(&o.Lasso.Replays, lasso.DefaultReplays)
+	if o.MinimizeBudget == 0 {
+		o.MinimizeBudget = critical.DefaultMinimizeBudget
+	}
+	if o.HandlerTimeout == 0 {
+		o.HandlerTimeout = engine.DefaultHandlerTimeout
+	}
+	if o.Command == "" {
+		o.Command = "macemc"
+	}
+}
+
+// Validate fills in the defaults and checks every option against its
+// range. The error is an *OptionError naming the first bad field, its flag
+// and the values it allows.
+func (o *Options) Validate() error {
+	o.fillDefaults()
+	if _, err := explore.Lookup(o.Strategy); err != nil {
+		return &OptionError{Field: "Strategy", Flag: "strategy", Value: o.Strategy, Range: strategyNames()}
+	}
+	for i := range bounds {
+		b := &bounds[i]
+		v := b.get(o)
+		if v == 0 && b.zero != "" {
+			continue
+		}
+		if v < b.min(o) || v > b.max(o) {
+			var shown any = v
+			if b.field == "HandlerTimeout" || b.field == "Time" {
+				shown = time.Duration(v)
+			}
+			return &OptionError{Field: b.field, Flag: b.flag, Value: shown, Range: b.text(o)}
+		}
+	}
+	if o.Prefix != "" && o.PrefixSteps > 0 {
+		return &OptionError{Field: "PrefixSteps", Flag: "prefix-steps", Value: o.PrefixSteps, Range: "0 when Prefix (--prefix) is set: they exclude each other"}
+	}
+	return nil
+}
+
+func strategyNames() string {
+	var s string
+	for i, st := range explore.Strategies() {
+		if i > 0 {
+			s += ", "
+		}
+		s += st.Name()
+	}
+	return s
+}

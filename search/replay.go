@@ -1,0 +1,179 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/trace"
+	"github.com/macemc/macemc/walks"
+)
+
+// PropertyState is whether a property holds in a replayed state.
+type PropertyState struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind"` // "safety" or "liveness"
+	Holds bool   `json:"holds"`
+}
+
+// Replayed is what replaying a trace showed.
+type Replayed struct {
+	// Steps is how many steps were replayed, of the trace's Total.
+	Steps, Total int
+	// Properties hold or not in the last state replayed.
+	Properties []PropertyState
+	// Reproduced says the replay ran the whole trace and ended as the
+	// trace records: the violated property does not hold, or the handler
+	// failure it records happened again.
+	Reproduced bool
+	// Err is the handler failure the replay stopped at, if any.
+	Err error
+}
+
+// Replay replays t up to steps steps (all of it when steps < 0), logging
+// every transition to log (nil: no log), and says whether the violation it
+// records reproduces.
+func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
+	if steps > t.Steps {
+		return nil, fmt.Errorf("%w: --steps %d, the trace has %d steps", ErrInput, steps, t.Steps)
+	}
+	if steps < 0 {
+		steps = t.Steps
+	}
+	cfg, err := t.Config()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	opts := t.Options()
+	if log != nil {
+		opts.Logger = engine.NewLogger(log)
+	}
+	r := &Replayed{Total: t.Steps}
+	s, err := engine.Replay(cfg, t.Choices, steps, opts)
+	var failed bool
+	switch {
+	case err != nil && (errors.Is(err, engine.ErrHandlerPanic) || errors.Is(err, engine.ErrHang)):
+		failed, r.Err = true, err
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	if s != nil {
+		r.Steps = s.Steps()
+		for _, group := range []struct {
+			kind string
+			ps   []sim.Property
+		}{{"safety", cfg.Safety}, {"liveness", cfg.Liveness}} {
+			for i := range group.ps {
+				ok, _ := s.Holds(&group.ps[i])
+				r.Properties = append(r.Properties, PropertyState{group.ps[i].Name, group.kind, ok})
+			}
+		}
+	}
+	whole := r.Steps == t.Steps || failed
+	switch {
+	case !whole || t.Kind == "live" || t.Kind == "prefix":
+	case t.Property == walks.PanicProperty || t.Property == walks.HangProperty:
+		r.Reproduced = failed
+	default:
+		for _, p := range r.Properties {
+			if p.Name == t.Property && !p.Holds {
+				r.Reproduced = true
+			}
+		}
+	}
+	return r, nil
+}
+
+// CriticalOptions configure RefineCritical; zero values take the trace's
+// (d_max, seed) or the defaults.
+type CriticalOptions struct {
+	Walks, WalkDepth, Workers int
+	Seed                      *uint64
+	// Out is where live.trace, live.log and critical.json go.
+	Out      string
+	Progress func(critical.Probe)
+}
+
+// Refined is the result of RefineCritical.
+type Refined struct {
+	Critical *Critical
+	// Files maps live_trace, live_log and critical to their paths.
+	Files map[string]string
+}
+
+// RefineCritical re-runs the critical-transition search on a liveness
+// trace, typically with a larger k (seed 003 §4.4), and writes the live
+// alternative and critical.json to o.Out.
+func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Refined, error) {
+	if t.Kind != VerdictLiveness.String() {
+		return nil, fmt.Errorf("%w: the trace records a %q path, not a liveness violation", ErrInput, t.Kind)
+	}
+	c, err := critical.FromTrace(t)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	c.Walks, c.Workers, c.Progress = o.Walks, o.Workers, o.Progress
+	if o.WalkDepth > 0 {
+		c.WalkDepth = o.WalkDepth
+	}
+	// The dead path itself is d_max long; a shorter d_max could not judge it.
+	c.WalkDepth = max(c.WalkDepth, t.Steps)
+	if o.Seed != nil {
+		c.Seed = *o.Seed
+	}
+	if c.Walks == 0 {
+		c.Walks = DefaultWalks
+	}
+	start := time.Now()
+	cr, err := critical.Find(ctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("critical transition: %w", err)
+	}
+	out := &Refined{Files: map[string]string{}, Critical: &Critical{Step: cr.Step, Condition: cr.Condition, Event: cr.Event.String(),
+		Node: int(cr.Event.Node), Kind: cr.Event.Kind.String(), Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: len(cr.Probes),
+		Elapsed: time.Since(start), Explain: cr.Explain(), Confidence: cr.Confidence, Refined: cr.Refined}}
+	if cr.Event.Msg != nil && cr.Event.Kind != engine.EvApp {
+		out.Critical.Message = sim.MessageName(cr.Event.Msg)
+	}
+	if o.Out == "" {
+		o.Out = "."
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOutput, err)
+	}
+	if cr.Live != nil {
+		out.Critical.LiveSteps, out.Critical.Shared = cr.Live.Steps, cr.Live.Shared
+		lt := *t
+		lt.Kind, lt.Choices, lt.Steps, lt.Shared, lt.Critical, lt.Condition = "live", cr.Live.Choices, cr.Live.Steps, cr.Live.Shared, cr.Step, cr.Condition.String()
+		tp, lp := filepath.Join(o.Out, "live.trace"), filepath.Join(o.Out, "live.log")
+		if err := lt.Write(tp); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrOutput, err)
+		}
+		if err := WriteLog(&lt, lp); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrOutput, err)
+		}
+		out.Files["live_trace"], out.Files["live_log"] = tp, lp
+	}
+	jp := filepath.Join(o.Out, "critical.json")
+	out.Files["critical"] = jp
+	if err := WriteJSON(jp, out); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOutput, err)
+	}
+	return out, nil
+}
+
+// MarshalJSON writes the refined critical transition as critical.json has
+// it: {"critical": {...}, "files": {...}}.
+func (r *Refined) MarshalJSON() ([]byte, error) {
+	c := r.Critical
+	return jsonMarshal(map[string]any{"files": r.Files, "critical": &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event,
+		Node: c.Node, Kind: c.Kind, Message: c.Message, Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: c.Probes, LiveSteps: c.LiveSteps,
+		Shared: c.Shared, ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Refined: c.Refined}, "confidence": newConfidenceJSON(c.Confidence)})
+}

@@ -1,0 +1,434 @@
+package search
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim/trace"
+	"github.com/macemc/macemc/walks"
+)
+
+// Verdict is what a run concluded.
+type Verdict int
+
+// The verdicts.
+const (
+	// VerdictNone: nothing was found within the budget.
+	VerdictNone Verdict = iota
+	// VerdictSafety: a safety property failed, or a handler panicked or
+	// did not return.
+	VerdictSafety
+	// VerdictLiveness: a liveness violation (see Finding.Certainty).
+	VerdictLiveness
+	// VerdictNondeterministic: the system's replays diverged, so nothing
+	// the search finds in it can be trusted.
+	VerdictNondeterministic
+)
+
+var verdictNames = [...]string{"none", "safety", "liveness", "nondeterministic"}
+
+// String returns the verdict as reports give it, e.g. "liveness".
+func (v Verdict) String() string {
+	if int(v) < len(verdictNames) {
+		return verdictNames[v]
+	}
+	return fmt.Sprintf("verdict(%d)", int(v))
+}
+
+// Kind is what a finding is.
+type Kind int
+
+// The kinds of findings.
+const (
+	// KindSafety: a safety property failed.
+	KindSafety Kind = iota + 1
+	// KindDead: an execution that never becomes live: a dead state
+	// (with a critical transition) or a quiescent one.
+	KindDead
+	// KindLasso: an infinite fair execution without a live state, shown as
+	// a stem and a cycle (seed 000).
+	KindLasso
+	// KindTemperature: the temperature method's alarm (seed 000).
+	KindTemperature
+	// KindNondeterminism: two replays of the same choices diverged.
+	KindNondeterminism
+	// KindHandlerPanic: a handler panicked (or used the API wrongly, such
+	// as sending to a node that does not exist).
+	KindHandlerPanic
+	// KindHandlerHang: a handler did not return within the timeout.
+	KindHandlerHang
+	// KindLinearizability: a client history is not linearizable.
+	KindLinearizability
+)
+
+var kindNames = [...]string{"", "safety", "dead", "lasso", "temperature", "nondeterminism", "panic", "hang", "linearizability"}
+
+// String returns the kind as reports give it, e.g. "dead".
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && k > 0 {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// Certainty says how sure a finding is.
+type Certainty int
+
+// The certainties.
+const (
+	// Suspected: no live state within d_max, and no stronger evidence
+	// (critical transition C2, a temperature alarm, a lasso of partial
+	// states). Raise --walk-depth and search again.
+	Suspected Certainty = iota + 1
+	// Likely: a dead state, by k random walks that never recovered from
+	// it (critical transition C1, seed 003 §3.2).
+	Likely
+	// Certain: a safety violation, a handler failure, a quiescent state
+	// that is not live, a lasso of exact states, or replays that diverged.
+	Certain
+)
+
+var certaintyNames = [...]string{"", "suspected", "likely", "certain"}
+
+// String returns "suspected", "likely" or "certain".
+func (c Certainty) String() string {
+	if int(c) < len(certaintyNames) && c > 0 {
+		return certaintyNames[c]
+	}
+	return fmt.Sprintf("certainty(%d)", int(c))
+}
+
+// Report is what a run concluded, with the evidence and what was covered.
+// It marshals itself to report.json (MarshalJSON).
+type Report struct {
+	// What was searched.
+	System     string
+	Params     map[string]string
+	Properties []string
+	Seed       uint64
+	Strategy   string
+	// Stats say what the search covered and why it stopped.
+	Stats explore.Stats
+	// Verdict is the verdict of the first finding (VerdictNone without).
+	Verdict Verdict
+	// Incomplete marks a run that was cancelled: what it reports is what
+	// it had found and checked by then.
+	Incomplete bool
+	// Findings lists every violation found, in search order; the first is
+	// the one analysed (critical transition, lasso, files).
+	Findings []Finding
+	// LassoStats say what lasso detection and the temperature method saw
+	// over all walks (with Options.Lasso).
+	LassoStats *LassoStats
+	// Files maps each result file's role (error_trace, error_log,
+	// live_trace, live_log, prefix_trace, report) to its path.
+	Files map[string]string
+	// Replay and Debug are the commands that replay the first finding and
+	// open it in the debugger.
+	Replay, Debug string
+	// SearchTime is the time to find the violation; Elapsed the whole run.
+	SearchTime, Elapsed time.Duration
+	// Warnings say what the run could not do without failing: a result
+	// file that is only a view of the evidence (the report page).
+	Warnings []string
+}
+
+// First returns the first finding, or nil.
+func (r *Report) First() *Finding {
+	if len(r.Findings) == 0 {
+		return nil
+	}
+	return &r.Findings[0]
+}
+
+// Finding is one violation and its evidence.
+type Finding struct {
+	Kind      Kind
+	Certainty Certainty
+	Verdict   Verdict
+	// Property is the violated property (for a handler failure,
+	// walks.PanicProperty or walks.HangProperty).
+	Property string
+	// Outcome is how the violating execution ended.
+	Outcome walks.Outcome
+	// Steps is the violating execution's length (for a lasso, up to the
+	// end of the cycle's first round); Path its index in search order;
+	// Depth the step after which liveness counted.
+	Steps int
+	Path  int64
+	Depth int
+	// PathSteps is the length of the path the search found (a walk that
+	// repeated a lasso's cycle goes on to d_max).
+	PathSteps int
+	// Err is the handler panic, hang or nondeterminism behind the finding.
+	Err error
+	// Critical is the critical transition of a dead-state violation.
+	Critical *Critical
+	// Lasso is the cycle behind a liveness violation, when one was found.
+	Lasso *Lasso
+	// Temperature is the temperature method's alarm.
+	Temperature *Temperature
+	// Trace replays the violation; Live is the live alternative sharing
+	// the longest prefix with it (critical transition); Min the minimized
+	// doomed path (kind "minimized"). In memory only: the report's Files
+	// name the files written.
+	Trace, Live, Min *trace.Trace
+	// Minimized is the doomed path up to a C1 critical transition reduced
+	// by delta debugging (critical.Minimize), or why it was not.
+	Minimized *Minimized
+}
+
+// Critical is the critical transition of a liveness violation (seed 003
+// §3.2): the step after which the execution can never become live again.
+type Critical struct {
+	// Step is the critical step, Condition C1 (dead from this step) or C2
+	// (no evidence of death within d_max).
+	Step      int
+	Condition critical.Condition
+	// Event is the critical transition's event, its Node, Kind and
+	// Message type.
+	Event   string
+	Node    int
+	Kind    string
+	Message string
+	// Walks (k), WalkDepth (d_max) and Probes describe the search.
+	Walks, WalkDepth, Probes int
+	// LiveSteps and Shared describe the live alternative.
+	LiveSteps, Shared int
+	Elapsed           time.Duration
+	// Explain tells the answer in words; Note how it was searched when
+	// that was not Algorithm 3 from the search depth as written.
+	Explain, Note string
+	// Interrupted marks a search that was cancelled before it ended.
+	Interrupted bool
+	// Confidence confirms a C1 answer with many more walks from the
+	// critical state and the one before it; Refined lists the candidate
+	// steps that confirmation found near dead (critical.Result).
+	Confidence *critical.Confidence
+	Refined    []int
+}
+
+// Lasso is a hot fair cycle: state Stem is where it starts and
+// transitions Stem+1 .. Stem+Length form it.
+type Lasso struct {
+	Stem, Length int
+	// Confirmed is how many times it was replayed; Proof says it proves
+	// the violation (exact hashing); Hash is "exact" or "partial".
+	Confirmed int
+	Proof     bool
+	Hash      string
+	// Repeated is how many further steps the execution repeated it;
+	// Source says where it was found.
+	Repeated int
+	Source   string
+	Note     string
+	// Events are the cycle's transitions.
+	Events []string
+}
+
+// Cycle returns the step numbers of the cycle's transitions.
+func (l *Lasso) Cycle() []int {
+	out := make([]int, l.Length)
+	for i := range out {
+		out[i] = l.Stem + 1 + i
+	}
+	return out
+}
+
+// Temperature is a temperature alarm (seed 000 Algorithm 2).
+type Temperature struct {
+	Threshold, AlarmStep int
+	// LiveAt is the step at which the execution became live after the
+	// alarm (0: it did not within d_max).
+	LiveAt int
+	// Verdict is "lasso" (the alarm's path contains a confirmed lasso),
+	// "false alarm" (the execution became live later) or "unknown".
+	Verdict string
+	Note    string
+}
+
+// LassoStats count what the walks' detectors saw and average the
+// findings: MeanTrace is the mean length stem+cycle of the confirmed
+// lassos (seed 000's L_T), MeanCycle their mean cycle length (L_C),
+// MeanAlarm the mean step of the temperature alarms.
+type LassoStats struct {
+	Method      string  `json:"method"`
+	Hash        string  `json:"hash"`
+	Fairness    string  `json:"fairness"`
+	Replays     int     `json:"replays"`
+	Temperature int     `json:"temperature,omitempty"`
+	Walks       int64   `json:"walks"`
+	States      int64   `json:"states"`
+	Repeats     int64   `json:"repeats"`
+	Mismatched  int64   `json:"mismatched"`
+	Unfair      int64   `json:"unfair"`
+	Discarded   int64   `json:"discarded"`
+	Confirmed   int64   `json:"confirmed"`
+	Refuted     int64   `json:"refuted"`
+	Alarms      int64   `json:"alarms"`
+	Recovered   int64   `json:"alarms_recovered"`
+	MeanTrace   float64 `json:"mean_trace"`
+	MeanStem    float64 `json:"mean_stem"`
+	MeanCycle   float64 `json:"mean_cycle"`
+	MeanAlarm   float64 `json:"mean_alarm_steps"`
+}
+
+// reportJSON is report.json: the run, its coverage, the first finding
+// described in full and a summary of every finding.
+type reportJSON struct {
+	Verdict   string `json:"verdict"`
+	Kind      string `json:"kind,omitempty"`
+	Certainty string `json:"certainty,omitempty"`
+	Property  string `json:"property,omitempty"`
+	Outcome   string `json:"outcome,omitempty"`
+
+	System     string            `json:"system"`
+	Params     map[string]string `json:"params"`
+	Properties []string          `json:"properties"`
+	Seed       uint64            `json:"seed"`
+	Strategy   string            `json:"strategy"`
+
+	Rounds          int     `json:"rounds"`
+	DeepestComplete int     `json:"deepest_complete"`
+	Paths           int64   `json:"paths"`
+	Pruned          int64   `json:"pruned"`
+	Walks           int64   `json:"walks"`
+	Transitions     int64   `json:"transitions"`
+	DistinctStates  int64   `json:"distinct_states"`
+	Stop            string  `json:"stop"`
+	Incomplete      bool    `json:"incomplete,omitempty"`
+	ElapsedS        float64 `json:"elapsed_s"`
+	SearchS         float64 `json:"search_s"`
+
+	Steps        int              `json:"steps,omitempty"`
+	Path         int64            `json:"path,omitempty"`
+	Depth        int              `json:"depth,omitempty"`
+	Error        string           `json:"error,omitempty"`
+	Critical     *criticalJSON    `json:"critical,omitempty"`
+	CriticalNote string           `json:"critical_note,omitempty"`
+	Lasso        *lassoJSON       `json:"lasso,omitempty"`
+	Stem         *int             `json:"stem,omitempty"`
+	Cycle        []int            `json:"cycle,omitempty"`
+	Temperature  *temperatureJSON `json:"temperature,omitempty"`
+	Confidence   *confidenceJSON  `json:"confidence,omitempty"`
+	Minimized    *minimizedJSON   `json:"minimized,omitempty"`
+	LassoStats   *LassoStats      `json:"lasso_stats,omitempty"`
+
+	Violations []violationJSON   `json:"violations,omitempty"`
+	Files      map[string]string `json:"files"`
+	Replay     string            `json:"replay,omitempty"`
+	Debug      string            `json:"debug,omitempty"`
+	Warnings   []string          `json:"warnings,omitempty"`
+}
+
+type violationJSON struct {
+	Verdict  string `json:"verdict"`
+	Kind     string `json:"kind"`
+	Property string `json:"property"`
+	Outcome  string `json:"outcome"`
+	Steps    int    `json:"steps"`
+	Path     int64  `json:"path"`
+}
+
+type criticalJSON struct {
+	Step        int     `json:"step"`
+	Condition   string  `json:"condition"`
+	Event       string  `json:"event"`
+	Node        int     `json:"node"`
+	Kind        string  `json:"kind"`
+	Message     string  `json:"message,omitempty"`
+	Walks       int     `json:"walks"`
+	WalkDepth   int     `json:"walk_depth"`
+	Probes      int     `json:"probes"`
+	LiveSteps   int     `json:"live_steps,omitempty"`
+	Shared      int     `json:"shared,omitempty"`
+	ElapsedS    float64 `json:"elapsed_s"`
+	Explain     string  `json:"explain"`
+	Interrupted bool    `json:"interrupted,omitempty"`
+	Refined     []int   `json:"refined,omitempty"`
+}
+
+type lassoJSON struct {
+	Stem        int      `json:"stem"`
+	CycleLength int      `json:"cycle_length"`
+	Confirmed   int      `json:"confirmed_replays"`
+	Note        string   `json:"note"`
+	Hash        string   `json:"hash"`
+	Proof       bool     `json:"proof"`
+	Repeated    int      `json:"repeated_steps,omitempty"`
+	Source      string   `json:"source"`
+	Events      []string `json:"events"`
+}
+
+type temperatureJSON struct {
+	Threshold int    `json:"threshold"`
+	AlarmStep int    `json:"alarm_step"`
+	LiveAt    int    `json:"live_at,omitempty"`
+	Verdict   string `json:"verdict"`
+	Note      string `json:"note"`
+}
+
+// outcomeText is a finding's outcome as the report gives it: the walk's
+// outcome ("dead", "quiescent", "unsafe", "failed"), or for a lasso or
+// temperature alarm that a walk's detector reported, the finding's kind.
+func (f *Finding) outcomeText() string {
+	if f.Outcome == walks.Observed && (f.Kind == KindLasso || f.Kind == KindTemperature) {
+		return f.Kind.String()
+	}
+	return f.Outcome.String()
+}
+
+// MarshalJSON writes the report as report.json has it.
+func (r *Report) MarshalJSON() ([]byte, error) {
+	j := reportJSON{
+		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy,
+		Rounds: r.Stats.Rounds, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
+		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Stop: r.Stats.Stop.String(),
+		Incomplete: r.Incomplete, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
+		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug, Warnings: r.Warnings,
+	}
+	if j.Params == nil {
+		j.Params = map[string]string{}
+	}
+	if j.Properties == nil {
+		j.Properties = []string{}
+	}
+	if j.Files == nil {
+		j.Files = map[string]string{}
+	}
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		j.Violations = append(j.Violations, violationJSON{Verdict: f.Verdict.String(), Kind: f.Kind.String(), Property: f.Property,
+			Outcome: f.outcomeText(), Steps: f.PathSteps, Path: f.Path})
+	}
+	if f := r.First(); f != nil {
+		j.Kind, j.Certainty, j.Property, j.Outcome = f.Kind.String(), f.Certainty.String(), f.Property, f.outcomeText()
+		j.Steps, j.Path, j.Depth = f.Steps, f.Path, f.Depth
+		if f.Err != nil {
+			j.Error = f.Err.Error()
+		}
+		if c := f.Critical; c != nil {
+			j.Critical = &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event, Node: c.Node, Kind: c.Kind, Message: c.Message,
+				Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: c.Probes, LiveSteps: c.LiveSteps, Shared: c.Shared,
+				ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Interrupted: c.Interrupted, Refined: c.Refined}
+			j.CriticalNote = c.Note
+			j.Confidence = newConfidenceJSON(c.Confidence)
+		}
+		if l := f.Lasso; l != nil {
+			j.Lasso = &lassoJSON{Stem: l.Stem, CycleLength: l.Length, Confirmed: l.Confirmed, Note: l.Note, Hash: l.Hash, Proof: l.Proof,
+				Repeated: l.Repeated, Source: l.Source, Events: l.Events}
+			stem := l.Stem
+			j.Stem, j.Cycle = &stem, l.Cycle()
+		}
+		if t := f.Temperature; t != nil {
+			j.Temperature = &temperatureJSON{Threshold: t.Threshold, AlarmStep: t.AlarmStep, LiveAt: t.LiveAt, Verdict: t.Verdict, Note: t.Note}
+		}
+		j.Minimized = newMinimizedJSON(f.Minimized)
+	}
+	return json.Marshal(j)
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

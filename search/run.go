@@ -1,0 +1,369 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/macemc/macemc/mdb/htmlreport"
+	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/trace"
+	"github.com/macemc/macemc/walks"
+)
+
+// Sentinel errors of Run. Every error Run returns wraps one of these, or
+// ErrOptions, or a package's own (explore.ErrPrefix, sim.ErrUnknownParam,
+// ...), so that errors.Is tells the cases apart.
+var (
+	// ErrSystem marks a system that cannot be built or checked as asked
+	// (bad parameters, unknown properties, a config that does not run).
+	ErrSystem = errors.New("search: bad system")
+	// ErrInput marks an input file (a prefix trace) that cannot be used.
+	ErrInput = errors.New("search: bad input")
+	// ErrOutput marks a result directory or file that cannot be written.
+	ErrOutput = errors.New("search: cannot write results")
+)
+
+// Phase says what a run is doing, for progress reports.
+type Phase int
+
+// The phases of a run, in order.
+const (
+	PhasePrefix   Phase = iota // walking to a live steady state (PrefixSteps)
+	PhaseSearch                // the search itself
+	PhaseCheck                 // checking the violation replays deterministically
+	PhaseCritical              // searching for the critical transition
+	PhaseLasso                 // looking for a lasso
+	PhaseFiles                 // writing traces, logs and the report
+)
+
+// Progress is what a run tells Options.Progress.
+type Progress struct {
+	Phase Phase
+	// Stats are the search's statistics so far (PhaseSearch).
+	Stats explore.Stats
+	// Message says in words what the run is doing (other phases).
+	Message string
+}
+
+// Run checks sys: it builds the system with opts.Params, searches it with
+// the strategy (by default the bounded DFS of seed 003 Algorithm 1, every
+// path continued by a random walk), and for the first violation checks
+// that it replays deterministically, finds the critical transition of a
+// liveness violation (Algorithm 3) or the lasso behind it, and writes the
+// evidence to opts.Out: error.trace and error.log, live.trace and live.log,
+// report.json.
+//
+// Cancelling ctx stops the run: the report says what was found and checked
+// by then (Report.Incomplete), and the files of a violation already found
+// are still written. The error is for runs that could not start or could
+// not write their results: bad options (*OptionError), a system that does
+// not build, an unreadable prefix, an output directory that cannot be
+// written.
+func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
+	start := time.Now()
+	if sys == nil {
+		return nil, fmt.Errorf("%w: no system", ErrSystem)
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	cfg, params, err := sys.Config(opts.Params)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSystem, err)
+	}
+	if err := cfg.Select(opts.Properties); err != nil {
+		return nil, fmt.Errorf("%w: system %s: %w", ErrSystem, sys.Name, err)
+	}
+	strat, err := explore.Lookup(opts.Strategy)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	sparams, err := strategyParams(strat, opts.StrategyParams)
+	if err != nil {
+		return nil, err
+	}
+	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start}
+	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), Files: map[string]string{}}
+	if p.rep.Properties == nil {
+		p.rep.Properties = []string{}
+	}
+	p.base = trace.Trace{Tool: trace.ToolVersion, System: sys.Name, Params: params, Seed: opts.Seed, Properties: opts.Properties,
+		WalkDepth: opts.WalkDepth, Critical: -1}
+	if err := p.prepareOut(); err != nil {
+		return nil, err
+	}
+	ecfg := explore.Config{
+		System: cfg, Strategy: strat, StrategyParams: sparams, DepthStep: opts.DepthStep, MaxDepth: opts.Depth,
+		WalkDepth: opts.WalkDepth, Seed: opts.Seed, Workers: opts.Workers, MaxPaths: opts.MaxPaths, Time: opts.Time,
+		MaxViolations: opts.MaxViolations, NoHashing: opts.NoHashing, MaxStates: opts.MaxStates, Unbiased: opts.Unbiased,
+		WalkFailures: opts.WalkFailures, HandlerTimeout: opts.HandlerTimeout,
+	}
+	if opts.Progress != nil {
+		ecfg.Progress = func(st explore.Stats) { opts.Progress(Progress{Phase: PhaseSearch, Stats: st}) }
+	}
+	if err := p.prefix(&ecfg); err != nil {
+		return nil, err
+	}
+	// A nondeterministic service makes every result untrustworthy: check
+	// a short walk replays identically before spending the budget.
+	if f := p.precheck(); f != nil {
+		p.rep.Verdict = VerdictNondeterministic
+		p.rep.Findings = []Finding{*f}
+		return p.finish(p.findingFiles(&p.rep.Findings[0]))
+	}
+	lr := p.lassoSetup(&ecfg)
+	res, err := explore.Run(ctx, ecfg)
+	if err != nil {
+		return nil, fmt.Errorf("search %s: %w", sys.Name, err)
+	}
+	p.rep.Stats = res.Stats
+	p.rep.SearchTime = res.Stats.Elapsed
+	for i := range res.Violations {
+		p.rep.Findings = append(p.rep.Findings, p.finding(&res.Violations[i]))
+	}
+	p.rep.LassoStats = lr.stats(opts)
+	if len(res.Violations) > 0 {
+		p.analyse(&res.Violations[0], lr)
+		p.rep.Verdict = p.rep.Findings[0].Verdict
+		return p.finish(p.findingFiles(&p.rep.Findings[0]))
+	}
+	return p.finish(nil)
+}
+
+// pipeline is one run of Run.
+type pipeline struct {
+	ctx    context.Context
+	opts   Options
+	sys    *sim.System
+	cfg    *sim.Config
+	params sim.Params
+	start  time.Time
+	rep    *Report
+	base   trace.Trace // what every trace of the run records
+}
+
+// progress tells the caller what the run does now.
+func (p *pipeline) progress(ph Phase, format string, args ...any) {
+	if p.opts.Progress != nil {
+		p.opts.Progress(Progress{Phase: ph, Message: fmt.Sprintf(format, args...)})
+	}
+}
+
+// finish completes the report and writes report.json; err is the error of
+// writing the finding's files, reported after report.json is written.
+func (p *pipeline) finish(err error) (*Report, error) {
+	p.rep.Incomplete = p.ctx.Err() != nil
+	p.rep.Elapsed = time.Since(p.start)
+	page := p.rep.First() != nil && p.opts.Out != "" && err == nil
+	if page {
+		p.rep.Files["report_html"] = p.outPath(htmlreport.PageFile)
+	}
+	if werr := p.writeReport(); werr != nil && err == nil {
+		err = werr
+	}
+	if page && err == nil {
+		// The page of the finding, beside report.json (mdb/htmlreport).
+		p.progress(PhaseFiles, "writing the report page...")
+		if werr := htmlreport.WriteDir(p.opts.Out, htmlreport.Options{Tool: p.opts.Command, HandlerTimeout: p.opts.HandlerTimeout}); werr != nil {
+			// The page is a view of the evidence, which is written: say
+			// why it is missing rather than fail the run.
+			delete(p.rep.Files, "report_html")
+			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %v", werr))
+			err = p.writeReport()
+		}
+	}
+	if err != nil {
+		return p.rep, err
+	}
+	return p.rep, nil
+}
+
+// finding turns a violating path into a finding: its kind, verdict and
+// certainty, and the trace that replays it.
+func (p *pipeline) finding(v *explore.Violation) Finding {
+	f := Finding{Property: v.Property, Outcome: v.Outcome, Steps: v.Steps, PathSteps: v.Steps, Path: v.Path, Depth: v.LiveAfter, Err: v.Err}
+	switch {
+	case v.Outcome == walks.Failed && errors.Is(v.Err, engine.ErrHang):
+		f.Kind, f.Certainty, f.Verdict = KindHandlerHang, Certain, VerdictSafety
+	case v.Outcome == walks.Failed && v.Verdict == explore.Safety:
+		f.Kind, f.Certainty, f.Verdict = KindHandlerPanic, Certain, VerdictSafety
+	case v.Verdict == explore.Safety:
+		f.Kind, f.Certainty, f.Verdict = KindSafety, Certain, VerdictSafety
+	case v.Outcome == walks.Quiescent:
+		f.Kind, f.Certainty, f.Verdict = KindDead, Certain, VerdictLiveness
+	case v.Outcome == walks.Observed:
+		f.Kind, f.Certainty, f.Verdict = KindLasso, Suspected, VerdictLiveness
+		if fd := observedFinding(v); fd != nil {
+			f.Kind = kindOf(fd.Kind)
+			if fd.Proof() {
+				f.Certainty = Certain
+			}
+		}
+	default:
+		f.Kind, f.Certainty, f.Verdict = KindDead, Suspected, VerdictLiveness
+	}
+	t := p.base
+	t.Kind, t.Property, t.Choices, t.Steps = f.Verdict.String(), v.Property, v.Choices, v.Steps
+	t.FailuresUntil, t.Depth = v.FailuresUntil, v.LiveAfter
+	f.Trace = &t
+	return f
+}
+
+// analyse checks the first violation replays deterministically and finds
+// its critical transition or lasso.
+func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
+	f := &p.rep.Findings[0]
+	if f.Kind == KindTemperature {
+		p.temperature(f, v)
+		return
+	}
+	if f.Kind != KindHandlerHang {
+		p.progress(PhaseCheck, "checking the violating path replays deterministically...")
+		if err := engine.CheckDeterminism(p.cfg, v.Choices, engine.Options{FailuresUntil: v.FailuresUntil}); errors.Is(err, engine.ErrNondeterministic) {
+			nf := p.nondeterminism(err, v.Choices, v.FailuresUntil)
+			*f = *nf
+			return
+		}
+	}
+	if f.Verdict != VerdictLiveness {
+		return
+	}
+	if !p.opts.NoCritical {
+		p.critical(f, v)
+	}
+	p.lassoCheck(f, v, lr)
+}
+
+// nondeterminism is the finding of a path whose replays diverged.
+func (p *pipeline) nondeterminism(err error, choices []int32, failuresUntil int) *Finding {
+	t := p.base
+	t.Kind, t.Property, t.Choices, t.FailuresUntil = VerdictNondeterministic.String(), "deterministic replay", choices, failuresUntil
+	f := &Finding{Kind: KindNondeterminism, Certainty: Certain, Verdict: VerdictNondeterministic, Property: "deterministic replay",
+		Outcome: walks.Failed, Err: err, Trace: &t}
+	var nd *engine.NondeterminismError
+	if errors.As(err, &nd) {
+		f.Steps = nd.Step
+	}
+	t.Steps = len(choices) // replay what there is: a replay stops where the choices run out
+	if s, rerr := engine.Replay(p.cfg, choices, -1, engine.Options{FailuresUntil: failuresUntil}); rerr == nil {
+		t.Steps = s.Steps()
+	}
+	return f
+}
+
+// precheck replays a seeded walk of up to 1,000 steps twice and compares
+// the state hashes step by step; it returns the nondeterminism finding
+// when they differ. A handler that panics or hangs on the way ends the walk
+// there: the search itself finds and reports it.
+func (p *pipeline) precheck() *Finding {
+	s, err := engine.New(p.cfg, engine.Options{Chooser: walks.NewChooser(walks.SeedFor(p.opts.Seed, 1<<41), false)})
+	if err != nil {
+		return nil // Start panicked: the search reports it
+	}
+	steps := 0
+	err = s.Guard(p.opts.HandlerTimeout, func() error {
+		for s.Steps() < 1000 && p.ctx.Err() == nil {
+			if ok, err := s.Step(); err != nil || !ok {
+				break
+			}
+			steps = s.Steps()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil // a hang: the search reports it
+	}
+	choices := s.ChoiceValues()[:s.StepStart(steps)]
+	if err := engine.CheckDeterminism(p.cfg, choices, engine.Options{}); errors.Is(err, engine.ErrNondeterministic) {
+		return p.nondeterminism(err, choices, 0)
+	}
+	return nil
+}
+
+// prefix sets up a prefix search: from a prefix trace (Options.Prefix) or
+// from a walk to a live steady state (Options.PrefixSteps).
+func (p *pipeline) prefix(ecfg *explore.Config) error {
+	o := &p.opts
+	switch {
+	case o.Prefix != "":
+		t, err := trace.Read(o.Prefix)
+		if err != nil {
+			return fmt.Errorf("%w: --prefix: %w", ErrInput, err)
+		}
+		if t.System != p.sys.Name || sim.Params(t.Params).Canonical() != p.params.Canonical() {
+			return fmt.Errorf("%w: --prefix %s was recorded on %s %s, not %s %s", ErrInput, o.Prefix, t.System,
+				sim.Params(t.Params).Canonical(), p.sys.Name, p.params.Canonical())
+		}
+		ecfg.Prefix, ecfg.PrefixSteps = t.Choices, t.Steps
+	case o.PrefixSteps > 0:
+		p.progress(PhasePrefix, "walking to a live steady state of at least %d steps...", o.PrefixSteps)
+		choices, steps, err := steadyPrefix(p.cfg, o.PrefixSteps, o.WalkDepth, o.Seed)
+		if err != nil {
+			return err
+		}
+		pt := p.base
+		pt.Kind, pt.Choices, pt.Steps, pt.NoFailures = "prefix", choices, steps, true
+		if err := p.writeTrace(&pt, "prefix"); err != nil {
+			return err
+		}
+		ecfg.Prefix, ecfg.PrefixSteps = choices, steps
+	}
+	return nil
+}
+
+// steadyPrefix walks from the initial state, failures off, until the
+// system is live after at least minSteps steps.
+func steadyPrefix(cfg *sim.Config, minSteps, maxSteps int, seed uint64) ([]int32, int, error) {
+	if len(cfg.Liveness) == 0 {
+		return nil, 0, &OptionError{Field: "PrefixSteps", Flag: "prefix-steps", Value: minSteps, Range: "0: the system has no liveness property to recognise a steady state"}
+	}
+	for attempt := uint64(0); attempt < 20; attempt++ {
+		s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(walks.SeedFor(seed, 1<<40+attempt)), NoFailures: true})
+		if err != nil {
+			return nil, 0, fmt.Errorf("%w: %w", ErrSystem, err)
+		}
+		for s.Steps() < max(maxSteps, minSteps) {
+			ok, err := s.Step()
+			if err != nil || !ok {
+				break
+			}
+			if s.Steps() >= minSteps && walks.IsLive(s, &walks.Config{Liveness: cfg.Liveness}) {
+				return s.ChoiceValues(), s.Steps(), nil
+			}
+		}
+	}
+	return nil, 0, &OptionError{Field: "PrefixSteps", Flag: "prefix-steps", Value: minSteps,
+		Range: fmt.Sprintf("a step count after which 20 walks reach a live state within --walk-depth %d: lower it or raise --walk-depth", maxSteps)}
+}
+
+// strategyParams resolves the strategy's own options.
+func strategyParams(s explore.Strategy, given map[string]string) (sim.Params, error) {
+	spec := &sim.System{Name: "strategy " + s.Name(), Params: s.Params()}
+	p, err := spec.Resolve(given)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	return p, nil
+}
+
+// prepareOut makes the output directory and removes the result files of a
+// previous run there, so that they cannot pair with this run's.
+func (p *pipeline) prepareOut() error {
+	if p.opts.Out == "" {
+		return nil
+	}
+	if err := os.MkdirAll(p.opts.Out, 0o755); err != nil {
+		return fmt.Errorf("%w: %w", ErrOutput, err)
+	}
+	for _, name := range ResultFiles {
+		if err := os.Remove(p.outPath(name)); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("%w: %w", ErrOutput, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,290 @@
+package search_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/trace"
+	"github.com/macemc/macemc/walks"
+)
+
+// poison: node 0's periodic timer counts to 3 (live); node 1's driver sends
+// "poison", and if node 0 receives it before reaching 3 it stops counting
+// forever: the critical transition is the early delivery of the poison.
+type poison struct {
+	sim.Base
+	N        int
+	Poisoned bool
+	Fixed    bool `macemc:"-"`
+	Panics   bool `macemc:"-"`
+}
+
+func (p *poison) Start(ctx *sim.Context) {
+	if ctx.Self() == 0 {
+		ctx.SetPeriodic("tick")
+	}
+}
+
+func (p *poison) HandleTimer(ctx *sim.Context, _ string) {
+	if !p.Poisoned && p.N < 3 {
+		p.N++
+	}
+}
+
+func (p *poison) HandleApp(ctx *sim.Context, _ any) { ctx.Send(0, "poison") }
+
+func (p *poison) HandleMessage(ctx *sim.Context, _ sim.NodeID, _ sim.Message) {
+	if p.Panics {
+		panic("poisoned")
+	}
+	if !p.Fixed && p.N < 3 {
+		p.Poisoned = true
+	}
+}
+
+var poisonSystem = &sim.System{
+	Name: "searchtest-poison",
+	Params: []sim.ParamSpec{
+		{Name: "fixed", Kind: sim.ParamBool, Default: "false"},
+		{Name: "panics", Kind: sim.ParamBool, Default: "false"},
+	},
+	Build: func(p sim.Params) (*sim.Config, error) {
+		fixed, panics := p.Bool("fixed"), p.Bool("panics")
+		return &sim.Config{
+			Nodes:   2,
+			Service: func(sim.NodeID) sim.Service { return &poison{Fixed: fixed, Panics: panics} },
+			App: func(id sim.NodeID) []any {
+				if id == 1 {
+					return []any{"send"}
+				}
+				return nil
+			},
+			Liveness: []sim.Property{{Name: "Counted", Check: func(v *sim.View) bool { return sim.Node[poison](v, 0).N >= 3 }}},
+			Weights:  sim.Weights{Timer: 8, Message: 1},
+		}, nil
+	},
+}
+
+func init() { sim.Register(poisonSystem) }
+
+func run(t *testing.T, ctx context.Context, o search.Options) *search.Report {
+	t.Helper()
+	rep, err := search.Run(ctx, poisonSystem, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// A liveness violation comes back as a typed finding: kind dead, a C1
+// critical transition at the poison's delivery, the live alternative,
+// the files, and the command that replays it.
+func TestRunFindsTypedLivenessViolation(t *testing.T) {
+	dir := t.TempDir()
+	rep := run(t, context.Background(), search.Options{Seed: 1, WalkDepth: 200, Workers: 1, Out: dir})
+	f := rep.First()
+	if rep.Verdict != search.VerdictLiveness || f == nil || f.Kind != search.KindDead || f.Certainty != search.Likely || f.Property != "Counted" {
+		t.Fatalf("verdict %v, finding %+v", rep.Verdict, f)
+	}
+	c := f.Critical
+	if c == nil || c.Condition != critical.C1 || !strings.Contains(c.Event, `node 0 receives "poison"`) || c.LiveSteps == 0 {
+		t.Fatalf("critical %+v", c)
+	}
+	if rep.Stats.Stop != explore.StopViolation || rep.Incomplete {
+		t.Errorf("stop %v incomplete %v", rep.Stats.Stop, rep.Incomplete)
+	}
+	for _, name := range []string{"error_trace", "error_log", "live_trace", "live_log", "report"} {
+		if _, err := os.Stat(rep.Files[name]); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if rep.Replay != "macemc replay --trace "+filepath.Join(dir, "error.trace")+" --log "+filepath.Join(dir, "error.log") {
+		t.Errorf("replay command %q", rep.Replay)
+	}
+	tr, err := trace.Read(rep.Files["error_trace"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Critical != c.Step || tr.Condition != "C1" || tr.Kind != "liveness" || tr.Property != "Counted" {
+		t.Errorf("trace %+v", tr)
+	}
+	r, err := search.Replay(tr, -1, nil)
+	if err != nil || !r.Reproduced {
+		t.Errorf("replay: %v %+v", err, r)
+	}
+	var j map[string]any
+	data, _ := os.ReadFile(rep.Files["report"])
+	if err := json.Unmarshal(data, &j); err != nil {
+		t.Fatal(err)
+	}
+	if j["verdict"] != "liveness" || j["kind"] != "dead" || j["certainty"] != "likely" || j["strategy"] != "dfs" {
+		t.Errorf("report.json: %v", j)
+	}
+}
+
+// The fix is clean: every path ends in a cycle back to a state of its own
+// within the bound, so the reachable states are exhausted.
+func TestRunFixedIsClean(t *testing.T) {
+	rep := run(t, context.Background(), search.Options{Params: map[string]string{"fixed": "true"}, Seed: 1, Depth: 6, WalkDepth: 200})
+	if rep.Verdict != search.VerdictNone || rep.First() != nil || rep.Stats.Stop != explore.StopExhausted || len(rep.Files) != 0 {
+		t.Errorf("verdict %v stop %v files %v", rep.Verdict, rep.Stats.Stop, rep.Files)
+	}
+}
+
+// A handler that panics is a safety finding with a trace that replays to
+// the panic, not an error.
+func TestRunHandlerPanicIsAFinding(t *testing.T) {
+	dir := t.TempDir()
+	rep := run(t, context.Background(), search.Options{Params: map[string]string{"panics": "true"}, Seed: 1, WalkDepth: 200, Out: dir})
+	f := rep.First()
+	if rep.Verdict != search.VerdictSafety || f == nil || f.Kind != search.KindHandlerPanic || f.Certainty != search.Certain || f.Property != walks.PanicProperty {
+		t.Fatalf("verdict %v finding %+v", rep.Verdict, f)
+	}
+	tr, err := trace.Read(rep.Files["error_trace"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := search.Replay(tr, -1, nil)
+	if err != nil || !r.Reproduced || r.Err == nil || !strings.Contains(r.Err.Error(), "poisoned") {
+		t.Errorf("replay of the panic: %v %+v", err, r)
+	}
+	if data, err := os.ReadFile(rep.Files["error_log"]); err != nil || !strings.Contains(string(data), "replay stopped at step") {
+		t.Errorf("error.log: %v\n%s", err, data)
+	}
+}
+
+// Cancelling the run while the critical transition is searched keeps the
+// violation: the report is marked incomplete, the critical search
+// interrupted, and the error trace is written.
+func TestRunCancelledKeepsWhatWasFound(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	o := search.Options{Seed: 1, WalkDepth: 200, Out: dir, Progress: func(p search.Progress) {
+		if p.Phase == search.PhaseCritical {
+			cancel()
+		}
+	}}
+	rep := run(t, ctx, o)
+	f := rep.First()
+	if !rep.Incomplete || f == nil || f.Kind != search.KindDead || f.Critical == nil || !f.Critical.Interrupted {
+		t.Fatalf("incomplete %v finding %+v", rep.Incomplete, f)
+	}
+	if _, err := os.Stat(rep.Files["error_trace"]); err != nil {
+		t.Errorf("no error trace after the interruption: %v", err)
+	}
+	data, _ := os.ReadFile(rep.Files["report"])
+	if !strings.Contains(string(data), `"incomplete": true`) || !strings.Contains(string(data), `"interrupted": true`) {
+		t.Errorf("report.json does not say it was interrupted:\n%s", data)
+	}
+}
+
+// Cancelling before the search ends with nothing found reports the
+// coverage so far, stop "interrupted".
+func TestRunCancelledDuringSearch(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep := run(t, ctx, search.Options{Params: map[string]string{"fixed": "true"}, Seed: 1, WalkDepth: 200})
+	if !rep.Incomplete || rep.Stats.Stop != explore.StopInterrupted || rep.First() != nil {
+		t.Errorf("incomplete %v stop %v", rep.Incomplete, rep.Stats.Stop)
+	}
+}
+
+// The report does not depend on the number of workers.
+func TestRunReportIndependentOfWorkers(t *testing.T) {
+	var first []byte
+	for _, workers := range []int{1, 2, 4} {
+		rep := run(t, context.Background(), search.Options{Seed: 3, WalkDepth: 300, Workers: workers, MaxViolations: 3})
+		rep.SearchTime, rep.Elapsed = 0, 0
+		rep.Stats.Elapsed, rep.Stats.VisitedBytes = 0, 0
+		for i := range rep.Findings {
+			if c := rep.Findings[i].Critical; c != nil {
+				c.Elapsed = 0
+			}
+		}
+		data, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = data
+		} else if string(data) != string(first) {
+			t.Errorf("workers %d:\n%s\nwant\n%s", workers, data, first)
+		}
+	}
+}
+
+// Bad options are refused with the field, its flag and the values allowed.
+func TestOptionsValidate(t *testing.T) {
+	for _, tc := range []struct {
+		o     search.Options
+		field string
+		want  string
+	}{
+		{search.Options{WalkDepth: -1}, "WalkDepth", "1 to 10000000"},
+		{search.Options{Workers: 5000}, "Workers", "0 (all cores) or 1 to 1024"},
+		{search.Options{Strategy: "bfs"}, "Strategy", "dfs, walk"},
+		{search.Options{HandlerTimeout: 1}, "HandlerTimeout", "1ms to 1h0m0s"},
+		{search.Options{PrefixSteps: 30000}, "PrefixSteps", "0 (none) or 1 to 20000"},
+		{search.Options{Prefix: "x.trace", PrefixSteps: 3}, "PrefixSteps", "exclude each other"},
+		{search.Options{Lasso: search.LassoOptions{Temperature: -2}}, "Lasso.Temperature", "0 (off) or 1 to 20000"},
+	} {
+		err := tc.o.Validate()
+		var oe *search.OptionError
+		if !errors.As(err, &oe) || !errors.Is(err, search.ErrOptions) || oe.Field != tc.field || !strings.Contains(oe.Range, tc.want) {
+			t.Errorf("%+v: %v, want field %s allowing %q", tc.o, err, tc.field, tc.want)
+		}
+	}
+	o := search.Options{}
+	if err := o.Validate(); err != nil || o.WalkDepth != search.DefaultWalkDepth || o.Strategy != "dfs" || o.Walks != search.DefaultWalks {
+		t.Errorf("defaults: %v %+v", err, o)
+	}
+	if r, ok := search.Allowed("walk-depth"); !ok || r != "1 to 10000000" {
+		t.Errorf("Allowed(walk-depth) = %q %v", r, ok)
+	}
+}
+
+// A system that does not build, or unknown properties, are errors that
+// tell the cases apart.
+func TestRunErrors(t *testing.T) {
+	_, err := search.Run(context.Background(), poisonSystem, search.Options{Params: map[string]string{"colour": "red"}})
+	if !errors.Is(err, search.ErrSystem) || !errors.Is(err, sim.ErrUnknownParam) {
+		t.Errorf("unknown parameter: %v", err)
+	}
+	_, err = search.Run(context.Background(), poisonSystem, search.Options{Properties: []string{"Nope"}})
+	if !errors.Is(err, sim.ErrUnknownProperty) {
+		t.Errorf("unknown property: %v", err)
+	}
+	_, err = search.Run(context.Background(), poisonSystem, search.Options{Prefix: filepath.Join(t.TempDir(), "missing.trace")})
+	if !errors.Is(err, search.ErrInput) {
+		t.Errorf("missing prefix: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	_, err = search.Run(context.Background(), poisonSystem, search.Options{Out: filepath.Join(file, "sub")})
+	if !errors.Is(err, search.ErrOutput) {
+		t.Errorf("output under a file: %v", err)
+	}
+}
+
+// The walk strategy: every path is a walk from the initial state.
+func TestRunWalkStrategy(t *testing.T) {
+	rep := run(t, context.Background(), search.Options{Strategy: "walk", Seed: 1, WalkDepth: 200, MaxPaths: 200, Workers: 2})
+	f := rep.First()
+	if f == nil || f.Kind != search.KindDead || rep.Strategy != "walk" || rep.Stats.Pruned != 0 || f.Depth != 0 {
+		t.Fatalf("walk strategy: %+v %+v", rep.Stats, f)
+	}
+	if !slices.Contains([]explore.Stop{explore.StopViolation}, rep.Stats.Stop) {
+		t.Errorf("stop %v", rep.Stats.Stop)
+	}
+}

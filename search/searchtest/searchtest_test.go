@@ -1,0 +1,98 @@
+package searchtest_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/search/searchtest"
+	_ "github.com/macemc/macemc/services/transport"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/simtest"
+	"github.com/macemc/macemc/sim/trace"
+)
+
+// fakeTB records what Check reports instead of failing the test.
+type fakeTB struct {
+	testing.TB
+	name string
+	errs []string
+}
+
+func (f *fakeTB) Helper()      {}
+func (f *fakeTB) Name() string { return f.name }
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.errs = append(f.errs, fmt.Sprintf(format, args...))
+}
+
+func lookup(t *testing.T, name string) *sim.System {
+	t.Helper()
+	sys, err := sim.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sys
+}
+
+// TestCheckClean: the fixed transport passes within the budget, and the
+// results go to a directory under os.TempDir() named after the test.
+func TestCheckClean(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	f := &fakeTB{TB: t, name: "TestFixed/transport"}
+	rep := searchtest.Check(f, lookup(t, "transport"), search.Options{Params: map[string]string{"fixed": "true"}, Seed: 3, MaxPaths: 100, WalkDepth: 2000})
+	if len(f.errs) != 0 {
+		t.Fatalf("clean system reported: %q", f.errs)
+	}
+	if rep == nil || rep.First() != nil || rep.Stats.Paths != 100 {
+		t.Fatalf("report %+v", rep)
+	}
+	if want := filepath.Join(tmp, "macemc-TestFixed_transport", "report.json"); rep.Files["report"] != want {
+		t.Errorf("report.json at %q, want %q", rep.Files["report"], want)
+	}
+}
+
+// TestCheckBuggy: a handler panic fails the check with the report, which
+// ends with the command that replays it; the trace it names replays to
+// the panic.
+func TestCheckBuggy(t *testing.T) {
+	f := &fakeTB{TB: t, name: t.Name()}
+	out := t.TempDir()
+	rep := searchtest.Check(f, lookup(t, simtest.Panic), search.Options{Seed: 1, Out: out})
+	if len(f.errs) != 1 {
+		t.Fatalf("%d errors: %q", len(f.errs), f.errs)
+	}
+	msg := f.errs[0]
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	last := lines[len(lines)-1]
+	trace0 := filepath.Join(out, "error.trace")
+	if !strings.HasPrefix(msg, "macemc found a violation in simtest-panic:\n") || !strings.Contains(msg, "SAFETY VIOLATION: a handler panicked") ||
+		last != "replay: macemc replay --trace "+trace0+" --log "+filepath.Join(out, "error.log") || last != "replay: "+rep.Replay {
+		t.Fatalf("message:\n%s", msg)
+	}
+	tr, err := trace.Read(trace0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := search.Replay(tr, -1, nil); err != nil || !r.Reproduced {
+		t.Errorf("the replay command's trace does not reproduce the panic: %+v, %v", r, err)
+	}
+}
+
+// TestCheckBadOptions: options out of range fail the check with the field
+// and its range; nothing runs.
+func TestCheckBadOptions(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	f := &fakeTB{TB: t, name: t.Name()}
+	rep := searchtest.Check(f, lookup(t, "transport"), search.Options{WalkDepth: -1})
+	if rep != nil || len(f.errs) != 1 || !strings.Contains(f.errs[0], "option WalkDepth (--walk-depth) is -1; allowed: 1 to 10000000") {
+		t.Fatalf("report %v, errors %q", rep, f.errs)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "macemc-"+t.Name())); err == nil {
+		t.Errorf("a directory was made for a run that could not start")
+	}
+}

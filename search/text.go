@@ -1,0 +1,199 @@
+package search
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/walks"
+)
+
+// WriteText writes the report as `macemc search` prints it: what was
+// searched, the verdict, the first finding with its critical transition or
+// lasso, the files, and the commands that debug and replay it (last).
+func (r *Report) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	r.writeText(ew, false)
+	return ew.err
+}
+
+// WriteSummary writes what WriteText writes but for what differs between
+// two runs of the same search: no times, the result files by name only
+// (not the directory they are in), and no debug and replay commands,
+// which name that directory. The same system, options and seed give the
+// same summary on any machine and for any number of workers, so golden
+// tests and examples compare it; users want WriteText.
+func (r *Report) WriteSummary(w io.Writer) error {
+	ew := &errWriter{w: w}
+	r.writeText(ew, true)
+	return ew.err
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+// writeText writes the text report; stable leaves out times, directories
+// and commands (WriteSummary).
+func (r *Report) writeText(w io.Writer, stable bool) {
+	fmt.Fprintf(w, "system %s (%s), seed %d, strategy %s\n", r.System, sim.Params(r.Params).Canonical(), r.Seed, r.Strategy)
+	st := &r.Stats
+	if st.Stop == 0 {
+		fmt.Fprintln(w, "not searched: the system's replays diverge before the search started")
+	} else {
+		took := fmt.Sprintf(" in %.2fs", r.SearchTime.Seconds())
+		if stable {
+			took = ""
+		}
+		fmt.Fprintf(w, "searched: %d rounds, depth %d complete, %d paths (%d cut by a repeated state), %d walks, %d transitions, %d distinct states%s; stopped: %s\n",
+			st.Rounds, st.DeepestComplete, st.Paths, st.Pruned, st.Walks, st.Transitions, st.DistinctStates, took, st.Stop)
+	}
+	if r.Incomplete {
+		fmt.Fprintln(w, "interrupted: this report covers what was found and checked before the run was stopped")
+	}
+	f := r.First()
+	if f == nil {
+		fmt.Fprintln(w, "nothing found within this budget")
+		r.writeLasso(w, nil)
+		return
+	}
+	switch f.Verdict {
+	case VerdictNondeterministic:
+		fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: two replays of the same choices diverge\n  %v\n", f.Err)
+	case VerdictSafety:
+		what := "SAFETY VIOLATION: " + f.Property
+		switch f.Kind {
+		case KindHandlerPanic:
+			what = "SAFETY VIOLATION: a handler panicked"
+		case KindHandlerHang:
+			what = "SAFETY VIOLATION: a handler did not return"
+		}
+		fmt.Fprintf(w, "%s after %d steps\n", what, f.Steps)
+		if f.Err != nil {
+			fmt.Fprintf(w, "  %v\n", f.Err)
+		}
+	case VerdictLiveness:
+		how := "suspected liveness violation: no live state in"
+		switch {
+		case f.Outcome == walks.Quiescent:
+			how = "liveness violation: the system fell quiescent (nothing left to run) without a live state after"
+		case f.Kind == KindLasso && f.Lasso != nil && f.Lasso.Proof:
+			how = "lasso: an infinite fair execution without a live state, shown in"
+		case f.Kind == KindLasso:
+			how = "suspected lasso: a hot fair cycle of partial states, shown in"
+		case f.Kind == KindTemperature:
+			how = "temperature method: too many steps without a live state, alarm after"
+		case f.Kind == KindDead && f.Certainty == Certain:
+			how = "dead state, and a lasso that proves it: no live state in"
+		case f.Kind == KindDead && f.Certainty == Likely:
+			how = "dead state (critical transition C1): no live state in"
+		}
+		fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %d steps)\n", f.Property, how, f.Steps)
+		if c := f.Critical; c != nil {
+			if c.Step >= 0 {
+				took := fmt.Sprintf(", %.2fs", c.Elapsed.Seconds())
+				if stable {
+					took = ""
+				}
+				fmt.Fprintf(w, "critical transition: step %d, %s (condition %s, k=%d, d_max=%d, %d probes%s)\n",
+					c.Step, c.Event, c.Condition, c.Walks, c.WalkDepth, c.Probes, took)
+			}
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(strings.TrimSpace(c.Explain), "\n", "\n  "))
+			if c.Note != "" {
+				fmt.Fprintf(w, "  (%s)\n", c.Note)
+			}
+			if c.LiveSteps > 0 {
+				fmt.Fprintf(w, "live alternative: %d steps, sharing the first %d with the dead path\n", c.LiveSteps, c.Shared)
+			}
+		}
+		writeDoomed(w, f, stable)
+		r.writeLasso(w, f)
+	}
+	if len(r.Findings) > 1 {
+		fmt.Fprintf(w, "%d violating paths in all (the first is described)\n", len(r.Findings))
+	}
+	keys := make([]string, 0, len(r.Files))
+	for k := range r.Files {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		path := r.Files[k]
+		if stable {
+			path = filepath.Base(path)
+		}
+		fmt.Fprintf(w, "  %-12s %s\n", k, path)
+	}
+	if stable {
+		return
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	fmt.Fprintf(w, "total %.2fs (search, critical transition, determinism check, logs)\n", r.Elapsed.Seconds())
+	if r.Debug != "" {
+		fmt.Fprintf(w, "debug:  %s\n", r.Debug)
+	}
+	if r.Replay != "" {
+		fmt.Fprintf(w, "replay: %s\n", r.Replay)
+	}
+}
+
+// writeLasso writes the lasso, temperature and detector parts.
+func (r *Report) writeLasso(w io.Writer, f *Finding) {
+	if f != nil {
+		if l := f.Lasso; l != nil && l.Length > 0 {
+			what := "lasso"
+			if f.Kind == KindTemperature {
+				what = "lasso in the alarm's path"
+			}
+			fmt.Fprintf(w, "%s: a stem of %d steps, then a cycle of %d steps (transitions %d-%d), replayed %d times (%s hashing)\n",
+				what, l.Stem, l.Length, l.Stem+1, l.Stem+l.Length, l.Confirmed, l.Hash)
+			const show = 24
+			for i, ev := range l.Events {
+				if i == show {
+					fmt.Fprintf(w, "    ... %d more\n", len(l.Events)-show)
+					break
+				}
+				fmt.Fprintf(w, "    %d  %s\n", l.Stem+1+i, ev)
+			}
+			fmt.Fprintf(w, "  %s\n", l.Note)
+		} else if l != nil {
+			fmt.Fprintf(w, "  (%s)\n", l.Note)
+		}
+		if t := f.Temperature; t != nil {
+			fmt.Fprintf(w, "temperature: %d at step %d, verdict %s\n  %s\n", t.Threshold, t.AlarmStep, t.Verdict, t.Note)
+		}
+	}
+	if s := r.LassoStats; s != nil {
+		fmt.Fprintf(w, "%s over %d walks: %s\n", s.Method, s.Walks, strings.Join(s.summary(), ", "))
+	}
+}
+
+func (s *LassoStats) summary() []string {
+	var out []string
+	if s.Method != "temperature" {
+		out = append(out, fmt.Sprintf("%d lassos confirmed", s.Confirmed))
+		if s.Refuted > 0 {
+			out = append(out, fmt.Sprintf("%d refuted", s.Refuted))
+		}
+		out = append(out, fmt.Sprintf("%d hot fair cycles discarded by replay, %d unfair cycles ignored", s.Discarded, s.Unfair))
+	}
+	if s.Temperature > 0 {
+		out = append(out, fmt.Sprintf("%d temperature alarms (%d of them became live later)", s.Alarms, s.Recovered))
+	}
+	return out
+}

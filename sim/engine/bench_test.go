@@ -1,0 +1,142 @@
+package engine_test
+
+import (
+	"testing"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+)
+
+// A small transport-like system for benchmarks: a sender with a window of
+// numbered DATA datagrams and a periodic retransmission timer, a receiver
+// that acks cumulatively. Datagrams may be reordered and (a few) dropped.
+
+type benchData struct{ Seq int }
+
+type benchAck struct{ Next int }
+
+type benchSender struct {
+	sim.Base
+	Acked, Next, Window int
+	Retransmits         int
+}
+
+func (s *benchSender) Start(ctx *sim.Context) {
+	s.Window = 4
+	s.fill(ctx)
+	ctx.SetPeriodic("retransmit")
+}
+
+func (s *benchSender) fill(ctx *sim.Context) {
+	for s.Next < s.Acked+s.Window {
+		ctx.SendDatagram(1, benchData{Seq: s.Next})
+		s.Next++
+	}
+}
+
+func (s *benchSender) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
+	if a := m.(benchAck); a.Next > s.Acked {
+		s.Acked = a.Next
+		s.fill(ctx)
+	}
+}
+
+func (s *benchSender) HandleTimer(ctx *sim.Context, name string) {
+	if s.Acked < s.Next {
+		s.Retransmits++
+		ctx.SendDatagram(1, benchData{Seq: s.Acked})
+	}
+}
+
+type benchReceiver struct {
+	sim.Base
+	Expected int
+	Dups     int
+}
+
+func (r *benchReceiver) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
+	d := m.(benchData)
+	if d.Seq == r.Expected {
+		r.Expected++
+	} else {
+		r.Dups++
+	}
+	ctx.SendDatagram(0, benchAck{Next: r.Expected})
+}
+
+func benchConfig() *sim.Config {
+	return &sim.Config{
+		Nodes: 2,
+		Service: func(id sim.NodeID) sim.Service {
+			if id == 0 {
+				return &benchSender{}
+			}
+			return &benchReceiver{}
+		},
+		Failures: sim.Failures{Drops: 2, Reorder: true},
+	}
+}
+
+// benchWalkLen is the length of each random walk (d_max); a new execution
+// (Sim.Reset) starts after it.
+const benchWalkLen = 2000
+
+func benchWalk(b *testing.B, hash bool) {
+	cfg := benchConfig()
+	r := engine.NewRandom(1)
+	s, err := engine.New(cfg, engine.Options{Chooser: r})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sink uint64
+	walks := uint64(1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ok, err := s.Step()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !ok {
+			b.Fatal("the benchmark system went quiescent")
+		}
+		if hash {
+			sink ^= s.Hash()
+		}
+		if s.Steps() >= benchWalkLen {
+			walks++
+			r.Reseed(walks)
+			// The next walk from the initial state, reusing the
+			// simulator's buffers as the search does.
+			if err := s.Reset(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.StopTimer()
+	if ns := float64(b.Elapsed().Nanoseconds()); b.N > 0 && ns > 0 {
+		b.ReportMetric(ns/float64(b.N), "ns/transition")
+		b.ReportMetric(float64(b.N)/(ns/1e9), "transitions/s")
+	}
+	_ = sink
+}
+
+// BenchmarkWalk is a random walk of the transport system, without hashing.
+func BenchmarkWalk(b *testing.B) { benchWalk(b, false) }
+
+// BenchmarkWalkHash is the same walk with Sim.Hash after every step.
+func BenchmarkWalkHash(b *testing.B) { benchWalk(b, true) }
+
+// TestBenchSystem checks that the benchmark system does what it should:
+// data flows, drops and reordering happen, and it never goes quiescent.
+func TestBenchSystem(t *testing.T) {
+	s := mustNew(t, benchConfig(), engine.Options{Chooser: engine.NewRandom(3)})
+	walk(t, s, benchWalkLen)
+	if s.Steps() != benchWalkLen {
+		t.Fatalf("quiescent after %d steps", s.Steps())
+	}
+	snd, rcv := sim.Node[benchSender](s.View(), 0), sim.Node[benchReceiver](s.View(), 1)
+	if rcv.Expected < 50 || snd.Acked < 40 || snd.Retransmits == 0 || rcv.Dups == 0 {
+		t.Fatalf("sender %+v receiver %+v", snd, rcv)
+	}
+}

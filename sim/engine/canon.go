@@ -1,0 +1,715 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"reflect"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/macemc/macemc/sim"
+)
+
+// A struct field tagged `macemc:"-"` is left out of the state: it neither
+// changes the hash nor shows in the text form.
+const tagName = "macemc"
+
+// AppendCanonical appends the canonical encoding of v to buf: every field,
+// exported or not (except those tagged `macemc:"-"`), maps in key order,
+// pointers followed (a cycle is encoded as a back-reference), interfaces
+// with their dynamic type. Equal states encode equal whatever the order in
+// which their maps were built. Funcs and channels are left out.
+func AppendCanonical(buf []byte, v any) []byte {
+	var e encoder
+	e.buf = buf
+	e.value(v)
+	return e.buf
+}
+
+// Hash returns the 64-bit hash (xxhash) of v's canonical encoding.
+func Hash(v any) uint64 {
+	var e encoder
+	e.value(v)
+	return xxhash.Sum64(e.buf)
+}
+
+type encoder struct {
+	buf     []byte
+	ptrs    []uintptr // pointers being encoded, for cycles
+	tmp     []mapEntry
+	scratch []byte      // encodeMap's copy of a map's region, reused
+	types   []typeEntry // see dynamic
+	spare   typeEntry   // dynamic's result when types is full
+}
+
+// typeEntry caches, for one dynamic type, its hash and its encoders.
+type typeEntry struct {
+	key  unsafe.Pointer // typeKey(t)
+	t    reflect.Type
+	hash uint64
+	enc  encFunc // encoderFor(t)
+	elem encFunc // encoderFor(t.Elem()) when t is a pointer type
+	// plain is t's plain program (see plainOps) when t is plain, or
+	// t.Elem()'s when t is a pointer to a plain type (then ptr is set).
+	plain []plainOp
+	ptr   bool
+}
+
+// typeKey returns the identity of t: the *rtype inside the interface.
+// Performance: comparing it is a pointer compare, where comparing two
+// reflect.Type interfaces calls runtime.ifaceeq.
+func typeKey(t reflect.Type) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1]
+}
+
+// efaceData returns the data word of v: for a type that is not
+// pointer-shaped (every plain type), a pointer to v's value.
+func efaceData(v *any) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(v))[1]
+}
+
+// maxTypeCache bounds an encoder's cache of dynamic types.
+const maxTypeCache = 32
+
+// dynamic returns the hash and encoders of t, the dynamic type of a value
+// at the top or in an interface. Performance: the simulator's encoder lives
+// as long as the Sim and sees the same few types (services, messages) over
+// and over; a linear search of its own cache is several times cheaper than
+// the two sync.Map look-ups (typeHashes, encoders) per value it replaces,
+// which were a third of Sim.Hash's time.
+// The entry it returns may be reused by the next call: callers copy what
+// they need before encoding anything else.
+func (e *encoder) dynamic(t reflect.Type) *typeEntry {
+	k := typeKey(t)
+	for i := range e.types {
+		if e.types[i].key == k {
+			return &e.types[i]
+		}
+	}
+	te := typeEntry{key: k, t: t, hash: typeHash(t), enc: encoderFor(t)}
+	if t.Kind() == reflect.Pointer {
+		te.elem = encoderFor(t.Elem())
+		if ops := plainFor(t.Elem()); ops != nil && !t.Implements(canonType) {
+			te.plain, te.ptr = ops, true
+		}
+	} else if k := t.Kind(); k == reflect.Struct || k == reflect.Array {
+		te.plain = plainFor(t)
+	}
+	if len(e.types) < maxTypeCache {
+		e.types = append(e.types, te)
+		return &e.types[len(e.types)-1]
+	}
+	e.spare = te
+	return &e.spare
+}
+
+type mapEntry struct{ keyStart, keyEnd, end int }
+
+type encFunc func(e *encoder, v reflect.Value)
+
+var encoders sync.Map // reflect.Type -> encFunc
+
+// value encodes v and its dynamic type. It launders v so that even values
+// reached through unexported fields can be read and their methods called.
+func (e *encoder) value(v any) {
+	if v == nil {
+		e.buf = append(e.buf, 0)
+		return
+	}
+	te := e.dynamic(reflect.TypeOf(v))
+	e.u64(te.hash)
+	if te.plain != nil {
+		// Performance: read a plain value in place, without reflect.
+		p := efaceData(&v)
+		if te.ptr {
+			if p == nil {
+				e.buf = append(e.buf, 0)
+				return
+			}
+			e.buf = append(e.buf, 1)
+		}
+		e.plain(te.plain, p)
+		return
+	}
+	// te may be invalidated by encoding (the cache may grow): copy what
+	// is needed first.
+	enc, elem := te.enc, te.elem
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		e.buf = append(e.buf, 1)
+		elem(e, rv.Elem())
+		return
+	}
+	enc(e, rv)
+}
+
+var typeHashes sync.Map // reflect.Type -> uint64
+
+func typeHash(t reflect.Type) uint64 {
+	if h, ok := typeHashes.Load(t); ok {
+		return h.(uint64)
+	}
+	h := xxhash.Sum64String(t.PkgPath() + "." + t.String())
+	typeHashes.Store(t, h)
+	return h
+}
+
+func (e *encoder) u64(x uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf, x) }
+
+func (e *encoder) str(s string) {
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(s)))
+	e.buf = append(e.buf, s...)
+}
+
+func encoderFor(t reflect.Type) encFunc {
+	if f, ok := encoders.Load(t); ok {
+		return f.(encFunc)
+	}
+	// Recursive types: publish a forwarder before building.
+	var real encFunc
+	var wg sync.WaitGroup
+	wg.Add(1)
+	fwd := encFunc(func(e *encoder, v reflect.Value) { wg.Wait(); real(e, v) })
+	if f, loaded := encoders.LoadOrStore(t, fwd); loaded {
+		return f.(encFunc)
+	}
+	real = buildEncoder(t)
+	wg.Done()
+	encoders.Store(t, real)
+	return real
+}
+
+var canonType = reflect.TypeFor[sim.Canonicalizer]()
+
+// clean returns a copy of v that may be read through Interface and whose
+// methods may be called, even if it was reached through unexported fields.
+func clean(v reflect.Value) (reflect.Value, bool) {
+	if v.CanInterface() {
+		return v, true
+	}
+	if v.CanAddr() {
+		return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem(), true
+	}
+	return v, false
+}
+
+// addressable returns v, or an addressable copy of v when v is not
+// addressable (a map entry, an interface's value) but may be copied.
+// Without it a pointer-receiver sim.Canonicalizer stored as a map value
+// would be ignored, and so would Canonicalizers below the unexported fields of
+// such a value (the fields of a non-addressable struct are read-only and
+// cannot be laundered).
+func addressable(v reflect.Value) reflect.Value {
+	if v.CanAddr() || !v.CanInterface() {
+		return v
+	}
+	c := reflect.New(v.Type()).Elem()
+	c.Set(v)
+	return c
+}
+
+// field returns field i of struct v, laundered when it is read-only (an
+// unexported field) and addressable, so that everything reached from it
+// (map entries, interface values) can be read through Interface and its
+// Canonicalizers called. Without it a sim.Canonicalizer inside an unexported
+// map or interface field would be ignored, because map entries and interface
+// values reached through a read-only value are read-only and not
+// addressable.
+func field(v reflect.Value, i int) reflect.Value {
+	fv := v.Field(i)
+	if !fv.CanInterface() && fv.CanAddr() {
+		fv = reflect.NewAt(fv.Type(), unsafe.Pointer(fv.UnsafeAddr())).Elem()
+	}
+	return fv
+}
+
+var needsCleanCache sync.Map // reflect.Type -> bool
+
+// needsClean reports whether a read-only value of type t may hide a
+// Canonicalizer that only a laundered value can call: t or *t implements
+// it, or one can be reached from t (through fields, elements, map keys or
+// values, pointers); an interface can hold anything, so it needs cleaning.
+// Performance: computed from the type once, so that field launders
+// (reflect.NewAt) only the fields that need it.
+func needsClean(t reflect.Type) bool {
+	if b, ok := needsCleanCache.Load(t); ok {
+		return b.(bool)
+	}
+	b := reachesCanon(t, map[reflect.Type]bool{})
+	needsCleanCache.Store(t, b)
+	return b
+}
+
+// reachesCanon reports whether a sim.Canonicalizer (or an interface) can be
+// reached from t. It is a plain reachability search: a type already seen
+// (on a cycle, or fully explored without finding one) adds nothing.
+func reachesCanon(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	if t.Kind() == reflect.Interface || t.Implements(canonType) || reflect.PointerTo(t).Implements(canonType) {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Map:
+		return reachesCanon(t.Key(), seen) || reachesCanon(t.Elem(), seen)
+	case reflect.Array, reflect.Slice, reflect.Pointer:
+		return reachesCanon(t.Elem(), seen)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if reachesCanon(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func buildEncoder(t reflect.Type) encFunc {
+	base := buildBaseEncoder(t)
+	if k := t.Kind(); k == reflect.Struct || k == reflect.Array {
+		if ops := plainFor(t); ops != nil {
+			// Performance: read an addressable plain value in place.
+			return func(e *encoder, v reflect.Value) {
+				if v.CanAddr() {
+					e.plain(ops, unsafe.Pointer(v.UnsafeAddr()))
+					return
+				}
+				base(e, v)
+			}
+		}
+	}
+	if t.Kind() != reflect.Interface && t.Implements(canonType) {
+		return func(e *encoder, v reflect.Value) {
+			if cv, ok := clean(v); ok && !(cv.Kind() == reflect.Pointer && cv.IsNil()) {
+				e.value(cv.Interface().(sim.Canonicalizer).Canonical())
+				return
+			}
+			base(e, v)
+		}
+	}
+	if t.Kind() != reflect.Interface && t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(canonType) {
+		return func(e *encoder, v reflect.Value) {
+			if cv, ok := clean(v); ok {
+				if cv = addressable(cv); cv.CanAddr() {
+					e.value(cv.Addr().Interface().(sim.Canonicalizer).Canonical())
+					return
+				}
+			}
+			base(e, v)
+		}
+	}
+	return base
+}
+
+func buildBaseEncoder(t reflect.Type) encFunc {
+	switch t.Kind() {
+	case reflect.Bool:
+		return func(e *encoder, v reflect.Value) {
+			if v.Bool() {
+				e.buf = append(e.buf, 1)
+			} else {
+				e.buf = append(e.buf, 0)
+			}
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(e *encoder, v reflect.Value) { e.u64(uint64(v.Int())) }
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return func(e *encoder, v reflect.Value) { e.u64(v.Uint()) }
+	case reflect.Float32, reflect.Float64:
+		return func(e *encoder, v reflect.Value) { e.u64(math.Float64bits(v.Float())) }
+	case reflect.Complex64, reflect.Complex128:
+		return func(e *encoder, v reflect.Value) {
+			c := v.Complex()
+			e.u64(math.Float64bits(real(c)))
+			e.u64(math.Float64bits(imag(c)))
+		}
+	case reflect.String:
+		return func(e *encoder, v reflect.Value) { e.str(v.String()) }
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return func(e *encoder, v reflect.Value) {
+				e.buf = binary.AppendUvarint(e.buf, uint64(v.Len()))
+				e.buf = append(e.buf, v.Bytes()...)
+			}
+		}
+		elem := encoderFor(t.Elem())
+		return func(e *encoder, v reflect.Value) {
+			n := v.Len()
+			e.buf = binary.AppendUvarint(e.buf, uint64(n))
+			for i := 0; i < n; i++ {
+				elem(e, v.Index(i))
+			}
+		}
+	case reflect.Array:
+		elem := encoderFor(t.Elem())
+		return func(e *encoder, v reflect.Value) {
+			for i := 0; i < v.Len(); i++ {
+				elem(e, v.Index(i))
+			}
+		}
+	case reflect.Map:
+		key, val := encoderFor(t.Key()), encoderFor(t.Elem())
+		return func(e *encoder, v reflect.Value) { e.encodeMap(v, key, val) }
+	case reflect.Pointer:
+		elem := encoderFor(t.Elem())
+		return func(e *encoder, v reflect.Value) {
+			if v.IsNil() {
+				e.buf = append(e.buf, 0)
+				return
+			}
+			p := v.Pointer()
+			for i, q := range e.ptrs {
+				if q == p {
+					e.buf = append(e.buf, 2)
+					e.u64(uint64(len(e.ptrs) - i))
+					return
+				}
+			}
+			e.buf = append(e.buf, 1)
+			e.ptrs = append(e.ptrs, p)
+			elem(e, v.Elem())
+			e.ptrs = e.ptrs[:len(e.ptrs)-1]
+		}
+	case reflect.Interface:
+		return func(e *encoder, v reflect.Value) {
+			if v.IsNil() {
+				e.buf = append(e.buf, 0)
+				return
+			}
+			inner := v.Elem()
+			e.buf = append(e.buf, 1)
+			te := e.dynamic(inner.Type())
+			e.u64(te.hash)
+			if te.plain != nil && !te.ptr && v.CanInterface() {
+				x := v.Interface() // no allocation: v holds an interface
+				e.plain(te.plain, efaceData(&x))
+				return
+			}
+			te.enc(e, inner)
+		}
+	case reflect.Struct:
+		type fieldEnc struct {
+			index int
+			enc   encFunc
+			clean bool // unexported and may hide a Canonicalizer: launder it
+		}
+		var fields []fieldEnc
+		anyClean := false
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 && f.Type.Kind() == reflect.Struct {
+				continue
+			}
+			switch f.Type.Kind() {
+			case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+				continue
+			}
+			c := !f.IsExported() && needsClean(f.Type)
+			anyClean = anyClean || c
+			fields = append(fields, fieldEnc{i, encoderFor(f.Type), c})
+		}
+		return func(e *encoder, v reflect.Value) {
+			if anyClean && !v.CanAddr() {
+				v = addressable(v) // so that its unexported fields can be laundered
+			}
+			for _, f := range fields {
+				if f.clean {
+					f.enc(e, field(v, f.index))
+				} else {
+					f.enc(e, v.Field(f.index))
+				}
+			}
+		}
+	default: // Func, Chan, UnsafePointer: not state
+		return func(*encoder, reflect.Value) {}
+	}
+}
+
+// encodeMap encodes entries sorted by their encoded keys.
+func (e *encoder) encodeMap(v reflect.Value, key, val encFunc) {
+	n := v.Len()
+	e.buf = binary.AppendUvarint(e.buf, uint64(n))
+	if n == 0 {
+		return
+	}
+	start := len(e.buf)
+	base := len(e.tmp)
+	it := v.MapRange()
+	for it.Next() {
+		ks := len(e.buf)
+		key(e, it.Key())
+		ke := len(e.buf)
+		val(e, it.Value())
+		e.tmp = append(e.tmp, mapEntry{ks, ke, len(e.buf)})
+	}
+	entries := e.tmp[base:]
+	if n > 1 {
+		buf := e.buf
+		slices.SortFunc(entries, func(a, b mapEntry) int {
+			c := bytes.Compare(buf[a.keyStart:a.keyEnd], buf[b.keyStart:b.keyEnd])
+			if c == 0 {
+				// Distinct keys can encode equal (pointer keys
+				// whose targets are equal); order such entries by
+				// their values too, or the encoding follows Go's
+				// random map iteration order.
+				c = bytes.Compare(buf[a.keyEnd:a.end], buf[b.keyEnd:b.end])
+			}
+			return c
+		})
+		// Performance: the region is copied to a scratch buffer that
+		// the encoder reuses (nothing is encoded while it is in use).
+		e.scratch = append(e.scratch[:0], e.buf[start:]...)
+		region := e.scratch
+		out := e.buf[:start]
+		for _, en := range entries {
+			out = append(out, region[en.keyStart-start:en.end-start]...)
+		}
+		e.buf = out
+	}
+	e.tmp = e.tmp[:base]
+}
+
+// mix combines hashes in order.
+func mix(h, x uint64) uint64 {
+	h ^= x + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
+	return h * 0xff51afd7ed558ccd
+}
+
+func hashString(s string) uint64 { return xxhash.Sum64String(s) }
+
+// hashNode encodes one node's service struct.
+func (s *Sim) hashNode(svc sim.Service) uint64 {
+	s.enc.buf = s.enc.buf[:0]
+	s.enc.value(svc)
+	return xxhash.Sum64(s.enc.buf)
+}
+
+func (s *Sim) msgHash(p *pending) uint64 {
+	if p.hash == 0 {
+		s.enc.buf = s.enc.buf[:0]
+		s.enc.value(p.msg)
+		p.hash = xxhash.Sum64(s.enc.buf) | 1
+	}
+	return p.hash
+}
+
+// Hash returns the 64-bit hash of the global state: every node's struct and
+// every pending event (messages on each connection in order, datagrams as
+// a multiset, timers, driver positions, connection errors) and the failure
+// budget used. Only nodes that ran a handler since the last call are
+// re-encoded. The step count and Monotone's counter are not part of it.
+func (s *Sim) Hash() uint64 {
+	h := uint64(0x6d61636563)
+	for i := range s.w.nodes {
+		nd := &s.w.nodes[i]
+		if nd.dirty {
+			nd.hash = s.hashNode(s.w.svcs[i])
+			nd.dirty = false
+		}
+		h = mix(h, nd.hash)
+		h = mix(h, uint64(nd.appNext))
+		for _, t := range nd.timers {
+			if t.armed {
+				h = mix(h, t.nameHash)
+				if t.periodic {
+					// A periodic timer stays armed after it fires,
+					// a one-shot one does not: different states.
+					h = mix(h, 0x706572696f646963)
+				}
+			}
+		}
+		for _, p := range nd.connErrs {
+			h = mix(h, uint64(p)+1)
+		}
+		h = mix(h, 0xff)
+	}
+	for c := range s.w.conns {
+		q := &s.w.conns[c]
+		if q.len() == 0 {
+			continue
+		}
+		h = mix(h, uint64(c))
+		for j := q.head; j < len(q.items); j++ {
+			h = mix(h, s.msgHash(&q.items[j]))
+		}
+	}
+	// With reordering, datagrams in flight are a multiset (order-free sum);
+	// without it, their order matters.
+	var dg uint64
+	for d := range s.w.dgrams {
+		p := &s.w.dgrams[d]
+		x := mix(mix(uint64(p.from), uint64(p.to)), s.msgHash(p))
+		if s.cfg.Failures.Reorder {
+			dg += x
+		} else {
+			dg = mix(dg, x)
+		}
+	}
+	h = mix(h, dg)
+	h = mix(h, uint64(s.w.resets)<<42|uint64(s.w.breaks)<<21|uint64(s.w.drops))
+	return h
+}
+
+// Plain types: bools, numbers, strings, and arrays and structs of them,
+// with no sim.Canonicalizer (on the type or its pointer) anywhere. A plain
+// value is encoded in place from its address by a flat program, the same
+// bytes as the reflect encoders give. Performance: services and messages
+// are mostly plain structs, and this is several times cheaper than a
+// reflect.Value and an encoder call per field.
+
+type plainOp struct {
+	kind uint8
+	off  uintptr
+}
+
+const (
+	opBool = iota
+	opI8
+	opI16
+	opI32
+	opI64
+	opU8
+	opU16
+	opU32
+	opU64
+	opF32
+	opF64
+	opC64
+	opC128
+	opStr
+)
+
+// maxPlainOps bounds a plain program; larger types use the reflect path.
+const maxPlainOps = 256
+
+var plainCache sync.Map // reflect.Type -> []plainOp (nil: not plain)
+
+// plainFor returns t's plain program, or nil if t is not plain (or too
+// large, or encodes to nothing).
+func plainFor(t reflect.Type) []plainOp {
+	if ops, ok := plainCache.Load(t); ok {
+		return ops.([]plainOp)
+	}
+	ops, ok := plainOps(t, 0, nil)
+	if !ok || len(ops) == 0 {
+		ops = nil
+	}
+	plainCache.Store(t, ops)
+	return ops
+}
+
+// plainOps appends to ops the program of t at offset off.
+func plainOps(t reflect.Type, off uintptr, ops []plainOp) ([]plainOp, bool) {
+	if len(ops) > maxPlainOps {
+		return nil, false
+	}
+	if t.Implements(canonType) || reflect.PointerTo(t).Implements(canonType) {
+		return nil, false
+	}
+	sized := func(k8, k16, k32, k64 uint8) uint8 {
+		switch t.Size() {
+		case 1:
+			return k8
+		case 2:
+			return k16
+		case 4:
+			return k32
+		}
+		return k64
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return append(ops, plainOp{opBool, off}), true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return append(ops, plainOp{sized(opI8, opI16, opI32, opI64), off}), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return append(ops, plainOp{sized(opU8, opU16, opU32, opU64), off}), true
+	case reflect.Float32:
+		return append(ops, plainOp{opF32, off}), true
+	case reflect.Float64:
+		return append(ops, plainOp{opF64, off}), true
+	case reflect.Complex64:
+		return append(ops, plainOp{opC64, off}), true
+	case reflect.Complex128:
+		return append(ops, plainOp{opC128, off}), true
+	case reflect.String:
+		return append(ops, plainOp{opStr, off}), true
+	case reflect.Array:
+		el := t.Elem()
+		var ok bool
+		for i := 0; i < t.Len(); i++ {
+			if ops, ok = plainOps(el, off+uintptr(i)*el.Size(), ops); !ok {
+				return nil, false
+			}
+		}
+		return ops, true
+	case reflect.Struct:
+		// The same fields as the struct encoder, in the same order.
+		var ok bool
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 && f.Type.Kind() == reflect.Struct {
+				continue
+			}
+			switch f.Type.Kind() {
+			case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+				continue
+			}
+			if ops, ok = plainOps(f.Type, off+f.Offset, ops); !ok {
+				return nil, false
+			}
+		}
+		return ops, true
+	}
+	return nil, false
+}
+
+// plain encodes the plain value at p with its program.
+func (e *encoder) plain(ops []plainOp, p unsafe.Pointer) {
+	for _, op := range ops {
+		q := unsafe.Add(p, op.off)
+		switch op.kind {
+		case opBool:
+			if *(*bool)(q) {
+				e.buf = append(e.buf, 1)
+			} else {
+				e.buf = append(e.buf, 0)
+			}
+		case opI8:
+			e.u64(uint64(int64(*(*int8)(q))))
+		case opI16:
+			e.u64(uint64(int64(*(*int16)(q))))
+		case opI32:
+			e.u64(uint64(int64(*(*int32)(q))))
+		case opI64:
+			e.u64(uint64(*(*int64)(q)))
+		case opU8:
+			e.u64(uint64(*(*uint8)(q)))
+		case opU16:
+			e.u64(uint64(*(*uint16)(q)))
+		case opU32:
+			e.u64(uint64(*(*uint32)(q)))
+		case opU64:
+			e.u64(*(*uint64)(q))
+		case opF32:
+			e.u64(math.Float64bits(float64(*(*float32)(q))))
+		case opF64:
+			e.u64(math.Float64bits(*(*float64)(q)))
+		case opC64:
+			c := *(*complex64)(q)
+			e.u64(math.Float64bits(float64(real(c))))
+			e.u64(math.Float64bits(float64(imag(c))))
+		case opC128:
+			c := *(*complex128)(q)
+			e.u64(math.Float64bits(real(c)))
+			e.u64(math.Float64bits(imag(c)))
+		case opStr:
+			e.str(*(*string)(q))
+		}
+	}
+}

@@ -1,0 +1,362 @@
+package engine_test
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+)
+
+// TestDeterminismTwoRuns runs the same config with the same seeded chooser
+// twice: the state hashes after every step and the log bytes must match.
+func TestDeterminismTwoRuns(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3, 42, 1000} {
+		a := record(t, mixedConfig(), engine.NewRandom(seed), 300)
+		b := record(t, mixedConfig(), engine.NewRandom(seed), 300)
+		if len(a.hashes) < 10 {
+			t.Fatalf("seed %d: only %d steps; the test system should do more", seed, len(a.hashes))
+		}
+		if !slices.Equal(a.hashes, b.hashes) {
+			t.Fatalf("seed %d: hash sequences differ:\n%x\n%x", seed, a.hashes, b.hashes)
+		}
+		if !bytes.Equal(a.log, b.log) {
+			t.Fatalf("seed %d: logs differ:\n%s\n---\n%s", seed, a.log, b.log)
+		}
+		if !slices.Equal(a.s.ChoiceValues(), b.s.ChoiceValues()) {
+			t.Fatalf("seed %d: choices differ", seed)
+		}
+		if len(a.log) == 0 || !bytes.Contains(a.log, []byte("begin ")) || !bytes.Contains(a.log, []byte("choice")) {
+			t.Fatalf("seed %d: log lacks transitions or choices:\n%s", seed, a.log)
+		}
+	}
+	// Different seeds must explore differently (otherwise the check above
+	// proves nothing).
+	a := record(t, mixedConfig(), engine.NewRandom(1), 300)
+	b := record(t, mixedConfig(), engine.NewRandom(2), 300)
+	if slices.Equal(a.hashes, b.hashes) {
+		t.Fatal("seeds 1 and 2 gave the same execution")
+	}
+}
+
+// TestDeterminismReplay replays the recorded ChoiceValues: the same hashes
+// after every step, the same log bytes, the same choice log.
+func TestDeterminismReplay(t *testing.T) {
+	for _, seed := range []uint64{7, 8, 9} {
+		a := record(t, mixedConfig(), engine.NewRandom(seed), 300)
+		choices := a.s.ChoiceValues()
+
+		// Step by step with a Recorded chooser.
+		b := record(t, mixedConfig(), engine.NewRecorded(choices), a.s.Steps())
+		if !slices.Equal(a.hashes, b.hashes) || !bytes.Equal(a.log, b.log) {
+			t.Fatalf("seed %d: recorded replay differs", seed)
+		}
+		if !slices.Equal(a.s.Choices(), b.s.Choices()) {
+			t.Fatalf("seed %d: choice logs differ", seed)
+		}
+
+		// Through Replay, with a logger.
+		var buf bytes.Buffer
+		r, err := engine.Replay(mixedConfig(), choices, -1, engine.Options{Logger: engine.NewLogger(&buf)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Steps() != a.s.Steps() || r.Hash() != a.s.Hash() {
+			t.Fatalf("seed %d: Replay reached step %d hash %x, want %d %x", seed, r.Steps(), r.Hash(), a.s.Steps(), a.s.Hash())
+		}
+		if !bytes.Equal(buf.Bytes(), a.log) {
+			t.Fatalf("seed %d: Replay log differs", seed)
+		}
+
+		// Replay to every prefix: StepStart gives the choices that reach
+		// the state after i steps.
+		for i := 0; i <= a.s.Steps(); i += 7 {
+			p, err := engine.Replay(mixedConfig(), choices[:a.s.StepStart(i)], i, engine.Options{})
+			if err != nil {
+				t.Fatalf("prefix %d: %v", i, err)
+			}
+			if p.Hash() != a.hashes[i] {
+				t.Fatalf("seed %d: prefix of %d steps hashes %x, want %x", seed, i, p.Hash(), a.hashes[i])
+			}
+		}
+	}
+}
+
+// TestLoggingDoesNotChangeExecution: with and without a logger the
+// execution is the same.
+func TestLoggingDoesNotChangeExecution(t *testing.T) {
+	a := record(t, mixedConfig(), engine.NewRandom(5), 200)
+	s := mustNew(t, mixedConfig(), engine.Options{Chooser: engine.NewRandom(5)})
+	hs := append([]uint64{s.Hash()}, walk(t, s, 200)...)
+	if !slices.Equal(a.hashes, hs) {
+		t.Fatal("logging changed the execution")
+	}
+}
+
+// TestCloneContinues: a clone continuing with a seeded chooser does what the
+// original does when it continues with the same seed, and the two share no
+// state.
+func TestCloneContinues(t *testing.T) {
+	for _, at := range []int{0, 5, 17, 40} {
+		s := mustNew(t, mixedConfig(), engine.Options{Chooser: engine.NewRandom(11)})
+		walk(t, s, at)
+		c := s.Clone(engine.NewRandom(99))
+		if c.Hash() != s.Hash() || c.Steps() != s.Steps() {
+			t.Fatalf("at %d: clone hash %x steps %d, original %x %d", at, c.Hash(), c.Steps(), s.Hash(), s.Steps())
+		}
+		if !slices.Equal(c.ChoiceValues(), s.ChoiceValues()) {
+			t.Fatalf("at %d: clone choice log differs", at)
+		}
+		if !slices.Equal(readyStrings(c), readyStrings(s)) {
+			t.Fatalf("at %d: clone ready list differs", at)
+		}
+		s.SetChooser(engine.NewRandom(99))
+		hc := walk(t, c, at+150)
+		hs := walk(t, s, at+150)
+		if !slices.Equal(hc, hs) || len(hc) == 0 {
+			t.Fatalf("at %d: clone and original diverge (%d and %d steps)", at, len(hc), len(hs))
+		}
+		if !slices.Equal(c.ChoiceValues(), s.ChoiceValues()) {
+			t.Fatalf("at %d: choice logs differ after continuing", at)
+		}
+		// Replaying the clone's choices from scratch reaches its state.
+		r, err := engine.Replay(mixedConfig(), c.ChoiceValues(), -1, engine.Options{})
+		if err != nil || r.Hash() != c.Hash() {
+			t.Fatalf("at %d: replay of clone's choices: %v, hash %x want %x", at, err, r.Hash(), c.Hash())
+		}
+	}
+}
+
+// TestCloneIndependent: stepping a clone leaves the original untouched,
+// maps inside node structs included.
+func TestCloneIndependent(t *testing.T) {
+	s := mustNew(t, mixedConfig(), engine.Options{Chooser: engine.NewRandom(3)})
+	walk(t, s, 10)
+	h, steps, text := s.Hash(), s.Steps(), s.NodeText(0)+s.NetworkText()
+	c := s.Clone(engine.NewRandom(4))
+	walk(t, c, 60)
+	if c.Steps() == steps {
+		t.Fatal("clone did not step")
+	}
+	// Force a re-encoding of every node: Hash caches per-node hashes, so
+	// compare the text form and a fresh clone's hash too.
+	if s.Hash() != h || s.Steps() != steps || s.NodeText(0)+s.NetworkText() != text {
+		t.Fatal("stepping the clone changed the original")
+	}
+	if s.Clone(engine.NewRandom(0)).Hash() != h {
+		t.Fatal("original's state changed under its cached hash")
+	}
+	m := sim.Node[Mixed](s.View(), 0)
+	mc := sim.Node[Mixed](c.View(), 0)
+	if m == mc {
+		t.Fatal("clone shares node structs")
+	}
+}
+
+// TestReadyOrderCanonical: replaying the same choices shows the same ready
+// list at every step (choice i always means the same event), and the list
+// is grouped by kind in the documented order.
+func TestReadyOrderCanonical(t *testing.T) {
+	rank := map[engine.EventKind]int{
+		engine.EvApp: 0, engine.EvConnError: 1, engine.EvMessage: 2, engine.EvDatagram: 3,
+		engine.EvTimer: 4, engine.EvDrop: 5, engine.EvBreak: 6, engine.EvReset: 7,
+	}
+	var lists [][]string
+	s := mustNew(t, mixedConfig(), engine.Options{Chooser: engine.NewRandom(21)})
+	for s.Steps() < 200 {
+		lists = append(lists, readyStrings(s))
+		last := -1
+		for _, e := range s.Ready() {
+			if rank[e.Kind] < last {
+				t.Fatalf("step %d: ready list not grouped by kind: %q", s.Steps(), readyStrings(s))
+			}
+			last = rank[e.Kind]
+		}
+		if ok, err := s.Step(); err != nil {
+			t.Fatal(err)
+		} else if !ok {
+			break
+		}
+	}
+	choices := s.ChoiceValues()
+	r := mustNew(t, mixedConfig(), engine.Options{Chooser: engine.NewRecorded(choices)})
+	if len(lists) < s.Steps() || s.Steps() < 30 {
+		t.Fatalf("%d ready lists for %d steps", len(lists), s.Steps())
+	}
+	for i := 0; i < s.Steps(); i++ {
+		if got := readyStrings(r); !slices.Equal(got, lists[i]) {
+			t.Fatalf("step %d: replay's ready list\n%q\nwant\n%q", i, got, lists[i])
+		}
+		want := lists[i][choices[r.StepStart(i)]]
+		if _, err := r.Step(); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.LastEvent().Kind.String() + ": " + r.LastEvent().String(); got != want {
+			t.Fatalf("step %d ran %q, want %q", i, got, want)
+		}
+	}
+}
+
+// TestReplayBadChoice: choices that run out or are out of range give
+// ErrBadChoice, with the step.
+func TestReplayBadChoice(t *testing.T) {
+	a := record(t, mixedConfig(), engine.NewRandom(3), 50)
+	choices := a.s.ChoiceValues()
+
+	// Running out: ask for more steps than the choices drive.
+	_, err := engine.Replay(mixedConfig(), choices, a.s.Steps()+1, engine.Options{})
+	var bce *engine.BadChoiceError
+	if !errors.Is(err, engine.ErrBadChoice) || !errors.As(err, &bce) || bce.Value != -1 || bce.Step != a.s.Steps() {
+		t.Fatalf("replay past the end: %v", err)
+	}
+
+	// Out of range at the first event choice.
+	bad := slices.Clone(choices)
+	first := a.s.StepStart(0)
+	bad[first] = 1000
+	_, err = engine.Replay(mixedConfig(), bad, -1, engine.Options{})
+	if !errors.Is(err, engine.ErrBadChoice) || !errors.As(err, &bce) || bce.Value != 1000 || bce.Step != 0 || bce.Kind != engine.ChooseEvent {
+		t.Fatalf("out of range: %v", err)
+	}
+	bad[first] = -3
+	if _, err = engine.Replay(mixedConfig(), bad, -1, engine.Options{}); !errors.Is(err, engine.ErrBadChoice) {
+		t.Fatalf("negative choice: %v", err)
+	}
+
+	// Out of range inside a handler (a Rand choice point).
+	idx := -1
+	for i, c := range a.s.Choices() {
+		if c.Kind == engine.ChooseRandom {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		t.Fatal("no Rand choice in the execution")
+	}
+	bad = slices.Clone(choices)
+	bad[idx] = 77
+	_, err = engine.Replay(mixedConfig(), bad, -1, engine.Options{})
+	if !errors.Is(err, engine.ErrBadChoice) || !errors.As(err, &bce) || bce.Kind != engine.ChooseRandom || bce.Index != idx {
+		t.Fatalf("bad Rand answer: %v", err)
+	}
+	if errors.Is(err, engine.ErrHandlerPanic) {
+		t.Fatalf("bad Rand answer reported as a handler panic: %v", err)
+	}
+
+	// StepEvent out of range.
+	s := mustNew(t, mixedConfig(), engine.Options{})
+	if err := s.StepEvent(len(s.Ready())); !errors.Is(err, engine.ErrBadChoice) {
+		t.Fatalf("StepEvent out of range: %v", err)
+	}
+	if s.Steps() != 0 || len(s.Choices()) != 0 {
+		t.Fatal("a refused StepEvent changed the execution")
+	}
+
+	// Quiescent before the asked step count.
+	p := mustNew(t, pingConfig(), engine.Options{})
+	walk(t, p, 100)
+	if _, err := engine.Replay(pingConfig(), p.ChoiceValues(), p.Steps()+3, engine.Options{}); !errors.Is(err, engine.ErrBadChoice) {
+		t.Fatalf("replay past quiescence: %v", err)
+	}
+}
+
+// TestPrefixChooser answers from its sequence, then from Then.
+func TestPrefixChooser(t *testing.T) {
+	a := record(t, mixedConfig(), engine.NewRandom(31), 100)
+	ch := a.s.ChoiceValues()
+	cut := a.s.StepStart(20)
+	s := mustNew(t, mixedConfig(), engine.Options{Chooser: &engine.Prefix{Seq: ch[:cut], Then: engine.NewRandom(5)}})
+	hs := walk(t, s, 100)
+	if !slices.Equal(hs[:20], a.hashes[1:21]) {
+		t.Fatal("Prefix did not replay its sequence")
+	}
+	if !slices.Equal(s.ChoiceValues()[:cut], ch[:cut]) {
+		t.Fatal("Prefix choices differ")
+	}
+}
+
+// TestRandomChooser: weighted choices follow the weights; Reseed restarts.
+func TestRandomChooser(t *testing.T) {
+	r := engine.NewRandom(1)
+	counts := make([]int, 3)
+	for i := 0; i < 30000; i++ {
+		counts[r.Choose(engine.ChooseEvent, 3, []float64{1, 0, 9})]++
+	}
+	if counts[1] != 0 || counts[0] < 2400 || counts[0] > 3600 {
+		t.Fatalf("weighted counts %v, want about 3000/0/27000", counts)
+	}
+	r.Reseed(5)
+	var a, b []int
+	for i := 0; i < 20; i++ {
+		a = append(a, r.Choose(engine.ChooseRandom, 100, nil))
+	}
+	r.Reseed(5)
+	for i := 0; i < 20; i++ {
+		b = append(b, r.Choose(engine.ChooseRandom, 100, nil))
+	}
+	if !slices.Equal(a, b) {
+		t.Fatal("Reseed did not restart the sequence")
+	}
+	u := engine.NewRandom(1)
+	u.Unbiased = true
+	counts = make([]int, 3)
+	for i := 0; i < 3000; i++ {
+		counts[u.Choose(engine.ChooseEvent, 3, []float64{1, 0, 9})]++
+	}
+	if counts[1] < 800 {
+		t.Fatalf("unbiased counts %v", counts)
+	}
+}
+
+// TestSimReset: Reset returns to the initial state New builds, so that the
+// same chooser then gives the same execution, whatever ran before.
+func TestSimReset(t *testing.T) {
+	fresh := record(t, mixedConfig(), engine.NewRandom(17), 150)
+	s := mustNew(t, mixedConfig(), engine.Options{Chooser: engine.NewRandom(3)})
+	for round := 0; round < 3; round++ {
+		walk(t, s, 120+round*40) // dirty every buffer: failures, timers, datagrams
+		var buf bytes.Buffer
+		s.SetLogger(engine.NewLogger(&buf))
+		if err := s.Reset(engine.NewRandom(17)); err != nil {
+			t.Fatal(err)
+		}
+		if s.Steps() != 0 || len(s.Choices()) != 0 || s.Hash() != fresh.hashes[0] {
+			t.Fatalf("round %d: after Reset: %d steps, %d choices, hash %x want %x", round, s.Steps(), len(s.Choices()), s.Hash(), fresh.hashes[0])
+		}
+		hs := append([]uint64{s.Hash()}, walk(t, s, 150)...)
+		if !slices.Equal(hs, fresh.hashes) || !slices.Equal(s.ChoiceValues(), fresh.s.ChoiceValues()) {
+			t.Fatalf("round %d: execution after Reset differs from a fresh one", round)
+		}
+		if !bytes.Equal(buf.Bytes(), fresh.log) {
+			t.Fatalf("round %d: log after Reset differs from a fresh one", round)
+		}
+		s.SetLogger(nil)
+		s.SetChooser(engine.NewRandom(uint64(round)))
+	}
+}
+
+// TestContextStep: handlers see the transition's number counting from 1
+// (the state after Step() steps), and 0 while booting.
+func TestContextStep(t *testing.T) {
+	var seen []int
+	cfg := &sim.Config{
+		Nodes: 2,
+		Service: func(sim.NodeID) sim.Service {
+			return &Script{start: func(ctx *sim.Context, n *Script) { seen = append(seen, ctx.Step()) }}
+		},
+		App: func(id sim.NodeID) []any {
+			return []any{Do(func(ctx *sim.Context, n *Script) { seen = append(seen, ctx.Step()) })}
+		},
+		Failures: sim.Failures{Resets: 1},
+	}
+	s := mustNew(t, cfg, engine.Options{})
+	mustStepEvent(t, s, 0)
+	mustStepEvent(t, s, findReady(t, s, "reset", func(e engine.Event) bool { return e.Kind == engine.EvReset }))
+	mustStepEvent(t, s, 0)
+	if !slices.Equal(seen, []int{0, 0, 1, 2, 3}) {
+		t.Fatalf("Context.Step saw %v", seen)
+	}
+}

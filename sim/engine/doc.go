@@ -1,0 +1,43 @@
+// Package engine is macemc's deterministic network simulator: it runs the
+// nodes of a sim.Config, owns every source of nondeterminism and records
+// an execution as the sequence of its choices. The checker (packages
+// search, walks, critical) and the debugger (mdb) drive it; a service
+// author only needs package sim.
+//
+// Every source of nondeterminism — which pending event runs next, message
+// and datagram order, drops, connection breaks, node resets, timers,
+// random numbers and time comparisons — is a choice point answered by a
+// Chooser. An execution is therefore the sequence of its choices, and
+// replaying that sequence reproduces it bit for bit (seed 003 §2, §4.1).
+// A Chooser that implements EventChooser sees the ready events (node,
+// kind, peer, message, source) it picks among.
+//
+// # Usage
+//
+//	s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(1)})
+//	if err != nil { ... }
+//	for {
+//		ok, err := s.Step() // one chosen event
+//		if err != nil || !ok { break }
+//		if i, _ := s.FirstViolated(cfg.Safety); i >= 0 { ... }
+//	}
+//	replay, err := engine.Replay(cfg, s.ChoiceValues(), -1, engine.Options{})
+//
+// New builds the initial state, Step runs one chosen event, Hash returns
+// the global state's hash, Clone snapshots it, Reset goes back to the
+// initial state, and FirstViolated checks properties.
+//
+// # State
+//
+// The global state is every node's struct (unexported fields included,
+// maps in key order, pointers followed) plus all pending events. A field
+// tagged `macemc:"-"` is left out; a type implementing sim.Canonicalizer
+// gives its own canonical form. FormatState and Sim.NodeText give the
+// stable text form the debugger diffs.
+//
+// # Guards
+//
+// A handler that panics ends the execution with a *HandlerPanicError; Guard
+// reports a handler that does not return; CheckDeterminism replays a path
+// twice and names the first step where a nondeterministic service diverged.
+package engine

@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// naiveReady is the ready list built the plain way, from the whole world,
+// without the summaries (busy, apps, errs, armed) buildReady relies on.
+func naiveReady(s *Sim) ([]Event, []float64) {
+	var evs []Event
+	var ws []float64
+	add := func(e Event, w float64) { evs, ws = append(evs, e), append(ws, w) }
+	for i := range s.w.nodes {
+		if nd := &s.w.nodes[i]; nd.appNext < len(nd.app) {
+			add(Event{Kind: EvApp, Node: sim.NodeID(i), Msg: nd.app[nd.appNext]}, s.weights.App)
+		}
+	}
+	for i := range s.w.nodes {
+		if nd := &s.w.nodes[i]; len(nd.connErrs) > 0 {
+			add(Event{Kind: EvConnError, Node: sim.NodeID(i), Peer: nd.connErrs[0]}, s.weights.Message)
+		}
+	}
+	for c := range s.w.conns {
+		if q := &s.w.conns[c]; q.len() > 0 {
+			p := &q.items[q.head]
+			add(Event{Kind: EvMessage, Node: p.to, Peer: p.from, Msg: p.msg, ref: c}, p.weight)
+		}
+	}
+	for d := range s.w.dgrams {
+		if !s.cfg.Failures.Reorder && s.earlierDatagram(d) {
+			continue
+		}
+		p := &s.w.dgrams[d]
+		add(Event{Kind: EvDatagram, Node: p.to, Peer: p.from, Msg: p.msg, ref: d}, p.weight)
+	}
+	for i := range s.w.nodes {
+		for t, tm := range s.w.nodes[i].timers {
+			if tm.armed {
+				add(Event{Kind: EvTimer, Node: sim.NodeID(i), Timer: tm.name, ref: t}, tm.weight)
+			}
+		}
+	}
+	if s.failures && (s.until <= 0 || s.w.step < s.until) {
+		f := &s.cfg.Failures
+		if s.w.drops < f.Drops {
+			for d, p := range s.w.dgrams {
+				add(Event{Kind: EvDrop, Node: p.to, Peer: p.from, Msg: p.msg, ref: d}, s.weights.Failure)
+			}
+		}
+		if s.w.breaks < f.Breaks {
+			for a := 0; a < s.n; a++ {
+				for b := a + 1; b < s.n; b++ {
+					if s.w.conns[a*s.n+b].len() > 0 || s.w.conns[b*s.n+a].len() > 0 {
+						add(Event{Kind: EvBreak, Node: sim.NodeID(a), Peer: sim.NodeID(b)}, s.weights.Failure)
+					}
+				}
+			}
+		}
+		if s.w.resets < f.Resets {
+			for i := range s.w.nodes {
+				add(Event{Kind: EvReset, Node: sim.NodeID(i)}, s.weights.Failure)
+			}
+		}
+	}
+	return evs, ws
+}
+
+// checkSummaries compares the world's summaries with a recount.
+func checkSummaries(s *Sim) error {
+	apps, errs, armed := 0, 0, 0
+	for i := range s.w.nodes {
+		nd := &s.w.nodes[i]
+		if nd.appNext < len(nd.app) {
+			apps++
+		}
+		if len(nd.connErrs) > 0 {
+			errs++
+		}
+		for _, t := range nd.timers {
+			if t.armed {
+				armed++
+			}
+		}
+	}
+	for c := range s.w.conns {
+		busy := s.w.busy[c>>6]>>(c&63)&1 == 1
+		if busy != (s.w.conns[c].len() > 0) {
+			return fmt.Errorf("connection %d: busy bit %v, %d messages", c, busy, s.w.conns[c].len())
+		}
+	}
+	if apps != s.w.apps || errs != s.w.errs || armed != s.w.armed {
+		return fmt.Errorf("summaries apps %d errs %d armed %d, recount %d %d %d", s.w.apps, s.w.errs, s.w.armed, apps, errs, armed)
+	}
+	return nil
+}
+
+// churn is a service that exercises every kind of event: it sends on
+// connections and as datagrams, sets, cancels and re-arms one-shot and
+// periodic timers, and asks Rand.
+type churn struct {
+	sim.Base
+	N    int
+	Seen int
+}
+
+func (c *churn) Start(ctx *sim.Context) {
+	ctx.SetPeriodic("tick")
+	if ctx.Self() == 0 {
+		ctx.SetTimer("once")
+	}
+}
+
+func (c *churn) act(ctx *sim.Context) {
+	c.N++
+	to := sim.NodeID(ctx.Rand(ctx.Nodes()))
+	switch ctx.Rand(6) {
+	case 0:
+		ctx.Send(to, c.N)
+	case 1:
+		ctx.SendDatagram(to, c.N)
+	case 2:
+		ctx.CancelTimer("tick")
+	case 3:
+		ctx.SetPeriodic("tick")
+		ctx.SetTimer("once")
+	case 4:
+		ctx.CancelTimer("once")
+		ctx.Send(to, -c.N)
+	}
+}
+
+func (c *churn) HandleApp(ctx *sim.Context, _ any)                           { c.act(ctx) }
+func (c *churn) HandleMessage(ctx *sim.Context, _ sim.NodeID, _ sim.Message) { c.Seen++; c.act(ctx) }
+func (c *churn) HandleTimer(ctx *sim.Context, _ string)                      { c.act(ctx) }
+func (c *churn) HandleConnError(ctx *sim.Context, _ sim.NodeID)              { c.act(ctx) }
+
+// TestReadySummaries walks systems with every kind of event and failure
+// and checks, before every step, that buildReady (which skips what the
+// summaries say is empty) lists exactly what a plain scan of the world
+// lists, in the same order, and that the summaries match a recount, also
+// across Reset and Clone.
+func TestReadySummaries(t *testing.T) {
+	var seen [numEventKinds]int
+	for _, reorder := range []bool{false, true} {
+		cfg := &sim.Config{
+			Nodes:    4,
+			Service:  func(sim.NodeID) sim.Service { return &churn{} },
+			App:      func(id sim.NodeID) []any { return slices.Repeat([]any{"go"}, int(id)) },
+			Failures: sim.Failures{Drops: 3, Breaks: 3, Resets: 3, Reorder: reorder},
+		}
+		s, err := New(cfg, Options{Chooser: NewRandom(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for walk := range 60 {
+			r := NewRandom(uint64(walk))
+			if err := s.Reset(r); err != nil {
+				t.Fatal(err)
+			}
+			if walk%3 == 2 {
+				s = s.Clone(r)
+			}
+			for step := 0; step < 300; step++ {
+				if err := checkSummaries(s); err != nil {
+					t.Fatalf("reorder %v walk %d step %d: %v", reorder, walk, step, err)
+				}
+				want, wantW := naiveReady(s)
+				got := s.Ready()
+				if len(got) != len(want) || !slices.Equal(s.readyW, wantW) {
+					t.Fatalf("reorder %v walk %d step %d: ready %v, want %v", reorder, walk, step, got, want)
+				}
+				for i := range got {
+					if got[i].Kind != want[i].Kind || got[i].Node != want[i].Node || got[i].Peer != want[i].Peer ||
+						got[i].Timer != want[i].Timer || got[i].Msg != want[i].Msg || got[i].ref != want[i].ref {
+						t.Fatalf("reorder %v walk %d step %d: ready[%d] = %+v, want %+v", reorder, walk, step, i, got[i], want[i])
+					}
+				}
+				if ok, err := s.Step(); err != nil {
+					t.Fatal(err)
+				} else if !ok {
+					break
+				}
+				seen[s.LastEvent().Kind]++
+			}
+		}
+	}
+	for k, n := range seen {
+		if n == 0 {
+			t.Errorf("no %s event ran", EventKind(k))
+		}
+	}
+}

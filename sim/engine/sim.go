@@ -1,0 +1,742 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"runtime/debug"
+	"sort"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/rs/zerolog"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/internal/hook"
+)
+
+// ErrHandlerPanic marks a handler that panicked; see HandlerPanicError.
+var ErrHandlerPanic = errors.New("sim: panic in handler")
+
+// HandlerPanicError reports a handler that panicked. The checker treats it
+// as a safety violation named "panic in handler".
+type HandlerPanicError struct {
+	Step  int
+	Event string
+	Value any
+	Stack string
+}
+
+func (e *HandlerPanicError) Error() string {
+	return fmt.Sprintf("sim: panic in handler at step %d (%s): %v", e.Step, e.Event, e.Value)
+}
+
+// Unwrap lets errors.Is match ErrHandlerPanic.
+func (e *HandlerPanicError) Unwrap() error { return ErrHandlerPanic }
+
+// pending is a message or datagram in flight.
+type pending struct {
+	msg    sim.Message
+	from   sim.NodeID
+	to     sim.NodeID
+	weight float64
+	hash   uint64 // of msg; 0 until first needed
+}
+
+// queue is a FIFO of messages on one reliable connection.
+type queue struct {
+	items []pending
+	head  int
+}
+
+func (q *queue) len() int { return len(q.items) - q.head }
+
+func (q *queue) push(p pending) { q.items = append(q.items, p) }
+
+func (q *queue) pop() pending {
+	p := q.items[q.head]
+	q.items[q.head] = pending{}
+	q.head++
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
+	return p
+}
+
+func (q *queue) clear() {
+	clear(q.items)
+	q.items, q.head = q.items[:0], 0
+}
+
+type timer struct {
+	name     string
+	nameHash uint64
+	weight   float64
+	armed    bool
+	periodic bool
+}
+
+type node struct {
+	timers   []timer // sorted by name
+	app      []any
+	appNext  int
+	connErrs []sim.NodeID
+	hash     uint64
+	dirty    bool
+}
+
+// world is everything a snapshot copies.
+type world struct {
+	nodes []node
+	// svcs holds every node's service struct, by node id: the slice the
+	// properties' View reads.
+	svcs  []sim.Service
+	conns []queue // index from*n + to
+	// Summaries that let buildReady skip what is empty (performance: it
+	// runs before every step): bit c of busy is set when conns[c] holds
+	// messages; apps, errs and armed count the nodes with driver requests
+	// left, the nodes with connection errors to deliver and the armed
+	// timers. Every change to a queue, a driver position, a connection
+	// error list or a timer keeps them up to date.
+	busy       []uint64
+	apps, errs int
+	armed      int
+	dgrams     []pending
+	monotone   uint64
+	step       int
+	resets     int
+	breaks     int
+	drops      int
+	choices    []Choice
+	stepStarts []int32 // index into choices where each step began
+	lastEvent  Event
+}
+
+// Options configure a Sim.
+type Options struct {
+	// Chooser answers every choice point. Default: NewRandom(0).
+	Chooser Chooser
+	// Logger, when set, receives a line for each transition's begin and
+	// end, every send, timer and choice, and the service's annotations.
+	// When nil, logging costs nothing.
+	Logger *zerolog.Logger
+	// NoFailures turns failure events off whatever the config allows.
+	// See SetFailures.
+	NoFailures bool
+	// FailuresUntil, when positive, turns failure events off from that
+	// step on (the "gusto" of the original tool: failures during the
+	// bounded search, none during the random walks that follow). It is part
+	// of an execution's description: replay needs the same value.
+	FailuresUntil int
+}
+
+// Sim is the deterministic network simulator: every node of a system, the
+// network between them, timers, failures, randomness and time. An
+// execution is fully determined by the answers its chooser gives, so
+// replaying the recorded choices reproduces it exactly.
+//
+// A Sim is not safe for concurrent use; Clone gives each goroutine its own.
+type Sim struct {
+	cfg      *sim.Config
+	weights  sim.Weights
+	n        int
+	w        world
+	chooser  Chooser
+	log      *zerolog.Logger
+	failures bool
+	until    int
+
+	// The ready list, rebuilt after every step: compact entries (which
+	// queue, node or timer each event comes from) and their weights. The
+	// Events themselves are only built for the event that runs, and for
+	// Ready when asked (readyEv).
+	ready      []readyEnt
+	readyW     []float64
+	readyValid bool
+	readyEv    []Event
+	readyEvOK  bool
+	ctxs       []*sim.Context // one per node, handed to its handlers
+	view       *sim.View      // the View properties get (Holds): one per Sim, so checking allocates nothing
+	enc        encoder
+
+	booting   bool          // Start runs on the initial state (New, Reset)
+	progress  atomic.Uint64 // odd while a handler runs; see Guard
+	abandoned atomic.Bool
+	err       error // a bad choice seen inside a handler
+
+	_ [cacheLine]byte // see padded
+}
+
+// cacheLine is the size of a CPU cache line (an upper bound).
+const cacheLine = 64
+
+// padded returns a slice of n zero Ts whose memory shares no cache line
+// with any other object. Performance: the arrays of a world are written
+// at every step; two simulators whose small arrays the allocator placed
+// side by side (built one after the other on one goroutine, as a search's
+// pool is) would otherwise make two cores fight over one cache line
+// ("false sharing"), which cost parallel walks a third of their speed.
+func padded[T any](n int) []T {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	if size == 0 {
+		return make([]T, n)
+	}
+	pad := (cacheLine + size - 1) / size
+	return make([]T, n+2*pad)[pad : pad+n : pad+n]
+}
+
+// New builds the initial state of cfg: every node's struct from
+// cfg.Service, Start run on each in order, the driver's requests queued.
+// Start's effects (sends, timers, choices) are part of the initial state.
+func New(cfg *sim.Config, opts Options) (*Sim, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Sim{cfg: cfg, weights: cfg.Weights.WithDefaults(), n: cfg.Nodes, chooser: opts.Chooser, log: opts.Logger, failures: !opts.NoFailures, until: opts.FailuresUntil}
+	if s.chooser == nil {
+		s.chooser = NewRandom(0)
+	}
+	s.bind()
+	s.w.nodes = padded[node](s.n)
+	s.w.svcs = make([]sim.Service, s.n)
+	s.w.conns = padded[queue](s.n * s.n)
+	s.w.busy = padded[uint64]((s.n*s.n + 63) / 64)
+	for i := range s.w.nodes {
+		s.initNode(sim.NodeID(i))
+	}
+	if err := s.boot(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// bind makes the Contexts and the View of s, backed by s.
+func (s *Sim) bind() {
+	rt := (*runtime)(s)
+	s.ctxs = make([]*sim.Context, s.n)
+	for i := range s.ctxs {
+		s.ctxs[i] = hook.NewContext(rt, i).(*sim.Context)
+	}
+	s.view = hook.NewView(rt, &s.w.svcs).(*sim.View)
+}
+
+// boot runs Start on every node in order, as part of the initial state.
+func (s *Sim) boot() error {
+	s.booting = true
+	defer func() { s.booting = false }()
+	for i := range s.w.nodes {
+		ev := Event{Kind: EvReset, Node: sim.NodeID(i)}
+		if err := s.run(&ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Sim) initNode(id sim.NodeID) {
+	nd := &s.w.nodes[id]
+	svc := s.cfg.Service(id)
+	s.w.svcs[id] = svc
+	if svc == nil {
+		panic(fmt.Sprintf("sim: sim.Config.Service returned nil for node %d", id))
+	}
+	for i := range nd.timers {
+		if nd.timers[i].armed {
+			nd.timers[i].armed = false
+			s.w.armed--
+		}
+	}
+	if nd.appNext < len(nd.app) {
+		s.w.apps--
+	}
+	nd.app = nil
+	if s.cfg.App != nil {
+		nd.app = s.cfg.App(id)
+	}
+	nd.appNext = 0
+	if len(nd.app) > 0 {
+		s.w.apps++
+	}
+	if len(nd.connErrs) > 0 {
+		s.w.errs--
+	}
+	nd.connErrs = nd.connErrs[:0]
+	nd.dirty = true
+}
+
+// push queues p on connection c.
+func (s *Sim) push(c int, p pending) {
+	s.w.conns[c].push(p)
+	s.w.busy[c>>6] |= 1 << (c & 63)
+}
+
+// popConn removes the oldest message of connection c.
+func (s *Sim) popConn(c int) {
+	q := &s.w.conns[c]
+	q.pop()
+	if q.len() == 0 {
+		s.w.busy[c>>6] &^= 1 << (c & 63)
+	}
+}
+
+// clearConn loses everything in flight on connection c.
+func (s *Sim) clearConn(c int) {
+	s.w.conns[c].clear()
+	s.w.busy[c>>6] &^= 1 << (c & 63)
+}
+
+// connErr queues the news that node id's connection to peer broke.
+func (s *Sim) connErr(id, peer sim.NodeID) {
+	nd := &s.w.nodes[id]
+	if len(nd.connErrs) == 0 {
+		s.w.errs++
+	}
+	nd.connErrs = append(nd.connErrs, peer)
+}
+
+// Config returns the configuration the simulator runs.
+func (s *Sim) Config() *sim.Config { return s.cfg }
+
+// Nodes returns the number of nodes.
+func (s *Sim) Nodes() int { return s.n }
+
+// Steps returns the number of transitions executed so far.
+func (s *Sim) Steps() int { return s.w.step }
+
+// Choices returns the choice points answered so far, in order. The slice
+// is the simulator's own: copy it to keep it.
+func (s *Sim) Choices() []Choice { return s.w.choices }
+
+// ChoiceValues returns a copy of the answers given so far: the sequence
+// that replays this execution.
+func (s *Sim) ChoiceValues() []int32 { return ChoiceValues(s.w.choices) }
+
+// ChoiceValues returns the answers of a choice log.
+func ChoiceValues(cs []Choice) []int32 {
+	out := make([]int32, len(cs))
+	for i, c := range cs {
+		out[i] = c.Value
+	}
+	return out
+}
+
+// StepStart returns the index in Choices at which step i began (i may equal
+// Steps(), giving the current length): Choices()[:StepStart(i)] replays the
+// execution up to the state after i steps.
+func (s *Sim) StepStart(i int) int {
+	if i >= len(s.w.stepStarts) {
+		return len(s.w.choices)
+	}
+	return int(s.w.stepStarts[i])
+}
+
+// LastEvent returns the event the last step executed.
+func (s *Sim) LastEvent() Event { return s.w.lastEvent }
+
+// SetChooser replaces the chooser for the choice points that follow.
+func (s *Sim) SetChooser(c Chooser) { s.chooser = c }
+
+// SetLogger turns logging on (l non-nil) or off.
+func (s *Sim) SetLogger(l *zerolog.Logger) { s.log = l }
+
+// SetFailures turns injected failures on or off for the steps that follow;
+// the per-execution bounds of the config still apply.
+func (s *Sim) SetFailures(on bool) {
+	s.failures = on
+	s.readyValid = false
+}
+
+// SetFailuresUntil turns failures off from step n on (0: no such limit);
+// see Options.FailuresUntil.
+func (s *Sim) SetFailuresUntil(n int) {
+	s.until = n
+	s.readyValid = false
+}
+
+// FailuresUntil returns the step from which failures are off (0: none).
+func (s *Sim) FailuresUntil() int { return s.until }
+
+// Service returns node id's current service struct.
+func (s *Sim) Service(id sim.NodeID) sim.Service { return s.w.svcs[id] }
+
+// TimerArmed reports whether node id's timer is scheduled.
+func (s *Sim) TimerArmed(id sim.NodeID, name string) bool {
+	for _, t := range s.w.nodes[id].timers {
+		if t.name == name {
+			return t.armed
+		}
+	}
+	return false
+}
+
+// InFlight returns the number of messages and datagrams in flight.
+func (s *Sim) InFlight() int {
+	n := len(s.w.dgrams)
+	for i := range s.w.conns {
+		n += s.w.conns[i].len()
+	}
+	return n
+}
+
+// readyEnt is one ready event in compact form: its kind, the node it
+// happens at (the lower end for EvBreak) and ref, the index of its source:
+// the connection for EvMessage, the datagram for EvDatagram and EvDrop,
+// the timer for EvTimer, the peer for EvBreak.
+type readyEnt struct {
+	kind EventKind
+	node int32
+	ref  int32
+}
+
+// Ready returns the pending events in their canonical order: answer i of
+// the next event choice runs Ready()[i]. The slice is valid until the next
+// step.
+func (s *Sim) Ready() []Event {
+	s.buildReady()
+	if !s.readyEvOK {
+		s.readyEv = s.readyEv[:0]
+		for _, k := range s.ready {
+			s.readyEv = append(s.readyEv, s.event(k))
+		}
+		s.readyEvOK = true
+	}
+	return s.readyEv
+}
+
+// event builds the Event of a ready entry from the world.
+func (s *Sim) event(k readyEnt) Event {
+	switch k.kind {
+	case EvApp:
+		nd := &s.w.nodes[k.node]
+		return Event{Kind: EvApp, Node: sim.NodeID(k.node), Msg: nd.app[nd.appNext]}
+	case EvConnError:
+		return Event{Kind: EvConnError, Node: sim.NodeID(k.node), Peer: s.w.nodes[k.node].connErrs[0]}
+	case EvMessage:
+		q := &s.w.conns[k.ref]
+		p := &q.items[q.head]
+		return Event{Kind: EvMessage, Node: p.to, Peer: p.from, Msg: p.msg, ref: int(k.ref)}
+	case EvDatagram, EvDrop:
+		p := &s.w.dgrams[k.ref]
+		return Event{Kind: k.kind, Node: p.to, Peer: p.from, Msg: p.msg, ref: int(k.ref)}
+	case EvTimer:
+		return Event{Kind: EvTimer, Node: sim.NodeID(k.node), Timer: s.w.nodes[k.node].timers[k.ref].name, ref: int(k.ref)}
+	case EvBreak:
+		return Event{Kind: EvBreak, Node: sim.NodeID(k.node), Peer: sim.NodeID(k.ref)}
+	default:
+		return Event{Kind: k.kind, Node: sim.NodeID(k.node)}
+	}
+}
+
+// buildReady lists the pending events in canonical order. Performance: it
+// runs before every step, so it appends small entries (no Event, no
+// message interface copies) to slices it reuses, with no closure.
+func (s *Sim) buildReady() {
+	if s.readyValid {
+		return
+	}
+	ready, readyW := s.ready[:0], s.readyW[:0]
+	wt := &s.weights
+	nodes := s.w.nodes
+	if s.w.apps > 0 {
+		for i := range nodes {
+			if nd := &nodes[i]; nd.appNext < len(nd.app) {
+				ready = append(ready, readyEnt{kind: EvApp, node: int32(i)})
+				readyW = append(readyW, wt.App)
+			}
+		}
+	}
+	if s.w.errs > 0 {
+		for i := range nodes {
+			if len(nodes[i].connErrs) > 0 {
+				ready = append(ready, readyEnt{kind: EvConnError, node: int32(i)})
+				readyW = append(readyW, wt.Message)
+			}
+		}
+	}
+	conns := s.w.conns
+	for wi, word := range s.w.busy {
+		for word != 0 {
+			c := wi<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			q := &conns[c]
+			p := &q.items[q.head]
+			ready = append(ready, readyEnt{kind: EvMessage, node: int32(p.to), ref: int32(c)})
+			readyW = append(readyW, p.weight)
+		}
+	}
+	reorder := s.cfg.Failures.Reorder
+	dgrams := s.w.dgrams
+	for d := range dgrams {
+		p := &dgrams[d]
+		if !reorder && s.earlierDatagram(d) {
+			continue
+		}
+		ready = append(ready, readyEnt{kind: EvDatagram, node: int32(p.to), ref: int32(d)})
+		readyW = append(readyW, p.weight)
+	}
+	if s.w.armed > 0 {
+		for i := range nodes {
+			timers := nodes[i].timers
+			for t := range timers {
+				if tm := &timers[t]; tm.armed {
+					ready = append(ready, readyEnt{kind: EvTimer, node: int32(i), ref: int32(t)})
+					readyW = append(readyW, tm.weight)
+				}
+			}
+		}
+	}
+	if s.failures && (s.until <= 0 || s.w.step < s.until) {
+		f := &s.cfg.Failures
+		if s.w.drops < f.Drops {
+			for d := range dgrams {
+				ready = append(ready, readyEnt{kind: EvDrop, node: int32(dgrams[d].to), ref: int32(d)})
+				readyW = append(readyW, wt.Failure)
+			}
+		}
+		if s.w.breaks < f.Breaks {
+			for a := 0; a < s.n; a++ {
+				for b := a + 1; b < s.n; b++ {
+					if conns[a*s.n+b].len() > 0 || conns[b*s.n+a].len() > 0 {
+						ready = append(ready, readyEnt{kind: EvBreak, node: int32(a), ref: int32(b)})
+						readyW = append(readyW, wt.Failure)
+					}
+				}
+			}
+		}
+		if s.w.resets < f.Resets {
+			for i := range nodes {
+				ready = append(ready, readyEnt{kind: EvReset, node: int32(i)})
+				readyW = append(readyW, wt.Failure)
+			}
+		}
+	}
+	// Store the headers only when append moved the arrays: storing a
+	// pointer costs a write barrier while the collector runs.
+	if unsafe.SliceData(ready) == unsafe.SliceData(s.ready) {
+		s.ready = s.ready[:len(ready)]
+	} else {
+		s.ready = ready
+	}
+	if unsafe.SliceData(readyW) == unsafe.SliceData(s.readyW) {
+		s.readyW = s.readyW[:len(readyW)]
+	} else {
+		s.readyW = readyW
+	}
+	s.readyValid, s.readyEvOK = true, false
+}
+
+// earlierDatagram reports whether a datagram sent earlier on the same pair
+// is still in flight (without reordering only the oldest is deliverable).
+func (s *Sim) earlierDatagram(d int) bool {
+	p := &s.w.dgrams[d]
+	for e := 0; e < d; e++ {
+		if q := &s.w.dgrams[e]; q.from == p.from && q.to == p.to {
+			return true
+		}
+	}
+	return false
+}
+
+// logStep is the step number logs show: transition N counts from 1 (it
+// leads to the state after N steps, the numbering of critical steps and of
+// mdb), and Start at boot is step 0.
+func (s *Sim) logStep() int {
+	if s.booting {
+		return 0
+	}
+	return s.w.step + 1
+}
+
+// choose asks the chooser and records the answer.
+func (s *Sim) choose(kind ChoiceKind, n int, weights []float64) (int, error) {
+	var v int
+	if r, ok := s.chooser.(*Random); ok && kind == ChooseEvent && n > 1 && !r.Unbiased && len(weights) == n {
+		v = r.weighted(weights) // Random.Choose without the interface calls
+	} else if ec, ok := s.chooser.(EventChooser); ok && kind == ChooseEvent {
+		v = ec.ChooseEvent(s.Ready(), weights)
+	} else {
+		v = s.chooser.Choose(kind, n, weights)
+	}
+	if v < 0 || v >= n {
+		return 0, &BadChoiceError{Index: len(s.w.choices), Step: s.w.step, Kind: kind, N: n, Value: v}
+	}
+	s.w.choices = append(s.w.choices, Choice{Kind: kind, N: int32(n), Value: int32(v)})
+	if s.log != nil && kind != ChooseEvent {
+		s.log.Debug().Int("step", s.logStep()).Str("choice", kind.String()).Int("n", n).Int("value", v).Msg("choice")
+	}
+	return v, nil
+}
+
+// Step chooses one ready event and executes it. It returns false with a
+// nil error when nothing is ready (the system is quiescent: nothing will
+// ever happen again). An error means the execution cannot go on: a handler
+// panicked (ErrHandlerPanic) or the chooser answered impossibly
+// (ErrBadChoice).
+func (s *Sim) Step() (bool, error) {
+	s.buildReady()
+	if len(s.ready) == 0 {
+		return false, nil
+	}
+	s.w.stepStarts = append(s.w.stepStarts, int32(len(s.w.choices)))
+	i, err := s.choose(ChooseEvent, len(s.ready), s.readyW)
+	if err != nil {
+		s.w.stepStarts = s.w.stepStarts[:len(s.w.stepStarts)-1]
+		return false, err
+	}
+	return true, s.execute(s.ready[i])
+}
+
+// StepEvent executes ready event i as the next step, recording the choice
+// as if the chooser had answered i. Used by debuggers to branch.
+func (s *Sim) StepEvent(i int) error {
+	s.buildReady()
+	if i < 0 || i >= len(s.ready) {
+		return &BadChoiceError{Index: len(s.w.choices), Step: s.w.step, Kind: ChooseEvent, N: len(s.ready), Value: i}
+	}
+	s.w.stepStarts = append(s.w.stepStarts, int32(len(s.w.choices)))
+	s.w.choices = append(s.w.choices, Choice{Kind: ChooseEvent, N: int32(len(s.ready)), Value: int32(i)})
+	return s.execute(s.ready[i])
+}
+
+// execute runs ready event k. Performance: the Event is built once, in
+// place as the last event, and the handler is called through run's switch
+// rather than a closure per kind.
+func (s *Sim) execute(k readyEnt) error {
+	s.readyValid = false
+	ev := &s.w.lastEvent
+	*ev = s.event(k)
+	nd := &s.w.nodes[ev.Node]
+	switch ev.Kind {
+	case EvApp:
+		nd.appNext++
+		if nd.appNext == len(nd.app) {
+			s.w.apps--
+		}
+	case EvMessage:
+		s.popConn(int(k.ref))
+	case EvDatagram:
+		s.removeDatagram(int(k.ref))
+	case EvTimer:
+		if tm := &nd.timers[k.ref]; !tm.periodic {
+			tm.armed = false
+			s.w.armed--
+		}
+	case EvConnError:
+		copy(nd.connErrs, nd.connErrs[1:])
+		nd.connErrs = nd.connErrs[:len(nd.connErrs)-1]
+		if len(nd.connErrs) == 0 {
+			s.w.errs--
+		}
+	case EvReset:
+		s.w.resets++
+		s.initNode(ev.Node)
+	case EvBreak:
+		s.w.breaks++
+		a, b := ev.Node, ev.Peer
+		s.clearConn(int(a)*s.n + int(b))
+		s.clearConn(int(b)*s.n + int(a))
+		s.connErr(a, b)
+		s.connErr(b, a)
+		s.logEvent(*ev)
+		s.w.step++
+		return nil
+	case EvDrop:
+		s.w.drops++
+		s.removeDatagram(int(k.ref))
+		s.logEvent(*ev)
+		s.w.step++
+		return nil
+	}
+	err := s.run(ev)
+	s.w.step++
+	return err
+}
+
+func (s *Sim) removeDatagram(d int) pending {
+	p := s.w.dgrams[d]
+	copy(s.w.dgrams[d:], s.w.dgrams[d+1:])
+	s.w.dgrams[len(s.w.dgrams)-1] = pending{}
+	s.w.dgrams = s.w.dgrams[:len(s.w.dgrams)-1]
+	return p
+}
+
+func (s *Sim) logEvent(ev Event) {
+	if s.log != nil {
+		s.log.Info().Int("step", s.logStep()).Int("node", int(ev.Node)).Str("event", ev.Kind.String()).Msg(ev.String())
+	}
+}
+
+// run executes the handler of ev (which must not be a break or a drop) on
+// node ev.Node, turning a panic into an error. ev stays valid and unchanged
+// while the handler runs.
+func (s *Sim) run(ev *Event) (err error) {
+	id := ev.Node
+	nd := &s.w.nodes[id]
+	nd.dirty = true
+	if s.log != nil {
+		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + ev.String())
+	}
+	s.progress.Add(1)
+	defer func() {
+		s.progress.Add(1)
+		if r := recover(); r != nil {
+			if s.err != nil { // a bad choice inside the handler
+				err, s.err = s.err, nil
+				return
+			}
+			if r == errAbandoned {
+				err = ErrHang
+				return
+			}
+			err = &HandlerPanicError{Step: s.w.step, Event: ev.String(), Value: r, Stack: string(debug.Stack())}
+			if s.log != nil {
+				s.log.Error().Int("step", s.logStep()).Int("node", int(id)).Interface("panic", fmt.Sprint(r)).Msg("panic in handler")
+			}
+			return
+		}
+		if s.log != nil {
+			s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Msg("end")
+		}
+	}()
+	ctx, svc := s.ctxs[id], s.w.svcs[id]
+	switch ev.Kind {
+	case EvApp:
+		svc.HandleApp(ctx, ev.Msg)
+	case EvMessage, EvDatagram:
+		svc.HandleMessage(ctx, ev.Peer, ev.Msg)
+	case EvTimer:
+		svc.HandleTimer(ctx, ev.Timer)
+	case EvConnError:
+		svc.HandleConnError(ctx, ev.Peer)
+	case EvReset:
+		svc.Start(ctx)
+	}
+	return nil
+}
+
+// timerIndex finds or adds node id's timer, keeping timers sorted by name.
+func (s *Sim) timerIndex(id sim.NodeID, name string) int {
+	nd := &s.w.nodes[id]
+	i := sort.Search(len(nd.timers), func(i int) bool { return nd.timers[i].name >= name })
+	if i < len(nd.timers) && nd.timers[i].name == name {
+		return i
+	}
+	w := s.weights.Timer
+	if tw, ok := s.weights.Timers[name]; ok {
+		w = tw
+	}
+	nd.timers = append(nd.timers, timer{})
+	copy(nd.timers[i+1:], nd.timers[i:])
+	nd.timers[i] = timer{name: name, nameHash: hashString(name), weight: w}
+	return i
+}
+
+func (s *Sim) messageWeight(m sim.Message) float64 {
+	if len(s.weights.Messages) > 0 {
+		if w, ok := s.weights.Messages[sim.MessageName(m)]; ok {
+			return w
+		}
+	}
+	return s.weights.Message
+}

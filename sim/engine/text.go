@@ -1,0 +1,356 @@
+package engine
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// FormatValue returns a stable one-line text form of v, e.g.
+// "Ack{seq: 6001, syn: true}": fields in declaration order (unexported
+// ones included, tagged `macemc:"-"` ones left out), maps in key order,
+// pointers followed, no addresses. Logs and event descriptions use it.
+func FormatValue(v any) string {
+	var f formatter
+	return f.inline(reflect.ValueOf(v))
+}
+
+// FormatState returns a stable multi-line text form of v for the
+// debugger's state views and diffs (seed 003 Figure 3): one field per
+// line, nested values indented, short values kept on one line.
+func FormatState(v any) string {
+	var f formatter
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	var b strings.Builder
+	f.block(&b, rv, "")
+	return b.String()
+}
+
+// NodeText returns the text form of node id's state, with its scheduled
+// timers and pending driver requests.
+func (s *Sim) NodeText(id sim.NodeID) string {
+	nd := &s.w.nodes[id]
+	var b strings.Builder
+	fmt.Fprintf(&b, "node %d (%s)\n", id, typeName(reflect.TypeOf(s.w.svcs[id])))
+	b.WriteString(FormatState(s.w.svcs[id]))
+	var armed []string
+	for _, t := range nd.timers {
+		if t.armed {
+			if t.periodic {
+				armed = append(armed, t.name+" (periodic)")
+			} else {
+				armed = append(armed, t.name)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "timers: [%s]\n", strings.Join(armed, ", "))
+	if nd.appNext < len(nd.app) {
+		var reqs []string
+		for _, r := range nd.app[nd.appNext:] {
+			reqs = append(reqs, FormatValue(r))
+		}
+		fmt.Fprintf(&b, "driver: [%s]\n", strings.Join(reqs, ", "))
+	}
+	return b.String()
+}
+
+// NetworkText returns the text form of everything in flight.
+func (s *Sim) NetworkText() string {
+	var b strings.Builder
+	for c := range s.w.conns {
+		q := &s.w.conns[c]
+		for j := q.head; j < len(q.items); j++ {
+			p := &q.items[j]
+			fmt.Fprintf(&b, "conn %d->%d: %s\n", p.from, p.to, FormatValue(p.msg))
+		}
+	}
+	for _, p := range s.w.dgrams {
+		fmt.Fprintf(&b, "datagram %d->%d: %s\n", p.from, p.to, FormatValue(p.msg))
+	}
+	for i, nd := range s.w.nodes {
+		for _, p := range nd.connErrs {
+			fmt.Fprintf(&b, "connerror at %d: peer %d\n", i, p)
+		}
+	}
+	return b.String()
+}
+
+func typeName(t reflect.Type) string {
+	if t == nil {
+		return "nil"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Name() != "" {
+		return t.Name()
+	}
+	return t.String()
+}
+
+type formatter struct{ ptrs []uintptr }
+
+const inlineWidth = 72
+
+func (f *formatter) canonical(v reflect.Value) (reflect.Value, bool) {
+	if !v.IsValid() || v.Kind() == reflect.Interface {
+		return v, false
+	}
+	if v.Type().Implements(canonType) {
+		if cv, ok := clean(v); ok && !(cv.Kind() == reflect.Pointer && cv.IsNil()) {
+			return reflect.ValueOf(cv.Interface().(sim.Canonicalizer).Canonical()), true
+		}
+	} else if v.Kind() != reflect.Pointer && reflect.PointerTo(v.Type()).Implements(canonType) {
+		if cv, ok := clean(v); ok {
+			// addressable: a map value is not, but a copy of it is.
+			if cv = addressable(cv); cv.CanAddr() {
+				return reflect.ValueOf(cv.Addr().Interface().(sim.Canonicalizer).Canonical()), true
+			}
+		}
+	}
+	return v, false
+}
+
+func stateFields(t reflect.Type) []int {
+	var idx []int
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Tag.Get(tagName) == "-" {
+			continue
+		}
+		if f.Type.Kind() == reflect.Struct && f.Type.Size() == 0 {
+			continue
+		}
+		switch f.Type.Kind() {
+		case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+			continue
+		}
+		idx = append(idx, i)
+	}
+	return idx
+}
+
+// inline formats v on one line.
+func (f *formatter) inline(v reflect.Value) string {
+	if cv, ok := f.canonical(v); ok {
+		return f.inline(cv)
+	}
+	if !v.IsValid() {
+		return "nil"
+	}
+	if name, ok := stringer(v); ok {
+		return name
+	}
+	switch v.Kind() {
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return strconv.FormatUint(v.Uint(), 10)
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	case reflect.Complex64, reflect.Complex128:
+		return fmt.Sprint(v.Complex())
+	case reflect.String:
+		return strconv.Quote(v.String())
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			return "[]"
+		}
+		parts := make([]string, v.Len())
+		for i := range parts {
+			parts[i] = f.inline(v.Index(i))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case reflect.Map:
+		return "{" + strings.Join(f.mapEntries(v, func(k, val string) string { return k + ": " + val }), ", ") + "}"
+	case reflect.Pointer:
+		if v.IsNil() {
+			return "nil"
+		}
+		p := v.Pointer()
+		for _, q := range f.ptrs {
+			if q == p {
+				return "<cycle>"
+			}
+		}
+		f.ptrs = append(f.ptrs, p)
+		defer func() { f.ptrs = f.ptrs[:len(f.ptrs)-1] }()
+		return "&" + f.inline(v.Elem())
+	case reflect.Interface:
+		if v.IsNil() {
+			return "nil"
+		}
+		return f.inline(v.Elem())
+	case reflect.Struct:
+		var parts []string
+		v = addressable(v) // see field
+		for _, i := range stateFields(v.Type()) {
+			parts = append(parts, v.Type().Field(i).Name+": "+f.inline(field(v, i)))
+		}
+		return typeName(v.Type()) + "{" + strings.Join(parts, ", ") + "}"
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return "<" + v.Kind().String() + ">"
+	}
+	return "?"
+}
+
+func (f *formatter) mapEntries(v reflect.Value, join func(k, v string) string) []string {
+	type kv struct{ k, v string }
+	var entries []kv
+	it := v.MapRange()
+	for it.Next() {
+		entries = append(entries, kv{f.inline(it.Key()), f.inline(it.Value())})
+	}
+	// Ties (distinct keys with the same text, e.g. pointers to equal
+	// values) are ordered by value, not left in map iteration order.
+	sort.Slice(entries, func(i, j int) bool {
+		if entries[i].k == entries[j].k {
+			return entries[i].v < entries[j].v
+		}
+		return lessKey(entries[i].k, entries[j].k)
+	})
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = join(e.k, e.v)
+	}
+	return out
+}
+
+var stringerType = reflect.TypeFor[fmt.Stringer]()
+
+// stringer returns String() of a named scalar type that has one (an enum
+// such as a protocol state), so the text form shows "joined" rather than 2;
+// the hash still encodes the number. Structs, pointers and collections are
+// shown field by field whatever methods they have.
+func stringer(v reflect.Value) (string, bool) {
+	t := v.Type()
+	if t.Name() == "" || !t.Implements(stringerType) {
+		return "", false
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
+	default:
+		return "", false
+	}
+	cv, ok := clean(v)
+	if !ok {
+		// Not addressable and reached through an unexported field: copy
+		// the scalar into a fresh value of the same type.
+		cv = reflect.New(t).Elem()
+		switch {
+		case v.CanInt():
+			cv.SetInt(v.Int())
+		case v.CanUint():
+			cv.SetUint(v.Uint())
+		case t.Kind() == reflect.Bool:
+			cv.SetBool(v.Bool())
+		default:
+			cv.SetString(v.String())
+		}
+	}
+	return cv.Interface().(fmt.Stringer).String(), true
+}
+
+// lessKey orders numbers numerically and everything else as text.
+func lessKey(a, b string) bool {
+	x, errA := strconv.ParseFloat(a, 64)
+	y, errB := strconv.ParseFloat(b, 64)
+	if errA == nil && errB == nil && x != y {
+		return x < y
+	}
+	return a < b
+}
+
+// block writes the fields of a struct (or the value) one per line.
+func (f *formatter) block(b *strings.Builder, v reflect.Value, indent string) {
+	if cv, ok := f.canonical(v); ok {
+		v = cv
+	}
+	for v.Kind() == reflect.Interface && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() == reflect.Struct {
+		v = addressable(v)
+		for _, i := range stateFields(v.Type()) {
+			f.line(b, indent, v.Type().Field(i).Name, field(v, i))
+		}
+		return
+	}
+	b.WriteString(indent + f.inline(v) + "\n")
+}
+
+// line writes "name: value", expanding value over several lines if long.
+func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Value) {
+	one := f.inline(v)
+	if len(indent)+len(name)+len(one) <= inlineWidth {
+		b.WriteString(indent + name + ": " + one + "\n")
+		return
+	}
+	if cv, ok := f.canonical(v); ok {
+		v = cv
+	}
+	// Follow pointers as inline does, keeping the path in f.ptrs, so that
+	// a pointer cycle ends.
+	depth := len(f.ptrs)
+	defer func() { f.ptrs = f.ptrs[:depth] }()
+	for (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && !v.IsNil() {
+		if v.Kind() == reflect.Pointer {
+			if slices.Contains(f.ptrs, v.Pointer()) {
+				b.WriteString(indent + name + ": " + one + "\n")
+				return
+			}
+			f.ptrs = append(f.ptrs, v.Pointer())
+		}
+		v = v.Elem()
+	}
+	inner := indent + "  "
+	switch v.Kind() {
+	case reflect.Struct:
+		b.WriteString(indent + name + ": " + typeName(v.Type()) + "{\n")
+		v = addressable(v)
+		for _, i := range stateFields(v.Type()) {
+			f.line(b, inner, v.Type().Field(i).Name, field(v, i))
+		}
+		b.WriteString(indent + "}\n")
+	case reflect.Map:
+		b.WriteString(indent + name + ": {\n")
+		type kv struct {
+			k string
+			v reflect.Value
+		}
+		var entries []kv
+		it := v.MapRange()
+		for it.Next() {
+			entries = append(entries, kv{f.inline(it.Key()), it.Value()})
+		}
+		sort.Slice(entries, func(i, j int) bool {
+			if entries[i].k == entries[j].k { // see mapEntries
+				return f.inline(entries[i].v) < f.inline(entries[j].v)
+			}
+			return lessKey(entries[i].k, entries[j].k)
+		})
+		for _, e := range entries {
+			f.line(b, inner, e.k, e.v)
+		}
+		b.WriteString(indent + "}\n")
+	case reflect.Slice, reflect.Array:
+		b.WriteString(indent + name + ": [\n")
+		for i := 0; i < v.Len(); i++ {
+			f.line(b, inner, strconv.Itoa(i), v.Index(i))
+		}
+		b.WriteString(indent + "]\n")
+	default:
+		b.WriteString(indent + name + ": " + one + "\n")
+	}
+}

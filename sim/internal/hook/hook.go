@@ -1,0 +1,44 @@
+// Package hook connects package sim's user API (Context, View) to the
+// simulator in package sim/engine, so that a service author reading sim's
+// documentation sees the handler API and not the engine behind it.
+//
+// Package sim sets the constructors in its init; package engine, which
+// imports sim (so sim's init has run), calls them. Nothing else uses this
+// package.
+package hook
+
+import "github.com/rs/zerolog"
+
+// Runtime is what a Context and a View need from the simulator. Node
+// arguments are the acting node's id. Every method that a handler reaches
+// first unwinds the handler if the watchdog abandoned the execution
+// (Check), so a handler spinning on the Context is stopped.
+type Runtime interface {
+	// Check unwinds the running handler (by panicking) when the execution
+	// was abandoned.
+	Check()
+	Nodes() int
+	// LogStep is the number of the transition being executed (0 at boot).
+	LogStep() int
+	Send(from, to int, msg any, datagram bool)
+	SetTimer(node int, name string, periodic bool)
+	CancelTimer(node int, name string)
+	TimerScheduled(node int, name string) bool
+	Rand(node, n int) int
+	Elapsed(node int) bool
+	Monotone() uint64
+	// Log returns a log event for the node's annotation, or nil.
+	Log(node int) *zerolog.Event
+	// InFlight and Steps serve a View.
+	InFlight() int
+	Steps() int
+}
+
+// Constructors set by package sim.
+var (
+	// NewContext returns a *sim.Context for node, backed by rt.
+	NewContext func(rt Runtime, node int) any
+	// NewView returns a *sim.View backed by rt; services is a
+	// *[]sim.Service that rt keeps up to date with the nodes' structs.
+	NewView func(rt Runtime, services any) any
+)

@@ -1,0 +1,21 @@
+// Package simtest holds small systems that misbehave in the ways a checker
+// must report rather than search: a handler that panics, a handler that
+// never returns, and a service whose replays diverge. The tests of the
+// search pipeline, the command line and the debugger share them. Importing
+// the package registers them:
+//
+//   - simtest-panic: node 1 panics on the second message node 0 sends it
+//     (two application requests, one message each).
+//   - simtest-hang: node 0's timer handler loops forever once the
+//     application request has run before it.
+//   - simtest-leak: node 0 records a package-level counter on every tick
+//     of its periodic timer, so no two replays agree.
+//
+// # Usage
+//
+//	import _ "github.com/macemc/macemc/sim/simtest"
+//
+//	sys, _ := sim.Lookup(simtest.Panic)
+//	rep, err := search.Run(ctx, sys, search.Options{Workers: 1})
+//	// rep.First().Kind == search.KindHandlerPanic
+package simtest
