@@ -11,6 +11,9 @@
 // without the minimization, which has its own budget and column; the
 // search and critical columns are the parts of it spent in the bounded
 // search and in the critical-transition search (confirmation included).
+// "cpu per run" is the process's CPU time per run (user and system, the
+// minimization included unless --no-minimize): on a busy machine it shows
+// what the wall-clock times would be on idle cores.
 //
 // Usage:
 //
@@ -24,6 +27,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -140,6 +144,7 @@ func main() {
 			props = append(props, p.Name)
 		}
 		var runs []run
+		cpu0 := cpuTime()
 		for _, seed := range seeds {
 			r := runOne(sys, seed, *workers, props, *noMin, search.Options{Walks: *walksK, ConfirmBudget: *budget, NoConfirm: *noConfirm}, isPaper)
 			runs = append(runs, r)
@@ -151,13 +156,13 @@ func main() {
 				notes = append(notes, fmt.Sprintf("%s seed %d: %s %s%s", name, seed, r.cond, r.event, r.err))
 			}
 		}
-		table = append(table, summarize(name, runs))
+		table = append(table, summarize(name, runs, (cpuTime()-cpu0)/float64(len(runs))))
 		loads = append(loads, fmt.Sprintf("%s %s", name, loadAvg()))
 	}
 	fmt.Printf("# critical_sweep: seeds %s, --workers %d, --walks %d, --confirm-budget %d, --no-confirm %v, %s; load average after each system: %s\n\n",
 		*seedsFlag, *workers, *walksK, *budget, *noConfirm, time.Now().UTC().Format("2006-01-02"), strings.Join(loads, ", "))
-	fmt.Println("| system | C1 at the paper's event | other answers | thin | below d_init | refined | time per run median / max (s) | search median / max (s) | critical median / max (s) | minimized steps (median) | shorter (mean) | 1-minimal | minimize median / max (s) |")
-	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	fmt.Println("| system | C1 at the paper's event | other answers | thin | below d_init | refined | time per run median / max (s) | cpu per run (s) | search median / max (s) | critical median / max (s) | minimized steps (median) | shorter (mean) | 1-minimal | minimize median / max (s) |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	for _, l := range table {
 		fmt.Println(l)
 	}
@@ -234,7 +239,17 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
-func summarize(name string, runs []run) string {
+// cpuTime is the process's CPU time so far (user and system), in seconds.
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime)
+}
+
+func summarize(name string, runs []run, cpu float64) string {
 	paper, thin, below, refined, minimal, nmin := 0, 0, 0, 0, 0, 0
 	others := map[string]int{}
 	var walls, searches, crits, mins, afters []float64
@@ -293,7 +308,7 @@ func summarize(name string, runs []run) string {
 		minimalCol = fmt.Sprintf("%d/%d", minimal, nmin)
 		minTime = fmt.Sprintf("%.2f / %.2f", median(mins), slices.Max(mins))
 	}
-	return fmt.Sprintf("| %s | %d/%d | %s | %d | %d | %d | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %s | %s | %s | %s |",
-		name, paper, len(runs), strings.Join(other, ", "), thin, below, refined, median(walls), slices.Max(walls),
+	return fmt.Sprintf("| %s | %d/%d | %s | %d | %d | %d | %.2f / %.2f | %.2f | %.2f / %.2f | %.2f / %.2f | %s | %s | %s | %s |",
+		name, paper, len(runs), strings.Join(other, ", "), thin, below, refined, median(walls), slices.Max(walls), cpu,
 		median(searches), slices.Max(searches), median(crits), slices.Max(crits), minCol, shortCol, minimalCol, minTime)
 }
