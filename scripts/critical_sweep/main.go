@@ -72,7 +72,6 @@ var defaultSystems = []string{"transport", "randtree", "chord", "pastry", "stora
 // run is one search's figures.
 type run struct {
 	seed               uint64
-	code               int
 	cond, event        string
 	paper, thin        bool
 	refined, below     bool
