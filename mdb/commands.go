@@ -3,11 +3,13 @@ package mdb
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 )
@@ -45,6 +47,9 @@ func init() {
 		{name: "state", aliases: []string{"st"}, args: "[NODE|net]", summary: "show every node's state and the network, one node's, or the network's",
 			run: (*Session).cmdState},
 		{name: "props", summary: "show which safety and liveness properties hold at this step", run: (*Session).cmdProps},
+		{name: "history", aliases: []string{"hist"}, args: "[all]", summary: "show the clients' history up to this step, and whether it is linearizable",
+			detail: "The invocations and responses the clients recorded (sim.Context.Invoke, Return) up to this\nstep, marked `<-` where the current step recorded them, and the operations still pending.\nWith the system's model, the checker's verdict on the history so far and, when it is not\nlinearizable, a minimal part of it that is not. `history all` shows the whole path's history.",
+			run:    (*Session).cmdHistory},
 		{name: "diff", aliases: []string{"d"}, args: "[A [B]]", summary: "diff the global state between steps A and B (default: this step and the one before)",
 			detail: "With one step, diffs it against the current step. `-` lines are step A's, `+` lines step B's.",
 			run:    (*Session).cmdDiff},
@@ -336,6 +341,9 @@ func (s *Session) cmdState(args []string, _ string) error {
 	for i := 0; i < sm.Nodes(); i++ {
 		fmt.Fprint(s.out, sm.NodeText(sim.NodeID(i)))
 	}
+	for i := 0; i < sm.Monitors(); i++ {
+		fmt.Fprint(s.out, sm.MonitorText(i))
+	}
 	writeNetwork(s.out, sm)
 	return nil
 }
@@ -350,6 +358,69 @@ func writeNetwork(w io.Writer, sm *engine.Sim) {
 	for _, l := range splitLines(net) {
 		fmt.Fprintln(w, "  "+l)
 	}
+}
+
+func (s *Session) cmdHistory(args []string, _ string) error {
+	sm, err := s.current()
+	if err != nil {
+		return err
+	}
+	at := s.pos
+	switch {
+	case len(args) == 1 && args[0] == "all":
+		if sm, err = s.p.at(s.p.steps()); err != nil {
+			return err
+		}
+		at = s.p.steps()
+	case len(args) > 0:
+		return fmt.Errorf("usage: history [all]")
+	}
+	h := sm.History()
+	if len(h) == 0 {
+		fmt.Fprintf(s.out, "no client history at step %d\n", at)
+		return nil
+	}
+	fmt.Fprintf(s.out, "history at step %d (%d events):\n", at, len(h))
+	lines := strings.Split(strings.TrimSuffix(engine.HistoryText(h), "\n"), "\n")
+	for i, l := range lines {
+		mark := ""
+		if h[i].Step == s.pos && s.pos > 0 {
+			mark = "  <-"
+		}
+		fmt.Fprintf(s.out, "  %s%s\n", l, mark)
+	}
+	open := map[int]sim.HistoryEvent{}
+	for _, e := range h {
+		if e.Kind == sim.Invocation {
+			open[e.Client] = e
+		} else {
+			delete(open, e.Client)
+		}
+	}
+	if len(open) > 0 {
+		clients := slices.Sorted(maps.Keys(open))
+		for _, c := range clients {
+			fmt.Fprintf(s.out, "pending: client %d's %s (invoked at step %d)\n", c, engine.FormatValue(open[c].Value), open[c].Step)
+		}
+	}
+	m := s.p.cfg.Model
+	if m == nil {
+		fmt.Fprintln(s.out, "(the system has no model: linearizability is not checked)")
+		return nil
+	}
+	c := lin.New(m, 0)
+	switch v := c.Check(lin.Key(h), h); v {
+	case lin.Illegal:
+		fmt.Fprintln(s.out, "NOT LINEARIZABLE; a minimal part that is not:")
+		for _, l := range strings.Split(strings.TrimSuffix(engine.HistoryText(c.Minimize(h)), "\n"), "\n") {
+			fmt.Fprintf(s.out, "  %s\n", l)
+		}
+	case lin.Unknown:
+		fmt.Fprintf(s.out, "linearizable: unknown (the checker timed out)\n")
+	default:
+		fmt.Fprintln(s.out, "linearizable (operations still pending may take effect or not)")
+	}
+	return nil
 }
 
 func (s *Session) cmdProps(args []string, _ string) error {

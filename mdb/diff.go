@@ -22,12 +22,17 @@ type section struct {
 	body  string
 }
 
-// stateSections returns the text of every node (sim.NodeText) and of the
-// network (sim.NetworkText) in sm's current state.
+// stateSections returns the text of every node (sim.NodeText), every
+// monitor (sim.MonitorText) and the network (sim.NetworkText) in sm's
+// current state.
 func stateSections(sm *engine.Sim) []section {
 	out := make([]section, 0, sm.Nodes()+1)
 	for i := 0; i < sm.Nodes(); i++ {
 		title, body, _ := strings.Cut(sm.NodeText(sim.NodeID(i)), "\n")
+		out = append(out, section{title: title, body: body})
+	}
+	for i := 0; i < sm.Monitors(); i++ {
+		title, body, _ := strings.Cut(sm.MonitorText(i), "\n")
 		out = append(out, section{title: title, body: body})
 	}
 	return append(out, section{title: "network", body: sm.NetworkText()})

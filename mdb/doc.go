@@ -25,6 +25,7 @@
 //	d [A [B]]              diff the global state of two steps
 //	m, filediff [STEP]     diff a step on the error path (-) and the live path (+)
 //	state [NODE|net], props, info, paths, path NAME
+//	history [all]          the clients' history up to this step, and whether it is linearizable
 //	g [FROM TO] [--svg F]  the event graph, as text and as SVG (g cycle: a lasso's cycle);
 //	  g --html F           the report page of the paths (package htmlreport)
 //

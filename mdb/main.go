@@ -12,6 +12,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/peterh/liner"
 	"github.com/spf13/pflag"
+
+	"github.com/macemc/macemc/sim/trace"
 )
 
 const usage = `usage: %s DIR | ERROR_TRACE_OR_LOG [--live LIVE_TRACE_OR_LOG] [-c "cmd; cmd"]
@@ -161,7 +163,9 @@ func interactive(s *Session, hist string, out io.Writer) error {
 			}
 		}
 	}
-	if hist != "" {
+	// The history is written in place (it is the user's own file), but
+	// never through a symlink or into a device or FIFO.
+	if hist != "" && trace.CheckReplaceable(hist) == nil {
 		if f, err := os.Create(hist); err == nil {
 			_, _ = line.WriteHistory(f)
 			f.Close()

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -307,6 +308,19 @@ func TestOpenErrors(t *testing.T) {
 	if err := short.Write(shortFile); err != nil {
 		t.Fatal(err)
 	}
+	misfit := *f.Error
+	misfit.Choices = slices.Clone(misfit.Choices)
+	misfit.Choices[5] = 99
+	misfitFile := filepath.Join(t.TempDir(), "misfit.trace")
+	if err := misfit.Write(misfitFile); err != nil {
+		t.Fatal(err)
+	}
+	cycle := *f.Error
+	cycle.CycleStart, cycle.CycleLen = 1<<62+1, 1<<62+1
+	cycleFile := filepath.Join(t.TempDir(), "cycle.trace")
+	if err := cycle.Write(cycleFile); err != nil {
+		t.Fatal(err)
+	}
 	otherLive := *f.Live
 	otherLive.Params = map[string]string{"fixed": "true"}
 	otherLiveFile := filepath.Join(t.TempDir(), "live.trace")
@@ -324,7 +338,9 @@ func TestOpenErrors(t *testing.T) {
 		{"not a trace", write("n.trace", []byte("hello\n")), "", "not a macemc trace file"},
 		{"log without trace", write("error.log", []byte("INF x\n")), "", "found no error.trace next to it"},
 		{"unknown system", otherFile, "", `unknown system "no-such-system"`},
-		{"choices run out", shortFile, "", "does the trace fit"},
+		{"steps without choices", shortFile, "", "steps with 10 choices (every step makes at least one)"},
+		{"cycle beyond the steps", cycleFile, "", "trace: corrupt: a cycle of 4611686018427387905 steps"},
+		{"choices do not fit", misfitFile, "", "does the trace fit"},
 		{"live of another system", filepath.Join(dir, "error.trace"), otherLiveFile, "the live trace is for mdbtest-ping (fixed=true)"},
 		{"missing live", filepath.Join(dir, "error.trace"), filepath.Join(dir, "nope.trace"), "no such file"},
 	} {
@@ -345,7 +361,8 @@ func TestOpenErrors(t *testing.T) {
 	}
 	// A live trace that does not replay leaves the error path usable.
 	badLive := *f.Live
-	badLive.Choices = badLive.Choices[:3]
+	badLive.Choices = slices.Clone(badLive.Choices)
+	badLive.Choices[2] = 99
 	badLive.Note = "made up"
 	badLiveFile := filepath.Join(t.TempDir(), "live.trace")
 	if err := badLive.Write(badLiveFile); err != nil {

@@ -64,7 +64,9 @@ func newPath(name string, cfg *sim.Config, opts engine.Options, choices []int32,
 		return nil, fmt.Errorf("replay %s path: %w", name, err)
 	}
 	p.snaps = append(p.snaps, s.Clone(nil))
-	p.events = make([]engine.Event, 0, steps)
+	// Every step answers at least one choice: a trace cannot have more
+	// steps than choices, whatever it declares.
+	p.events = make([]engine.Event, 0, min(max(steps, 0), len(choices)))
 	for s.Steps() < steps {
 		before := s.Steps()
 		ok, err := s.Step()

@@ -173,6 +173,14 @@ func New(et, lt *trace.Trace, o Options) (*Session, error) {
 	if et == nil {
 		return nil, fmt.Errorf("%w: no error trace", ErrInput)
 	}
+	if err := et.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: the error trace: %w", ErrInput, err)
+	}
+	if lt != nil {
+		if err := lt.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: the live trace: %w", ErrInput, err)
+		}
+	}
 	if o.Out == nil {
 		o.Out = os.Stdout
 	}
@@ -496,7 +504,9 @@ func (s *Session) eventLine(p *path, n int) string {
 // start+n form it, returning to state start's state.
 func (s *Session) cycle(p *path) (start, n int, ok bool) {
 	t := s.errT
-	if p != s.paths[0] || t.CycleLen <= 0 || t.CycleStart < 0 || t.CycleStart+t.CycleLen > p.steps() {
+	// Compared without adding: a corrupt trace's start and length could
+	// overflow their sum.
+	if p != s.paths[0] || t.CycleLen <= 0 || t.CycleStart < 0 || t.CycleStart > p.steps() || t.CycleLen > p.steps()-t.CycleStart {
 		return 0, 0, false
 	}
 	return t.CycleStart, t.CycleLen, true
@@ -557,7 +567,7 @@ func (s *Session) stepArg(a string, p *path) (int, error) {
 		if t.CycleLen <= 0 {
 			return 0, fmt.Errorf("the trace has no lasso cycle (macemc search --lasso records one)")
 		}
-		if t.CycleStart > p.steps() {
+		if t.CycleStart < 0 || t.CycleStart > p.steps() {
 			return 0, fmt.Errorf("the cycle's first state, step %d, is beyond the %s path's %d steps", t.CycleStart, p.name, p.steps())
 		}
 		return t.CycleStart, nil

@@ -1,7 +1,21 @@
 #!/usr/bin/env bash
-# The project's test command (README): every package's tests and examples.
+# The project's test command (README): every package's tests and examples
+# (the fault-injection suite's short version among them, cmd/macemc), the
+# core packages again under the race detector, and each fuzz target for a
+# few seconds from its corpus in testdata/fuzz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "== go test ./..."
 go test -count=1 -timeout 12m ./...
+
+echo "== go test -race (core packages)"
+go test -count=1 -race -timeout 12m ./sim/... ./search/... ./critical/... ./walks/... ./mdb/...
+
+echo "== fuzz (3s a target)"
+for target in sim/trace:FuzzUnmarshal search:FuzzReportJSON mdb:FuzzExec sim/engine:FuzzCanonical; do
+  go test -run '^$' -fuzz "^${target##*:}\$" -fuzztime 3s "./${target%%:*}"
+done
+
 # The report page in headless Chromium: a module of its own (chromedp).
 (cd mdb/htmlreport/browsertest && go vet ./... && go test -count=1 -timeout 5m ./...)

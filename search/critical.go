@@ -36,16 +36,21 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			f.Critical = &Critical{Step: -1, Walks: o.Walks, WalkDepth: ccfg.WalkDepth, Probes: len(cr.Probes), Interrupted: true,
-				Explain: "The run was interrupted before the critical transition was found."}
+			// Interrupted: report how far the probes had narrowed the
+			// critical transition, and the live alternative found so far.
+			lo, hi := probeBounds(cr.Probes)
+			f.Critical = &Critical{Step: -1, Walks: o.Walks, WalkDepth: ccfg.WalkDepth, Probes: len(cr.Probes), Elapsed: cr.Elapsed, Interrupted: true,
+				Recovered: lo, Dead: hi, Explain: interruptedText(lo, hi, o.Walks)}
+			p.liveAlternative(f, v, cr.Live, -1, critical.Condition(0))
 			return
 		}
-		f.Critical = &Critical{Step: -1, Walks: o.Walks, WalkDepth: ccfg.WalkDepth, Explain: fmt.Sprintf("The critical-transition search failed: %v", err)}
+		f.Critical = &Critical{Step: -1, Walks: o.Walks, WalkDepth: ccfg.WalkDepth, Recovered: -1, Dead: -1, Explain: fmt.Sprintf("The critical-transition search failed: %v", err)}
 		return
 	}
+	lo, hi := probeBounds(cr.Probes)
 	c := &Critical{Step: cr.Step, Condition: cr.Condition, Event: cr.Event.String(), Node: int(cr.Event.Node), Kind: cr.Event.Kind.String(),
 		Walks: o.Walks, WalkDepth: ccfg.WalkDepth, Probes: len(cr.Probes), Elapsed: cr.Elapsed, Explain: cr.Explain(), Note: note,
-		Confidence: cr.Confidence, Refined: cr.Refined}
+		Recovered: lo, Dead: hi, Confidence: cr.Confidence, Refined: cr.Refined}
 	if cr.Event.Msg != nil && cr.Event.Kind != engine.EvApp {
 		c.Message = sim.MessageName(cr.Event.Msg)
 	}
@@ -58,13 +63,60 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 	}
 	if cr.Live != nil {
 		c.LiveSteps, c.Shared = cr.Live.Steps, cr.Live.Shared
-		lt := p.base
-		lt.Kind, lt.Choices, lt.Steps, lt.Shared = "live", cr.Live.Choices, cr.Live.Steps, cr.Live.Shared
-		lt.FailuresUntil, lt.Depth, lt.Critical, lt.Condition = v.FailuresUntil, v.LiveAfter, cr.Step, cr.Condition.String()
-		if o.WalkFailures {
-			lt.FailuresUntil = 0
-		}
-		f.Live = &lt
 	}
+	p.liveAlternative(f, v, cr.Live, cr.Step, cr.Condition)
 	p.minimize(f, ccfg, &cr)
+}
+
+// liveAlternative records the live alternative of a critical-transition
+// search as the finding's live trace.
+func (p *pipeline) liveAlternative(f *Finding, v *explore.Violation, live *critical.Alternative, step int, cond critical.Condition) {
+	if live == nil {
+		return
+	}
+	lt := p.base
+	lt.Kind, lt.Choices, lt.Steps, lt.Shared = "live", live.Choices, live.Steps, live.Shared
+	lt.FailuresUntil, lt.Depth, lt.Critical = v.FailuresUntil, v.LiveAfter, step
+	if cond != 0 {
+		lt.Condition = cond.String()
+	}
+	if p.opts.WalkFailures {
+		lt.FailuresUntil = 0
+	}
+	f.Live = &lt
+}
+
+// probeBounds returns the highest probed state that recovered and the
+// lowest above it from which no walk recovered (-1 for none): the critical
+// transition lies between them. (A state that k walks called dead may
+// recover in its confirmation sample: it then counts as recovered.)
+func probeBounds(probes []critical.Probe) (recovered, dead int) {
+	recovered, dead = -1, -1
+	for _, pr := range probes {
+		if pr.Recovers {
+			recovered = max(recovered, pr.Step)
+		}
+	}
+	for _, pr := range probes {
+		if !pr.Recovers && pr.Step > recovered && (dead < 0 || pr.Step < dead) {
+			dead = pr.Step
+		}
+	}
+	return recovered, dead
+}
+
+// interruptedText explains an interrupted critical-transition search.
+func interruptedText(recovered, dead, k int) string {
+	s := "The run was interrupted before the critical transition was found."
+	switch {
+	case recovered >= 0 && dead >= 0:
+		s += fmt.Sprintf(" The probes had narrowed it to transitions %d-%d: state %d recovered, and none of k = %d walks recovered from state %d.", recovered+1, dead, recovered, k, dead)
+	case recovered >= 0:
+		s += fmt.Sprintf(" State %d still recovered: the critical transition, if any, is later.", recovered)
+	case dead >= 0:
+		s += fmt.Sprintf(" None of k = %d walks recovered from state %d: the critical transition is at or before it.", k, dead)
+	default:
+		s += " No probe had finished."
+	}
+	return s + " Re-run it on the trace with `macemc critical --trace`."
 }

@@ -2,12 +2,15 @@
 // library: one call runs the whole pipeline of MaceMC (seed 003) and
 // returns a typed Report.
 //
-//  1. The search (package search/explore with a strategy such as
-//     search/dfs, the bounded depth-first search of Algorithm 1) runs
-//     paths in a fixed order, checks safety after every step and continues
-//     every path with a random walk of up to d_max steps (Algorithm 2): a
-//     walk that never reaches a live state is a suspected liveness
-//     violation.
+//  1. The search (package search/explore with a strategy: search/dfs,
+//     the bounded depth-first search of Algorithm 1, by default; or
+//     search/walk, search/random, search/pct, search/delay) runs paths in
+//     a fixed order, checks safety after every step and continues every
+//     path with a random walk of up to d_max steps (Algorithm 2): a walk
+//     that never reaches a live state is a suspected liveness violation.
+//     Meanwhile it records the explored state graph and looks in it for a
+//     fair cycle of hot states after every round (package walks/fair,
+//     seed 002; Options.Graph): a lasso, confirmed by replaying it.
 //  2. The first violation is replayed twice: a service whose replays
 //     diverge is reported as nondeterministic (nothing else about it can be
 //     trusted).
@@ -18,6 +21,15 @@
 //  4. The evidence goes to Options.Out: error.trace and error.log (the
 //     violation), live.trace and live.log (the live alternative),
 //     report.json (the Report).
+//
+// A system with a sequential model (sim.Config.Model) has the history of
+// its clients checked for linearizability (package search/lin) wherever an
+// execution ends; a violation is a finding of kind linearizability
+// (KindLinearizability) with the history and a minimal non-linearizable
+// part of it (Finding.History), and porcupine's visualizations of both,
+// history.html and history-full.html; Report.Lin counts the histories
+// checked, distinct, not linearizable and unknown (a check that timed
+// out, Options.LinTimeout, never counted as linearizable).
 //
 // The report depends only on the system, the options and the seed, not on
 // Workers or on how goroutines are scheduled; a Time budget makes where the
@@ -37,11 +49,18 @@
 //
 // Report.WriteText prints the report as `macemc search` does;
 // Report.WriteSummary prints the same without times, directories and
-// commands, for golden files (testdata/*.txt, run by TestScenarios, holds
+// commands, for golden files (testdata/scenarios/*.txt, run by TestScenarios, holds
 // such reports of the example systems; go test -rewrite regenerates them).
 //
 // Package search/searchtest wraps Run for go test. Cancelling ctx stops the
-// run at once; the report then carries what was found so far
-// (Report.Incomplete), and the files of a violation found before are
-// written.
+// run within about a second, in any phase; the report then carries what was
+// found so far (Report.Incomplete), the trace of a violation found before
+// is written (the logs are left out: Report.LogsSkipped), and an
+// interrupted critical-transition search gives the bounds it had narrowed
+// to (Critical.Recovered and Dead).
+//
+// Before it starts, Run checks that Options.Out can be written (CheckOut)
+// and estimates the run's memory (EstimateMemory), refusing one over
+// Options.MaxMemory with a *MemoryError. ReadReport reads a report.json
+// back, checking what it says: it is untrusted input.
 package search

@@ -53,6 +53,7 @@ func (p *pipeline) minimize(f *Finding, ccfg critical.Config, cr *critical.Resul
 }
 
 type confidenceJSON struct {
+	Partial         bool    `json:"partial,omitempty"`
 	BeforeStep      int     `json:"before_step"`
 	BeforeWalks     int     `json:"before_walks"`
 	BeforeRecovered int     `json:"before_recovered"`
@@ -73,8 +74,30 @@ func newConfidenceJSON(c *critical.Confidence) *confidenceJSON {
 	return &confidenceJSON{
 		BeforeStep: c.Before.Step, BeforeWalks: c.Before.Walks, BeforeRecovered: c.Before.Recovered,
 		Step: c.At.Step, Walks: c.At.Walks, Recovered: c.At.Recovered,
-		Upper95: c.Upper95, Chance: c.Chance, Certain: c.Certain, Thin: c.Thin, Text: c.String(),
+		Upper95: c.Upper95, Chance: c.Chance, Certain: c.Certain, Thin: c.Thin, Partial: c.Partial, Text: c.String(),
 	}
+}
+
+// decode reads a confidence section back, checking its counts and
+// probabilities.
+func (j *confidenceJSON) decode() (*critical.Confidence, error) {
+	if j == nil {
+		return nil, nil
+	}
+	prob := func(x float64) bool { return x >= 0 && x <= 1 }
+	if j.BeforeWalks < 0 || j.Walks < 0 || j.BeforeRecovered < 0 || j.Recovered < 0 || j.BeforeRecovered > j.BeforeWalks ||
+		j.Recovered > j.Walks || j.BeforeStep < -1 || j.Step < 0 || !prob(j.Upper95) || !prob(j.Chance) {
+		return nil, fmt.Errorf("%w: confidence: counts or probabilities out of range", ErrReport)
+	}
+	c := &critical.Confidence{
+		Before:  critical.Probe{Step: j.BeforeStep, Phase: critical.PhaseConfirm, Walks: j.BeforeWalks, Recovered: j.BeforeRecovered, Recovers: j.BeforeRecovered > 0, Witness: -1},
+		At:      critical.Probe{Step: j.Step, Phase: critical.PhaseConfirm, Walks: j.Walks, Recovered: j.Recovered, Recovers: j.Recovered > 0, Witness: -1},
+		Upper95: j.Upper95, Chance: j.Chance, Certain: j.Certain, Thin: j.Thin, Partial: j.Partial,
+	}
+	if j.BeforeWalks > 0 {
+		c.BeforeRate = float64(j.BeforeRecovered) / float64(j.BeforeWalks)
+	}
+	return c, nil
 }
 
 type minimizedJSON struct {
@@ -86,6 +109,35 @@ type minimizedJSON struct {
 	Kept        []int    `json:"kept,omitempty"`
 	Events      []string `json:"events,omitempty"`
 	Note        string   `json:"note,omitempty"`
+}
+
+// decode reads a minimized section back, checking that its transitions
+// are an increasing subsequence of the dead path's, ending with its
+// critical one.
+func (j *minimizedJSON) decode() (*Minimized, error) {
+	if j == nil {
+		return nil, nil
+	}
+	bad := func(what string) (*Minimized, error) {
+		return nil, fmt.Errorf("%w: minimized path: %s", ErrReport, what)
+	}
+	if j.StepsBefore < 0 || j.StepsAfter < 0 || j.StepsAfter > j.StepsBefore || j.Tests < 0 {
+		return bad("counts out of range")
+	}
+	if j.StepsAfter > 0 && (len(j.Kept) != j.StepsAfter || len(j.Events) != j.StepsAfter || j.Kept[len(j.Kept)-1] != j.StepsBefore) {
+		return bad("its transitions do not match its length")
+	}
+	for i, k := range j.Kept {
+		if k < 1 || i > 0 && k <= j.Kept[i-1] {
+			return bad("its transitions are not increasing steps of the dead path")
+		}
+	}
+	el, err := seconds(j.ElapsedS)
+	if err != nil {
+		return nil, err
+	}
+	return &Minimized{StepsBefore: j.StepsBefore, StepsAfter: j.StepsAfter, OneMinimal: j.OneMinimal, Kept: j.Kept, Events: j.Events,
+		Tests: j.Tests, Elapsed: el, Note: j.Note}, nil
 }
 
 func newMinimizedJSON(m *Minimized) *minimizedJSON {

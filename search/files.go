@@ -1,13 +1,17 @@
 package search
 
 import (
-	"bytes"
+	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rs/zerolog"
 
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -16,9 +20,36 @@ import (
 
 // ResultFiles are the files a run writes into Options.Out; a run removes
 // those a previous run left there first.
-var ResultFiles = []string{"error.trace", "error.log", "live.trace", "live.log", "prefix.trace", "min.trace", "min.log", "report.json", "report.html", "critical.json"}
+var ResultFiles = []string{"error.trace", "error.log", "live.trace", "live.log", "prefix.trace", "min.trace", "min.log", "report.json", "report.html", "critical.json", "history.html", "history-full.html"}
 
 func (p *pipeline) outPath(name string) string { return filepath.Join(p.opts.Out, name) }
+
+// CheckOut makes the directory dir if needed and checks that the result
+// files names can be written there, before a run spends its time: each is
+// missing or a regular file (trace.CheckReplaceable: a symlink, device or
+// FIFO in its place is refused), and a probe file can be created in dir
+// and removed. The error wraps ErrOutput.
+func CheckOut(dir string, names ...string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%w: %w", ErrOutput, err)
+	}
+	for _, name := range names {
+		if err := trace.CheckReplaceable(filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("%w: %w", ErrOutput, err)
+		}
+	}
+	f, err := os.CreateTemp(dir, ".macemc-probe-*")
+	if err != nil {
+		return fmt.Errorf("%w: cannot create files in %s: %w", ErrOutput, dir, err)
+	}
+	_, werr := f.Write([]byte("probe\n"))
+	cerr := f.Close()
+	rerr := os.Remove(f.Name())
+	if err := errors.Join(werr, cerr, rerr); err != nil {
+		return fmt.Errorf("%w: cannot write files in %s: %w", ErrOutput, dir, err)
+	}
+	return nil
+}
 
 // writeTrace writes a trace as NAME.trace and records it in the report.
 func (p *pipeline) writeTrace(t *trace.Trace, name string) error {
@@ -42,7 +73,13 @@ func (p *pipeline) writeTraceAndLog(t *trace.Trace, name string) error {
 		return err
 	}
 	path := p.outPath(name + ".log")
-	if err := WriteLog(t, path); err != nil {
+	if err := writeLog(p.ctx, t, path); err != nil {
+		if p.ctx.Err() != nil {
+			// Interrupted while replaying: the log is left out (the
+			// replay command writes it), the trace is there.
+			p.rep.LogsSkipped = true
+			return nil
+		}
 		return fmt.Errorf("%w: %w", ErrOutput, err)
 	}
 	p.rep.Files[name+"_log"] = path
@@ -55,18 +92,43 @@ func (p *pipeline) findingFiles(f *Finding) error {
 	if p.opts.Out == "" {
 		return nil
 	}
-	p.progress(PhaseFiles, "writing the traces and logs...")
-	if f.Live != nil {
-		if err := p.writeTraceAndLog(f.Live, "live"); err != nil {
+	if p.ctx.Err() != nil {
+		// Interrupted: the traces are quick to write, the logs replay the
+		// whole path (seconds on a long one); the replay command below
+		// writes them.
+		p.progress(PhaseFiles, "writing the traces (not the logs: interrupted)...")
+		p.rep.LogsSkipped = true
+		if err := p.writeTrace(f.Trace, "error"); err != nil {
 			return err
+		}
+		if f.Live != nil {
+			if err := p.writeTrace(f.Live, "live"); err != nil {
+				return err
+			}
+		}
+	} else {
+		p.progress(PhaseFiles, "writing the traces and logs...")
+		// The error trace first: it is the finding.
+		if err := p.writeTraceAndLog(f.Trace, "error"); err != nil {
+			return err
+		}
+		if f.Live != nil {
+			if p.ctx.Err() != nil {
+				if err := p.writeTrace(f.Live, "live"); err != nil {
+					return err
+				}
+			} else if err := p.writeTraceAndLog(f.Live, "live"); err != nil {
+				return err
+			}
 		}
 	}
 	if f.Min != nil {
+		// A few steps: its log is quick even when interrupted.
 		if err := p.writeTraceAndLog(f.Min, "min"); err != nil {
 			return err
 		}
 	}
-	if err := p.writeTraceAndLog(f.Trace, "error"); err != nil {
+	if err := p.linFiles(f); err != nil {
 		return err
 	}
 	p.rep.Replay = fmt.Sprintf("%s replay --trace %s --log %s", p.opts.Command, Quote(p.rep.Files["error_trace"]), Quote(p.rep.Files["error_log"]))
@@ -100,28 +162,72 @@ func WriteJSON(path string, v any) error {
 	})
 }
 
-// WriteLog replays a trace with full logging into path.
+// WriteLog replays a trace with full logging into path, whole or not at
+// all. The log is streamed to the file as the replay makes it: a path of
+// millions of steps makes a log of hundreds of megabytes, which is not
+// held in memory.
 func WriteLog(t *trace.Trace, path string) error {
-	var buf bytes.Buffer
-	logger := engine.NewLogger(&buf)
-	fmt.Fprintf(&buf, "# macemc %s: system %s %s, %d steps, %s\n", trace.ToolVersion, t.System, sim.Params(t.Params).Canonical(), t.Steps, t.Kind)
-	s, err := t.Replay(-1, logger)
-	switch {
-	case s == nil && err != nil && !errors.Is(err, engine.ErrHandlerPanic):
-		return fmt.Errorf("replay for %s: %w", path, err)
-	case s == nil:
-		// A handler panicked while the system booted.
-		fmt.Fprintf(&buf, "# replay stopped at boot: %v\n", err)
-	case err != nil:
-		// A path that ends in a handler failure replays up to it.
-		fmt.Fprintf(&buf, "# replay stopped at step %d: %v\n# end of path after %d steps\n", s.Steps(), err, s.Steps())
-	default:
-		fmt.Fprintf(&buf, "# end of path after %d steps\n", s.Steps())
-	}
+	return writeLog(context.Background(), t, path)
+}
+
+// writeLog is WriteLog, abandoned (nothing written) with ctx's error when
+// ctx is cancelled.
+func writeLog(ctx context.Context, t *trace.Trace, path string) error {
 	return trace.WriteAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(buf.Bytes())
-		return err
+		bw := bufio.NewWriterSize(w, 1<<16)
+		ew := &errWriter{w: bw}
+		logger := engine.NewLogger(ew)
+		fmt.Fprintf(ew, "# macemc %s: system %s %s, %d steps, %s\n", trace.ToolVersion, t.System, sim.Params(t.Params).Canonical(), t.Steps, t.Kind)
+		s, err := replayContext(ctx, t, logger)
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		switch {
+		case s == nil && err != nil && !errors.Is(err, engine.ErrHandlerPanic):
+			return fmt.Errorf("replay: %w", err)
+		case s == nil:
+			// A handler panicked while the system booted.
+			fmt.Fprintf(ew, "# replay stopped at boot: %v\n", err)
+		case err != nil:
+			// A path that ends in a handler failure replays up to it.
+			fmt.Fprintf(ew, "# replay stopped at step %d: %v\n# end of path after %d steps\n", s.Steps(), err, s.Steps())
+		default:
+			fmt.Fprintf(ew, "# end of path after %d steps\n", s.Steps())
+		}
+		if ew.err != nil {
+			return ew.err
+		}
+		return bw.Flush()
 	})
+}
+
+// replayContext replays the trace's steps as Trace.Replay(-1, logger)
+// does, checking ctx every 1,024 steps.
+func replayContext(ctx context.Context, t *trace.Trace, logger *zerolog.Logger) (*engine.Sim, error) {
+	cfg, err := t.Config()
+	if err != nil {
+		return nil, err
+	}
+	rec := engine.NewRecorded(t.Choices)
+	opts := t.Options()
+	opts.Logger, opts.Chooser = logger, rec
+	s, err := engine.New(cfg, opts)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	for s.Steps() < t.Steps {
+		if s.Steps()&1023 == 0 && ctx.Err() != nil {
+			return s, ctx.Err()
+		}
+		ok, err := s.Step()
+		if err != nil {
+			return s, fmt.Errorf("replay step %d: %w", s.Steps(), err)
+		}
+		if !ok {
+			return s, fmt.Errorf("replay: %w: quiescent after %d steps, %d asked", engine.ErrBadChoice, s.Steps(), t.Steps)
+		}
+	}
+	return s, nil
 }
 
 // Quote quotes a shell argument when needed.

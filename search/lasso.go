@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search/explore"
@@ -172,12 +173,15 @@ func (p *pipeline) lassoCheck(f *Finding, v *explore.Violation, lr *lassoRun) {
 	if !lr.refuted(v) {
 		p.progress(PhaseLasso, "looking for a lasso in the violating path...")
 		var err error
-		if fd, err = lasso.Analyze(p.cfg, engine.Options{FailuresUntil: v.FailuresUntil}, v.Choices, 0, lo); err != nil {
-			f.Lasso = &Lasso{Note: fmt.Sprintf("lasso detection failed: %v", err)}
+		if fd, err = lasso.AnalyzeContext(p.ctx, p.cfg, engine.Options{FailuresUntil: v.FailuresUntil}, v.Choices, 0, lo); err != nil {
+			f.Lasso = &Lasso{Note: lassoFailed(p, err)}
 			return
 		}
 	}
 	source := "violating path"
+	if v.Graph != nil {
+		source = v.Graph.String()
+	}
 	if fd == nil && observed != nil {
 		fd, source = observed, "search walk"
 	}
@@ -187,10 +191,10 @@ func (p *pipeline) lassoCheck(f *Finding, v *explore.Violation, lr *lassoRun) {
 		fd, _, err = lasso.WalkFrom(lasso.WalkConfig{
 			System: p.cfg, Options: engine.Options{FailuresUntil: v.FailuresUntil}, Choices: v.Choices, Steps: v.Steps,
 			Walks: o.Walks, MaxSteps: min(max(o.WalkDepth/4, 1000), o.WalkDepth), Seed: o.Seed,
-			HandlerTimeout: o.HandlerTimeout, Lasso: lo,
+			HandlerTimeout: o.HandlerTimeout, Lasso: lo, Context: p.ctx,
 		})
 		if err != nil {
-			f.Lasso = &Lasso{Note: fmt.Sprintf("lasso detection failed: %v", err)}
+			f.Lasso = &Lasso{Note: lassoFailed(p, err)}
 			return
 		}
 		source = "walks from the violating path's end"
@@ -220,6 +224,14 @@ func (p *pipeline) lassoCheck(f *Finding, v *explore.Violation, lr *lassoRun) {
 	}
 }
 
+// lassoFailed says why lasso detection stopped.
+func lassoFailed(p *pipeline, err error) string {
+	if p.ctx.Err() != nil {
+		return "lasso detection was interrupted"
+	}
+	return fmt.Sprintf("lasso detection failed: %v", err)
+}
+
 // temperature reports a temperature alarm: the path to the alarm, a lasso
 // in it if there is one (then the alarm was a true one), and whether the
 // execution became live after the alarm (a false alarm).
@@ -231,17 +243,17 @@ func (p *pipeline) temperature(f *Finding, v *explore.Violation) {
 	t.Property, t.Choices, t.Steps = fd.Property, fd.Choices, fd.Steps
 	t.FailuresUntil, t.Depth, t.Note = fd.FailuresUntil, fd.Start, fd.Note()
 	p.progress(PhaseCheck, "checking the alarm's path replays deterministically...")
-	if err := engine.CheckDeterminism(p.cfg, fd.Choices, opts); err != nil {
+	if err := p.checkDeterminism(fd.Choices, opts); err != nil {
 		*f = *p.nondeterminism(err, fd.Choices, fd.FailuresUntil)
 		return
 	}
 	tr := &Temperature{Threshold: fd.Threshold, AlarmStep: fd.Steps, LiveAt: fd.LiveAt, Note: fd.Note()}
 	f.Temperature = tr
-	lf, err := lasso.Analyze(p.cfg, opts, fd.Choices, 0, lassoOptions(&p.opts.Lasso))
+	lf, err := lasso.AnalyzeContext(p.ctx, p.cfg, opts, fd.Choices, 0, lassoOptions(&p.opts.Lasso))
 	switch {
 	case err != nil:
 		tr.Verdict = "unknown"
-		tr.Note += fmt.Sprintf(" Lasso detection on the alarm's path failed: %v.", err)
+		tr.Note += " " + strings.ToUpper(lassoFailed(p, err)[:1]) + lassoFailed(p, err)[1:] + " on the alarm's path."
 	case lf != nil:
 		tr.Verdict = "lasso"
 		tr.Note += fmt.Sprintf(" But the path to the alarm contains a confirmed lasso (a cycle of %d steps from state %d), so the alarm is a true liveness violation", lf.CycleLen, lf.Stem)

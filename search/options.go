@@ -7,6 +7,7 @@ import (
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks/lasso"
 )
@@ -124,8 +125,18 @@ type Options struct {
 	PrefixSteps int
 	// HandlerTimeout reports a handler that runs longer (default 5s).
 	HandlerTimeout time.Duration
+	// MaxMemory is the most memory the run may be estimated to need
+	// (EstimateMemory) before Run refuses it with a *MemoryError (0:
+	// DefaultMaxMemory; negative: no limit).
+	MaxMemory int64
+	// LinTimeout bounds the linearizability check of one history (default
+	// 10s); a history it cannot decide in time is counted unknown, never
+	// linearizable (Report.Lin.Unknown).
+	LinTimeout time.Duration
 	// Lasso configures lasso detection and the temperature method.
 	Lasso LassoOptions
+	// Graph configures the explored state graph and its fair cycles.
+	Graph GraphOptions
 	// Out is the directory for the result files (traces, logs,
 	// report.json); empty: write nothing.
 	Out string
@@ -177,10 +188,12 @@ var bounds = []bound{
 	{"MaxViolations", "max-violations", func(o *Options) int64 { return int64(o.MaxViolations) }, constant(1), constant(MaxViolationsBound), ""},
 	{"Workers", "workers", func(o *Options) int64 { return int64(o.Workers) }, constant(1), constant(MaxWorkers), "all cores"},
 	{"MaxStates", "max-states", func(o *Options) int64 { return int64(o.MaxStates) }, constant(1), constant(MaxStatesBound), ""},
+	{"Graph.MaxStates", "graph-states", func(o *Options) int64 { return int64(o.Graph.MaxStates) }, constant(1), constant(MaxStatesBound), ""},
 	{"PrefixSteps", "prefix-steps", func(o *Options) int64 { return int64(o.PrefixSteps) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "none"},
 	{"ConfirmBudget", "confirm-budget", func(o *Options) int64 { return o.ConfirmBudget }, constant(1), constant(1<<63 - 1), "50 walks of d_max"},
 	{"MinimizeBudget", "minimize-budget", func(o *Options) int64 { return o.MinimizeBudget }, constant(1), constant(1<<63 - 1), ""},
 	{"HandlerTimeout", "handler-timeout", func(o *Options) int64 { return int64(o.HandlerTimeout) }, constant(int64(MinHandlerTimeout)), constant(int64(MaxHandlerTimeout)), ""},
+	{"LinTimeout", "lin-timeout", func(o *Options) int64 { return int64(o.LinTimeout) }, constant(int64(time.Millisecond)), constant(int64(time.Hour)), ""},
 	{"Lasso.Replays", "lasso-replays", func(o *Options) int64 { return int64(o.Lasso.Replays) }, constant(1), constant(MaxLassoReplays), ""},
 	{"Lasso.Temperature", "temperature", func(o *Options) int64 { return int64(o.Lasso.Temperature) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "off"},
 }
@@ -188,7 +201,7 @@ var bounds = []bound{
 // text says the range of b for o in words.
 func (b *bound) text(o *Options) string {
 	show := func(v int64) string {
-		if b.field == "HandlerTimeout" {
+		if b.field == "HandlerTimeout" || b.field == "LinTimeout" {
 			return time.Duration(v).String()
 		}
 		return fmt.Sprint(v)
@@ -237,12 +250,19 @@ func (o *Options) fillDefaults() {
 	def(&o.Walks, DefaultWalks)
 	def(&o.MaxViolations, DefaultMaxViolations)
 	def(&o.MaxStates, DefaultMaxStates)
+	def(&o.Graph.MaxStates, DefaultGraphStates)
 	def(&o.Lasso.Replays, lasso.DefaultReplays)
 	if o.MinimizeBudget == 0 {
 		o.MinimizeBudget = critical.DefaultMinimizeBudget
 	}
 	if o.HandlerTimeout == 0 {
 		o.HandlerTimeout = engine.DefaultHandlerTimeout
+	}
+	if o.MaxMemory == 0 {
+		o.MaxMemory = DefaultMaxMemory
+	}
+	if o.LinTimeout == 0 {
+		o.LinTimeout = lin.DefaultTimeout
 	}
 	if o.Command == "" {
 		o.Command = "macemc"
@@ -265,7 +285,7 @@ func (o *Options) Validate() error {
 		}
 		if v < b.min(o) || v > b.max(o) {
 			var shown any = v
-			if b.field == "HandlerTimeout" || b.field == "Time" {
+			if b.field == "HandlerTimeout" || b.field == "LinTimeout" || b.field == "Time" {
 				shown = time.Duration(v)
 			}
 			return &OptionError{Field: b.field, Flag: b.flag, Value: shown, Range: b.text(o)}

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
@@ -19,8 +19,11 @@ import (
 // PropertyState is whether a property holds in a replayed state.
 type PropertyState struct {
 	Name  string `json:"name"`
-	Kind  string `json:"kind"` // "safety" or "liveness"
+	Kind  string `json:"kind"` // "safety", "liveness" or "linearizability"
 	Holds bool   `json:"holds"`
+	// Unknown marks a linearizability check that timed out: Holds is
+	// false, but no violation is claimed.
+	Unknown bool `json:"unknown,omitempty"`
 }
 
 // Replayed is what replaying a trace showed.
@@ -72,8 +75,12 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 		}{{"safety", cfg.Safety}, {"liveness", cfg.Liveness}} {
 			for i := range group.ps {
 				ok, _ := s.Holds(&group.ps[i])
-				r.Properties = append(r.Properties, PropertyState{group.ps[i].Name, group.kind, ok})
+				r.Properties = append(r.Properties, PropertyState{Name: group.ps[i].Name, Kind: group.kind, Holds: ok})
 			}
+		}
+		if cfg.Model != nil {
+			v := lin.New(cfg.Model, 0).CheckSim(s)
+			r.Properties = append(r.Properties, PropertyState{Name: lin.Property, Kind: "linearizability", Holds: v == lin.Ok, Unknown: v == lin.Unknown})
 		}
 	}
 	whole := r.Steps == t.Steps || failed
@@ -83,7 +90,7 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 		r.Reproduced = failed
 	default:
 		for _, p := range r.Properties {
-			if p.Name == t.Property && !p.Holds {
+			if p.Name == t.Property && !p.Holds && !p.Unknown {
 				r.Reproduced = true
 			}
 		}
@@ -131,35 +138,48 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	if c.Walks == 0 {
 		c.Walks = DefaultWalks
 	}
-	start := time.Now()
-	cr, err := critical.Find(ctx, c)
-	if err != nil {
-		return nil, fmt.Errorf("critical transition: %w", err)
-	}
-	out := &Refined{Files: map[string]string{}, Critical: &Critical{Step: cr.Step, Condition: cr.Condition, Event: cr.Event.String(),
-		Node: int(cr.Event.Node), Kind: cr.Event.Kind.String(), Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: len(cr.Probes),
-		Elapsed: time.Since(start), Explain: cr.Explain(), Confidence: cr.Confidence, Refined: cr.Refined}}
-	if cr.Event.Msg != nil && cr.Event.Kind != engine.EvApp {
-		out.Critical.Message = sim.MessageName(cr.Event.Msg)
-	}
 	if o.Out == "" {
 		o.Out = "."
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrOutput, err)
+	// Check the results can be written before spending the time.
+	if err := CheckOut(o.Out, "live.trace", "live.log", "critical.json"); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	cr, err := critical.Find(ctx, c)
+	interrupted := err != nil && ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+	if err != nil && !interrupted {
+		return nil, fmt.Errorf("critical transition: %w", err)
+	}
+	lo, hi := probeBounds(cr.Probes)
+	out := &Refined{Files: map[string]string{}, Critical: &Critical{Step: cr.Step, Condition: cr.Condition, Event: cr.Event.String(),
+		Node: int(cr.Event.Node), Kind: cr.Event.Kind.String(), Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: len(cr.Probes),
+		Elapsed: time.Since(start), Explain: cr.Explain(), Recovered: lo, Dead: hi, Confidence: cr.Confidence, Refined: cr.Refined}}
+	if interrupted {
+		out.Critical = &Critical{Step: -1, Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: len(cr.Probes), Elapsed: time.Since(start),
+			Interrupted: true, Recovered: lo, Dead: hi, Explain: interruptedText(lo, hi, c.Walks)}
+	} else if cr.Event.Msg != nil && cr.Event.Kind != engine.EvApp {
+		out.Critical.Message = sim.MessageName(cr.Event.Msg)
 	}
 	if cr.Live != nil {
 		out.Critical.LiveSteps, out.Critical.Shared = cr.Live.Steps, cr.Live.Shared
 		lt := *t
-		lt.Kind, lt.Choices, lt.Steps, lt.Shared, lt.Critical, lt.Condition = "live", cr.Live.Choices, cr.Live.Steps, cr.Live.Shared, cr.Step, cr.Condition.String()
+		lt.Kind, lt.Choices, lt.Steps, lt.Shared, lt.Critical, lt.Condition = "live", cr.Live.Choices, cr.Live.Steps, cr.Live.Shared, out.Critical.Step, ""
+		if !interrupted {
+			lt.Condition = cr.Condition.String()
+		}
 		tp, lp := filepath.Join(o.Out, "live.trace"), filepath.Join(o.Out, "live.log")
 		if err := lt.Write(tp); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrOutput, err)
 		}
-		if err := WriteLog(&lt, lp); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrOutput, err)
+		out.Files["live_trace"] = tp
+		if !interrupted {
+			// A log replays the whole path: skipped when interrupted.
+			if err := WriteLog(&lt, lp); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrOutput, err)
+			}
+			out.Files["live_log"] = lp
 		}
-		out.Files["live_trace"], out.Files["live_log"] = tp, lp
 	}
 	jp := filepath.Join(o.Out, "critical.json")
 	out.Files["critical"] = jp
@@ -173,7 +193,11 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 // it: {"critical": {...}, "files": {...}}.
 func (r *Refined) MarshalJSON() ([]byte, error) {
 	c := r.Critical
-	return jsonMarshal(map[string]any{"files": r.Files, "critical": &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event,
+	doc := map[string]any{"files": r.Files, "critical": &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event,
 		Node: c.Node, Kind: c.Kind, Message: c.Message, Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: c.Probes, LiveSteps: c.LiveSteps,
-		Shared: c.Shared, ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Refined: c.Refined}, "confidence": newConfidenceJSON(c.Confidence)})
+		Shared: c.Shared, ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Interrupted: c.Interrupted, Recovered: c.Recovered, Dead: c.Dead, Refined: c.Refined}}
+	if cj := newConfidenceJSON(c.Confidence); cj != nil {
+		doc["confidence"] = cj
+	}
+	return jsonMarshal(doc)
 }

@@ -3,10 +3,13 @@ package search
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
 )
@@ -117,12 +120,19 @@ type Report struct {
 	// Incomplete marks a run that was cancelled: what it reports is what
 	// it had found and checked by then.
 	Incomplete bool
+	// LogsSkipped marks a cancelled run that wrote its traces but not the
+	// logs (a log replays the whole path, which can take seconds): the
+	// Replay command writes them.
+	LogsSkipped bool
 	// Findings lists every violation found, in search order; the first is
 	// the one analysed (critical transition, lasso, files).
 	Findings []Finding
 	// LassoStats say what lasso detection and the temperature method saw
 	// over all walks (with Options.Lasso).
 	LassoStats *LassoStats
+	// Lin says what the linearizability check saw (systems with a
+	// sim.Model); nil without one.
+	Lin *LinStats
 	// Files maps each result file's role (error_trace, error_log,
 	// live_trace, live_log, prefix_trace, report) to its path.
 	Files map[string]string
@@ -171,6 +181,8 @@ type Finding struct {
 	Lasso *Lasso
 	// Temperature is the temperature method's alarm.
 	Temperature *Temperature
+	// History is a linearizability violation's history.
+	History *History
 	// Trace replays the violation; Live is the live alternative sharing
 	// the longest prefix with it (critical transition); Min the minimized
 	// doomed path (kind "minimized"). In memory only: the report's Files
@@ -202,8 +214,14 @@ type Critical struct {
 	// Explain tells the answer in words; Note how it was searched when
 	// that was not Algorithm 3 from the search depth as written.
 	Explain, Note string
-	// Interrupted marks a search that was cancelled before it ended.
+	// Interrupted marks a search that was cancelled before it ended; Step
+	// is then -1 and Recovered and Dead say how far it had narrowed.
 	Interrupted bool
+	// Recovered is the highest state a probe saw recover and Dead the
+	// lowest from which no walk recovered (-1: no such probe): the
+	// critical transition lies after state Recovered, at or before state
+	// Dead. A complete C1 answer has Recovered = Step-1 and Dead = Step.
+	Recovered, Dead int
 	// Confidence confirms a C1 answer with many more walks from the
 	// critical state and the one before it; Refined lists the candidate
 	// steps that confirmation found near dead (critical.Result).
@@ -295,11 +313,13 @@ type reportJSON struct {
 	DeepestComplete int     `json:"deepest_complete"`
 	Paths           int64   `json:"paths"`
 	Pruned          int64   `json:"pruned"`
+	Blocked         int64   `json:"blocked,omitempty"`
 	Walks           int64   `json:"walks"`
 	Transitions     int64   `json:"transitions"`
 	DistinctStates  int64   `json:"distinct_states"`
 	Stop            string  `json:"stop"`
 	Incomplete      bool    `json:"incomplete,omitempty"`
+	LogsSkipped     bool    `json:"logs_skipped,omitempty"`
 	ElapsedS        float64 `json:"elapsed_s"`
 	SearchS         float64 `json:"search_s"`
 
@@ -316,6 +336,10 @@ type reportJSON struct {
 	Confidence   *confidenceJSON  `json:"confidence,omitempty"`
 	Minimized    *minimizedJSON   `json:"minimized,omitempty"`
 	LassoStats   *LassoStats      `json:"lasso_stats,omitempty"`
+	Graph        *graphJSON       `json:"graph,omitempty"`
+	Lin          *LinStats        `json:"linearizability,omitempty"`
+	History      []string         `json:"history,omitempty"`
+	Minimal      []string         `json:"minimal_history,omitempty"`
 
 	Violations []violationJSON   `json:"violations,omitempty"`
 	Files      map[string]string `json:"files"`
@@ -348,6 +372,8 @@ type criticalJSON struct {
 	ElapsedS    float64 `json:"elapsed_s"`
 	Explain     string  `json:"explain"`
 	Interrupted bool    `json:"interrupted,omitempty"`
+	Recovered   int     `json:"recovered"`
+	Dead        int     `json:"dead"`
 	Refined     []int   `json:"refined,omitempty"`
 }
 
@@ -361,6 +387,16 @@ type lassoJSON struct {
 	Repeated    int      `json:"repeated_steps,omitempty"`
 	Source      string   `json:"source"`
 	Events      []string `json:"events"`
+}
+
+type graphJSON struct {
+	States   int    `json:"states"`
+	Edges    int    `json:"transitions"`
+	Bytes    int    `json:"bytes"`
+	Checks   int    `json:"checks"`
+	Rejected int    `json:"rejected,omitempty"`
+	Full     bool   `json:"full,omitempty"`
+	Verdict  string `json:"verdict"`
 }
 
 type temperatureJSON struct {
@@ -387,8 +423,12 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy,
 		Rounds: r.Stats.Rounds, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
 		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Stop: r.Stats.Stop.String(),
-		Incomplete: r.Incomplete, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
+		Blocked: r.Stats.Blocked, Lin: r.Lin,
+		Incomplete: r.Incomplete, LogsSkipped: r.LogsSkipped, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
 		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug, Warnings: r.Warnings,
+	}
+	if g := r.Stats.Graph; g != nil {
+		j.Graph = &graphJSON{States: g.States, Edges: g.Edges, Bytes: g.Bytes, Checks: g.Checks, Rejected: g.Rejected, Full: g.Full, Verdict: r.GraphVerdict()}
 	}
 	if j.Params == nil {
 		j.Params = map[string]string{}
@@ -413,7 +453,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		if c := f.Critical; c != nil {
 			j.Critical = &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event, Node: c.Node, Kind: c.Kind, Message: c.Message,
 				Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: c.Probes, LiveSteps: c.LiveSteps, Shared: c.Shared,
-				ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Interrupted: c.Interrupted, Refined: c.Refined}
+				ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Interrupted: c.Interrupted, Recovered: c.Recovered, Dead: c.Dead, Refined: c.Refined}
 			j.CriticalNote = c.Note
 			j.Confidence = newConfidenceJSON(c.Confidence)
 		}
@@ -422,6 +462,9 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 				Repeated: l.Repeated, Source: l.Source, Events: l.Events}
 			stem := l.Stem
 			j.Stem, j.Cycle = &stem, l.Cycle()
+		}
+		if h := f.History; h != nil {
+			j.History, j.Minimal = historyLines(h.Events), historyLines(h.Minimal)
 		}
 		if t := f.Temperature; t != nil {
 			j.Temperature = &temperatureJSON{Threshold: t.Threshold, AlarmStep: t.AlarmStep, LiveAt: t.LiveAt, Verdict: t.Verdict, Note: t.Note}
@@ -432,3 +475,35 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// GraphVerdict says in words what the explored state graph (Options.Graph)
+// shows: "" without one; for a search that exhausted the reachable states
+// and found no violation, that liveness holds under fairness.
+func (r *Report) GraphVerdict() string {
+	g := r.Stats.Graph
+	if g == nil || g.States == 0 {
+		return ""
+	}
+	f := r.First()
+	switch {
+	case f != nil && f.Kind == KindLasso && f.Lasso != nil && strings.Contains(f.Lasso.Source, "state graph"):
+		return "a fair cycle of hot states: the lasso reported"
+	case f != nil:
+		return "no fair cycle of hot states found before the violation"
+	case r.Stats.Stop == explore.StopExhausted && !g.Full && g.Rejected == 0:
+		return "no fair cycle of hot states among all reachable states (the search exhausted them): every fair execution becomes live again, so liveness holds (up to 64-bit hash collisions; fairness per event source)"
+	case g.Full:
+		return "no fair cycle of hot states among the states recorded; the graph is full (raise --graph-states)"
+	default:
+		return "no fair cycle of hot states among the states explored so far"
+	}
+}
+
+// historyLines is a history as report.json gives it: one line an event.
+func historyLines(h []sim.HistoryEvent) []string {
+	text := strings.TrimSuffix(engine.HistoryText(h), "\n")
+	if text == "" {
+		return nil
+	}
+	return strings.Split(text, "\n")
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/macemc/macemc/mdb/htmlreport"
 	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
@@ -26,6 +27,10 @@ var (
 	ErrInput = errors.New("search: bad input")
 	// ErrOutput marks a result directory or file that cannot be written.
 	ErrOutput = errors.New("search: cannot write results")
+	// ErrInterrupted marks a run cancelled before its search started
+	// (while it walked to a steady-state prefix): there is nothing to
+	// report.
+	ErrInterrupted = errors.New("search: interrupted")
 )
 
 // Phase says what a run is doing, for progress reports.
@@ -40,6 +45,16 @@ const (
 	PhaseLasso                 // looking for a lasso
 	PhaseFiles                 // writing traces, logs and the report
 )
+
+var phaseNames = [...]string{"prefix", "search", "check", "critical", "lasso", "files"}
+
+// String returns the phase's name, e.g. "critical".
+func (ph Phase) String() string {
+	if int(ph) < len(phaseNames) {
+		return phaseNames[ph]
+	}
+	return fmt.Sprintf("phase(%d)", int(ph))
+}
 
 // Progress is what a run tells Options.Progress.
 type Progress struct {
@@ -79,6 +94,9 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 	if err := cfg.Select(opts.Properties); err != nil {
 		return nil, fmt.Errorf("%w: system %s: %w", ErrSystem, sys.Name, err)
 	}
+	if err := checkMemory(cfg, &opts); err != nil {
+		return nil, err
+	}
 	strat, err := explore.Lookup(opts.Strategy)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
@@ -86,6 +104,11 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 	sparams, err := strategyParams(strat, opts.StrategyParams)
 	if err != nil {
 		return nil, err
+	}
+	// A strategy checks its options when it starts: try it now, before
+	// anything is written (or a previous run's results removed).
+	if _, err := strat.New(explore.Setup{Seed: opts.Seed, DepthStep: opts.DepthStep, MaxDepth: opts.Depth, Params: sparams}); err != nil {
+		return nil, fmt.Errorf("%w: strategy %s: %w", ErrOptions, strat.Name(), err)
 	}
 	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start}
 	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), Files: map[string]string{}}
@@ -103,10 +126,14 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 		MaxViolations: opts.MaxViolations, NoHashing: opts.NoHashing, MaxStates: opts.MaxStates, Unbiased: opts.Unbiased,
 		WalkFailures: opts.WalkFailures, HandlerTimeout: opts.HandlerTimeout,
 	}
+	ecfg.Graph = p.graphConfig()
 	if opts.Progress != nil {
 		ecfg.Progress = func(st explore.Stats) { opts.Progress(Progress{Phase: PhaseSearch, Stats: st}) }
 	}
-	if err := p.prefix(&ecfg); err != nil {
+	if err := p.prefix(&ecfg); errors.Is(err, ErrInterrupted) {
+		p.rep.Stats.Stop = explore.StopInterrupted
+		return p.finish(nil)
+	} else if err != nil {
 		return nil, err
 	}
 	// A nondeterministic service makes every result untrustworthy: check
@@ -117,12 +144,18 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 		return p.finish(p.findingFiles(&p.rep.Findings[0]))
 	}
 	lr := p.lassoSetup(&ecfg)
+	p.linSetup(&ecfg)
+	p.progress(PhaseSearch, "searching (strategy %s, seed %d)...", strat.Name(), opts.Seed)
 	res, err := explore.Run(ctx, ecfg)
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", sys.Name, err)
 	}
 	p.rep.Stats = res.Stats
 	p.rep.SearchTime = res.Stats.Elapsed
+	p.rep.Lin = p.linStats(&res.Stats)
+	if len(res.Violations) > 0 {
+		p.first = &res.Violations[0]
+	}
 	for i := range res.Violations {
 		p.rep.Findings = append(p.rep.Findings, p.finding(&res.Violations[i]))
 	}
@@ -144,7 +177,9 @@ type pipeline struct {
 	params sim.Params
 	start  time.Time
 	rep    *Report
-	base   trace.Trace // what every trace of the run records
+	base   trace.Trace        // what every trace of the run records
+	lin    *lin.Checker       // the linearizability check, when the system has a model
+	first  *explore.Violation // the violation analysed
 }
 
 // progress tells the caller what the run does now.
@@ -159,9 +194,12 @@ func (p *pipeline) progress(ph Phase, format string, args ...any) {
 func (p *pipeline) finish(err error) (*Report, error) {
 	p.rep.Incomplete = p.ctx.Err() != nil
 	p.rep.Elapsed = time.Since(p.start)
-	page := p.rep.First() != nil && p.opts.Out != "" && err == nil
+	page := p.rep.First() != nil && p.opts.Out != "" && err == nil && p.ctx.Err() == nil
 	if page {
 		p.rep.Files["report_html"] = p.outPath(htmlreport.PageFile)
+	}
+	if p.opts.Out != "" {
+		p.progress(PhaseFiles, "writing report.json...")
 	}
 	if werr := p.writeReport(); werr != nil && err == nil {
 		err = werr
@@ -211,6 +249,9 @@ func (p *pipeline) finding(v *explore.Violation) Finding {
 	t.Kind, t.Property, t.Choices, t.Steps = f.Verdict.String(), v.Property, v.Choices, v.Steps
 	t.FailuresUntil, t.Depth = v.FailuresUntil, v.LiveAfter
 	f.Trace = &t
+	if v.Checked {
+		p.linFinding(&f, v)
+	}
 	return f
 }
 
@@ -224,7 +265,7 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 	}
 	if f.Kind != KindHandlerHang {
 		p.progress(PhaseCheck, "checking the violating path replays deterministically...")
-		if err := engine.CheckDeterminism(p.cfg, v.Choices, engine.Options{FailuresUntil: v.FailuresUntil}); errors.Is(err, engine.ErrNondeterministic) {
+		if err := p.checkDeterminism(v.Choices, engine.Options{FailuresUntil: v.FailuresUntil}); errors.Is(err, engine.ErrNondeterministic) {
 			nf := p.nondeterminism(err, v.Choices, v.FailuresUntil)
 			*f = *nf
 			return
@@ -279,10 +320,56 @@ func (p *pipeline) precheck() *Finding {
 		return nil // a hang: the search reports it
 	}
 	choices := s.ChoiceValues()[:s.StepStart(steps)]
-	if err := engine.CheckDeterminism(p.cfg, choices, engine.Options{}); errors.Is(err, engine.ErrNondeterministic) {
+	if err := p.checkDeterminism(choices, engine.Options{}); errors.Is(err, engine.ErrNondeterministic) {
 		return p.nondeterminism(err, choices, 0)
 	}
 	return nil
+}
+
+// checkDeterminism is engine.CheckDeterminism, cancellable: it replays the
+// choices twice in lockstep, comparing the state hashes after every step
+// and checking the run's context every 1,024 steps (nil when cancelled:
+// not checked). On a difference it asks engine.CheckDeterminism for the
+// full account of it.
+func (p *pipeline) checkDeterminism(choices []int32, opts engine.Options) error {
+	var sims [2]*engine.Sim
+	var recs [2]*engine.Recorded
+	for i := range sims {
+		recs[i] = engine.NewRecorded(choices)
+		o := opts
+		o.Chooser, o.Logger = recs[i], nil
+		s, err := engine.New(p.cfg, o)
+		if err != nil {
+			return err
+		}
+		sims[i] = s
+	}
+	diverged := sims[0].Hash() != sims[1].Hash()
+	for !diverged {
+		if sims[0].Steps()&1023 == 0 && p.ctx.Err() != nil {
+			return nil
+		}
+		var more [2]bool
+		for i, s := range sims {
+			if recs[i].Used() < len(choices) {
+				ok, err := s.Step()
+				more[i] = err == nil && ok
+			}
+		}
+		if more[0] != more[1] || more[0] && sims[0].Hash() != sims[1].Hash() {
+			diverged = true
+		}
+		if !more[0] || !more[1] {
+			break
+		}
+	}
+	if !diverged {
+		return nil
+	}
+	if err := engine.CheckDeterminism(p.cfg, choices, opts); err != nil {
+		return err
+	}
+	return &engine.NondeterminismError{Step: sims[0].Steps(), Detail: "the replays diverged once, and not when checked again"}
 }
 
 // prefix sets up a prefix search: from a prefix trace (Options.Prefix) or
@@ -299,12 +386,18 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 			return fmt.Errorf("%w: --prefix %s was recorded on %s %s, not %s %s", ErrInput, o.Prefix, t.System,
 				sim.Params(t.Params).Canonical(), p.sys.Name, p.params.Canonical())
 		}
+		if err := p.prefixRoom(t.Steps); err != nil {
+			return fmt.Errorf("%w: --prefix %s: %w", ErrInput, o.Prefix, err)
+		}
 		ecfg.Prefix, ecfg.PrefixSteps = t.Choices, t.Steps
 	case o.PrefixSteps > 0:
 		p.progress(PhasePrefix, "walking to a live steady state of at least %d steps...", o.PrefixSteps)
-		choices, steps, err := steadyPrefix(p.cfg, o.PrefixSteps, o.WalkDepth, o.Seed)
+		choices, steps, err := steadyPrefix(p.ctx, p.cfg, o.PrefixSteps, o.WalkDepth, o.Seed)
 		if err != nil {
 			return err
+		}
+		if err := p.prefixRoom(steps); err != nil {
+			return &OptionError{Field: "PrefixSteps", Flag: "prefix-steps", Value: o.PrefixSteps, Range: err.Error()}
 		}
 		pt := p.base
 		pt.Kind, pt.Choices, pt.Steps, pt.NoFailures = "prefix", choices, steps, true
@@ -316,9 +409,25 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 	return nil
 }
 
+// prefixRoom checks that walks of d_max steps, counted from the initial
+// state, leave room to search from the end of a prefix of this many steps:
+// the bounded part's first round and a walk beyond it.
+func (p *pipeline) prefixRoom(steps int) error {
+	o := &p.opts
+	first := o.DepthStep
+	if o.Depth > 0 {
+		first = min(first, o.Depth)
+	}
+	if steps+first >= o.WalkDepth {
+		return fmt.Errorf("the prefix has %d steps, and walks of --walk-depth %d steps (counted from the initial state) leave no room to search from its end: raise --walk-depth above %d",
+			steps, o.WalkDepth, steps+first)
+	}
+	return nil
+}
+
 // steadyPrefix walks from the initial state, failures off, until the
 // system is live after at least minSteps steps.
-func steadyPrefix(cfg *sim.Config, minSteps, maxSteps int, seed uint64) ([]int32, int, error) {
+func steadyPrefix(ctx context.Context, cfg *sim.Config, minSteps, maxSteps int, seed uint64) ([]int32, int, error) {
 	if len(cfg.Liveness) == 0 {
 		return nil, 0, &OptionError{Field: "PrefixSteps", Flag: "prefix-steps", Value: minSteps, Range: "0: the system has no liveness property to recognise a steady state"}
 	}
@@ -328,6 +437,9 @@ func steadyPrefix(cfg *sim.Config, minSteps, maxSteps int, seed uint64) ([]int32
 			return nil, 0, fmt.Errorf("%w: %w", ErrSystem, err)
 		}
 		for s.Steps() < max(maxSteps, minSteps) {
+			if s.Steps()&1023 == 0 && ctx.Err() != nil {
+				return nil, 0, fmt.Errorf("%w: interrupted while walking to a live steady state", ErrInterrupted)
+			}
 			ok, err := s.Step()
 			if err != nil || !ok {
 				break
@@ -357,8 +469,8 @@ func (p *pipeline) prepareOut() error {
 	if p.opts.Out == "" {
 		return nil
 	}
-	if err := os.MkdirAll(p.opts.Out, 0o755); err != nil {
-		return fmt.Errorf("%w: %w", ErrOutput, err)
+	if err := CheckOut(p.opts.Out, ResultFiles...); err != nil {
+		return err
 	}
 	for _, name := range ResultFiles {
 		if err := os.Remove(p.outPath(name)); err != nil && !os.IsNotExist(err) {

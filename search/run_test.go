@@ -233,7 +233,7 @@ func TestOptionsValidate(t *testing.T) {
 	}{
 		{search.Options{WalkDepth: -1}, "WalkDepth", "1 to 10000000"},
 		{search.Options{Workers: 5000}, "Workers", "0 (all cores) or 1 to 1024"},
-		{search.Options{Strategy: "bfs"}, "Strategy", "dfs, walk"},
+		{search.Options{Strategy: "bfs"}, "Strategy", "delay, dfs, dpor, pct, random, walk"},
 		{search.Options{HandlerTimeout: 1}, "HandlerTimeout", "1ms to 1h0m0s"},
 		{search.Options{PrefixSteps: 30000}, "PrefixSteps", "0 (none) or 1 to 20000"},
 		{search.Options{Prefix: "x.trace", PrefixSteps: 3}, "PrefixSteps", "exclude each other"},

@@ -20,7 +20,7 @@ import (
 	_ "github.com/macemc/macemc/walks/lasso/lassotest"
 )
 
-// TestScenarios runs the searches of testdata/*.txt: each directive
+// TestScenarios runs the searches of testdata/scenarios/*.txt: each directive
 //
 //	search system=NAME [param=(k=v, ...)] [seed=N] [OPTION=VALUE | FLAG ...]
 //
@@ -29,7 +29,7 @@ import (
 // and the same trace and log bytes from both, and prints the report
 // (render). go test ./search -rewrite regenerates the files.
 func TestScenarios(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	datadriven.Walk(t, "testdata/scenarios", func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
 			if td.Cmd != "search" {
 				td.Fatalf(t, "unknown command %q", td.Cmd)

@@ -61,6 +61,19 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		fmt.Fprintf(w, "searched: %d rounds, depth %d complete, %d paths (%d cut by a repeated state), %d walks, %d transitions, %d distinct states%s; stopped: %s\n",
 			st.Rounds, st.DeepestComplete, st.Paths, st.Pruned, st.Walks, st.Transitions, st.DistinctStates, took, st.Stop)
 	}
+	if g := r.Stats.Graph; g != nil && g.States > 0 {
+		fmt.Fprintf(w, "state graph: %d states, %d transitions, %d MiB; %s\n", g.States, g.Edges, g.Bytes>>20, r.GraphVerdict())
+	}
+	if st.Blocked > 0 {
+		fmt.Fprintf(w, "  %d paths ended by their scheduler: every way on is explored by other paths\n", st.Blocked)
+	}
+	if l := r.Lin; l != nil {
+		fmt.Fprintf(w, "linearizability: %d executions checked, %d distinct histories, %d not linearizable, %d unknown (checker timeout)\n",
+			l.Checked, l.Distinct, l.Illegal, l.Unknown)
+		if l.ModelError != "" {
+			fmt.Fprintf(w, "  %s\n", l.ModelError)
+		}
+	}
 	if r.Incomplete {
 		fmt.Fprintln(w, "interrupted: this report covers what was found and checked before the run was stopped")
 	}
@@ -81,9 +94,16 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		case KindHandlerHang:
 			what = "SAFETY VIOLATION: a handler did not return"
 		}
-		fmt.Fprintf(w, "%s after %d steps\n", what, f.Steps)
+		if f.Kind == KindLinearizability {
+			fmt.Fprintf(w, "LINEARIZABILITY VIOLATION: the clients' history of an execution of %d steps is not linearizable\n", f.Steps)
+		} else {
+			fmt.Fprintf(w, "%s after %d steps\n", what, f.Steps)
+		}
 		if f.Err != nil {
 			fmt.Fprintf(w, "  %v\n", f.Err)
+		}
+		if h := f.History; h != nil {
+			r.writeHistory(w, h)
 		}
 	case VerdictLiveness:
 		how := "suspected liveness violation: no live state in"
@@ -143,12 +163,30 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
+	if r.LogsSkipped {
+		fmt.Fprintln(w, "  (logs not written: the run was interrupted; the replay command below writes error.log)")
+	}
 	fmt.Fprintf(w, "total %.2fs (search, critical transition, determinism check, logs)\n", r.Elapsed.Seconds())
 	if r.Debug != "" {
 		fmt.Fprintf(w, "debug:  %s\n", r.Debug)
 	}
 	if r.Replay != "" {
 		fmt.Fprintf(w, "replay: %s\n", r.Replay)
+	}
+}
+
+// writeHistory writes a linearizability violation's minimal history.
+func (r *Report) writeHistory(w io.Writer, h *History) {
+	if len(h.Minimal) > 0 {
+		fmt.Fprintf(w, "a minimal non-linearizable sub-history (%d of the %d events; no order of these operations explains every result):\n", len(h.Minimal), len(h.Events))
+		for _, l := range historyLines(h.Minimal) {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	} else {
+		fmt.Fprintf(w, "history (%d events):\n", len(h.Events))
+		for _, l := range historyLines(h.Events) {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
 	}
 }
 
@@ -162,6 +200,9 @@ func (r *Report) writeLasso(w io.Writer, f *Finding) {
 			}
 			fmt.Fprintf(w, "%s: a stem of %d steps, then a cycle of %d steps (transitions %d-%d), replayed %d times (%s hashing)\n",
 				what, l.Stem, l.Length, l.Stem+1, l.Stem+l.Length, l.Confirmed, l.Hash)
+			if strings.Contains(l.Source, "state graph") {
+				fmt.Fprintf(w, "  found as %s\n", l.Source)
+			}
 			const show = 24
 			for i, ev := range l.Events {
 				if i == show {

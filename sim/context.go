@@ -20,8 +20,8 @@ type Context struct {
 
 func init() {
 	hook.NewContext = func(rt hook.Runtime, node int) any { return &Context{rt: rt, node: NodeID(node)} }
-	hook.NewView = func(rt hook.Runtime, services any) any {
-		return &View{rt: rt, services: services.(*[]Service)}
+	hook.NewView = func(rt hook.Runtime, services, history any) any {
+		return &View{rt: rt, services: services.(*[]Service), history: history.(*[]HistoryEvent)}
 	}
 }
 
@@ -92,6 +92,14 @@ func (c *Context) Elapsed(t Time, d time.Duration) bool { return c.rt.Elapsed(in
 // identifiers that must increase across resets.
 func (c *Context) Monotone() uint64 { return c.rt.Monotone() }
 
+// Notify announces event to the system's monitors (Config.Monitors): each
+// one's Handle runs now, in this handler's step, in the order the monitors
+// are declared (seed 001's monitor<M>(event), sent to every monitor; a
+// monitor ignores what it does not care about). It changes nothing a
+// service can observe: monitors are the checker's. Without monitors it
+// does nothing.
+func (c *Context) Notify(event any) { c.rt.Notify(int(c.node), event) }
+
 // Log returns a log event for an annotation of the service's own, or nil
 // when logging is off; zerolog's methods on a nil event do nothing and cost
 // nothing, so
@@ -108,3 +116,21 @@ func (c *Context) Logf(format string, args ...any) {
 		e.Msg(fmt.Sprintf(format, args...))
 	}
 }
+
+// Invoke records in the execution's history that client invokes operation
+// op on the system under test (seed 004): op's type names the operation
+// and its fields are the arguments, e.g. Write{Value: 3}. A client is a
+// sequential process: it must not invoke while an operation of its own is
+// pending (the handler panics). Clients are numbered by the system, from
+// 0; any node may record for any client, typically the node that plays
+// the client, in HandleApp.
+//
+// The history is part of the state: two executions whose histories order
+// their operations differently reach different states.
+func (c *Context) Invoke(client int, op any) { c.rt.Invoke(int(c.node), client, op) }
+
+// Return records that client's pending operation returned result (the
+// handler panics when the client has none pending). A node that resets
+// abandons the pending operations it invoked: they stay pending in the
+// history forever, and their clients may invoke again.
+func (c *Context) Return(client int, result any) { c.rt.Return(int(c.node), client, result) }

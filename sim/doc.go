@@ -82,4 +82,67 @@
 // fields included, maps in key order, pointers followed) plus everything
 // pending in the network; tag a field `macemc:"-"` to leave it out, or
 // implement Canonicalizer.
+//
+// # Monitors
+//
+// A property that needs history, or that must not trust the nodes it
+// checks, is a Monitor (seed 001's P# monitors): a small state machine in
+// Config.Monitors that the services notify of what happens
+// (Context.Notify). Its Handle returns an error for a failed assertion (a
+// safety violation named after it); a LivenessMonitor's Hot makes the state
+// not live while the monitor waits for progress:
+//
+//	type RepairChecker struct{ Pending int }
+//
+//	func (m *RepairChecker) Handle(ev any) error {
+//		switch ev.(type) {
+//		case NodeFailed:
+//			m.Pending++
+//		case Repaired:
+//			m.Pending--
+//		}
+//		return nil
+//	}
+//
+//	func (m *RepairChecker) Hot() bool { return m.Pending > 0 }
+//
+//	// in Build:
+//	Monitors: []sim.MonitorSpec{{Name: "RepairChecker", New: func() sim.Monitor { return &RepairChecker{} }}},
+//
+// Monitors are part of the global state (hashed and diffed like a node,
+// kept across node resets); System.Config adds their properties to Safety
+// and Liveness, and MonitorOf lets a property read one.
+// # Histories and linearizability
+//
+// A system that implements an object (a register, a map) can be checked
+// against a plain sequential implementation of it, with no property to
+// write (seed 004): its clients record each operation they invoke and the
+// result they get, and Config.Model gives the sequential specification.
+// The checker reports an execution whose clients' history is not
+// linearizable: no order of the operations, consistent with which ones
+// returned before others began, makes the model answer what the clients
+// saw.
+//
+//	func (c *Client) HandleApp(ctx *sim.Context, op any) {
+//		ctx.Invoke(c.ID, op) // e.g. Write{Value: 1}
+//		ctx.Send(c.Server, Request{Op: op})
+//	}
+//
+//	func (c *Client) HandleMessage(ctx *sim.Context, _ sim.NodeID, m sim.Message) {
+//		ctx.Return(c.ID, m.(Reply).Result)
+//	}
+//
+//	cfg.Model = &sim.Model{
+//		Init: func() any { return 0 },
+//		Apply: func(state, op any) (any, any) {
+//			if w, ok := op.(Write); ok {
+//				return w.Value, "ok"
+//			}
+//			return state, state // Read
+//		},
+//	}
+//
+// The history is part of the state the checker hashes, in a canonical form
+// that keeps what linearizability depends on (the operations, their
+// results and their real-time order); View.History shows it to properties.
 package sim

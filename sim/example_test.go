@@ -79,3 +79,81 @@ func Example() {
 	// node 0 receives Ball{N: 4} from node 1
 	// steps: 5 live: true
 }
+
+// Rally is a liveness monitor: every ball sent must be returned or end the
+// rally; it is hot while a ball is in the air.
+type Rally struct{ InAir int }
+
+// Sent and Caught are what the players announce.
+type (
+	Sent   struct{}
+	Caught struct{}
+)
+
+func (r *Rally) Handle(ev any) error {
+	switch ev.(type) {
+	case Sent:
+		r.InAir++
+	case Caught:
+		if r.InAir == 0 {
+			return fmt.Errorf("caught a ball nobody sent")
+		}
+		r.InAir--
+	}
+	return nil
+}
+
+func (r *Rally) Hot() bool { return r.InAir > 0 }
+
+// Player is Ping announcing its throws and catches to the monitors.
+type Player struct{ Ping }
+
+func (p *Player) HandleApp(ctx *sim.Context, req any) {
+	ctx.Notify(Sent{})
+	p.Ping.HandleApp(ctx, req)
+}
+
+func (p *Player) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
+	ctx.Notify(Caught{})
+	if m.(Ball).N < 4 {
+		ctx.Notify(Sent{})
+	}
+	p.Ping.HandleMessage(ctx, from, m)
+}
+
+// ExampleMonitor checks ping-pong with a monitor instead of a state
+// predicate: the system is live when no ball is in the air.
+func ExampleMonitor() {
+	sys := &sim.System{Name: "rally", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{
+			Nodes:    2,
+			Service:  func(sim.NodeID) sim.Service { return &Player{} },
+			App:      func(id sim.NodeID) []any { return []any{"serve"}[:1-id] },
+			Monitors: []sim.MonitorSpec{{Name: "Rally", New: func() sim.Monitor { return &Rally{} }}},
+		}, nil
+	}}
+	cfg, _, err := sys.Config(nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("safety:", cfg.Safety[0].Name, "liveness:", cfg.Liveness[0].Name)
+	s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(1)})
+	if err != nil {
+		panic(err)
+	}
+	for {
+		live, _ := s.AllHold(cfg.Liveness)
+		fmt.Printf("step %d: %d in the air, live %v\n", s.Steps(), sim.MonitorOf[Rally](s.View()).InAir, live)
+		if ok, err := s.Step(); err != nil || !ok {
+			break
+		}
+	}
+	// Output:
+	// safety: Rally liveness: Rally
+	// step 0: 0 in the air, live true
+	// step 1: 1 in the air, live false
+	// step 2: 1 in the air, live false
+	// step 3: 1 in the air, live false
+	// step 4: 1 in the air, live false
+	// step 5: 0 in the air, live true
+}

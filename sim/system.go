@@ -53,6 +53,35 @@ type ParamSpec struct {
 	Kind    ParamKind
 	Default string
 	Doc     string
+	// Min and Max, when set, bound an int parameter: Resolve refuses a
+	// value outside them (ErrBadParam naming the range), and macemc list
+	// prints the range. Set them with Bound, e.g. Min: sim.Bound(2).
+	Min, Max *int
+}
+
+// Bound returns a pointer to v, for ParamSpec.Min and Max.
+func Bound(v int) *int { return &v }
+
+// Range returns the values an int parameter allows in words, e.g. "2 to
+// 28", "at least 0", or "" when it is not bounded.
+func (p *ParamSpec) Range() string {
+	switch {
+	case p.Min != nil && p.Max != nil:
+		return fmt.Sprintf("%d to %d", *p.Min, *p.Max)
+	case p.Min != nil:
+		return fmt.Sprintf("at least %d", *p.Min)
+	case p.Max != nil:
+		return fmt.Sprintf("at most %d", *p.Max)
+	}
+	return ""
+}
+
+// check reports a value outside the parameter's range.
+func (p *ParamSpec) check(v int) error {
+	if p.Min != nil && v < *p.Min || p.Max != nil && v > *p.Max {
+		return fmt.Errorf("%w: %s=%d: allowed %s", ErrBadParam, p.Name, v, p.Range())
+	}
+	return nil
 }
 
 // Params holds a system's resolved parameter values, as text. Get them with
@@ -97,6 +126,8 @@ type Property struct {
 	Name  string
 	Doc   string
 	Check func(v *View) bool
+
+	monitor int // 1 + the index of the monitor it checks, 0 for none
 }
 
 // Weights bias random walks (seed 003 §4.3): each ready event is chosen
@@ -165,39 +196,72 @@ type Config struct {
 	Safety []Property
 	// Liveness properties must hold eventually, again and again.
 	Liveness []Property
+	// Monitors are specification state machines the services notify
+	// (Context.Notify); see Monitor. Each one adds its properties to
+	// Safety and Liveness (AddMonitorProperties), so properties and
+	// monitors mix freely.
+	Monitors []MonitorSpec
 	// Weights bias random walks.
 	Weights Weights
 	// Failures bounds the failures an execution may contain.
 	Failures Failures
+	// Model, when set, is the sequential specification of the object the
+	// system implements: the checker reports every execution whose client
+	// history (Context.Invoke, Context.Return) is not linearizable with
+	// respect to it.
+	Model *Model
 }
+
+// MaxNodes bounds Config.Nodes: the simulator keeps n*n connection queues,
+// about 40 MiB at this bound, in every copy of the state.
+const MaxNodes = 1024
 
 // Validate reports a config that cannot run.
 func (c *Config) Validate() error {
 	if c == nil {
 		return fmt.Errorf("%w: nil config", ErrBadConfig)
 	}
-	if c.Nodes <= 0 {
-		return fmt.Errorf("%w: %d nodes", ErrBadConfig, c.Nodes)
+	if c.Nodes <= 0 || c.Nodes > MaxNodes {
+		return fmt.Errorf("%w: %d nodes (the simulator takes 1 to %d: it keeps a queue for each of the n*n connections)", ErrBadConfig, c.Nodes, MaxNodes)
 	}
 	if c.Service == nil {
 		return fmt.Errorf("%w: no Service constructor", ErrBadConfig)
 	}
-	seen := map[string]bool{}
+	if c.Model != nil {
+		if err := c.Model.validate(); err != nil {
+			return err
+		}
+	}
+	mons := map[string]bool{}
+	for _, m := range c.Monitors {
+		if m.Name == "" || m.New == nil {
+			return fmt.Errorf("%w: monitor %q has no name or no New", ErrBadConfig, m.Name)
+		}
+		if mons[m.Name] {
+			return fmt.Errorf("%w: monitor %q declared twice", ErrBadConfig, m.Name)
+		}
+		mons[m.Name] = true
+	}
+	seen := map[string]int{} // name -> monitor tag of the first property so named
 	for _, p := range slices.Concat(c.Safety, c.Liveness) {
 		if p.Name == "" || p.Check == nil {
 			return fmt.Errorf("%w: property %q has no name or no check", ErrBadConfig, p.Name)
 		}
-		if seen[p.Name] {
+		if tag, dup := seen[p.Name]; dup && (tag == 0 || tag != p.monitor) {
 			return fmt.Errorf("%w: property %q declared twice", ErrBadConfig, p.Name)
 		}
-		seen[p.Name] = true
+		if p.monitor == 0 && mons[p.Name] {
+			return fmt.Errorf("%w: property %q has the name of a monitor", ErrBadConfig, p.Name)
+		}
+		seen[p.Name] = p.monitor
 	}
 	return nil
 }
 
-// Select keeps only the named properties (safety or liveness) and reports
-// ErrUnknownProperty for a name the config does not have. With no names it
-// keeps everything.
+// Select keeps only the named properties (safety or liveness; a monitor's
+// name keeps both of its properties; Linearizable for the Model's check)
+// and reports ErrUnknownProperty for a name the config does not have. With
+// no names it keeps everything.
 func (c *Config) Select(names []string) error {
 	if len(names) == 0 {
 		return nil
@@ -206,21 +270,30 @@ func (c *Config) Select(names []string) error {
 	for _, n := range names {
 		want[n] = true
 	}
+	if c.Model != nil {
+		if !want[Linearizable] {
+			c.Model = nil
+		}
+		delete(want, Linearizable)
+	}
+	found := map[string]bool{}
 	keep := func(ps []Property) []Property {
 		var out []Property
 		for _, p := range ps {
 			if want[p.Name] {
 				out = append(out, p)
-				delete(want, p.Name)
+				found[p.Name] = true
 			}
 		}
 		return out
 	}
 	c.Safety, c.Liveness = keep(c.Safety), keep(c.Liveness)
-	if len(want) > 0 {
+	if len(found) < len(want) {
 		var missing []string
 		for n := range want {
-			missing = append(missing, n)
+			if !found[n] {
+				missing = append(missing, n)
+			}
 		}
 		sort.Strings(missing)
 		return fmt.Errorf("%w: %s", ErrUnknownProperty, strings.Join(missing, ", "))
@@ -238,7 +311,7 @@ type System struct {
 }
 
 // Resolve fills defaults into the given parameter values and checks their
-// names and kinds.
+// names, kinds and ranges (ParamSpec.Min and Max).
 func (s *System) Resolve(given map[string]string) (Params, error) {
 	p := Params{}
 	for _, spec := range s.Params {
@@ -260,8 +333,15 @@ func (s *System) Resolve(given map[string]string) (Params, error) {
 		}
 		switch spec.Kind {
 		case ParamInt:
-			if _, err := strconv.Atoi(v); err != nil {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				if r := spec.Range(); r != "" {
+					return nil, fmt.Errorf("%w: %s=%q is not an integer (allowed %s)", ErrBadParam, k, v, r)
+				}
 				return nil, fmt.Errorf("%w: %s=%q is not an integer", ErrBadParam, k, v)
+			}
+			if err := spec.check(n); err != nil {
+				return nil, err
 			}
 		case ParamBool:
 			if _, err := strconv.ParseBool(v); err != nil {
@@ -273,7 +353,8 @@ func (s *System) Resolve(given map[string]string) (Params, error) {
 	return p, nil
 }
 
-// Config resolves the parameters and builds a validated Config.
+// Config resolves the parameters and builds a validated Config, with the
+// properties of its monitors added (Config.AddMonitorProperties).
 func (s *System) Config(given map[string]string) (*Config, Params, error) {
 	p, err := s.Resolve(given)
 	if err != nil {
@@ -282,6 +363,9 @@ func (s *System) Config(given map[string]string) (*Config, Params, error) {
 	cfg, err := s.Build(p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("system %s: %w", s.Name, err)
+	}
+	if cfg != nil {
+		cfg.AddMonitorProperties()
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("system %s: %w", s.Name, err)
@@ -299,6 +383,15 @@ var (
 func Register(s *System) {
 	if s == nil || s.Name == "" || s.Build == nil {
 		panic("sim: Register of a system without name or Build")
+	}
+	for i := range s.Params {
+		p := &s.Params[i]
+		if p.Kind != ParamInt {
+			continue
+		}
+		if v, err := strconv.Atoi(p.Default); err != nil || p.check(v) != nil || p.Min != nil && p.Max != nil && *p.Min > *p.Max {
+			panic(fmt.Sprintf("sim: system %s: parameter %s's default %q is not in its range %s", s.Name, p.Name, p.Default, p.Range()))
+		}
 	}
 	registryMu.Lock()
 	defer registryMu.Unlock()

@@ -11,6 +11,7 @@ import (
 type View struct {
 	rt       hook.Runtime
 	services *[]Service
+	history  *[]HistoryEvent
 }
 
 // Len returns the number of nodes.
@@ -27,6 +28,11 @@ func (v *View) InFlight() int { return v.rt.InFlight() }
 
 // Step returns the number of transitions executed so far.
 func (v *View) Step() int { return v.rt.Steps() }
+
+// History returns the client history so far (Context.Invoke and
+// Context.Return), oldest first. The slice is the simulator's own: do not
+// modify or keep it.
+func (v *View) History() []HistoryEvent { return *v.history }
 
 // Node returns node id's service as a *T, or nil if it runs another service.
 func Node[T any](v *View, id NodeID) *T {

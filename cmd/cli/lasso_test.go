@@ -18,6 +18,18 @@ func searchJSON(t *testing.T, wantCode int, args ...string) (map[string]any, str
 	t.Helper()
 	dir := t.TempDir()
 	code, out, errs := run(t, append([]string{"search", "--json", "--out", dir}, args...)...)
+	return decodeReport(t, args, wantCode, code, out, errs), dir
+}
+
+// walkJSON is searchJSON without the explored state graph, for the tests
+// of what the walks find (lassos, temperature alarms, C2 checks).
+func walkJSON(t *testing.T, wantCode int, args ...string) (map[string]any, string) {
+	t.Helper()
+	return searchJSON(t, wantCode, append([]string{"--no-graph"}, args...)...)
+}
+
+func decodeReport(t *testing.T, args []string, wantCode, code int, out, errs string) map[string]any {
+	t.Helper()
 	if code != wantCode {
 		t.Fatalf("%v: exit %d, want %d\n%s%s", args, code, wantCode, out, errs)
 	}
@@ -25,7 +37,7 @@ func searchJSON(t *testing.T, wantCode int, args ...string) (map[string]any, str
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v: --json output: %v\n%s", args, err, out)
 	}
-	return rep, dir
+	return rep
 }
 
 func num(v any) int {
@@ -92,7 +104,7 @@ func checkLassoView(t *testing.T, rep map[string]any, dir, hash, kind string) {
 func TestSearchLassoPhilosophers(t *testing.T) {
 	for _, n := range []string{"2", "3"} {
 		args := []string{"--system", "philosophers", "--param", "n=" + n, "--lasso", "--walk-depth", "400", "--walks", "10"}
-		rep, dir := searchJSON(t, ExitViolation, args...)
+		rep, dir := walkJSON(t, ExitViolation, args...)
 		checkLassoReport(t, rep, dir, "exact")
 		if c := obj(t, rep, "critical"); c["condition"] != "C2" {
 			t.Errorf("n=%s: critical transition claimed: %v", n, c)
@@ -102,7 +114,7 @@ func TestSearchLassoPhilosophers(t *testing.T) {
 		}
 		if n == "2" {
 			for _, w := range []string{"1", "2"} {
-				again, _ := searchJSON(t, ExitViolation, append(args, "--workers", w)...)
+				again, _ := walkJSON(t, ExitViolation, append(args, "--workers", w)...)
 				if num(again["stem"]) != num(rep["stem"]) || num(again["path"]) != num(rep["path"]) || len(again["cycle"].([]any)) != len(rep["cycle"].([]any)) {
 					t.Errorf("--workers %s: stem %v path %v, want %v %v", w, again["stem"], again["path"], rep["stem"], rep["path"])
 				}
@@ -110,7 +122,7 @@ func TestSearchLassoPhilosophers(t *testing.T) {
 		}
 	}
 	// The text report shows the cycle.
-	code, out, _ := run(t, "search", "--system", "philosophers", "--param", "n=2", "--lasso", "--walk-depth", "400", "--walks", "10", "--out", t.TempDir())
+	code, out, _ := run(t, "search", "--system", "philosophers", "--no-graph", "--param", "n=2", "--lasso", "--walk-depth", "400", "--walks", "10", "--out", t.TempDir())
 	for _, want := range []string{"LIVENESS VIOLATION of EveryoneEats (lasso", "lasso: a stem of", "condition C2", "Confirmed lasso", "lassos confirmed"} {
 		if code != ExitViolation || !strings.Contains(out, want) {
 			t.Errorf("text report lacks %q:\n%s", want, out)
@@ -121,7 +133,7 @@ func TestSearchLassoPhilosophers(t *testing.T) {
 // TestSearchLassoClean: the fixed philosophers show no lasso within the
 // budget, though unfair hot cycles are seen.
 func TestSearchLassoClean(t *testing.T) {
-	rep, _ := searchJSON(t, ExitNone, "--system", "philosophers", "--param", "n=2", "--param", "fixed=true", "--lasso", "--max-paths", "300", "--walk-depth", "400")
+	rep, _ := walkJSON(t, ExitNone, "--system", "philosophers", "--param", "n=2", "--param", "fixed=true", "--lasso", "--max-paths", "300", "--walk-depth", "400")
 	s := obj(t, rep, "lasso_stats")
 	if num(s["confirmed"]) != 0 || num(s["unfair"]) == 0 || rep["kind"] != nil {
 		t.Errorf("fixed: %v", rep)
@@ -132,7 +144,7 @@ func TestSearchLassoClean(t *testing.T) {
 // critical-transition search finds no dead state (C2), but the hot cycles
 // are unfair, so no lasso is reported: kind "dead".
 func TestSearchUnfairNotLasso(t *testing.T) {
-	rep, _ := searchJSON(t, ExitViolation, "--system", "lasso-starve", "--param", "app-weight=4", "--lasso", "--walk-depth", "1000", "--walks", "20")
+	rep, _ := walkJSON(t, ExitViolation, "--system", "lasso-starve", "--param", "app-weight=4", "--lasso", "--walk-depth", "1000", "--walks", "20")
 	if rep["kind"] != "dead" || rep["lasso"] != nil || rep["stem"] != nil {
 		t.Errorf("kind %v lasso %v", rep["kind"], rep["lasso"])
 	}
@@ -149,13 +161,13 @@ func TestSearchUnfairNotLasso(t *testing.T) {
 // none either way.
 func TestSearchPartialHash(t *testing.T) {
 	base := []string{"--system", "proposers", "--lasso", "--walk-depth", "400", "--walks", "10"}
-	rep, _ := searchJSON(t, ExitNone, append(base, "--max-paths", "300")...)
+	rep, _ := walkJSON(t, ExitNone, append(base, "--max-paths", "300")...)
 	if s := obj(t, rep, "lasso_stats"); num(s["confirmed"]) != 0 || num(s["repeats"]) != 0 {
 		t.Errorf("exact: %v", s)
 	}
-	rep, dir := searchJSON(t, ExitViolation, append(base, "--partial-hash")...)
+	rep, dir := walkJSON(t, ExitViolation, append(base, "--partial-hash")...)
 	checkLassoReport(t, rep, dir, "partial")
-	rep, _ = searchJSON(t, ExitNone, append(base, "--partial-hash", "--param", "fixed=true", "--max-paths", "300")...)
+	rep, _ = walkJSON(t, ExitNone, append(base, "--partial-hash", "--param", "fixed=true", "--max-paths", "300")...)
 	if s := obj(t, rep, "lasso_stats"); num(s["confirmed"]) != 0 {
 		t.Errorf("fixed: %v", s)
 	}
@@ -166,7 +178,7 @@ func TestSearchPartialHash(t *testing.T) {
 // became live, no lasso in its path); on the philosophers its alarm's path
 // holds the livelock's lasso.
 func TestSearchTemperature(t *testing.T) {
-	rep, dir := searchJSON(t, ExitViolation, "--system", "lasso-slow", "--temperature", "50", "--walk-depth", "1000", "--max-paths", "20")
+	rep, dir := walkJSON(t, ExitViolation, "--system", "lasso-slow", "--temperature", "50", "--walk-depth", "1000", "--max-paths", "20")
 	tr := obj(t, rep, "temperature")
 	if rep["kind"] != "temperature" || tr["verdict"] != "false alarm" || num(tr["live_at"]) != 200 || num(tr["threshold"]) != 50 || num(rep["steps"]) != num(tr["alarm_step"]) {
 		t.Errorf("slow: kind %v temperature %v steps %v", rep["kind"], tr, rep["steps"])
@@ -176,11 +188,11 @@ func TestSearchTemperature(t *testing.T) {
 		t.Errorf("error trace: %+v %v", et, err)
 	}
 	// Exact lasso detection does not fall for it.
-	rep, _ = searchJSON(t, ExitNone, "--system", "lasso-slow", "--lasso", "--walk-depth", "1000", "--max-paths", "20")
+	rep, _ = walkJSON(t, ExitNone, "--system", "lasso-slow", "--lasso", "--walk-depth", "1000", "--max-paths", "20")
 	if s := obj(t, rep, "lasso_stats"); num(s["confirmed"]) != 0 {
 		t.Errorf("slow --lasso: %v", s)
 	}
-	rep, _ = searchJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--temperature", "30", "--walk-depth", "400")
+	rep, _ = walkJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--temperature", "30", "--walk-depth", "400")
 	tr = obj(t, rep, "temperature")
 	if rep["kind"] != "temperature" || tr["verdict"] != "lasso" || rep["lasso"] == nil {
 		t.Errorf("philosophers: kind %v temperature %v", rep["kind"], tr)
@@ -190,7 +202,7 @@ func TestSearchTemperature(t *testing.T) {
 	}
 	// The alarm reported does not depend on the number of workers.
 	for _, w := range []string{"1", "3"} {
-		again, _ := searchJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--temperature", "30", "--walk-depth", "400", "--workers", w)
+		again, _ := walkJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--temperature", "30", "--walk-depth", "400", "--workers", w)
 		if num(again["steps"]) != num(rep["steps"]) || num(again["stem"]) != num(rep["stem"]) {
 			t.Errorf("--workers %s: alarm at %v stem %v, want %v %v", w, again["steps"], again["stem"], rep["steps"], rep["stem"])
 		}
@@ -203,7 +215,7 @@ func TestSearchTemperature(t *testing.T) {
 // stays hungry, the critical-transition search finds every state
 // recoverable (C2), and the report shows the cycle.
 func TestSearchC2ChecksForLasso(t *testing.T) {
-	rep, dir := searchJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--walk-depth", "40", "--walks", "10")
+	rep, dir := walkJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--walk-depth", "40", "--walks", "10")
 	if c := obj(t, rep, "critical"); c["condition"] != "C2" {
 		t.Fatalf("critical transition %v: the livelock has no dead state", c)
 	}
@@ -217,7 +229,7 @@ func TestSearchC2ChecksForLasso(t *testing.T) {
 // has a dead state, reached when the manager handles the stale sync report
 // (C1), and its dead execution loops; with --lasso the report gives both.
 func TestStorageGivesBothViews(t *testing.T) {
-	rep, dir := searchJSON(t, ExitViolation, "--system", "storage", "--lasso", "--walk-depth", "2000", "--walks", "10")
+	rep, dir := walkJSON(t, ExitViolation, "--system", "storage", "--lasso", "--walk-depth", "2000", "--walks", "10")
 	c := obj(t, rep, "critical")
 	if c["condition"] != "C1" || !strings.Contains(c["event"].(string), "node 0 receives SyncReport") {
 		t.Errorf("critical transition %v, want C1 at the manager handling the stale SyncReport", c)
@@ -242,7 +254,7 @@ func TestLassoUsageErrors(t *testing.T) {
 // order like any violation: outcome "lasso" or "temperature", the search
 // stopped for the violation (not cancelled), --max-violations honoured.
 func TestSearchObservedOutcome(t *testing.T) {
-	rep, _ := searchJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--lasso", "--walk-depth", "400", "--walks", "10")
+	rep, _ := walkJSON(t, ExitViolation, "--system", "philosophers", "--param", "n=2", "--lasso", "--walk-depth", "400", "--walks", "10")
 	vs, _ := rep["violations"].([]any)
 	if rep["outcome"] != "lasso" || rep["stop"] != "violation" || len(vs) != 1 {
 		t.Fatalf("lasso: outcome %v stop %v violations %v", rep["outcome"], rep["stop"], vs)
@@ -250,7 +262,7 @@ func TestSearchObservedOutcome(t *testing.T) {
 	if v := vs[0].(map[string]any); v["outcome"] != "lasso" || num(v["steps"]) != 400 || num(v["path"]) != num(rep["path"]) {
 		t.Errorf("lasso violation %v", v)
 	}
-	rep, _ = searchJSON(t, ExitViolation, "--system", "lasso-slow", "--temperature", "50", "--walk-depth", "1000", "--max-paths", "20", "--max-violations", "3")
+	rep, _ = walkJSON(t, ExitViolation, "--system", "lasso-slow", "--temperature", "50", "--walk-depth", "1000", "--max-paths", "20", "--max-violations", "3")
 	vs, _ = rep["violations"].([]any)
 	if rep["outcome"] != "temperature" || rep["kind"] != "temperature" || rep["stop"] != "violation" || len(vs) != 3 {
 		t.Fatalf("temperature: outcome %v kind %v stop %v violations %v", rep["outcome"], rep["kind"], rep["stop"], vs)
@@ -261,5 +273,39 @@ func TestSearchObservedOutcome(t *testing.T) {
 		if v["outcome"] != "temperature" || num(v["steps"]) != 200 || i > 0 && num(v["path"]) <= num(vs[i-1].(map[string]any)["path"]) {
 			t.Errorf("violation %d: %v", i, v)
 		}
+	}
+}
+
+// TestDefaultSearchGraphLasso: without any lasso flag, the default search
+// of the philosophers finds the livelock in its explored state graph
+// (seed 002) after a few rounds and reports it as a lasso whose trace
+// replays, as a walk's lasso is; the fixed philosophers exhaust their
+// state space and the report says liveness holds; the proposers' bidding
+// war needs --partial-hash (ballots grow). The report does not depend on
+// the number of workers.
+func TestDefaultSearchGraphLasso(t *testing.T) {
+	rep, dir := searchJSON(t, ExitViolation, "--system", "philosophers", "--walk-depth", "400", "--walks", "10")
+	checkLassoReport(t, rep, dir, "exact")
+	g := obj(t, rep, "graph")
+	if l := obj(t, rep, "lasso"); !strings.Contains(l["source"].(string), "explored state graph") || !strings.Contains(g["verdict"].(string), "lasso reported") {
+		t.Errorf("lasso source %q, graph %v", l["source"], g)
+	}
+	for _, w := range []string{"1", "2"} {
+		again, _ := searchJSON(t, ExitViolation, "--system", "philosophers", "--walk-depth", "400", "--walks", "10", "--workers", w)
+		if num(again["stem"]) != num(rep["stem"]) || num(again["path"]) != num(rep["path"]) || num(again["paths"]) != num(rep["paths"]) {
+			t.Errorf("--workers %s: stem %v path %v paths %v, want %v %v %v", w, again["stem"], again["path"], again["paths"], rep["stem"], rep["path"], rep["paths"])
+		}
+	}
+
+	rep, _ = searchJSON(t, ExitNone, "--system", "philosophers", "--param", "fixed=true", "--walk-depth", "400")
+	if g := obj(t, rep, "graph"); rep["stop"] != "exhausted" || num(g["states"]) != 811 || !strings.Contains(g["verdict"].(string), "liveness holds") {
+		t.Errorf("fixed: stop %v, graph %v", rep["stop"], g)
+	}
+
+	rep, dir = searchJSON(t, ExitViolation, "--system", "proposers", "--partial-hash", "--walk-depth", "400", "--walks", "10")
+	checkLassoReport(t, rep, dir, "partial")
+	rep, _ = searchJSON(t, ExitNone, "--system", "proposers", "--partial-hash", "--param", "fixed=true", "--walk-depth", "400", "--max-paths", "3000")
+	if g := obj(t, rep, "graph"); num(g["states"]) == 0 || num(g["rejected"]) != 0 {
+		t.Errorf("fixed proposers: graph %v", g)
 	}
 }

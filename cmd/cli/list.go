@@ -14,6 +14,13 @@ type listedParam struct {
 	Kind    string `json:"kind"`
 	Default string `json:"default"`
 	Doc     string `json:"doc,omitempty"`
+	Min     *int   `json:"min,omitempty"`
+	Max     *int   `json:"max,omitempty"`
+	rng     string
+}
+
+func listParam(p *sim.ParamSpec) listedParam {
+	return listedParam{Name: p.Name, Kind: p.Kind.String(), Default: p.Default, Doc: p.Doc, Min: p.Min, Max: p.Max, rng: p.Range()}
 }
 
 type listedSystem struct {
@@ -22,7 +29,11 @@ type listedSystem struct {
 	Params   []listedParam `json:"params"`
 	Safety   []string      `json:"safety"`
 	Liveness []string      `json:"liveness"`
-	Error    string        `json:"error,omitempty"`
+	Monitors []string      `json:"monitors,omitempty"`
+	// Linearizable says the system has a sequential model: the clients'
+	// history of every execution is checked against it.
+	Linearizable bool   `json:"linearizable,omitempty"`
+	Error        string `json:"error,omitempty"`
 }
 
 func (a *App) list(args []string) (int, error) {
@@ -36,19 +47,23 @@ func (a *App) list(args []string) (int, error) {
 	for _, st := range explore.Strategies() {
 		ls := listedStrategy{Name: st.Name(), Doc: st.Doc()}
 		for _, p := range st.Params() {
-			ls.Params = append(ls.Params, listedParam{p.Name, p.Kind.String(), p.Default, p.Doc})
+			ls.Params = append(ls.Params, listParam(&p))
 		}
 		strategies = append(strategies, ls)
 	}
 	for _, sys := range sim.Systems() {
 		ls := listedSystem{Name: sys.Name, Doc: sys.Doc, Safety: []string{}, Liveness: []string{}}
 		for _, p := range sys.Params {
-			ls.Params = append(ls.Params, listedParam{p.Name, p.Kind.String(), p.Default, p.Doc})
+			ls.Params = append(ls.Params, listParam(&p))
 		}
 		if cfg, _, err := sys.Config(nil); err != nil {
 			ls.Error = err.Error()
 		} else {
 			ls.Safety, ls.Liveness = names(cfg.Safety), names(cfg.Liveness)
+			for _, m := range cfg.Monitors {
+				ls.Monitors = append(ls.Monitors, m.Name)
+			}
+			ls.Linearizable = cfg.Model != nil
 		}
 		out = append(out, ls)
 	}
@@ -66,7 +81,11 @@ func (a *App) list(args []string) (int, error) {
 			fmt.Fprintf(a.Stdout, "  %s\n", firstLine(s.Doc))
 		}
 		for _, p := range s.Params {
-			fmt.Fprintf(a.Stdout, "  --param %s=%s (%s)", p.Name, p.Default, p.Kind)
+			if p.rng != "" {
+				fmt.Fprintf(a.Stdout, "  --param %s=%s (%s, %s)", p.Name, p.Default, p.Kind, p.rng)
+			} else {
+				fmt.Fprintf(a.Stdout, "  --param %s=%s (%s)", p.Name, p.Default, p.Kind)
+			}
 			if p.Doc != "" {
 				fmt.Fprintf(a.Stdout, "  %s", p.Doc)
 			}
@@ -74,6 +93,12 @@ func (a *App) list(args []string) (int, error) {
 		}
 		fmt.Fprintf(a.Stdout, "  safety:   %s\n", orNone(s.Safety))
 		fmt.Fprintf(a.Stdout, "  liveness: %s\n", orNone(s.Liveness))
+		if len(s.Monitors) > 0 {
+			fmt.Fprintf(a.Stdout, "  monitors: %s (each a safety property and, if it can be hot, a liveness property of its name)\n", strings.Join(s.Monitors, ", "))
+		}
+		if s.Linearizable {
+			fmt.Fprintf(a.Stdout, "  history:  %s (the clients' history, against the system's sequential model)\n", sim.Linearizable)
+		}
 		if s.Error != "" {
 			fmt.Fprintf(a.Stdout, "  error: %s\n", s.Error)
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,19 +32,38 @@ func (a *App) replay(args []string) (int, error) {
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
-	var log io.Writer = a.Stdout
-	var buf strings.Builder
-	if *logPath != "" || *asJSON {
-		log = &buf
+	if *steps < -1 || *steps > t.Steps {
+		return ExitUsage, usagef("--steps %d: allowed -1 (the whole trace) or 0 to %d (the trace's steps)", *steps, t.Steps)
 	}
-	r, err := search.Replay(t, *steps, log)
+	var r *search.Replayed
+	switch {
+	case *logPath != "":
+		// Streamed into the file, written whole or not at all; only a
+		// regular file is replaced (never /dev/null, a FIFO or a symlink).
+		if err := trace.CheckReplaceable(*logPath); err != nil {
+			return ExitUsage, usageError{fmt.Errorf("--log: %w", err)}
+		}
+		werr := trace.WriteAtomic(*logPath, func(w io.Writer) error {
+			bw := bufio.NewWriterSize(w, 1<<16)
+			var err error
+			if r, err = search.Replay(t, *steps, bw); err != nil {
+				return err
+			}
+			return bw.Flush()
+		})
+		if werr != nil {
+			if r == nil {
+				return ExitUsage, usageError{fmt.Errorf("%s: %w", *path, werr)}
+			}
+			return ExitUsage, usageError{fmt.Errorf("--log: %w", werr)}
+		}
+	case *asJSON:
+		r, err = search.Replay(t, *steps, nil)
+	default:
+		r, err = search.Replay(t, *steps, a.Stdout)
+	}
 	if err != nil {
 		return ExitUsage, usageError{fmt.Errorf("%s: %w", *path, err)}
-	}
-	if *logPath != "" {
-		if err := trace.WriteAtomic(*logPath, func(w io.Writer) error { _, err := io.WriteString(w, buf.String()); return err }); err != nil {
-			return ExitUsage, err
-		}
 	}
 	if *asJSON {
 		out := map[string]any{"system": t.System, "params": t.Params, "kind": t.Kind, "property": t.Property, "steps": r.Steps,
@@ -133,7 +153,11 @@ func (a *App) critical(args []string) (int, error) {
 		return ExitViolation, enc.Encode(r)
 	}
 	c := r.Critical
-	fmt.Fprintf(a.Stdout, "critical transition: step %d, %s (condition %s, k=%d, d_max=%d, %d probes, %.2fs)\n", c.Step, c.Event, c.Condition, c.Walks, c.WalkDepth, c.Probes, c.Elapsed.Seconds())
+	if c.Interrupted {
+		fmt.Fprintf(a.Stdout, "critical transition: interrupted after %d probes (k=%d, d_max=%d, %.2fs)\n", c.Probes, c.Walks, c.WalkDepth, c.Elapsed.Seconds())
+	} else {
+		fmt.Fprintf(a.Stdout, "critical transition: step %d, %s (condition %s, k=%d, d_max=%d, %d probes, %.2fs)\n", c.Step, c.Event, c.Condition, c.Walks, c.WalkDepth, c.Probes, c.Elapsed.Seconds())
+	}
 	fmt.Fprintf(a.Stdout, "  %s\n", strings.ReplaceAll(strings.TrimSpace(c.Explain), "\n", "\n  "))
 	for _, key := range []string{"critical", "live_log", "live_trace"} {
 		if p, ok := r.Files[key]; ok {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -21,6 +23,7 @@ func (a *App) search(args []string) (int, error) {
 	var system string
 	var params []string
 	var asJSON bool
+	var progressFlag, maxMemory string
 	fs.StringVar(&system, "system", "", "system to search (see 'list')")
 	fs.StringArrayVar(&params, "param", nil, "system parameter NAME=VALUE (repeatable)")
 	fs.StringArrayVar(&o.Properties, "property", nil, "check only this property (repeatable; default: all)")
@@ -43,6 +46,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.StringVar(&o.Prefix, "prefix", "", "search from the end of this trace (a live steady-state prefix)")
 	fs.IntVar(&o.PrefixSteps, "prefix-steps", 0, "first walk to a live steady state of at least this many steps, save it as prefix.trace, and search from its end")
 	fs.DurationVar(&o.HandlerTimeout, "handler-timeout", search.Options{}.HandlerTimeout, "report a handler that runs longer than this (default 5s)")
+	fs.DurationVar(&o.LinTimeout, "lin-timeout", search.Options{}.LinTimeout, "give up checking one history for linearizability after this long and count it unknown (default 10s)")
 	fs.BoolVar(&o.NoCritical, "no-critical", false, "skip the critical-transition search")
 	fs.BoolVar(&o.NoConfirm, "no-confirm", false, "answer as Algorithm 3 alone: do not confirm the critical transition with more walks")
 	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 50 walks of d_max)")
@@ -53,6 +57,10 @@ func (a *App) search(args []string) (int, error) {
 	fs.BoolVar(&o.Lasso.Partial, "partial-hash", false, "compare states by node type (or a service's LassoKey) and pending message types only, for systems whose exact state never repeats")
 	fs.BoolVar(&o.Lasso.NodeFairness, "lasso-node-fairness", false, "count a cycle as fair when every node with an enabled event runs (seed 000's definition) instead of every connection, timer and driver")
 	fs.IntVar(&o.Lasso.Temperature, "temperature", 0, "temperature method (seed 000 Algorithm 2): report a walk with this many steps in a row into non-live states (0: off)")
+	fs.StringVar(&maxMemory, "max-memory", "4GiB", "refuse a run estimated to need more memory than this (e.g. 8GiB, 512MiB; none: no limit)")
+	fs.StringVar(&progressFlag, "progress", "auto", "progress on stderr: auto (a status line on a terminal), lines (a line per phase, for logs), none")
+	fs.BoolVar(&o.Graph.Off, "no-graph", false, "do not record the explored state graph or look for fair cycles of hot states in it (seed 002)")
+	fs.IntVar(&o.Graph.MaxStates, "graph-states", search.DefaultGraphStates, "bound of the explored state graph (about 250 bytes a state with its transitions); past it new states are not recorded")
 	sflags := strategyFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
@@ -60,10 +68,21 @@ func (a *App) search(args []string) (int, error) {
 	// Zero means "the default" in Options; on the command line it is a
 	// value, and these flags do not take it.
 	o.Minimize = !*noMinimize
-	for _, name := range []string{"depth-step", "walk-depth", "walks", "max-violations", "max-states", "lasso-replays", "handler-timeout", "minimize-budget"} {
+	for _, name := range []string{"depth-step", "walk-depth", "walks", "max-violations", "max-states", "graph-states", "lasso-replays", "handler-timeout", "lin-timeout", "minimize-budget"} {
 		if f := fs.Lookup(name); fs.Changed(name) && (f.Value.String() == "0" || f.Value.String() == "0s") {
 			return ExitUsage, usagef("--%s 0: allowed %s", name, allowed(name))
 		}
+	}
+	var err error
+	if o.MaxMemory, err = search.ParseBytes(maxMemory); err != nil {
+		return ExitUsage, usagef("--max-memory: %v", err)
+	}
+	if o.MaxMemory == 0 {
+		return ExitUsage, usagef("--max-memory 0: allowed a positive size, or none")
+	}
+	progOn, progLines, err := progressMode(progressFlag, a.Terminal && !asJSON)
+	if err != nil {
+		return ExitUsage, err
 	}
 	sys, err := a.system(system)
 	if err != nil {
@@ -78,7 +97,7 @@ func (a *App) search(args []string) (int, error) {
 	o.Command = a.Name
 	ctx, stop := a.signals()
 	defer stop()
-	prog := &progress{w: a.Stderr, on: a.Terminal && !asJSON, budget: o.Time, maxPaths: o.MaxPaths}
+	prog := &progress{w: a.Stderr, on: progOn, lines: progLines, budget: o.Time, maxPaths: o.MaxPaths}
 	o.Progress = prog.show
 	rep, err := search.Run(ctx, sys, o)
 	prog.clear()
@@ -87,7 +106,7 @@ func (a *App) search(args []string) (int, error) {
 		if errors.As(err, &oe) {
 			return ExitUsage, usagef("--%s %v: allowed %s", oe.Flag, oe.Value, oe.Range)
 		}
-		return ExitUsage, usageError{err}
+		return ExitUsage, usagef("%s", strings.TrimPrefix(err.Error(), "search: "))
 	}
 	if asJSON {
 		enc := json.NewEncoder(a.Stdout)
@@ -103,11 +122,56 @@ func (a *App) search(args []string) (int, error) {
 		code = ExitViolation
 	}
 	if err != nil {
-		// The results could not be written; what was found is printed above.
-		fmt.Fprintf(a.Stderr, "%s search: %v\n", a.Name, err)
+		// The results could not be written: say on stderr what was found
+		// and how to find it again, so that nothing is lost.
+		fmt.Fprintf(a.Stderr, "%s search: %v\n", a.Name, strings.TrimPrefix(err.Error(), "search: "))
+		a.lostResults(rep, args)
+		if code == ExitViolation {
+			return ExitViolation, nil
+		}
 		return ExitUsage, nil
 	}
 	return code, nil
+}
+
+// lostResults tells, after the result files could not be written, what the
+// run found and the command that finds it again: a search is
+// deterministic, so the same flags with --max-paths set to the finding's
+// path + 1 reproduce it exactly, whatever the time budget was.
+func (a *App) lostResults(rep *search.Report, args []string) {
+	f := rep.First()
+	if f == nil {
+		fmt.Fprintf(a.Stderr, "%s search: nothing was found (%d paths searched); the report above is complete\n", a.Name, rep.Stats.Paths)
+		return
+	}
+	written := "none of the result files was written"
+	if len(rep.Files) > 0 {
+		var names []string
+		for _, p := range rep.Files {
+			names = append(names, p)
+		}
+		sort.Strings(names)
+		written = "only " + strings.Join(names, ", ") + " written"
+	}
+	fmt.Fprintf(a.Stderr, "%s search: FOUND %s (%s) of %s on path %d after %d steps (%s)\n",
+		a.Name, f.Verdict, f.Kind, f.Property, f.Path, f.Steps, written)
+	var cmd []string
+	skip := false
+	for _, arg := range args {
+		switch {
+		case skip:
+			skip = false
+			continue
+		case arg == "--max-paths" || arg == "--time" || arg == "--out":
+			skip = true
+			continue
+		case strings.HasPrefix(arg, "--max-paths=") || strings.HasPrefix(arg, "--time=") || strings.HasPrefix(arg, "--out="):
+			continue
+		}
+		cmd = append(cmd, search.Quote(arg))
+	}
+	fmt.Fprintf(a.Stderr, "%s search: to find it again, with the files in a writable directory:\n  %s search %s --max-paths %d --out DIR\n",
+		a.Name, a.Name, strings.Join(cmd, " "), f.Path+1)
 }
 
 // signals returns a context cancelled by the first SIGINT or SIGTERM; a

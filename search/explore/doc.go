@@ -31,6 +31,43 @@
 // nothing. An observer that is a Committer learns when its path is
 // committed, so that what it counts covers exactly the committed paths.
 //
+// # Strategies
+//
+// The order of the paths is a Strategy's (strategy.go): search/dfs (the
+// bounded DFS above, the default), search/walk (no bounded part),
+// search/random and search/pct (seed 001's random and priority-based
+// schedulers: independent random paths, never pruned), search/delay (seed
+// 002's iterative delay bounding: pruned with the delays spent as the cost,
+// explore.Coster). A strategy sees the ready events it picks among
+// (engine.EventChooser) and needs nothing from the command line: its
+// Params become --STRATEGY-PARAM flags.
+//
+// # The explored state graph
+//
+// With Config.Graph the coordinator also records every state the bounded
+// parts reach and every transition between them (package walks/fair), and
+// looks for a reachable fair cycle of hot states in the graph at the end
+// of every round, whenever the graph doubled, and when the search stops
+// (seed 002's iterative cycle detection). A cycle it finds is replayed on
+// the system (fair.Graph.Execution), handed to GraphConfig.Confirm, and
+// committed as the next path's result, in path order like a walk's
+// violation (Violation.Graph says where it came from).
+//
+// Config.Check judges every execution where it ends (PathCheck): where its
+// bounded part fell quiescent, or where its walk ended without a
+// violation, never a pruned path (its continuation is judged from the
+// state's earlier occurrence, so the state hash must cover what the check
+// judges: the engine's covers the clients' history, which is what package
+// search/lin checks). A violation it finds (Judgement) is committed like
+// any other (Violation.Checked, verdict Safety); Stats count the paths it
+// judged and the distinct keys, violations and unknowns among them.
+//
+// A scheduler that implements Watcher is shown the simulator after every
+// step of its path's bounded part, and may end the path there (EndBlocked,
+// Stats.Blocked): partial-order reduction (search/dpor) learns what each
+// step did and stops at states whose every continuation is explored by
+// other paths.
+//
 // The bounded parts run on one goroutine, in a fixed order, and walks are
 // spread over Workers goroutines, each walk seeded by walks.SeedFor(Seed,
 // path index); results, and every count of Stats, are committed in path

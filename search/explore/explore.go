@@ -89,9 +89,57 @@ type Config struct {
 	// path order like any other. An observer that is a Committer is told
 	// when its walk's path is committed.
 	Observe func() walks.Observer
+	// Check, when set, judges every execution where it ends (see
+	// PathCheck): linearizability of the clients' history is one.
+	Check PathCheck
+
+	// Graph, when set, records the explored state graph and reports the
+	// fair cycles of hot states it holds (see GraphConfig).
+	Graph *GraphConfig
 
 	pathHook func(choices []int32) // tests: called with each bounded path
 }
+
+// PathCheck judges whole executions where they end, beyond the safety
+// properties checked in every state: package search/lin checks that the
+// clients' history is linearizable. Check is shown the final state of
+// every path that is not cut short: where its bounded part fell quiescent,
+// or where its walk ended without a violation (live, or at d_max). A path
+// cut at a state seen before is not checked: its continuation is, from
+// the earlier occurrence, and a state's hash must then cover what Check
+// judges (the engine's hash covers the history). Check is called from the
+// coordinator and from the workers, concurrently.
+type PathCheck interface {
+	Check(s *engine.Sim) Judgement
+}
+
+// Judgement is a PathCheck's verdict on one execution.
+type Judgement struct {
+	// Key identifies what was judged (the history's hash): the statistics
+	// count distinct keys (Stats.CheckedDistinct).
+	Key uint64
+	// Outcome is the verdict. CheckViolated makes the path a violation
+	// (verdict Safety, Violation.Checked set); CheckUnknown is counted,
+	// never taken for CheckOK.
+	Outcome CheckOutcome
+	// Property names what was violated; Detail describes it
+	// (Violation.Observed).
+	Property string
+	Detail   any
+}
+
+// CheckOutcome is a PathCheck's verdict.
+type CheckOutcome int
+
+// The verdicts of a PathCheck.
+const (
+	// CheckOK: the execution passed.
+	CheckOK CheckOutcome = iota
+	// CheckViolated: the execution is a violation.
+	CheckViolated
+	// CheckUnknown: the check could not decide (it timed out).
+	CheckUnknown
+)
 
 func (c *Config) validate() error {
 	if c.System == nil {
@@ -110,7 +158,7 @@ func (c *Config) validate() error {
 		c.WalkDepth = DefaultWalkDepth
 	}
 	if c.Workers <= 0 {
-		c.Workers = runtime.NumCPU()
+		c.Workers = DefaultWorkers()
 	}
 	if c.MaxViolations <= 0 {
 		c.MaxViolations = 1
@@ -212,8 +260,12 @@ type Violation struct {
 	Outcome  walks.Outcome
 	Property string
 	// Observed is the observer's detail of a walks.Observed outcome (for
-	// lasso detection a *lasso.Finding); nil otherwise.
+	// lasso detection a *lasso.Finding), or the path check's detail when
+	// Checked; nil otherwise.
 	Observed any
+	// Checked marks a violation the path check (Config.Check) found where
+	// the execution ended (verdict Safety, outcome walks.Unsafe).
+	Checked bool
 	// Choices replay the execution; Steps is its length.
 	Choices []int32
 	Steps   int
@@ -228,6 +280,9 @@ type Violation struct {
 	FailuresUntil int
 	// Err is the handler panic or hang behind a Failed outcome.
 	Err error
+	// Graph is set for a violation found in the explored state graph
+	// (Config.Graph): a fair cycle of hot states.
+	Graph *GraphLasso
 }
 
 // Stats say what a search covered. Every count covers the paths before
@@ -241,13 +296,20 @@ type Stats struct {
 	DeepestComplete int
 	Depth           int
 	// Paths executed, of which Pruned were cut short by reaching a state
-	// already seen on an earlier path, Cycles ended their bounded part
-	// early by returning to a state of their own (and walked from there),
-	// and Walks that ran a random walk.
-	Paths  int64
-	Pruned int64
-	Cycles int64
-	Walks  int64
+	// already seen on an earlier path, Blocked were ended by their
+	// scheduler (every way on explored elsewhere: DPOR's sleep sets),
+	// Cycles ended their bounded part early by returning to a state of
+	// their own (and walked from there), and Walks that ran a random walk.
+	Paths   int64
+	Pruned  int64
+	Blocked int64
+	Cycles  int64
+	Walks   int64
+	// Checked counts the paths the path check (Config.Check) judged where
+	// they ended, CheckedDistinct the distinct things it judged (for
+	// linearizability, distinct histories), and of those CheckedViolated
+	// were violations and CheckedUnknown could not be decided.
+	Checked, CheckedDistinct, CheckedViolated, CheckedUnknown int64
 	// Transitions executed in all (bounded parts and walks).
 	Transitions int64
 	// DistinctStates is the number of distinct states the bounded parts
@@ -261,6 +323,9 @@ type Stats struct {
 	Violations     int
 	// Stop says why the search ended.
 	Stop Stop
+	// Graph says what the explored state graph held (Config.Graph; nil
+	// without it).
+	Graph *GraphStats
 }
 
 // Result is a search's verdict with its evidence and coverage.
@@ -277,8 +342,19 @@ type pathStats struct {
 	newStates   int64
 	unrecorded  int64
 	pruned      bool
+	blocked     bool
 	cycle       bool
 	walked      bool
+	checked     bool // judged by the path check, with this verdict:
+	judged      Judgement
+	// cut marks a path whose walk was cut short or never run because the
+	// search was interrupted: it is not counted.
+	cut bool
+	// graph is the explored graph's statistics after the path's bounded
+	// part (nil without a graph): the coordinator runs ahead of the
+	// commits, so the statistics of the last committed path are the ones
+	// that do not depend on timing.
+	graph *GraphStats
 }
 
 // Committer is implemented by a walk's observer (Config.Observe) that
@@ -303,6 +379,9 @@ type job struct {
 	observer walks.Observer
 	// status is the explorer's status when it handed out the path.
 	status Status
+	// noPath marks a result that is no path of the strategy's (a cycle
+	// of the explored graph): it does not count as one.
+	noPath bool
 	// sim, when set, holds the execution at the end of the bounded part
 	// (the coordinator's, handed over with engine.Sim.SwapState): the
 	// worker walks on from it instead of replaying the path.
@@ -323,8 +402,19 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrConfig, c.Strategy.Name(), err)
 	}
 	r := &runner{cfg: c, ctx: ctx, ex: ex, start: time.Now(), seen: newVisited(c.MaxStates)}
-	return r.run()
+	r.graph = newGraphRun(&r.cfg)
+	res, err := r.run()
+	if !r.hung {
+		// A goroutine stuck in a hung handler's path may still hold the
+		// coordinator: leave the table to it then.
+		r.seen.free()
+	}
+	return res, err
 }
+
+// DefaultWorkers is the number of workers a search runs when Config.Workers
+// is 0: one per core.
+func DefaultWorkers() int { return runtime.NumCPU() }
 
 type runner struct {
 	cfg   Config
@@ -341,8 +431,11 @@ type runner struct {
 	states int
 	memos  []engine.HashMemo
 	// prev holds the previous path's choices after the prefix: a new path
-	// reaches the same states as long as it makes the same choices.
-	prev []int32
+	// reaches the same states as long as it makes the same choices (in
+	// the same round: a new round records its states anew). prevRound is
+	// that path's round.
+	prev      []int32
+	prevRound int
 
 	// live counters for progress reports (the result counts committed
 	// paths only).
@@ -353,6 +446,9 @@ type runner struct {
 	// the workers (job.sim).
 	pool chan *engine.Sim
 
+	// graph is the explored state graph (Config.Graph), or nil.
+	graph *graphRun
+
 	mu         sync.Mutex
 	done       map[int64]*job // finished jobs waiting to be committed
 	nextCommit int64
@@ -361,7 +457,11 @@ type runner struct {
 	final      *Status // the explorer's status once it had no more paths
 	stopAt     int64   // first path index not committed when stopping (-1: none)
 	stats      Stats   // committed paths
+	judged     map[uint64]CheckOutcome
 	quit       chan struct{}
+	// hung marks a coordinator abandoned to a hung handler: its goroutine
+	// may still use the visited set.
+	hung bool
 }
 
 func (r *runner) liveAfter(depth int) int { return r.cfg.PrefixSteps + depth }
@@ -417,6 +517,11 @@ func (r *runner) run() (*Result, error) {
 	if f := r.final; f != nil && r.stopReason == f.Done {
 		res.Stats.Rounds, res.Stats.Depth, res.Stats.DeepestComplete = f.Rounds, f.Depth, f.DeepestComplete
 	}
+	if r.stopReason != StopViolation && r.graph != nil {
+		// Every path ran and the graph had its last look: its final
+		// statistics are the search's.
+		res.Stats.Graph = r.graphStats()
+	}
 	if len(res.Violations) > 0 {
 		res.Verdict = res.Violations[0].Verdict
 	}
@@ -461,6 +566,9 @@ func (r *runner) commit(j *job) {
 		if r.stopAt >= 0 && next.index >= r.stopAt {
 			continue
 		}
+		if next.stats.cut && next.result == nil {
+			continue
+		}
 		r.add(next)
 		if next.result != nil {
 			r.violations = append(r.violations, *next.result)
@@ -476,6 +584,12 @@ func (r *runner) commit(j *job) {
 // add counts a committed path; r.mu is held.
 func (r *runner) add(j *job) {
 	st, ps := &r.stats, &j.stats
+	if ps.graph != nil {
+		st.Graph = ps.graph
+	}
+	if j.noPath {
+		return
+	}
 	st.Rounds, st.Depth, st.DeepestComplete = j.status.Rounds, j.status.Depth, j.status.DeepestComplete
 	st.Paths++
 	st.Transitions += ps.transitions
@@ -483,6 +597,25 @@ func (r *runner) add(j *job) {
 	st.Unrecorded += ps.unrecorded
 	if ps.pruned {
 		st.Pruned++
+	}
+	if ps.blocked {
+		st.Blocked++
+	}
+	if ps.checked {
+		st.Checked++
+		if _, seen := r.judged[ps.judged.Key]; !seen {
+			if r.judged == nil {
+				r.judged = map[uint64]CheckOutcome{}
+			}
+			r.judged[ps.judged.Key] = ps.judged.Outcome
+			st.CheckedDistinct++
+			switch ps.judged.Outcome {
+			case CheckViolated:
+				st.CheckedViolated++
+			case CheckUnknown:
+				st.CheckedUnknown++
+			}
+		}
 	}
 	if ps.cycle {
 		st.Cycles++
@@ -553,6 +686,27 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 	}
 	pc := &pathChooser{base: c.Prefix}
 	var status Status // the explorer's, for the current path
+	round := 0
+	// graph searches the explored graph for a fair cycle when it is due
+	// and hands the violation, if any, to the workers as the next path's
+	// result; false when the search is to stop (the workers are gone).
+	graph := func(roundEnded bool) bool {
+		if !r.graph.due(roundEnded, index) {
+			return true
+		}
+		v := r.checkGraph(index)
+		if v == nil {
+			return true
+		}
+		j := &job{index: index, result: v, noPath: true, stats: pathStats{graph: r.graphStats()}}
+		index++
+		select {
+		case jobs <- j:
+			return true
+		case <-r.quit:
+			return false
+		}
+	}
 	err = s.Guard(c.HandlerTimeout, func() error {
 		defer close(jobs)
 		var end *End
@@ -565,20 +719,28 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 				return nil
 			}
 			if c.MaxPaths > 0 && index >= c.MaxPaths {
-				stop(StopPaths)
+				if graph(true) {
+					stop(StopPaths)
+				}
 				return nil
 			}
 			if !deadline.IsZero() && time.Now().After(deadline) {
-				stop(StopTime)
+				if graph(true) {
+					stop(StopTime)
+				}
 				return nil
 			}
 			p, ok := r.ex.Next(end)
 			status = r.ex.Status()
+			if !graph(!ok || round != 0 && p.Round != round) {
+				return nil
+			}
 			if !ok {
 				r.finished(status)
 				stop(status.Done)
 				return nil
 			}
+			round = p.Round
 			if c.Progress != nil && time.Since(lastProgress) >= c.ProgressEvery {
 				lastProgress = time.Now()
 				c.Progress(r.progress())
@@ -586,6 +748,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 			j, e, err := r.bounded(s, pc, &p, index)
 			if j != nil {
 				j.status = status
+				j.stats.graph = r.graphStats()
 			}
 			if s.Abandoned() {
 				// The watchdog gave up on a handler of this path and
@@ -621,6 +784,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 	})
 	var hang *engine.HangError
 	if errors.As(err, &hang) {
+		r.hung = true
 		close(r.quit)
 		// The hung path is the violation; report it in order.
 		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: hang.Choices, Steps: hang.Step, Path: index, Err: err}
@@ -673,6 +837,7 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 		ch = &eventPathChooser{pathChooser: *pc, events: ec}
 	}
 	coster, _ := p.Scheduler.(Coster)
+	watcher, _ := p.Scheduler.(Watcher)
 	s.SetFailuresUntil(r.failuresUntil(p.Depth))
 	j := &job{index: index, depth: p.Depth}
 	violation := func(verdict Verdict, out walks.Outcome, prop string, err error) (*job, End, error) {
@@ -698,8 +863,14 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 	// the previous path has; k counts this path's.
 	prev, k := r.states, 0
 	r.states = 0
+	if p.Round != r.prevRound {
+		// The states of the previous path were recorded in its round:
+		// this round must check and record them again.
+		r.prev, r.prevRound = r.prev[:0], p.Round
+	}
 	if c.PrefixSteps == 0 {
 		r.memo(s, 0, true)
+		r.recordRoot(s)
 	}
 	limit := c.PrefixSteps + p.Depth
 	fresh, same := false, 0 // same: the choices after the prefix compared with r.prev so far
@@ -723,15 +894,23 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 				}
 			}
 			r.keepChoices(s)
+			if c.Check != nil {
+				if v := r.check(s, j, p.Depth); v != nil {
+					j.result = v
+					return j, End{Steps: s.Steps() - c.PrefixSteps, Reason: EndViolation}, nil
+				}
+			}
 			return j, End{Steps: s.Steps() - c.PrefixSteps, Reason: EndQuiescent}, nil
 		}
 		j.stats.transitions++
 		if s.Steps() <= c.PrefixSteps {
 			if s.Steps() == c.PrefixSteps {
 				r.memo(s, 0, true)
+				r.recordRoot(s)
 			}
 			continue
 		}
+		stop := watcher != nil && !watcher.Watch(s)
 		if !fresh {
 			cs := s.Choices()[len(c.Prefix):]
 			for ; same < len(cs); same++ {
@@ -745,6 +924,9 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 		if !fresh && k <= prev {
 			r.memo(s, k, false)
 			r.states = k
+			if stop {
+				return r.blocked(s, j)
+			}
 			continue
 		}
 		if i, err := s.FirstViolated(c.System.Safety); err != nil || i >= 0 {
@@ -755,6 +937,9 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 		}
 		if !c.NoHashing {
 			h := s.Hash()
+			if r.graph != nil {
+				r.record(s, k, h)
+			}
 			if slices.Contains(r.onPath[:k], h) {
 				// A cycle back to a state of this very path: going deeper
 				// adds nothing to the bounded part, but if every way on
@@ -787,8 +972,30 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 			r.memo(s, k, true)
 		}
 		r.states = k
+		if stop {
+			return r.blocked(s, j)
+		}
 	}
 	return r.walkFrom(s, j, EndDepth)
+}
+
+// blocked ends a bounded part its scheduler ended (Watcher).
+func (r *runner) blocked(s *engine.Sim, j *job) (*job, End, error) {
+	j.stats.blocked = true
+	r.keepChoices(s)
+	return j, End{Steps: s.Steps() - r.cfg.PrefixSteps, Reason: EndBlocked}, nil
+}
+
+// check runs the path check on the execution's final state and records
+// its verdict in j's statistics; it returns the violation, if any.
+func (r *runner) check(s *engine.Sim, j *job, depth int) *Violation {
+	jd := r.cfg.Check.Check(s)
+	j.stats.checked, j.stats.judged = true, jd
+	if jd.Outcome != CheckViolated {
+		return nil
+	}
+	return &Violation{Verdict: Safety, Outcome: walks.Unsafe, Property: jd.Property, Observed: jd.Detail, Checked: true,
+		Choices: s.ChoiceValues(), Steps: s.Steps(), Path: j.index, Depth: depth, LiveAfter: r.liveAfter(depth), FailuresUntil: r.failuresUntil(depth)}
 }
 
 // walkFrom ends a bounded part whose path goes on with a random walk.
@@ -874,7 +1081,11 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 				case <-r.quit:
 					return nil
 				}
-				if j.result != nil || !j.walk || r.stopping.Load() && r.beyondStop(j.index) {
+				if j.result == nil && j.walk && r.ctx.Err() != nil {
+					// Interrupted: the walk is not run, nor counted.
+					j.stats.cut = true
+				}
+				if j.result != nil || !j.walk || j.stats.cut || r.stopping.Load() && r.beyondStop(j.index) {
 					if j.sim != nil {
 						r.putSim(j.sim)
 						j.sim = nil
@@ -977,6 +1188,7 @@ func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 	if s.Abandoned() {
 		return false
 	}
+	j.stats.cut = obs.interrupted
 	j.stats.walked = true
 	j.stats.transitions += int64(res.Steps - j.steps)
 	r.liveTransitions.Add(int64(res.Steps - j.steps))
@@ -987,24 +1199,34 @@ func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 		}
 		j.result = &Violation{Verdict: verdict, Outcome: res.Outcome, Property: res.Property, Observed: res.Observed, Choices: s.ChoiceValues(), Steps: s.Steps(),
 			Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: res.Err}
+	} else if c.Check != nil && res.Outcome != walks.Stopped {
+		j.result = r.check(s, j, j.depth)
 	}
 	return true
 }
 
 // walkObserver is the observer of one walk: it ends the walk early, with
-// no verdict, once the search is stopping before the walk's path, and
-// otherwise defers to the caller's observer.
+// no verdict, once the search is stopping before the walk's path or is
+// interrupted (then the path is not counted), and otherwise defers to the
+// caller's observer.
 type walkObserver struct {
-	r     *runner
-	index int64
-	inner walks.Observer
-	cut   bool
+	r           *runner
+	index       int64
+	inner       walks.Observer
+	cut         bool
+	interrupted bool
 }
 
 func (o *walkObserver) Observe(s *engine.Sim) bool {
-	if s.Steps()&1023 == 0 && o.r.stopping.Load() && o.r.beyondStop(o.index) {
-		o.cut = true
-		return false
+	if s.Steps()&1023 == 0 {
+		if o.r.ctx.Err() != nil {
+			o.cut, o.interrupted = true, true
+			return false
+		}
+		if o.r.stopping.Load() && o.r.beyondStop(o.index) {
+			o.cut = true
+			return false
+		}
 	}
 	return o.inner == nil || o.inner.Observe(s)
 }

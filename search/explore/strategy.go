@@ -47,6 +47,27 @@ type Setup struct {
 	Params sim.Params
 }
 
+// Steps returns the length of the bounded part a strategy with a "steps"
+// option is asked for: the option's value (def when it is not given),
+// capped by MaxDepth.
+func (s Setup) Steps(def int) (int, error) {
+	steps := def
+	if _, set := s.Params["steps"]; set {
+		steps = s.Params.Int("steps")
+	}
+	if s.MaxDepth > 0 {
+		steps = min(steps, s.MaxDepth)
+	}
+	if steps < 1 || steps > MaxSteps {
+		return 0, fmt.Errorf("steps %d: want 1 to %d", steps, MaxSteps)
+	}
+	return steps, nil
+}
+
+// MaxSteps bounds the bounded part of a path (the visited set records
+// costs below 2^32, depths below 2^20).
+const MaxSteps = 1<<20 - 1
+
 // Explorer proposes the paths of one search, one at a time, in a fixed
 // order: the same Setup gives the same paths.
 type Explorer interface {
@@ -95,6 +116,18 @@ type Coster interface {
 	Cost() uint32
 }
 
+// Watcher is a Scheduler that watches its path's bounded part: after every
+// step beyond the search's prefix, Watch is shown the simulator in the
+// state the step led to (its last event, engine.Sim.Shared, the history,
+// what is ready now). Partial-order reduction learns there what each step
+// did. Returning false ends the bounded part in that state (after it is
+// checked), as EndBlocked: the scheduler knows that every way on from it
+// is explored by other paths (a sleep-set blocked state of DPOR), so the
+// path neither walks nor is checked at its end.
+type Watcher interface {
+	Watch(s *engine.Sim) bool
+}
+
 // End says how a path's bounded part ended.
 type End struct {
 	// Steps is the number of steps the path ran after the prefix.
@@ -116,11 +149,15 @@ const (
 	EndCycle
 	// EndQuiescent: nothing was left to run.
 	EndQuiescent
-	// EndViolation: a safety property failed or a handler failed.
+	// EndViolation: a safety property failed, a handler failed, or the
+	// path check (Config.Check) found a violation.
 	EndViolation
+	// EndBlocked: the scheduler ended it (Watcher): every way on is
+	// explored by other paths.
+	EndBlocked
 )
 
-var endNames = [...]string{"depth", "pruned", "cycle", "quiescent", "violation"}
+var endNames = [...]string{"depth", "pruned", "cycle", "quiescent", "violation", "blocked"}
 
 // String returns the reason's name, e.g. "pruned".
 func (r EndReason) String() string {

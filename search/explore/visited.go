@@ -37,6 +37,7 @@ const (
 //
 // The coordinator alone uses it: no lock.
 type visited struct {
+	tab        table    // keys and vals live here (see table)
 	keys       []uint64 // state hash; 0 marks an empty slot (hash 0 is stored as 1)
 	vals       []uint32 // (round-base)<<depthBits | depth
 	base       uint64   // the round vals count from
@@ -67,9 +68,25 @@ func slotsFor(n int) int {
 }
 
 func (v *visited) alloc(size int) {
-	v.keys = make([]uint64, size)
-	v.vals = make([]uint32, size)
+	v.tab = newTable(size)
+	v.keys, v.vals = v.tab.keys, v.tab.vals
 	v.shift = 64 - uint(bits.TrailingZeros(uint(size)))
+}
+
+// free releases the table; the set is empty and unusable after.
+func (v *visited) free() {
+	v.tab.free()
+	v.keys, v.vals = nil, nil
+}
+
+// VisitedBytes returns the most memory the visited-state set of a search
+// with Config.MaxStates max (0: the default) takes: its table at the bound
+// and, while it grows to it, the half-size table it replaces.
+func VisitedBytes(max int) int64 {
+	if max <= 0 {
+		max = DefaultMaxStates
+	}
+	return 12 * int64(slotsFor(max)) * 3 / 2
 }
 
 func key(h uint64) uint64 {
@@ -152,14 +169,36 @@ const (
 	putUnrecorded                  // the state could not be recorded
 )
 
-// purge drops the states recorded before round.
+// purge drops the states recorded before round, in place: the table at
+// its bound is the search's largest allocation, and a second one beside
+// it would double the memory. The entries kept are rehashed in probe
+// order starting after a slot that was empty before the purge (a cluster
+// boundary: no probe sequence crosses it), so that each lands at or
+// before its slot.
 func (v *visited) purge(round uint64) {
-	keys, vals := v.keys, v.vals
-	v.alloc(len(keys))
+	start := -1
+	for i, k := range v.keys {
+		if k == 0 {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return // unreachable: the load is at most 3/4
+	}
 	v.count = 0
-	for j, k := range keys {
-		if k != 0 && v.base+uint64(vals[j]>>depthBits) >= round {
-			v.insert(k, vals[j])
+	for i, k := range v.keys {
+		if k != 0 && v.base+uint64(v.vals[i]>>depthBits) < round {
+			v.keys[i], v.vals[i] = 0, 0
+		}
+	}
+	n := len(v.keys)
+	for j := 1; j < n; j++ {
+		i := (start + j) % n
+		if k := v.keys[i]; k != 0 {
+			x := v.vals[i]
+			v.keys[i], v.vals[i] = 0, 0
+			v.insert(k, x)
 		}
 	}
 }
@@ -191,7 +230,7 @@ func (v *visited) grow() {
 	if len(v.keys) >= slotsFor(v.max) {
 		return
 	}
-	keys, vals := v.keys, v.vals
+	old, keys, vals := v.tab, v.keys, v.vals
 	v.alloc(2 * len(keys))
 	v.count = 0
 	for j, k := range keys {
@@ -199,6 +238,7 @@ func (v *visited) grow() {
 			v.insert(k, vals[j])
 		}
 	}
+	old.free()
 }
 
 // len returns the number of states recorded.

@@ -19,4 +19,8 @@ import (
 	_ "github.com/macemc/macemc/services/proposers"
 	_ "github.com/macemc/macemc/services/scheduler"
 	_ "github.com/macemc/macemc/services/storage"
+
+	// The systems of seed 004 (DS2): linearizability of client histories.
+	_ "github.com/macemc/macemc/services/kvmap"
+	_ "github.com/macemc/macemc/services/register"
 )

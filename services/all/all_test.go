@@ -197,3 +197,35 @@ func TestPrefixSearchFindsPastryFromSteadyState(t *testing.T) {
 		t.Errorf("prefix from another system: exit %d %s", code, errs.String())
 	}
 }
+
+// TestStrategiesFindBugs: every strategy of seeds 001 and 002 finds the
+// transport and storage (vNext) bugs as a dead state with a C1 critical
+// transition, in a trace that replays to the violation. Budget: seed 1,
+// 3,000 paths, d_max 5,000, k = 10. Which event is critical varies with
+// the execution found (transport: the sender taking an Ack of the new
+// connection, or a retransmission; storage: the manager taking the stale
+// SyncReport, or the failed node sending it), so the test logs it.
+func TestStrategiesFindBugs(t *testing.T) {
+	budget := []string{"--seed", "1", "--max-paths", "3000", "--walk-depth", "5000", "--walks", "10"}
+	for _, strategy := range [][]string{
+		{"--strategy", "random"},
+		{"--strategy", "pct"},
+		{"--strategy", "delay"},
+		{"--strategy", "delay", "--delay-base", "rtc"},
+	} {
+		for _, sys := range []string{"transport", "storage"} {
+			args := append(append([]string{"--system", sys}, strategy...), budget...)
+			code, r := search(t, args...)
+			if code != cli.ExitViolation || r.Verdict != "liveness" || r.Critical == nil || r.Critical.Condition != "C1" {
+				t.Errorf("%v: exit %d verdict %s critical %+v", args, code, r.Verdict, r.Critical)
+				continue
+			}
+			var out, errs bytes.Buffer
+			app := &cli.App{Name: "macemc", Stdout: &out, Stderr: &errs}
+			if code := app.Run([]string{"replay", "--trace", r.Files["error_trace"], "--json"}); code != cli.ExitViolation || !strings.Contains(out.String(), `"reproduced": true`) {
+				t.Errorf("%v: replay exit %d\n%s%s", args, code, out.String(), errs.String())
+			}
+			t.Logf("%s %v: %d paths, critical step %d: %s", sys, strategy, r.Paths, r.Critical.Step, r.Critical.Event)
+		}
+	}
+}

@@ -15,19 +15,23 @@ func init() {
 		Name: SystemName,
 		Doc:  "Chord ring (revised protocol): join through node 0, periodic stabilize; the bug of seed 003 §6 (a notify updates the predecessor only)",
 		Params: []sim.ParamSpec{
-			{Name: "nodes", Kind: sim.ParamInt, Default: "3", Doc: "number of nodes (2-64); node 0 creates the ring, the others join through it"},
+			{Name: "nodes", Kind: sim.ParamInt, Default: "3", Doc: "number of nodes; node 0 creates the ring, the others join through it (at most 28: more would collide in the 8-bit identifier space)", Min: sim.Bound(2), Max: sim.Bound(MaxNodes)},
 			{Name: "fixed", Kind: sim.ParamBool, Default: "false", Doc: "apply the fix: update successor and predecessor on hearing from any node"},
-			{Name: "resets", Kind: sim.ParamInt, Default: "1", Doc: "node resets per execution (a reset node reboots and rejoins with the same identifier)"},
-			{Name: "breaks", Kind: sim.ParamInt, Default: "0", Doc: "connection breaks per execution"},
+			{Name: "resets", Kind: sim.ParamInt, Default: "1", Doc: "node resets per execution (a reset node reboots and rejoins with the same identifier)", Min: sim.Bound(0), Max: sim.Bound(1000)},
+			{Name: "breaks", Kind: sim.ParamInt, Default: "0", Doc: "connection breaks per execution", Min: sim.Bound(0), Max: sim.Bound(1000)},
 		},
 		Build: build,
 	})
 }
 
+// MaxNodes is the most nodes the system takes: nodes 0 to 27 hash to
+// distinct identifiers of IDBits bits, node 28 collides with node 8.
+const MaxNodes = 28
+
 func build(p sim.Params) (*sim.Config, error) {
 	n := p.Int("nodes")
-	if n < 2 || n > 64 {
-		return nil, fmt.Errorf("nodes=%d: want 2 to 64", n)
+	if n < 2 || n > MaxNodes {
+		return nil, fmt.Errorf("nodes=%d: want 2 to %d", n, MaxNodes)
 	}
 	if err := ring.Distinct(n, IDBits); err != nil {
 		return nil, err

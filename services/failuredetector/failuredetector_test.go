@@ -111,7 +111,11 @@ func TestWalks(t *testing.T) {
 		walker.ReachLive(t, servicetest.Config(t, SystemName, params), servicetest.Batch{Walks: walks, Budget: budget}, fmt.Sprint(params))
 	}
 	dead := len(walker.Walks(t, servicetest.Variant(t, SystemName, false), servicetest.Batch{Walks: 1000, Budget: budget}).Stuck())
-	t.Logf("buggy: %d of 1000 walks stuck after %d steps", dead, budget)
+	// Seeded walks: 14 of them get stuck. Some must (the bug is reachable
+	// by walks), and few (it needs the client to register late).
+	if dead == 0 || dead > 100 {
+		t.Errorf("buggy: %d of 1000 walks stuck after %d steps, want a few (1-100)", dead, budget)
+	}
 }
 
 // TestDeterministic replays seeded walks of both variants twice and

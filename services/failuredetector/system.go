@@ -11,9 +11,9 @@ const SystemName = "failuredetector"
 
 // Params are the system's parameters with their defaults.
 var Params = []sim.ParamSpec{
-	{Name: "nodes", Kind: sim.ParamInt, Default: "2", Doc: "monitored daemons (nodes 2..nodes+1); node 0 is the failure detector, node 1 the client"},
-	{Name: "failures", Kind: sim.ParamInt, Default: "1", Doc: "daemons the client halts"},
-	{Name: "attempts", Kind: sim.ParamInt, Default: "1", Doc: "unanswered ping rounds before a daemon is declared failed"},
+	{Name: "nodes", Kind: sim.ParamInt, Default: "2", Doc: "monitored daemons (nodes 2..nodes+1); node 0 is the failure detector, node 1 the client", Min: sim.Bound(1), Max: sim.Bound(62)},
+	{Name: "failures", Kind: sim.ParamInt, Default: "1", Doc: "daemons the client halts (at most nodes)", Min: sim.Bound(0), Max: sim.Bound(62)},
+	{Name: "attempts", Kind: sim.ParamInt, Default: "1", Doc: "unanswered ping rounds before a daemon is declared failed", Min: sim.Bound(1), Max: sim.Bound(1000)},
 	{Name: "fixed", Kind: sim.ParamBool, Default: "false", Doc: "tell a newly registered client about the failures declared before"},
 }
 

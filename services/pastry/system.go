@@ -15,20 +15,24 @@ func init() {
 		Name: SystemName,
 		Doc:  "Pastry overlay (leaf sets, join routing, leaf set maintenance) with node resets; the rapid-rejoin bug of seed 003 §1",
 		Params: []sim.ParamSpec{
-			{Name: "nodes", Kind: sim.ParamInt, Default: "3", Doc: "number of nodes (2-64); node 0 starts the overlay, the others join through it"},
+			{Name: "nodes", Kind: sim.ParamInt, Default: "3", Doc: "number of nodes; node 0 starts the overlay, the others join through it (at most 28: more would collide in the 8-bit identifier space)", Min: sim.Bound(2), Max: sim.Bound(MaxNodes)},
 			{Name: "fixed", Kind: sim.ParamBool, Default: "false", Doc: "apply the fix: only joined nodes are members, and a join request drops stale entries for the joiner's identifier"},
-			{Name: "leafset", Kind: sim.ParamInt, Default: "2", Doc: "leaf set size L (even, at least 2): L/2 neighbours on each side"},
-			{Name: "resets", Kind: sim.ParamInt, Default: "1", Doc: "node resets per execution (a reset node reboots and rejoins with the same identifier)"},
-			{Name: "breaks", Kind: sim.ParamInt, Default: "0", Doc: "connection breaks per execution"},
+			{Name: "leafset", Kind: sim.ParamInt, Default: "2", Doc: "leaf set size L (even): L/2 neighbours on each side", Min: sim.Bound(2), Max: sim.Bound(64)},
+			{Name: "resets", Kind: sim.ParamInt, Default: "1", Doc: "node resets per execution (a reset node reboots and rejoins with the same identifier)", Min: sim.Bound(0), Max: sim.Bound(1000)},
+			{Name: "breaks", Kind: sim.ParamInt, Default: "0", Doc: "connection breaks per execution", Min: sim.Bound(0), Max: sim.Bound(1000)},
 		},
 		Build: build,
 	})
 }
 
+// MaxNodes is the most nodes the system takes: nodes 0 to 27 hash to
+// distinct identifiers of IDBits bits, node 28 collides with node 8.
+const MaxNodes = 28
+
 func build(p sim.Params) (*sim.Config, error) {
 	n := p.Int("nodes")
-	if n < 2 || n > 64 {
-		return nil, fmt.Errorf("nodes=%d: want 2 to 64", n)
+	if n < 2 || n > MaxNodes {
+		return nil, fmt.Errorf("nodes=%d: want 2 to %d", n, MaxNodes)
 	}
 	size := p.Int("leafset")
 	if size < 2 || size%2 != 0 {

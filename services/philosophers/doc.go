@@ -1,6 +1,8 @@
 // Package philosophers is the dining philosophers of seed 000 §III: a
 // liveness bug without a dead state and without a critical transition, a
-// livelock that only lasso detection can report.
+// livelock that only a lasso shows: the default search finds it in its
+// explored state graph, and walks with lasso detection (--lasso) find it
+// too.
 //
 // Philosophers and forks are nodes, alternating round a table. A hungry
 // philosopher asks its first fork (Acquire; the fork answers Granted or
@@ -39,11 +41,14 @@
 // from every state of the cycle a random walk soon lets someone eat, so
 // random walks (and the critical-transition search) find nothing, and
 // there is no critical transition. The livelock's probability decays with
-// n, as seed 000 reports.
+// n, as seed 000 reports. The default search (bounded DFS) records the
+// states it explores and reports the cycle as a lasso after two rounds
+// (TestExploredGraph).
 //
 // The fix (fixed=true): a resource hierarchy, every philosopher picks up
 // the lower-numbered fork first, which only changes the last philosopher,
 // who now starts with his right fork (fork 0). The whole state space then
 // has no fair cycle of hot states (fairness_test.go checks it exhaustively
-// for n = 2 and 3).
+// for n = 2 and 3): the default search exhausts it and reports that
+// liveness holds.
 package philosophers

@@ -1,7 +1,11 @@
 package philosophers
 
 import (
+	"context"
 	"testing"
+
+	"github.com/macemc/macemc/search/dfs"
+	xp "github.com/macemc/macemc/search/explore"
 
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
@@ -200,4 +204,55 @@ func TestFairHotCycles(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestExploredGraph: the default search (bounded DFS, the explored state
+// graph on) reports the livelock of the buggy variant as a lasso of the
+// graph, and exhausts the fixed variant's state space without one, as the
+// brute-force decision above says, for n = 2 and 3; the exhausted graph
+// holds every reachable state.
+func TestExploredGraph(t *testing.T) {
+	for n := 2; n <= 3; n++ {
+		for _, fixed := range []bool{false, true} {
+			res, err := xp.Run(context.Background(), xp.Config{System: config(t, n, fixed), Strategy: dfs.Strategy{},
+				WalkDepth: 400, Graph: &xp.GraphConfig{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := len(res.Violations) > 0 && res.Violations[0].Graph != nil
+			t.Logf("n=%d fixed=%v: %d rounds, stop %s, graph %+v, lasso %v", n, fixed, res.Stats.Rounds, res.Stats.Stop, *res.Stats.Graph, found)
+			if found == fixed || fixed && res.Stats.Stop != xp.StopExhausted {
+				t.Errorf("n=%d fixed=%v: lasso %v, stop %s", n, fixed, found, res.Stats.Stop)
+			}
+			if all := len(explore(t, config(t, n, fixed), 200000).hot); fixed && res.Stats.Graph.States != all {
+				t.Errorf("n=%d fixed: the exhausted graph has %d states, the state space %d", n, res.Stats.Graph.States, all)
+			}
+		}
+	}
+}
+
+// TestUnfairCyclesInFixed measures why the explored graph's cycle search
+// checks fairness, where seed 002's NDFS and MAP look for any cycle
+// through accepting (here: hot) states: the fixed variant, which has no
+// liveness bug, has hot cycles, every one of them unfair (a philosopher's
+// retry loop while his neighbour's Release waits). An accepting-cycle
+// search would report a false lasso on it.
+func TestUnfairCyclesInFixed(t *testing.T) {
+	g := explore(t, config(t, 3, true), 200000)
+	hot := map[uint64]bool{}
+	for h, isHot := range g.hot {
+		if isHot {
+			hot[h] = true
+		}
+	}
+	cyclic := 0
+	for _, c := range g.sccs(hot) {
+		if len(c) > 1 {
+			cyclic++
+		}
+	}
+	if found, _ := g.fairHotCycle(hot); cyclic == 0 || found {
+		t.Fatalf("fixed, n=3: %d hot strongly connected components with cycles, fair cycle %v; want some, none fair", cyclic, found)
+	}
+	t.Logf("fixed, n=3: %d hot components with cycles, none fair", cyclic)
 }

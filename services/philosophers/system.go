@@ -11,7 +11,7 @@ const SystemName = "philosophers"
 
 // Params are the system's parameters with their defaults.
 var Params = []sim.ParamSpec{
-	{Name: "n", Kind: sim.ParamInt, Default: "3", Doc: "number of philosophers (2-5); there are as many forks"},
+	{Name: "n", Kind: sim.ParamInt, Default: "3", Doc: "number of philosophers; there are as many forks", Min: sim.Bound(2), Max: sim.Bound(5)},
 	{Name: "fixed", Kind: sim.ParamBool, Default: "false", Doc: "pick up forks in a global order: the last philosopher starts with his right fork"},
 }
 

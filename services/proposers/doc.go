@@ -45,7 +45,9 @@
 // Acceptor.LassoKey and Proposer.LassoKey (a method LassoKey() any)
 // return each node's state without ballots: phase, values and whose
 // ballot the acceptor promised and accepted. Under that projection the
-// duel is a cycle of 8 steps.
+// duel is a cycle of 8 steps: `macemc search --system proposers
+// --partial-hash` finds it in the explored graph of partial states, and
+// `--lasso --partial-hash` in walks.
 //
 // The fix (fixed=true), a distinguished proposer: a proposer refused
 // because of a ballot of a higher-ranked proposer (higher node id) stops

@@ -11,7 +11,7 @@ const SystemName = "proposers"
 
 // Params are the system's parameters with their defaults.
 var Params = []sim.ParamSpec{
-	{Name: "proposers", Kind: sim.ParamInt, Default: "2", Doc: "number of proposers (2-4); node 0 is the acceptor"},
+	{Name: "proposers", Kind: sim.ParamInt, Default: "2", Doc: "number of proposers; node 0 is the acceptor", Min: sim.Bound(2), Max: sim.Bound(4)},
 	{Name: "fixed", Kind: sim.ParamBool, Default: "false", Doc: "a pre-empted proposer defers to a higher-ranked one instead of out-bidding it"},
 }
 

@@ -12,10 +12,10 @@ const SystemName = "randtree"
 
 // params are the system's parameters with their defaults.
 var params = []sim.ParamSpec{
-	{Name: "nodes", Kind: sim.ParamInt, Default: "4", Doc: "number of nodes; node 0 is the bootstrap and root"},
-	{Name: "degree", Kind: sim.ParamInt, Default: "2", Doc: "maximum number of children per node"},
-	{Name: "resets", Kind: sim.ParamInt, Default: "1", Doc: "node resets per execution"},
-	{Name: "breaks", Kind: sim.ParamInt, Default: "0", Doc: "connection breaks per execution"},
+	{Name: "nodes", Kind: sim.ParamInt, Default: "4", Doc: "number of nodes; node 0 is the bootstrap and root", Min: sim.Bound(1), Max: sim.Bound(64)},
+	{Name: "degree", Kind: sim.ParamInt, Default: "2", Doc: "maximum number of children per node", Min: sim.Bound(1), Max: sim.Bound(64)},
+	{Name: "resets", Kind: sim.ParamInt, Default: "1", Doc: "node resets per execution", Min: sim.Bound(0), Max: sim.Bound(1000)},
+	{Name: "breaks", Kind: sim.ParamInt, Default: "0", Doc: "connection breaks per execution", Min: sim.Bound(0), Max: sim.Bound(1000)},
 	{Name: "fixed", Kind: sim.ParamBool, Default: "false", Doc: "answer a JoinReply in init mode with Remove (the fix of seed 003 §6)"},
 }
 

@@ -11,7 +11,7 @@ const SystemName = "scheduler"
 
 // Params are the system's parameters with their defaults.
 var Params = []sim.ParamSpec{
-	{Name: "items", Kind: sim.ParamInt, Default: "2", Doc: "resources the server produces and the client consumes"},
+	{Name: "items", Kind: sim.ParamInt, Default: "2", Doc: "resources the server produces and the client consumes", Min: sim.Bound(1), Max: sim.Bound(1000)},
 	{Name: "fixed", Kind: sim.ParamBool, Default: "false", Doc: "the server checks for a resource again when the client announces it sleeps"},
 }
 

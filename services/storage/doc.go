@@ -32,12 +32,25 @@
 //   - replicas (int, default 3): replica target.
 //   - failures (int, default 1): extent nodes the driver fails.
 //   - fixed (bool, default false): ignore sync reports from failed nodes.
+//   - monitor (bool, default true): check the RepairChecker monitor;
+//     false checks the state predicates below instead.
 //
-// Properties:
+// Monitor (the default), seed 001's RepairChecker (§5.3.5): extent nodes
+// announce what happens to the ground truth (Context.Notify: NodeFailed
+// when one halts, ReplicaStored when one stores a repaired replica) and
+// the monitor keeps, per extent, the live nodes that hold it. It is hot
+// while the driver's failures are still to come or an extent is short of
+// live replicas (liveness property RepairChecker), and asserts that no
+// extent loses its last live replica (safety property RepairChecker). It
+// needs nothing from the manager, whose belief is the thing under test.
 //
-//   - ExtentsReplicated (liveness, seed 001's RepairChecker): the driver's
-//     failures have happened and every extent has its target of replicas
-//     on extent nodes that have not failed.
+// Properties (monitor=false), the same conditions as state predicates over
+// the nodes' structs (TestMonitorAgreesWithPredicates checks that they
+// agree on every state of 600 walks):
+//
+//   - ExtentsReplicated (liveness): the driver's failures have happened
+//     and every extent has its target of replicas on extent nodes that
+//     have not failed.
 //   - NoDataLoss (safety): every extent has a replica on a live node.
 //
 // The bug (seed 000 Figure 2): node 1 sends a SyncReport listing extent 0

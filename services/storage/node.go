@@ -51,6 +51,7 @@ func (n *ExtentNode) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Mess
 		ctx.Log().Msg("extent node fails")
 		n.Failed = true
 		ctx.CancelTimer(syncTimer)
+		ctx.Notify(NodeFailed{Node: ctx.Self()})
 	case RepairRequest:
 		if n.Has(m.Extent) {
 			return
@@ -67,9 +68,10 @@ func (n *ExtentNode) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Mess
 			return
 		}
 		n.Copying = slices.Delete(n.Copying, i, i+1)
-		if m.OK {
+		if m.OK && !n.Has(m.Extent) {
 			ctx.Log().Int("extent", int(m.Extent)).Msg("extent repaired")
 			n.Extents = insert(n.Extents, m.Extent)
+			ctx.Notify(ReplicaStored{Node: ctx.Self(), Extent: m.Extent})
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/macemc/macemc/services/servicetest"
@@ -38,8 +39,18 @@ func scenario(t testing.TB, s *engine.Sim) {
 // state 4 the 26th walk is the first live one) on the scenario continued
 // to d_max. Up to the manager's handling of the stale SyncReport some walk
 // repairs the extent; after it none does, while the manager counts 3
-// replicas of which only 2 are alive.
+// replicas of which only 2 are alive. Liveness is the RepairChecker
+// monitor's (the default) or the state predicate ExtentsReplicated
+// (monitor=false): the same critical transition.
 func TestCriticalTransition(t *testing.T) {
+	for _, monitor := range []bool{true, false} {
+		t.Run(fmt.Sprintf("monitor=%v", monitor), func(t *testing.T) {
+			criticalTransition(t, servicetest.Variant(t, SystemName, false, servicetest.Params("monitor", monitor)))
+		})
+	}
+}
+
+func criticalTransition(t *testing.T, cfg *sim.Config) {
 	const depth = 3000
 	k := func(i int) int {
 		if i < 5 {
@@ -47,7 +58,6 @@ func TestCriticalTransition(t *testing.T) {
 		}
 		return 30
 	}
-	cfg := servicetest.Variant(t, SystemName, false)
 	s := servicetest.New(t, cfg, 0)
 	scenario(t, s)
 	judge := servicetest.Judge{WalkDepth: depth, Search: 40, Seed: 1}
@@ -110,4 +120,49 @@ func TestWalks(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	servicetest.Deterministic(t, servicetest.Variant(t, SystemName, false), 5, 300)
 	servicetest.Deterministic(t, servicetest.Variant(t, SystemName, true), 5, 300)
+}
+
+// TestMonitorAgreesWithPredicates: on every state of 200 seeded walks of
+// both variants (and of a larger system with two failures), the
+// RepairChecker monitor is hot exactly when the state predicate
+// ExtentsReplicated does not hold, and its assertion holds exactly when
+// NoDataLoss does: the monitor, fed only by what the nodes announce,
+// tracks the ground truth the predicates read from the nodes' structs.
+func TestMonitorAgreesWithPredicates(t *testing.T) {
+	for _, params := range []map[string]string{
+		{"fixed": "false"},
+		{"fixed": "true"},
+		{"nodes": "6", "extents": "3", "failures": "2"},
+	} {
+		cfg := servicetest.Config(t, SystemName, params)
+		if len(cfg.Monitors) != 1 || len(cfg.Liveness) != 1 || cfg.Liveness[0].Name != "RepairChecker" {
+			t.Fatalf("%v: the default config does not check the RepairChecker monitor", params)
+		}
+		pred := servicetest.Config(t, SystemName, params, servicetest.Params("monitor", false))
+		replicated, noLoss := pred.Liveness[0], pred.Safety[0]
+		hot, agreed := 0, 0
+		for seed := range uint64(200) {
+			s := servicetest.New(t, cfg, seed)
+			for s.Steps() < 300 {
+				v := s.View()
+				m := sim.MonitorOf[RepairChecker](v)
+				_, failure := s.Monitor(0)
+				if m.Hot() == replicated.Check(v) || (failure == "") != noLoss.Check(v) {
+					t.Fatalf("%v seed %d step %d: monitor hot %v, failure %q; ExtentsReplicated %v, NoDataLoss %v",
+						params, seed, s.Steps(), m.Hot(), failure, replicated.Check(v), noLoss.Check(v))
+				}
+				if m.Hot() {
+					hot++
+				}
+				agreed++
+				if ok, err := s.Step(); err != nil || !ok {
+					t.Fatalf("%v seed %d: step %v, %v", params, seed, ok, err)
+				}
+			}
+		}
+		t.Logf("%v: %d states agreed, %d of them hot", params, agreed, hot)
+		if hot == 0 || hot == agreed {
+			t.Fatalf("%v: the walks never or always saw a hot monitor", params)
+		}
+	}
 }

@@ -11,11 +11,12 @@ const SystemName = "storage"
 
 // Params are the system's parameters with their defaults.
 var Params = []sim.ParamSpec{
-	{Name: "nodes", Kind: sim.ParamInt, Default: "4", Doc: "extent nodes (nodes 1..nodes); node 0 is the extent manager, the last node the driver"},
-	{Name: "extents", Kind: sim.ParamInt, Default: "1", Doc: "extents, each placed on replicas consecutive extent nodes"},
-	{Name: "replicas", Kind: sim.ParamInt, Default: "3", Doc: "replica target of every extent"},
-	{Name: "failures", Kind: sim.ParamInt, Default: "1", Doc: "extent nodes the driver fails (and notifies the manager of)"},
+	{Name: "nodes", Kind: sim.ParamInt, Default: "4", Doc: "extent nodes (nodes 1..nodes); node 0 is the extent manager, the last node the driver", Min: sim.Bound(1), Max: sim.Bound(62)},
+	{Name: "extents", Kind: sim.ParamInt, Default: "1", Doc: "extents, each placed on replicas consecutive extent nodes", Min: sim.Bound(1), Max: sim.Bound(64)},
+	{Name: "replicas", Kind: sim.ParamInt, Default: "3", Doc: "replica target of every extent (replicas+failures at most nodes)", Min: sim.Bound(1), Max: sim.Bound(62)},
+	{Name: "failures", Kind: sim.ParamInt, Default: "1", Doc: "extent nodes the driver fails (and notifies the manager of); fewer than replicas, and replicas+failures at most nodes", Min: sim.Bound(0), Max: sim.Bound(30)},
 	{Name: "fixed", Kind: sim.ParamBool, Default: "false", Doc: "the manager ignores sync reports from nodes it believes failed"},
+	{Name: "monitor", Kind: sim.ParamBool, Default: "true", Doc: "check the RepairChecker monitor (seed 001); false: the state predicates ExtentsReplicated and NoDataLoss"},
 }
 
 // liveReplicas returns how many extent nodes that have not failed store e.
@@ -104,7 +105,7 @@ func Build(p sim.Params) (*sim.Config, error) {
 	for i := 1; i <= nodes; i++ {
 		candidates = append(candidates, sim.NodeID(i))
 	}
-	return &sim.Config{
+	cfg := &sim.Config{
 		Nodes: nodes + 2,
 		Service: func(id sim.NodeID) sim.Service {
 			switch id {
@@ -140,9 +141,18 @@ func Build(p sim.Params) (*sim.Config, error) {
 			}
 			return reqs
 		},
-		Safety:   []sim.Property{NoDataLoss(extents)},
-		Liveness: []sim.Property{ExtentsReplicated(extents, replicas, failures)},
-	}, nil
+	}
+	if p.Bool("monitor") {
+		cfg.Monitors = []sim.MonitorSpec{{
+			Name: "RepairChecker",
+			Doc:  "the injected failures happened and every extent is back at its target of live replicas; no extent loses its last live replica",
+			New:  func() sim.Monitor { return NewRepairChecker(nodes, extents, replicas, failures) },
+		}}
+	} else {
+		cfg.Safety = []sim.Property{NoDataLoss(extents)}
+		cfg.Liveness = []sim.Property{ExtentsReplicated(extents, replicas, failures)}
+	}
+	return cfg, nil
 }
 
 func sortedCopy(s []sim.NodeID) []sim.NodeID {

@@ -11,11 +11,11 @@ const SystemName = "transport"
 
 // params are the system's parameters with their defaults.
 var params = []sim.ParamSpec{
-	{Name: "nodes", Kind: sim.ParamInt, Default: "2", Doc: "number of nodes; node 0 sends to every other node"},
-	{Name: "messages", Kind: sim.ParamInt, Default: "2", Doc: "messages node 0's application sends to each receiver"},
-	{Name: "retries", Kind: sim.ParamInt, Default: "1", Doc: "SYN retransmissions before a connection attempt is abandoned"},
-	{Name: "drops", Kind: sim.ParamInt, Default: "1", Doc: "datagram drops per execution"},
-	{Name: "resets", Kind: sim.ParamInt, Default: "0", Doc: "node resets per execution"},
+	{Name: "nodes", Kind: sim.ParamInt, Default: "2", Doc: "number of nodes; node 0 sends to every other node", Min: sim.Bound(2), Max: sim.Bound(64)},
+	{Name: "messages", Kind: sim.ParamInt, Default: "2", Doc: "messages node 0's application sends to each receiver", Min: sim.Bound(1), Max: sim.Bound(1000)},
+	{Name: "retries", Kind: sim.ParamInt, Default: "1", Doc: "SYN retransmissions before a connection attempt is abandoned", Min: sim.Bound(0), Max: sim.Bound(1000)},
+	{Name: "drops", Kind: sim.ParamInt, Default: "1", Doc: "datagram drops per execution", Min: sim.Bound(0), Max: sim.Bound(1000)},
+	{Name: "resets", Kind: sim.ParamInt, Default: "0", Doc: "node resets per execution", Min: sim.Bound(0), Max: sim.Bound(1000)},
 	{Name: "fixed", Kind: sim.ParamBool, Default: "false", Doc: "attach a monotone connection identifier to packets (the fix of seed 003 §5)"},
 }
 

@@ -215,3 +215,12 @@ func (r *bareRuntime) Rand(_, n int) int {
 func (r *bareRuntime) Elapsed(int) bool       { return (*Bare)(r).answer(2) == 1 }
 func (r *bareRuntime) Monotone() uint64       { r.monotone++; return r.monotone }
 func (r *bareRuntime) Log(int) *zerolog.Event { return nil }
+
+// Notify does nothing: monitors are the checker's, and no handler can
+// observe them.
+func (r *bareRuntime) Notify(int, any)           {}
+func (r *bareRuntime) Monitor(int) (any, string) { return nil, "" }
+
+// Invoke and Return record nothing: a handler cannot observe the history.
+func (r *bareRuntime) Invoke(int, int, any) {}
+func (r *bareRuntime) Return(int, int, any) {}

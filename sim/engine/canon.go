@@ -498,10 +498,11 @@ func (s *Sim) msgHash(p *pending) uint64 {
 	return p.hash
 }
 
-// Hash returns the 64-bit hash of the global state: every node's struct and
-// every pending event (messages on each connection in order, datagrams as
+// Hash returns the 64-bit hash of the global state: every node's struct,
+// every monitor (sim.Monitor) and every pending event (messages on each connection in order, datagrams as
 // a multiset, timers, driver positions, connection errors) and the failure
-// budget used. Only nodes that ran a handler since the last call are
+// budget used, and the client history's canonical form (HistoryHash).
+// Only nodes that ran a handler since the last call are
 // re-encoded. The step count and Monotone's counter are not part of it.
 func (s *Sim) Hash() uint64 {
 	h := uint64(0x6d61636563)
@@ -528,6 +529,9 @@ func (s *Sim) Hash() uint64 {
 		}
 		h = mix(h, 0xff)
 	}
+	for i := range s.w.mons {
+		h = mix(h, s.monitorHash(i))
+	}
 	for c := range s.w.conns {
 		q := &s.w.conns[c]
 		if q.len() == 0 {
@@ -551,6 +555,9 @@ func (s *Sim) Hash() uint64 {
 		}
 	}
 	h = mix(h, dg)
+	if len(s.w.hist) > 0 {
+		h = mix(h, s.w.histHash)
+	}
 	h = mix(h, uint64(s.w.resets)<<42|uint64(s.w.breaks)<<21|uint64(s.w.drops))
 	return h
 }

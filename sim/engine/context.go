@@ -51,7 +51,7 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 	if to < 0 || to >= s.n {
 		panic(fmt.Sprintf("sim: node %d sends to unknown node %d", from, to))
 	}
-	p := pending{msg: msg, from: sim.NodeID(from), to: sim.NodeID(to), weight: s.messageWeight(msg)}
+	p := pending{msg: msg, from: sim.NodeID(from), to: sim.NodeID(to), cause: s.cause(), weight: s.messageWeight(msg)}
 	if datagram {
 		s.w.dgrams = append(s.w.dgrams, p)
 	} else {
@@ -74,6 +74,7 @@ func (r *runtime) SetTimer(node int, name string, periodic bool) {
 	t := &s.w.nodes[node].timers[i]
 	if !t.armed {
 		s.w.armed++
+		t.cause = s.cause()
 	}
 	t.armed, t.periodic = true, periodic
 	if s.log != nil {
@@ -133,6 +134,13 @@ func (r *runtime) Elapsed(node int) bool {
 // Monotone implements hook.Runtime.
 func (r *runtime) Monotone() uint64 {
 	r.Check()
+	if !r.booting {
+		i := r.w.step
+		for len(r.w.shared) <= i>>6 {
+			r.w.shared = append(r.w.shared, 0)
+		}
+		r.w.shared[i>>6] |= 1 << (i & 63)
+	}
 	r.w.monotone++
 	return r.w.monotone
 }
@@ -144,4 +152,19 @@ func (r *runtime) Log(node int) *zerolog.Event {
 		return nil
 	}
 	return r.log.Info().Int("step", r.sim().logStep()).Int("node", node)
+}
+
+// Notify implements hook.Runtime.
+func (r *runtime) Notify(node int, event any) {
+	r.Check()
+	r.sim().notify(node, event)
+}
+
+// Monitor implements hook.Runtime (for a View).
+func (r *runtime) Monitor(i int) (any, string) {
+	if i < 0 || i >= len(r.w.mons) {
+		return nil, ""
+	}
+	ms := &r.w.mons[i]
+	return ms.m, ms.failure
 }

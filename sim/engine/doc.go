@@ -33,7 +33,13 @@
 // maps in key order, pointers followed) plus all pending events. A field
 // tagged `macemc:"-"` is left out; a type implementing sim.Canonicalizer
 // gives its own canonical form. FormatState and Sim.NodeText give the
-// stable text form the debugger diffs.
+// stable text form the debugger diffs. The clients' history
+// (sim.Context.Invoke, Return; Sim.History) is part of the state too, in
+// the canonical form linearizability depends on (history.go).
+//
+// For partial-order reduction, every pending event says which step made it
+// pending (Event.Cause), and Sim.Shared which steps used state beyond their
+// node (Monotone's counter).
 //
 // # Guards
 //

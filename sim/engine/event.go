@@ -78,7 +78,15 @@ type Event struct {
 	Peer  sim.NodeID
 	Timer string
 	Msg   sim.Message // the message or datagram; the request for EvApp
-	ref   int         // index into the simulator's queue for this event
+	// Cause is the transition (counting from 0) whose handler made the
+	// event pending: the step that sent the message or datagram, armed
+	// the timer, or reset the node whose driver requests these are; -1
+	// when the initial state holds it (boot), or for an injected failure
+	// and the connection errors it causes, whose cause is not tracked.
+	// Partial-order reduction reads it: an event cannot run before its
+	// cause.
+	Cause int32
+	ref   int // index into the simulator's queue for this event
 }
 
 // String describes the event in one line, e.g.

@@ -3,12 +3,14 @@ package engine
 import "math/bits"
 
 // HashMemo holds the hashes of the parts of one state, as Hash computes
-// them: every node's struct and every message and datagram in flight.
+// them: every node's struct, every monitor and every message and datagram
+// in flight.
 // A stateless search re-executes the same prefix again and again (seed 003
 // §4.2); with SaveHashes and RestoreHashes it hashes each state's parts
 // once, not once per replay. The zero HashMemo is empty and ready to use.
 type HashMemo struct {
 	nodes []uint64
+	mons  []uint64
 	where []int32 // per message in flight: its connection, or -1 for a datagram
 	msgs  []uint64
 	ok    bool
@@ -26,6 +28,10 @@ func (s *Sim) SaveHashes(m *HashMemo) {
 		}
 		m.nodes = append(m.nodes, nd.hash)
 	}
+	m.mons = m.mons[:0]
+	for i := range s.w.mons {
+		m.mons = append(m.mons, s.monitorHash(i))
+	}
 	s.eachInFlight(func(c int, p *pending) {
 		m.where = append(m.where, int32(c))
 		m.msgs = append(m.msgs, s.msgHash(p))
@@ -41,7 +47,7 @@ func (s *Sim) SaveHashes(m *HashMemo) {
 // nodes, where each message in flight is) and returns false, changing
 // nothing, when that does not match.
 func (s *Sim) RestoreHashes(m *HashMemo) bool {
-	if !m.ok || len(m.nodes) != len(s.w.nodes) {
+	if !m.ok || len(m.nodes) != len(s.w.nodes) || len(m.mons) != len(s.w.mons) {
 		return false
 	}
 	n := 0
@@ -57,6 +63,9 @@ func (s *Sim) RestoreHashes(m *HashMemo) bool {
 	}
 	for i := range s.w.nodes {
 		s.w.nodes[i].hash, s.w.nodes[i].dirty = m.nodes[i], false
+	}
+	for i := range s.w.mons {
+		s.w.mons[i].hash, s.w.mons[i].dirty = m.mons[i], false
 	}
 	i := 0
 	s.eachInFlight(func(_ int, p *pending) {

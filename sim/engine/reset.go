@@ -18,10 +18,15 @@ func (s *Sim) Reset(c Chooser) error {
 	w.monotone, w.step, w.resets, w.breaks, w.drops = 0, 0, 0, 0, 0
 	w.choices, w.stepStarts = w.choices[:0], w.stepStarts[:0]
 	w.lastEvent = Event{}
+	clear(w.shared)
+	w.shared = w.shared[:0]
+	s.resetHistory()
 	s.readyValid = false
 	s.err = nil
+	s.booting = true // the initial state: causes are -1
 	for i := range w.nodes {
 		s.initNode(sim.NodeID(i))
 	}
+	s.initMonitors()
 	return s.boot()
 }

@@ -39,6 +39,7 @@ type pending struct {
 	msg    sim.Message
 	from   sim.NodeID
 	to     sim.NodeID
+	cause  int32 // the step that sent it: -1 at boot
 	weight float64
 	hash   uint64 // of msg; 0 until first needed
 }
@@ -74,12 +75,14 @@ type timer struct {
 	weight   float64
 	armed    bool
 	periodic bool
+	cause    int32 // the step that armed it: -1 at boot
 }
 
 type node struct {
 	timers   []timer // sorted by name
 	app      []any
 	appNext  int
+	appCause int32 // the step that (re)started the driver: -1 at boot
 	connErrs []sim.NodeID
 	hash     uint64
 	dirty    bool
@@ -102,6 +105,7 @@ type world struct {
 	apps, errs int
 	armed      int
 	dgrams     []pending
+	mons       []monState // the monitors, in Config.Monitors order
 	monotone   uint64
 	step       int
 	resets     int
@@ -110,6 +114,14 @@ type world struct {
 	choices    []Choice
 	stepStarts []int32 // index into choices where each step began
 	lastEvent  Event
+	// The client history (see history.go): its events, its clients and
+	// the hash of its canonical form.
+	hist     []sim.HistoryEvent
+	clients  []client
+	histHash uint64
+	// shared has bit i set when transition i's handler used state beyond
+	// its node (Context.Monotone's counter); see Sim.Shared.
+	shared []uint64
 }
 
 // Options configure a Sim.
@@ -202,9 +214,11 @@ func New(cfg *sim.Config, opts Options) (*Sim, error) {
 	s.w.svcs = make([]sim.Service, s.n)
 	s.w.conns = padded[queue](s.n * s.n)
 	s.w.busy = padded[uint64]((s.n*s.n + 63) / 64)
+	s.booting = true // the initial state: causes are -1
 	for i := range s.w.nodes {
 		s.initNode(sim.NodeID(i))
 	}
+	s.initMonitors()
 	if err := s.boot(); err != nil {
 		return nil, err
 	}
@@ -218,7 +232,7 @@ func (s *Sim) bind() {
 	for i := range s.ctxs {
 		s.ctxs[i] = hook.NewContext(rt, i).(*sim.Context)
 	}
-	s.view = hook.NewView(rt, &s.w.svcs).(*sim.View)
+	s.view = hook.NewView(rt, &s.w.svcs, &s.w.hist).(*sim.View)
 }
 
 // boot runs Start on every node in order, as part of the initial state.
@@ -254,7 +268,7 @@ func (s *Sim) initNode(id sim.NodeID) {
 	if s.cfg.App != nil {
 		nd.app = s.cfg.App(id)
 	}
-	nd.appNext = 0
+	nd.appNext, nd.appCause = 0, s.cause()
 	if len(nd.app) > 0 {
 		s.w.apps++
 	}
@@ -409,22 +423,23 @@ func (s *Sim) event(k readyEnt) Event {
 	switch k.kind {
 	case EvApp:
 		nd := &s.w.nodes[k.node]
-		return Event{Kind: EvApp, Node: sim.NodeID(k.node), Msg: nd.app[nd.appNext]}
+		return Event{Kind: EvApp, Node: sim.NodeID(k.node), Msg: nd.app[nd.appNext], Cause: nd.appCause}
 	case EvConnError:
-		return Event{Kind: EvConnError, Node: sim.NodeID(k.node), Peer: s.w.nodes[k.node].connErrs[0]}
+		return Event{Kind: EvConnError, Node: sim.NodeID(k.node), Peer: s.w.nodes[k.node].connErrs[0], Cause: -1}
 	case EvMessage:
 		q := &s.w.conns[k.ref]
 		p := &q.items[q.head]
-		return Event{Kind: EvMessage, Node: p.to, Peer: p.from, Msg: p.msg, ref: int(k.ref)}
+		return Event{Kind: EvMessage, Node: p.to, Peer: p.from, Msg: p.msg, Cause: p.cause, ref: int(k.ref)}
 	case EvDatagram, EvDrop:
 		p := &s.w.dgrams[k.ref]
-		return Event{Kind: k.kind, Node: p.to, Peer: p.from, Msg: p.msg, ref: int(k.ref)}
+		return Event{Kind: k.kind, Node: p.to, Peer: p.from, Msg: p.msg, Cause: p.cause, ref: int(k.ref)}
 	case EvTimer:
-		return Event{Kind: EvTimer, Node: sim.NodeID(k.node), Timer: s.w.nodes[k.node].timers[k.ref].name, ref: int(k.ref)}
+		tm := &s.w.nodes[k.node].timers[k.ref]
+		return Event{Kind: EvTimer, Node: sim.NodeID(k.node), Timer: tm.name, Cause: tm.cause, ref: int(k.ref)}
 	case EvBreak:
-		return Event{Kind: EvBreak, Node: sim.NodeID(k.node), Peer: sim.NodeID(k.ref)}
+		return Event{Kind: EvBreak, Node: sim.NodeID(k.node), Peer: sim.NodeID(k.ref), Cause: -1}
 	default:
-		return Event{Kind: k.kind, Node: sim.NodeID(k.node)}
+		return Event{Kind: k.kind, Node: sim.NodeID(k.node), Cause: -1}
 	}
 }
 
@@ -538,6 +553,26 @@ func (s *Sim) earlierDatagram(d int) bool {
 	return false
 }
 
+// cause is the step a handler's effects date from, for Event.Cause: the
+// index of the transition being executed, or -1 while the system boots.
+func (s *Sim) cause() int32 {
+	if s.booting {
+		return -1
+	}
+	return int32(s.w.step)
+}
+
+// Shared reports whether the handler of transition i (counting from 0:
+// the transition from the state after i steps) used state beyond its own
+// node: Context.Monotone's counter, which every node shares. The client
+// history, which every node shares too, says itself which steps recorded
+// events (sim.HistoryEvent.Step). Partial-order reduction needs both: two
+// steps at different nodes commute unless they share such state.
+func (s *Sim) Shared(i int) bool {
+	w := i >> 6
+	return i >= 0 && w < len(s.w.shared) && s.w.shared[w]&(1<<(i&63)) != 0
+}
+
 // logStep is the step number logs show: transition N counts from 1 (it
 // leads to the state after N steps, the numbering of critical steps and of
 // mdb), and Start at boot is step 0.
@@ -630,6 +665,7 @@ func (s *Sim) execute(k readyEnt) error {
 		}
 	case EvReset:
 		s.w.resets++
+		s.abandon(ev.Node)
 		s.initNode(ev.Node)
 	case EvBreak:
 		s.w.breaks++

@@ -6,7 +6,17 @@
 // A file is the magic "MACEMCTR", a format version byte, the body length,
 // a msgpack body and an xxhash checksum of the body, so that a truncated or
 // corrupt file is refused with ErrTruncated or ErrCorrupt instead of being
-// half read. Files are written to a temporary name and renamed.
+// half read. A file is untrusted input: every length it declares (the
+// body, the msgpack map of fields, the choices, the parameters) is checked
+// against the bytes actually there and against MaxBody and MaxChoices
+// before anything is allocated, and Validate checks what the fields say
+// (a step needs a choice, no negative counts, a lasso's cycle within the
+// steps). Parameters are encoded in key order, so equal traces have equal
+// bytes.
+//
+// Files are written to a temporary name and renamed (WriteAtomic), and
+// only ever replace a regular file: a symlink, device, FIFO or directory
+// at the path is refused with ErrNotRegular. Read reads regular files only.
 //
 // # Usage
 //

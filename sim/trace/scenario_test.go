@@ -18,7 +18,7 @@ import (
 	"github.com/macemc/macemc/sim/trace"
 )
 
-// TestScenarios runs the trace scenarios of testdata/*.txt. Directives:
+// TestScenarios runs the trace scenarios of testdata/scenarios/*.txt. Directives:
 //
 //	record seed=N            record 40 steps of tracetest-relay (recorded)
 //	encode                   the recorded trace's bytes (hex dump)
@@ -36,7 +36,7 @@ import (
 // Decoding errors print which sentinel they match and the message. go test
 // ./sim/trace -rewrite regenerates the files.
 func TestScenarios(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	datadriven.Walk(t, "testdata/scenarios", func(t *testing.T, path string) {
 		var rec *trace.Trace
 		var data []byte
 		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {

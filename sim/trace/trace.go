@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/rs/zerolog"
-	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -113,64 +111,94 @@ func (t *Trace) Replay(steps int, logger *zerolog.Logger) (*engine.Sim, error) {
 }
 
 // Marshal encodes the trace: magic, format version, body length, the
-// msgpack body and its xxhash checksum. Map keys (Params) are written in
-// sorted order, so the same trace always gives the same bytes.
+// msgpack body and its xxhash checksum. Equal traces give equal bytes.
 func (t *Trace) Marshal() ([]byte, error) {
-	var body bytes.Buffer
-	enc := msgpack.NewEncoder(&body)
-	enc.SetSortMapKeys(true)
-	if err := enc.Encode(t); err != nil {
-		return nil, fmt.Errorf("trace: encode: %w", err)
-	}
 	var b bytes.Buffer
 	b.WriteString(magic)
 	b.WriteByte(formatVersion)
-	b.Write(binary.LittleEndian.AppendUint64(nil, uint64(body.Len())))
-	b.Write(body.Bytes())
-	b.Write(binary.LittleEndian.AppendUint64(nil, xxhash.Sum64(body.Bytes())))
-	return b.Bytes(), nil
+	b.Write(make([]byte, 8)) // the body length, below
+	if err := t.encode(&b); err != nil {
+		return nil, fmt.Errorf("trace: encode: %w", err)
+	}
+	data := b.Bytes()
+	body := data[headLen:]
+	binary.LittleEndian.PutUint64(data[len(magic)+1:headLen], uint64(len(body)))
+	return binary.LittleEndian.AppendUint64(data, xxhash.Sum64(body)), nil
 }
 
+// headLen is the length of the header: magic, version, body length.
+const headLen = len(magic) + 1 + 8
+
 // Unmarshal decodes a trace, telling apart a file that is not a trace,
-// a truncated one and a corrupt one.
+// a truncated one and a corrupt one. Every length the file declares is
+// checked against the bytes there and against MaxBody and MaxChoices
+// before anything is allocated, and what the trace says is checked by
+// Validate.
 func Unmarshal(data []byte) (*Trace, error) {
-	head := len(magic) + 1 + 8
 	if len(data) < len(magic) || string(data[:len(magic)]) != magic {
 		return nil, ErrNotTrace
 	}
-	if len(data) < head {
-		return nil, fmt.Errorf("%w: %d bytes, header needs %d", ErrTruncated, len(data), head)
+	if len(data) < headLen {
+		return nil, fmt.Errorf("%w: %d bytes, header needs %d", ErrTruncated, len(data), headLen)
 	}
 	if v := data[len(magic)]; v != formatVersion {
 		return nil, fmt.Errorf("%w %d (this macemc reads %d)", ErrVersion, v, formatVersion)
 	}
-	n := binary.LittleEndian.Uint64(data[len(magic)+1 : head])
+	n := binary.LittleEndian.Uint64(data[len(magic)+1 : headLen])
+	if n > MaxBody {
+		return nil, fmt.Errorf("%w: body length %d, at most %d allowed", ErrCorrupt, n, MaxBody)
+	}
 	// Compare without computing n+8, which would wrap around for a length
 	// near 2^64 (a corrupt or hostile file).
-	if rest := uint64(len(data) - head); rest < 8 || n > rest-8 {
+	if rest := uint64(len(data) - headLen); rest < 8 || n > rest-8 {
 		return nil, fmt.Errorf("%w: %d bytes, body length %d needs more", ErrTruncated, len(data), n)
 	}
-	body := data[head : head+int(n)]
-	sum := binary.LittleEndian.Uint64(data[head+int(n) : head+int(n)+8])
+	body := data[headLen : headLen+int(n)]
+	sum := binary.LittleEndian.Uint64(data[headLen+int(n) : headLen+int(n)+8])
 	if xxhash.Sum64(body) != sum {
 		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	}
-	if len(data) != head+int(n)+8 {
-		return nil, fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(data)-head-int(n)-8)
+	if len(data) != headLen+int(n)+8 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(data)-headLen-int(n)-8)
 	}
-	var t Trace
-	if err := msgpack.Unmarshal(body, &t); err != nil {
+	t, err := decodeBody(body)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if t.Steps < 0 || t.System == "" {
-		return nil, fmt.Errorf("%w: no system or negative step count", ErrCorrupt)
+	if err := t.Validate(); err != nil {
+		return nil, err
 	}
-	return &t, nil
+	return t, nil
 }
 
-// Read reads and decodes a trace file.
+// Read reads and decodes a trace file. It reads regular files only (a
+// FIFO or device could block or never end), and no more than the header
+// declares.
 func Read(path string) (*Trace, error) {
-	data, err := os.ReadFile(path)
+	// Stat before opening: opening a FIFO blocks until a writer comes.
+	if fi, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("trace: %s is %s: %w", path, fileType(fi.Mode()), ErrNotRegular)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("trace: %s is %s: %w", path, fileType(fi.Mode()), ErrNotRegular)
+	}
+	if fi.Size() > int64(headLen+MaxBody+8) {
+		return nil, fmt.Errorf("%s: %w: %d bytes, a trace has at most %d", path, ErrCorrupt, fi.Size(), headLen+MaxBody+8)
+	}
+	// The file may grow while it is read: read no more than its size then,
+	// plus one byte to notice.
+	data, err := io.ReadAll(io.LimitReader(f, fi.Size()+1))
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
@@ -181,7 +209,8 @@ func Read(path string) (*Trace, error) {
 	return t, nil
 }
 
-// Write writes the trace file whole or not at all.
+// Write writes the trace file whole or not at all; it replaces only a
+// regular file (see WriteAtomic).
 func (t *Trace) Write(path string) error {
 	data, err := t.Marshal()
 	if err != nil {
@@ -191,47 +220,4 @@ func (t *Trace) Write(path string) error {
 		_, err := w.Write(data)
 		return err
 	})
-}
-
-// WriteAtomic writes a file through a temporary file in the same directory
-// and renames it into place, so a reader never sees half of it.
-func WriteAtomic(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	// CreateTemp makes the file private (0600); results are ordinary files.
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// Clean up in a deferred function, so that a write callback that
-	// panics does not leave the temporary file behind either.
-	closed, renamed := false, false
-	defer func() {
-		if !closed {
-			f.Close()
-		}
-		if !renamed {
-			os.Remove(tmp)
-		}
-	}()
-	if err := write(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	closed = true
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	renamed = true
-	return nil
 }

@@ -1,6 +1,7 @@
 package lasso
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -21,6 +22,12 @@ var ErrReplay = errors.New("lasso: replay failed")
 // and Spun says for how many steps after the cycle the execution goes on
 // repeating it (all of them, for a walk that Spin took over).
 func Analyze(cfg *sim.Config, opts engine.Options, choices []int32, from int, o Options) (*Finding, error) {
+	return AnalyzeContext(context.Background(), cfg, opts, choices, from, o)
+}
+
+// AnalyzeContext is Analyze, stopped with ctx's error when ctx is
+// cancelled.
+func AnalyzeContext(ctx context.Context, cfg *sim.Config, opts engine.Options, choices []int32, from int, o Options) (*Finding, error) {
 	o.OnLasso, o.Temperature, o.NoLasso = Stop, 0, false
 	opts.Chooser, opts.Logger = nil, nil
 	s, err := engine.Replay(cfg, choices, from, opts)
@@ -38,6 +45,9 @@ func Analyze(cfg *sim.Config, opts engine.Options, choices []int32, from int, o 
 		}
 		if !ok {
 			break
+		}
+		if s.Steps()&1023 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 	}
 	f := d.Finding()
@@ -92,6 +102,9 @@ type WalkConfig struct {
 	// Lasso configures the detectors (OnLasso and Temperature are
 	// ignored).
 	Lasso Options
+	// Context, when set, stops the walks when it is cancelled: WalkFrom
+	// then returns its error.
+	Context context.Context
 }
 
 // WalkFrom runs c.Walks random walks, one after the other, from the last
@@ -108,19 +121,46 @@ func WalkFrom(c WalkConfig) (*Finding, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %w", ErrReplay, err)
 	}
+	ctx := c.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	for j := 0; j < c.Walks; j++ {
+		if err := ctx.Err(); err != nil {
+			return nil, j, err
+		}
 		w := base.Clone(engine.NewRandom(walks.SeedFor(c.Seed, uint64(j))))
 		d := NewDetector(o)
-		wc := &walks.Config{MaxSteps: c.Steps + c.MaxSteps, LiveAfter: c.Steps, Liveness: c.System.Liveness, Safety: c.System.Safety, Observe: d}
+		var obs walks.Observer = d
+		if c.Context != nil {
+			obs = &cancelObserver{Observer: d, ctx: ctx}
+		}
+		wc := &walks.Config{MaxSteps: c.Steps + c.MaxSteps, LiveAfter: c.Steps, Liveness: c.System.Liveness, Safety: c.System.Safety, Observe: obs}
 		run := func() error { walks.Walk(w, wc); return nil }
 		if c.HandlerTimeout < 0 {
 			run()
 		} else if err := w.Guard(c.HandlerTimeout, run); err != nil {
 			continue // a hang: no lasso from this walk
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, j + 1, err
+		}
 		if f := d.Finding(); f != nil {
 			return f, j + 1, nil
 		}
 	}
 	return nil, c.Walks, nil
+}
+
+// cancelObserver ends a walk when its context is cancelled.
+type cancelObserver struct {
+	walks.Observer
+	ctx context.Context
+}
+
+func (o *cancelObserver) Observe(s *engine.Sim) bool {
+	if s.Steps()&1023 == 0 && o.ctx.Err() != nil {
+		return false
+	}
+	return o.Observer.Observe(s)
 }

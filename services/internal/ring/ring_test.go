@@ -21,3 +21,15 @@ func TestHash(t *testing.T) {
 		t.Error("64 nodes have distinct 2-bit identifiers")
 	}
 }
+
+// TestTwentyEightNodes: chord's and pastry's MaxNodes (28) is the most
+// nodes whose 8-bit identifiers are distinct, so every node count their
+// parameter allows builds.
+func TestTwentyEightNodes(t *testing.T) {
+	if err := Distinct(28, 8); err != nil {
+		t.Fatal(err)
+	}
+	if Distinct(29, 8) == nil {
+		t.Fatal("29 nodes have distinct 8-bit identifiers: raise MaxNodes")
+	}
+}

@@ -29,6 +29,14 @@ type Runtime interface {
 	Monotone() uint64
 	// Log returns a log event for the node's annotation, or nil.
 	Log(node int) *zerolog.Event
+	// Notify hands a service's event to every monitor.
+	Notify(node int, event any)
+	// Monitor returns monitor i (a sim.Monitor) and its first assertion
+	// failure ("" if none); nil past the last monitor.
+	Monitor(i int) (m any, failure string)
+	// Invoke and Return record client history events.
+	Invoke(node, client int, op any)
+	Return(node, client int, result any)
 	// InFlight and Steps serve a View.
 	InFlight() int
 	Steps() int
@@ -39,6 +47,8 @@ var (
 	// NewContext returns a *sim.Context for node, backed by rt.
 	NewContext func(rt Runtime, node int) any
 	// NewView returns a *sim.View backed by rt; services is a
-	// *[]sim.Service that rt keeps up to date with the nodes' structs.
-	NewView func(rt Runtime, services any) any
+	// *[]sim.Service that rt keeps up to date with the nodes' structs and
+	// history a *[]sim.HistoryEvent that it keeps up to date with the
+	// client history.
+	NewView func(rt Runtime, services, history any) any
 )

@@ -1,0 +1,238 @@
+package explore
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/walks"
+	"github.com/macemc/macemc/walks/fair"
+)
+
+// GraphConfig turns on the explored state graph (seed 002 §4.2): the
+// executor records every state the bounded parts reach (hot or not, and
+// the event sources enabled in it) and every transition between them, and
+// looks for a reachable fair cycle of hot states in it (fair.FairCycle)
+// after every round of the strategy, whenever the graph doubled since it
+// last looked, and when the search ends, so that a cycle is found as soon
+// as the explored part of the state space holds one (seed 002's iterative
+// cycle detection). A cycle found in a part of the graph is a cycle of the
+// whole: the search need not be exhausted for it to be real.
+//
+// The graph's cycle is replayed on the system (fair.Graph.Execution) and
+// handed to Confirm; a confirmed one is a violation, committed in path
+// order after the paths run so far. Recording needs state hashing and a
+// liveness property; without either the graph stays empty.
+type GraphConfig struct {
+	// MaxStates bounds the graph (default fair.DefaultMaxStates): past it
+	// new states are not recorded, and a cycle through them is not found.
+	MaxStates int
+	// Key names a graph state (default engine.Sim.Hash, the exact state).
+	// A coarser key (a partial hash) merges states: its cycles are only
+	// candidates, and Confirm must replay them.
+	Key func(*engine.Sim) uint64
+	// NodeFairness makes nodes the fairness units instead of event
+	// sources (as lasso.NodeFairness).
+	NodeFairness bool
+	// Confirm checks a candidate and returns the violation to report
+	// (Verdict, Path and Depth are filled in by the executor), or nil to
+	// reject it. Without Confirm a candidate is reported as it is: outcome
+	// walks.Observed, its *fair.Lasso in Violation.Observed.
+	Confirm func(Candidate) *Violation
+	// MaxRejects stops looking after this many rejected candidates in
+	// all (default 8); one search tries up to the rest of them.
+	MaxRejects int
+}
+
+// Candidate is a lasso of the explored graph as an execution: Choices
+// replay it from the initial state (the search's prefix included) with
+// failures on for the first Stem steps and off after them; state Stem
+// starts the cycle and state Stem+Length ends it, with the same key.
+type Candidate struct {
+	Choices      []int32
+	Stem, Length int
+	// Lasso is the graph's lasso (its steps name graph states).
+	Lasso *fair.Lasso
+}
+
+// GraphStats say what the explored graph held and what was found in it.
+type GraphStats struct {
+	States, Edges, Bytes int
+	// Checks counts the searches for a fair cycle, Rejected the candidates
+	// Confirm (or the replay) rejected.
+	Checks, Rejected int
+	// Full says the graph reached its bound.
+	Full bool
+}
+
+// graphRun is the explored graph of one search.
+type graphRun struct {
+	c         *GraphConfig
+	g         *fair.Graph
+	ids       []int32 // per state of the current path after the prefix: its graph id, or -1
+	units     []uint64
+	ch        []int32
+	version   uint64 // the graph's version at the last check
+	checked   int    // states at the last check
+	checkedAt int64  // the path index of the last check
+	rejected  int
+	checks    int
+	done      bool // a cycle was reported, or too many were rejected
+}
+
+func newGraphRun(c *Config) *graphRun {
+	if c.Graph == nil || c.NoHashing || len(c.System.Liveness) == 0 {
+		return nil
+	}
+	gc := *c.Graph
+	if gc.MaxRejects <= 0 {
+		gc.MaxRejects = 8
+	}
+	return &graphRun{c: &gc, g: fair.New(gc.MaxStates)}
+}
+
+func (gr *graphRun) unit(ev *engine.Event) uint64 {
+	if gr.c.NodeFairness && !ev.Kind.IsFailure() {
+		return uint64(ev.Node) + 1
+	}
+	return ev.Source()
+}
+
+// recordRoot records the state after the prefix, the graph's root, the
+// first time a path reaches it.
+func (r *runner) recordRoot(s *engine.Sim) {
+	if gr := r.graph; gr != nil && len(gr.ids) == 0 {
+		r.record(s, 0, s.Hash())
+	}
+}
+
+// record records state k of the current path after the prefix (hash h),
+// and the transition into it from state k-1.
+func (r *runner) record(s *engine.Sim, k int, h uint64) {
+	gr := r.graph
+	key := h
+	if gr.c.Key != nil {
+		key = gr.c.Key(s)
+	}
+	id, known := gr.g.State(key)
+	if !known {
+		i, err := s.FirstViolated(r.cfg.System.Liveness)
+		hot := err == nil && i >= 0 // a panicking property is no evidence of a hot state
+		gr.units = gr.units[:0]
+		for _, ev := range s.Ready() {
+			if !ev.Kind.IsFailure() {
+				gr.units = append(gr.units, gr.unit(&ev))
+			}
+		}
+		if id, err = gr.g.AddState(key, hot, gr.units); err != nil {
+			id = -1
+		}
+	}
+	for len(gr.ids) <= k {
+		gr.ids = append(gr.ids, -1)
+	}
+	gr.ids[k] = id
+	if k == 0 || id < 0 || gr.ids[k-1] < 0 {
+		return
+	}
+	ev := s.LastEvent()
+	gr.ch = gr.ch[:0]
+	for _, c := range s.Choices()[s.StepStart(s.Steps()-1):] {
+		gr.ch = append(gr.ch, c.Value)
+	}
+	gr.g.AddEdge(gr.ids[k-1], id, gr.unit(&ev), ev.Kind.IsFailure(), gr.ch)
+}
+
+// checkEvery is how many paths may run before a changed graph is searched
+// again, when no round ends and the graph does not double: at least 256,
+// and one for every 8 states of the graph, since a search costs time
+// linear in the graph (a search of a graph of n states costs about as much
+// as n/40 paths of a fixed system's dfs), so that searching costs a small
+// part of the paths' time however large the graph grows.
+func (gr *graphRun) checkEvery() int64 { return max(256, int64(gr.g.States()/8)) }
+
+// due reports whether the graph is to be searched now, if it changed since
+// the last search: at the end of a round or of the search, when it doubled,
+// or checkEvery paths after the last search.
+func (gr *graphRun) due(roundEnded bool, index int64) bool {
+	if gr == nil || gr.done || gr.g.Version() == gr.version || len(gr.ids) == 0 || gr.ids[0] < 0 {
+		return false
+	}
+	return roundEnded || gr.g.States() >= 2*max(gr.checked, 64) || index-gr.checkedAt >= gr.checkEvery()
+}
+
+// checkGraph searches the graph for a fair cycle of hot states and returns
+// the violation it makes, or nil: the graph's alternatives (fair.FairCycles)
+// in order until one replays on the system and Confirm accepts it, or
+// MaxRejects of them in all were rejected.
+func (r *runner) checkGraph(index int64) *Violation {
+	gr := r.graph
+	gr.version, gr.checked, gr.checkedAt = gr.g.Version(), gr.g.States(), index
+	gr.checks++
+	for _, l := range gr.g.FairCycles(gr.ids[0], gr.c.MaxRejects-gr.rejected) {
+		if v := r.confirm(l, index); v != nil {
+			gr.done = true
+			return v
+		}
+		gr.rejected++
+	}
+	gr.done = gr.rejected >= gr.c.MaxRejects
+	return nil
+}
+
+// confirm replays lasso l on the system and hands it to Confirm; it returns
+// the violation, or nil when l does not replay or Confirm rejects it.
+func (r *runner) confirm(l *fair.Lasso, index int64) *Violation {
+	gr, c := r.graph, &r.cfg
+	s, err := engine.Replay(c.System, c.Prefix, c.PrefixSteps, engine.Options{})
+	if err != nil {
+		return nil
+	}
+	pre := s.ChoiceValues()
+	stem, cycle, err := gr.g.Execution(s, l, gr.c.Key)
+	if err != nil {
+		return nil
+	}
+	cand := Candidate{Choices: slices.Concat(pre, stem, cycle), Stem: c.PrefixSteps + len(l.Stem), Length: len(l.Cycle), Lasso: l}
+	var v *Violation
+	if gr.c.Confirm != nil {
+		v = gr.c.Confirm(cand)
+	} else {
+		prop := ""
+		if i, _ := s.FirstViolated(c.System.Liveness); i >= 0 {
+			prop = c.System.Liveness[i].Name
+		}
+		v = &Violation{Outcome: walks.Observed, Property: prop, Observed: l, Choices: cand.Choices,
+			Steps: cand.Stem + cand.Length, LiveAfter: cand.Stem, FailuresUntil: cand.Stem}
+	}
+	if v == nil {
+		return nil
+	}
+	v.Verdict, v.Path = Liveness, index
+	v.Depth = cand.Stem - c.PrefixSteps
+	v.Graph = &GraphLasso{Stem: len(l.Stem), Length: len(l.Cycle), SCC: l.SCC, States: gr.g.States(), Edges: gr.g.Edges()}
+	return v
+}
+
+// GraphLasso says where a violation found in the explored graph came from.
+type GraphLasso struct {
+	// Stem and Length are the graph lasso's steps; SCC the size of the
+	// strongly connected component its cycle runs in; States and Edges the
+	// graph's size when it was found.
+	Stem, Length, SCC, States, Edges int
+}
+
+// String describes the graph lasso in words.
+func (g *GraphLasso) String() string {
+	return fmt.Sprintf("a fair cycle of %d steps in a strongly connected component of %d hot states of the explored state graph (%d states, %d transitions), %d steps from the initial state",
+		g.Length, g.SCC, g.States, g.Edges, g.Stem)
+}
+
+// graphStats returns the graph's statistics (nil without a graph).
+func (r *runner) graphStats() *GraphStats {
+	gr := r.graph
+	if gr == nil {
+		return nil
+	}
+	return &GraphStats{States: gr.g.States(), Edges: gr.g.Edges(), Bytes: gr.g.Bytes(), Checks: gr.checks, Rejected: gr.rejected, Full: gr.g.Full()}
+}

@@ -1,0 +1,114 @@
+package explore_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/macemc/macemc/search/dfs"
+	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/walks"
+	"github.com/macemc/macemc/walks/fair"
+)
+
+// pingPong passes a token back and forth; a node that gets it may keep
+// it (Context.Rand), which makes the system live. Passing it on forever is
+// a fair livelock whose states repeat after four steps (each node's Has
+// flips twice), but no dead state:
+// a walk soon keeps the token.
+type pingPong struct {
+	sim.Base
+	Has, Kept bool
+}
+
+func (p *pingPong) Start(ctx *sim.Context) {
+	if ctx.Self() == 0 {
+		ctx.Send(1, "token")
+	}
+}
+
+func (p *pingPong) HandleMessage(ctx *sim.Context, from sim.NodeID, _ sim.Message) {
+	if ctx.Rand(2) == 1 {
+		p.Kept = true
+		return
+	}
+	p.Has = !p.Has
+	ctx.Send(from, "token")
+}
+
+var kept = sim.Property{Name: "Kept", Check: func(v *sim.View) bool {
+	return sim.Count(v, func(_ sim.NodeID, p *pingPong) bool { return p.Kept }) > 0
+}}
+
+// idler has a periodic timer that changes nothing, and one driver request
+// that makes it live: its only hot cycle (the timer firing in place while
+// the request waits) starves the driver.
+type idler struct {
+	sim.Base
+	Done bool
+}
+
+func (i *idler) Start(ctx *sim.Context)                              { ctx.SetPeriodic("tick") }
+func (i *idler) HandleApp(*sim.Context, any)                         { i.Done = true }
+func (i *idler) HandleTimer(*sim.Context, string)                    {}
+func (i *idler) HandleMessage(*sim.Context, sim.NodeID, sim.Message) {}
+
+func runGraph(t *testing.T, cfg *sim.Config, workers int) *explore.Result {
+	t.Helper()
+	res, err := explore.Run(context.Background(), explore.Config{System: cfg, Strategy: dfs.Strategy{}, WalkDepth: 200, Workers: workers,
+		MaxDepth: 40, Graph: &explore.GraphConfig{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestGraphLivelock: the token's four-state cycle is hot and fair (and each
+// of its states has a live successor: 8 states, 8 transitions); the
+// graph reports it after the first round (where every walk became live),
+// as a lasso of the graph that replays: a stem into the cycle and the
+// cycle back to the same state.
+func TestGraphLivelock(t *testing.T) {
+	cfg := &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &pingPong{} }, Liveness: []sim.Property{kept}}
+	for _, w := range []int{1, 2} {
+		res := runGraph(t, cfg, w)
+		if len(res.Violations) != 1 {
+			t.Fatalf("workers %d: %d violations, stop %s", w, len(res.Violations), res.Stats.Stop)
+		}
+		v := res.Violations[0]
+		l, ok := v.Observed.(*fair.Lasso)
+		if v.Verdict != explore.Liveness || v.Outcome != walks.Observed || !ok || v.Graph == nil || v.Property != "Kept" {
+			t.Fatalf("workers %d: violation %+v", w, v)
+		}
+		if len(l.Cycle) != 4 || v.Steps != len(l.Stem)+4 || v.Graph.SCC != 4 || res.Stats.Rounds != 1 {
+			t.Fatalf("workers %d: lasso stem %d cycle %d (SCC %d), %d steps, %d rounds", w, len(l.Stem), len(l.Cycle), v.Graph.SCC, v.Steps, res.Stats.Rounds)
+		}
+		if g := res.Stats.Graph; g == nil || g.Checks != 1 || g.States != 8 || g.Edges != 8 {
+			t.Fatalf("workers %d: graph stats %+v", w, g)
+		}
+	}
+}
+
+// TestGraphUnfair: the idler's only hot cycle starves its driver, so the
+// graph has no lasso; the search exhausts the state space (the timer loops
+// in place) and reports nothing.
+func TestGraphUnfair(t *testing.T) {
+	cfg := &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &idler{} }, App: func(sim.NodeID) []any { return []any{1} },
+		Liveness: []sim.Property{{Name: "Done", Check: func(v *sim.View) bool { return sim.Node[idler](v, 0).Done }}}}
+	res := runGraph(t, cfg, 1)
+	if len(res.Violations) != 0 || res.Stats.Stop != explore.StopExhausted {
+		t.Fatalf("%d violations, stop %s", len(res.Violations), res.Stats.Stop)
+	}
+	if g := res.Stats.Graph; g == nil || g.States != 2 || g.Edges != 3 || g.Checks == 0 {
+		t.Fatalf("graph %+v, want 2 states (hot, live), 3 transitions", g)
+	}
+}
+
+// TestGraphNeedsLiveness: without a liveness property nothing is hot and
+// nothing is recorded.
+func TestGraphNeedsLiveness(t *testing.T) {
+	cfg := &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &pingPong{} }}
+	if res := runGraph(t, cfg, 1); res.Stats.Graph != nil || len(res.Violations) != 0 {
+		t.Fatalf("graph %+v, %d violations", res.Stats.Graph, len(res.Violations))
+	}
+}

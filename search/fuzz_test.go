@@ -1,0 +1,41 @@
+package search_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/macemc/macemc/search"
+)
+
+// FuzzReportJSON: reading a report.json never panics; what it accepts
+// writes back to a report that reads the same. The corpus in testdata/fuzz
+// holds real reports (a dead state with its critical transition, a lasso,
+// an interrupted run, nothing found).
+func FuzzReportJSON(f *testing.F) {
+	f.Add([]byte(`{"verdict":"none","system":"s","params":{},"properties":[],"seed":1,"strategy":"dfs","rounds":1,"deepest_complete":0,"paths":3,"pruned":0,"walks":3,"transitions":9,"distinct_states":2,"stop":"paths","elapsed_s":0.1,"search_s":0.1,"files":{}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var r search.Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			var se *json.SyntaxError
+			var te *json.UnmarshalTypeError
+			if !errors.Is(err, search.ErrReport) && !errors.As(err, &se) && !errors.As(err, &te) {
+				t.Fatalf("unclassified error %v", err)
+			}
+			return
+		}
+		again, err := json.Marshal(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back search.Report
+		if err := json.Unmarshal(again, &back); err != nil {
+			t.Fatalf("a report written back does not read: %v\n%s", err, again)
+		}
+		third, _ := json.Marshal(&back)
+		if !bytes.Equal(third, again) {
+			t.Fatalf("not stable:\n%s\n%s", again, third)
+		}
+	})
+}

@@ -1,0 +1,196 @@
+package lin_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/macemc/macemc/search/lin"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+)
+
+// The operations of the test models.
+type (
+	write struct{ V int }
+	read  struct{}
+	put   struct {
+		K string
+		V int
+	}
+	get struct{ K string }
+)
+
+// registerModel is an integer register, 0 at first.
+var registerModel = sim.Model{
+	Init: func() any { return 0 },
+	Apply: func(state, op any) (any, any) {
+		if w, ok := op.(write); ok {
+			return w.V, "ok"
+		}
+		return state, state
+	},
+}
+
+// mapModel is a map of integers, partitioned by key.
+var mapModel = sim.Model{
+	Init: func() any { return map[string]int{} },
+	Apply: func(state, op any) (any, any) {
+		m := state.(map[string]int)
+		if p, ok := op.(put); ok {
+			next := maps.Clone(m)
+			next[p.K] = p.V
+			return next, "ok"
+		}
+		return m, m[op.(get).K]
+	},
+	Partition: func(op any) string {
+		if p, ok := op.(put); ok {
+			return p.K
+		}
+		return op.(get).K
+	},
+}
+
+// parseHistory reads one event a line: "CLIENT invoke write N", "CLIENT
+// invoke read", "CLIENT invoke put K N", "CLIENT invoke get K" or
+// "CLIENT return VALUE" (an integer, or any other word as a string). An
+// event's step is its line number.
+func parseHistory(t *testing.T, input string) []sim.HistoryEvent {
+	var h []sim.HistoryEvent
+	for i, line := range strings.Split(strings.TrimSpace(input), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			t.Fatalf("line %d: %q", i+1, line)
+		}
+		c, err := strconv.Atoi(f[0])
+		if err != nil {
+			t.Fatalf("line %d: client %q", i+1, f[0])
+		}
+		e := sim.HistoryEvent{Client: c, Node: sim.NodeID(c), Step: i + 1}
+		num := func(s string) int {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				t.Fatalf("line %d: %q is not a number", i+1, s)
+			}
+			return n
+		}
+		switch f[1] {
+		case "invoke":
+			switch f[2] {
+			case "write":
+				e.Value = write{num(f[3])}
+			case "read":
+				e.Value = read{}
+			case "put":
+				e.Value = put{f[3], num(f[4])}
+			case "get":
+				e.Value = get{f[3]}
+			default:
+				t.Fatalf("line %d: operation %q", i+1, f[2])
+			}
+		case "return":
+			e.Kind = sim.Response
+			if n, err := strconv.Atoi(f[2]); err == nil {
+				e.Value = n
+			} else {
+				e.Value = f[2]
+			}
+		default:
+			t.Fatalf("line %d: %q is neither invoke nor return", i+1, f[1])
+		}
+		h = append(h, e)
+	}
+	return h
+}
+
+// TestHistories checks the histories of testdata/histories: the verdict
+// and, for one that is not linearizable, the minimal sub-history.
+// Regenerate with -rewrite.
+func TestHistories(t *testing.T) {
+	datadriven.RunTest(t, "testdata/histories", func(t *testing.T, d *datadriven.TestData) string {
+		if d.Cmd != "check" {
+			t.Fatalf("unknown command %q", d.Cmd)
+		}
+		m := &registerModel
+		if d.HasArg("map") {
+			m = &mapModel
+		}
+		c := lin.New(m, 0)
+		h := parseHistory(t, d.Input)
+		v := c.Check(lin.Key(h), h)
+		var b strings.Builder
+		fmt.Fprintln(&b, v)
+		if v == lin.Illegal {
+			b.WriteString("minimal:\n")
+			b.WriteString(engine.HistoryText(c.Minimize(h)))
+		}
+		return b.String()
+	})
+}
+
+// TestCache: a history is checked once; the key decides.
+func TestCache(t *testing.T) {
+	calls := 0
+	m := registerModel
+	m.Apply = func(state, op any) (any, any) { calls++; return registerModel.Apply(state, op) }
+	c := lin.New(&m, 0)
+	h := parseHistory(t, "0 invoke write 1\n0 return ok\n1 invoke read\n1 return 1")
+	if v := c.Check(0, h); v != lin.Ok {
+		t.Fatalf("verdict %s", v)
+	}
+	n := calls
+	if v := c.Check(lin.Key(h), h); v != lin.Ok || calls != n {
+		t.Fatalf("the same history was checked again (%d model calls, then %d)", n, calls)
+	}
+}
+
+// TestUnknown: a check that outlasts the timeout is Unknown, never Ok; a
+// model that panics makes the history Unknown and is reported.
+func TestUnknown(t *testing.T) {
+	slow := registerModel
+	slow.Apply = func(state, op any) (any, any) {
+		time.Sleep(50 * time.Millisecond)
+		return registerModel.Apply(state, op)
+	}
+	h := parseHistory(t, "0 invoke write 1\n1 invoke read\n0 return ok\n1 return 1")
+	if v := lin.New(&slow, time.Millisecond).Check(0, h); v != lin.Unknown {
+		t.Fatalf("a check slower than its timeout: %s", v)
+	}
+	bad := registerModel
+	bad.Apply = func(any, any) (any, any) { panic("broken model") }
+	c := lin.New(&bad, 0)
+	if v := c.Check(0, h); v != lin.Unknown {
+		t.Fatalf("a panicking model: %s", v)
+	}
+	if err := c.Err(); !errors.Is(err, lin.ErrModel) || !strings.Contains(err.Error(), "broken model") {
+		t.Fatalf("Err() = %v", err)
+	}
+}
+
+// TestVisualize: the HTML of a non-linearizable history shows its
+// operations as the model describes them.
+func TestVisualize(t *testing.T) {
+	m := registerModel
+	m.DescribeOp = func(op, result any) string { return fmt.Sprintf("OP %s → %v", engine.FormatValue(op), result) }
+	c := lin.New(&m, 0)
+	h := parseHistory(t, "0 invoke write 1\n0 return ok\n1 invoke read\n1 return 0")
+	var buf bytes.Buffer
+	v, err := c.Visualize(h, &buf)
+	if err != nil || v != lin.Illegal {
+		t.Fatalf("Visualize: %s, %v", v, err)
+	}
+	html := buf.String()
+	for _, want := range []string{"<html", "OP write{V: 1} → ok", "OP read{} → 0", "steps 3 to 4"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the visualization lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,92 @@
+// Package random is seed 001's random scheduler (P#, §4.5) as an
+// exploration order: every path's bounded part chooses each event
+// uniformly among the enabled ones, and every answer of Context.Rand and
+// Context.Elapsed uniformly; then the search's walk goes on to d_max. It
+// registers itself as "random".
+//
+// # Usage
+//
+//	macemc search --system transport --strategy random --max-paths 1000
+//	macemc search --system storage --strategy random --random-steps 50
+//
+// Options (--random-NAME):
+//
+//   - steps (100, capped by --depth): the steps of the uniformly random
+//     bounded part. Failures (resets, breaks, drops) are enabled events
+//     like any other within it, and off in the walk that follows (the
+//     search's --walk-failures keeps them on), so this is where a random
+//     schedule injects them. Liveness counts after the bounded part: a
+//     path whose walk reaches no live state by d_max is a suspected
+//     violation, seed 001's "hot at the end of a long execution".
+//
+// Uniform, not weighted: P#'s random scheduler picks among the enabled
+// machines with equal probability, where the walk of MaceMC's simulator
+// mode (strategy walk) weighs events by kind. Paths are independent: path
+// i is seeded by the search's seed and i alone, and no state prunes it
+// (P# keeps no visited set), so the paths never run out; give the search a
+// budget (--max-paths, --time).
+package random
+
+import (
+	"fmt"
+
+	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/walks"
+)
+
+func init() { explore.Register(Strategy{}) }
+
+// DefaultSteps is the default length of a path's random bounded part.
+const DefaultSteps = 100
+
+// seedSalt separates the strategy's random sequence from the walks'
+// (walks.SeedFor(seed, i)).
+const seedSalt = 0x72616e646f6d
+
+// Strategy is uniformly random schedules.
+type Strategy struct{}
+
+// Name implements explore.Strategy.
+func (Strategy) Name() string { return "random" }
+
+// Doc implements explore.Strategy.
+func (Strategy) Doc() string {
+	return "uniformly random schedules: every event and every Rand/Elapsed answer uniform in the bounded part, then the walk (seed 001's random scheduler)"
+}
+
+// Params implements explore.Strategy.
+func (Strategy) Params() []sim.ParamSpec {
+	return []sim.ParamSpec{
+		{Name: "steps", Kind: sim.ParamInt, Default: fmt.Sprint(DefaultSteps), Doc: "steps of each path's uniformly random bounded part (capped by --depth); a walk follows"},
+	}
+}
+
+// New implements explore.Strategy.
+func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
+	steps, err := s.Steps(DefaultSteps)
+	if err != nil {
+		return nil, err
+	}
+	r := engine.NewRandom(0)
+	r.Unbiased = true
+	return &explorer{steps: steps, seed: s.Seed ^ seedSalt, rnd: r}, nil
+}
+
+type explorer struct {
+	steps int
+	seed  uint64
+	index uint64
+	rnd   *engine.Random
+}
+
+// Next implements explore.Explorer: path i chooses with its own seed.
+func (e *explorer) Next(*explore.End) (explore.Path, bool) {
+	e.rnd.Reseed(walks.SeedFor(e.seed, e.index))
+	e.index++
+	return explore.Path{Round: 1, Depth: e.steps, Scheduler: e.rnd}, true
+}
+
+// Status implements explore.Explorer.
+func (e *explorer) Status() explore.Status { return explore.Status{Rounds: 1, Depth: e.steps} }

@@ -1,0 +1,326 @@
+package search_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/search/explore"
+	_ "github.com/macemc/macemc/services/philosophers"
+	_ "github.com/macemc/macemc/services/transport"
+	"github.com/macemc/macemc/sim"
+)
+
+func system(t testing.TB, name string) *sim.System {
+	t.Helper()
+	sys, err := sim.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sys
+}
+
+// transport7 is the run the determinism and interruption tests use:
+// MaceTransport's stale-SYN bug, found on path 5 of seed 7, a dead state
+// with critical transition C1 at step 8 (budget: the first violation).
+func transport7(out string, workers int) search.Options {
+	return search.Options{Seed: 7, Workers: workers, Out: out}
+}
+
+// reportBytes returns report.json without the fields that measure time.
+func reportBytes(t *testing.T, dir string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "elapsed_s")
+	delete(m, "search_s")
+	if c, ok := m["critical"].(map[string]any); ok {
+		delete(c, "elapsed_s")
+	}
+	// Paths differ between the runs' output directories.
+	delete(m, "files")
+	delete(m, "replay")
+	delete(m, "debug")
+	out, _ := json.MarshalIndent(m, "", " ")
+	return out
+}
+
+// TestReportsIndependentOfWorkers: the same system, parameters, seed and
+// budget give the same report.json (every count; the times and the output
+// paths aside) and byte-identical trace and log files, with 1 or 2
+// workers, run after run: transport seed 7 stopping at its first violation
+// (path 5, C1 at step 8), and with depth step 2 going on to 3 violations within 400 paths.
+// d_max is 3,000 to keep the test quick; the finding is the same as with
+// the default.
+func TestReportsIndependentOfWorkers(t *testing.T) {
+	sys := system(t, "transport")
+	for _, base := range []search.Options{
+		{Seed: 7, WalkDepth: 3000},
+		{Seed: 7, WalkDepth: 3000, MaxViolations: 3, MaxPaths: 400, DepthStep: 2},
+	} {
+		var first []byte
+		var firstFiles map[string][]byte
+		for i, w := range []int{1, 2, 1, 2} {
+			dir := t.TempDir()
+			o := base
+			o.Workers, o.Out = w, dir
+			rep, err := search.Run(context.Background(), sys, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f := rep.First(); f == nil || f.Kind != search.KindDead || f.Critical == nil || f.Critical.Condition != critical.C1 {
+				t.Fatalf("run %d (workers %d): %+v", i, w, f)
+			}
+			got := reportBytes(t, dir)
+			files := map[string][]byte{}
+			for _, name := range []string{"error.trace", "live.trace", "error.log", "live.log"} {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				files[name] = b
+			}
+			if first == nil {
+				first, firstFiles = got, files
+				if base.MaxViolations == 3 && len(rep.Findings) != 3 {
+					t.Fatalf("%d findings, want 3", len(rep.Findings))
+				}
+				continue
+			}
+			if !bytes.Equal(got, first) {
+				t.Errorf("run %d (workers %d): report.json differs:\n%s\nfirst:\n%s", i, w, got, first)
+			}
+			for name, b := range files {
+				if !bytes.Equal(b, firstFiles[name]) {
+					t.Errorf("run %d (workers %d): %s differs from the first run's", i, w, name)
+				}
+			}
+		}
+	}
+}
+
+// TestReadReport: a report read back from report.json marshals to the same
+// bytes, for a dead-state finding with its critical transition (its
+// confirmation and minimized path too) and for a lasso.
+func TestReadReport(t *testing.T) {
+	for _, c := range []struct {
+		system string
+		opts   search.Options
+	}{
+		{"transport", search.Options{Seed: 7, Workers: 1, WalkDepth: 3000, Minimize: true}},
+		{"philosophers", search.Options{Seed: 1, Workers: 1, Lasso: search.LassoOptions{On: true}, MaxPaths: 2000, WalkDepth: 2000}},
+	} {
+		dir := t.TempDir()
+		c.opts.Out = dir
+		rep, err := search.Run(context.Background(), system(t, c.system), c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.First() == nil {
+			t.Fatalf("%s: nothing found", c.system)
+		}
+		path := filepath.Join(dir, "report.json")
+		got, err := search.ReadReport(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := os.ReadFile(path)
+		var buf bytes.Buffer
+		if err := search.WriteJSON(filepath.Join(dir, "again.json"), got); err != nil {
+			t.Fatal(err)
+		}
+		again, _ := os.ReadFile(filepath.Join(dir, "again.json"))
+		buf.Write(again)
+		if !bytes.Equal(buf.Bytes(), want) {
+			t.Errorf("%s: report.json read and written again differs:\n%s\nwant:\n%s", c.system, buf.Bytes(), want)
+		}
+		if got.First().Kind != rep.First().Kind || got.Stats.Paths != rep.Stats.Paths {
+			t.Errorf("%s: read %v/%d, ran %v/%d", c.system, got.First().Kind, got.Stats.Paths, rep.First().Kind, rep.Stats.Paths)
+		}
+	}
+	// Not a report, a directory, a FIFO, a huge file.
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, search.MaxReportSize+1); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"verdict": "liveness", "system": "x", "stop": "violation"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, fifo, big, bad, filepath.Join(dir, "missing.json")} {
+		if _, err := search.ReadReport(p); !errors.Is(err, search.ErrReport) {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+// TestCheckOut: an output directory that cannot be made, or a result file
+// that is a symlink, FIFO or directory, is refused before the search
+// (ErrOutput), and nothing there is touched.
+func TestCheckOut(t *testing.T) {
+	sys := system(t, "transport")
+	dir := t.TempDir()
+	target := filepath.Join(dir, "precious")
+	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withLink := filepath.Join(dir, "link")
+	withFIFO := filepath.Join(dir, "fifo")
+	for _, d := range []string{withLink, withFIFO} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(target, filepath.Join(withLink, "error.trace")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(withFIFO, "report.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{withLink, withFIFO, "/proc/macemc-out", filepath.Join(target, "sub")} {
+		o := transport7(out, 1)
+		rep, err := search.Run(context.Background(), sys, o)
+		if !errors.Is(err, search.ErrOutput) || rep != nil {
+			t.Errorf("--out %s: %v", out, err)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Fatal("the symlink's target changed")
+	}
+	if fi, err := os.Lstat(filepath.Join(withLink, "error.trace")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the symlink was replaced or removed")
+	}
+	if fi, err := os.Lstat(filepath.Join(withFIFO, "report.json")); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatal("the FIFO was replaced or removed")
+	}
+	for _, d := range []string{withLink, withFIFO} {
+		if es, _ := os.ReadDir(d); len(es) != 1 {
+			t.Errorf("%s: probe or result files left: %v", d, es)
+		}
+	}
+}
+
+// TestMemoryBounds: a run estimated to need more than MaxMemory is refused
+// with a MemoryError naming the part that does not fit; node counts make
+// n*n queues.
+func TestMemoryBounds(t *testing.T) {
+	sys := system(t, "transport")
+	wide := &sim.System{Name: "searchtest-wide", Params: []sim.ParamSpec{{Name: "nodes", Kind: sim.ParamInt, Default: "2"}},
+		Build: func(p sim.Params) (*sim.Config, error) {
+			return &sim.Config{Nodes: p.Int("nodes"), Service: func(sim.NodeID) sim.Service { return &sim.Base{} }}, nil
+		}}
+	// A system that does not bound its node count: the simulator does.
+	if _, err := search.Run(context.Background(), wide, search.Options{Params: map[string]string{"nodes": "100000"}}); !errors.Is(err, search.ErrSystem) || !strings.Contains(err.Error(), "1 to 1024") {
+		t.Errorf("100000 nodes: %v", err)
+	}
+	if _, err := search.Run(context.Background(), wide, search.Options{Params: map[string]string{"nodes": "1024"}, Workers: 8}); !errors.Is(err, search.ErrOptions) || !strings.Contains(err.Error(), "1024 nodes make 1048576 connection queues") {
+		t.Errorf("1024 nodes on 8 workers: %v", err)
+	}
+	for _, c := range []struct {
+		opts search.Options
+		why  string
+	}{
+		{search.Options{WalkDepth: search.MaxWalkDepth, Workers: search.MaxWorkers}, "--walk-depth"},
+		{search.Options{MaxStates: search.MaxStatesBound, MaxMemory: 1 << 30}, "--max-states"},
+	} {
+		_, err := search.Run(context.Background(), sys, c.opts)
+		var me *search.MemoryError
+		if !errors.As(err, &me) || !errors.Is(err, search.ErrOptions) || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("%+v: %v", c.opts, err)
+			continue
+		}
+		if me.Estimate.Total <= me.Limit {
+			t.Errorf("refused an estimate %d under the limit %d", me.Estimate.Total, me.Limit)
+		}
+	}
+	// The default run fits, and its estimate is the visited set's bound
+	// and a little more.
+	cfg, _, err := sys.Config(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := search.Options{Workers: 2}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	e := search.EstimateMemory(cfg, &o)
+	if e.Visited != 144<<20 || e.Total > 256<<20 || e.Total < e.Visited {
+		t.Errorf("default estimate %v", e)
+	}
+	// No limit.
+	o = search.Options{MaxStates: search.MaxStatesBound, MaxMemory: -1, MaxPaths: 1}
+	if _, err := search.Run(context.Background(), sys, o); err != nil {
+		t.Errorf("no limit: %v", err)
+	}
+	for s, want := range map[string]int64{"4GiB": 4 << 30, "1.5 GiB": 3 << 29, "512M": 512 << 20, "100": 100, "none": -1} {
+		if got, err := search.ParseBytes(s); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v", s, got, err)
+		}
+	}
+	for _, s := range []string{"", "-1G", "4XB", "1e3", "99999999999T", "G"} {
+		if _, err := search.ParseBytes(s); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", s)
+		}
+	}
+}
+
+// TestPrefixWithoutRoom: a prefix as long as d_max (an error trace of the
+// same d_max, say) leaves walks no room: refused with a message naming
+// --walk-depth, not an internal error of the critical-transition search.
+func TestPrefixWithoutRoom(t *testing.T) {
+	sys := system(t, "transport")
+	dir := t.TempDir()
+	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3000, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3000, Prefix: filepath.Join(dir, "error.trace")})
+	if !errors.Is(err, search.ErrInput) || !strings.Contains(err.Error(), "raise --walk-depth above 3005") {
+		t.Fatalf("%v", err)
+	}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 8000, MaxPaths: 5, Prefix: filepath.Join(dir, "error.trace")})
+	if err != nil || rep.Stats.Paths == 0 {
+		t.Fatalf("with room: %v", err)
+	}
+}
+
+// TestReportTimesRoundTrip: times written as seconds read back to the same
+// seconds (a truncated conversion lost a nanosecond now and then).
+func TestReportTimesRoundTrip(t *testing.T) {
+	for ns := int64(1); ns < 1e11; ns = ns*11/10 + 1 {
+		r := search.Report{System: "s", Stats: explore.Stats{Stop: explore.StopPaths}, Elapsed: time.Duration(ns), SearchTime: time.Duration(ns / 2)}
+		b, err := json.Marshal(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back search.Report
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if back.Elapsed != r.Elapsed || back.SearchTime != r.SearchTime {
+			t.Fatalf("%v, %v read back as %v, %v", r.Elapsed, r.SearchTime, back.Elapsed, back.SearchTime)
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// monState is one monitor of an execution (sim.Monitor): its state, its
+// first assertion failure, and the hash of both.
+type monState struct {
+	m       sim.Monitor
+	failure string
+	hash    uint64
+	dirty   bool
+}
+
+// initMonitors puts every monitor of the config in its initial state, at
+// the start of an execution (New, Reset); node resets leave them alone.
+func (s *Sim) initMonitors() {
+	specs := s.cfg.Monitors
+	if len(specs) == 0 {
+		s.w.mons = s.w.mons[:0]
+		return
+	}
+	s.w.mons = make([]monState, len(specs))
+	for i := range specs {
+		m := specs[i].New()
+		if m == nil {
+			panic(fmt.Sprintf("sim: New of monitor %s returned nil", specs[i].Name))
+		}
+		s.w.mons[i] = monState{m: m, dirty: true}
+	}
+}
+
+// notify hands a service's event to every monitor, in declaration order.
+func (s *Sim) notify(node int, ev any) {
+	if s.log != nil {
+		s.log.Info().Int("step", s.logStep()).Int("node", node).Str("type", sim.MessageName(ev)).Msg("notify " + FormatValue(ev))
+	}
+	for i := range s.w.mons {
+		ms := &s.w.mons[i]
+		ms.dirty = true
+		if err := ms.m.Handle(ev); err != nil && ms.failure == "" {
+			ms.failure = err.Error()
+			if s.log != nil {
+				s.log.Error().Int("step", s.logStep()).Int("node", node).Str("monitor", s.cfg.Monitors[i].Name).Msg("monitor assertion failed: " + ms.failure)
+			}
+		}
+	}
+}
+
+// monitorHash returns monitor i's hash, encoding it if it changed.
+func (s *Sim) monitorHash(i int) uint64 {
+	ms := &s.w.mons[i]
+	if ms.dirty {
+		s.enc.buf = s.enc.buf[:0]
+		s.enc.value(ms.m)
+		ms.hash = xxhash.Sum64(s.enc.buf)
+		if ms.failure != "" {
+			ms.hash = mix(ms.hash, hashString(ms.failure))
+		}
+		ms.dirty = false
+	}
+	return ms.hash
+}
+
+// Monitor returns monitor i of the execution (in Config.Monitors order)
+// and its first assertion failure ("" if none).
+func (s *Sim) Monitor(i int) (sim.Monitor, string) {
+	ms := &s.w.mons[i]
+	return ms.m, ms.failure
+}
+
+// Monitors returns the number of monitors (Config.Monitors).
+func (s *Sim) Monitors() int { return len(s.w.mons) }
+
+// MonitorText returns the text form of monitor i's state: a line with its
+// name and type, then whether it is hot or cold (a sim.LivenessMonitor),
+// its assertion failure if any, and its struct.
+func (s *Sim) MonitorText(i int) string {
+	ms := &s.w.mons[i]
+	var b strings.Builder
+	fmt.Fprintf(&b, "monitor %s (%s)\n", s.cfg.Monitors[i].Name, typeName(reflect.TypeOf(ms.m)))
+	if lm, ok := ms.m.(sim.LivenessMonitor); ok {
+		if lm.Hot() {
+			b.WriteString("hot\n")
+		} else {
+			b.WriteString("cold\n")
+		}
+	}
+	if ms.failure != "" {
+		b.WriteString("assertion failed: " + ms.failure + "\n")
+	}
+	b.WriteString(FormatState(ms.m))
+	return b.String()
+}

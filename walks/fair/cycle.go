@@ -1,0 +1,536 @@
+package fair
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Step is one transition of a lasso in the graph: from state From to
+// state To, made by Choices.
+type Step struct {
+	From, To int32
+	Choices  []int32
+}
+
+// Lasso is a fair cycle of hot states and a path to it: Stem leads from
+// the root to the cycle's first state, Cycle leads from it back to it.
+type Lasso struct {
+	Stem, Cycle []Step
+	// SCC is the number of states of the strongly connected component the
+	// cycle runs in (every state of which lies on some such cycle).
+	SCC int
+}
+
+// FairCycle looks for a cycle of hot states reachable from state root
+// that is fair: every unit with an enabled event in one of its states runs
+// an event in it (failures never count and never run in it). Such a cycle
+// can repeat forever in a fairly scheduled execution that never becomes
+// live. It returns nil when the graph has none; otherwise the first of
+// FairCycles.
+//
+// The search is the classic one for strong fairness (Streett emptiness,
+// Emerson and Lei): split the hot states into strongly connected
+// components (Tarjan); a component in which every unit enabled somewhere
+// runs on one of its own transitions holds a fair cycle (one through all
+// of its transitions); otherwise no fair cycle passes through a state that
+// enables a unit the component never runs, so drop those states and split
+// what is left again.
+func (g *Graph) FairCycle(root int32) *Lasso {
+	if ls := g.FairCycles(root, 1); len(ls) > 0 {
+		return ls[0]
+	}
+	return nil
+}
+
+// FairCycles returns up to max lassos into fair cycles of hot states
+// reachable from root (see FairCycle), as alternatives for a caller that
+// must check them on the system: for each fair component, its shortest
+// simple fair cycles first (found by a bounded iterative-deepening search,
+// each state at most once: the likeliest to repeat when the graph's keys
+// merge states, and the shortest to read), then the cycle that runs all of
+// the component's transitions' units, which is fair whenever the component
+// is. Every lasso has the shortest stem from root to its cycle.
+func (g *Graph) FairCycles(root int32, max int) []*Lasso {
+	if int(root) >= len(g.keys) || root < 0 || max <= 0 {
+		return nil
+	}
+	a := g.adjacency()
+	n := len(g.keys)
+	sc := &g.scratch
+	sc.index, sc.low, sc.mark = grow(sc.index, n), grow(sc.low, n), grow(sc.mark, n)
+	sc.on = grow(sc.on, n)
+	t := &tarjan{g: g, a: a, index: sc.index, low: sc.low, on: sc.on, mark: sc.mark}
+	reach := g.bfs(a, root, func(int32) bool { return true }, false)
+	var hot []int32
+	for v := range g.hot {
+		if g.hot[v] && reach.reached(int32(v)) {
+			hot = append(hot, int32(v))
+		}
+	}
+	var out []*Lasso
+	work := [][]int32{hot}
+	taken := make([]bool, len(g.unit))
+	for len(work) > 0 && len(out) < max {
+		set := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, c := range t.components(set) {
+			if len(out) >= max {
+				break
+			}
+			if !t.cyclic(c) {
+				continue
+			}
+			clear(taken)
+			t.gen++
+			for _, v := range c {
+				t.mark[v] = t.gen
+			}
+			for _, v := range c {
+				for _, e := range a.out(v) {
+					if ed := &g.edges[e]; !ed.failure && t.mark[ed.to] == t.gen {
+						taken[ed.unit] = true
+					}
+				}
+			}
+			var keep []int32
+			for _, v := range c {
+				ok := true
+				for _, u := range g.enabled(v) {
+					if !taken[u] {
+						ok = false
+						break
+					}
+				}
+				if ok {
+					keep = append(keep, v)
+				}
+			}
+			if len(keep) == len(c) {
+				for _, cyc := range g.simpleFairCycles(a, reach, c, max-len(out)) {
+					out = append(out, g.lassoOf(reach, root, cyc, len(c)))
+				}
+				if len(out) < max {
+					out = append(out, g.lasso(a, reach, root, c))
+				}
+				continue
+			}
+			if len(keep) > 1 || len(keep) == 1 && t.selfLoop(keep[0]) {
+				work = append(work, keep)
+			}
+		}
+	}
+	return out
+}
+
+// simpleCycleBudget bounds the transitions the search for simple fair
+// cycles looks at per component.
+const simpleCycleBudget = 200_000
+
+// simpleFairCycles returns up to max fair cycles of component c that pass
+// through no state twice, shortest first, each as its transitions from its
+// first state: an iterative-deepening search from each state of c in order
+// of distance from the root, within a budget of transitions looked at.
+func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int) [][]int32 {
+	n := len(g.keys)
+	in := make([]bool, n)
+	for _, v := range c {
+		in[v] = true
+	}
+	starts := slices.Clone(c)
+	slices.SortFunc(starts, func(x, y int32) int {
+		if d := reach.dist[x] - reach.dist[y]; d != 0 {
+			return int(d)
+		}
+		return int(x - y)
+	})
+	budget := simpleCycleBudget
+	on := make([]bool, n)
+	ran := make([]int32, len(g.unit)) // per unit: transitions of the path that run it
+	var path []int32                  // edges
+	var out [][]int32
+	seen := map[string]bool{}
+	var dfs func(start, v int32, limit int) bool
+	fair := func() bool {
+		for _, e := range path {
+			for _, u := range g.enabled(g.edges[e].from) {
+				if ran[u] == 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	dfs = func(start, v int32, limit int) bool {
+		for _, e := range a.out(v) {
+			if budget--; budget < 0 {
+				return false
+			}
+			ed := &g.edges[e]
+			if ed.failure || !in[ed.to] {
+				continue
+			}
+			if ed.to == start {
+				if len(path)+1 != limit {
+					continue
+				}
+				path = append(path, e)
+				ran[ed.unit]++
+				if fair() {
+					k := fmt.Sprint(canonicalRotation(path))
+					if !seen[k] {
+						seen[k] = true
+						out = append(out, slices.Clone(path))
+					}
+				}
+				ran[ed.unit]--
+				path = path[:len(path)-1]
+				if len(out) >= max {
+					return false
+				}
+				continue
+			}
+			if on[ed.to] || len(path)+1 >= limit {
+				continue
+			}
+			on[ed.to] = true
+			path = append(path, e)
+			ran[ed.unit]++
+			ok := dfs(start, ed.to, limit)
+			ran[ed.unit]--
+			path = path[:len(path)-1]
+			on[ed.to] = false
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	for limit := 1; limit <= len(c) && len(out) < max && budget > 0; limit++ {
+		for _, s := range starts {
+			on[s] = true
+			ok := dfs(s, s, limit)
+			on[s] = false
+			if !ok || len(out) >= max {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// canonicalRotation returns the rotation of a cycle's edges that starts at
+// its smallest edge, so that one cycle found from two of its states is
+// recognised.
+func canonicalRotation(cyc []int32) []int32 {
+	m := 0
+	for i := range cyc {
+		if cyc[i] < cyc[m] {
+			m = i
+		}
+	}
+	return slices.Concat(cyc[m:], cyc[:m])
+}
+
+// lassoOf builds the lasso of a cycle given as edges: the shortest stem
+// from root to its first state, then the cycle.
+func (g *Graph) lassoOf(reach *paths, root int32, cyc []int32, scc int) *Lasso {
+	start := g.edges[cyc[0]].from
+	l := &Lasso{SCC: scc}
+	for _, s := range g.path(reach, root, start) {
+		l.Stem = append(l.Stem, s.Step)
+	}
+	for _, e := range cyc {
+		ed := &g.edges[e]
+		l.Cycle = append(l.Cycle, Step{From: ed.from, To: ed.to, Choices: g.choices(ed)})
+	}
+	return l
+}
+
+// scratch holds FairCycles' arrays between calls: a search runs again and
+// again as the graph grows, and allocating them anew each time would keep
+// the collector busy.
+type scratch struct {
+	adj                    adjacency
+	fill, index, low, mark []int32
+	on                     []bool
+}
+
+// grow returns s with length n and every element zero, reusing its memory
+// when it can.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// adjacency is the graph's transitions by source state.
+type adjacency struct {
+	start []int32 // per state: a range of idx
+	idx   []int32 // edge indices
+}
+
+func (a *adjacency) out(v int32) []int32 { return a.idx[a.start[v]:a.start[v+1]] }
+
+func (g *Graph) adjacency() *adjacency {
+	n := len(g.keys)
+	a := &g.scratch.adj
+	a.start = grow(a.start, n+1)
+	a.idx = grow(a.idx, len(g.edges))
+	for i := range g.edges {
+		a.start[g.edges[i].from+1]++
+	}
+	for v := 0; v < n; v++ {
+		a.start[v+1] += a.start[v]
+	}
+	g.scratch.fill = grow(g.scratch.fill, n)
+	fill := g.scratch.fill
+	copy(fill, a.start[:n])
+	for i := range g.edges {
+		f := g.edges[i].from
+		a.idx[fill[f]] = int32(i)
+		fill[f]++
+	}
+	return a
+}
+
+// tarjan splits vertex sets into strongly connected components along
+// non-failure transitions, iteratively (no recursion: the graphs are
+// large).
+type tarjan struct {
+	g     *Graph
+	a     *adjacency
+	index []int32 // 0: unvisited in this pass; else 1 + visit order
+	low   []int32
+	on    []bool
+	mark  []int32 // membership stamps
+	gen   int32
+	stack []int32
+	calls []frame
+}
+
+type frame struct {
+	v int32
+	i int32 // next out-edge
+}
+
+// components returns the strongly connected components of the subgraph
+// set induces.
+func (t *tarjan) components(set []int32) [][]int32 {
+	t.gen++
+	in := t.gen
+	for _, v := range set {
+		t.mark[v] = in
+		t.index[v] = 0
+	}
+	var out [][]int32
+	next := int32(1)
+	for _, s := range set {
+		if t.index[s] != 0 {
+			continue
+		}
+		t.push(s, &next)
+		for len(t.calls) > 0 {
+			f := &t.calls[len(t.calls)-1]
+			v := f.v
+			es := t.a.out(v)
+			if int(f.i) < len(es) {
+				ed := &t.g.edges[es[f.i]]
+				f.i++
+				w := ed.to
+				if ed.failure || t.mark[w] != in {
+					continue
+				}
+				if t.index[w] == 0 {
+					t.push(w, &next)
+				} else if t.on[w] {
+					t.low[v] = min(t.low[v], t.index[w])
+				}
+				continue
+			}
+			t.calls = t.calls[:len(t.calls)-1]
+			if len(t.calls) > 0 {
+				p := t.calls[len(t.calls)-1].v
+				t.low[p] = min(t.low[p], t.low[v])
+			}
+			if t.low[v] == t.index[v] {
+				var c []int32
+				for {
+					w := t.stack[len(t.stack)-1]
+					t.stack = t.stack[:len(t.stack)-1]
+					t.on[w] = false
+					c = append(c, w)
+					if w == v {
+						break
+					}
+				}
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+func (t *tarjan) push(v int32, next *int32) {
+	t.index[v], t.low[v] = *next, *next
+	*next++
+	t.on[v] = true
+	t.stack = append(t.stack, v)
+	t.calls = append(t.calls, frame{v: v})
+}
+
+// cyclic reports whether component c holds a cycle: more than one state,
+// or one with a transition to itself.
+func (t *tarjan) cyclic(c []int32) bool {
+	return len(c) > 1 || t.selfLoop(c[0])
+}
+
+func (t *tarjan) selfLoop(v int32) bool {
+	for _, e := range t.a.out(v) {
+		if ed := &t.g.edges[e]; !ed.failure && ed.to == v {
+			return true
+		}
+	}
+	return false
+}
+
+// lasso builds a lasso into the fair component c: the shortest stem from
+// root to c's state nearest to it (reach holds the shortest paths from
+// root), and a cycle from there that runs every unit enabled in c (one
+// transition of each, joined by shortest paths inside c) and returns.
+func (g *Graph) lasso(a *adjacency, reach *paths, root int32, c []int32) *Lasso {
+	n := len(g.keys)
+	in := make([]bool, n)
+	for _, v := range c {
+		in[v] = true
+	}
+	par := reach
+	start := int32(-1)
+	if in[root] {
+		start = root
+	} else {
+		for _, v := range c {
+			if par.reached(v) && (start < 0 || par.dist[v] < par.dist[start] || par.dist[v] == par.dist[start] && v < start) {
+				start = v
+			}
+		}
+	}
+	l := &Lasso{SCC: len(c)}
+	for _, s := range g.path(par, root, start) {
+		l.Stem = append(l.Stem, s.Step)
+	}
+	// One transition of each unit enabled in c, in order of first need.
+	need := map[int32]bool{}
+	var units []int32
+	for _, v := range c {
+		for _, u := range g.enabled(v) {
+			if !need[u] {
+				need[u] = true
+				units = append(units, u)
+			}
+		}
+	}
+	inC := func(v int32) bool { return in[v] }
+	cur := start
+	take := func(e int32) {
+		ed := &g.edges[e]
+		l.Cycle = append(l.Cycle, Step{From: ed.from, To: ed.to, Choices: g.choices(ed)})
+		need[ed.unit] = false
+		cur = ed.to
+	}
+	for _, u := range units {
+		if !need[u] {
+			continue // run on the way to an earlier one
+		}
+		// The nearest transition of u inside c, from cur.
+		p := g.bfs(a, cur, inC, true)
+		best, bestD := int32(-1), int32(0)
+		for _, v := range c {
+			if !p.reached(v) {
+				continue
+			}
+			for _, e := range a.out(v) {
+				ed := &g.edges[e]
+				if !ed.failure && ed.unit == u && in[ed.to] && (best < 0 || p.dist[v] < bestD) {
+					best, bestD = e, p.dist[v]
+				}
+			}
+		}
+		for _, s := range g.path(p, cur, g.edges[best].from) {
+			take(s.edge)
+		}
+		take(best)
+	}
+	if len(l.Cycle) == 0 || cur != start {
+		if len(l.Cycle) == 0 {
+			// Units enabled nowhere in c: any transition inside it.
+			for _, e := range a.out(start) {
+				if ed := &g.edges[e]; !ed.failure && in[ed.to] {
+					take(e)
+					break
+				}
+			}
+		}
+		p := g.bfs(a, cur, inC, true)
+		for _, s := range g.path(p, cur, start) {
+			take(s.edge)
+		}
+	}
+	return l
+}
+
+// paths holds a breadth-first search's tree.
+type paths struct {
+	dist []int32 // -1: not reached
+	via  []int32 // the edge into each state
+}
+
+func (p *paths) reached(v int32) bool { return p.dist[v] >= 0 }
+
+// bfs searches from s over the transitions between states that keep
+// accepts (failures too unless noFailures).
+func (g *Graph) bfs(a *adjacency, s int32, keep func(int32) bool, noFailures bool) *paths {
+	n := len(g.keys)
+	p := &paths{dist: make([]int32, n), via: make([]int32, n)}
+	for i := range p.dist {
+		p.dist[i] = -1
+	}
+	p.dist[s] = 0
+	queue := []int32{s}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, e := range a.out(v) {
+			ed := &g.edges[e]
+			if (noFailures && ed.failure) || p.dist[ed.to] >= 0 || !keep(ed.to) {
+				continue
+			}
+			p.dist[ed.to] = p.dist[v] + 1
+			p.via[ed.to] = e
+			queue = append(queue, ed.to)
+		}
+	}
+	return p
+}
+
+type pathStep struct {
+	Step
+	edge int32
+}
+
+// path returns the transitions of p's tree from its source to t.
+func (g *Graph) path(p *paths, from, t int32) []pathStep {
+	var rev []pathStep
+	for v := t; v != from; {
+		e := p.via[v]
+		ed := &g.edges[e]
+		rev = append(rev, pathStep{Step: Step{From: ed.from, To: ed.to, Choices: g.choices(ed)}, edge: e})
+		v = ed.from
+	}
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	return rev
+}

@@ -1,0 +1,242 @@
+package fair
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// rgraph is a random small graph: every transition's choices are its
+// index in the list, so that a lasso's steps name their transitions.
+type rgraph struct {
+	n       int
+	hot     []bool
+	enabled [][]uint64
+	edges   []redge
+}
+
+type redge struct {
+	from, to int32
+	unit     uint64
+	failure  bool
+}
+
+func randomGraph(r *rand.Rand) *rgraph {
+	n := 1 + r.IntN(7)
+	g := &rgraph{n: n, hot: make([]bool, n), enabled: make([][]uint64, n)}
+	units := 1 + r.IntN(3)
+	for v := range n {
+		g.hot[v] = r.IntN(4) != 0
+		for u := range units {
+			if r.IntN(2) == 0 {
+				g.enabled[v] = append(g.enabled[v], uint64(u))
+			}
+		}
+	}
+	for range r.IntN(3 * n) {
+		from := r.IntN(n)
+		e := redge{from: int32(from), to: int32(r.IntN(n)), failure: r.IntN(8) == 0}
+		if len(g.enabled[from]) > 0 {
+			e.unit = g.enabled[from][r.IntN(len(g.enabled[from]))]
+		} else {
+			e.failure = true
+		}
+		g.edges = append(g.edges, e)
+	}
+	return g
+}
+
+func (rg *rgraph) build() *Graph {
+	g := New(0)
+	for v := range rg.n {
+		if _, err := g.AddState(uint64(100+v), rg.hot[v], rg.enabled[v]); err != nil {
+			panic(err)
+		}
+	}
+	for i, e := range rg.edges {
+		g.AddEdge(e.from, e.to, e.unit, e.failure, []int32{int32(i)})
+	}
+	return g
+}
+
+// naive decides whether a fair hot cycle is reachable from state 0 by
+// trying every set of states: some reachable set of hot states must be
+// strongly connected by its own non-failure transitions (with at least one
+// transition) and run every unit enabled in it.
+func (rg *rgraph) naive() bool {
+	reach := map[int32]bool{0: true}
+	for changed := true; changed; {
+		changed = false
+		for _, e := range rg.edges {
+			if reach[e.from] && !reach[e.to] {
+				reach[e.to], changed = true, true
+			}
+		}
+	}
+	for set := 1; set < 1<<rg.n; set++ {
+		in := func(v int32) bool { return set>>v&1 == 1 }
+		ok := true
+		for v := range int32(rg.n) {
+			if in(v) && (!rg.hot[v] || !reach[v]) {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		taken := map[uint64]bool{}
+		internal := 0
+		for _, e := range rg.edges {
+			if !e.failure && in(e.from) && in(e.to) {
+				taken[e.unit] = true
+				internal++
+			}
+		}
+		if internal == 0 {
+			continue
+		}
+		for v := range int32(rg.n) {
+			for _, u := range rg.enabled[v] {
+				if in(v) && !taken[u] {
+					ok = false
+				}
+			}
+		}
+		// Strongly connected: every member reaches every member inside.
+		for s := range int32(rg.n) {
+			if !in(s) {
+				continue
+			}
+			seen := map[int32]bool{s: true}
+			for changed := true; changed; {
+				changed = false
+				for _, e := range rg.edges {
+					if !e.failure && seen[e.from] && in(e.to) && !seen[e.to] {
+						seen[e.to], changed = true, true
+					}
+				}
+			}
+			for v := range int32(rg.n) {
+				if in(v) && !seen[v] {
+					ok = false
+				}
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// check verifies a lasso: a path from state 0 into a cycle back to its
+// start, every transition a recorded one, the cycle hot, failure-free and
+// fair.
+func (rg *rgraph) check(t *testing.T, l *Lasso) {
+	t.Helper()
+	cur := int32(0)
+	step := func(s Step) redge {
+		e := rg.edges[s.Choices[0]]
+		if s.From != cur || e.from != s.From || e.to != s.To {
+			t.Fatalf("step %+v does not follow from state %d along transition %+v", s, cur, e)
+		}
+		cur = s.To
+		return e
+	}
+	for _, s := range l.Stem {
+		step(s)
+	}
+	start := cur
+	if len(l.Cycle) == 0 {
+		t.Fatal("empty cycle")
+	}
+	ran := map[uint64]bool{}
+	for _, s := range l.Cycle {
+		if !rg.hot[cur] {
+			t.Fatalf("cycle state %d is not hot", cur)
+		}
+		e := step(s)
+		if e.failure {
+			t.Fatal("a failure in the cycle")
+		}
+		ran[e.unit] = true
+	}
+	if cur != start {
+		t.Fatalf("the cycle ends at %d, not at its start %d", cur, start)
+	}
+	for _, s := range l.Cycle {
+		for _, u := range rg.enabled[s.From] {
+			if !ran[u] {
+				t.Fatalf("unit %d enabled at %d never runs in the cycle", u, s.From)
+			}
+		}
+	}
+}
+
+// TestFairCycleAgainstNaive holds FairCycle against the brute-force
+// decision on 20,000 random graphs of up to 7 states, and checks every
+// lasso FairCycles returns (up to 5 alternatives).
+func TestFairCycleAgainstNaive(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	found := 0
+	for i := range 20000 {
+		rg := randomGraph(r)
+		g := rg.build()
+		l := g.FairCycle(0)
+		if want := rg.naive(); (l != nil) != want {
+			t.Fatalf("graph %d %+v: FairCycle found %v, want %v", i, rg, l != nil, want)
+		}
+		if l != nil {
+			found++
+			for _, l := range g.FairCycles(0, 5) {
+				rg.check(t, l)
+			}
+		}
+	}
+	t.Logf("%d of 20000 graphs have a fair hot cycle", found)
+	if found < 1000 {
+		t.Fatalf("only %d graphs with a cycle: the generator tests too little", found)
+	}
+}
+
+// TestUnfairCycle: a hot cycle that starves a unit enabled on it is no
+// lasso; once the starved unit runs inside it is.
+func TestUnfairCycle(t *testing.T) {
+	g := New(0)
+	a, _ := g.AddState(1, true, []uint64{7, 8})
+	b, _ := g.AddState(2, true, []uint64{7})
+	g.AddEdge(a, b, 7, false, []int32{0})
+	g.AddEdge(b, a, 7, false, []int32{0})
+	g.AddEdge(a, a, 9, true, []int32{1}) // a failure: never fair
+	if l := g.FairCycle(a); l != nil {
+		t.Fatalf("unfair cycle reported: %+v", l)
+	}
+	c, _ := g.AddState(3, false, []uint64{8})
+	g.AddEdge(a, c, 8, false, []int32{1}) // unit 8 runs, but leaves the hot states
+	if l := g.FairCycle(a); l != nil {
+		t.Fatalf("cycle through a live state reported: %+v", l)
+	}
+	g.AddEdge(a, a, 8, false, []int32{2})
+	l := g.FairCycle(a)
+	if l == nil || len(l.Stem) != 0 || len(l.Cycle) != 3 || l.SCC != 2 {
+		t.Fatalf("lasso %+v, want the cycle a -8-> a -7-> b -7-> a", l)
+	}
+}
+
+// TestFull: a full graph refuses new states, keeps known ones.
+func TestFull(t *testing.T) {
+	g := New(2)
+	g.AddState(1, true, nil)
+	g.AddState(2, true, nil)
+	if _, err := g.AddState(3, true, nil); err != ErrFull || !g.Full() {
+		t.Fatalf("AddState on a full graph: %v", err)
+	}
+	if id, err := g.AddState(2, true, nil); err != nil || id != 1 {
+		t.Fatalf("AddState of a known state on a full graph: %d, %v", id, err)
+	}
+	v := g.Version()
+	g.AddEdge(0, 1, 5, false, nil)
+	g.AddEdge(0, 1, 5, false, []int32{4})
+	if g.Edges() != 1 || g.Version() != v+1 {
+		t.Fatalf("%d edges, version +%d: a duplicate transition was added", g.Edges(), g.Version()-v)
+	}
+}

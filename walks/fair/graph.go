@@ -1,0 +1,141 @@
+package fair
+
+import (
+	"errors"
+	"unsafe"
+)
+
+// ErrFull is returned by AddState when the graph holds MaxStates states.
+var ErrFull = errors.New("fair: the graph is full")
+
+// DefaultMaxStates is the default bound of a Graph.
+const DefaultMaxStates = 1 << 20
+
+// Graph is an explored state graph: states named by a 64-bit key (the
+// state's hash), each with whether it is hot (not live) and the fairness
+// units (event sources, or nodes) that have an enabled event in it, and the
+// transitions between them, each with its unit and the choices that made
+// it. It grows as an exploration records what it runs; a transition is
+// kept once per (from, to, unit).
+//
+// A Graph is not safe for concurrent use.
+type Graph struct {
+	max   int
+	ids   map[uint64]int32
+	keys  []uint64
+	hot   []bool
+	units []int32 // per state: a range of enab
+	enab  []int32 // unit ids
+	unit  map[uint64]int32
+	edges []edge
+	seen  map[edgeKey]struct{}
+	ch    []int32 // the edges' choices
+	// version counts additions, so that a search need not look again at
+	// a graph that did not change.
+	version uint64
+	scratch scratch
+}
+
+type edge struct {
+	from, to, unit int32
+	failure        bool
+	ch, nch        int32 // choices: ch[ch : ch+nch]
+}
+
+type edgeKey struct{ from, to, unit int32 }
+
+// New returns an empty graph of at most maxStates states (DefaultMaxStates
+// when maxStates <= 0).
+func New(maxStates int) *Graph {
+	if maxStates <= 0 {
+		maxStates = DefaultMaxStates
+	}
+	return &Graph{max: maxStates, ids: map[uint64]int32{}, unit: map[uint64]int32{}, seen: map[edgeKey]struct{}{}, units: []int32{0}}
+}
+
+// State returns the id of the state with this key, if recorded.
+func (g *Graph) State(key uint64) (int32, bool) {
+	id, ok := g.ids[key]
+	return id, ok
+}
+
+// AddState records the state with this key, hot or not, with the units
+// that have an enabled event in it (failure events are no unit), unless it
+// is recorded already. It returns the state's id; ErrFull when the graph
+// is full and the state is new.
+func (g *Graph) AddState(key uint64, hot bool, units []uint64) (int32, error) {
+	if id, ok := g.ids[key]; ok {
+		return id, nil
+	}
+	if len(g.keys) >= g.max {
+		return -1, ErrFull
+	}
+	id := int32(len(g.keys))
+	g.ids[key] = id
+	g.keys = append(g.keys, key)
+	g.hot = append(g.hot, hot)
+	for _, u := range units {
+		g.enab = append(g.enab, g.unitID(u))
+	}
+	g.units = append(g.units, int32(len(g.enab)))
+	g.version++
+	return id, nil
+}
+
+func (g *Graph) unitID(u uint64) int32 {
+	id, ok := g.unit[u]
+	if !ok {
+		id = int32(len(g.unit))
+		g.unit[u] = id
+	}
+	return id
+}
+
+// AddEdge records the transition from state from to state to, by an event
+// of the given unit (failure: an injected failure, which no fair cycle
+// repeats), made by choices (the step's answers, the event's first).
+// A transition already recorded with the same from, to and unit is kept as
+// it was.
+func (g *Graph) AddEdge(from, to int32, unit uint64, failure bool, choices []int32) {
+	u := int32(-1)
+	if !failure {
+		u = g.unitID(unit)
+	}
+	k := edgeKey{from, to, u}
+	if _, dup := g.seen[k]; dup {
+		return
+	}
+	g.seen[k] = struct{}{}
+	g.edges = append(g.edges, edge{from: from, to: to, unit: u, failure: failure, ch: int32(len(g.ch)), nch: int32(len(choices))})
+	g.ch = append(g.ch, choices...)
+	g.version++
+}
+
+// States returns the number of states, Edges the number of transitions.
+func (g *Graph) States() int { return len(g.keys) }
+
+// Edges returns the number of transitions recorded.
+func (g *Graph) Edges() int { return len(g.edges) }
+
+// Full reports whether the graph reached its bound of states.
+func (g *Graph) Full() bool { return len(g.keys) >= g.max }
+
+// Version changes whenever a state or a transition is added.
+func (g *Graph) Version() uint64 { return g.version }
+
+// Hot reports whether state id is hot.
+func (g *Graph) Hot(id int32) bool { return g.hot[id] }
+
+// Key returns the key of state id.
+func (g *Graph) Key(id int32) uint64 { return g.keys[id] }
+
+// Bytes estimates the graph's memory: its slices and maps.
+func (g *Graph) Bytes() int {
+	const mapEntry = 48 // key, value and a map's overhead per entry, roughly
+	return len(g.keys)*(8+1+4) + len(g.enab)*4 + len(g.edges)*int(unsafe.Sizeof(edge{})) + len(g.ch)*4 +
+		(len(g.ids)+len(g.seen)+len(g.unit))*mapEntry
+}
+
+func (g *Graph) enabled(id int32) []int32 { return g.enab[g.units[id]:g.units[id+1]] }
+
+func (g *Graph) choices(e *edge) []int32 { return g.ch[e.ch : e.ch+e.nch] }
