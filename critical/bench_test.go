@@ -1,9 +1,11 @@
 package critical_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // benchConfig is the poison system with its critical transition at step
@@ -24,7 +26,7 @@ func BenchmarkRecovers(b *testing.B) {
 	}{{"dead", 150, false}, {"transient", 149, true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				p, _, err := critical.Recovers(c, bc.i)
+				p, _, err := critical.Recovers(context.Background(), c, bc.i)
 				if err != nil || p.Recovers != bc.want {
 					b.Fatal(p, err)
 				}
@@ -41,7 +43,7 @@ func BenchmarkFind(b *testing.B) {
 	var res critical.Result
 	for b.Loop() {
 		var err error
-		res, err = critical.Find(c)
+		res, err = critical.Find(context.Background(), c)
 		if err != nil || res.Step != 150 || res.Condition != critical.C1 {
 			b.Fatal(res.Step, res.Condition, err)
 		}
@@ -49,4 +51,48 @@ func BenchmarkFind(b *testing.B) {
 	b.ReportMetric(float64(len(res.Probes)), "probes")
 	b.ReportMetric(float64(res.Transitions), "transitions")
 	b.ReportMetric(float64(res.Transitions)/res.Elapsed.Seconds(), "transitions/s")
+}
+
+// BenchmarkConfirm measures the two confirmation samples of the bench
+// config's critical transition (step 150): at 149 every walk recovers at
+// once (the sample ends after ConfirmRecoveries), at 150 none does, 50
+// walks of 19,850 steps.
+func BenchmarkConfirm(b *testing.B) {
+	c := benchConfig(b)
+	var conf *critical.Confidence
+	for b.Loop() {
+		var err error
+		if conf, err = critical.Confirm(context.Background(), c, 150); err != nil || conf.At.Recovered != 0 {
+			b.Fatal(conf, err)
+		}
+	}
+	b.ReportMetric(float64(conf.At.Transitions+conf.Before.Transitions)/(b.Elapsed().Seconds()/float64(b.N)), "transitions/s")
+}
+
+// BenchmarkMinimize measures ddmin on the flags system: six steps to
+// three, d_max 400, k 20.
+func BenchmarkMinimize(b *testing.B) {
+	cfg := flagsConfig()
+	s, err := engine.New(cfg, engine.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"n1", "a", "n2", "b", "n3", "app"} {
+		for i, e := range s.Ready() {
+			if name == "app" && e.Kind == engine.EvApp || e.Timer == name {
+				if err := s.StepEvent(i); err != nil {
+					b.Fatal(err)
+				}
+				break
+			}
+		}
+	}
+	c := critical.Config{Sim: cfg, Choices: s.ChoiceValues(), Steps: s.Steps(), WalkDepth: 400, Walks: 20, Seed: 1, ConfirmWalks: 500}
+	var m *critical.Minimized
+	for b.Loop() {
+		if m, err = critical.Minimize(context.Background(), c, 6, critical.MinimizeConfig{}); err != nil || m.Steps != 3 {
+			b.Fatal(m, err)
+		}
+	}
+	b.ReportMetric(float64(m.Tests), "tests")
 }

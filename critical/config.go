@@ -1,7 +1,6 @@
 package critical
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -11,9 +10,9 @@ import (
 	"github.com/macemc/macemc/sim/engine"
 )
 
-// Sentinel errors of package critical. Errors returned by Find and
-// Recovers wrap one of these (or the context's error when Config.Context
-// is cancelled), so errors.Is tells them apart.
+// Sentinel errors of package critical. Errors returned by Find, Recovers,
+// Confirm and Minimize wrap one of these (or the context's error when the
+// context ends), so errors.Is tells them apart.
 var (
 	// ErrBadConfig marks a Config that cannot be searched: no system, no
 	// liveness property, DInit outside E or not below WalkDepth.
@@ -54,6 +53,17 @@ const (
 	// DefaultWalks is k, the number of random walks per probe (the
 	// original code's value; seed 003 §4.4 uses 20 to 60).
 	DefaultWalks = 20
+	// DefaultConfirmWalks is the most walks a confirmation runs from one
+	// state (the critical state c and the state c-1 before it).
+	DefaultConfirmWalks = 10000
+	// ConfirmWalkLengths sets the default transition budget of a
+	// confirmation sample: as many steps as this many walks of d_max steps
+	// (1,000,000 at d_max = 20,000). Walks stop being started once the
+	// walks counted so far took that many steps of their own: 50 walks
+	// from a dead state, up to ConfirmWalks from a state that recovers
+	// quickly. It keeps the confirmation of a `macemc search` run within
+	// about half a second on two cores.
+	ConfirmWalkLengths = 50
 )
 
 // Config describes the suspected liveness violation E and how to search it.
@@ -97,10 +107,15 @@ type Config struct {
 	// engine.DefaultHandlerTimeout; negative: no watchdog). A walk whose
 	// handler hangs counts as not recovering.
 	HandlerTimeout time.Duration
-	// Context cancels the search (nil: never).
-	Context context.Context
-	// Progress, when set, is called after each probe, from the goroutine
-	// that called Find.
+	// ConfirmWalks is the most walks a confirmation sample runs from one
+	// state (0: DefaultConfirmWalks; negative: Find does not confirm, and
+	// answers as Algorithm 3 alone). See Confirm.
+	ConfirmWalks int
+	// ConfirmBudget bounds the transitions of one confirmation sample (0:
+	// ConfirmWalkLengths·WalkDepth; negative: no bound but ConfirmWalks).
+	ConfirmBudget int64
+	// Progress, when set, is called after each probe (confirmation
+	// samples included), from the goroutine that called Find.
 	Progress func(Probe)
 }
 
@@ -124,11 +139,11 @@ func (c *Config) validate() error {
 	if c.Workers <= 0 {
 		c.Workers = runtime.NumCPU()
 	}
-	if c.Workers > c.Walks {
-		c.Workers = max(c.Walks, 1)
+	if c.ConfirmWalks == 0 {
+		c.ConfirmWalks = DefaultConfirmWalks
 	}
-	if c.Context == nil {
-		c.Context = context.Background()
+	if c.ConfirmBudget == 0 {
+		c.ConfirmBudget = ConfirmWalkLengths * int64(c.WalkDepth)
 	}
 	switch {
 	case c.WalkDepth < 0:

@@ -16,11 +16,13 @@ import (
 )
 
 // Budgets: d_max 2000 (200-400 for the C2 cases), k 20, seed 1 unless a
-// test says otherwise; a dead probe costs at most k·d_max = 40,000 steps.
+// test says otherwise; a dead probe costs at most k·d_max = 40,000 steps,
+// a confirmation sample at most 2000 walks and ConfirmBudget = 100,000
+// steps plus one walk.
 
 func find(t *testing.T, c critical.Config) critical.Result {
 	t.Helper()
-	res, err := critical.Find(c)
+	res, err := critical.Find(context.Background(), c)
 	if err != nil {
 		t.Fatalf("Find: %v", err)
 	}
@@ -30,7 +32,13 @@ func find(t *testing.T, c critical.Config) critical.Result {
 func poisonConfig(t testing.TB, p poisonSys, steps, dmax int) critical.Config {
 	cfg := p.config()
 	choices, n := deadPath(t, cfg, steps, engine.Options{})
-	return critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: dmax, Walks: 20, Seed: 1}
+	return critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: dmax, Walks: 20, Seed: 1, ConfirmWalks: 2000, ConfirmBudget: 100_000}
+}
+
+// algorithm3 turns confirmation off: Find answers as Algorithm 3 alone.
+func algorithm3(c critical.Config) critical.Config {
+	c.ConfirmWalks = -1
+	return c
 }
 
 // TestFindCriticalStep checks that Find returns exactly the poison step
@@ -66,15 +74,18 @@ func TestFindCriticalStep(t *testing.T) {
 	}
 }
 
-// TestFindProbeSequence checks the probes are exactly Algorithm 3's.
+// TestFindProbeSequence checks the probes are exactly Algorithm 3's, and
+// that confirmation adds its two samples after them.
 func TestFindProbeSequence(t *testing.T) {
 	c := poisonConfig(t, poisonSys{apps: 100, poison: 40}, 2000, 2000)
+	confirmed := find(t, c)
+	c = algorithm3(c)
 	res := find(t, c)
 	var got []int
 	var phases []int
 	for _, p := range res.Probes {
 		got = append(got, p.Step)
-		phases = append(phases, p.Phase)
+		phases = append(phases, int(p.Phase))
 	}
 	// Phase 1: 0 (d_init), then 1 (max(2·0, 1)), 2, 4, ..., 64 dead.
 	// Phase 2 between 32 and 64: 48 dead, 40 dead, 36, 38, 39 recover.
@@ -90,6 +101,28 @@ func TestFindProbeSequence(t *testing.T) {
 		if !p.Recovers && (p.Walks != 20 || p.Witness != -1) {
 			t.Errorf("dead probe %+v should count all k walks", p)
 		}
+	}
+	if res.Confidence != nil {
+		t.Errorf("Algorithm 3 alone has no confidence: %+v", res.Confidence)
+	}
+	// With confirmation: the same probes, then state 40 (none of the
+	// walks recovers; the budget of 100,000 steps ends the sample after
+	// 51 walks of 1960 steps) and state 39 (every walk recovers at once).
+	n := len(res.Probes)
+	if !reflect.DeepEqual(stripTimes(confirmed.Probes[:n]), stripTimes(res.Probes)) || len(confirmed.Probes) != n+2 {
+		t.Fatalf("confirmed probes %+v", confirmed.Probes)
+	}
+	at, before := confirmed.Probes[n], confirmed.Probes[n+1]
+	if at.Step != 40 || at.Phase != critical.PhaseConfirm || at.Recovers || at.Walks != 52 || !at.Budget || at.Transitions != 52*1960 {
+		t.Errorf("confirmation at 40: %+v", at)
+	}
+	// At 39 most walks recover at once: the sample ends at the 50th.
+	if before.Step != 39 || before.Recovered != critical.ConfirmRecoveries || before.Walks != 55 || before.Budget || !before.Recovers {
+		t.Errorf("confirmation at 39: %+v", before)
+	}
+	conf := confirmed.Confidence
+	if conf == nil || conf.At != at || conf.Before != before || conf.Thin || conf.BeforeRate < 0.9 || conf.Chance > 1e-9 || conf.Upper95 > 0.06 {
+		t.Errorf("confidence %+v", conf)
 	}
 }
 
@@ -135,16 +168,28 @@ func TestFindC2Recoverable(t *testing.T) {
 	}
 }
 
-// TestFindDeadFromStart: no walk recovers from d_init: (d_init, C2).
+// TestFindDeadFromStart: no walk recovers from d_init, nor from state 0
+// below it: (d_init, C2).
 func TestFindDeadFromStart(t *testing.T) {
 	for _, dinit := range []int{0, 5} {
 		c := poisonConfig(t, poisonSys{apps: 50, startPoisoned: true}, 400, 400)
 		c.DInit = dinit
 		res := find(t, c)
-		if res.Step != dinit || res.Condition != critical.C2 || !res.AtDInit {
-			t.Fatalf("d_init %d: got (%d, %v, AtDInit %v)", dinit, res.Step, res.Condition, res.AtDInit)
+		if res.Step != dinit || res.Condition != critical.C2 || !res.AtDInit || res.Below {
+			t.Fatalf("d_init %d: got (%d, %v, AtDInit %v, Below %v)", dinit, res.Step, res.Condition, res.AtDInit, res.Below)
 		}
-		if len(res.Probes) != 1 || res.Probes[0].Walks != 20 || res.Live != nil {
+		probes := []int{dinit}
+		if dinit > 0 {
+			probes = append(probes, 0) // the lower bound below d_init
+		}
+		var got []int
+		for _, p := range res.Probes {
+			got = append(got, p.Step)
+			if p.Walks != 20 || p.Recovers {
+				t.Errorf("d_init %d: probe %+v", dinit, p)
+			}
+		}
+		if !slices.Equal(got, probes) || res.Live != nil || res.Confidence != nil {
 			t.Errorf("d_init %d: probes %+v live %+v", dinit, res.Probes, res.Live)
 		}
 		if res.HasEvent != (dinit > 0) {
@@ -222,9 +267,9 @@ func TestWorkersDeterminism(t *testing.T) {
 	// Single probes too.
 	for _, i := range []int{30, 36, 38, 39, 40} {
 		c.Workers = 1
-		p1, alt1, err1 := critical.Recovers(c, i)
+		p1, alt1, err1 := critical.Recovers(context.Background(), c, i)
 		c.Workers = 4
-		p4, alt4, err4 := critical.Recovers(c, i)
+		p4, alt4, err4 := critical.Recovers(context.Background(), c, i)
 		if err1 != nil || err4 != nil {
 			t.Fatal(err1, err4)
 		}
@@ -300,7 +345,7 @@ func TestLiveAlternative(t *testing.T) {
 // TestRecovers checks single probes on both sides of the critical step.
 func TestRecovers(t *testing.T) {
 	c := poisonConfig(t, poisonSys{apps: 100, poison: 40}, 2000, 2000)
-	p, alt, err := critical.Recovers(c, 39)
+	p, alt, err := critical.Recovers(context.Background(), c, 39)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +353,7 @@ func TestRecovers(t *testing.T) {
 		t.Fatalf("Recovers(39): %+v %+v", p, alt)
 	}
 	checkAlternative(t, c, alt)
-	p, alt, err = critical.Recovers(c, 40)
+	p, alt, err = critical.Recovers(context.Background(), c, 40)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +437,7 @@ func TestErrors(t *testing.T) {
 	// E is live after d_init: the tick fires at step 11.
 	cfg := poisonSys{apps: 10}.config()
 	choices, n := deadPath(t, cfg, 20, engine.Options{})
-	_, err := critical.Find(critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: 400})
+	_, err := critical.Find(context.Background(), critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: 400})
 	var nd *critical.NotDeadError
 	if !errors.Is(err, critical.ErrNotDead) || !errors.As(err, &nd) || nd.Step != 11 {
 		t.Errorf("live E: %v", err)
@@ -410,7 +455,7 @@ func TestErrors(t *testing.T) {
 	} {
 		c := good
 		mod(&c)
-		if _, err := critical.Find(c); !errors.Is(err, critical.ErrBadConfig) {
+		if _, err := critical.Find(context.Background(), c); !errors.Is(err, critical.ErrBadConfig) {
 			t.Errorf("%s: %v, want ErrBadConfig", name, err)
 		}
 	}
@@ -418,25 +463,25 @@ func TestErrors(t *testing.T) {
 	bad := good
 	bad.Choices = slices.Clone(good.Choices)
 	bad.Choices[3] = 7
-	if _, err := critical.Find(bad); !errors.Is(err, critical.ErrReplay) || !errors.Is(err, engine.ErrBadChoice) {
+	if _, err := critical.Find(context.Background(), bad); !errors.Is(err, critical.ErrReplay) || !errors.Is(err, engine.ErrBadChoice) {
 		t.Errorf("bad choice: %v", err)
 	}
 
 	// E of 50 requests, not quiescent, with d_max 2000: the search needs
 	// state 64.
 	short := poisonConfig(t, poisonSys{apps: 100, poison: 90}, 50, 2000)
-	if _, err := critical.Find(short); !errors.Is(err, critical.ErrShort) {
+	if _, err := critical.Find(context.Background(), short); !errors.Is(err, critical.ErrShort) {
 		t.Errorf("short E: %v", err)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c := good
-	c.Context = ctx
-	if _, err := critical.Find(c); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v", err)
+	res, err := critical.Find(ctx, c)
+	if !errors.Is(err, context.Canceled) || !res.Partial {
+		t.Errorf("cancelled: %v (partial %v)", err, res.Partial)
 	}
-	if _, _, err := critical.Recovers(c, 3); !errors.Is(err, context.Canceled) {
+	if _, _, err := critical.Recovers(ctx, c, 3); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled Recovers: %v", err)
 	}
 }
@@ -450,17 +495,21 @@ func TestConditionString(t *testing.T) {
 
 // TestPremature: with weak recovery and k = 20 (seed 7) Algorithm 3
 // reports state 38 dead although the live alternative passes through it:
-// the result flags it.
+// the result flags it. Confirmation takes state 38 as recoverable and
+// finds the true critical transition, 40, as more walks per probe do.
 func TestPremature(t *testing.T) {
 	c := poisonConfig(t, poisonSys{apps: 60, poison: 40, tick: 2}, 2000, 2000)
 	c.Seed = 7
-	res := find(t, c)
+	res := find(t, algorithm3(c))
 	if res.Step != 38 || !res.Premature || !strings.Contains(res.Explain(), "near dead") {
 		t.Fatalf("got step %d premature %v:\n%s", res.Step, res.Premature, res.Explain())
 	}
-	// More walks per probe find the true critical transition.
-	c.Walks = 200
 	res = find(t, c)
+	if res.Step != 40 || res.Premature || len(res.Refined) == 0 || res.Refined[0] != 38 || res.Confidence == nil || res.Confidence.Thin {
+		t.Errorf("confirmed: step %d premature %v refined %v confidence %+v", res.Step, res.Premature, res.Refined, res.Confidence)
+	}
+	c.Walks = 200
+	res = find(t, algorithm3(c))
 	if res.Step != 40 || res.Premature {
 		t.Errorf("k = 200: step %d premature %v", res.Step, res.Premature)
 	}

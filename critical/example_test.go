@@ -1,6 +1,7 @@
 package critical_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/macemc/macemc/critical"
@@ -90,34 +91,72 @@ func Example() {
 	for s.Steps() < 2000 {
 		s.Step()
 	}
-	res, err := critical.Find(critical.Config{
+	res, err := critical.Find(context.Background(), critical.Config{
 		Sim:       cfg,
 		Choices:   s.ChoiceValues(),
 		Steps:     s.Steps(),
 		WalkDepth: 2000,
 		Walks:     20,
 		Seed:      1,
+		// Confirmation: at most 100,000 steps of walks per sample.
+		ConfirmBudget: 100_000,
 	})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Printf("critical step %d (%v): %s\n", res.Step, res.Condition, res.EventText)
 	for _, p := range res.Probes {
-		fmt.Printf("phase %d: state %d recovers %v\n", p.Phase, p.Step, p.Recovers)
+		fmt.Printf("%s: state %d recovers %v (%d of %d walks)\n", p.Phase, p.Step, p.Recovers, p.Recovered, p.Walks)
 	}
 	fmt.Printf("live alternative: from state %d, shares %d steps, live after %d\n", res.Live.From, res.Live.Shared, res.Live.Steps)
 	// Output:
 	// critical step 31 (C1): node 1 receives Cancel{} from node 0
-	// phase 1: state 0 recovers true
-	// phase 1: state 1 recovers true
-	// phase 1: state 2 recovers true
-	// phase 1: state 4 recovers true
-	// phase 1: state 8 recovers true
-	// phase 1: state 16 recovers true
-	// phase 1: state 32 recovers false
-	// phase 2: state 24 recovers true
-	// phase 2: state 28 recovers true
-	// phase 2: state 30 recovers true
-	// phase 2: state 31 recovers false
+	// exponential: state 0 recovers true (1 of 1 walks)
+	// exponential: state 1 recovers true (1 of 1 walks)
+	// exponential: state 2 recovers true (1 of 1 walks)
+	// exponential: state 4 recovers true (1 of 1 walks)
+	// exponential: state 8 recovers true (1 of 1 walks)
+	// exponential: state 16 recovers true (1 of 1 walks)
+	// exponential: state 32 recovers false (0 of 20 walks)
+	// binary: state 24 recovers true (1 of 1 walks)
+	// binary: state 28 recovers true (1 of 1 walks)
+	// binary: state 30 recovers true (1 of 1 walks)
+	// binary: state 31 recovers false (0 of 20 walks)
+	// confirm: state 31 recovers false (0 of 51 walks)
+	// confirm: state 30 recovers true (50 of 50 walks)
 	// live alternative: from state 30, shares 30 steps, live after 31
+}
+
+// ExampleMinimize reduces a doomed path of the flags system (see
+// minimize_test.go): E fires three noise timers around the two flag
+// timers, then the request that poisons the node. The 1-minimal doomed
+// path keeps the flags and the poison.
+func ExampleMinimize() {
+	cfg := flagsConfig()
+	s, _ := engine.New(cfg, engine.Options{})
+	for _, name := range []string{"n1", "a", "n2", "b", "n3", "app"} {
+		for i, e := range s.Ready() {
+			if name == "app" && e.Kind == engine.EvApp || e.Timer == name {
+				s.StepEvent(i)
+				break
+			}
+		}
+	}
+	c := critical.Config{Sim: cfg, Choices: s.ChoiceValues(), Steps: s.Steps(), WalkDepth: 400, Walks: 20, Seed: 1, ConfirmWalks: 500}
+	res, _ := critical.Find(context.Background(), c)
+	fmt.Printf("critical step %d (%v): %s\n", res.Step, res.Condition, res.EventText)
+	m, err := critical.Minimize(context.Background(), c, res.Step, critical.MinimizeConfig{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("minimized: %d steps instead of %d (1-minimal: %v), E's transitions %v\n", m.Steps, m.From, m.Minimal, m.Kept)
+	for _, e := range m.Events {
+		fmt.Println(" ", e)
+	}
+	// Output:
+	// critical step 6 (C1): node 0 handles app request "poison"
+	// minimized: 3 steps instead of 6 (1-minimal: true), E's transitions [2 4 6]
+	//   node 0 timer a fires
+	//   node 0 timer b fires
+	//   node 0 handles app request "poison"
 }

@@ -2,17 +2,39 @@ package critical
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 )
 
-// probeAt returns the probe of state i, if there was one.
+// probeAt returns the last probe of state i that was no confirmation
+// sample, if there was one.
 func (r *Result) probeAt(i int) (Probe, bool) {
-	for _, p := range r.Probes {
-		if p.Step == i {
+	for _, p := range slices.Backward(r.Probes) {
+		if p.Step == i && p.Phase != PhaseConfirm {
 			return p, true
 		}
 	}
 	return Probe{}, false
+}
+
+// states lists state numbers: "state 8" or "states 8, 9".
+func states(s []int) string {
+	var parts []string
+	for _, i := range s {
+		parts = append(parts, strconv.Itoa(i))
+	}
+	if len(s) == 1 {
+		return "state " + parts[0]
+	}
+	return "states " + strings.Join(parts, ", ")
+}
+
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "each"
 }
 
 // Explain describes the result in a readable paragraph: the critical step
@@ -36,13 +58,26 @@ func (r *Result) Explain() string {
 	switch {
 	case r.Condition == C1:
 		fmt.Fprintf(&b, "Critical transition at step %d (condition C1): %s. ", r.Step, event())
-		if p, ok := r.probeAt(r.Step - 1); ok && p.Recovers {
-			fmt.Fprintf(&b, "Before it, %s is transient: walk %d of k = %d reached a live state from it. ", state(r.Step-1), p.Witness+1, r.Walks)
+		if r.Below {
+			fmt.Fprintf(&b, "No walk recovered from d_init = %d, where E's liveness checking began, and liveness was never checked inside the bounded search, so the critical transition was searched below d_init, in E's own prefix. ", r.DInit)
+		}
+		if len(r.Refined) > 0 {
+			fmt.Fprintf(&b, "Algorithm 3's k = %d walks called %s dead, but confirmation walks recovered from %s (near dead, seed 003 §4.4), so the search went on above. ", r.Walks, states(r.Refined), them(len(r.Refined)))
+		}
+		if p, ok := r.probeAt(r.Step - 1); ok && p.Recovers && p.Phase != PhaseConfirm {
+			if p.Live {
+				fmt.Fprintf(&b, "Before it, %s is live. ", state(r.Step-1))
+			} else {
+				fmt.Fprintf(&b, "Before it, %s is transient: walk %d of k = %d reached a live state from it. ", state(r.Step-1), p.Witness+1, r.Walks)
+			}
 		}
 		if p, ok := r.probeAt(r.Step); ok && p.Walks == 0 {
 			fmt.Fprintf(&b, "After it, %s is dead: E falls quiescent there without being live. ", state(r.Step))
 		} else {
 			fmt.Fprintf(&b, "After it, %s is dead: none of k = %d random walks from it reached a live state within d_max = %d steps, so the execution will not recover. ", state(r.Step), r.Walks, r.WalkDepth)
+		}
+		if r.Confidence != nil {
+			b.WriteString(r.Confidence.String() + " ")
 		}
 		if r.Live != nil {
 			fmt.Fprintf(&b, "The live alternative shares %d steps with the dead path and is live after %d steps; compare the two at step %d. ", r.Live.Shared, r.Live.Steps, r.Step)
@@ -51,9 +86,15 @@ func (r *Result) Explain() string {
 			fmt.Fprintf(&b, "But the live alternative passes through state %d and still becomes live, so that state is not dead: it was near dead, and the critical transition is later; raise --walks (k = %d now) and re-run.", r.Step, r.Walks)
 			break
 		}
-		fmt.Fprintf(&b, "With k = %d a near-dead state can pass for dead and put the critical transition a few steps early (seed 003 §4.4): if it is not clear why this step is critical, raise --walks and re-run.", r.Walks)
+		if r.Confidence == nil || r.Confidence.Thin {
+			fmt.Fprintf(&b, "With k = %d a near-dead state can pass for dead and put the critical transition a few steps early (seed 003 §4.4): if it is not clear why this step is critical, raise --walks and re-run.", r.Walks)
+		}
 	case r.Condition == C2 && r.AtDInit:
-		fmt.Fprintf(&b, "Condition C2 at d_init: none of k = %d random walks from %s, where E's liveness checking began (d_init = %d), reached a live state within d_max = %d steps. ", r.Walks, state(r.Step), r.DInit, r.WalkDepth)
+		fmt.Fprintf(&b, "Condition C2 at d_init: none of k = %d random walks from %s, where E's liveness checking began (d_init = %d), reached a live state within d_max = %d steps", r.Walks, state(r.Step), r.DInit, r.WalkDepth)
+		if p, ok := r.probeAt(0); ok && r.DInit > 0 && !p.Recovers {
+			b.WriteString(", nor from the initial state, and no state before d_init is live")
+		}
+		b.WriteString(". ")
 		if r.HasEvent {
 			fmt.Fprintf(&b, "Transition %d was: %s. ", r.Step, r.EventText)
 		}

@@ -1,6 +1,7 @@
 package critical
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -38,13 +39,20 @@ type Result struct {
 	// Step is d_crit. With C1 it is the first state believed dead, so the
 	// critical transition is transition number Step: the event that took
 	// E from state Step-1 (transient) to state Step (dead). With C2 it is
-	// where the search stopped: DInit when even state DInit did not
-	// recover (AtDInit), else the first probe beyond WalkDepth/2.
+	// where the search stopped: DInit when no walk recovered from state
+	// DInit and no state before it recovers either (AtDInit), else the
+	// first probe beyond WalkDepth/2.
 	Step      int
 	Condition Condition
 	// AtDInit marks the corner case of line 2 of Algorithm 3: no walk
-	// recovered from state DInit, so Step = DInit with C2.
+	// recovered from state DInit. Algorithm 3 answers (d_init, C2) there;
+	// Find then searches below d_init (Below) and answers C2 only when no
+	// earlier state recovers either.
 	AtDInit bool
+	// Below marks a C1 answer found below d_init: after AtDInit, a binary
+	// search between the last state of E's prefix known to recover (its
+	// last live state, or state 0 when walks recover from it) and d_init.
+	Below bool
 	// Event is transition Step of E, valid when HasEvent (Step >= 1 and E
 	// has that many transitions); EventText is its Event.String().
 	Event     engine.Event
@@ -53,8 +61,18 @@ type Result struct {
 	// DInit, WalkDepth (d_max) and Walks (k) are the parameters used;
 	// ESteps is E's length.
 	DInit, WalkDepth, Walks, ESteps int
-	// Probes lists every call of Recovers in order.
+	// Probes lists every call of Recovers in order, confirmation samples
+	// included (Phase PhaseConfirm).
 	Probes []Probe
+	// Refined lists the candidate critical states that confirmation showed
+	// to be near dead (seed 003 §4.4): their k walks all failed, but one of
+	// the confirmation walks, or a live alternative passing through them,
+	// recovered; the search went on above each.
+	Refined []int
+	// Confidence is the confirmation of a C1 answer: how many of many more
+	// walks recovered from states Step-1 and Step. Nil without a C1 answer
+	// or with confirmation off (Config.ConfirmWalks < 0).
+	Confidence *Confidence
 	// Live is the live alternative sharing the longest prefix with E among
 	// all live walks found (ties go to the later probe, the highest
 	// transient state); nil when no walk was live.
@@ -63,8 +81,13 @@ type Result struct {
 	// it shares at least Step steps with E, so it passes through state Step
 	// and still becomes live. State Step was "near dead" (seed 003 §4.4):
 	// the true critical transition is later; raise Walks (k) and re-run.
-	// Find keeps Algorithm 3's answer and only reports this.
+	// Only Algorithm 3 without confirmation can answer this way: with
+	// confirmation Find takes such a state as recoverable and searches on.
 	Premature bool
+	// Partial marks the result of a search that its context ended: Step
+	// and Condition are the candidate it had reached (zero when none), not
+	// confirmed.
+	Partial bool
 	// Unsafe counts deciding recovery walks that broke a safety property
 	// or failed (counted as not recovering); UnsafeProperty names the first.
 	Unsafe         int
@@ -80,142 +103,225 @@ type Result struct {
 
 // Find runs FindCriticalTransition (seed 003, Algorithm 3) on the
 // execution E that c describes, which from state c.DInit on never reached
-// a live state.
+// a live state, and confirms its answer.
 //
-// Phase 1 checks Recovers(E, d_init, k): when no walk recovers it returns
-// (d_init, C2). Otherwise it doubles d_curr while Recovers(E, d_curr, k)
-// holds, returning (d_curr, C2) as soon as d_curr > d_max/2. Phase 2
-// binary-searches between d_prev, the highest state known to recover, and
-// d_curr, the lowest believed dead, and returns (d_curr, C1) when they are
+// Phase 1 checks Recovers(E, d_init, k), then doubles d_curr while
+// Recovers(E, d_curr, k) holds, returning (d_curr, C2) as soon as d_curr >
+// d_max/2. Phase 2 binary-searches between d_prev, the highest state known
+// to recover, and d_curr, the lowest believed dead, and stops when they are
 // adjacent.
 //
-// Deviation from the paper: with d_init = 0, doubling would never leave 0,
-// so each doubling step is d_curr = max(2·d_curr, 1). The probed states
-// are otherwise exactly the paper's, and d_prev is always a state that was
-// probed and recovered.
+// Deviations from the paper, each an addition that only ever moves the
+// answer to a state the evidence supports (doc.go gives the measurements):
+//
+//   - With d_init = 0, doubling would never leave 0, so each doubling step
+//     is d_curr = max(2·d_curr, 1).
+//   - When no walk recovers from d_init (line 2), Algorithm 3 answers
+//     (d_init, C2). Liveness was never checked inside the bounded search,
+//     so the critical transition can lie there: Find searches E's own
+//     prefix below d_init (Result.Below), from its last live state or, when
+//     it has none, state 0 if walks recover from it, and answers C2 at
+//     d_init only when neither exists.
+//   - A C1 candidate c is confirmed (Config.ConfirmWalks, ConfirmBudget):
+//     many more walks from c, stopping at the first that recovers. If one
+//     does, or a live alternative passes through c, c was near dead (seed
+//     003 §4.4): it becomes the highest recoverable state and the search
+//     goes on above it (Result.Refined). Once a candidate holds, a sample
+//     at c-1 counts how often it recovers (Result.Confidence).
 //
 // Find first replays E once, checking that no state after DInit is live
 // (ErrNotDead) and learning its length; each probe then clones the
 // snapshot of the highest recoverable state and replays forward from it,
-// so E is replayed about once in all, not once per walk.
-func Find(c Config) (Result, error) {
+// so E is replayed about once in all, not once per walk. When ctx ends,
+// Find returns what it had, marked Partial, with an error wrapping the
+// context's.
+func Find(ctx context.Context, c Config) (Result, error) {
 	start := time.Now()
 	if err := c.validate(); err != nil {
 		return Result{}, err
 	}
-	r := newSearcher(&c)
+	r := newSearcher(ctx, &c)
 	defer r.close()
-	res := Result{DInit: c.DInit, WalkDepth: c.WalkDepth, Walks: c.Walks}
-	finish := func(err error) (Result, error) {
-		res.WalksRun = int(r.walksRun.Load())
-		res.Transitions = int(r.transitions.Load())
-		res.Elapsed = time.Since(start)
-		return res, err
+	f := &finder{r: r, c: &c, res: Result{DInit: c.DInit, WalkDepth: c.WalkDepth, Walks: c.Walks}, verdict: map[int]bool{}}
+	err := f.search()
+	res := &f.res
+	if err != nil && ctx != nil && ctx.Err() != nil {
+		res.Partial = true
+		res.Step, res.Condition = f.candidate, f.candCond
 	}
+	res.WalksRun = int(r.walksRun.Load())
+	res.Transitions = int(r.transitions.Load())
+	res.Elapsed = time.Since(start)
+	return *res, err
+}
 
-	quiescent, err := r.checkE()
-	if err != nil {
-		return finish(err)
+// finder is one run of Find.
+type finder struct {
+	r   *searcher
+	c   *Config
+	res Result
+	// base is the snapshot of the highest state known to recover: every
+	// later probe lies above it.
+	base      *engine.Sim
+	quiescent bool
+	// live[i] says state i (i <= DInit) is itself live.
+	live []bool
+	// verdict holds every probe's answer by state.
+	verdict map[int]bool
+	// candidate is the answer reached so far (for a Partial result).
+	candidate int
+	candCond  Condition
+}
+
+func (f *finder) search() error {
+	c, r := f.c, f.r
+	if err := f.checkE(); err != nil {
+		return err
 	}
-	res.ESteps = r.eSteps
-
+	f.res.ESteps = r.eSteps
 	base, err := engine.Replay(c.Sim, c.Choices, 0, c.Options)
 	if err != nil {
-		return finish(fmt.Errorf("%w: %w", ErrReplay, err))
+		return fmt.Errorf("%w: %w", ErrReplay, err)
 	}
-	// probe is Recovers(E, i, k); base moves to every state that recovers.
-	probe := func(i, phase int) (bool, error) {
-		if err := r.ctxErr(); err != nil {
-			return false, err
-		}
-		var p Probe
-		var alt *Alternative
-		if i > r.eSteps {
-			if !quiescent {
-				return false, fmt.Errorf("%w: E has %d steps and does not end quiescent; the search needs state %d (lower WalkDepth to at most %d, or give a longer E)", ErrShort, r.eSteps, i, 2*r.eSteps)
-			}
-			// E stays in its last, quiescent and non-live state: dead.
-			p = Probe{Step: i, Phase: phase, Witness: -1}
-		} else {
-			t := time.Now()
-			snap := base.Clone(nil)
-			if err := advance(snap, c.Choices, i); err != nil {
-				return false, fmt.Errorf("%w: to state %d: %w", ErrReplay, i, err)
-			}
-			r.transitions.Add(int64(i - base.Steps()))
-			p, alt, err = r.recovers(snap, i, phase)
-			if err != nil {
-				return false, err
-			}
-			p.Elapsed = time.Since(t) // the replay included
-			if p.Recovers {
-				base = snap
-			}
-		}
-		res.Probes = append(res.Probes, p)
-		if p.Unsafe > 0 && res.Unsafe == 0 {
-			res.UnsafeProperty = p.UnsafeProperty
-		}
-		res.Unsafe += p.Unsafe
-		if alt != nil && (res.Live == nil || alt.Shared >= res.Live.Shared) {
-			res.Live = alt
-		}
-		if c.Progress != nil {
-			c.Progress(p)
-		}
-		return p.Recovers, nil
-	}
-	done := func(step int, cond Condition) (Result, error) {
-		res.Step, res.Condition = step, cond
-		res.Premature = cond == C1 && res.Live != nil && res.Live.Shared >= step
-		if step >= 1 && step <= r.eSteps {
-			s := base.Clone(nil)
-			if err := advance(s, c.Choices, step); err != nil {
-				return finish(fmt.Errorf("%w: to state %d: %w", ErrReplay, step, err))
-			}
-			r.transitions.Add(int64(step - base.Steps()))
-			res.Event, res.EventText, res.HasEvent = s.LastEvent(), s.LastEvent().String(), true
-		}
-		return finish(nil)
-	}
+	f.base = base
 
 	// Phase 1: exponential search.
-	ok, err := probe(c.DInit, 1)
+	ok, err := f.probe(c.DInit, PhaseExponential)
 	if err != nil {
-		return finish(err)
+		return err
 	}
-	if !ok {
-		res.AtDInit = true
-		return done(c.DInit, C2)
+	var prev, curr int
+	if ok {
+		var dead bool
+		if prev, curr, dead, err = f.exponential(c.DInit); err != nil || !dead {
+			if err == nil {
+				err = f.done(curr, C2)
+			}
+			return err
+		}
+	} else {
+		f.res.AtDInit = true
+		f.candidate, f.candCond = c.DInit, C2
+		// Below d_init: the last live state of the prefix, else state 0.
+		lo := -1
+		for i := c.DInit - 1; i >= 0; i-- {
+			if f.live[i] {
+				lo = i
+				break
+			}
+		}
+		if lo < 0 && c.DInit > 0 {
+			ok, err := f.probe(0, PhaseBelow)
+			if err != nil {
+				return err
+			}
+			if ok {
+				lo = 0
+			}
+		}
+		if lo < 0 {
+			return f.done(c.DInit, C2)
+		}
+		f.res.Below = true
+		prev, curr = lo, c.DInit
 	}
-	var prev int
-	curr := c.DInit
+	for {
+		// Phase 2: binary search. prev is the highest known recoverable
+		// state, curr the lowest believed irrecoverable.
+		crit, err := f.binary(prev, curr)
+		if err != nil {
+			return err
+		}
+		f.candidate, f.candCond = crit, C1
+		if c.ConfirmWalks < 0 {
+			return f.done(crit, C1)
+		}
+		if crit > r.eSteps {
+			// Past the quiescent end of E: dead for certain.
+			conf := &Confidence{At: Probe{Step: crit, Phase: PhaseConfirm, Witness: -1}, Certain: true}
+			if crit-1 <= r.eSteps {
+				if conf.Before, err = f.sampleAt(crit-1, false); err != nil {
+					return err
+				}
+				conf.BeforeRate = float64(conf.Before.Recovered) / float64(max(conf.Before.Walks, 1))
+			}
+			f.res.Confidence = conf
+			return f.done(crit, C1)
+		}
+		at, err := f.confirmAt(crit)
+		if err != nil {
+			return err
+		}
+		shared := 0
+		if f.res.Live != nil {
+			shared = f.res.Live.Shared
+		}
+		if !at.Recovers && shared < crit {
+			before, err := f.sampleAt(crit-1, false)
+			if err != nil {
+				return err
+			}
+			f.res.Confidence = newConfidence(before, at, false)
+			return f.done(crit, C1)
+		}
+		// crit was near dead: search on above it.
+		f.res.Refined = append(f.res.Refined, crit)
+		prev = max(crit, min(shared, r.eSteps))
+		f.verdict[crit] = true
+		f.moveBase(prev)
+		curr = -1
+		for i, rec := range f.verdict {
+			if !rec && i > prev && (curr < 0 || i < curr) {
+				curr = i
+			}
+		}
+		if curr < 0 {
+			var dead bool
+			if prev, curr, dead, err = f.exponential(prev); err != nil || !dead {
+				if err == nil {
+					err = f.done(curr, C2)
+				}
+				return err
+			}
+		}
+	}
+}
+
+// exponential doubles from the recoverable state from until a state is
+// believed dead (dead true: prev recovers, curr not) or lies beyond d_max/2
+// (dead false: the answer is (curr, C2)).
+func (f *finder) exponential(from int) (prev, curr int, dead bool, err error) {
+	curr = from
 	for {
 		prev = curr
 		// Deviation: doubling 0 would stay at 0.
 		curr = max(2*curr, 1)
 		// d_curr > d_max/2, in integers.
-		if 2*curr > c.WalkDepth {
-			return done(curr, C2)
+		if 2*curr > f.c.WalkDepth {
+			return prev, curr, false, nil
 		}
-		ok, err := probe(curr, 1)
-		if err != nil {
-			return finish(err)
-		}
-		if !ok {
-			break
+		ok, err := f.probe(curr, PhaseExponential)
+		if err != nil || !ok {
+			return prev, curr, err == nil, err
 		}
 	}
-	// Phase 2: binary search. prev is the highest known recoverable
-	// state, curr the lowest believed irrecoverable.
+}
+
+// binary is Algorithm 3's phase 2 between the recoverable state prev and
+// the dead state curr; it returns the first dead state.
+func (f *finder) binary(prev, curr int) (int, error) {
 	for {
 		if prev == curr-1 {
-			return done(curr, C1)
+			return curr, nil
 		}
 		mid := (prev + curr) / 2
-		ok, err := probe(mid, 2)
+		phase := PhaseBinary
+		if mid < f.c.DInit {
+			phase = PhaseBelow
+		}
+		ok, err := f.probe(mid, phase)
 		if err != nil {
-			return finish(err)
+			return 0, err
 		}
 		if ok {
 			prev = mid
@@ -225,48 +331,192 @@ func Find(c Config) (Result, error) {
 	}
 }
 
+// snapshot returns a copy of E's state i (i >= base's step).
+func (f *finder) snapshot(i int) (*engine.Sim, error) {
+	snap := f.base.Clone(nil)
+	if err := advance(snap, f.c.Choices, i); err != nil {
+		return nil, fmt.Errorf("%w: to state %d: %w", ErrReplay, i, err)
+	}
+	f.r.transitions.Add(int64(i - f.base.Steps()))
+	return snap, nil
+}
+
+// moveBase moves the base snapshot up to the recoverable state i.
+func (f *finder) moveBase(i int) {
+	if i > f.base.Steps() && i <= f.r.eSteps {
+		if snap, err := f.snapshot(i); err == nil {
+			f.base = snap
+		}
+	}
+}
+
+// record adds a probe to the result.
+func (f *finder) record(p Probe, alt *Alternative) {
+	res := &f.res
+	res.Probes = append(res.Probes, p)
+	if p.Unsafe > 0 && res.Unsafe == 0 {
+		res.UnsafeProperty = p.UnsafeProperty
+	}
+	res.Unsafe += p.Unsafe
+	// Ties go to the later probe (a higher transient state), except that
+	// a confirmation sample only replaces a longer-shared alternative.
+	if alt != nil && (res.Live == nil || alt.Shared > res.Live.Shared || alt.Shared == res.Live.Shared && p.Phase != PhaseConfirm) {
+		res.Live = alt
+	}
+	if f.c.Progress != nil {
+		f.c.Progress(p)
+	}
+}
+
+// probe is Recovers(E, i, k); the base snapshot moves to every state that
+// recovers.
+func (f *finder) probe(i int, phase Phase) (bool, error) {
+	r := f.r
+	if err := r.ctxErr(); err != nil {
+		return false, err
+	}
+	var p Probe
+	var alt *Alternative
+	switch {
+	case i > r.eSteps:
+		if !f.quiescent {
+			return false, fmt.Errorf("%w: E has %d steps and does not end quiescent; the search needs state %d (lower WalkDepth to at most %d, or give a longer E)", ErrShort, r.eSteps, i, 2*r.eSteps)
+		}
+		// E stays in its last, quiescent and non-live state: dead.
+		p = Probe{Step: i, Phase: phase, Witness: -1}
+	case i < len(f.live) && f.live[i]:
+		// A live state of the prefix is not dead; no walk needed.
+		p = Probe{Step: i, Phase: phase, Witness: -1, Recovers: true, Live: true}
+		f.moveBase(i)
+	default:
+		t := time.Now()
+		snap, err := f.snapshot(i)
+		if err != nil {
+			return false, err
+		}
+		p, alt, err = r.recovers(snap, i, phase)
+		if err != nil {
+			return false, err // a cancelled probe decides nothing
+		}
+		p.Elapsed = time.Since(t) // the replay included
+		if p.Recovers {
+			f.base = snap
+		}
+	}
+	f.verdict[i] = p.Recovers
+	f.record(p, alt)
+	return p.Recovers, nil
+}
+
+// confirmAt runs the confirmation sample at the candidate critical state
+// i: up to ConfirmWalks walks numbered from k, stopping at the first that
+// recovers.
+func (f *finder) confirmAt(i int) (Probe, error) {
+	return f.sampleAt(i, true)
+}
+
+// sampleAt runs a confirmation sample at state i: walks k, k+1, ... up to
+// ConfirmWalks of them and ConfirmBudget transitions, stopping at the first
+// live one when stopAtLive.
+func (f *finder) sampleAt(i int, stopAtLive bool) (Probe, error) {
+	if err := f.r.ctxErr(); err != nil {
+		return Probe{}, err
+	}
+	t := time.Now()
+	snap, err := f.snapshot(i)
+	if err != nil {
+		return Probe{}, err
+	}
+	p, alt, err := f.r.run(snap, i, f.confirmBatch(stopAtLive))
+	if err != nil {
+		return p, err
+	}
+	p.Elapsed = time.Since(t)
+	f.record(p, alt)
+	return p, nil
+}
+
+func (f *finder) confirmBatch(stopAtLive bool) batch {
+	return confirmBatch(f.c, stopAtLive)
+}
+
+// done fixes the answer and the critical event.
+func (f *finder) done(step int, cond Condition) error {
+	res := &f.res
+	res.Step, res.Condition = step, cond
+	f.candidate, f.candCond = step, cond
+	res.Premature = cond == C1 && res.Live != nil && res.Live.Shared >= step
+	if step >= 1 && step <= f.r.eSteps {
+		if step <= f.base.Steps() {
+			// The base moved past the answer (a live state of the prefix
+			// below d_init at most at the answer): replay from the start.
+			b, err := engine.Replay(f.c.Sim, f.c.Choices, 0, f.c.Options)
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrReplay, err)
+			}
+			f.base = b
+		}
+		s, err := f.snapshot(step)
+		if err != nil {
+			return err
+		}
+		res.Event, res.EventText, res.HasEvent = s.LastEvent(), s.LastEvent().String(), true
+	}
+	return nil
+}
+
 // checkE replays E once: it fixes E's length, checks that no state after
-// DInit is live, and reports whether E ends quiescent.
-func (r *searcher) checkE() (quiescent bool, err error) {
-	c := r.c
+// DInit is live, records which states up to DInit are live, and learns
+// whether E ends quiescent.
+func (f *finder) checkE() error {
+	c, r := f.c, f.r
 	rec := engine.NewRecorded(c.Choices)
 	opts := c.Options
 	opts.Chooser = rec
 	s, err := engine.New(c.Sim, opts)
 	if err != nil {
-		return false, fmt.Errorf("%w: %w", ErrReplay, err)
+		return fmt.Errorf("%w: %w", ErrReplay, err)
 	}
+	f.live = make([]bool, 0, c.DInit+1)
 	for {
+		if s.Steps() <= c.DInit {
+			live, err := s.AllHold(c.Sim.Liveness)
+			if err != nil {
+				return fmt.Errorf("critical: checking E at step %d: %w", s.Steps(), err)
+			}
+			f.live = append(f.live, live)
+		}
 		if c.Steps > 0 && s.Steps() >= c.Steps || c.Steps == 0 && rec.Used() >= len(c.Choices) {
 			break
 		}
 		if err := r.ctxErr(); err != nil {
-			return false, err
+			return err
 		}
 		ok, err := s.Step()
 		if err != nil {
-			return false, fmt.Errorf("%w: step %d: %w", ErrReplay, s.Steps(), err)
+			return fmt.Errorf("%w: step %d: %w", ErrReplay, s.Steps(), err)
 		}
 		if !ok {
 			if c.Steps > 0 {
-				return false, fmt.Errorf("%w: quiescent after %d steps, E has %d", ErrReplay, s.Steps(), c.Steps)
+				return fmt.Errorf("%w: quiescent after %d steps, E has %d", ErrReplay, s.Steps(), c.Steps)
 			}
 			break
 		}
 		if s.Steps() > c.DInit {
 			live, err := s.AllHold(c.Sim.Liveness)
 			if err != nil {
-				return false, fmt.Errorf("critical: checking E at step %d: %w", s.Steps(), err)
+				return fmt.Errorf("critical: checking E at step %d: %w", s.Steps(), err)
 			}
 			if live {
-				return false, &NotDeadError{Step: s.Steps(), DInit: c.DInit}
+				return &NotDeadError{Step: s.Steps(), DInit: c.DInit}
 			}
 		}
 	}
 	r.transitions.Add(int64(s.Steps()))
 	r.eSteps = s.Steps()
 	if r.eSteps < c.DInit {
-		return false, fmt.Errorf("%w: d_init %d is beyond E's %d steps", ErrBadConfig, c.DInit, r.eSteps)
+		return fmt.Errorf("%w: d_init %d is beyond E's %d steps", ErrBadConfig, c.DInit, r.eSteps)
 	}
-	return len(s.Ready()) == 0, nil
+	f.quiescent = len(s.Ready()) == 0
+	return nil
 }

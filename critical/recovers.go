@@ -14,31 +14,80 @@ import (
 	"github.com/macemc/macemc/walks"
 )
 
-// Probe is one call of Recovers(E, i, k): the walks from one state of E.
-// Every field but Elapsed is the same for any Config.Workers.
+// Phase says why a probe ran.
+type Phase int
+
+// The phases of a search.
+const (
+	// PhaseDirect is a direct call of Recovers.
+	PhaseDirect Phase = iota
+	// PhaseExponential is Algorithm 3's phase 1: doubling from d_init.
+	PhaseExponential
+	// PhaseBinary is Algorithm 3's phase 2: binary search between the
+	// highest state known to recover and the lowest believed dead.
+	PhaseBinary
+	// PhaseBelow searches E's prefix below d_init after no walk recovered
+	// from d_init: the probe of state 0 and the binary search up to d_init.
+	PhaseBelow
+	// PhaseConfirm is a confirmation sample of many walks: at a candidate
+	// critical state c (stopping at the first walk that recovers) or at
+	// state c-1 (counting every walk). See Confirm.
+	PhaseConfirm
+)
+
+var phaseNames = [...]string{"direct", "exponential", "binary", "below d_init", "confirm"}
+
+// String returns the phase's name, e.g. "binary".
+func (p Phase) String() string {
+	if p >= 0 && int(p) < len(phaseNames) {
+		return phaseNames[p]
+	}
+	return fmt.Sprintf("phase(%d)", int(p))
+}
+
+// Probe is one call of Recovers(E, i, k): the walks from one state of E,
+// or a confirmation sample with many more walks. Every field but Elapsed
+// is the same for any Config.Workers.
 type Probe struct {
 	// Step is the state probed: E's state after Step transitions.
 	Step int
-	// Phase is 1 for the exponential search, 2 for the binary search and
-	// 0 for a direct call of Recovers.
-	Phase int
-	// Recovers reports whether some walk reached a live state: the state
-	// is transient. Otherwise it is believed dead.
+	// Phase says why the probe ran.
+	Phase Phase
+	// Recovers reports whether some walk reached a live state (or state
+	// Step is itself live, see Live): the state is transient. Otherwise
+	// it is believed dead.
 	Recovers bool
-	// Walks is the number of walks that decided the answer: the witness's
-	// index plus one, or k when none was live. It is 0 for a state beyond
-	// the end of an E that fell quiescent (dead without walking).
+	// Live marks a state of E at or before d_init that is itself live
+	// (liveness only counted after d_init): not dead, and no walk ran.
+	Live bool
+	// Walks is the number of walks counted: for a probe, the witness's
+	// index plus one, or k when none was live; for a confirmation sample,
+	// the walks run before its budget, its walk limit or (at a candidate
+	// critical state) the first recovering walk ended it. It is 0 for a
+	// state beyond the end of an E that fell quiescent (dead without
+	// walking) and for a Live state.
 	Walks int
+	// Recovered is how many of the counted walks reached a live state
+	// (0 or 1 for a probe, which stops at the first).
+	Recovered int
 	// Witness is the index of the first walk (lowest index) that reached a
-	// live state, or -1.
+	// live state, or -1. Confirmation walks are numbered on from k: walk
+	// j of a sample is WalkSeed(seed, Step, j) with j >= k.
 	Witness int
 	// LiveAt is the witness execution's length when it became live.
 	LiveAt int
-	// Unsafe counts the deciding walks that ended in a safety violation, a
+	// Unsafe counts the counted walks that ended in a safety violation, a
 	// handler panic or hang, or another failure; they count as not
 	// recovering. UnsafeProperty names the first of them.
 	Unsafe         int
 	UnsafeProperty string
+	// Transitions is the number of steps the counted walks took (their
+	// own steps, the replay to state Step not included).
+	Transitions int64
+	// Budget marks a confirmation sample that its transition budget ended
+	// before its walk limit (and, at state c-1, before ConfirmRecoveries
+	// walks recovered).
+	Budget bool
 	// Elapsed is the probe's wall-clock time.
 	Elapsed time.Duration
 }
@@ -103,26 +152,27 @@ func walkSeed(seed uint64, i, j int) uint64 {
 // alternative is the first live walk's execution (nil when none). Walks
 // that break a safety property or whose handler panics count as not
 // recovering (Probe.Unsafe).
-func Recovers(c Config, i int) (Probe, *Alternative, error) {
+func Recovers(ctx context.Context, c Config, i int) (Probe, *Alternative, error) {
 	if err := c.validate(); err != nil {
 		return Probe{}, nil, err
 	}
 	if i < 0 || (c.Steps > 0 && i > c.Steps) {
 		return Probe{}, nil, fmt.Errorf("%w: state %d is outside E (%d steps)", ErrShort, i, c.Steps)
 	}
-	r := newSearcher(&c)
+	r := newSearcher(ctx, &c)
 	defer r.close()
 	snap, err := engine.Replay(c.Sim, c.Choices, i, c.Options)
 	if err != nil {
 		return Probe{}, nil, fmt.Errorf("%w: to state %d: %w", ErrReplay, i, err)
 	}
 	r.transitions.Add(int64(i))
-	return r.recovers(snap, i, 0)
+	return r.recovers(snap, i, PhaseDirect)
 }
 
 // searcher holds what the probes of one search share.
 type searcher struct {
 	c           *Config
+	ctx         context.Context
 	eSteps      int // E's length, or math.MaxInt when unknown
 	cancelled   atomic.Bool
 	stopWatch   func() bool
@@ -130,13 +180,16 @@ type searcher struct {
 	transitions atomic.Int64
 }
 
-func newSearcher(c *Config) *searcher {
-	r := &searcher{c: c, eSteps: math.MaxInt}
+func newSearcher(ctx context.Context, c *Config) *searcher {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r := &searcher{c: c, ctx: ctx, eSteps: math.MaxInt}
 	if c.Steps > 0 {
 		r.eSteps = c.Steps
 	}
-	r.stopWatch = context.AfterFunc(c.Context, func() { r.cancelled.Store(true) })
-	if c.Context.Err() != nil {
+	r.stopWatch = context.AfterFunc(ctx, func() { r.cancelled.Store(true) })
+	if ctx.Err() != nil {
 		r.cancelled.Store(true)
 	}
 	return r
@@ -145,7 +198,7 @@ func newSearcher(c *Config) *searcher {
 func (r *searcher) close() { r.stopWatch() }
 
 func (r *searcher) ctxErr() error {
-	if err := r.c.Context.Err(); err != nil {
+	if err := r.ctx.Err(); err != nil {
 		return fmt.Errorf("critical: %w", err)
 	}
 	return nil
@@ -153,34 +206,66 @@ func (r *searcher) ctxErr() error {
 
 // walkOut is what one recovery walk left.
 type walkOut struct {
+	done    bool
 	outcome walks.Outcome
+	steps   int64 // the walk's own steps
 	prop    string
 	alt     *Alternative // live walks only
 }
 
-// recovers runs the walks of one probe from snap, E's state i. Walks are
-// handed out in index order to c.Workers goroutines; a walk stops early
-// once a walk with a lower index is live, and no walk starts past the
-// lowest live index, so every walk below the final witness runs to its end
-// and the answer does not depend on the number of workers.
-func (r *searcher) recovers(snap *engine.Sim, i, phase int) (Probe, *Alternative, error) {
+// batch describes a set of walks from one state: walks from, ..., from+n-1
+// (WalkSeed numbering), ended at the first live walk when stopAtLive, and
+// once the counted walks took budget transitions when budget > 0.
+type batch struct {
+	phase      Phase
+	from, n    int
+	stopAtLive bool
+	liveCap    int // end once this many counted walks are live (0: no cap)
+	budget     int64
+	depth      int // d_max of the walks (0: Config.WalkDepth)
+}
+
+// recovers runs the k walks of one probe from snap, E's state i.
+func (r *searcher) recovers(snap *engine.Sim, i int, phase Phase) (Probe, *Alternative, error) {
+	return r.run(snap, i, batch{phase: phase, n: r.c.Walks, stopAtLive: true})
+}
+
+// run runs a batch of walks from snap, E's state i. Walks are handed out
+// in index order to c.Workers goroutines. The walks counted are a prefix
+// of the batch fixed by the walks' own results, never by timing: up to
+// and including the first live walk (stopAtLive) or the liveCap-th, and up
+// to and including the walk with which the counted walks' transitions
+// reach the budget. Workers stop starting walks once a lower-index walk is
+// live, the finished walks include liveCap live ones, or their transitions
+// reach the budget (each condition only ever becomes true, and implies the
+// counted prefix ends before the walk not started), so every counted walk
+// has run to its end and the probe does not depend on the number of
+// workers; at most Workers-1 walks past the prefix are wasted.
+func (r *searcher) run(snap *engine.Sim, i int, b batch) (Probe, *Alternative, error) {
 	start := time.Now()
 	c := r.c
-	k := c.Walks
-	outs := make([]walkOut, k)
-	var next atomic.Int64
+	outs := make([]walkOut, b.n)
+	var next, spent, lives atomic.Int64
 	var minLive atomic.Int64
-	minLive.Store(int64(k))
+	minLive.Store(int64(b.n))
 	var wg sync.WaitGroup
-	for range c.Workers {
+	for range min(c.Workers, b.n) {
 		wg.Go(func() {
 			for {
 				j := int(next.Add(1) - 1)
-				if j >= k || int64(j) > minLive.Load() || r.cancelled.Load() {
+				if j >= b.n || r.cancelled.Load() ||
+					b.stopAtLive && int64(j) > minLive.Load() ||
+					b.liveCap > 0 && lives.Load() >= int64(b.liveCap) ||
+					b.budget > 0 && spent.Load() >= b.budget {
 					return
 				}
-				outs[j] = r.walk(snap, i, j, &minLive)
+				stop := func() bool { return r.cancelled.Load() || b.stopAtLive && minLive.Load() < int64(j) }
+				outs[j] = r.walk(snap, i, b.from+j, b.depth, stop)
+				spent.Add(outs[j].steps)
 				if outs[j].outcome == walks.Live {
+					lives.Add(1)
+				}
+				if b.stopAtLive && outs[j].outcome == walks.Live {
 					for {
 						cur := minLive.Load()
 						if int64(j) >= cur || minLive.CompareAndSwap(cur, int64(j)) {
@@ -192,32 +277,47 @@ func (r *searcher) recovers(snap *engine.Sim, i, phase int) (Probe, *Alternative
 		})
 	}
 	wg.Wait()
-	if err := r.ctxErr(); err != nil {
-		return Probe{}, nil, err
-	}
-	p := Probe{Step: i, Phase: phase, Witness: -1, Walks: k}
-	w := int(minLive.Load())
+	p := Probe{Step: i, Phase: b.phase, Witness: -1}
 	var alt *Alternative
-	if w < k {
-		p.Recovers, p.Witness, p.Walks = true, w, w+1
-		alt = outs[w].alt
-		p.LiveAt = alt.Steps
-	}
-	for j := range p.Walks {
-		if o := outs[j].outcome; o == walks.Unsafe || o == walks.Failed {
+	for j := range b.n {
+		o := &outs[j]
+		if !o.done {
+			break // past the counted prefix (cannot happen inside it)
+		}
+		p.Walks++
+		p.Transitions += o.steps
+		switch o.outcome {
+		case walks.Live:
+			p.Recovered++
+			if p.Witness < 0 {
+				p.Recovers, p.Witness, p.LiveAt, alt = true, b.from+j, o.alt.Steps, o.alt
+			}
+		case walks.Unsafe, walks.Failed:
 			if p.Unsafe == 0 {
-				p.UnsafeProperty = outs[j].prop
+				p.UnsafeProperty = o.prop
 			}
 			p.Unsafe++
 		}
+		if o.outcome == walks.Live && (b.stopAtLive || b.liveCap > 0 && p.Recovered >= b.liveCap) {
+			break
+		}
+		if b.budget > 0 && p.Transitions >= b.budget {
+			p.Budget = j+1 < b.n
+			break
+		}
 	}
 	p.Elapsed = time.Since(start)
-	return p, alt, nil
+	// When cancelled, p holds the walks that ran to their end before it.
+	return p, alt, r.ctxErr()
 }
 
-// walk runs recovery walk j from snap, E's state i.
-func (r *searcher) walk(snap *engine.Sim, i, j int, minLive *atomic.Int64) walkOut {
+// walk runs recovery walk j from snap, E's state i, until it is live, dead
+// at d_max, or stop says so.
+func (r *searcher) walk(snap *engine.Sim, i, j, depth int, stop func() bool) walkOut {
 	c := r.c
+	if depth <= 0 {
+		depth = c.WalkDepth
+	}
 	seed := walkSeed(c.Seed, i, j)
 	w := snap.Clone(engine.NewRandom(seed))
 	if c.WalkFailures {
@@ -225,12 +325,11 @@ func (r *searcher) walk(snap *engine.Sim, i, j int, minLive *atomic.Int64) walkO
 		w.SetFailuresUntil(0)
 	}
 	wc := walks.Config{
-		MaxSteps:  c.WalkDepth,
+		MaxSteps:  depth,
 		LiveAfter: i,
 		Liveness:  c.Sim.Liveness,
 		Safety:    c.Sim.Safety,
-		// Stop when cancelled or when a walk with a lower index is live.
-		Observe: walks.ObserveFunc(func(*engine.Sim) bool { return !r.cancelled.Load() && minLive.Load() >= int64(j) }),
+		Observe:   walks.ObserveFunc(func(*engine.Sim) bool { return !stop() }),
 	}
 	var res walks.Result
 	run := func() error { res = walks.Walk(w, &wc); return nil }
@@ -244,13 +343,18 @@ func (r *searcher) walk(snap *engine.Sim, i, j int, minLive *atomic.Int64) walkO
 	if err != nil {
 		// A hang: the walk's simulator is abandoned to its handler.
 		var he *engine.HangError
+		steps := int64(0)
 		if errors.As(err, &he) {
-			r.transitions.Add(int64(he.Step - i))
+			steps = int64(he.Step - i)
 		}
-		return walkOut{outcome: walks.Failed, prop: "handler did not return"}
+		r.transitions.Add(steps)
+		return walkOut{done: true, outcome: walks.Failed, steps: steps, prop: "handler did not return"}
 	}
 	r.transitions.Add(int64(res.Steps - i))
-	out := walkOut{outcome: res.Outcome, prop: res.Property}
+	if res.Outcome == walks.Stopped {
+		return walkOut{} // cut short: never counted
+	}
+	out := walkOut{done: true, outcome: res.Outcome, steps: int64(res.Steps - i), prop: res.Property}
 	if res.Outcome == walks.Failed && out.prop == "" && res.Err != nil {
 		out.prop = res.Err.Error()
 	}

@@ -251,6 +251,8 @@ func (s *Session) Intro() {
 		what = "safety violation"
 	case "nondeterministic":
 		what = "nondeterminism: replays of these choices differ"
+	case "minimized":
+		what = "minimized doomed path"
 	case "":
 		what = "execution"
 	}

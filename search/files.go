@@ -20,7 +20,7 @@ import (
 
 // ResultFiles are the files a run writes into Options.Out; a run removes
 // those a previous run left there first.
-var ResultFiles = []string{"error.trace", "error.log", "live.trace", "live.log", "prefix.trace", "min.trace", "report.json", "report.html", "critical.json", "history.html", "history-full.html"}
+var ResultFiles = []string{"error.trace", "error.log", "live.trace", "live.log", "prefix.trace", "min.trace", "min.log", "report.json", "report.html", "critical.json", "history.html", "history-full.html"}
 
 func (p *pipeline) outPath(name string) string { return filepath.Join(p.opts.Out, name) }
 
@@ -120,6 +120,12 @@ func (p *pipeline) findingFiles(f *Finding) error {
 			} else if err := p.writeTraceAndLog(f.Live, "live"); err != nil {
 				return err
 			}
+		}
+	}
+	if f.Min != nil {
+		// A few steps: its log is quick even when interrupted.
+		if err := p.writeTraceAndLog(f.Min, "min"); err != nil {
+			return err
 		}
 	}
 	if err := p.linFiles(f); err != nil {

@@ -117,6 +117,19 @@ type Options struct {
 	WalkFailures bool
 	// NoCritical skips the critical-transition search.
 	NoCritical bool
+	// NoConfirm answers as Algorithm 3 alone: no confirmation of the
+	// critical transition with more walks (critical.Config.ConfirmWalks).
+	NoConfirm bool
+	// ConfirmBudget bounds the transitions of each confirmation sample
+	// (0: critical's default, 50 walks of d_max).
+	ConfirmBudget int64
+	// Minimize reduces the doomed path up to a C1 critical transition to a
+	// 1-minimal one (critical.Minimize), written as min.trace. The command
+	// line does it unless --no-minimize.
+	Minimize bool
+	// MinimizeBudget bounds the minimization's transitions (default
+	// critical.DefaultMinimizeBudget).
+	MinimizeBudget int64
 	// Prefix (a trace file) or PrefixSteps (walk to a live steady state of
 	// at least this many steps first) start the search from a live steady
 	// state (seed 003 §4.2 point 4). They exclude each other.
@@ -194,6 +207,8 @@ var bounds = []bound{
 	{"MaxStates", "max-states", func(o *Options) int64 { return int64(o.MaxStates) }, constant(1), constant(MaxStatesBound), ""},
 	{"Graph.MaxStates", "graph-states", func(o *Options) int64 { return int64(o.Graph.MaxStates) }, constant(1), constant(MaxStatesBound), ""},
 	{"PrefixSteps", "prefix-steps", func(o *Options) int64 { return int64(o.PrefixSteps) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "none"},
+	{"ConfirmBudget", "confirm-budget", func(o *Options) int64 { return o.ConfirmBudget }, constant(1), constant(1<<63 - 1), "50 walks of d_max"},
+	{"MinimizeBudget", "minimize-budget", func(o *Options) int64 { return o.MinimizeBudget }, constant(1), constant(1<<63 - 1), ""},
 	{"HandlerTimeout", "handler-timeout", func(o *Options) int64 { return int64(o.HandlerTimeout) }, constant(int64(MinHandlerTimeout)), constant(int64(MaxHandlerTimeout)), ""},
 	{"LinTimeout", "lin-timeout", func(o *Options) int64 { return int64(o.LinTimeout) }, constant(int64(time.Millisecond)), constant(int64(time.Hour)), ""},
 	{"Lasso.Replays", "lasso-replays", func(o *Options) int64 { return int64(o.Lasso.Replays) }, constant(1), constant(MaxLassoReplays), ""},
@@ -255,6 +270,9 @@ func (o *Options) fillDefaults() {
 	def(&o.MaxStates, DefaultMaxStates)
 	def(&o.Graph.MaxStates, DefaultGraphStates)
 	def(&o.Lasso.Replays, lasso.DefaultReplays)
+	if o.MinimizeBudget == 0 {
+		o.MinimizeBudget = critical.DefaultMinimizeBudget
+	}
 	if o.HandlerTimeout == 0 {
 		o.HandlerTimeout = engine.DefaultHandlerTimeout
 	}

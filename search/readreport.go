@@ -235,7 +235,19 @@ func (j *reportJSON) first(f *Finding) error {
 		if cc.Elapsed, err = seconds(c.ElapsedS); err != nil {
 			return err
 		}
+		for _, r := range c.Refined {
+			if r < 0 {
+				return fmt.Errorf("%w: critical transition: a negative refined step", ErrReport)
+			}
+		}
+		cc.Refined = c.Refined
+		if cc.Confidence, err = j.Confidence.decode(); err != nil {
+			return err
+		}
 		f.Critical = cc
+	}
+	if f.Minimized, err = j.Minimized.decode(); err != nil {
+		return err
 	}
 	if l := j.Lasso; l != nil {
 		if l.Stem < 0 || l.CycleLength < 0 || l.Stem > j.Steps || l.CycleLength > j.Steps-l.Stem || l.Confirmed < 0 || l.Repeated < 0 {

@@ -115,14 +115,14 @@ func TestReportsIndependentOfWorkers(t *testing.T) {
 }
 
 // TestReadReport: a report read back from report.json marshals to the same
-// bytes, for a dead-state finding with its critical transition and for a
-// lasso.
+// bytes, for a dead-state finding with its critical transition (its
+// confirmation and minimized path too) and for a lasso.
 func TestReadReport(t *testing.T) {
 	for _, c := range []struct {
 		system string
 		opts   search.Options
 	}{
-		{"transport", search.Options{Seed: 7, Workers: 1, WalkDepth: 3000}},
+		{"transport", search.Options{Seed: 7, Workers: 1, WalkDepth: 3000, Minimize: true}},
 		{"philosophers", search.Options{Seed: 1, Workers: 1, Lasso: search.LassoOptions{On: true}, MaxPaths: 2000, WalkDepth: 2000}},
 	} {
 		dir := t.TempDir()

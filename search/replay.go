@@ -190,7 +190,7 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	c.Walks, c.Workers, c.Context, c.Progress = o.Walks, o.Workers, ctx, o.Progress
+	c.Walks, c.Workers, c.Progress = o.Walks, o.Workers, o.Progress
 	if o.WalkDepth > 0 {
 		c.WalkDepth = o.WalkDepth
 	}
@@ -217,7 +217,7 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	if s, err := t.Replay(-1, nil); err == nil {
 		quiescent = len(s.Ready()) == 0
 	}
-	cr, crit, err := findCritical(c, quiescent)
+	cr, crit, err := findCritical(ctx, c, quiescent, c.DInit)
 	interrupted := err != nil && ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 	if err != nil && !interrupted {
 		return nil, fmt.Errorf("critical transition: %w", err)
@@ -261,7 +261,11 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 // it: {"critical": {...}, "files": {...}}.
 func (r *Refined) MarshalJSON() ([]byte, error) {
 	c := r.Critical
-	return jsonMarshal(map[string]any{"files": r.Files, "critical": &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event,
+	doc := map[string]any{"files": r.Files, "critical": &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event,
 		Node: c.Node, Kind: c.Kind, Message: c.Message, Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: c.Probes, LiveSteps: c.LiveSteps,
-		Shared: c.Shared, ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Interrupted: c.Interrupted, Recovered: c.Recovered, Dead: c.Dead}})
+		Shared: c.Shared, ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Interrupted: c.Interrupted, Recovered: c.Recovered, Dead: c.Dead, Refined: c.Refined}}
+	if cj := newConfidenceJSON(c.Confidence); cj != nil {
+		doc["confidence"] = cj
+	}
+	return jsonMarshal(doc)
 }

@@ -199,9 +199,13 @@ type Finding struct {
 	// History is a linearizability violation's history.
 	History *History
 	// Trace replays the violation; Live is the live alternative sharing
-	// the longest prefix with it (critical transition). In memory only:
-	// the report's Files name the files written.
-	Trace, Live *trace.Trace
+	// the longest prefix with it (critical transition); Min the minimized
+	// doomed path (kind "minimized"). In memory only: the report's Files
+	// name the files written.
+	Trace, Live, Min *trace.Trace
+	// Minimized is the doomed path up to a C1 critical transition reduced
+	// by delta debugging (critical.Minimize), or why it was not.
+	Minimized *Minimized
 }
 
 // Critical is the critical transition of a liveness violation (seed 003
@@ -233,6 +237,11 @@ type Critical struct {
 	// critical transition lies after state Recovered, at or before state
 	// Dead. A complete C1 answer has Recovered = Step-1 and Dead = Step.
 	Recovered, Dead int
+	// Confidence confirms a C1 answer with many more walks from the
+	// critical state and the one before it; Refined lists the candidate
+	// steps that confirmation found near dead (critical.Result).
+	Confidence *critical.Confidence
+	Refined    []int
 }
 
 // Lasso is a hot fair cycle: state Stem is where it starts and
@@ -343,6 +352,8 @@ type reportJSON struct {
 	Stem         *int             `json:"stem,omitempty"`
 	Cycle        []int            `json:"cycle,omitempty"`
 	Temperature  *temperatureJSON `json:"temperature,omitempty"`
+	Confidence   *confidenceJSON  `json:"confidence,omitempty"`
+	Minimized    *minimizedJSON   `json:"minimized,omitempty"`
 	LassoStats   *LassoStats      `json:"lasso_stats,omitempty"`
 	Graph        *graphJSON       `json:"graph,omitempty"`
 	Lin          *LinStats        `json:"linearizability,omitempty"`
@@ -382,6 +393,7 @@ type criticalJSON struct {
 	Interrupted bool    `json:"interrupted,omitempty"`
 	Recovered   int     `json:"recovered"`
 	Dead        int     `json:"dead"`
+	Refined     []int   `json:"refined,omitempty"`
 }
 
 type lassoJSON struct {
@@ -465,8 +477,9 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		if c := f.Critical; c != nil {
 			j.Critical = &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event, Node: c.Node, Kind: c.Kind, Message: c.Message,
 				Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: c.Probes, LiveSteps: c.LiveSteps, Shared: c.Shared,
-				ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Interrupted: c.Interrupted, Recovered: c.Recovered, Dead: c.Dead}
+				ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Interrupted: c.Interrupted, Recovered: c.Recovered, Dead: c.Dead, Refined: c.Refined}
 			j.CriticalNote = c.Note
+			j.Confidence = newConfidenceJSON(c.Confidence)
 		}
 		if l := f.Lasso; l != nil {
 			j.Lasso = &lassoJSON{Stem: l.Stem, CycleLength: l.Length, Confirmed: l.Confirmed, Note: l.Note, Hash: l.Hash, Proof: l.Proof,
@@ -480,6 +493,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		if t := f.Temperature; t != nil {
 			j.Temperature = &temperatureJSON{Threshold: t.Threshold, AlarmStep: t.AlarmStep, LiveAt: t.LiveAt, Verdict: t.Verdict, Note: t.Note}
 		}
+		j.Minimized = newMinimizedJSON(f.Minimized)
 	}
 	return json.Marshal(j)
 }

@@ -77,6 +77,12 @@ var setters = map[string]func(o *search.Options, v string) error{
 	"no-critical":   func(o *search.Options, _ string) error { o.NoCritical = true; return nil },
 	"no-hashing":    func(o *search.Options, _ string) error { o.NoHashing = true; return nil },
 	"walk-failures": func(o *search.Options, _ string) error { o.WalkFailures = true; return nil },
+	"no-confirm":    func(o *search.Options, _ string) error { o.NoConfirm = true; return nil },
+	"minimize":      func(o *search.Options, _ string) error { o.Minimize = true; return nil },
+	"confirm-budget": func(o *search.Options, v string) (err error) {
+		o.ConfirmBudget, err = strconv.ParseInt(v, 10, 64)
+		return
+	},
 }
 
 // scenario reads a search directive's system and options.

@@ -169,6 +169,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 				fmt.Fprintf(w, "live alternative: %d steps, sharing the first %d with the dead path\n", c.LiveSteps, c.Shared)
 			}
 		}
+		writeDoomed(w, f, stable)
 		r.writeLasso(w, f)
 	}
 	if len(r.Findings) > 1 {

@@ -50,6 +50,10 @@ func (a *App) search(args []string) (int, error) {
 	fs.DurationVar(&o.LinTimeout, "lin-timeout", search.Options{}.LinTimeout, "give up checking one history for linearizability after this long and count it unknown (default 10s)")
 	fs.BoolVar(&o.NoCritical, "no-critical", false, "skip the critical-transition search")
 	fs.IntVar(&o.Replays, "replays", 0, "replays the determinism checks compare (0: 32 for paths up to 3,000 steps, fewer for longer ones)")
+	fs.BoolVar(&o.NoConfirm, "no-confirm", false, "answer as Algorithm 3 alone: do not confirm the critical transition with more walks")
+	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 50 walks of d_max)")
+	noMinimize := fs.Bool("no-minimize", false, "do not minimize the doomed path (min.trace)")
+	fs.Int64Var(&o.MinimizeBudget, "minimize-budget", search.Options{}.MinimizeBudget, "transitions the minimization of the doomed path may take (default 100000000)")
 	fs.BoolVar(&o.Lasso.On, "lasso", false, "detect hot fair lassos during walks: a repeated state, a cycle with no live state in which nothing is starved, replayed --lasso-replays times (seed 000)")
 	fs.IntVar(&o.Lasso.Replays, "lasso-replays", 10, "RT: times a suspected cycle is replayed before it is reported")
 	fs.BoolVar(&o.Lasso.Partial, "partial-hash", false, "compare states by node type (or a service's LassoKey) and pending message types only, for systems whose exact state never repeats")
@@ -65,7 +69,8 @@ func (a *App) search(args []string) (int, error) {
 	}
 	// Zero means "the default" in Options; on the command line it is a
 	// value, and these flags do not take it.
-	for _, name := range []string{"depth-step", "walk-depth", "walks", "max-violations", "max-states", "graph-states", "lasso-replays", "handler-timeout", "lin-timeout"} {
+	o.Minimize = !*noMinimize
+	for _, name := range []string{"depth-step", "walk-depth", "walks", "max-violations", "max-states", "graph-states", "lasso-replays", "handler-timeout", "lin-timeout", "minimize-budget"} {
 		if f := fs.Lookup(name); fs.Changed(name) && (f.Value.String() == "0" || f.Value.String() == "0s") {
 			return ExitUsage, usagef("--%s 0: allowed %s", name, allowed(name))
 		}

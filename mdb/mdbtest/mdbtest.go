@@ -23,6 +23,7 @@
 package mdbtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -319,7 +320,7 @@ func FindIn(system string, params map[string]string, o Options) (*Found, error) 
 			return nil, fmt.Errorf("mdbtest: %w", err)
 		}
 		c.Walks, c.DInit = o.Walks, 0
-		res, err := critical.Find(c)
+		res, err := critical.Find(context.Background(), c)
 		if err != nil {
 			return nil, fmt.Errorf("mdbtest: seed %d: %w", seed, err)
 		}

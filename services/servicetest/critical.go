@@ -1,6 +1,7 @@
 package servicetest
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -92,7 +93,7 @@ func (j Judge) Recovers(t testing.TB, s *engine.Sim, i, k int) critical.Probe {
 	t.Helper()
 	c := j.Config(t, s)
 	c.Walks = k
-	p, _, err := critical.Recovers(c, i)
+	p, _, err := critical.Recovers(context.Background(), c, i)
 	if err != nil {
 		t.Fatalf("recovers from state %d: %v", i, err)
 	}
@@ -146,7 +147,7 @@ func (j Judge) Find(t testing.TB, s *engine.Sim) critical.Result {
 	}
 	c := j.Config(t, s)
 	c.Walks = j.Search
-	res, err := critical.Find(c)
+	res, err := critical.Find(context.Background(), c)
 	var nd *critical.NotDeadError
 	if errors.As(err, &nd) {
 		t.Fatalf("the execution is live at step %d: no dead state", nd.Step)

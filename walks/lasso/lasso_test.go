@@ -199,7 +199,7 @@ func TestPhilosophersLasso(t *testing.T) {
 		f := fs[0]
 		const dmax = 200
 		choices, steps := unroll(t, cfg, f, dmax)
-		cr, err := critical.Find(critical.Config{Sim: cfg, Choices: choices, Steps: steps, DInit: f.Stem, WalkDepth: dmax, Walks: 10, Seed: 1, Workers: 1})
+		cr, err := critical.Find(context.Background(), critical.Config{Sim: cfg, Choices: choices, Steps: steps, DInit: f.Stem, WalkDepth: dmax, Walks: 10, Seed: 1, Workers: 1})
 		if err != nil {
 			t.Fatalf("n=%d: critical.Find: %v", n, err)
 		}

@@ -1,0 +1,157 @@
+package critical
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/macemc/macemc/sim/engine"
+)
+
+// Thresholds of Confidence.Thin.
+const (
+	// ThinChance: the evidence is thin when state c, had it recovered as
+	// often as state c-1 did, would have shown no recovery in its sample
+	// with at least this probability.
+	ThinChance = 0.05
+	// ThinUpper: the evidence is thin when the 95% upper bound on the
+	// probability that a walk from c recovers exceeds this (fewer than 29
+	// walks from c).
+	ThinUpper = 0.10
+)
+
+// Confidence is the evidence for a critical transition at step c: two
+// confirmation samples of many more walks than Algorithm 3's k, at state
+// c-1 (every walk counted) and at state c (where none recovered).
+type Confidence struct {
+	// Before is the sample at state c-1 and At the sample at state c
+	// (Probe.Phase is PhaseConfirm; Walks, Recovered, Unsafe and
+	// Transitions count them). Both number their walks from k on, so
+	// they are new walks, not Algorithm 3's.
+	Before, At Probe
+	// Certain marks a state c beyond the end of an E that fell quiescent
+	// without being live: nothing can ever happen again, so it is dead
+	// without walking.
+	Certain bool
+	// BeforeRate is the fraction of walks from c-1 that recovered.
+	BeforeRate float64
+	// Upper95 is the 95% upper confidence bound on the probability that a
+	// walk from c recovers, given that none of At.Walks did:
+	// 1 - 0.05^(1/At.Walks) (about 3/At.Walks).
+	Upper95 float64
+	// Chance is the probability that At.Walks walks all fail from a state
+	// that recovers as often as c-1 did: (1-BeforeRate)^At.Walks. Small
+	// means c is clearly worse off than c-1.
+	Chance float64
+	// Thin says the evidence is thin: Chance > ThinChance, Upper95 >
+	// ThinUpper, or a sample was cut short (Partial). A thin answer may be
+	// a near-dead state before the true critical transition: raise
+	// ConfirmBudget or k.
+	Thin bool
+	// Partial marks samples that the context ended early.
+	Partial bool
+}
+
+// newConfidence computes the figures of two samples.
+func newConfidence(before, at Probe, partial bool) *Confidence {
+	c := &Confidence{Before: before, At: at, Partial: partial}
+	if before.Walks > 0 {
+		c.BeforeRate = float64(before.Recovered) / float64(before.Walks)
+	}
+	c.Upper95 = 1
+	if at.Walks > 0 {
+		c.Upper95 = 1 - math.Pow(0.05, 1/float64(at.Walks))
+	}
+	c.Chance = math.Pow(1-c.BeforeRate, float64(at.Walks))
+	c.Thin = partial || at.Recovered > 0 || c.Chance > ThinChance || c.Upper95 > ThinUpper
+	return c
+}
+
+// String describes the evidence in one or two sentences.
+func (c *Confidence) String() string {
+	if c == nil {
+		return ""
+	}
+	var b strings.Builder
+	if c.Certain {
+		fmt.Fprintf(&b, "State %d is dead for certain: E falls quiescent there without being live. ", c.At.Step)
+	} else {
+		fmt.Fprintf(&b, "Confirmation: %d of %d walks from state %d recovered; %d of %d from state %d did", c.Before.Recovered, c.Before.Walks, c.Before.Step, c.At.Recovered, c.At.Walks, c.At.Step)
+		fmt.Fprintf(&b, " (recovery from state %d below %.1f%% at 95%% confidence; had it recovered as often as state %d, %d failures in a row would have a chance of %.2g). ", c.At.Step, 100*c.Upper95, c.Before.Step, c.At.Walks, c.Chance)
+	}
+	switch {
+	case c.Partial:
+		b.WriteString("The samples were cut short: the evidence is thin.")
+	case c.Thin && c.At.Recovered > 0:
+		fmt.Fprintf(&b, "State %d recovers: it is not dead.", c.At.Step)
+	case c.Thin:
+		b.WriteString("The evidence is thin: the state may be near dead rather than dead; raise the confirmation budget or k and re-run.")
+	case !c.Certain:
+		b.WriteString("The evidence is strong.")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// ConfirmRecoveries ends the sample at state c-1 once this many of its
+// walks recovered: enough to estimate how often c-1 recovers (within about
+// 15% of the rate) without spending the budget on a state that recovers
+// easily.
+const ConfirmRecoveries = 50
+
+// confirmBatch is a confirmation sample's batch of walks: at a candidate
+// critical state (stopAtLive) or at the state before it (ended after
+// ConfirmRecoveries live walks).
+func confirmBatch(c *Config, stopAtLive bool) batch {
+	n := c.ConfirmWalks
+	if n <= 0 {
+		n = DefaultConfirmWalks
+	}
+	b := batch{phase: PhaseConfirm, from: c.Walks, n: n, stopAtLive: stopAtLive, budget: max(c.ConfirmBudget, 0)}
+	if !stopAtLive {
+		b.liveCap = ConfirmRecoveries
+	}
+	return b
+}
+
+// Confirm re-probes a critical transition at step with many more walks
+// than Algorithm 3's k: up to c.ConfirmWalks walks (DefaultConfirmWalks when
+// it is not positive) within c.ConfirmBudget
+// transitions from state step-1, counting how many recover (until
+// ConfirmRecoveries did), and from state step, which should recover in
+// none (every walk counted). Walks are numbered from c.Walks on
+// (WalkSeed), handed out in order and counted as a prefix fixed by their
+// results, so the figures are the same for any c.Workers. Find confirms
+// its own answer this way (Result.Confidence); Confirm re-checks a saved
+// answer, e.g. with a larger budget. When ctx ends, Confirm returns the
+// walks counted so far, marked Partial, with an error wrapping the
+// context's.
+func Confirm(ctx context.Context, c Config, step int) (*Confidence, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if step < 1 || (c.Steps > 0 && step > c.Steps) {
+		return nil, fmt.Errorf("%w: critical step %d is outside E (1..%d)", ErrShort, step, c.Steps)
+	}
+	r := newSearcher(ctx, &c)
+	defer r.close()
+	before, err := engine.Replay(c.Sim, c.Choices, step-1, c.Options)
+	if err != nil {
+		return nil, fmt.Errorf("%w: to state %d: %w", ErrReplay, step-1, err)
+	}
+	at := before.Clone(nil)
+	if err := advance(at, c.Choices, step); err != nil {
+		return nil, fmt.Errorf("%w: to state %d: %w", ErrReplay, step, err)
+	}
+	pb, _, errB := r.run(before, step-1, confirmBatch(&c, false))
+	if errB != nil {
+		return newConfidence(pb, Probe{Step: step, Phase: PhaseConfirm, Witness: -1}, true), errB
+	}
+	ab := confirmBatch(&c, false)
+	ab.liveCap = 0 // count every walk at the critical state
+	pa, _, errA := r.run(at, step, ab)
+	if errA != nil {
+		return newConfidence(pb, pa, true), errA
+	}
+	return newConfidence(pb, pa, false), nil
+}

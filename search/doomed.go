@@ -1,0 +1,174 @@
+package search
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/macemc/macemc/critical"
+)
+
+// Minimized is the report's view of a minimized doomed path
+// (critical.Minimized): a subsequence of the dead path's transitions up to
+// its C1 critical transition that is still doomed, 1-minimal unless a
+// budget ended the reduction, written as min.trace.
+type Minimized struct {
+	// StepsBefore is the dead path's critical step, StepsAfter the
+	// minimized path's length (0 when it could not be minimized: Note
+	// says why). Its last transition is the same critical transition.
+	StepsBefore, StepsAfter int
+	// OneMinimal: dropping any one more transition breaks it.
+	OneMinimal bool
+	// Kept are the dead path's transitions kept; Events the minimized
+	// path's transitions.
+	Kept   []int
+	Events []string
+	// Tests is the number of subsets tried; Elapsed the time taken.
+	Tests   int
+	Elapsed time.Duration
+	Note    string
+}
+
+// minimize reduces the doomed path of a C1 answer (critical.Minimize) and
+// records it in f for min.trace and the report.
+func (p *pipeline) minimize(f *Finding, ccfg critical.Config, cr *critical.Result) {
+	o := &p.opts
+	if !o.Minimize || cr.Condition != critical.C1 || !cr.HasEvent || p.ctx.Err() != nil {
+		return
+	}
+	p.progress(PhaseCritical, "minimizing the doomed path (%d steps)...", cr.Step)
+	ccfg.Progress = nil
+	m, err := critical.Minimize(p.ctx, ccfg, cr.Step, critical.MinimizeConfig{Budget: o.MinimizeBudget})
+	if m == nil {
+		f.Minimized = &Minimized{StepsBefore: cr.Step, Note: fmt.Sprintf("not minimized: %v", err)}
+		return
+	}
+	mt := m.Trace(f.Trace)
+	f.Min = mt
+	mr := &Minimized{StepsBefore: m.From, StepsAfter: m.Steps, OneMinimal: m.Minimal, Kept: m.Kept, Tests: m.Tests, Elapsed: m.Elapsed, Note: mt.Note}
+	for _, e := range m.Events {
+		mr.Events = append(mr.Events, e.String())
+	}
+	f.Minimized = mr
+}
+
+type confidenceJSON struct {
+	Partial         bool    `json:"partial,omitempty"`
+	BeforeStep      int     `json:"before_step"`
+	BeforeWalks     int     `json:"before_walks"`
+	BeforeRecovered int     `json:"before_recovered"`
+	Step            int     `json:"step"`
+	Walks           int     `json:"walks"`
+	Recovered       int     `json:"recovered"`
+	Upper95         float64 `json:"upper95"`
+	Chance          float64 `json:"chance"`
+	Certain         bool    `json:"certain,omitempty"`
+	Thin            bool    `json:"thin"`
+	Text            string  `json:"text"`
+}
+
+func newConfidenceJSON(c *critical.Confidence) *confidenceJSON {
+	if c == nil {
+		return nil
+	}
+	return &confidenceJSON{
+		BeforeStep: c.Before.Step, BeforeWalks: c.Before.Walks, BeforeRecovered: c.Before.Recovered,
+		Step: c.At.Step, Walks: c.At.Walks, Recovered: c.At.Recovered,
+		Upper95: c.Upper95, Chance: c.Chance, Certain: c.Certain, Thin: c.Thin, Partial: c.Partial, Text: c.String(),
+	}
+}
+
+// decode reads a confidence section back, checking its counts and
+// probabilities.
+func (j *confidenceJSON) decode() (*critical.Confidence, error) {
+	if j == nil {
+		return nil, nil
+	}
+	prob := func(x float64) bool { return x >= 0 && x <= 1 }
+	if j.BeforeWalks < 0 || j.Walks < 0 || j.BeforeRecovered < 0 || j.Recovered < 0 || j.BeforeRecovered > j.BeforeWalks ||
+		j.Recovered > j.Walks || j.BeforeStep < -1 || j.Step < 0 || !prob(j.Upper95) || !prob(j.Chance) {
+		return nil, fmt.Errorf("%w: confidence: counts or probabilities out of range", ErrReport)
+	}
+	c := &critical.Confidence{
+		Before:  critical.Probe{Step: j.BeforeStep, Phase: critical.PhaseConfirm, Walks: j.BeforeWalks, Recovered: j.BeforeRecovered, Recovers: j.BeforeRecovered > 0, Witness: -1},
+		At:      critical.Probe{Step: j.Step, Phase: critical.PhaseConfirm, Walks: j.Walks, Recovered: j.Recovered, Recovers: j.Recovered > 0, Witness: -1},
+		Upper95: j.Upper95, Chance: j.Chance, Certain: j.Certain, Thin: j.Thin, Partial: j.Partial,
+	}
+	if j.BeforeWalks > 0 {
+		c.BeforeRate = float64(j.BeforeRecovered) / float64(j.BeforeWalks)
+	}
+	return c, nil
+}
+
+type minimizedJSON struct {
+	StepsBefore int      `json:"steps_before"`
+	StepsAfter  int      `json:"steps_after"`
+	OneMinimal  bool     `json:"one_minimal"`
+	Tests       int      `json:"tests"`
+	ElapsedS    float64  `json:"elapsed_s"`
+	Kept        []int    `json:"kept,omitempty"`
+	Events      []string `json:"events,omitempty"`
+	Note        string   `json:"note,omitempty"`
+}
+
+// decode reads a minimized section back, checking that its transitions
+// are an increasing subsequence of the dead path's, ending with its
+// critical one.
+func (j *minimizedJSON) decode() (*Minimized, error) {
+	if j == nil {
+		return nil, nil
+	}
+	bad := func(what string) (*Minimized, error) {
+		return nil, fmt.Errorf("%w: minimized path: %s", ErrReport, what)
+	}
+	if j.StepsBefore < 0 || j.StepsAfter < 0 || j.StepsAfter > j.StepsBefore || j.Tests < 0 {
+		return bad("counts out of range")
+	}
+	if j.StepsAfter > 0 && (len(j.Kept) != j.StepsAfter || len(j.Events) != j.StepsAfter || j.Kept[len(j.Kept)-1] != j.StepsBefore) {
+		return bad("its transitions do not match its length")
+	}
+	for i, k := range j.Kept {
+		if k < 1 || i > 0 && k <= j.Kept[i-1] {
+			return bad("its transitions are not increasing steps of the dead path")
+		}
+	}
+	el, err := seconds(j.ElapsedS)
+	if err != nil {
+		return nil, err
+	}
+	return &Minimized{StepsBefore: j.StepsBefore, StepsAfter: j.StepsAfter, OneMinimal: j.OneMinimal, Kept: j.Kept, Events: j.Events,
+		Tests: j.Tests, Elapsed: el, Note: j.Note}, nil
+}
+
+func newMinimizedJSON(m *Minimized) *minimizedJSON {
+	if m == nil {
+		return nil
+	}
+	return &minimizedJSON{StepsBefore: m.StepsBefore, StepsAfter: m.StepsAfter, OneMinimal: m.OneMinimal, Tests: m.Tests,
+		ElapsedS: m.Elapsed.Seconds(), Kept: m.Kept, Events: m.Events, Note: m.Note}
+}
+
+// writeDoomed prints the minimized path of a finding (the critical
+// transition's explanation gives the confirmation).
+func writeDoomed(w io.Writer, f *Finding, stable bool) {
+	m := f.Minimized
+	if m == nil {
+		return
+	}
+	if m.StepsAfter == 0 {
+		fmt.Fprintf(w, "minimized doomed path: %s\n", m.Note)
+		return
+	}
+	how := "1-minimal"
+	if !m.OneMinimal {
+		how = "not proved 1-minimal"
+	}
+	took := fmt.Sprintf(", %.2fs", m.Elapsed.Seconds())
+	if stable {
+		took = ""
+	}
+	fmt.Fprintf(w, "minimized doomed path: %d steps instead of %d (%s, %d tests%s), min.trace:\n", m.StepsAfter, m.StepsBefore, how, m.Tests, took)
+	for i, e := range m.Events {
+		fmt.Fprintf(w, "  %3d  %s\n", i+1, e)
+	}
+}
