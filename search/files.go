@@ -64,7 +64,8 @@ func (p *pipeline) writeTrace(t *trace.Trace, name string) error {
 	return nil
 }
 
-// writeTraceAndLog writes a trace and the log of its replay.
+// writeTraceAndLog writes a trace, and its log (the replay with full
+// logging) when the run finishes (pipeline.finish).
 func (p *pipeline) writeTraceAndLog(t *trace.Trace, name string) error {
 	if p.opts.Out == "" {
 		return nil
@@ -72,17 +73,7 @@ func (p *pipeline) writeTraceAndLog(t *trace.Trace, name string) error {
 	if err := p.writeTrace(t, name); err != nil {
 		return err
 	}
-	path := p.outPath(name + ".log")
-	if err := writeLog(p.ctx, t, path); err != nil {
-		if p.ctx.Err() != nil {
-			// Interrupted while replaying: the log is left out (the
-			// replay command writes it), the trace is there.
-			p.rep.LogsSkipped = true
-			return nil
-		}
-		return fmt.Errorf("%w: %w", ErrOutput, err)
-	}
-	p.rep.Files[name+"_log"] = path
+	p.logs = append(p.logs, logJob{t: t, name: name, path: p.outPath(name + ".log")})
 	return nil
 }
 
@@ -131,7 +122,7 @@ func (p *pipeline) findingFiles(f *Finding) error {
 	if err := p.linFiles(f); err != nil {
 		return err
 	}
-	p.rep.Replay = fmt.Sprintf("%s replay --trace %s --log %s", p.opts.Command, Quote(p.rep.Files["error_trace"]), Quote(p.rep.Files["error_log"]))
+	p.rep.Replay = fmt.Sprintf("%s replay --trace %s --log %s", p.opts.Command, Quote(p.rep.Files["error_trace"]), Quote(p.outPath("error.log")))
 	p.rep.Debug = fmt.Sprintf("%s mdb %s", p.opts.Command, Quote(p.opts.Out))
 	if p.opts.Command == "macemc" {
 		p.rep.Debug = fmt.Sprintf("mdb %s", Quote(p.opts.Out))

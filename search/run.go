@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/macemc/macemc/mdb/htmlreport"
@@ -189,6 +190,16 @@ type pipeline struct {
 	base   trace.Trace        // what every trace of the run records
 	lin    *lin.Checker       // the linearizability check, when the system has a model
 	first  *explore.Violation // the violation analysed
+	// logs are the logs to write once the traces are (writeTraceAndLog):
+	// each replays its whole path, so they are written side by side with
+	// the report page (finish).
+	logs []logJob
+}
+
+// logJob is a log to write: the replay of trace t, as NAME.log at path.
+type logJob struct {
+	t          *trace.Trace
+	name, path string
 }
 
 // progress tells the caller what the run does now.
@@ -201,33 +212,65 @@ func (p *pipeline) progress(ph Phase, format string, args ...any) {
 // finish completes the report and writes report.json; err is the error of
 // writing the finding's files, reported after report.json is written.
 func (p *pipeline) finish(err error) (*Report, error) {
-	p.rep.Incomplete = p.ctx.Err() != nil
-	p.rep.Elapsed = time.Since(p.start)
 	page := p.rep.First() != nil && p.opts.Out != "" && err == nil && p.ctx.Err() == nil
 	if page {
 		p.rep.Files["report_html"] = p.outPath(htmlreport.PageFile)
 	}
+	for _, l := range p.logs {
+		p.rep.Files[l.name+"_log"] = l.path
+	}
+	p.rep.Incomplete = p.ctx.Err() != nil
+	p.rep.Elapsed = time.Since(p.start)
 	if p.opts.Out != "" {
 		p.progress(PhaseFiles, "writing report.json...")
 	}
 	if werr := p.writeReport(); werr != nil && err == nil {
 		err = werr
 	}
-	if page && err == nil {
-		// The page of the finding, beside report.json (mdb/htmlreport).
-		p.progress(PhaseFiles, "writing the report page...")
-		if werr := htmlreport.WriteDir(p.opts.Out, htmlreport.Options{Tool: p.opts.Command, HandlerTimeout: p.opts.HandlerTimeout}); werr != nil {
-			// The page is a view of the evidence, which is written: say
-			// why it is missing rather than fail the run.
-			delete(p.rep.Files, "report_html")
-			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %v", werr))
-			err = p.writeReport()
-		}
-	}
-	if err != nil {
+	if err != nil || len(p.logs) == 0 && !page {
 		return p.rep, err
 	}
-	return p.rep, nil
+	// The logs and the page each replay whole paths: they are written side
+	// by side, and report.json once more when they are done, with the
+	// whole run's time and without a file that could not be written.
+	p.progress(PhaseFiles, "writing the logs and the report page...")
+	logErrs := make([]error, len(p.logs))
+	var pageErr error
+	var wg sync.WaitGroup
+	for i := range p.logs {
+		wg.Go(func() { logErrs[i] = writeLog(p.ctx, p.logs[i].t, p.logs[i].path) })
+	}
+	if page {
+		wg.Go(func() {
+			pageErr = htmlreport.WriteDir(p.opts.Out, htmlreport.Options{Tool: p.opts.Command, HandlerTimeout: p.opts.HandlerTimeout})
+		})
+	}
+	wg.Wait()
+	for i, lerr := range logErrs {
+		switch {
+		case lerr == nil:
+		case p.ctx.Err() != nil:
+			// Interrupted while replaying: the log is left out (the
+			// replay command writes it), the trace is there.
+			p.rep.LogsSkipped = true
+			delete(p.rep.Files, p.logs[i].name+"_log")
+		case err == nil:
+			delete(p.rep.Files, p.logs[i].name+"_log")
+			err = fmt.Errorf("%w: %w", ErrOutput, lerr)
+		}
+	}
+	if pageErr != nil {
+		// The page is a view of the evidence, which is written: say why
+		// it is missing rather than fail the run.
+		delete(p.rep.Files, "report_html")
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %v", pageErr))
+	}
+	p.rep.Incomplete = p.ctx.Err() != nil
+	p.rep.Elapsed = time.Since(p.start)
+	if werr := p.writeReport(); werr != nil && err == nil {
+		err = werr
+	}
+	return p.rep, err
 }
 
 // finding turns a violating path into a finding: its kind, verdict and
