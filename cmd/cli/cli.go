@@ -45,6 +45,11 @@ type App struct {
 	Stdout   io.Writer
 	Stderr   io.Writer
 	Terminal bool
+
+	// ownsProcess says the process exits when Run returns (Main): signals
+	// that arrive after a run are then swallowed rather than left to their
+	// default action.
+	ownsProcess bool
 }
 
 // Main runs the macemc command line with args (without the program name)
@@ -59,7 +64,7 @@ func Main(args []string) int {
 	if len(os.Args) > 0 && os.Args[0] != "" && !strings.HasSuffix(os.Args[0], ".test") {
 		name = baseName(os.Args[0])
 	}
-	app := &App{Name: name, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Terminal: stderrIsTerminal()}
+	app := &App{Name: name, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Terminal: stderrIsTerminal(), ownsProcess: true}
 	return app.Run(args)
 }
 

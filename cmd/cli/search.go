@@ -177,7 +177,11 @@ func (a *App) lostResults(rep *search.Report, args []string) {
 }
 
 // signals returns a context cancelled by the first SIGINT or SIGTERM; a
-// second one ends the process at once.
+// second one ends the process at once. The returned function ends the
+// handling: when the App owns the process (Main, which exits right after),
+// signals that arrive after the run are swallowed instead, since the
+// report is written by then and the default action would kill the process
+// with a signal's exit status in the moment before it exits.
 func (a *App) signals() (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
@@ -189,6 +193,7 @@ func (a *App) signals() (context.Context, func()) {
 			fmt.Fprintf(a.Stderr, "\n%s: stopping; the report will cover what was found so far (interrupt again to quit at once)\n", a.Name)
 			cancel()
 		case <-done:
+			a.swallow(ch)
 			return
 		}
 		select {
@@ -196,12 +201,25 @@ func (a *App) signals() (context.Context, func()) {
 			fmt.Fprintf(a.Stderr, "%s: interrupted twice: quitting without a report\n", a.Name)
 			os.Exit(ExitUsage)
 		case <-done:
+			a.swallow(ch)
 		}
 	}()
 	return ctx, func() {
-		signal.Stop(ch)
+		if !a.ownsProcess {
+			signal.Stop(ch)
+		}
 		close(done)
 		cancel()
+	}
+}
+
+// swallow drains ch for the rest of the process when the App owns it (see
+// signals); otherwise the channel is no longer notified.
+func (a *App) swallow(ch chan os.Signal) {
+	if !a.ownsProcess {
+		return
+	}
+	for range ch {
 	}
 }
 
