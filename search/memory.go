@@ -37,8 +37,10 @@ const (
 // before it starts, not to predict the resident set to the megabyte.
 type Estimate struct {
 	// Visited is the visited-state table at its bound (12 bytes a slot,
-	// and the half-size table it replaces while it grows). It is kept
-	// outside the garbage-collected heap where the system allows.
+	// and the half-size table it replaces while it grows), and with more
+	// than one worker the tables of speculation (explore.HintBytes, and
+	// the set of its generator). The visited table is kept outside the
+	// garbage-collected heap where the system allows.
 	Visited int64
 	// Simulators is the simulators' fixed part: every node and the n*n
 	// connection queues, for each of the simulators the search keeps
@@ -76,6 +78,10 @@ func EstimateMemory(cfg *sim.Config, o *Options) Estimate {
 	var e Estimate
 	if !o.NoHashing {
 		e.Visited = explore.VisitedBytes(o.MaxStates)
+		if w > 1 {
+			// Speculation's hint table and its generator's set.
+			e.Visited += explore.HintBytes(o.MaxStates) + explore.VisitedBytes(explore.GeneratorStates(o.MaxStates))
+		}
 	}
 	steps := int64(o.WalkDepth) + int64(o.PrefixSteps) + int64(o.Depth)
 	e.Simulators = mulSat(simulators(w), n*nodeBytes+mulSat(n*n, connBytes))

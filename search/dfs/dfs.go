@@ -128,9 +128,13 @@ func (d *chooser) Choose(_ engine.ChoiceKind, n int, _ []float64) int {
 
 // next advances to the next sequence; false when the round is complete.
 // Positions the last execution did not reach (it ended early) are dropped.
-func (d *chooser) next() bool {
+func (d *chooser) next() bool { return d.nextFrom(0) }
+
+// nextFrom advances to the next sequence that keeps the first floor
+// choices; false when there is none.
+func (d *chooser) nextFrom(floor int) bool {
 	d.seq = d.seq[:d.pos]
-	for i := len(d.seq) - 1; i >= 0; i-- {
+	for i := len(d.seq) - 1; i >= floor; i-- {
 		if d.seq[i]+1 < d.arity[i] {
 			d.seq[i]++
 			d.seq = d.seq[:i+1]
@@ -140,3 +144,32 @@ func (d *chooser) next() bool {
 	d.seq = d.seq[:0]
 	return false
 }
+
+// Fork implements explore.Forker: the paths of round below prefix, in the
+// order of the round's own.
+func (e *explorer) Fork(round, depth int, prefix []int32) explore.Explorer {
+	f := &fork{round: round, depth: depth, floor: len(prefix)}
+	f.sched.seq = append(f.sched.seq, prefix...)
+	f.sched.arity = make([]int32, len(prefix))
+	return f
+}
+
+// fork explores the subtree below a prefix (Fork).
+type fork struct {
+	round, depth, floor int
+	sched               chooser
+	done                bool
+}
+
+// Next implements explore.Explorer.
+func (f *fork) Next(prev *explore.End) (explore.Path, bool) {
+	if f.done || prev != nil && !f.sched.nextFrom(f.floor) {
+		f.done = true
+		return explore.Path{}, false
+	}
+	f.sched.pos = 0
+	return explore.Path{Round: f.round, Depth: f.depth, Scheduler: &f.sched, Prune: true}, true
+}
+
+// Status implements explore.Explorer.
+func (f *fork) Status() explore.Status { return explore.Status{} }

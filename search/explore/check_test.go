@@ -54,7 +54,10 @@ func TestPathCheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := res.Stats
-			if st.Checked != st.Paths-st.Pruned || int64(c.calls) != st.Checked {
+			// With several workers, paths run ahead of the order may be
+			// judged and then pruned (speculation): more calls, the same
+			// statistics.
+			if st.Checked != st.Paths-st.Pruned || int64(c.calls) < st.Checked || workers == 1 && int64(c.calls) != st.Checked {
 				t.Errorf("depth %d: %d paths, %d pruned, %d checked, %d calls", depth, st.Paths, st.Pruned, st.Checked, c.calls)
 			}
 			// Within depth 10 every execution is explored; the walks after

@@ -68,12 +68,15 @@
 // step did and stops at states whose every continuation is explored by
 // other paths.
 //
-// The bounded parts run on one goroutine, in a fixed order, and walks are
-// spread over Workers goroutines, each walk seeded by walks.SeedFor(Seed,
-// path index); results, and every count of Stats, are committed in path
-// order. So the verdict, the violating path and the statistics do not
-// depend on the number of workers, and a seed gives the same run every
-// time (a Time budget stops at a moment that depends on the machine).
+// The order of the paths, and every decision about them (pruning, the end
+// of a round, the budgets), is the coordinator's, on one goroutine; walks
+// are spread over Workers goroutines, a pruned strategy's walk seeded by
+// its path's round and choices (so that it does not depend on where the
+// path falls in the order), another's by walks.SeedFor(Seed, path index);
+// results, and every count of Stats, are committed in path order. So the
+// verdict, the violating path and the statistics do not depend on the
+// number of workers, and a seed gives the same run every time (a Time
+// budget stops at a moment that depends on the machine).
 //
 // # Memory: the visited-state set
 //
@@ -105,23 +108,56 @@
 // takes a pooled simulator to reset for the next path. Each worker runs
 // all its walks under one watchdog.
 //
-// With 2 cores the coordinator is the limit once walks are short (a fixed
-// system becomes live after a few dozen steps): it executes every path's
-// prefix and decides pruning in order, about as much work per path as the
-// walk, so paths/s grows little from 1 worker to 2; with long walks (a
-// buggy system's dead walks, d_max steps each) the walks dominate and the
-// workers scale with the cores. Beyond a few cores three things bound it:
+// # Speculation: the bounded search on several cores
 //
-//   - The single coordinator: pruning depends on the states of all earlier
-//     paths in depth-first order, and which path comes next depends on
-//     where the previous one was cut, so the bounded part is sequential.
-//     Splitting the tree among coordinators would change which paths are
-//     pruned (and so the reported path) with the number of coordinators;
-//     a deterministic alternative is speculative execution of the next
-//     sibling paths by idle workers, validated in order.
+// With one worker the search runs on one core at a time. With more, the
+// coordinator would be the limit once walks are short (a fixed system is
+// live after a few dozen steps): executing every path's prefix and
+// deciding its pruning in order is about as much work per path as its
+// walk, and which path comes next depends on where the previous one was
+// cut. So for a strategy that searches each round depth first (a Forker:
+// dfs) the workers run the round ahead of the coordinator (spec.go):
+//
+//   - A generator runs the round's paths up to a split depth (the round's
+//     depth bound less 4) in order, deciding their pruning there exactly as
+//     the coordinator will (only states that shallow can prune them), and
+//     queues the subtree below every path that reaches it as a task, at
+//     most 4 tasks per worker ahead of the coordinator.
+//   - A worker explores a task's subtree depth first in the strategy's own
+//     order (Forker.Fork), pruning by hints: a lock-free table shared by the
+//     workers of the states their tasks reached, with the task and the
+//     depth (cost) of each; a state reached by an earlier task or earlier in
+//     this one, at no higher cost, is what the coordinator will prune too.
+//     It walks every path that reaches its bound, and records each path:
+//     its choices with their kinds and numbers of options, the hash of
+//     every state, how it ended, its walk.
+//   - The coordinator follows the strategy's paths in order through the
+//     records: it answers the scheduler's choice points from them, checks
+//     each state against the visited set and the path's own states (cycles)
+//     exactly as after executing it, and takes the path's verdict and walk
+//     from its record. Where no record fits (a hint pruned what the visited
+//     set does not, a path that ends above the split depth), it executes
+//     the path itself from where the records left it.
+//
+// The records are a cache of executions and every decision is the
+// coordinator's, so the results are those of one worker: a test holds every
+// example system, with and without hashing, with the explored graph and
+// with a full visited set, to that. What speculation costs is work thrown
+// away: paths run below states that an earlier task, still running,
+// reached first (its hints came too late), about 5-15% more paths on the
+// example systems, and, with a path check (Config.Check), judgements of
+// such paths. A hung handler in a path run ahead turns speculation off; the
+// coordinator meets the hang in the order and reports it.
+//
+// Beyond that, three things bound how the search scales:
+//
+//   - The coordinator: its part is small per path (following a record costs
+//     a few hash-table probes per state), but it is one goroutine, and it
+//     executes the paths no record covers.
 //   - The visited-state set: one table the coordinator alone touches (no
 //     lock); its memory is bounded by MaxStates, and at the bound the
-//     search loses pruning, not correctness.
+//     search loses pruning, not correctness. The hint table beside it has a
+//     fixed size (HintBytes).
 //   - The ordered commit: results are committed in path order under one
 //     mutex, once per path, so a long walk holds back the commit (not the
 //     work) of the paths after it; the jobs channel (4 per worker) bounds

@@ -44,11 +44,16 @@ type Config struct {
 	// WalkDepth is d_max, the length of every execution's random walk
 	// tail (default 20,000).
 	WalkDepth int
-	// Seed seeds the strategy and every walk: the walk of path i uses
-	// walks.SeedFor(Seed, i).
+	// Seed seeds the strategy and every walk: a path of a strategy that
+	// prunes (dfs, delay) walks with a seed of Seed, its round and its
+	// choices, the others' path i with walks.SeedFor(Seed, i).
 	Seed uint64
-	// Workers run walks in parallel (default: all cores). The result does
-	// not depend on it.
+	// Workers is how many goroutines run the search (default: all cores).
+	// One runs it on one core at a time. More run the walks in parallel
+	// and, for a strategy that searches depth first (a Forker: dfs), the
+	// subtrees of each round ahead of the order, which the coordinator
+	// checks in order (speculation, see doc.go). The result does not
+	// depend on it.
 	Workers int
 	// MaxPaths stops after this many paths (0: no limit).
 	MaxPaths int64
@@ -97,7 +102,8 @@ type Config struct {
 	// fair cycles of hot states it holds (see GraphConfig).
 	Graph *GraphConfig
 
-	pathHook func(choices []int32) // tests: called with each bounded path
+	pathHook func(choices []int32)                 // tests: called with each bounded path
+	specHook func(hits, misses, ran, walked int64) // tests: how many paths the coordinator followed from records and ran
 }
 
 // PathCheck judges whole executions where they end, beyond the safety
@@ -108,7 +114,9 @@ type Config struct {
 // cut at a state seen before is not checked: its continuation is, from
 // the earlier occurrence, and a state's hash must then cover what Check
 // judges (the engine's hash covers the history). Check is called from the
-// coordinator and from the workers, concurrently.
+// coordinator and from the workers, concurrently; with several workers it
+// may also be shown executions that the search then prunes (run ahead of
+// the order, see Config.Workers), which the statistics do not count.
 type PathCheck interface {
 	Check(s *engine.Sim) Judgement
 }
@@ -384,8 +392,12 @@ type job struct {
 	noPath bool
 	// sim, when set, holds the execution at the end of the bounded part
 	// (the coordinator's, handed over with engine.Sim.SwapState): the
-	// worker walks on from it instead of replaying the path.
-	sim *engine.Sim
+	// worker walks on from it instead of replaying the path. here says
+	// that the simulator the walk runs on holds it already.
+	sim  *engine.Sim
+	here bool
+	// seed seeds the path's walk (pathSeed).
+	seed uint64
 }
 
 // Run explores c.System: the strategy's paths in order, each path's
@@ -422,20 +434,14 @@ type runner struct {
 	ex    Explorer
 	start time.Time
 
-	seen   *visited // state hash -> round<<32 | cost first seen at
-	onPath []uint64 // hashes of the states of the current path
-	// states is the number of states after the prefix the last path
-	// checked (and, with hashing, whose hashes onPath holds); memos[k]
-	// holds the part hashes of the path's state k after the prefix (0:
-	// the prefix's end), to restore when a later path replays it.
-	states int
-	memos  []engine.HashMemo
-	// prev holds the previous path's choices after the prefix: a new path
-	// reaches the same states as long as it makes the same choices (in
-	// the same round: a new round records its states anew). prevRound is
-	// that path's round.
-	prev      []int32
-	prevRound int
+	seen *visited // state hash -> round<<32 | cost first seen at
+	// coord executes the paths the coordinator runs itself.
+	coord *pathRunner
+	// spec runs the subtrees of a round ahead of the order on the
+	// workers (speculation), or is nil; with one worker, handoff tells
+	// the coordinator that the worker is done with the job it was sent.
+	spec    *speculation
+	handoff chan struct{}
 
 	// live counters for progress reports (the result counts committed
 	// paths only).
@@ -488,6 +494,13 @@ func (r *runner) run() (*Result, error) {
 	r.quit = make(chan struct{})
 	results := make(chan *job, 4*r.cfg.Workers)
 	var wg sync.WaitGroup
+	if r.cfg.Workers > 1 {
+		r.spec = newSpeculation(r)
+	} else {
+		// One worker: the coordinator waits for each job before the next
+		// path, so that the search runs on one core at a time.
+		r.handoff = make(chan struct{})
+	}
 	for w := 0; w < r.cfg.Workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -502,7 +515,11 @@ func (r *runner) run() (*Result, error) {
 		}
 		close(committed)
 	}()
-	err := r.coordinate(jobs)
+	err := r.coordinate(jobs, results)
+	r.spec.stop()
+	if r.spec != nil && r.cfg.specHook != nil {
+		r.cfg.specHook(r.spec.hits, r.spec.misses, r.spec.ran.Load(), r.spec.walked.Load())
+	}
 	wg.Wait()
 	close(results)
 	<-committed
@@ -659,9 +676,10 @@ func (r *runner) finished(s Status) {
 }
 
 // coordinate asks the explorer for paths in order, executing each path's
-// bounded part itself (to prune by state hash in a deterministic order)
-// and handing the walk to the workers.
-func (r *runner) coordinate(jobs chan<- *job) error {
+// bounded part itself (to prune by state hash in a deterministic order),
+// or checking in that order what the workers found running it ahead
+// (speculation), and handing the walk to the workers.
+func (r *runner) coordinate(jobs, results chan<- *job) error {
 	c := &r.cfg
 	s, err := engine.NewGuarded(c.System, engine.Options{}, c.HandlerTimeout)
 	var hang *engine.HangError
@@ -678,6 +696,9 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 	}
 	// A handler that panics at boot (err) is the first path's violation:
 	// bounded reports it when it resets s for the path.
+	r.coord = newPathRunner(r, s, globalSet{r.seen})
+	r.coord.graph = true
+	pr := r.coord
 	var index int64
 	lastProgress := time.Now()
 	var deadline time.Time
@@ -697,7 +718,23 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 		r.mu.Unlock()
 		r.stopping.Store(true)
 	}
-	pc := &pathChooser{base: c.Prefix}
+	// send hands a job to the workers (with one worker, waits for it to be
+	// done); false when the workers are gone.
+	send := func(j *job) bool {
+		select {
+		case jobs <- j:
+		case <-r.quit:
+			return false
+		}
+		if r.handoff != nil {
+			select {
+			case <-r.handoff:
+			case <-r.quit:
+				return false
+			}
+		}
+		return true
+	}
 	var status Status // the explorer's, for the current path
 	round := 0
 	// graph searches the explored graph for a fair cycle when it is due
@@ -713,12 +750,7 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 		}
 		j := &job{index: index, result: v, noPath: true, stats: pathStats{graph: r.graphStats()}}
 		index++
-		select {
-		case jobs <- j:
-			return true
-		case <-r.quit:
-			return false
-		}
+		return send(j)
 	}
 	err = s.Guard(c.HandlerTimeout, func() error {
 		defer close(jobs)
@@ -758,7 +790,25 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 				lastProgress = time.Now()
 				c.Progress(r.progress())
 			}
-			j, e, err := r.bounded(s, pc, &p, index)
+			var j *job
+			var e End
+			handled := false
+			if r.spec.follows(&p, r.ex) {
+				var f followed
+				f, err = r.spec.follow(&p, index)
+				if err != nil {
+					return err
+				}
+				if f.job != nil {
+					j, e, handled = f.job, f.end, true
+					r.spec.hits++
+				} else {
+					r.spec.misses++
+					j, e, err = pr.boundedAfter(&p, index, f.pre, f.carry)
+				}
+			} else {
+				j, e, err = pr.bounded(&p, index)
+			}
 			if j != nil {
 				j.status = status
 				j.stats.graph = r.graphStats()
@@ -783,11 +833,15 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 			}
 			end = &e
 			if c.pathHook != nil {
-				c.pathHook(s.ChoiceValues())
+				if handled {
+					c.pathHook(slices.Concat(c.Prefix, r.spec.lastChoices))
+				} else {
+					c.pathHook(s.ChoiceValues())
+				}
 			}
 			r.livePaths.Add(1)
 			index++
-			if j.walk {
+			if j.walk && !handled {
 				// Hand the execution over: the worker walks on from it
 				// instead of replaying it, and the coordinator resets
 				// what it gets back for the next path.
@@ -798,9 +852,12 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 				s.SwapState(o)
 				j.sim = o
 			}
-			select {
-			case jobs <- j:
-			case <-r.quit:
+			if handled {
+				// Walked already, by the worker that ran it.
+				results <- j
+				continue
+			}
+			if !send(j) {
 				return nil
 			}
 		}
@@ -817,62 +874,147 @@ func (r *runner) coordinate(jobs chan<- *job) error {
 }
 
 // pathChooser answers a path's choice points: the search's prefix first,
-// then the path's scheduler.
+// then choices already taken from the path's scheduler (pre), then the
+// scheduler.
 type pathChooser struct {
 	base  []int32
 	bpos  int
+	pre   []int32
+	ppos  int
 	sched engine.Chooser
 }
 
-func (c *pathChooser) Choose(kind engine.ChoiceKind, n int, w []float64) int {
+// fixed returns the next choice of the prefix or of pre, if any is left.
+func (c *pathChooser) fixed() (int, bool) {
 	if c.bpos < len(c.base) {
 		v := c.base[c.bpos]
 		c.bpos++
-		return int(v)
+		return int(v), true
+	}
+	if c.ppos < len(c.pre) {
+		v := c.pre[c.ppos]
+		c.ppos++
+		return int(v), true
+	}
+	return 0, false
+}
+
+func (c *pathChooser) Choose(kind engine.ChoiceKind, n int, w []float64) int {
+	if v, ok := c.fixed(); ok {
+		return v
 	}
 	return c.sched.Choose(kind, n, w)
 }
 
 // eventPathChooser is a pathChooser whose scheduler sees the ready events.
 type eventPathChooser struct {
-	pathChooser
+	*pathChooser
 	events engine.EventChooser
 }
 
 func (c *eventPathChooser) ChooseEvent(ready []engine.Event, w []float64) int {
-	if c.bpos < len(c.base) {
-		v := c.base[c.bpos]
-		c.bpos++
-		return int(v)
+	if v, ok := c.fixed(); ok {
+		return v
 	}
 	return c.events.ChooseEvent(ready, w)
+}
+
+// pruneSet decides where a path is cut short by state hashing.
+type pruneSet interface {
+	// visit reports whether state h, reached at cost in round, was reached
+	// before in that round at no higher cost (the path is pruned there);
+	// otherwise it records the state.
+	visit(h uint64, round int, cost uint64) (bool, putResult)
+}
+
+// globalSet is the search's visited-state set: the one that decides.
+type globalSet struct{ v *visited }
+
+func (g globalSet) visit(h uint64, round int, cost uint64) (bool, putResult) {
+	if seen, ok := g.v.get(h); ok && seen>>32 == uint64(round) && seen&0xffffffff <= cost {
+		return true, 0
+	}
+	return false, g.v.put(h, uint64(round)<<32|cost)
+}
+
+// pathRunner executes bounded parts one after another on one simulator:
+// the coordinator's, in the search's order, or a speculating worker's, in
+// the order of a subtree.
+type pathRunner struct {
+	r    *runner
+	s    *engine.Sim
+	pc   pathChooser
+	seen pruneSet
+	// graph says to record the explored state graph (the coordinator).
+	graph bool
+	// rec, when set, records the hashes (and graph steps) of every state
+	// of the path for the coordinator (a speculating worker).
+	rec *recorder
+	// floor: states this many steps after the prefix or fewer are not
+	// pruned (a speculative subtree's prefix, which the coordinator
+	// decides).
+	floor int
+	// onPath holds the hashes of the states of the previous path; states
+	// is the number of states after the prefix that path checked (and,
+	// with hashing, whose hashes onPath holds); memos[k] holds the part
+	// hashes of its state k after the prefix (0: the prefix's end), valid
+	// for k <= memoOK, to restore when a later path replays it.
+	onPath []uint64
+	states int
+	memos  []engine.HashMemo
+	memoOK int
+	// prev holds the previous path's choices after the prefix: a new path
+	// reaches the same states as long as it makes the same choices (in
+	// the same round: a new round records its states anew). prevRound is
+	// that path's round.
+	prev      []int32
+	prevRound int
+}
+
+func newPathRunner(r *runner, s *engine.Sim, seen pruneSet) *pathRunner {
+	return &pathRunner{r: r, s: s, seen: seen, pc: pathChooser{base: r.cfg.Prefix}}
 }
 
 // bounded executes path p's bounded part: up to p.Depth steps beyond the
 // prefix. It returns the job for the path (with the verdict already set
 // if the bounded part alone decided it) and how the bounded part ended.
-func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (*job, End, error) {
+func (pr *pathRunner) bounded(p *Path, index int64) (*job, End, error) {
+	return pr.boundedAfter(p, index, nil, pathStats{})
+}
+
+// boundedAfter is bounded for a path whose first choices after the prefix
+// (pre) were taken from its scheduler already, while the coordinator
+// checked the states they lead to against a speculative record: those are
+// the previous path's states now (prev, states and onPath say so), and
+// carry holds what checking them added to the statistics.
+func (pr *pathRunner) boundedAfter(p *Path, index int64, pre []int32, carry pathStats) (*job, End, error) {
+	r, s := pr.r, pr.s
 	c := &r.cfg
-	pc.bpos, pc.sched = 0, p.Scheduler
+	pc := &pr.pc
+	pc.bpos, pc.ppos, pc.pre, pc.sched = 0, 0, pre, p.Scheduler
 	var ch engine.Chooser = pc
 	if ec, ok := p.Scheduler.(engine.EventChooser); ok {
-		ch = &eventPathChooser{pathChooser: *pc, events: ec}
+		ch = &eventPathChooser{pathChooser: pc, events: ec}
 	}
 	coster, _ := p.Scheduler.(Coster)
 	watcher, _ := p.Scheduler.(Watcher)
 	s.SetFailuresUntil(r.failuresUntil(p.Depth))
 	j := &job{index: index, depth: p.Depth}
+	j.stats.newStates, j.stats.unrecorded = carry.newStates, carry.unrecorded
+	if pr.rec != nil {
+		pr.rec.reset()
+	}
 	violation := func(verdict Verdict, out walks.Outcome, prop string, err error) (*job, End, error) {
 		j.result = &Violation{Verdict: verdict, Outcome: out, Property: prop, Choices: s.ChoiceValues(), Steps: s.Steps(),
 			Path: index, Depth: p.Depth, LiveAfter: r.liveAfter(p.Depth), FailuresUntil: r.failuresUntil(p.Depth), Err: err}
-		r.keepChoices(s)
+		pr.keepChoices()
 		return j, End{Steps: s.Steps() - c.PrefixSteps, Reason: EndViolation}, nil
 	}
 	if err := s.Reset(ch); err != nil {
 		return violation(Safety, walks.Failed, walks.PanicProperty, err)
 	}
-	if len(r.onPath) == 0 {
-		r.onPath = append(r.onPath, s.Hash()) // the initial state: the same for every path
+	if len(pr.onPath) == 0 {
+		pr.onPath = append(pr.onPath, s.Hash()) // the initial state: the same for every path
 		if err := s.HashErr(); err != nil && !c.NoHashing {
 			return nil, End{}, fmt.Errorf("initial state: %w", err)
 		}
@@ -886,19 +1028,21 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 	// either: the part hashes saved on the path that first reached each
 	// state are restored (engine.HashMemo). prev is how many such states
 	// the previous path has; k counts this path's.
-	prev, k := r.states, 0
-	r.states = 0
-	if p.Round != r.prevRound {
+	prev, k := pr.states, 0
+	pr.states = 0
+	if p.Round != pr.prevRound {
 		// The states of the previous path were recorded in its round:
 		// this round must check and record them again.
-		r.prev, r.prevRound = r.prev[:0], p.Round
+		pr.prev, pr.prevRound, pr.memoOK = pr.prev[:0], p.Round, 0
 	}
 	if c.PrefixSteps == 0 {
-		r.memo(s, 0, true)
-		r.recordRoot(s)
+		pr.memo(0, true)
+		if pr.graph {
+			r.recordRoot(s)
+		}
 	}
 	limit := c.PrefixSteps + p.Depth
-	fresh, same := false, 0 // same: the choices after the prefix compared with r.prev so far
+	fresh, same := false, 0 // same: the choices after the prefix compared with pr.prev so far
 	for s.Steps() < limit {
 		ok, err := s.Step()
 		if err != nil {
@@ -918,7 +1062,7 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 					return violation(Liveness, walks.Quiescent, c.System.Liveness[i].Name, nil)
 				}
 			}
-			r.keepChoices(s)
+			pr.keepChoices()
 			if c.Check != nil {
 				if v := r.check(s, j, p.Depth); v != nil {
 					j.result = v
@@ -930,8 +1074,10 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 		j.stats.transitions++
 		if s.Steps() <= c.PrefixSteps {
 			if s.Steps() == c.PrefixSteps {
-				r.memo(s, 0, true)
-				r.recordRoot(s)
+				pr.memo(0, true)
+				if pr.graph {
+					r.recordRoot(s)
+				}
 			}
 			continue
 		}
@@ -939,7 +1085,7 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 		if !fresh {
 			cs := s.Choices()[len(c.Prefix):]
 			for ; same < len(cs); same++ {
-				if same >= len(r.prev) || cs[same].Value != r.prev[same] {
+				if same >= len(pr.prev) || cs[same].Value != pr.prev[same] {
 					fresh = true
 					break
 				}
@@ -947,10 +1093,19 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 		}
 		k++
 		if !fresh && k <= prev {
-			r.memo(s, k, false)
-			r.states = k
+			if k <= pr.memoOK {
+				pr.memo(k, false)
+			}
+			pr.states = k
+			if pr.rec != nil {
+				var h uint64
+				if !c.NoHashing {
+					h = pr.onPath[k]
+				}
+				pr.rec.state(s, k, h)
+			}
 			if stop {
-				return r.blocked(s, j)
+				return pr.blocked(j)
 			}
 			continue
 		}
@@ -965,53 +1120,59 @@ func (r *runner) bounded(s *engine.Sim, pc *pathChooser, p *Path, index int64) (
 			if err := s.HashErr(); err != nil {
 				return nil, End{}, fmt.Errorf("state after step %d: %w", s.Steps(), err)
 			}
-			if r.graph != nil {
+			if pr.rec != nil {
+				pr.rec.state(s, k, h)
+			}
+			if pr.graph && r.graph != nil {
 				r.record(s, k, h)
 			}
-			if slices.Contains(r.onPath[:k], h) {
+			if slices.Contains(pr.onPath[:k], h) {
 				// A cycle back to a state of this very path: going deeper
 				// adds nothing to the bounded part, but if every way on
 				// from here cycles no path would ever reach its bound and
 				// walk, and a dead state that only loops would go unseen.
 				// End the bounded part here and walk from it.
 				j.stats.cycle = true
-				r.states = k - 1
-				return r.walkFrom(s, j, EndCycle)
+				pr.states = k - 1
+				return pr.walkFrom(j, p, EndCycle)
 			}
-			if p.Prune {
+			if p.Prune && k > pr.floor {
 				cost := uint64(s.Steps() - c.PrefixSteps)
 				if coster != nil {
 					cost = uint64(coster.Cost())
 				}
-				if seen, ok := r.seen.get(h); ok && seen>>32 == uint64(p.Round) && seen&0xffffffff <= cost {
+				pruned, res := pr.seen.visit(h, p.Round, cost)
+				if pruned {
 					j.stats.pruned = true
-					r.states = k - 1
-					r.keepChoices(s)
+					pr.states = k - 1
+					pr.keepChoices()
 					return j, End{Steps: s.Steps() - c.PrefixSteps, Reason: EndPruned}, nil
 				}
-				switch r.seen.put(h, uint64(p.Round)<<32|cost) {
+				switch res {
 				case putNew:
 					j.stats.newStates++
 				case putUnrecorded:
 					j.stats.unrecorded++
 				}
 			}
-			r.onPath = append(r.onPath[:k], h)
-			r.memo(s, k, true)
+			pr.onPath = append(pr.onPath[:k], h)
+			pr.memo(k, true)
+		} else if pr.rec != nil {
+			pr.rec.state(s, k, 0)
 		}
-		r.states = k
+		pr.states = k
 		if stop {
-			return r.blocked(s, j)
+			return pr.blocked(j)
 		}
 	}
-	return r.walkFrom(s, j, EndDepth)
+	return pr.walkFrom(j, p, EndDepth)
 }
 
 // blocked ends a bounded part its scheduler ended (Watcher).
-func (r *runner) blocked(s *engine.Sim, j *job) (*job, End, error) {
+func (pr *pathRunner) blocked(j *job) (*job, End, error) {
 	j.stats.blocked = true
-	r.keepChoices(s)
-	return j, End{Steps: s.Steps() - r.cfg.PrefixSteps, Reason: EndBlocked}, nil
+	pr.keepChoices()
+	return j, End{Steps: pr.s.Steps() - pr.r.cfg.PrefixSteps, Reason: EndBlocked}, nil
 }
 
 // check runs the path check on the execution's final state and records
@@ -1027,39 +1188,74 @@ func (r *runner) check(s *engine.Sim, j *job, depth int) *Violation {
 }
 
 // walkFrom ends a bounded part whose path goes on with a random walk.
-func (r *runner) walkFrom(s *engine.Sim, j *job, reason EndReason) (*job, End, error) {
-	r.keepChoices(s)
+func (pr *pathRunner) walkFrom(j *job, p *Path, reason EndReason) (*job, End, error) {
+	s, c := pr.s, &pr.r.cfg
+	pr.keepChoices()
 	j.choices, j.steps, j.walk = s.ChoiceValues(), s.Steps(), true
-	return j, End{Steps: s.Steps() - r.cfg.PrefixSteps, Reason: reason}, nil
+	j.seed = pathSeed(c.Seed, j.index, p, pr.prev)
+	return j, End{Steps: s.Steps() - c.PrefixSteps, Reason: reason}, nil
+}
+
+// pathSeed returns the seed of a path's walk. The paths of a strategy that
+// prunes (a tree of distinct choice sequences in each round) walk with a
+// seed of their round and choices after the prefix, so that a walk does not
+// depend on where its path falls in the order (the speculating workers do
+// not know that); the others, whose paths may repeat (random schedules),
+// with a seed of their index: walks.SeedFor(seed, index).
+func pathSeed(seed uint64, index int64, p *Path, choices []int32) uint64 {
+	if !p.Prune {
+		return walks.SeedFor(seed, uint64(index))
+	}
+	// FNV-1a over the round and the choices, 32 bits at a time.
+	h := uint64(14695981039346656037)
+	mix := func(x uint32) {
+		for range 4 {
+			h ^= uint64(x & 0xff)
+			h *= 1099511628211
+			x >>= 8
+		}
+	}
+	mix(uint32(p.Round))
+	for _, v := range choices {
+		mix(uint32(v))
+	}
+	return walks.SeedFor(seed, h)
 }
 
 // keepChoices remembers the path's choices after the prefix, for the next
 // path to compare its own with.
-func (r *runner) keepChoices(s *engine.Sim) {
-	cs := s.Choices()[min(len(r.cfg.Prefix), len(s.Choices())):]
-	r.prev = r.prev[:0]
+func (pr *pathRunner) keepChoices() {
+	cs := pr.s.Choices()
+	cs = cs[min(len(pr.r.cfg.Prefix), len(cs)):]
+	pr.prev = pr.prev[:0]
 	for _, ch := range cs {
-		r.prev = append(r.prev, ch.Value)
+		pr.prev = append(pr.prev, ch.Value)
 	}
 }
 
 // memo restores the part hashes of state k of the path (0: the end of the
 // prefix) if a path saved them, or saves them when save is set. A restore
 // that does not fit leaves the hashes to be computed (Sim.RestoreHashes).
-func (r *runner) memo(s *engine.Sim, k int, save bool) {
-	if r.cfg.NoHashing {
+func (pr *pathRunner) memo(k int, save bool) {
+	if pr.r.cfg.NoHashing {
 		return
 	}
-	for len(r.memos) <= k {
-		r.memos = append(r.memos, engine.HashMemo{})
+	for len(pr.memos) <= k {
+		pr.memos = append(pr.memos, engine.HashMemo{})
 	}
+	s := pr.s
 	if save {
-		if k > 0 || !s.RestoreHashes(&r.memos[0]) {
-			s.SaveHashes(&r.memos[k])
+		if k > 0 || !s.RestoreHashes(&pr.memos[0]) {
+			s.SaveHashes(&pr.memos[k])
+		}
+		if k > 0 && pr.memoOK >= k-1 {
+			// memos[1..k] are this path's now (those past k belong to a
+			// path it left).
+			pr.memoOK = k
 		}
 		return
 	}
-	s.RestoreHashes(&r.memos[k])
+	s.RestoreHashes(&pr.memos[k])
 }
 
 // takeSim returns a simulator of the system from the pool, or a new one.
@@ -1102,18 +1298,40 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 			return
 		}
 		// A boot that panicked (err) fails again where a walk resets s.
-		var cur atomic.Pointer[job] // the job being walked, for a hang report
+		var cur atomic.Pointer[job]      // the job being walked, for a hang report
+		var curTask atomic.Pointer[task] // the task being explored
+		var sw *specWorker
+		var tasks <-chan *task
+		if r.spec != nil {
+			sw, tasks = r.spec.newWorker(s, rnd), r.spec.queue
+		}
 		err = s.Guard(c.HandlerTimeout, func() error {
 			for !s.Abandoned() {
 				var j *job
+				// Walks first: the commits wait for them.
 				select {
 				case j2, ok := <-jobs:
 					if !ok {
 						return nil
 					}
 					j = j2
-				case <-r.quit:
-					return nil
+				default:
+					select {
+					case j2, ok := <-jobs:
+						if !ok {
+							return nil
+						}
+						j = j2
+					case t := <-tasks:
+						curTask.Store(t)
+						if !r.spec.run(sw, t) {
+							return nil
+						}
+						curTask.Store(nil)
+						continue
+					case <-r.quit:
+						return nil
+					}
 				}
 				if j.result == nil && j.walk && r.ctx.Err() != nil {
 					// Interrupted: the walk is not run, nor counted.
@@ -1124,7 +1342,7 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 						r.putSim(j.sim)
 						j.sim = nil
 					}
-					results <- j
+					r.done1(results, j)
 					continue
 				}
 				cur.Store(j)
@@ -1134,12 +1352,20 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 					return nil
 				}
 				cur.Store(nil)
-				results <- j
+				r.done1(results, j)
 			}
 			return nil
 		})
 		if err == nil {
 			return
+		}
+		if t := curTask.Load(); t != nil {
+			// A handler hung in a speculative path: speculate no more, and
+			// leave the path to the coordinator, which meets the hang in
+			// the order and reports it.
+			r.spec.off.Store(true)
+			t.finish()
+			continue
 		}
 		// A handler hung: s is abandoned to it (the goroutine stuck in it
 		// stops at its next Context call, without touching the job); report
@@ -1154,7 +1380,19 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 		st := j.stats
 		st.walked = true
 		st.transitions += int64(hang.Step - j.steps)
-		results <- &job{index: j.index, choices: j.choices, steps: j.steps, depth: j.depth, result: v, stats: st}
+		r.done1(results, &job{index: j.index, choices: j.choices, steps: j.steps, depth: j.depth, result: v, stats: st})
+	}
+}
+
+// done1 hands a finished job to the commits and, with one worker, tells
+// the coordinator it may go on.
+func (r *runner) done1(results chan<- *job, j *job) {
+	results <- j
+	if r.handoff != nil {
+		select {
+		case r.handoff <- struct{}{}:
+		case <-r.quit:
+		}
 	}
 }
 
@@ -1177,13 +1415,17 @@ func (r *runner) drain(jobs <-chan *job, results chan<- *job, err error) {
 	}
 }
 
-// walk runs job j's random walk on s, seeded by the job's index, and sets
+// walk runs job j's random walk on s, seeded by j.seed, and sets
 // j.result when it ends in a violation. It returns false, leaving j alone,
 // when the watchdog abandoned s meanwhile (the worker reports the job).
 func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 	c := &r.cfg
-	rnd.Reseed(walks.SeedFor(c.Seed, uint64(j.index)))
-	if j.sim != nil {
+	rnd.Reseed(j.seed)
+	if j.here {
+		// s holds the path's execution: the walk goes on from it.
+		j.here = false
+		s.SetChooser(rnd)
+	} else if j.sim != nil {
 		// The coordinator's execution of the bounded path, handed over:
 		// the walk's choices follow the path's, as with a replay.
 		s.SwapState(j.sim)
@@ -1272,10 +1514,12 @@ func (o *walkObserver) Verdict() (string, any) {
 	return o.inner.Verdict()
 }
 
+// beyondStop reports whether path index is past where the search stops;
+// a speculative walk (index -1) is, once the search stops at all.
 func (r *runner) beyondStop(index int64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.stopAt >= 0 && index >= r.stopAt
+	return r.stopAt >= 0 && (index < 0 || index >= r.stopAt)
 }
 
 func (r *runner) failed(j *job, s *engine.Sim, err error) *Violation {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
 	"github.com/macemc/macemc/walks/fair"
@@ -91,8 +92,10 @@ func newGraphRun(c *Config) *graphRun {
 	return &graphRun{c: &gc, g: fair.New(gc.MaxStates)}
 }
 
-func (gr *graphRun) unit(ev *engine.Event) uint64 {
-	if gr.c.NodeFairness && !ev.Kind.IsFailure() {
+// unitOf returns the fairness unit of an event: its source, or with node
+// fairness its node.
+func unitOf(ev *engine.Event, nodeFairness bool) uint64 {
+	if nodeFairness && !ev.Kind.IsFailure() {
 		return uint64(ev.Node) + 1
 	}
 	return ev.Source()
@@ -116,18 +119,40 @@ func (r *runner) record(s *engine.Sim, k int, h uint64) {
 	}
 	id, known := gr.g.State(key)
 	if !known {
-		i, err := s.FirstViolated(r.cfg.System.Liveness)
-		hot := err == nil && i >= 0 // a panicking property is no evidence of a hot state
-		gr.units = gr.units[:0]
-		for _, ev := range s.Ready() {
-			if !ev.Kind.IsFailure() {
-				gr.units = append(gr.units, gr.unit(&ev))
-			}
-		}
-		if id, err = gr.g.AddState(key, hot, gr.units); err != nil {
+		hot, units := stateOf(s, r.cfg.System.Liveness, gr.c.NodeFairness, gr.units[:0])
+		gr.units = units
+		var err error
+		if id, err = gr.g.AddState(key, hot, units); err != nil {
 			id = -1
 		}
 	}
+	ev := s.LastEvent()
+	gr.ch = gr.ch[:0]
+	if k > 0 {
+		for _, c := range s.Choices()[s.StepStart(s.Steps()-1):] {
+			gr.ch = append(gr.ch, c.Value)
+		}
+	}
+	gr.step(k, id, unitOf(&ev, gr.c.NodeFairness), ev.Kind.IsFailure(), gr.ch)
+}
+
+// stateOf returns whether s is hot (a liveness property fails: one that
+// panics is no evidence) and the fairness units enabled in it, appended to
+// units.
+func stateOf(s *engine.Sim, liveness []sim.Property, nodeFairness bool, units []uint64) (bool, []uint64) {
+	i, err := s.FirstViolated(liveness)
+	for _, ev := range s.Ready() {
+		if !ev.Kind.IsFailure() {
+			units = append(units, unitOf(&ev, nodeFairness))
+		}
+	}
+	return err == nil && i >= 0, units
+}
+
+// step records that state k of the path is graph state id (-1: not
+// recorded), reached from state k-1 by an event of fairness unit unit with
+// choices ch.
+func (gr *graphRun) step(k int, id int32, unit uint64, failure bool, ch []int32) {
 	for len(gr.ids) <= k {
 		gr.ids = append(gr.ids, -1)
 	}
@@ -135,12 +160,50 @@ func (r *runner) record(s *engine.Sim, k int, h uint64) {
 	if k == 0 || id < 0 || gr.ids[k-1] < 0 {
 		return
 	}
-	ev := s.LastEvent()
-	gr.ch = gr.ch[:0]
-	for _, c := range s.Choices()[s.StepStart(s.Steps()-1):] {
-		gr.ch = append(gr.ch, c.Value)
+	gr.g.AddEdge(gr.ids[k-1], id, unit, failure, ch)
+}
+
+// graphStep is what the graph records of one state of a path and the step
+// into it, taken by a speculating worker (graphStepOf) for the coordinator
+// to record (recordStep).
+type graphStep struct {
+	key     uint64
+	hot     bool
+	units   []uint64
+	unit    uint64
+	failure bool
+	ch      []int32
+}
+
+// graphStepOf returns the graph step of s's current state (hash h),
+// reached by its last step.
+func (r *runner) graphStepOf(s *engine.Sim, h uint64) graphStep {
+	gc := r.graph.c
+	st := graphStep{key: h}
+	if gc.Key != nil {
+		st.key = gc.Key(s)
 	}
-	gr.g.AddEdge(gr.ids[k-1], id, gr.unit(&ev), ev.Kind.IsFailure(), gr.ch)
+	st.hot, st.units = stateOf(s, r.cfg.System.Liveness, gc.NodeFairness, nil)
+	ev := s.LastEvent()
+	st.unit, st.failure = unitOf(&ev, gc.NodeFairness), ev.Kind.IsFailure()
+	for _, c := range s.Choices()[s.StepStart(s.Steps()-1):] {
+		st.ch = append(st.ch, c.Value)
+	}
+	return st
+}
+
+// recordStep records state k of the current path from a speculative
+// record's graph step.
+func (r *runner) recordStep(k int, st *graphStep) {
+	gr := r.graph
+	id, known := gr.g.State(st.key)
+	if !known {
+		var err error
+		if id, err = gr.g.AddState(st.key, st.hot, st.units); err != nil {
+			id = -1
+		}
+	}
+	gr.step(k, id, st.unit, st.failure, st.ch)
 }
 
 // checkEvery is how many paths may run before a changed graph is searched

@@ -107,6 +107,24 @@ type Path struct {
 	Prune bool
 }
 
+// Forker is an Explorer whose rounds are searched depth first: in each
+// round its paths are every execution of the round's depth bound in the
+// lexicographic order of their choices, each path after the previous one
+// backtracking from where that one ended (End.Steps), and its schedulers
+// answer from the choice's kind and number of options alone (not the
+// weights, and not as an engine.EventChooser). The executor can then run
+// the subtrees below the round's paths at a split depth on several workers
+// ahead of the order and check what they found in the order, with the
+// same results as one worker (see Config.Workers).
+type Forker interface {
+	// Fork returns an explorer of round's paths that begin with prefix
+	// (choices after the search's prefix), bounded at depth steps, in this
+	// explorer's order: its first path makes the prefix's choices and then
+	// the first choice everywhere, and it has no more paths once the next
+	// one would leave the prefix. Its Status is not used.
+	Fork(round, depth int, prefix []int32) Explorer
+}
+
 // Coster is a Scheduler that ranks the states its path reaches for
 // pruning: a state seen before in the same round with a cost no higher
 // than the current one is not explored again. Without it the cost is the

@@ -1,0 +1,771 @@
+package explore
+
+import (
+	"errors"
+	"math/bits"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/macemc/macemc/sim/engine"
+)
+
+// Speculation: the bounded search on several cores with the results of one.
+//
+// The bounded DFS is sequential by nature: whether a path is pruned depends
+// on the states of every earlier path, and which path comes next depends on
+// where the previous one was cut. So the coordinator keeps deciding, in
+// order, exactly as one worker would; what the workers take off it is the
+// work: executing paths, hashing their states and walking them.
+//
+// In a round of a Forker strategy (the bounded DFS), the paths are cut at a
+// split depth into subtrees (tasks): a generator runs the paths of the round
+// up to the split depth, in order, and every path that reaches it is the
+// prefix of a task. A worker explores a task's subtree depth first with
+// the strategy's own order (Forker.Fork), pruning by hints (a shared table
+// of the states the workers reached, each with the task that reached it:
+// a state first reached by an earlier task, or earlier in this one, at no
+// higher depth, is most likely pruned by the coordinator too), walks each
+// path that reaches its bound, and records what each path did: its choices
+// (with their kinds and numbers of options), the hash of every state, how
+// it ended and its walk. The coordinator follows the strategy's paths in
+// order and, instead of executing one, reads its record: it answers the
+// scheduler's choice points from it, checks every state of it against the
+// visited-state set and the path's own states exactly as it would have
+// after executing them, and takes the path's verdict and walk from the
+// record. Where no record fits (a hint pruned what the set does not, or
+// the path lies outside the subtrees), the coordinator executes the path
+// itself from where the record left it. So the records are a cache of
+// executions, and every decision is the coordinator's: the verdict, the
+// reported path and every count are those of one worker, whatever the
+// number of workers and however they are scheduled.
+//
+// Walks need seeds that do not depend on a path's place in the order: a
+// pruned strategy's path walks with a seed of its round and choices
+// (pathSeed).
+
+// minSpecDepth is the smallest depth bound of a round that is speculated:
+// shallower rounds are too small to share.
+const minSpecDepth = 4
+
+// splitSpan is how many steps below the split depth a task's subtree
+// reaches: subtrees of a few hundred paths keep the workers busy between
+// tasks and the hints close to the coordinator's decisions.
+const splitSpan = 4
+
+// splitDepth returns the split depth of a round of depth bound depth.
+func splitDepth(depth int) int { return max(1, depth-splitSpan) }
+
+// specRec is what a worker found on one path of a task.
+type specRec struct {
+	// choices are the path's bounded part after the search's prefix;
+	// starts[i] is where step i+1 began in choices. begun steps began,
+	// checked states were reached and passed the safety check; hashes
+	// (with hashing) and graph (with the explored graph) have one entry
+	// per checked state.
+	choices []engine.Choice
+	starts  []int32
+	begun   int
+	checked int
+	hashes  []uint64
+	graph   []graphStep
+	// end says how the bounded part ended; EndPruned is the hints'
+	// decision, which the coordinator checks.
+	end End
+	// job is the path's job: its verdict, walk and statistics (its index
+	// and pruning statistics are the coordinator's to fill in).
+	job *job
+}
+
+// stepEnd returns where step k+1 ends in choices.
+func (sr *specRec) stepEnd(k int) int {
+	if k+1 < len(sr.starts) {
+		return int(sr.starts[k+1])
+	}
+	return len(sr.choices)
+}
+
+// task is a subtree of a round for a worker to explore: the paths below
+// prefix, in order.
+type task struct {
+	ord          int64 // the task's place in the round, from 1
+	round, depth int
+	prefix       []int32
+	mu           sync.Mutex
+	cond         sync.Cond
+	recs         []*specRec
+	done         bool
+	// passed: the coordinator is done with the task; a worker still on it
+	// stops.
+	passed atomic.Bool
+}
+
+func newTask(ord int64, round, depth int, prefix []int32) *task {
+	t := &task{ord: ord, round: round, depth: depth, prefix: prefix}
+	t.cond.L = &t.mu
+	return t
+}
+
+func (t *task) add(sr *specRec) {
+	t.mu.Lock()
+	t.recs = append(t.recs, sr)
+	t.mu.Unlock()
+	t.cond.Broadcast()
+}
+
+func (t *task) finish() {
+	t.mu.Lock()
+	t.done = true
+	t.mu.Unlock()
+	t.cond.Broadcast()
+}
+
+// rec returns record i of the task, waiting for it; nil when the task
+// ended with fewer records.
+func (t *task) rec(i int) *specRec {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i >= len(t.recs) && !t.done {
+		t.cond.Wait()
+	}
+	if i < len(t.recs) {
+		return t.recs[i]
+	}
+	return nil
+}
+
+// speculation runs the subtrees of the current round ahead of the
+// coordinator (see above).
+type speculation struct {
+	r       *runner
+	queue   chan *task // tasks for the workers, of every round
+	hints   *hintTable
+	maxTask int // how many tasks may be generated ahead of the coordinator
+
+	mu    sync.Mutex
+	cond  sync.Cond
+	round int // the round being speculated; 0: none
+	depth int
+	split int
+	fork  Forker
+	tasks []*task // the round's tasks so far, in order
+	gen   bool    // the round's generator is running
+	quit  chan struct{}
+	genWG sync.WaitGroup
+	off   atomic.Bool // a speculative handler hung: no more speculation
+	// the coordinator's cursor: task ti, record ri.
+	ti, ri  int
+	passed  int // tasks the coordinator is done with
+	current atomic.Int64
+
+	vals        []int32 // the scheduler's choices on the path being followed
+	lastChoices []int32
+	// hits and misses count the paths the coordinator followed from the
+	// records and those it ran itself (tests and benchmarks).
+	hits, misses int64
+	ran, walked  atomic.Int64 // speculative paths run and walked
+}
+
+func newSpeculation(r *runner) *speculation {
+	sp := &speculation{r: r, maxTask: 4 * r.cfg.Workers}
+	sp.queue = make(chan *task, sp.maxTask+1)
+	sp.cond.L = &sp.mu
+	return sp
+}
+
+// follows reports whether the coordinator follows path p through the
+// records, starting the speculation of p's round when it is p's first path.
+func (sp *speculation) follows(p *Path, ex Explorer) bool {
+	if sp == nil || sp.off.Load() || !p.Prune {
+		return false
+	}
+	fk, ok := ex.(Forker)
+	if !ok {
+		return false
+	}
+	switch p.Scheduler.(type) {
+	case engine.EventChooser, Watcher, Coster:
+		return false
+	}
+	if p.Round != sp.round {
+		sp.startRound(p.Round, p.Depth, fk)
+	}
+	return sp.depth >= minSpecDepth
+}
+
+// startRound ends the previous round's speculation and starts round's.
+func (sp *speculation) startRound(round, depth int, fk Forker) {
+	sp.stopGen()
+	sp.mu.Lock()
+	sp.round, sp.depth, sp.split, sp.fork = round, depth, splitDepth(depth), fk
+	sp.tasks, sp.ti, sp.ri, sp.passed = nil, 0, 0, 0
+	sp.gen = depth >= minSpecDepth
+	sp.current.Store(int64(round))
+	sp.mu.Unlock()
+	if !sp.gen {
+		return
+	}
+	if sp.hints == nil {
+		sp.hints = newHintTable(sp.r.cfg.MaxStates)
+	}
+	sp.quit = make(chan struct{})
+	sp.genWG.Add(1)
+	go func(quit chan struct{}) {
+		defer sp.genWG.Done()
+		sp.generate(round, depth, sp.split, fk, quit)
+	}(sp.quit)
+}
+
+// stopGen stops the current round's generator.
+func (sp *speculation) stopGen() {
+	if sp.quit != nil {
+		close(sp.quit)
+		sp.quit = nil
+	}
+	sp.mu.Lock()
+	sp.cond.Broadcast()
+	sp.mu.Unlock()
+	sp.genWG.Wait()
+}
+
+// stop ends the speculation when the search ends.
+func (sp *speculation) stop() {
+	if sp == nil {
+		return
+	}
+	sp.current.Store(0)
+	sp.stopGen()
+}
+
+// generate runs the round's paths up to the split depth, in order, and
+// queues a task for every one that reaches it, keeping at most maxTask of
+// them ahead of the coordinator.
+func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan struct{}) {
+	r := sp.r
+	c := &r.cfg
+	defer func() {
+		sp.mu.Lock()
+		sp.gen = false
+		sp.mu.Unlock()
+		sp.cond.Broadcast()
+	}()
+	s, err := engine.NewGuarded(c.System, engine.Options{}, c.HandlerTimeout)
+	if s == nil || err != nil {
+		return // the coordinator reports a system that does not boot
+	}
+	gs := &genSet{globalSet: globalSet{newVisited(GeneratorStates(c.MaxStates))}, hints: sp.hints, task: 1}
+	defer gs.v.free()
+	pr := newPathRunner(r, s, gs)
+	ex := fk.Fork(round, split, nil)
+	var ord int64
+	err = s.Guard(c.HandlerTimeout, func() error {
+		var end *End
+		for {
+			// Wait for room ahead of the coordinator.
+			sp.mu.Lock()
+			for len(sp.tasks)-sp.passed >= sp.maxTask && !isClosed(quit) {
+				sp.cond.Wait()
+			}
+			sp.mu.Unlock()
+			if isClosed(quit) || r.stopping.Load() || r.ctx.Err() != nil {
+				return nil
+			}
+			p, more := ex.Next(end)
+			if !more {
+				return nil
+			}
+			_, e, err := pr.bounded(&p, -1)
+			if err != nil {
+				return err
+			}
+			end = &e
+			if e.Reason != EndDepth {
+				continue // a path that ends above the split: the coordinator runs it
+			}
+			ord++
+			gs.task = ord + 1 // the paths from here on come after task ord
+			t := newTask(ord, round, depth, slices.Clone(pr.prev))
+			sp.mu.Lock()
+			sp.tasks = append(sp.tasks, t)
+			sp.mu.Unlock()
+			sp.cond.Broadcast()
+			select {
+			case sp.queue <- t:
+			case <-quit:
+				return nil
+			}
+		}
+	})
+	if err != nil && errors.Is(err, engine.ErrHang) {
+		sp.off.Store(true)
+	}
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// specWorker is a worker's means to explore tasks.
+type specWorker struct {
+	pr  *pathRunner
+	rec recorder
+	rnd *engine.Random
+}
+
+func (sp *speculation) newWorker(s *engine.Sim, rnd *engine.Random) *specWorker {
+	w := &specWorker{rnd: rnd}
+	w.pr = newPathRunner(sp.r, s, nil)
+	if sp.r.graph != nil {
+		w.rec.graph = sp.r
+	}
+	w.pr.rec = &w.rec
+	return w
+}
+
+// run explores task t's subtree: every path in order, pruned by the hints,
+// each recorded with its walk. It returns false when the watchdog
+// abandoned the worker's simulator (a handler hung): the task is then
+// ended without the hung path, which the coordinator runs itself.
+func (sp *speculation) run(w *specWorker, t *task) bool {
+	defer t.finish()
+	r := sp.r
+	if int64(t.round) != sp.current.Load() {
+		return true
+	}
+	sp.mu.Lock()
+	fk, split := sp.fork, sp.split
+	sp.mu.Unlock()
+	ex := fk.Fork(t.round, t.depth, t.prefix)
+	pr := w.pr
+	pr.seen, pr.floor = hintSet{sp.hints, t.ord}, split
+	var end *End
+	for !r.stopping.Load() && r.ctx.Err() == nil && int64(t.round) == sp.current.Load() && !sp.off.Load() && !t.passed.Load() {
+		p, more := ex.Next(end)
+		if !more {
+			break
+		}
+		j, e, err := pr.bounded(&p, -1)
+		if pr.s.Abandoned() {
+			return false
+		}
+		if err != nil {
+			break // the coordinator meets the error itself
+		}
+		end = &e
+		sp.ran.Add(1)
+		sr := w.record(j, e)
+		if j.walk && j.result == nil {
+			j.here = true
+			sp.walked.Add(1)
+			if !r.walk(pr.s, w.rnd, j) {
+				return false
+			}
+			if j.stats.cut {
+				break // interrupted or stopping: the walk is not whole
+			}
+		}
+		sr.job = j
+		t.add(sr)
+	}
+	return true
+}
+
+// record returns the record of the path the worker just ran.
+func (w *specWorker) record(j *job, e End) *specRec {
+	s := w.pr.s
+	c := &w.pr.r.cfg
+	all := s.Choices()
+	base := min(len(c.Prefix), len(all))
+	sr := &specRec{choices: slices.Clone(all[base:]), end: e}
+	for i := c.PrefixSteps; ; i++ {
+		st := s.StepStart(i)
+		if st >= len(all) {
+			break
+		}
+		sr.starts = append(sr.starts, int32(st-base))
+	}
+	sr.begun = len(sr.starts)
+	sr.checked = len(w.rec.hashes)
+	sr.hashes = slices.Clone(w.rec.hashes)
+	if w.rec.graph != nil {
+		sr.graph = slices.Clone(w.rec.steps)
+	}
+	return sr
+}
+
+// recorder keeps the hash (and the graph step) of every state of a
+// speculative path (pathRunner.rec).
+type recorder struct {
+	graph  *runner // the search, when its graph is recorded
+	hashes []uint64
+	steps  []graphStep
+}
+
+func (rc *recorder) reset() {
+	rc.hashes, rc.steps = rc.hashes[:0], rc.steps[:0]
+}
+
+// state records state k of the path (hash h; 0 without hashing).
+func (rc *recorder) state(s *engine.Sim, k int, h uint64) {
+	rc.hashes = append(rc.hashes, h)
+	if rc.graph != nil {
+		rc.steps = append(rc.steps, rc.graph.graphStepOf(s, h))
+	}
+}
+
+// followed is what following a path through the records gave: the path's
+// job and end when the records decided it, or else the choices taken from
+// its scheduler so far (pre) and what checking the states they lead to
+// added to the statistics, for the coordinator to go on executing.
+type followed struct {
+	job   *job
+	end   End
+	pre   []int32
+	carry pathStats
+}
+
+// follow decides path p (the index-th) from the records where they cover
+// it, as bounded would have after executing it (see above).
+func (sp *speculation) follow(p *Path, index int64) (followed, error) {
+	r := sp.r
+	c := &r.cfg
+	pr := r.coord
+	if p.Round != pr.prevRound {
+		pr.prev, pr.prevRound, pr.memoOK = pr.prev[:0], p.Round, 0
+	}
+	if len(pr.onPath) == 0 {
+		// The first path is the coordinator's own (the first record is of
+		// a later one): nothing is known of the initial state yet.
+		return followed{}, nil
+	}
+	prevStates := pr.states
+	vals := sp.vals[:0]
+	sr := sp.seek(vals)
+	var st pathStats
+	k, states, done := 0, 0, 0 // steps followed, states checked, choices of whole steps
+	fresh, same, shared := false, 0, -1
+	miss := func() (followed, error) {
+		if fresh {
+			pr.prev = append(pr.prev[:0], vals[:done]...)
+			pr.states = states
+			pr.memoOK = min(pr.memoOK, shared)
+		}
+		sp.vals = vals
+		return followed{pre: slices.Clone(vals), carry: st}, nil
+	}
+	// end finishes the path with job j.
+	end := func(j *job, e End) (followed, error) {
+		pr.prev = append(pr.prev[:0], vals...)
+		pr.states = states
+		if shared >= 0 {
+			pr.memoOK = min(pr.memoOK, shared)
+		}
+		j.stats.newStates, j.stats.unrecorded = st.newStates, st.unrecorded
+		sp.vals, sp.lastChoices = vals, vals
+		return followed{job: j, end: e}, nil
+	}
+	// fromRecord is the path's job as the record has it.
+	fromRecord := func() (followed, error) {
+		j := *sr.job
+		j.index = index
+		if j.result != nil {
+			v := *j.result
+			v.Path = index
+			j.result = &v
+		}
+		return end(&j, sr.end)
+	}
+	for {
+		if sr == nil {
+			return miss()
+		}
+		if k == sr.begun {
+			if k == sr.checked && sr.end.Reason == EndPruned {
+				// The hints pruned here, the visited set does not.
+				return miss()
+			}
+			if sr.end.Reason == EndCycle {
+				return miss() // the coordinator found no cycle here: not this record's path
+			}
+			return fromRecord()
+		}
+		// The choices of step k+1, from the scheduler.
+		for len(vals) < sr.stepEnd(k) {
+			ch := sr.choices[len(vals)]
+			v := int32(p.Scheduler.Choose(ch.Kind, int(ch.N), nil))
+			vals = append(vals, v)
+			if v != ch.Value {
+				if sr = sp.seek(vals); sr == nil {
+					return miss()
+				}
+			}
+		}
+		k++
+		if !fresh {
+			for ; same < len(vals); same++ {
+				if same >= len(pr.prev) || vals[same] != pr.prev[same] {
+					fresh = true
+					shared = k - 1
+					break
+				}
+			}
+		}
+		if k > sr.checked {
+			// The step failed, or its state is unsafe: the record's end.
+			return fromRecord()
+		}
+		if !fresh && k <= prevStates {
+			// A state of the previous path, checked there.
+			if !c.NoHashing && pr.onPath[k] != sr.hashes[k-1] {
+				return miss()
+			}
+			states, done = k, len(vals)
+			continue
+		}
+		if !c.NoHashing {
+			h := sr.hashes[k-1]
+			cycle := slices.Contains(pr.onPath[:k], h)
+			if cycle != (k == sr.begun && sr.end.Reason == EndCycle) {
+				return miss()
+			}
+			if r.graph != nil {
+				r.recordStep(k, &sr.graph[k-1])
+			}
+			if cycle {
+				return fromRecord() // the record's walk from the cycle
+			}
+			pruned, res := r.coord.seen.visit(h, p.Round, uint64(k))
+			if pruned {
+				j := &job{index: index, depth: p.Depth}
+				j.stats.pruned = true
+				j.stats.transitions = int64(c.PrefixSteps + k)
+				return end(j, End{Steps: k, Reason: EndPruned})
+			}
+			switch res {
+			case putNew:
+				st.newStates++
+			case putUnrecorded:
+				st.unrecorded++
+			}
+			pr.onPath = append(pr.onPath[:k], h)
+		}
+		states, done = k, len(vals)
+	}
+}
+
+// seek moves the cursor to the first record that begins with vals and
+// returns it; nil when the record at the cursor is past vals (the path was
+// not speculated) or no record is left.
+func (sp *speculation) seek(vals []int32) *specRec {
+	for {
+		sr := sp.at()
+		if sr == nil {
+			return nil
+		}
+		n := min(len(vals), len(sr.choices))
+		d := 0
+		for d < n && sr.choices[d].Value == vals[d] {
+			d++
+		}
+		switch {
+		case d == len(vals):
+			return sr
+		case d == len(sr.choices):
+			// The record ends where the path goes on: its end does not
+			// cover the path.
+			return nil
+		case sr.choices[d].Value > vals[d]:
+			return nil
+		}
+		sp.advance() // the record lies before the path: below a pruned state
+	}
+}
+
+// at returns the record at the cursor, waiting for it; nil when there is
+// none (the round's tasks are all passed).
+func (sp *speculation) at() *specRec {
+	for {
+		sp.mu.Lock()
+		for sp.ti >= len(sp.tasks) && sp.gen {
+			sp.cond.Wait()
+		}
+		if sp.ti >= len(sp.tasks) {
+			sp.mu.Unlock()
+			return nil
+		}
+		t := sp.tasks[sp.ti]
+		sp.mu.Unlock()
+		if sr := t.rec(sp.ri); sr != nil {
+			return sr
+		}
+		sp.passTask()
+	}
+}
+
+// advance moves the cursor to the next record, letting go of the one it
+// passes.
+func (sp *speculation) advance() {
+	sp.mu.Lock()
+	t := sp.tasks[sp.ti]
+	sp.mu.Unlock()
+	t.mu.Lock()
+	t.recs[sp.ri] = nil
+	t.mu.Unlock()
+	sp.ri++
+}
+
+// passTask moves the cursor to the next task: the coordinator is done
+// with the current one, which makes room for the generator.
+func (sp *speculation) passTask() {
+	sp.mu.Lock()
+	sp.tasks[sp.ti].passed.Store(true)
+	sp.tasks[sp.ti] = nil
+	sp.ti, sp.ri = sp.ti+1, 0
+	sp.passed = sp.ti
+	sp.mu.Unlock()
+	sp.cond.Broadcast()
+}
+
+// genSet is the generator's set: the visited states of the round's paths
+// up to the split depth, which decides there as the coordinator's set
+// does, each also hinted to the tasks from task on (the paths after the
+// last task generated come before the next one).
+type genSet struct {
+	globalSet
+	hints *hintTable
+	task  int64
+}
+
+func (g *genSet) visit(h uint64, round int, cost uint64) (bool, putResult) {
+	pruned, res := g.globalSet.visit(h, round, cost)
+	if !pruned {
+		g.hints.visit(h, round, g.task, cost)
+	}
+	return pruned, res
+}
+
+// hintSet prunes a speculative path by the hints: a state reached by an
+// earlier task, or earlier in this one, at no higher cost.
+type hintSet struct {
+	h    *hintTable
+	task int64
+}
+
+func (hs hintSet) visit(h uint64, round int, cost uint64) (bool, putResult) {
+	return hs.h.visit(h, round, hs.task, cost), putNew
+}
+
+// hintTable is the workers' shared table of the states their tasks
+// reached: an open-addressing table of atomic slots, lock free, of a fixed
+// size (past three quarters full, new states are not recorded: they are
+// only hints). A slot keeps, per state, two of the occurrences of the
+// newest round that reached it: the one of the earliest task (with its
+// cost), and the one of the lowest cost (with its task). The coordinator
+// prunes at a state reached earlier at no higher cost: an occurrence of a
+// later task with a lower cost, or of an earlier one with a higher, is
+// what one pair alone would lose.
+type hintTable struct {
+	keys  []atomic.Uint64
+	first []atomic.Uint64 // round<<48 | task<<20 | cost: the earliest task's occurrence
+	low   []atomic.Uint64 // the same, of the lowest cost's
+	shift uint
+	count atomic.Int64
+	max   int64
+}
+
+// maxHints bounds the hint table: 24 bytes a slot.
+const maxHints = 1 << 20
+
+func newHintTable(maxStates int) *hintTable {
+	if maxStates <= 0 {
+		maxStates = DefaultMaxStates
+	}
+	size := min(slotsFor(maxStates), maxHints)
+	return &hintTable{keys: make([]atomic.Uint64, size), first: make([]atomic.Uint64, size), low: make([]atomic.Uint64, size),
+		max: int64(size) * 3 / 4, shift: 64 - uint(bits.TrailingZeros(uint(size)))}
+}
+
+// GeneratorStates bounds the visited set of speculation's generator, which
+// holds the states of a round's paths above the split depth: a quarter of
+// the search's bound. Past it the generator makes tasks the coordinator
+// may prune at once (work thrown away, not a different result).
+func GeneratorStates(maxStates int) int {
+	if maxStates <= 0 {
+		maxStates = DefaultMaxStates
+	}
+	return max(maxStates/4, 1024)
+}
+
+// HintBytes is the memory of the hint table of a speculating search with
+// this bound of the visited set.
+func HintBytes(maxStates int) int64 {
+	if maxStates <= 0 {
+		maxStates = DefaultMaxStates
+	}
+	return 24 * int64(min(slotsFor(maxStates), maxHints))
+}
+
+func packHint(round int, task int64, cost uint64) uint64 {
+	return uint64(round&0xffff)<<48 | uint64(task&(1<<28-1))<<20 | min(cost, 1<<20-1)
+}
+
+// visit reports whether state h is hinted pruned for task at cost in
+// round, and otherwise records it.
+func (t *hintTable) visit(h uint64, round int, task int64, cost uint64) bool {
+	k := key(h)
+	mask := uint64(len(t.keys) - 1)
+	want := packHint(round, task, cost)
+	for i := (k * 0x9e3779b97f4a7c15) >> t.shift; ; i = (i + 1) & mask {
+		switch t.keys[i].Load() {
+		case k:
+			if prunes(t.first[i].Load(), want) || prunes(t.low[i].Load(), want) {
+				return true
+			}
+			update(&t.first[i], want, func(old uint64) bool {
+				return hintTask(want) < hintTask(old) || hintTask(want) == hintTask(old) && hintCost(want) < hintCost(old)
+			})
+			update(&t.low[i], want, func(old uint64) bool {
+				return hintCost(want) < hintCost(old) || hintCost(want) == hintCost(old) && hintTask(want) < hintTask(old)
+			})
+			return false
+		case 0:
+			if t.count.Load() >= t.max {
+				return false
+			}
+			if t.keys[i].CompareAndSwap(0, k) {
+				t.first[i].Store(want)
+				t.low[i].Store(want)
+				t.count.Add(1)
+				return false
+			}
+			i-- // taken meanwhile: look at it again
+		}
+	}
+}
+
+func hintTask(v uint64) uint64 { return v >> 20 & (1<<28 - 1) }
+func hintCost(v uint64) uint64 { return v & (1<<20 - 1) }
+
+// prunes reports whether occurrence old prunes occurrence want: the same
+// round, a task no later and a cost no higher.
+func prunes(old, want uint64) bool {
+	return old>>48 == want>>48 && hintTask(old) <= hintTask(want) && hintCost(old) <= hintCost(want)
+}
+
+// update stores want in v if v holds an older round or better(v) holds.
+func update(v *atomic.Uint64, want uint64, better func(old uint64) bool) {
+	for {
+		old := v.Load()
+		if old>>48 == want>>48 && !better(old) {
+			return
+		}
+		if v.CompareAndSwap(old, want) {
+			return
+		}
+	}
+}

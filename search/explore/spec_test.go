@@ -1,0 +1,150 @@
+package explore_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/macemc/macemc/search/explore"
+	_ "github.com/macemc/macemc/services/all"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/walks"
+)
+
+// summary is everything a search reports that must not depend on the
+// number of workers: the verdict, every violation (path, choices, outcome)
+// and every count (the elapsed time and the memory aside).
+func summary(res *explore.Result) string {
+	var b strings.Builder
+	st := res.Stats
+	st.Elapsed, st.VisitedBytes = 0, 0
+	g := st.Graph
+	st.Graph = nil
+	fmt.Fprintf(&b, "%v %+v\n", res.Verdict, st)
+	if g != nil {
+		gs := *g
+		gs.Bytes = 0
+		fmt.Fprintf(&b, "graph %+v\n", gs)
+	}
+	for _, v := range res.Violations {
+		fmt.Fprintf(&b, "%v %v %q path %d depth %d steps %d live after %d checked %v choices %v err %v\n",
+			v.Verdict, v.Outcome, v.Property, v.Path, v.Depth, v.Steps, v.LiveAfter, v.Checked, v.Choices, v.Err)
+	}
+	return b.String()
+}
+
+// TestSpeculationGivesTheSameResults: the bounded DFS run ahead by 2 and 4
+// workers (speculation) reports exactly what one worker reports (every
+// violation and every count), on every example system, buggy and fixed,
+// with and without hashing, with the explored graph, and with a visited
+// set too small for the search (the hints then prune what the set does
+// not, and the coordinator runs those paths itself); and the records were
+// used (most paths are followed from them).
+func TestSpeculationGivesTheSameResults(t *testing.T) {
+	type variant struct {
+		name string
+		set  func(*explore.Config)
+	}
+	variants := []variant{
+		{"default", func(*explore.Config) {}},
+		{"no-hashing", func(c *explore.Config) { c.NoHashing = true }},
+		{"graph", func(c *explore.Config) { c.Graph = &explore.GraphConfig{} }},
+		{"full-set", func(c *explore.Config) { c.MaxStates = 300 }},
+	}
+	budget := int64(1500)
+	if testing.Short() {
+		budget = 300
+	}
+	var hits, paths int64
+	for _, sys := range sim.Systems() {
+		for _, fixed := range []string{"false", "true"} {
+			params := map[string]string{}
+			if slices.ContainsFunc(sys.Params, func(p sim.ParamSpec) bool { return p.Name == "fixed" }) {
+				params["fixed"] = fixed
+			} else if fixed == "true" {
+				continue
+			}
+			cfg, _, err := sys.Config(params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for vi, v := range variants {
+				if vi > 0 && sys.Name != "randtree" && sys.Name != "transport" && sys.Name != "philosophers" {
+					continue // the variants on a few systems; the default on all
+				}
+				var want string
+				for _, workers := range []int{1, 2, 4} {
+					c := explore.Config{System: cfg, Seed: 7, WalkDepth: 300, MaxPaths: budget, MaxViolations: 3, Workers: workers,
+						HandlerTimeout: time.Minute}
+					v.set(&c)
+					var h int64
+					explore.SetSpecHook(&c, func(hit, _, _, _ int64) { h = hit })
+					start := time.Now()
+					res, err := run(c)
+					if err != nil {
+						t.Fatalf("%s %v %s workers %d: %v", sys.Name, params, v.name, workers, err)
+					}
+					t.Logf("%s %v %s workers %d: %v, %d paths", sys.Name, params, v.name, workers, time.Since(start), res.Stats.Paths)
+					got := summary(res)
+					if workers == 1 {
+						want = got
+						continue
+					}
+					hits += h
+					paths += res.Stats.Paths
+					if got != want {
+						t.Errorf("%s %v %s: %d workers report\n%s\none worker\n%s", sys.Name, params, v.name, workers, got, want)
+					}
+				}
+			}
+		}
+	}
+	if hits < paths/2 {
+		t.Errorf("the coordinator followed %d of %d paths from the workers' records: speculation hardly ran", hits, paths)
+	}
+}
+
+// spinner hangs in its handler from the second timer firing of node 1 on
+// (a busy loop the watchdog unwinds at its Context call), deep in the
+// bounded search: in a subtree the workers run ahead.
+type spinner struct {
+	sim.Base
+	Fired int
+}
+
+func (s *spinner) Start(ctx *sim.Context)      { ctx.SetPeriodic("tick") }
+func (s *spinner) HandleApp(*sim.Context, any) {}
+func (s *spinner) HandleTimer(ctx *sim.Context, _ string) {
+	s.Fired++
+	for ctx.Self() == 1 && s.Fired >= 3 {
+		ctx.Self()
+	}
+}
+
+// A handler that hangs in a path run ahead is reported in the order, as
+// one worker reports it: the coordinator runs that path itself.
+func TestSpeculationHang(t *testing.T) {
+	cfg := &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &spinner{} },
+		App: func(sim.NodeID) []any { return []any{1, 2, 3} }}
+	var want string
+	for _, workers := range []int{1, 2} {
+		res, err := run(explore.Config{System: cfg, DepthStep: 8, MaxDepth: 8, WalkDepth: 20, Workers: workers, MaxViolations: 1,
+			HandlerTimeout: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != explore.Safety || res.Violations[0].Outcome != walks.Failed || res.Violations[0].Property != walks.HangProperty {
+			t.Fatalf("workers %d: %v %+v", workers, res.Verdict, res.Violations)
+		}
+		// The hang's message names the timeout, which is the same; the
+		// steps and the path are compared.
+		got := fmt.Sprint(res.Violations[0].Path, res.Violations[0].Steps, res.Violations[0].Choices, res.Stats.Paths)
+		if workers == 1 {
+			want = got
+		} else if got != want {
+			t.Errorf("2 workers: hang at %s, one worker at %s", got, want)
+		}
+	}
+}
