@@ -9,6 +9,7 @@ import (
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -63,7 +64,7 @@ func (p *pipeline) liveAlternative(f *Finding, v *explore.Violation, live *criti
 		return
 	}
 	lt := p.base
-	lt.Kind, lt.Choices, lt.Steps, lt.Shared = "live", live.Choices, live.Steps, live.Shared
+	lt.Kind, lt.Choices, lt.Steps, lt.Shared = trace.KindLive, live.Choices, live.Steps, live.Shared
 	lt.FailuresUntil, lt.Depth, lt.Critical = v.FailuresUntil, v.LiveAfter, step
 	if cond != 0 {
 		lt.Condition = cond.String()

@@ -41,6 +41,17 @@ func (v Verdict) String() string {
 	return fmt.Sprintf("verdict(%d)", int(v))
 }
 
+// traceKind is the kind of the trace of a finding with this verdict.
+func (v Verdict) traceKind() trace.Kind {
+	switch v {
+	case VerdictSafety:
+		return trace.KindSafety
+	case VerdictNondeterministic:
+		return trace.KindNondeterministic
+	}
+	return trace.KindLiveness
+}
+
 // Kind is what a finding is.
 type Kind int
 
