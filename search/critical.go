@@ -47,8 +47,9 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 	f.Trace.Critical, f.Trace.Condition = cr.Step, cr.Condition.String()
 	if cr.Condition == critical.C1 {
 		// A dead state is the diagnosis; a lasso found beside it is a
-		// second view of the same violation.
-		f.Kind, f.Certainty = KindDead, Likely
+		// second view of the same violation. The walks make it likely; a
+		// quiescent state or an exact lasso already made it certain.
+		f.Kind, f.Certainty = KindDead, max(f.Certainty, Likely)
 	}
 	if cr.Live != nil {
 		c.LiveSteps, c.Shared = cr.Live.Steps, cr.Live.Shared
