@@ -295,7 +295,7 @@ func (o *Options) Validate() error {
 	o.fillDefaults()
 	strat, err := explore.Lookup(o.Strategy)
 	if err != nil {
-		return &OptionError{Field: "Strategy", Flag: "strategy", Value: o.Strategy, Range: strategyNames()}
+		return &OptionError{Field: "Strategy", Flag: "strategy", Value: o.Strategy, Range: StrategyNames()}
 	}
 	if err := checkStrategyParams(strat, o.StrategyParams); err != nil {
 		return err
@@ -369,7 +369,9 @@ func paramRange(p sim.ParamSpec) string {
 	return "any text"
 }
 
-func strategyNames() string {
+// StrategyNames lists the registered strategies' names, e.g. "delay, dfs,
+// dpor, pct, random, walk".
+func StrategyNames() string {
 	var s string
 	for i, st := range explore.Strategies() {
 		if i > 0 {
