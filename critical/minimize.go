@@ -483,7 +483,7 @@ func (m *Minimized) Trace(dead *trace.Trace) *trace.Trace {
 		FailuresUntil: m.Options.FailuresUntil,
 		NoFailures:    m.Options.NoFailures,
 		Properties:    slices.Clone(dead.Properties),
-		Kind:          "minimized",
+		Kind:          trace.KindMinimized,
 		Property:      dead.Property,
 		Depth:         0,
 		WalkDepth:     m.WalkDepth,

@@ -243,15 +243,15 @@ func (s *Session) tracePath(name string, t *trace.Trace) (*path, error) {
 func (s *Session) Intro() {
 	t := s.errT
 	ep := s.paths[0]
-	what := t.Kind
+	what := string(t.Kind)
 	switch t.Kind {
-	case "liveness":
+	case trace.KindLiveness:
 		what = "liveness violation"
-	case "safety":
+	case trace.KindSafety:
 		what = "safety violation"
-	case "nondeterministic":
+	case trace.KindNondeterministic:
 		what = "nondeterminism: replays of these choices differ"
-	case "minimized":
+	case trace.KindMinimized:
 		what = "minimized doomed path"
 	case "":
 		what = "execution"
@@ -261,7 +261,7 @@ func (s *Session) Intro() {
 		what += ": a handler panicked"
 	case t.Property == walks.HangProperty:
 		what += ": a handler did not return"
-	case t.Kind == "nondeterministic":
+	case t.Kind == trace.KindNondeterministic:
 	case t.Property != "":
 		what += " of " + t.Property
 	}
@@ -302,11 +302,11 @@ func plural(n int, word string) string {
 func (s *Session) critText() string {
 	c := s.errT.Critical
 	switch {
-	case s.errT.Kind == "safety" && s.paths[0].endErr != nil:
+	case s.errT.Kind == trace.KindSafety && s.paths[0].endErr != nil:
 		return fmt.Sprintf(", the handler fails at step %d", s.paths[0].steps())
-	case s.errT.Kind == "safety":
+	case s.errT.Kind == trace.KindSafety:
 		return fmt.Sprintf(", the property fails at step %d", s.paths[0].steps())
-	case s.errT.Kind == "nondeterministic":
+	case s.errT.Kind == trace.KindNondeterministic:
 		return ""
 	case c < 0:
 		return ", no critical step"
@@ -586,7 +586,7 @@ func (s *Session) stepArg(a string, p *path) (int, error) {
 		return t.CycleStart, nil
 	case "crit", "critical", "c":
 		if s.errT.Critical < 0 {
-			if s.errT.Kind == "safety" {
+			if s.errT.Kind == trace.KindSafety {
 				return 0, fmt.Errorf("a safety violation has no critical step; the property fails at the last step (end)")
 			}
 			return 0, fmt.Errorf("the trace has no critical step")

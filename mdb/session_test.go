@@ -3,6 +3,7 @@ package mdb_test
 import (
 	"bytes"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,13 +17,15 @@ import (
 // fixture (mdbtest.Find: a deterministic error path of 200 steps, its
 // critical step and live path). Directives:
 //
-//	open [lasso|transport] [file=NAME] [live=NAME] [limit=N] [snapshot=N] [color]
+//	open [lasso|transport|history|boom] [file=NAME] [live=NAME] [limit=N] [snapshot=N] [color]
 //
 // writes the fixture's error.trace and live.trace into a new directory
 // (with lasso: the philosophers' livelock found with lasso detection,
-// lassoOutput; with transport: MaceTransport's bug, transportOutput) and
-// opens a session on it (or on the file NAME
-// in it), printing the intro;
+// lassoOutput; with transport: MaceTransport's bug, transportOutput; with
+// history: the buggy register's linearizability violation, historyOutput;
+// with boom: a safety trace that ends with a handler panic, boomOutput)
+// and opens a session on it (or on the file NAME in it), printing the
+// intro;
 //
 //	run
 //	COMMAND
@@ -30,7 +33,9 @@ import (
 //
 // runs the commands in that session as a script (Session.RunScript with
 // echo), so the output reads like a terminal session: prompt and command,
-// then what it printed or "error: ...". The directory is shown as $DIR.
+// then what it printed or "error: ...". The directory is shown as $DIR, and
+// the goroutine stack of a command that panicked (an internal error) as
+// <stack>.
 // go test ./mdb -rewrite regenerates the files.
 func TestSessions(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txt")
@@ -56,6 +61,10 @@ func session(t *testing.T, path string) {
 					dir, _ = lassoOutput(t)
 				case td.HasArg("transport"):
 					dir, _ = transportOutput(t)
+				case td.HasArg("history"):
+					dir = historyOutput(t)
+				case td.HasArg("boom"):
+					dir = boomOutput(t)
 				default:
 					dir, _ = writeFixture(t)
 				}
@@ -73,7 +82,7 @@ func session(t *testing.T, path string) {
 						o.SnapshotEvery = atoi(t, td, a.SingleVal(t))
 					case "color":
 						o.Color = true
-					case "lasso", "transport":
+					case "lasso", "transport", "history", "boom":
 					default:
 						td.Fatalf(t, "unknown argument %q", a.Key)
 					}
@@ -94,10 +103,14 @@ func session(t *testing.T, path string) {
 			default:
 				td.Fatalf(t, "unknown command %q", td.Cmd)
 			}
-			return strings.ReplaceAll(out.String(), dir, "$DIR")
+			return goroutineStack.ReplaceAllString(strings.ReplaceAll(out.String(), dir, "$DIR"), "<stack>\n")
 		})
 	}
 }
+
+// goroutineStack matches the stack an internal error carries, which
+// differs from one build and run to the next.
+var goroutineStack = regexp.MustCompile(`(?s)goroutine \d+ \[running\]:\n.*?\n\n`)
 
 func atoi(t *testing.T, td *datadriven.TestData, s string) int {
 	n, err := strconv.Atoi(s)

@@ -9,6 +9,7 @@ import (
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -46,8 +47,9 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 	f.Trace.Critical, f.Trace.Condition = cr.Step, cr.Condition.String()
 	if cr.Condition == critical.C1 {
 		// A dead state is the diagnosis; a lasso found beside it is a
-		// second view of the same violation.
-		f.Kind, f.Certainty = KindDead, Likely
+		// second view of the same violation. The walks make it likely; a
+		// quiescent state or an exact lasso already made it certain.
+		f.Kind, f.Certainty = KindDead, max(f.Certainty, Likely)
 	}
 	if cr.Live != nil {
 		c.LiveSteps, c.Shared = cr.Live.Steps, cr.Live.Shared
@@ -63,7 +65,7 @@ func (p *pipeline) liveAlternative(f *Finding, v *explore.Violation, live *criti
 		return
 	}
 	lt := p.base
-	lt.Kind, lt.Choices, lt.Steps, lt.Shared = "live", live.Choices, live.Steps, live.Shared
+	lt.Kind, lt.Choices, lt.Steps, lt.Shared = trace.KindLive, live.Choices, live.Steps, live.Shared
 	lt.FailuresUntil, lt.Depth, lt.Critical = v.FailuresUntil, v.LiveAfter, step
 	if cond != 0 {
 		lt.Condition = cond.String()

@@ -132,10 +132,11 @@ func (r *lassoRun) stats(opts Options) *LassoStats {
 	return out
 }
 
-// lassoOf describes a detector's lasso; source says where it was found.
-func lassoOf(fd *lasso.Finding, source string) *Lasso {
+// lassoOf describes a detector's lasso found at origin; source says so in
+// words.
+func lassoOf(fd *lasso.Finding, origin LassoOrigin, source string) *Lasso {
 	return &Lasso{Stem: fd.Stem, Length: fd.CycleLen, Confirmed: fd.Replays, Note: fd.Note(), Hash: fd.Hashing.String(),
-		Proof: fd.Proof(), Repeated: fd.Spun, Source: source, Events: eventTexts(fd.Events)}
+		Proof: fd.Proof(), Repeated: fd.Spun, Origin: origin, Source: source, Events: eventTexts(fd.Events)}
 }
 
 func eventTexts(evs []engine.Event) []string {
@@ -178,12 +179,12 @@ func (p *pipeline) lassoCheck(f *Finding, v *explore.Violation, lr *lassoRun) {
 			return
 		}
 	}
-	source := "violating path"
+	origin, source := OriginPath, originText[OriginPath]
 	if v.Graph != nil {
-		source = v.Graph.String()
+		origin, source = OriginGraph, v.Graph.String()
 	}
 	if fd == nil && observed != nil {
-		fd, source = observed, "search walk"
+		fd, origin, source = observed, OriginSearchWalk, originText[OriginSearchWalk]
 	}
 	if fd == nil && c2 {
 		p.progress(PhaseLasso, "critical transition C2: looking for a lasso in walks from the path's end...")
@@ -197,12 +198,12 @@ func (p *pipeline) lassoCheck(f *Finding, v *explore.Violation, lr *lassoRun) {
 			f.Lasso = &Lasso{Note: lassoFailed(p, err)}
 			return
 		}
-		source = "walks from the violating path's end"
+		origin, source = OriginEndWalks, originText[OriginEndWalks]
 	}
 	if fd == nil {
 		return
 	}
-	f.Lasso = lassoOf(fd, source)
+	f.Lasso = lassoOf(fd, origin, source)
 	// A dead state (C1) is the stronger diagnosis: the kind stays dead
 	// and the lasso is the second view of the same violation.
 	if f.Critical == nil || f.Critical.Condition != critical.C1 {
@@ -261,7 +262,7 @@ func (p *pipeline) temperature(f *Finding, v *explore.Violation) {
 			tr.Note += "; this execution merely left the cycle by chance, as random scheduling does"
 		}
 		tr.Note += "."
-		f.Lasso = lassoOf(lf, "temperature alarm path")
+		f.Lasso = lassoOf(lf, OriginAlarm, originText[OriginAlarm])
 		t.CycleStart, t.CycleLen = lf.Stem, lf.CycleLen
 		if lf.Proof() {
 			f.Certainty = Certain

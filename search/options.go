@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -292,8 +293,12 @@ func (o *Options) fillDefaults() {
 // and the values it allows.
 func (o *Options) Validate() error {
 	o.fillDefaults()
-	if _, err := explore.Lookup(o.Strategy); err != nil {
-		return &OptionError{Field: "Strategy", Flag: "strategy", Value: o.Strategy, Range: strategyNames()}
+	strat, err := explore.Lookup(o.Strategy)
+	if err != nil {
+		return &OptionError{Field: "Strategy", Flag: "strategy", Value: o.Strategy, Range: StrategyNames()}
+	}
+	if err := checkStrategyParams(strat, o.StrategyParams); err != nil {
+		return err
 	}
 	for i := range bounds {
 		b := &bounds[i]
@@ -318,7 +323,55 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-func strategyNames() string {
+// checkStrategyParams checks the values given for a strategy's own
+// options (Options.StrategyParams) against what it declares; the error
+// names the option as StrategyParams[NAME] and its flag --STRATEGY-NAME.
+func checkStrategyParams(s explore.Strategy, given map[string]string) error {
+	names := make([]string, 0, len(given))
+	for name := range given {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	specs := s.Params()
+	for _, name := range names {
+		i := slices.IndexFunc(specs, func(p sim.ParamSpec) bool { return p.Name == name })
+		if i < 0 {
+			known := make([]string, len(specs))
+			for j := range specs {
+				known[j] = specs[j].Name
+			}
+			r := "none: strategy " + s.Name() + " has no options"
+			if len(known) > 0 {
+				r = "the options of strategy " + s.Name() + ": " + strings.Join(known, ", ")
+			}
+			return &OptionError{Field: "StrategyParams", Flag: s.Name() + "-" + name, Value: name, Range: r}
+		}
+		spec := specs[i]
+		one := sim.System{Name: "strategy " + s.Name(), Params: []sim.ParamSpec{spec}}
+		if _, err := one.Resolve(map[string]string{name: given[name]}); err != nil {
+			return &OptionError{Field: "StrategyParams[" + name + "]", Flag: s.Name() + "-" + name, Value: given[name], Range: paramRange(spec)}
+		}
+	}
+	return nil
+}
+
+// paramRange says in words what values a parameter takes.
+func paramRange(p sim.ParamSpec) string {
+	switch p.Kind {
+	case sim.ParamInt:
+		if r := p.Range(); r != "" {
+			return r
+		}
+		return "an integer"
+	case sim.ParamBool:
+		return "true or false"
+	}
+	return "any text"
+}
+
+// StrategyNames lists the registered strategies' names, e.g. "delay, dfs,
+// dpor, pct, random, walk".
+func StrategyNames() string {
 	var s string
 	for i, st := range explore.Strategies() {
 		if i > 0 {

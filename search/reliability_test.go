@@ -152,6 +152,9 @@ func TestReadReport(t *testing.T) {
 		if got.First().Kind != rep.First().Kind || got.Stats.Paths != rep.Stats.Paths {
 			t.Errorf("%s: read %v/%d, ran %v/%d", c.system, got.First().Kind, got.Stats.Paths, rep.First().Kind, rep.Stats.Paths)
 		}
+		if l := rep.First().Lasso; l != nil && (got.First().Lasso == nil || got.First().Lasso.Origin != l.Origin || l.Origin == 0) {
+			t.Errorf("%s: the lasso's origin read back as %+v, ran %v", c.system, got.First().Lasso, l.Origin)
+		}
 	}
 	// Not a report, a directory, a FIFO, a huge file.
 	dir := t.TempDir()

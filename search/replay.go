@@ -149,7 +149,7 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	}
 	whole := r.Steps == t.Steps || failed
 	switch {
-	case !whole || t.Kind == "live" || t.Kind == "prefix":
+	case !whole || t.Kind == trace.KindLive || t.Kind == trace.KindPrefix:
 	case t.Property == walks.PanicProperty || t.Property == walks.HangProperty:
 		r.Reproduced = failed
 	default:
@@ -183,7 +183,7 @@ type Refined struct {
 // trace, typically with a larger k (seed 003 §4.4), and writes the live
 // alternative and critical.json to o.Out.
 func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Refined, error) {
-	if t.Kind != VerdictLiveness.String() {
+	if t.Kind != trace.KindLiveness {
 		return nil, fmt.Errorf("%w: the trace records a %q path, not a liveness violation", ErrInput, t.Kind)
 	}
 	c, err := critical.FromTrace(t)
@@ -232,7 +232,7 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	if cr.Live != nil {
 		out.Critical.LiveSteps, out.Critical.Shared = cr.Live.Steps, cr.Live.Shared
 		lt := *t
-		lt.Kind, lt.Choices, lt.Steps, lt.Shared, lt.Critical, lt.Condition = "live", cr.Live.Choices, cr.Live.Steps, cr.Live.Shared, out.Critical.Step, ""
+		lt.Kind, lt.Choices, lt.Steps, lt.Shared, lt.Critical, lt.Condition = trace.KindLive, cr.Live.Choices, cr.Live.Steps, cr.Live.Shared, out.Critical.Step, ""
 		if !interrupted {
 			lt.Condition = cr.Condition.String()
 		}

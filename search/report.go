@@ -41,6 +41,17 @@ func (v Verdict) String() string {
 	return fmt.Sprintf("verdict(%d)", int(v))
 }
 
+// traceKind is the kind of the trace of a finding with this verdict.
+func (v Verdict) traceKind() trace.Kind {
+	switch v {
+	case VerdictSafety:
+		return trace.KindSafety
+	case VerdictNondeterministic:
+		return trace.KindNondeterministic
+	}
+	return trace.KindLiveness
+}
+
 // Kind is what a finding is.
 type Kind int
 
@@ -254,12 +265,51 @@ type Lasso struct {
 	Proof     bool
 	Hash      string
 	// Repeated is how many further steps the execution repeated it;
-	// Source says where it was found.
+	// Origin says where it was found, Source the same in words (for a
+	// fair cycle of the explored graph, with the graph's figures).
 	Repeated int
+	Origin   LassoOrigin
 	Source   string
 	Note     string
 	// Events are the cycle's transitions.
 	Events []string
+}
+
+// LassoOrigin says where a lasso was found.
+type LassoOrigin int
+
+// The origins of lassos.
+const (
+	// OriginPath: lasso detection on the violating path itself.
+	OriginPath LassoOrigin = iota + 1
+	// OriginGraph: a fair cycle of hot states in the explored state graph
+	// (Options.Graph), confirmed on the path that follows it.
+	OriginGraph
+	// OriginSearchWalk: a detector during one of the search's walks.
+	OriginSearchWalk
+	// OriginEndWalks: walks from the violating path's end, after a
+	// critical-transition search that found no dead state (C2).
+	OriginEndWalks
+	// OriginAlarm: lasso detection on a temperature alarm's path.
+	OriginAlarm
+)
+
+// originText is what report.json's lasso "source" says for each origin
+// (a graph's lasso says more: explore.GraphLasso.String).
+var originText = [...]string{OriginPath: "violating path", OriginSearchWalk: "search walk", OriginEndWalks: "walks from the violating path's end",
+	OriginAlarm: "temperature alarm path"}
+
+// originOf reads a lasso's origin back from its source text.
+func originOf(source string) LassoOrigin {
+	for o, text := range originText {
+		if text != "" && text == source {
+			return LassoOrigin(o)
+		}
+	}
+	if strings.Contains(source, "explored state graph") {
+		return OriginGraph
+	}
+	return 0
 }
 
 // Cycle returns the step numbers of the cycle's transitions.
@@ -510,7 +560,7 @@ func (r *Report) GraphVerdict() string {
 	}
 	f := r.First()
 	switch {
-	case f != nil && f.Kind == KindLasso && f.Lasso != nil && strings.Contains(f.Lasso.Source, "state graph"):
+	case f != nil && f.Kind == KindLasso && f.Lasso != nil && f.Lasso.Origin == OriginGraph:
 		return "a fair cycle of hot states: the lasso reported"
 	case f != nil:
 		return "no fair cycle of hot states found before the violation"

@@ -303,7 +303,7 @@ func (p *pipeline) finding(v *explore.Violation) Finding {
 		f.Kind, f.Certainty, f.Verdict = KindDead, Suspected, VerdictLiveness
 	}
 	t := p.base
-	t.Kind, t.Property, t.Choices, t.Steps = f.Verdict.String(), f.Property, v.Choices, v.Steps
+	t.Kind, t.Property, t.Choices, t.Steps = f.Verdict.traceKind(), f.Property, v.Choices, v.Steps
 	t.FailuresUntil, t.Depth = v.FailuresUntil, v.LiveAfter
 	f.Trace = &t
 	if v.Checked {
@@ -360,7 +360,7 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 // nondeterminism is the finding of a path whose replays diverged.
 func (p *pipeline) nondeterminism(err error, choices []int32, failuresUntil int) *Finding {
 	t := p.base
-	t.Kind, t.Property, t.Choices, t.FailuresUntil = VerdictNondeterministic.String(), "deterministic replay", choices, failuresUntil
+	t.Kind, t.Property, t.Choices, t.FailuresUntil = trace.KindNondeterministic, "deterministic replay", choices, failuresUntil
 	f := &Finding{Kind: KindNondeterminism, Certainty: Certain, Verdict: VerdictNondeterministic, Property: "deterministic replay",
 		Outcome: walks.Failed, Err: err, Trace: &t}
 	f.Node, _ = errNode(err)
@@ -458,7 +458,7 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 			return &OptionError{Field: "PrefixSteps", Flag: "prefix-steps", Value: o.PrefixSteps, Range: err.Error()}
 		}
 		pt := p.base
-		pt.Kind, pt.Choices, pt.Steps, pt.NoFailures = "prefix", choices, steps, true
+		pt.Kind, pt.Choices, pt.Steps, pt.NoFailures = trace.KindPrefix, choices, steps, true
 		if err := p.writeTrace(&pt, "prefix"); err != nil {
 			return err
 		}

@@ -22,7 +22,7 @@ import (
 
 // TestScenarios runs the searches of testdata/scenarios/*.txt: each directive
 //
-//	search system=NAME [param=(k=v, ...)] [seed=N] [OPTION=VALUE | FLAG ...]
+//	search system=NAME [param=(k=v, ...)] [strategy-param=(k=v, ...)] [seed=N] [OPTION=VALUE | FLAG ...]
 //
 // (options named as the command line's flags, see setters) runs
 // search.Run with one worker and again with two, requires the same report
@@ -93,14 +93,19 @@ func scenario(t *testing.T, td *datadriven.TestData) (*sim.System, search.Option
 		switch arg.Key {
 		case "system":
 			name = arg.SingleVal(t)
-		case "param":
-			opts.Params = map[string]string{}
+		case "param", "strategy-param":
+			m := map[string]string{}
 			for _, kv := range arg.Vals {
 				k, v, ok := strings.Cut(kv, "=")
 				if !ok {
-					td.Fatalf(t, "param %q is not k=v", kv)
+					td.Fatalf(t, "%s %q is not k=v", arg.Key, kv)
 				}
-				opts.Params[k] = v
+				m[k] = v
+			}
+			if arg.Key == "param" {
+				opts.Params = m
+			} else {
+				opts.StrategyParams = m
 			}
 		case "properties":
 			opts.Properties = arg.Vals

@@ -230,7 +230,7 @@ func (r *Report) writeLasso(w io.Writer, f *Finding) {
 			}
 			fmt.Fprintf(w, "%s: a stem of %d steps, then a cycle of %d steps (transitions %d-%d), replayed %d times (%s hashing)\n",
 				what, l.Stem, l.Length, l.Stem+1, l.Stem+l.Length, l.Confirmed, l.Hash)
-			if strings.Contains(l.Source, "state graph") {
+			if l.Origin == OriginGraph {
 				fmt.Fprintf(w, "  found as %s\n", l.Source)
 			}
 			const show = 24

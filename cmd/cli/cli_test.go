@@ -77,52 +77,6 @@ func run(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-func TestUsageErrorsExitTwo(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{nil, "Usage"},
-		{[]string{"frobnicate"}, "unknown command"},
-		{[]string{"search", "--bogus"}, "unknown flag"},
-		{[]string{"search"}, "--system is required"},
-		{[]string{"search", "--system", "nope"}, "unknown system"},
-		{[]string{"search", "--system", "clitest-poison", "--param", "colour=red"}, "unknown parameter"},
-		{[]string{"search", "--system", "clitest-poison", "--param", "fixed=maybe"}, "not true or false"},
-		{[]string{"search", "--system", "clitest-poison", "--param", "fixed"}, "want NAME=VALUE"},
-		{[]string{"search", "--system", "clitest-poison", "--property", "Nope"}, "unknown property"},
-		{[]string{"search", "--system", "clitest-poison", "--walk-depth", "0"}, "--walk-depth 0: allowed 1 to 10000000"},
-		{[]string{"search", "--system", "clitest-poison", "--workers", "-1"}, "--workers -1: allowed 0 (all cores) or 1 to 1024"},
-		{[]string{"search", "--system", "clitest-poison", "--handler-timeout", "1ns"}, "--handler-timeout 1ns: allowed 1ms to 1h0m0s"},
-		{[]string{"search", "--system", "clitest-poison", "--strategy", "bogus"}, "--strategy bogus: allowed delay, dfs, dpor, pct, random, walk"},
-		{[]string{"search", "--system", "clitest-poison", "--depth", "x"}, "invalid argument"},
-		{[]string{"search", "--system", "clitest-poison", "--strategy", "pct", "--pct-depth", "0", "--out", dir}, "strategy pct: depth 0: want 1 to steps+1 = 101"},
-		{[]string{"search", "--system", "clitest-poison", "--strategy", "delay", "--delay-base", "fifo", "--out", dir}, `strategy delay: base "fifo": want rr or rtc`},
-		{[]string{"search", "--system", "clitest-poison", "--strategy", "pct", "--pct-steps", "many"}, `steps="many" is not an integer`},
-		{[]string{"search", "--system", "clitest-poison", "--pct-depth", "2"}, "--pct-depth is an option of --strategy pct, not dfs"},
-		{[]string{"search", "--system", "clitest-poison", "--graph-states", "0"}, "--graph-states 0: allowed 1 to"},
-		{[]string{"replay"}, "--trace is required"},
-		{[]string{"replay", "--trace", filepath.Join(dir, "missing.trace")}, "no such file"},
-		{[]string{"critical", "--trace", filepath.Join(dir, "missing.trace")}, "no such file"},
-		{[]string{"tune", "--system", "nope"}, "unknown system"},
-	} {
-		if err := os.WriteFile(filepath.Join(dir, "report.json"), []byte("{}"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		code, out, errs := run(t, tc.args...)
-		if code != ExitUsage {
-			t.Errorf("%v: exit %d, want 2", tc.args, code)
-		}
-		if _, err := os.Stat(filepath.Join(dir, "report.json")); err != nil {
-			t.Errorf("%v: a usage error removed the previous results in --out: %v", tc.args, err)
-		}
-		if !strings.Contains(errs+out, tc.want) {
-			t.Errorf("%v: output does not say %q:\n%s%s", tc.args, tc.want, errs, out)
-		}
-	}
-}
-
 func TestSearchFindsReportsAndReplays(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errs := run(t, "search", "--system", "clitest-poison", "--out", dir, "--seed", "3", "--depth", "1", "--walk-depth", "200", "--json")

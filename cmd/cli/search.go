@@ -28,7 +28,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.StringArrayVar(&params, "param", nil, "system parameter NAME=VALUE (repeatable)")
 	fs.StringArrayVar(&o.Properties, "property", nil, "check only this property (repeatable; default: all)")
 	fs.StringVar(&o.Faults, "faults", "", "failure budgets and where they may happen, overriding the system's, e.g. crashes=1,partitions=1,duplicates=2,nodes=0+1,links=0-1 (also resets, breaks, drops, reorder, splits)")
-	fs.StringVar(&o.Strategy, "strategy", search.DefaultStrategy, "exploration order: "+strategyList())
+	fs.StringVar(&o.Strategy, "strategy", search.DefaultStrategy, "exploration order: "+search.StrategyNames())
 	fs.IntVar(&o.Depth, "depth", 0, "cap on the bounded search depth (0: deepen until the budget ends)")
 	fs.IntVar(&o.DepthStep, "depth-step", search.DefaultDepthStep, "iterative deepening increment")
 	fs.IntVar(&o.WalkDepth, "walk-depth", search.DefaultWalkDepth, "d_max: steps of each random walk")
@@ -227,17 +227,6 @@ func (a *App) swallow(ch chan os.Signal) {
 func allowed(flag string) string {
 	r, _ := search.Allowed(flag)
 	return r
-}
-
-func strategyList() string {
-	var s string
-	for i, st := range explore.Strategies() {
-		if i > 0 {
-			s += ", "
-		}
-		s += st.Name()
-	}
-	return s
 }
 
 // strategyFlagSet maps the flags --STRATEGY-PARAM of every strategy's

@@ -526,13 +526,13 @@ func (r *recorder) finish(s *engine.Sim) {
 	}
 	// The live trace records the critical step too, but no state of the
 	// live path is dead.
-	if t.Critical >= 0 && t.Critical <= p.Steps && t.Condition != "" && t.Kind != "live" {
+	if t.Critical >= 0 && t.Critical <= p.Steps && t.Condition != "" && t.Kind != trace.KindLive {
 		p.Crit, p.Cond = t.Critical, t.Condition
 	}
 	if t.CycleLen > 0 && t.CycleStart+t.CycleLen <= p.Steps {
 		p.CycleStart, p.CycleLen = t.CycleStart, t.CycleLen
 	}
-	if p.Fail < 0 && t.Kind == "safety" && p.Steps > 0 {
+	if p.Fail < 0 && t.Kind == trace.KindSafety && p.Steps > 0 {
 		p.Fail = p.Steps
 		p.FailText = fmt.Sprintf("safety property %s fails at step %d", t.Property, p.Steps)
 		for i, pr := range r.check {

@@ -228,7 +228,7 @@ func pathTitle(t *trace.Trace, r *Report) string {
 	switch {
 	case r != nil && r.Kind == "lasso", t.CycleLen > 0:
 		return "lasso path"
-	case t.Kind == "liveness":
+	case t.Kind == trace.KindLiveness:
 		return "dead path"
 	}
 	return "violating path"
@@ -287,8 +287,8 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	r := in.Report
 	t := in.Error
 	if r == nil {
-		r = &Report{Verdict: t.Kind, Property: t.Property, System: t.System, Params: t.Params, Seed: t.Seed, Steps: t.Steps, Depth: t.Depth}
-		if t.Kind == "liveness" {
+		r = &Report{Verdict: string(t.Kind), Property: t.Property, System: t.System, Params: t.Params, Seed: t.Seed, Steps: t.Steps, Depth: t.Depth}
+		if t.Kind == trace.KindLiveness {
 			r.Kind = "dead"
 			if t.CycleLen > 0 {
 				r.Kind = "lasso"

@@ -267,7 +267,7 @@ func walk(system string, params map[string]string, seed uint64, steps, depth int
 	}
 	return &trace.Trace{
 		Tool: "mdbtest", System: system, Params: params, Seed: seed,
-		Choices: s.ChoiceValues(), Steps: s.Steps(), FailuresUntil: depth, Kind: "prefix", Depth: depth,
+		Choices: s.ChoiceValues(), Steps: s.Steps(), FailuresUntil: depth, Kind: trace.KindPrefix, Depth: depth,
 		Critical: -1,
 	}, nil
 }
@@ -314,7 +314,7 @@ func FindIn(system string, params map[string]string, o Options) (*Found, error) 
 		if live(s) {
 			continue
 		}
-		t.Kind, t.Property, t.WalkDepth = "liveness", cfg.Liveness[0].Name, o.WalkDepth
+		t.Kind, t.Property, t.WalkDepth = trace.KindLiveness, cfg.Liveness[0].Name, o.WalkDepth
 		c, err := critical.FromTrace(t)
 		if err != nil {
 			return nil, fmt.Errorf("mdbtest: %w", err)

@@ -1,8 +1,9 @@
 // Package simtest holds small systems that misbehave in the ways a checker
 // must report rather than search: a handler that panics, a handler that
-// never returns, and a service whose replays diverge. The tests of the
-// search pipeline, the command line and the debugger share them. Importing
-// the package registers them:
+// never returns, and a service whose replays diverge; and one that falls
+// quiescent without being live. The tests of the search pipeline, the
+// command line and the debugger share them. Importing the package
+// registers them:
 //
 //   - simtest-panic: node 1 panics on the second message node 0 sends it
 //     (two application requests, one message each).
@@ -10,6 +11,10 @@
 //     application request has run before it.
 //   - simtest-leak: node 0 records a package-level counter on every tick
 //     of its periodic timer, so no two replays agree.
+//   - simtest-quiet: node 0 asks node 1 once (one application request);
+//     when their connection breaks (one break allowed) with the request
+//     or the answer in flight, nothing is left to run and Answered never
+//     holds: a dead state that is certain without walking.
 //
 // # Usage
 //

@@ -11,6 +11,7 @@ const (
 	Panic = "simtest-panic"
 	Hang  = "simtest-hang"
 	Leak  = "simtest-leak"
+	Quiet = "simtest-quiet"
 )
 
 // Hit is what node 0 sends node 1 in simtest-panic.
@@ -71,6 +72,31 @@ func (l *leaker) Start(ctx *sim.Context) { ctx.SetPeriodic("tick") }
 // HandleTimer records the package-level counter.
 func (l *leaker) HandleTimer(_ *sim.Context, _ string) { l.Seen = ticks.Add(1) }
 
+// Ask is node 0's request in simtest-quiet, Answer node 1's reply.
+type (
+	Ask    struct{}
+	Answer struct{}
+)
+
+// asker is a node of simtest-quiet: node 0 asks once and never again.
+type asker struct {
+	sim.Base
+	Answered bool
+}
+
+// HandleApp asks node 1.
+func (a *asker) HandleApp(ctx *sim.Context, _ any) { ctx.Send(1, Ask{}) }
+
+// HandleMessage answers an Ask and notes an Answer.
+func (a *asker) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
+	switch m.(type) {
+	case Ask:
+		ctx.Send(from, Answer{})
+	case Answer:
+		a.Answered = true
+	}
+}
+
 func init() {
 	sim.Register(&sim.System{
 		Name: Panic,
@@ -96,6 +122,24 @@ func init() {
 				Nodes:   1,
 				Service: func(sim.NodeID) sim.Service { return &hanger{} },
 				App:     func(sim.NodeID) []any { return []any{"ask"} },
+			}, nil
+		},
+	})
+	sim.Register(&sim.System{
+		Name: Quiet,
+		Doc:  "test system: a request lost when its connection breaks is never asked again",
+		Build: func(sim.Params) (*sim.Config, error) {
+			return &sim.Config{
+				Nodes:   2,
+				Service: func(sim.NodeID) sim.Service { return &asker{} },
+				App: func(id sim.NodeID) []any {
+					if id == 0 {
+						return []any{"ask"}
+					}
+					return nil
+				},
+				Liveness: []sim.Property{{Name: "Answered", Check: func(v *sim.View) bool { return sim.Node[asker](v, 0).Answered }}},
+				Failures: sim.Failures{Breaks: 1},
 			}, nil
 		},
 	})

@@ -117,7 +117,9 @@ func (dc *decoder) field(t *Trace, key string) error {
 	case "properties":
 		t.Properties, err = dc.strings()
 	case "kind":
-		t.Kind, err = d.DecodeString()
+		var k string
+		k, err = d.DecodeString()
+		t.Kind = Kind(k)
 	case "property":
 		t.Property, err = d.DecodeString()
 	case "depth":

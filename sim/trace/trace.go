@@ -56,8 +56,8 @@ type Trace struct {
 	// Faults, when set, overrode the system's failure budgets and filters
 	// (sim.ParseFailures' form); replay applies it again.
 	Faults string `msgpack:"faults"`
-	// Kind says what the trace shows: "liveness", "safety", "live", "prefix".
-	Kind string `msgpack:"kind"`
+	// Kind says what the trace shows (KindLiveness, KindSafety, ...).
+	Kind Kind `msgpack:"kind"`
 	// Property is the violated property, if any.
 	Property string `msgpack:"property"`
 	// Depth is the bounded search depth: liveness counts only beyond it.
@@ -75,6 +75,27 @@ type Trace struct {
 	CycleLen   int    `msgpack:"cycle_len"`
 	Note       string `msgpack:"note"`
 }
+
+// Kind says what a trace shows. Trace files store it as its text, so
+// files written before it was a type read back the same.
+type Kind string
+
+// The kinds of traces.
+const (
+	// KindLiveness: a liveness violation (a dead state, a lasso, a
+	// temperature alarm, a linearizability violation's path).
+	KindLiveness Kind = "liveness"
+	// KindSafety: a safety violation or a handler failure.
+	KindSafety Kind = "safety"
+	// KindNondeterministic: a path whose replays diverged.
+	KindNondeterministic Kind = "nondeterministic"
+	// KindLive: the live alternative of a critical transition.
+	KindLive Kind = "live"
+	// KindPrefix: a live steady-state prefix the search started from.
+	KindPrefix Kind = "prefix"
+	// KindMinimized: the minimized doomed path (critical.Minimize).
+	KindMinimized Kind = "minimized"
+)
 
 // Options returns the simulator options that replay this trace.
 func (t *Trace) Options() engine.Options {

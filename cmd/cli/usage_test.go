@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+)
+
+// TestUsageErrors runs the command lines of testdata/usage.txt: each
+//
+//	macemc
+//	ARG ...
+//
+// runs the arguments (one line, split at spaces; $DIR is a directory that
+// holds a previous run's report.json, passed as --out where a command
+// writes) and prints the exit code, stdout and stderr. Every command in the
+// file must exit 2 and leave that report.json in place. The systems an
+// unknown name is told about, which depend on what the test binary
+// registers, show as "(known: ...)". go test ./cmd/cli -rewrite
+// regenerates the file.
+func TestUsageErrors(t *testing.T) {
+	datadriven.RunTest(t, "testdata/usage.txt", func(t *testing.T, td *datadriven.TestData) string {
+		if td.Cmd != "macemc" {
+			td.Fatalf(t, "unknown command %q", td.Cmd)
+		}
+		dir := t.TempDir()
+		prev := filepath.Join(dir, "report.json")
+		if err := os.WriteFile(prev, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := strings.Fields(strings.ReplaceAll(td.Input, "$DIR", dir))
+		code, out, errs := run(t, args...)
+		if code != ExitUsage {
+			t.Errorf("%s: exit %d, want %d", td.Pos, code, ExitUsage)
+		}
+		if _, err := os.Stat(prev); err != nil {
+			t.Errorf("%s: a usage error removed the previous results in --out: %v", td.Pos, err)
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "exit %d\n", code)
+		if out != "" {
+			b.WriteString("stdout:\n" + out)
+		}
+		if errs != "" {
+			b.WriteString("stderr:\n" + errs)
+		}
+		return knownSystems.ReplaceAllString(strings.ReplaceAll(b.String(), dir, "$DIR"), "(known: ...)")
+	})
+}
+
+// knownSystems matches the list of registered systems in an unknown
+// system's error.
+var knownSystems = regexp.MustCompile(`\(known: [^)]*\)`)
