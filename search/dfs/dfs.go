@@ -154,6 +154,18 @@ func (e *explorer) Fork(round, depth int, prefix []int32) explore.Explorer {
 	return f
 }
 
+// RoundDepth implements explore.Forker.
+func (e *explorer) RoundDepth(round int) (int, bool) {
+	if round < 1 || e.max > 0 && (round-1)*e.step >= e.max {
+		return 0, false
+	}
+	d := round * e.step
+	if e.max > 0 && d > e.max {
+		d = e.max
+	}
+	return d, true
+}
+
 // fork explores the subtree below a prefix (Fork).
 type fork struct {
 	round, depth, floor int

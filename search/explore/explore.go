@@ -102,6 +102,12 @@ type Config struct {
 	// fair cycles of hot states it holds (see GraphConfig).
 	Graph *GraphConfig
 
+	// Records, when set, merges shards (Shard) of this search: the
+	// coordinator follows the strategy's paths through the records of all
+	// of them and runs itself only what they do not cover, with the
+	// result of one process (see shard.go).
+	Records []*ShardRecords
+
 	pathHook func(choices []int32)                 // tests: called with each bounded path
 	specHook func(hits, misses, ran, walked int64) // tests: how many paths the coordinator followed from records and ran
 }
@@ -413,7 +419,16 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrConfig, c.Strategy.Name(), err)
 	}
-	r := &runner{cfg: c, ctx: ctx, ex: ex, start: time.Now(), seen: newVisited(c.MaxStates)}
+	var preload map[int][]*task
+	if len(c.Records) > 0 {
+		if _, ok := ex.(Forker); !ok {
+			return nil, fmt.Errorf("%w: strategy %s does not search depth first", ErrShard, c.Strategy.Name())
+		}
+		if preload, err = mergeRecords(c.Records); err != nil {
+			return nil, err
+		}
+	}
+	r := &runner{cfg: c, ctx: ctx, ex: ex, start: time.Now(), seen: newVisited(c.MaxStates), preload: preload}
 	r.graph = newGraphRun(&r.cfg)
 	res, err := r.run()
 	if !r.hung {
@@ -442,6 +457,8 @@ type runner struct {
 	// the coordinator that the worker is done with the job it was sent.
 	spec    *speculation
 	handoff chan struct{}
+	// preload holds the merged shards' tasks of every round (Records).
+	preload map[int][]*task
 
 	// live counters for progress reports (the result counts committed
 	// paths only).
@@ -494,9 +511,13 @@ func (r *runner) run() (*Result, error) {
 	r.quit = make(chan struct{})
 	results := make(chan *job, 4*r.cfg.Workers)
 	var wg sync.WaitGroup
-	if r.cfg.Workers > 1 {
+	if r.cfg.Workers > 1 || len(r.cfg.Records) > 0 {
 		r.spec = newSpeculation(r)
-	} else {
+		if len(r.cfg.Records) > 0 {
+			r.spec.preload = r.preload
+		}
+	}
+	if r.cfg.Workers == 1 {
 		// One worker: the coordinator waits for each job before the next
 		// path, so that the search runs on one core at a time.
 		r.handoff = make(chan struct{})

@@ -73,8 +73,10 @@ type specRec struct {
 	// decision, which the coordinator checks.
 	end End
 	// job is the path's job: its verdict, walk and statistics (its index
-	// and pruning statistics are the coordinator's to fill in).
-	job *job
+	// and pruning statistics are the coordinator's to fill in). redo marks
+	// a merged record of a violation, which the coordinator runs again.
+	job  *job
+	redo bool
 }
 
 // stepEnd returns where step k+1 ends in choices.
@@ -160,6 +162,13 @@ type speculation struct {
 
 	vals        []int32 // the scheduler's choices on the path being followed
 	lastChoices []int32
+	// In a shard (Shard), the generator keeps the tasks numbered shard
+	// modulo shards only, and counts all it made (made). In a merge,
+	// preload holds every round's tasks.
+	shard, shards int
+	made          int64
+	preload       map[int][]*task
+
 	// hits and misses count the paths the coordinator followed from the
 	// records and those it ran itself (tests and benchmarks).
 	hits, misses int64
@@ -167,7 +176,7 @@ type speculation struct {
 }
 
 func newSpeculation(r *runner) *speculation {
-	sp := &speculation{r: r, maxTask: 4 * r.cfg.Workers}
+	sp := &speculation{r: r, maxTask: 4 * r.cfg.Workers, shards: 1}
 	sp.queue = make(chan *task, sp.maxTask+1)
 	sp.cond.L = &sp.mu
 	return sp
@@ -198,8 +207,11 @@ func (sp *speculation) startRound(round, depth int, fk Forker) {
 	sp.stopGen()
 	sp.mu.Lock()
 	sp.round, sp.depth, sp.split, sp.fork = round, depth, splitDepth(depth), fk
-	sp.tasks, sp.ti, sp.ri, sp.passed = nil, 0, 0, 0
-	sp.gen = depth >= minSpecDepth
+	sp.tasks, sp.ti, sp.ri, sp.passed, sp.made = nil, 0, 0, 0, 0
+	sp.gen = depth >= minSpecDepth && sp.preload == nil
+	if sp.preload != nil {
+		sp.tasks = sp.preload[round]
+	}
 	sp.current.Store(int64(round))
 	sp.mu.Unlock()
 	if !sp.gen {
@@ -284,6 +296,12 @@ func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan st
 			}
 			ord++
 			gs.task = ord + 1 // the paths from here on come after task ord
+			sp.mu.Lock()
+			sp.made = ord
+			sp.mu.Unlock()
+			if (ord-1)%int64(sp.shards) != int64(sp.shard) {
+				continue // another shard's
+			}
 			t := newTask(ord, round, depth, slices.Clone(pr.prev))
 			sp.mu.Lock()
 			sp.tasks = append(sp.tasks, t)
@@ -471,6 +489,10 @@ func (sp *speculation) follow(p *Path, index int64) (followed, error) {
 	}
 	// fromRecord is the path's job as the record has it.
 	fromRecord := func() (followed, error) {
+		if sr.redo {
+			// A merged violation: run again, to rebuild it whole.
+			return miss()
+		}
 		j := *sr.job
 		j.index = index
 		if j.result != nil {
@@ -605,6 +627,31 @@ func (sp *speculation) at() *specRec {
 		}
 		sp.passTask()
 	}
+}
+
+// nextTask returns the task at the cursor, waiting for the generator;
+// nil when the round has no more (a shard's loop).
+func (sp *speculation) nextTask() *task {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	for sp.ti >= len(sp.tasks) && sp.gen {
+		sp.cond.Wait()
+	}
+	if sp.ti >= len(sp.tasks) {
+		return nil
+	}
+	return sp.tasks[sp.ti]
+}
+
+// generated returns how many tasks the round's generator made, in all
+// shards, once it ended.
+func (sp *speculation) generated() int64 {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	for sp.gen {
+		sp.cond.Wait()
+	}
+	return sp.made
 }
 
 // advance moves the cursor to the next record, letting go of the one it

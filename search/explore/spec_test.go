@@ -1,12 +1,14 @@
 package explore_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/macemc/macemc/search/dfs"
 	"github.com/macemc/macemc/search/explore"
 	_ "github.com/macemc/macemc/services/all"
 	"github.com/macemc/macemc/sim"
@@ -145,6 +147,58 @@ func TestSpeculationHang(t *testing.T) {
 			want = got
 		} else if got != want {
 			t.Errorf("2 workers: hang at %s, one worker at %s", got, want)
+		}
+	}
+}
+
+// TestShardsMergeToOneProcess: the search run as 1, 3 and 4 shards and
+// merged reports exactly what one process reports, on a few systems,
+// buggy and fixed, with the explored graph; the merge follows most paths
+// of a fixed system from the shards' records.
+func TestShardsMergeToOneProcess(t *testing.T) {
+	for _, name := range []string{"randtree", "transport", "chord", "philosophers"} {
+		sys, err := sim.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fixed := range []string{"false", "true"} {
+			cfg, _, err := sys.Config(map[string]string{"fixed": fixed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := explore.Config{System: cfg, Strategy: dfs.Strategy{}, Seed: 3, WalkDepth: 300, MaxPaths: 800, MaxViolations: 2, Workers: 2,
+				Graph: &explore.GraphConfig{}}
+			one, err := explore.Run(context.Background(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := summary(one)
+			for _, n := range []int{1, 3, 4} {
+				var shards []*explore.ShardRecords
+				for i := range n {
+					sh, err := explore.Shard(context.Background(), c, i, n)
+					if err != nil {
+						t.Fatalf("%s shard %d of %d: %v", name, i, n, err)
+					}
+					shards = append(shards, sh)
+				}
+				m := c
+				m.Records = shards
+				var hits, misses int64
+				explore.SetSpecHook(&m, func(h, mi, _, _ int64) { hits, misses = h, mi })
+				merged, err := explore.Run(context.Background(), m)
+				if err != nil {
+					t.Fatalf("%s merge of %d: %v", name, n, err)
+				}
+				if got := summary(merged); got != want {
+					t.Errorf("%s fixed=%s: %d shards merged report\n%s\none process\n%s", name, fixed, n, got, want)
+				}
+				// A buggy system's shards stop at their first violations, and
+				// the merge runs the paths past them itself.
+				if fixed == "true" && hits < misses || hits == 0 {
+					t.Errorf("%s fixed=%s, %d shards: the merge followed %d paths from records and ran %d itself", name, fixed, n, hits, misses)
+				}
+			}
 		}
 	}
 }

@@ -123,6 +123,11 @@ type Forker interface {
 	// the first choice everywhere, and it has no more paths once the next
 	// one would leave the prefix. Its Status is not used.
 	Fork(round, depth int, prefix []int32) Explorer
+	// RoundDepth returns the depth bound of round (from 1), or false past
+	// the last round the explorer can run (its MaxDepth): a shard (Shard)
+	// explores the rounds without the paths that decide whether each is
+	// reached.
+	RoundDepth(round int) (int, bool)
 }
 
 // Coster is a Scheduler that ranks the states its path reaches for

@@ -1,0 +1,301 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/macemc/macemc/sim/engine"
+)
+
+// Shards: the bounded search of one machine spread over several.
+//
+// A shard (Shard) runs what the workers of one process run ahead of its
+// coordinator (speculation, spec.go), for a deterministic share of each
+// round: every round's generator runs in every shard (it is small: the
+// paths above the split depth) and numbers the round's tasks the same way
+// everywhere; shard i of n explores the tasks whose number is i modulo n,
+// walks their paths and records them. Merging (Config.Records) runs the
+// coordinator alone over the records of all the shards: it follows the
+// strategy's paths through them in order and executes what they do not
+// cover (the paths above the split depth, a shard's tasks past its budget,
+// and every path whose record holds a violation, so that the violation is
+// rebuilt whole: its walk is seeded by its path, so it is the same). The
+// merged result is the one process's: the same verdict, the same counts,
+// the same first violation.
+
+// ShardRecords are what one shard of a search found: the records of its
+// tasks, round by round.
+type ShardRecords struct {
+	// Index and Count say which shard: Index of Count, from 0.
+	Index, Count int
+	Rounds       []ShardRound
+	// Paths, Walks and Transitions count what the shard ran, Violations
+	// the paths whose record holds one.
+	Paths, Walks, Transitions int64
+	Violations                int
+	// Stop says why the shard ended: StopExhausted or StopDepth (every
+	// round it could reach), StopPaths (its share of the path budget),
+	// StopTime, StopViolation or StopInterrupted.
+	Stop Stop
+}
+
+// ShardRound is one round of a shard: its depth bound and the shard's
+// tasks of it, in order.
+type ShardRound struct {
+	Round, Depth int
+	Tasks        []ShardTask
+}
+
+// ShardTask is one task's records: every path of its subtree in order, up
+// to where the shard stopped.
+type ShardTask struct {
+	Ord     int64
+	Records []Record
+}
+
+// Record is what a shard found on one path: its choices after the
+// search's prefix with their kinds and numbers of options, where each step
+// began, the hash (and graph step) of every state it checked, how its
+// bounded part ended, and what its walk and the path check gave.
+type Record struct {
+	Choices []engine.Choice
+	Starts  []int32
+	Begun   int
+	Checked int
+	Hashes  []uint64
+	Graph   []GraphStep
+	End     End
+	// Walked says the path walked, Cycle that its bounded part ended on a
+	// cycle, Transitions counts its steps (bounded part and walk).
+	Walked, Cycle bool
+	Transitions   int64
+	// Judged is the path check's verdict (Config.Check), when it judged
+	// the path; its Detail is not kept.
+	Judged *Judgement
+	// Violation says the path is a violation: the merge runs it again to
+	// rebuild it whole.
+	Violation bool
+}
+
+// GraphStep is what the explored graph records of one state and the step
+// into it (Config.Graph).
+type GraphStep struct {
+	Key     uint64
+	Hot     bool
+	Units   []uint64
+	Unit    uint64
+	Failure bool
+	Ch      []int32
+}
+
+// record returns the Record of a speculative record.
+func (sr *specRec) record() Record {
+	rec := Record{Choices: sr.choices, Starts: sr.starts, Begun: sr.begun, Checked: sr.checked, Hashes: sr.hashes, End: sr.end}
+	for _, g := range sr.graph {
+		rec.Graph = append(rec.Graph, GraphStep{Key: g.key, Hot: g.hot, Units: g.units, Unit: g.unit, Failure: g.failure, Ch: g.ch})
+	}
+	if j := sr.job; j != nil {
+		rec.Walked, rec.Cycle, rec.Transitions = j.stats.walked, j.stats.cycle, j.stats.transitions
+		if j.stats.checked {
+			jd := j.stats.judged
+			jd.Detail = nil
+			rec.Judged = &jd
+		}
+		rec.Violation = j.result != nil
+	}
+	return rec
+}
+
+// specRec returns the speculative record of a Record, for the coordinator
+// to follow: a violation's is to be run again (redo).
+func (rec *Record) specRec() *specRec {
+	sr := &specRec{choices: rec.Choices, starts: rec.Starts, begun: rec.Begun, checked: rec.Checked, hashes: rec.Hashes, end: rec.End, redo: rec.Violation}
+	for _, g := range rec.Graph {
+		sr.graph = append(sr.graph, graphStep{key: g.Key, hot: g.Hot, units: g.Units, unit: g.Unit, failure: g.Failure, ch: g.Ch})
+	}
+	j := &job{walk: rec.Walked || rec.End.Reason == EndDepth || rec.End.Reason == EndCycle}
+	j.stats.walked, j.stats.cycle, j.stats.transitions = rec.Walked, rec.Cycle, rec.Transitions
+	if rec.Judged != nil {
+		j.stats.checked, j.stats.judged = true, *rec.Judged
+	}
+	sr.job = j
+	return sr
+}
+
+// ErrShard marks a search that cannot be sharded or merged.
+var ErrShard = fmt.Errorf("%w: shards", ErrConfig)
+
+// Shard runs shard index of count of the search c describes: in every
+// round, the tasks numbered index modulo count (see above), with
+// c.Workers workers, until the rounds run out, the search is interrupted
+// or its budgets are spent: Time, MaxViolations violating paths, and a
+// share of MaxPaths (twice the budget over count, and 100 more paths: the
+// paths of a shard's tasks are not all paths of the search, and a merge
+// runs itself what a shard left out). The strategy must be a Forker, and
+// the search must not observe its walks (Config.Observe: a lasso
+// detector's counts ride on each walk).
+func Shard(ctx context.Context, c Config, index, count int) (*ShardRecords, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if count < 1 || index < 0 || index >= count {
+		return nil, fmt.Errorf("%w: shard %d of %d", ErrShard, index, count)
+	}
+	if c.Observe != nil {
+		return nil, fmt.Errorf("%w: walks observed (lasso detection) cannot be sharded", ErrShard)
+	}
+	ex, err := c.Strategy.New(Setup{Seed: c.Seed, DepthStep: c.DepthStep, MaxDepth: c.MaxDepth, Params: c.StrategyParams})
+	if err != nil {
+		return nil, fmt.Errorf("%w: strategy %s: %w", ErrConfig, c.Strategy.Name(), err)
+	}
+	fk, ok := ex.(Forker)
+	if !ok {
+		return nil, fmt.Errorf("%w: strategy %s does not search depth first", ErrShard, c.Strategy.Name())
+	}
+	if len(c.Prefix) > 0 {
+		if _, err := engine.Replay(c.System, c.Prefix, c.PrefixSteps, engine.Options{}); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrPrefix, err)
+		}
+	}
+	r := &runner{cfg: c, ctx: ctx, start: time.Now(), seen: newVisited(1), stopAt: -1}
+	defer r.seen.free()
+	r.graph = newGraphRun(&r.cfg)
+	r.quit = make(chan struct{})
+	sp := newSpeculation(r)
+	sp.shard, sp.shards = index, count
+	r.spec = sp
+	sp.hints = newHintTable(c.MaxStates)
+	var wg sync.WaitGroup
+	jobs := make(chan *job) // no walk jobs: the workers run tasks only
+	for range c.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.worker(jobs, nil)
+		}()
+	}
+	out := &ShardRecords{Index: index, Count: count}
+	limit := int64(0)
+	if c.MaxPaths > 0 {
+		limit = 2*c.MaxPaths/int64(count) + 100
+	}
+	var deadline time.Time
+	if c.Time > 0 {
+		deadline = r.start.Add(c.Time)
+	}
+	// stop tells the workers the shard is done (they also stop at a
+	// violation once r.stopping is set).
+	stop := func(reason Stop) {
+		out.Stop = reason
+		r.stopping.Store(true)
+	}
+rounds:
+	for round := 1; ; round++ {
+		depth, ok := fk.RoundDepth(round)
+		if !ok {
+			stop(StopDepth)
+			break
+		}
+		sp.startRound(round, depth, fk)
+		sr := ShardRound{Round: round, Depth: depth}
+		tasks := 0
+		for {
+			t := sp.nextTask()
+			if t == nil {
+				break
+			}
+			tasks++
+			t.mu.Lock()
+			for !t.done {
+				t.cond.Wait()
+			}
+			recs := t.recs
+			t.mu.Unlock()
+			st := ShardTask{Ord: t.ord}
+			for _, rec := range recs {
+				st.Records = append(st.Records, rec.record())
+				out.Paths++
+				out.Transitions += rec.job.stats.transitions
+				if rec.job.stats.walked {
+					out.Walks++
+				}
+				if rec.job.result != nil {
+					out.Violations++
+				}
+			}
+			sr.Tasks = append(sr.Tasks, st)
+			sp.passTask()
+			switch {
+			case ctx.Err() != nil:
+				stop(StopInterrupted)
+			case !deadline.IsZero() && time.Now().After(deadline):
+				stop(StopTime)
+			case out.Violations >= c.MaxViolations:
+				stop(StopViolation)
+			case limit > 0 && out.Paths >= limit:
+				stop(StopPaths)
+			}
+			if r.stopping.Load() {
+				out.Rounds = append(out.Rounds, sr)
+				break rounds
+			}
+		}
+		out.Rounds = append(out.Rounds, sr)
+		if depth < minSpecDepth {
+			continue // no tasks in so shallow a round: the merge runs it
+		}
+		if sp.generated() == 0 {
+			// No path of the round reached the split depth, so none
+			// reached its bound: the search is exhausted.
+			stop(StopExhausted)
+			break
+		}
+	}
+	sp.stop()
+	close(r.quit)
+	wg.Wait()
+	return out, nil
+}
+
+// mergeRecords prepares a merge: the tasks of every shard's rounds in order,
+// checked to be the shards 0 to n-1 of one search.
+func mergeRecords(shards []*ShardRecords) (map[int][]*task, error) {
+	if len(shards) == 0 {
+		return nil, fmt.Errorf("%w: no shards to merge", ErrShard)
+	}
+	n := shards[0].Count
+	seen := make([]bool, n)
+	for _, s := range shards {
+		if s.Count != n || s.Index < 0 || s.Index >= n {
+			return nil, fmt.Errorf("%w: shard %d of %d among shards of %d", ErrShard, s.Index, s.Count, n)
+		}
+		if seen[s.Index] {
+			return nil, fmt.Errorf("%w: shard %d of %d given twice", ErrShard, s.Index, n)
+		}
+		seen[s.Index] = true
+	}
+	if i := slices.Index(seen, false); i >= 0 {
+		return nil, fmt.Errorf("%w: shard %d of %d is missing", ErrShard, i, n)
+	}
+	rounds := map[int][]*task{}
+	for _, s := range shards {
+		for _, r := range s.Rounds {
+			for _, st := range r.Tasks {
+				t := newTask(st.Ord, r.Round, r.Depth, nil)
+				for i := range st.Records {
+					t.recs = append(t.recs, st.Records[i].specRec())
+				}
+				t.done = true
+				rounds[r.Round] = append(rounds[r.Round], t)
+			}
+		}
+	}
+	for _, ts := range rounds {
+		sort.Slice(ts, func(i, j int) bool { return ts[i].ord < ts[j].ord })
+	}
+	return rounds, nil
+}
