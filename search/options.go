@@ -163,7 +163,7 @@ type Options struct {
 	Command string
 	// Progress, when set, is told what the run is doing, from the
 	// goroutine that called Run.
-	Progress func(Progress)
+	Progress func(Progress) `json:"-"`
 }
 
 // LassoOptions configure liveness violations without a dead state (seed

@@ -81,6 +81,63 @@ type Progress struct {
 // not build, an unreadable prefix, an output directory that cannot be
 // written.
 func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
+	return run(ctx, sys, opts, nil)
+}
+
+// run is Run, merging the records of shards (RunShard) when records is
+// not empty.
+func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.ShardRecords) (*Report, error) {
+	p, err := newPipeline(ctx, sys, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.prepareOut(); err != nil {
+		return nil, err
+	}
+	ecfg, err := p.exploreConfig()
+	if errors.Is(err, ErrInterrupted) {
+		p.rep.Stats.Stop = explore.StopInterrupted
+		return p.finish(nil)
+	} else if err != nil {
+		return nil, err
+	}
+	ecfg.Records = records
+	// A nondeterministic service makes every result untrustworthy: check
+	// a short walk replays identically before spending the budget.
+	if f := p.precheck(); f != nil {
+		p.rep.Verdict = VerdictNondeterministic
+		p.rep.Findings = []Finding{*f}
+		return p.finish(p.findingFiles(&p.rep.Findings[0]))
+	}
+	lr := p.lassoSetup(&ecfg)
+	p.progress(PhaseSearch, "searching (strategy %s, seed %d)...", p.rep.Strategy, p.opts.Seed)
+	if len(records) > 0 {
+		p.progress(PhaseSearch, "merging %d shards...", len(records))
+	}
+	res, err := explore.Run(ctx, ecfg)
+	if err != nil {
+		return nil, fmt.Errorf("search %s: %w", sys.Name, err)
+	}
+	p.rep.Stats = res.Stats
+	p.rep.SearchTime = res.Stats.Elapsed
+	p.rep.Lin = p.linStats(&res.Stats)
+	if len(res.Violations) > 0 {
+		p.first = &res.Violations[0]
+	}
+	for i := range res.Violations {
+		p.rep.Findings = append(p.rep.Findings, p.finding(&res.Violations[i]))
+	}
+	p.rep.LassoStats = lr.stats(p.opts)
+	if len(res.Violations) > 0 {
+		p.analyse(&res.Violations[0], lr)
+		p.rep.Verdict = p.rep.Findings[0].Verdict
+		return p.finish(p.findingFiles(&p.rep.Findings[0]))
+	}
+	return p.finish(nil)
+}
+
+// newPipeline checks opts and builds the system for a run of sys.
+func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline, error) {
 	start := time.Now()
 	if sys == nil {
 		return nil, fmt.Errorf("%w: no system", ErrSystem)
@@ -119,7 +176,7 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 	if _, err := strat.New(explore.Setup{Seed: opts.Seed, DepthStep: opts.DepthStep, MaxDepth: opts.Depth, Params: sparams}); err != nil {
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrOptions, strat.Name(), err)
 	}
-	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start}
+	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start, strat: strat, sparams: sparams}
 	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), Files: map[string]string{},
 		Faults: cfg.Failures.String()}
 	if p.rep.Properties == nil {
@@ -127,11 +184,16 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 	}
 	p.base = trace.Trace{Tool: trace.ToolVersion, System: sys.Name, Params: params, Seed: opts.Seed, Properties: opts.Properties,
 		WalkDepth: opts.WalkDepth, Critical: -1, Faults: opts.Faults}
-	if err := p.prepareOut(); err != nil {
-		return nil, err
-	}
+	return p, nil
+}
+
+// exploreConfig returns the executor's config of the run: the options, the
+// explored graph, the prefix (walking to a steady state for PrefixSteps:
+// ErrInterrupted if cancelled meanwhile) and the linearizability check.
+func (p *pipeline) exploreConfig() (explore.Config, error) {
+	opts := &p.opts
 	ecfg := explore.Config{
-		System: cfg, Strategy: strat, StrategyParams: sparams, DepthStep: opts.DepthStep, MaxDepth: opts.Depth,
+		System: p.cfg, Strategy: p.strat, StrategyParams: p.sparams, DepthStep: opts.DepthStep, MaxDepth: opts.Depth,
 		WalkDepth: opts.WalkDepth, Seed: opts.Seed, Workers: opts.Workers, MaxPaths: opts.MaxPaths, Time: opts.Time,
 		MaxViolations: opts.MaxViolations, NoHashing: opts.NoHashing, MaxStates: opts.MaxStates, Unbiased: opts.Unbiased,
 		WalkFailures: opts.WalkFailures, HandlerTimeout: opts.HandlerTimeout,
@@ -140,56 +202,27 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 	if opts.Progress != nil {
 		ecfg.Progress = func(st explore.Stats) { opts.Progress(Progress{Phase: PhaseSearch, Stats: st}) }
 	}
-	if err := p.prefix(&ecfg); errors.Is(err, ErrInterrupted) {
-		p.rep.Stats.Stop = explore.StopInterrupted
-		return p.finish(nil)
-	} else if err != nil {
-		return nil, err
+	if err := p.prefix(&ecfg); err != nil {
+		return ecfg, err
 	}
-	// A nondeterministic service makes every result untrustworthy: check
-	// a short walk replays identically before spending the budget.
-	if f := p.precheck(); f != nil {
-		p.rep.Verdict = VerdictNondeterministic
-		p.rep.Findings = []Finding{*f}
-		return p.finish(p.findingFiles(&p.rep.Findings[0]))
-	}
-	lr := p.lassoSetup(&ecfg)
 	p.linSetup(&ecfg)
-	p.progress(PhaseSearch, "searching (strategy %s, seed %d)...", strat.Name(), opts.Seed)
-	res, err := explore.Run(ctx, ecfg)
-	if err != nil {
-		return nil, fmt.Errorf("search %s: %w", sys.Name, err)
-	}
-	p.rep.Stats = res.Stats
-	p.rep.SearchTime = res.Stats.Elapsed
-	p.rep.Lin = p.linStats(&res.Stats)
-	if len(res.Violations) > 0 {
-		p.first = &res.Violations[0]
-	}
-	for i := range res.Violations {
-		p.rep.Findings = append(p.rep.Findings, p.finding(&res.Violations[i]))
-	}
-	p.rep.LassoStats = lr.stats(opts)
-	if len(res.Violations) > 0 {
-		p.analyse(&res.Violations[0], lr)
-		p.rep.Verdict = p.rep.Findings[0].Verdict
-		return p.finish(p.findingFiles(&p.rep.Findings[0]))
-	}
-	return p.finish(nil)
+	return ecfg, nil
 }
 
 // pipeline is one run of Run.
 type pipeline struct {
-	ctx    context.Context
-	opts   Options
-	sys    *sim.System
-	cfg    *sim.Config
-	params sim.Params
-	start  time.Time
-	rep    *Report
-	base   trace.Trace        // what every trace of the run records
-	lin    *lin.Checker       // the linearizability check, when the system has a model
-	first  *explore.Violation // the violation analysed
+	ctx     context.Context
+	opts    Options
+	sys     *sim.System
+	cfg     *sim.Config
+	params  sim.Params
+	strat   explore.Strategy
+	sparams sim.Params
+	start   time.Time
+	rep     *Report
+	base    trace.Trace        // what every trace of the run records
+	lin     *lin.Checker       // the linearizability check, when the system has a model
+	first   *explore.Violation // the violation analysed
 	// logs are the logs to write once the traces are (writeTraceAndLog):
 	// each replays its whole path, so they are written side by side with
 	// the report page (finish).

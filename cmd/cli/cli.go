@@ -83,6 +83,8 @@ const topUsage = `%[1]s finds liveness and safety bugs in distributed systems.
 Usage:
   %[1]s list [--json]                      systems, strategies, parameters and properties
   %[1]s search --system NAME [flags]       search + random walks + critical transition
+  %[1]s search ... --shard I/N --out DIR   run shard I of N of a search (on N machines)
+  %[1]s merge DIR... [--out DIR]           merge the N shards' directories into the search's report
   %[1]s replay --trace FILE [--log FILE]   replay a trace with full logging
   %[1]s critical --trace FILE [flags]      re-run the critical-transition search on a trace
   %[1]s tune --system NAME [flags]         steps to the first live state; suggests --walk-depth
@@ -115,6 +117,8 @@ func (a *App) Run(args []string) int {
 		code, err = a.tune(args[1:])
 	case "report":
 		code, err = a.report(args[1:])
+	case "merge":
+		code, err = a.merge(args[1:])
 	case "mdb":
 		stdin := a.Stdin
 		if stdin == nil {

@@ -63,6 +63,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.StringVar(&progressFlag, "progress", "auto", "progress on stderr: auto (a status line on a terminal), lines (a line per phase, for logs), none")
 	fs.BoolVar(&o.Graph.Off, "no-graph", false, "do not record the explored state graph or look for fair cycles of hot states in it (seed 002)")
 	fs.IntVar(&o.Graph.MaxStates, "graph-states", search.DefaultGraphStates, "bound of the explored state graph (about 250 bytes a state with its transitions); past it new states are not recorded")
+	shard := fs.String("shard", "", "run only shard I of N of the search (I/N, from 0) and write its records to --out; '"+a.Name+" merge' of the N directories gives the report")
 	sflags := strategyFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
@@ -101,8 +102,19 @@ func (a *App) search(args []string) (int, error) {
 	defer stop()
 	prog := &progress{w: a.Stderr, on: progOn, lines: progLines, budget: o.Time, maxPaths: o.MaxPaths}
 	o.Progress = prog.show
+	if *shard != "" {
+		return a.runShard(ctx, sys, o, *shard, asJSON, prog)
+	}
 	rep, err := search.Run(ctx, sys, o)
 	prog.clear()
+	return a.printReport(rep, err, asJSON, append([]string{"search"}, args...))
+}
+
+// printReport prints a run's report and returns the exit code: 1 with a
+// finding, 0 without; 2 when the run could not start or its results could
+// not be written (then what was found is said on stderr). args are the
+// command line of the run, from the subcommand.
+func (a *App) printReport(rep *search.Report, err error, asJSON bool, args []string) (int, error) {
 	if rep == nil {
 		var oe *search.OptionError
 		if errors.As(err, &oe) {
@@ -126,7 +138,7 @@ func (a *App) search(args []string) (int, error) {
 	if err != nil {
 		// The results could not be written: say on stderr what was found
 		// and how to find it again, so that nothing is lost.
-		fmt.Fprintf(a.Stderr, "%s search: %v\n", a.Name, strings.TrimPrefix(err.Error(), "search: "))
+		fmt.Fprintf(a.Stderr, "%s %s: %v\n", a.Name, args[0], strings.TrimPrefix(err.Error(), "search: "))
 		a.lostResults(rep, args)
 		if code == ExitViolation {
 			return ExitViolation, nil
@@ -139,11 +151,13 @@ func (a *App) search(args []string) (int, error) {
 // lostResults tells, after the result files could not be written, what the
 // run found and the command that finds it again: a search is
 // deterministic, so the same flags with --max-paths set to the finding's
-// path + 1 reproduce it exactly, whatever the time budget was.
+// path + 1 reproduce it exactly, whatever the time budget was (a merge,
+// the same shards). args are the run's command line, from the subcommand.
 func (a *App) lostResults(rep *search.Report, args []string) {
+	sub := args[0]
 	f := rep.First()
 	if f == nil {
-		fmt.Fprintf(a.Stderr, "%s search: nothing was found (%d paths searched); the report above is complete\n", a.Name, rep.Stats.Paths)
+		fmt.Fprintf(a.Stderr, "%s %s: nothing was found (%d paths searched); the report above is complete\n", a.Name, sub, rep.Stats.Paths)
 		return
 	}
 	written := "none of the result files was written"
@@ -155,11 +169,11 @@ func (a *App) lostResults(rep *search.Report, args []string) {
 		sort.Strings(names)
 		written = "only " + strings.Join(names, ", ") + " written"
 	}
-	fmt.Fprintf(a.Stderr, "%s search: FOUND %s (%s) of %s on path %d after %d steps (%s)\n",
-		a.Name, f.Verdict, f.Kind, f.Property, f.Path, f.Steps, written)
+	fmt.Fprintf(a.Stderr, "%s %s: FOUND %s (%s) of %s on path %d after %d steps (%s)\n",
+		a.Name, sub, f.Verdict, f.Kind, f.Property, f.Path, f.Steps, written)
 	var cmd []string
 	skip := false
-	for _, arg := range args {
+	for _, arg := range args[1:] {
 		switch {
 		case skip:
 			skip = false
@@ -172,8 +186,12 @@ func (a *App) lostResults(rep *search.Report, args []string) {
 		}
 		cmd = append(cmd, search.Quote(arg))
 	}
-	fmt.Fprintf(a.Stderr, "%s search: to find it again, with the files in a writable directory:\n  %s search %s --max-paths %d --out DIR\n",
-		a.Name, a.Name, strings.Join(cmd, " "), f.Path+1)
+	budget := fmt.Sprintf(" --max-paths %d", f.Path+1)
+	if sub == "merge" {
+		budget = ""
+	}
+	fmt.Fprintf(a.Stderr, "%s %s: to find it again, with the files in a writable directory:\n  %s %s %s%s --out DIR\n",
+		a.Name, sub, a.Name, sub, strings.Join(cmd, " "), budget)
 }
 
 // signals returns a context cancelled by the first SIGINT or SIGTERM; a

@@ -182,6 +182,7 @@ func Shard(ctx context.Context, c Config, index, count int) (*ShardRecords, erro
 	limit := int64(0)
 	if c.MaxPaths > 0 {
 		limit = 2*c.MaxPaths/int64(count) + 100
+		sp.limit = limit
 	}
 	var deadline time.Time
 	if c.Time > 0 {

@@ -168,6 +168,9 @@ type speculation struct {
 	shard, shards int
 	made          int64
 	preload       map[int][]*task
+	// limit, when positive, is a shard's share of the path budget: its
+	// workers stop once they ran that many paths.
+	limit int64
 
 	// hits and misses count the paths the coordinator followed from the
 	// records and those it ran itself (tests and benchmarks).
@@ -362,7 +365,8 @@ func (sp *speculation) run(w *specWorker, t *task) bool {
 	pr := w.pr
 	pr.seen, pr.floor = hintSet{sp.hints, t.ord}, split
 	var end *End
-	for !r.stopping.Load() && r.ctx.Err() == nil && int64(t.round) == sp.current.Load() && !sp.off.Load() && !t.passed.Load() {
+	for !r.stopping.Load() && r.ctx.Err() == nil && int64(t.round) == sp.current.Load() && !sp.off.Load() && !t.passed.Load() &&
+		(sp.limit == 0 || sp.ran.Load() < sp.limit) {
 		p, more := ex.Next(end)
 		if !more {
 			break

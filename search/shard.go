@@ -1,0 +1,707 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/trace"
+)
+
+// ShardFile is the file a shard writes to its result directory.
+const ShardFile = "shard.records"
+
+// ErrShardFile marks a shard file that cannot be read: not a shard file,
+// truncated, corrupt, of another version, or of another search than the
+// other shards.
+var ErrShardFile = errors.New("search: bad shard file")
+
+// MaxShards bounds the number of shards of a search.
+const MaxShards = 4096
+
+// ShardSummary says what one shard of a search ran (RunShard).
+type ShardSummary struct {
+	Index, Count int
+	// Rounds and Tasks say how much of the bounded search the shard ran;
+	// Paths, Walks and Transitions count its paths, Violations those whose
+	// record holds one (real executions of the system, though a merge
+	// reports the first in the one process's order).
+	Rounds, Tasks             int
+	Paths, Walks, Transitions int64
+	Violations                int
+	// Stop says why the shard ended.
+	Stop    explore.Stop
+	Elapsed time.Duration
+	// File is the shard file written.
+	File string
+}
+
+// ParseShard parses a shard given as "I/N" (shard I of N, from 0).
+func ParseShard(s string) (index, count int, err error) {
+	if _, err := fmt.Sscanf(s, "%d/%d", &index, &count); err != nil || fmt.Sprintf("%d/%d", index, count) != s {
+		return 0, 0, &OptionError{Field: "Shard", Flag: "shard", Value: s, Range: fmt.Sprintf("I/N: shard I of N, 0 <= I < N <= %d", MaxShards)}
+	}
+	if count < 1 || count > MaxShards || index < 0 || index >= count {
+		return 0, 0, &OptionError{Field: "Shard", Flag: "shard", Value: s, Range: fmt.Sprintf("I/N: shard I of N, 0 <= I < N <= %d", MaxShards)}
+	}
+	return index, count, nil
+}
+
+// RunShard runs shard index of count of the search Run would run with opts
+// (explore.Shard: the round's tasks numbered index modulo count, with
+// opts.Workers workers) and writes its records to opts.Out (ShardFile).
+// Merge turns the result directories of all count shards into the report
+// one process gives. A shard reports no finding of its own; it stops at
+// opts.MaxViolations violating paths of its own, at the Time budget, or
+// at its share of MaxPaths. Lasso detection and the temperature method
+// (they observe every walk) cannot be sharded.
+func RunShard(ctx context.Context, sys *sim.System, opts Options, index, count int) (*ShardSummary, error) {
+	if count < 1 || count > MaxShards || index < 0 || index >= count {
+		return nil, &OptionError{Field: "Shard", Flag: "shard", Value: fmt.Sprintf("%d/%d", index, count), Range: fmt.Sprintf("I/N: shard I of N, 0 <= I < N <= %d", MaxShards)}
+	}
+	if opts.Lasso.On || opts.Lasso.Temperature > 0 {
+		return nil, fmt.Errorf("%w: lasso detection and the temperature method observe every walk and cannot be sharded: run them in one process", ErrOptions)
+	}
+	if opts.Out == "" {
+		return nil, &OptionError{Field: "Out", Flag: "out", Value: "", Range: "a directory for the shard's records"}
+	}
+	p, err := newPipeline(ctx, sys, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckOut(p.opts.Out, ShardFile); err != nil {
+		return nil, err
+	}
+	header, err := shardHeader(sys, &p.opts)
+	if err != nil {
+		return nil, err
+	}
+	ecfg, err := p.exploreConfig()
+	if err != nil {
+		return nil, err
+	}
+	p.progress(PhaseSearch, "searching shard %d of %d (strategy %s, seed %d)...", index, count, p.rep.Strategy, p.opts.Seed)
+	recs, err := explore.Shard(ctx, ecfg, index, count)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	sum := &ShardSummary{Index: index, Count: count, Rounds: len(recs.Rounds), Paths: recs.Paths, Walks: recs.Walks,
+		Transitions: recs.Transitions, Violations: recs.Violations, Stop: recs.Stop, File: p.outPath(ShardFile)}
+	for _, r := range recs.Rounds {
+		sum.Tasks += len(r.Tasks)
+	}
+	p.progress(PhaseFiles, "writing %s...", ShardFile)
+	if err := writeShardFile(sum.File, header, recs); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOutput, err)
+	}
+	sum.Elapsed = time.Since(p.start)
+	return sum, nil
+}
+
+// MergeOptions say how to merge shards: where the report goes and how the
+// merge runs; what was searched comes from the shard files.
+type MergeOptions struct {
+	// Out is the directory for the result files (as Options.Out).
+	Out string
+	// Workers run the walks of the paths the merge runs itself (0: all
+	// cores); Command, MaxMemory and Progress are as in Options.
+	Workers   int
+	Command   string
+	MaxMemory int64
+	Progress  func(Progress)
+}
+
+// Merge reads the shard files of the result directories dirs (RunShard:
+// shards 0 to N-1 of one search, each given once) and runs the search
+// they are shards of, following their records: the report is the one a
+// single process would give (the same verdict, the same counts, the
+// first violation in the same order), with its critical transition,
+// traces and logs, written to opts.Out. What the shards did not cover
+// the merge runs itself.
+func Merge(ctx context.Context, dirs []string, mo MergeOptions) (*Report, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("%w: no shard directories to merge", ErrInput)
+	}
+	var header []byte
+	var shards []*explore.ShardRecords
+	for _, dir := range dirs {
+		path := filepath.Join(dir, ShardFile)
+		h, recs, err := ReadShardFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		}
+		if header != nil && !bytes.Equal(h, header) {
+			return nil, fmt.Errorf("%w: %w: %s is a shard of another search than %s", ErrInput, ErrShardFile, path, filepath.Join(dirs[0], ShardFile))
+		}
+		header = h
+		shards = append(shards, recs)
+	}
+	var sh shardSearch
+	if err := json.Unmarshal(header, &sh); err != nil {
+		return nil, fmt.Errorf("%w: %w: its search: %v", ErrInput, ErrShardFile, err)
+	}
+	sys, err := sim.Lookup(sh.System)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the shards searched %w", ErrSystem, err)
+	}
+	opts := sh.Options
+	opts.Out, opts.Workers, opts.Command, opts.MaxMemory, opts.Progress = mo.Out, mo.Workers, mo.Command, mo.MaxMemory, mo.Progress
+	for _, s := range shards {
+		if s.Count != len(dirs) {
+			return nil, fmt.Errorf("%w: %w: shard %d of %d, but %d directories given", ErrInput, explore.ErrShard, s.Index, s.Count, len(dirs))
+		}
+	}
+	return run(ctx, sys, opts, shards)
+}
+
+// shardSearch is what a shard file says of its search: the system and the
+// options that decide the result.
+type shardSearch struct {
+	System  string
+	Options Options
+}
+
+// shardHeader returns the description of the search of a shard: the
+// system and the options, without those that do not change the result
+// (where it is written, the workers, the memory limit).
+func shardHeader(sys *sim.System, o *Options) ([]byte, error) {
+	c := *o
+	c.Out, c.Workers, c.Command, c.MaxMemory, c.Progress = "", 0, "", 0, nil
+	b, err := json.Marshal(shardSearch{System: sys.Name, Options: c})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	return b, nil
+}
+
+// The shard file: magic, version, the body's length, the msgpack body and
+// its xxhash checksum. The body is an array: the search (JSON text, as
+// shardHeader makes it), the shard's index and count, why it stopped, its
+// counts and its rounds; each round [round, depth, tasks], each task [ord,
+// records], each record an array of its fields (writeRecord). Every length
+// is checked against the bytes left before anything is allocated.
+const (
+	shardMagic   = "MACEMCSH"
+	shardVersion = 1
+	shardHead    = len(shardMagic) + 1 + 8
+	// maxShardBody bounds a shard file's body.
+	maxShardBody = 1 << 36
+	// maxHeader bounds the search's description in it.
+	maxHeader = 1 << 20
+)
+
+func writeShardFile(path string, header []byte, recs *explore.ShardRecords) error {
+	return trace.WriteAtomic(path, func(w io.Writer) error {
+		var body bytes.Buffer
+		e := msgpack.NewEncoder(&body)
+		if err := encodeShard(e, header, recs); err != nil {
+			return err
+		}
+		var head [shardHead]byte
+		copy(head[:], shardMagic)
+		head[len(shardMagic)] = shardVersion
+		binary.LittleEndian.PutUint64(head[len(shardMagic)+1:], uint64(body.Len()))
+		if _, err := w.Write(head[:]); err != nil {
+			return err
+		}
+		if _, err := w.Write(body.Bytes()); err != nil {
+			return err
+		}
+		_, err := w.Write(binary.LittleEndian.AppendUint64(nil, xxhash.Sum64(body.Bytes())))
+		return err
+	})
+}
+
+func encodeShard(e *msgpack.Encoder, header []byte, recs *explore.ShardRecords) error {
+	enc := func(vs ...any) error {
+		for _, v := range vs {
+			if err := e.Encode(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := e.EncodeArrayLen(9); err != nil {
+		return err
+	}
+	if err := enc(string(header), recs.Index, recs.Count, recs.Stop.String(), recs.Paths, recs.Walks, recs.Transitions, recs.Violations); err != nil {
+		return err
+	}
+	if err := e.EncodeArrayLen(len(recs.Rounds)); err != nil {
+		return err
+	}
+	for _, r := range recs.Rounds {
+		if err := e.EncodeArrayLen(3); err != nil {
+			return err
+		}
+		if err := enc(r.Round, r.Depth); err != nil {
+			return err
+		}
+		if err := e.EncodeArrayLen(len(r.Tasks)); err != nil {
+			return err
+		}
+		for _, t := range r.Tasks {
+			if err := e.EncodeArrayLen(2); err != nil {
+				return err
+			}
+			if err := enc(t.Ord); err != nil {
+				return err
+			}
+			if err := e.EncodeArrayLen(len(t.Records)); err != nil {
+				return err
+			}
+			for i := range t.Records {
+				if err := writeRecord(e, &t.Records[i]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// recordFields is the length of a record's array.
+const recordFields = 14
+
+func writeRecord(e *msgpack.Encoder, r *explore.Record) error {
+	ch := make([]byte, 0, 9*len(r.Choices))
+	for _, c := range r.Choices {
+		ch = append(ch, byte(c.Kind))
+		ch = binary.LittleEndian.AppendUint32(ch, uint32(c.N))
+		ch = binary.LittleEndian.AppendUint32(ch, uint32(c.Value))
+	}
+	hs := make([]byte, 0, 8*len(r.Hashes))
+	for _, h := range r.Hashes {
+		hs = binary.LittleEndian.AppendUint64(hs, h)
+	}
+	if err := e.EncodeArrayLen(recordFields); err != nil {
+		return err
+	}
+	for _, v := range []any{ch, r.Starts, r.Begun, r.Checked, hs} {
+		if err := e.Encode(v); err != nil {
+			return err
+		}
+	}
+	if err := e.EncodeArrayLen(len(r.Graph)); err != nil {
+		return err
+	}
+	for _, g := range r.Graph {
+		if err := e.EncodeArrayLen(6); err != nil {
+			return err
+		}
+		for _, v := range []any{g.Key, g.Hot, g.Units, g.Unit, g.Failure, g.Ch} {
+			if err := e.Encode(v); err != nil {
+				return err
+			}
+		}
+	}
+	for _, v := range []any{r.End.Steps, int(r.End.Reason), r.Walked, r.Cycle, r.Transitions} {
+		if err := e.Encode(v); err != nil {
+			return err
+		}
+	}
+	if r.Judged == nil {
+		if err := e.EncodeNil(); err != nil {
+			return err
+		}
+	} else {
+		if err := e.EncodeArrayLen(3); err != nil {
+			return err
+		}
+		for _, v := range []any{r.Judged.Key, int(r.Judged.Outcome), r.Judged.Property} {
+			if err := e.Encode(v); err != nil {
+				return err
+			}
+		}
+	}
+	return e.Encode(r.Violation)
+}
+
+// ReadShardFile reads a shard file: the search it belongs to (its
+// description, which the other shards of the search share byte for byte)
+// and its records. It reads regular files only, and checks every length
+// the file declares before allocating.
+func ReadShardFile(path string) ([]byte, *explore.ShardRecords, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s: %w", path, trace.ErrNotRegular)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s: %w", path, trace.ErrNotRegular)
+	}
+	if fi.Size() > int64(shardHead+maxShardBody+8) {
+		return nil, nil, fmt.Errorf("%s: %w: %d bytes, a shard file has at most %d", path, ErrShardFile, fi.Size(), shardHead+maxShardBody+8)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, fi.Size()+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	h, recs, err := UnmarshalShard(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, recs, nil
+}
+
+// UnmarshalShard decodes the bytes of a shard file (see ReadShardFile).
+func UnmarshalShard(data []byte) ([]byte, *explore.ShardRecords, error) {
+	if len(data) < len(shardMagic) || string(data[:len(shardMagic)]) != shardMagic {
+		return nil, nil, fmt.Errorf("%w: not a shard file", ErrShardFile)
+	}
+	if len(data) < shardHead {
+		return nil, nil, fmt.Errorf("%w: truncated: %d bytes, the header needs %d", ErrShardFile, len(data), shardHead)
+	}
+	if v := data[len(shardMagic)]; v != shardVersion {
+		return nil, nil, fmt.Errorf("%w: version %d (this macemc reads %d)", ErrShardFile, v, shardVersion)
+	}
+	n := binary.LittleEndian.Uint64(data[len(shardMagic)+1 : shardHead])
+	if rest := uint64(len(data) - shardHead); n > maxShardBody || rest < 8 || n != rest-8 {
+		return nil, nil, fmt.Errorf("%w: truncated or corrupt: body length %d in %d bytes", ErrShardFile, n, len(data))
+	}
+	body := data[shardHead : shardHead+int(n)]
+	if xxhash.Sum64(body) != binary.LittleEndian.Uint64(data[shardHead+int(n):]) {
+		return nil, nil, fmt.Errorf("%w: checksum mismatch", ErrShardFile)
+	}
+	r := bytes.NewReader(body)
+	sd := &shardDecoder{d: msgpack.NewDecoder(r), r: r}
+	h, recs, err := sd.shard()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrShardFile, err)
+	}
+	if r.Len() != 0 {
+		return nil, nil, fmt.Errorf("%w: %d bytes after the records", ErrShardFile, r.Len())
+	}
+	return h, recs, nil
+}
+
+// shardDecoder decodes a shard body, checking every declared length
+// against the bytes left (an array of n elements needs n bytes at least).
+type shardDecoder struct {
+	d *msgpack.Decoder
+	r *bytes.Reader
+}
+
+func (sd *shardDecoder) array(min int, what string) (int, error) {
+	n, err := sd.d.DecodeArrayLen()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	if n == -1 {
+		return 0, nil // nil
+	}
+	if n < 0 || n > sd.r.Len()/min {
+		return 0, fmt.Errorf("%s: %d elements declared, %d bytes left", what, n, sd.r.Len())
+	}
+	return n, nil
+}
+
+// want checks an array of exactly n elements.
+func (sd *shardDecoder) want(n int, what string) error {
+	m, err := sd.array(1, what)
+	if err == nil && m != n {
+		err = fmt.Errorf("%s: %d fields, want %d", what, m, n)
+	}
+	return err
+}
+
+func (sd *shardDecoder) bin(what string) ([]byte, error) {
+	n, err := sd.d.DecodeBytesLen()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if n == -1 {
+		return nil, nil // nil
+	}
+	if n < 0 || n > sd.r.Len() {
+		return nil, fmt.Errorf("%s: %d bytes declared, %d left", what, n, sd.r.Len())
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(sd.r, b); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return b, nil
+}
+
+func (sd *shardDecoder) int(what string, lo, hi int64) (int64, error) {
+	v, err := sd.d.DecodeInt64()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	if v < lo || v > hi {
+		return 0, fmt.Errorf("%s: %d, want %d to %d", what, v, lo, hi)
+	}
+	return v, nil
+}
+
+func (sd *shardDecoder) int32s(what string) ([]int32, error) {
+	n, err := sd.array(1, what)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int32, n)
+	for i := range out {
+		if out[i], err = sd.d.DecodeInt32(); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	return out, nil
+}
+
+func (sd *shardDecoder) uint64s(what string) ([]uint64, error) {
+	n, err := sd.array(1, what)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]uint64, n)
+	for i := range out {
+		if out[i], err = sd.d.DecodeUint64(); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	return out, nil
+}
+
+const maxInt = 1<<63 - 1
+
+func (sd *shardDecoder) shard() ([]byte, *explore.ShardRecords, error) {
+	if err := sd.want(9, "shard"); err != nil {
+		return nil, nil, err
+	}
+	h, err := sd.d.DecodeString()
+	if err != nil {
+		return nil, nil, fmt.Errorf("search: %w", err)
+	}
+	if len(h) > maxHeader {
+		return nil, nil, fmt.Errorf("search: %d bytes, at most %d", len(h), maxHeader)
+	}
+	recs := &explore.ShardRecords{}
+	var v [6]int64
+	for i, f := range []struct {
+		what   string
+		lo, hi int64
+	}{{"index", 0, MaxShards - 1}, {"count", 1, MaxShards}} {
+		if v[i], err = sd.int(f.what, f.lo, f.hi); err != nil {
+			return nil, nil, err
+		}
+	}
+	recs.Index, recs.Count = int(v[0]), int(v[1])
+	if recs.Index >= recs.Count {
+		return nil, nil, fmt.Errorf("shard %d of %d", recs.Index, recs.Count)
+	}
+	stop, err := sd.d.DecodeString()
+	if err != nil {
+		return nil, nil, fmt.Errorf("stop: %w", err)
+	}
+	var ok bool
+	if recs.Stop, ok = explore.ParseStop(stop); !ok {
+		return nil, nil, fmt.Errorf("stop %q", stop)
+	}
+	for i, what := range []string{"paths", "walks", "transitions", "violations"} {
+		if v[i], err = sd.int(what, 0, maxInt); err != nil {
+			return nil, nil, err
+		}
+	}
+	recs.Paths, recs.Walks, recs.Transitions, recs.Violations = v[0], v[1], v[2], int(v[3])
+	nr, err := sd.array(4, "rounds")
+	if err != nil {
+		return nil, nil, err
+	}
+	for range nr {
+		if err := sd.want(3, "round"); err != nil {
+			return nil, nil, err
+		}
+		var r explore.ShardRound
+		if v[0], err = sd.int("round", 1, MaxDepthBound); err != nil {
+			return nil, nil, err
+		}
+		if v[1], err = sd.int("depth", 1, MaxDepthBound); err != nil {
+			return nil, nil, err
+		}
+		r.Round, r.Depth = int(v[0]), int(v[1])
+		nt, err := sd.array(3, "tasks")
+		if err != nil {
+			return nil, nil, err
+		}
+		for range nt {
+			if err := sd.want(2, "task"); err != nil {
+				return nil, nil, err
+			}
+			var t explore.ShardTask
+			if t.Ord, err = sd.int("task", 1, maxInt); err != nil {
+				return nil, nil, err
+			}
+			nrec, err := sd.array(recordFields, "records")
+			if err != nil {
+				return nil, nil, err
+			}
+			for range nrec {
+				rec, err := sd.record()
+				if err != nil {
+					return nil, nil, fmt.Errorf("round %d, task %d, record %d: %w", r.Round, t.Ord, len(t.Records), err)
+				}
+				t.Records = append(t.Records, rec)
+			}
+			r.Tasks = append(r.Tasks, t)
+		}
+		recs.Rounds = append(recs.Rounds, r)
+	}
+	return []byte(h), recs, nil
+}
+
+func (sd *shardDecoder) record() (explore.Record, error) {
+	var r explore.Record
+	if err := sd.want(recordFields, "record"); err != nil {
+		return r, err
+	}
+	ch, err := sd.bin("choices")
+	if err != nil {
+		return r, err
+	}
+	if len(ch)%9 != 0 {
+		return r, fmt.Errorf("choices: %d bytes", len(ch))
+	}
+	r.Choices = make([]engine.Choice, len(ch)/9)
+	for i := range r.Choices {
+		c := ch[9*i:]
+		r.Choices[i] = engine.Choice{Kind: engine.ChoiceKind(c[0]), N: int32(binary.LittleEndian.Uint32(c[1:])), Value: int32(binary.LittleEndian.Uint32(c[5:]))}
+		if r.Choices[i].N < 1 || r.Choices[i].Value < 0 || r.Choices[i].Value >= r.Choices[i].N {
+			return r, fmt.Errorf("choice %d: %d of %d", i, r.Choices[i].Value, r.Choices[i].N)
+		}
+	}
+	if r.Starts, err = sd.int32s("starts"); err != nil {
+		return r, err
+	}
+	var v int64
+	if v, err = sd.int("begun", 0, int64(len(r.Starts))); err != nil {
+		return r, err
+	}
+	r.Begun = int(v)
+	if v, err = sd.int("checked", 0, int64(r.Begun)); err != nil {
+		return r, err
+	}
+	r.Checked = int(v)
+	for i, st := range r.Starts {
+		if st < 0 || int(st) >= len(r.Choices) || i > 0 && st <= r.Starts[i-1] {
+			return r, fmt.Errorf("step %d starts at choice %d of %d", i+1, st, len(r.Choices))
+		}
+	}
+	hs, err := sd.bin("hashes")
+	if err != nil {
+		return r, err
+	}
+	if len(hs)%8 != 0 || len(hs) != 0 && len(hs)/8 != r.Checked {
+		return r, fmt.Errorf("hashes: %d bytes for %d states", len(hs), r.Checked)
+	}
+	for i := 0; i < len(hs); i += 8 {
+		r.Hashes = append(r.Hashes, binary.LittleEndian.Uint64(hs[i:]))
+	}
+	ng, err := sd.array(6, "graph")
+	if err != nil {
+		return r, err
+	}
+	if ng != 0 && ng != r.Checked {
+		return r, fmt.Errorf("graph: %d steps for %d states", ng, r.Checked)
+	}
+	for range ng {
+		if err := sd.want(6, "graph step"); err != nil {
+			return r, err
+		}
+		var g explore.GraphStep
+		if g.Key, err = sd.d.DecodeUint64(); err != nil {
+			return r, err
+		}
+		if g.Hot, err = sd.d.DecodeBool(); err != nil {
+			return r, err
+		}
+		if g.Units, err = sd.uint64s("units"); err != nil {
+			return r, err
+		}
+		if g.Unit, err = sd.d.DecodeUint64(); err != nil {
+			return r, err
+		}
+		if g.Failure, err = sd.d.DecodeBool(); err != nil {
+			return r, err
+		}
+		if g.Ch, err = sd.int32s("step choices"); err != nil {
+			return r, err
+		}
+		r.Graph = append(r.Graph, g)
+	}
+	if v, err = sd.int("end", 0, MaxDepthBound); err != nil {
+		return r, err
+	}
+	r.End.Steps = int(v)
+	if v, err = sd.int("end reason", int64(explore.EndDepth), int64(explore.EndBlocked)); err != nil {
+		return r, err
+	}
+	r.End.Reason = explore.EndReason(v)
+	if r.Walked, err = sd.d.DecodeBool(); err != nil {
+		return r, err
+	}
+	if r.Cycle, err = sd.d.DecodeBool(); err != nil {
+		return r, err
+	}
+	if r.Transitions, err = sd.int("transitions", 0, maxInt); err != nil {
+		return r, err
+	}
+	if r.Judged, err = sd.judgement(); err != nil {
+		return r, err
+	}
+	r.Violation, err = sd.d.DecodeBool()
+	return r, err
+}
+
+// judgement decodes a path check's verdict, or nil.
+func (sd *shardDecoder) judgement() (*explore.Judgement, error) {
+	n, err := sd.d.DecodeArrayLen()
+	if err != nil || n == -1 {
+		return nil, err
+	}
+	if n != 3 {
+		return nil, fmt.Errorf("judgement: %d fields, want 3", n)
+	}
+	jd := &explore.Judgement{}
+	if jd.Key, err = sd.d.DecodeUint64(); err != nil {
+		return nil, err
+	}
+	v, err := sd.int("judgement", int64(explore.CheckOK), int64(explore.CheckUnknown))
+	if err != nil {
+		return nil, err
+	}
+	jd.Outcome = explore.CheckOutcome(v)
+	if jd.Property, err = sd.d.DecodeString(); err != nil {
+		return nil, err
+	}
+	return jd, nil
+}
+
+// WriteText describes what the shard ran and how to merge it; tool is
+// the program name for the merge command.
+func (s *ShardSummary) WriteText(w io.Writer, tool string) error {
+	_, err := fmt.Fprintf(w, "shard %d of %d: %d rounds, %d tasks, %d paths, %d walks, %d transitions, %d violating paths in %.2fs; stopped: %s\nrecords: %s\nmerge the %d shards' directories into the search's report:\n  %s merge DIR0 ... DIR%d --out DIR\n",
+		s.Index, s.Count, s.Rounds, s.Tasks, s.Paths, s.Walks, s.Transitions, s.Violations, s.Elapsed.Seconds(), s.Stop, s.File, s.Count, tool, s.Count-1)
+	return err
+}
