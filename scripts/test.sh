@@ -24,3 +24,6 @@ done
 
 # etcd raft, hosted unchanged: a module of its own.
 (cd services/raftkv && go test -count=1 -timeout 10m ./...)
+
+# Kubernetes manifests of a sharded search, checked against the API types: a module of its own.
+(cd scripts/k8s && go vet ./... && go test -count=1 ./...)

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs a search as N shards in N local processes and merges them into the
+# report one process gives (the same verdict, counts and traces):
+#
+#   scripts/shards.sh N [--keep DIR] -- SEARCH FLAGS...
+#   scripts/shards.sh 4 -- --system randtree --param fixed=true --max-paths 20000
+#
+# Each shard runs `macemc search FLAGS --shard I/N --workers 1 --out
+# DIR/shard-I`; the merge runs `macemc merge DIR/shard-* --out DIR/merged`
+# and its exit code is this script's (0 nothing found, 1 violation, 2
+# error). The same two commands run under any array-job runner (GNU
+# parallel, a Slurm array, a Kubernetes Indexed Job: scripts/k8s); the
+# shards only need to write where the merge can read.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -lt 2 ]; then
+	sed -n '2,13p' "$0" >&2
+	exit 2
+fi
+n=$1
+shift
+keep=""
+if [ "${1:-}" = "--keep" ]; then
+	keep=$2
+	shift 2
+fi
+[ "${1:-}" = "--" ] && shift
+dir=${keep:-$(mktemp -d)}
+[ -z "$keep" ] && trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir"
+go build -o "$dir/macemc" ./cmd/macemc
+start=$(date +%s.%N)
+pids=()
+for ((i = 0; i < n; i++)); do
+	"$dir/macemc" search "$@" --shard "$i/$n" --workers 1 --progress none --out "$dir/shard-$i" >"$dir/shard-$i.txt" 2>&1 &
+	pids+=($!)
+done
+failed=0
+for i in "${!pids[@]}"; do
+	if ! wait "${pids[$i]}"; then
+		echo "shard $i/$n failed:" >&2
+		cat "$dir/shard-$i.txt" >&2
+		failed=1
+	fi
+done
+[ $failed = 0 ] || exit 2
+shards=$(date +%s.%N)
+dirs=()
+for ((i = 0; i < n; i++)); do
+	head -1 "$dir/shard-$i.txt" >&2
+	dirs+=("$dir/shard-$i")
+done
+code=0
+"$dir/macemc" merge "${dirs[@]}" --progress none --out "$dir/merged" || code=$?
+end=$(date +%s.%N)
+echo "# $n shards in $(echo "$shards - $start" | bc) s, merge in $(echo "$end - $shards" | bc) s; results in ${keep:-a temporary directory}" >&2
+exit $code
