@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/macemc/macemc/sim/engine"
@@ -229,6 +230,7 @@ rounds:
 				}
 			}
 			sr.Tasks = append(sr.Tasks, st)
+			atomic.AddInt64(&sp.donePaths, int64(len(recs)))
 			sp.passTask()
 			switch {
 			case ctx.Err() != nil:

@@ -168,9 +168,11 @@ type speculation struct {
 	shard, shards int
 	made          int64
 	preload       map[int][]*task
-	// limit, when positive, is a shard's share of the path budget: its
-	// workers stop once they ran that many paths.
-	limit int64
+	// limit, when positive, is a shard's share of the path budget: a task
+	// stops once its paths and those of the tasks before it that the
+	// shard is done with reach it (so that a later task, run at the same
+	// time, does not take an earlier one's share).
+	limit, donePaths int64
 
 	// hits and misses count the paths the coordinator followed from the
 	// records and those it ran itself (tests and benchmarks).
@@ -365,8 +367,8 @@ func (sp *speculation) run(w *specWorker, t *task) bool {
 	pr := w.pr
 	pr.seen, pr.floor = hintSet{sp.hints, t.ord}, split
 	var end *End
-	for !r.stopping.Load() && r.ctx.Err() == nil && int64(t.round) == sp.current.Load() && !sp.off.Load() && !t.passed.Load() &&
-		(sp.limit == 0 || sp.ran.Load() < sp.limit) {
+	for n := int64(0); !r.stopping.Load() && r.ctx.Err() == nil && int64(t.round) == sp.current.Load() && !sp.off.Load() && !t.passed.Load() &&
+		(sp.limit == 0 || atomic.LoadInt64(&sp.donePaths)+n < sp.limit); n++ {
 		p, more := ex.Next(end)
 		if !more {
 			break

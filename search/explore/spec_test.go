@@ -73,7 +73,8 @@ func TestSpeculationGivesTheSameResults(t *testing.T) {
 				t.Fatal(err)
 			}
 			for vi, v := range variants {
-				if vi > 0 && sys.Name != "randtree" && sys.Name != "transport" && sys.Name != "philosophers" {
+				if vi > 0 && sys.Name != "randtree" && sys.Name != "transport" && sys.Name != "philosophers" ||
+					testing.Short() && vi > 0 && sys.Name != "randtree" {
 					continue // the variants on a few systems; the default on all
 				}
 				var want string
@@ -156,7 +157,11 @@ func TestSpeculationHang(t *testing.T) {
 // buggy and fixed, with the explored graph; the merge follows most paths
 // of a fixed system from the shards' records.
 func TestShardsMergeToOneProcess(t *testing.T) {
-	for _, name := range []string{"randtree", "transport", "chord", "philosophers"} {
+	systems, counts := []string{"randtree", "transport", "chord", "philosophers"}, []int{1, 3, 4}
+	if testing.Short() {
+		systems, counts = systems[:2], []int{4}
+	}
+	for _, name := range systems {
 		sys, err := sim.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
@@ -173,7 +178,7 @@ func TestShardsMergeToOneProcess(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := summary(one)
-			for _, n := range []int{1, 3, 4} {
+			for _, n := range counts {
 				var shards []*explore.ShardRecords
 				for i := range n {
 					sh, err := explore.Shard(context.Background(), c, i, n)
