@@ -347,6 +347,18 @@ type Result struct {
 	Verdict    Verdict
 	Violations []Violation
 	Stats      Stats
+	// Speculation says how much the workers ran ahead of the order, and
+	// how much of it the search used. Unlike Stats it depends on the
+	// workers and their timing: it is for measuring, never for a report.
+	Speculation SpeculationStats
+}
+
+// SpeculationStats say what speculation did (see doc.go): the paths the
+// coordinator followed from the workers' records and those it ran itself,
+// and the paths the workers ran ahead and walked, some of them thrown
+// away (a state of theirs was pruned in the order).
+type SpeculationStats struct {
+	Followed, Ran, AheadPaths, AheadWalks int64
 }
 
 // pathStats is what one path adds to the statistics, committed in path
@@ -538,8 +550,12 @@ func (r *runner) run() (*Result, error) {
 	}()
 	err := r.coordinate(jobs, results)
 	r.spec.stop()
-	if r.spec != nil && r.cfg.specHook != nil {
-		r.cfg.specHook(r.spec.hits, r.spec.misses, r.spec.ran.Load(), r.spec.walked.Load())
+	var spec SpeculationStats
+	if r.spec != nil {
+		spec = SpeculationStats{Followed: r.spec.hits, Ran: r.spec.misses, AheadPaths: r.spec.ran.Load(), AheadWalks: r.spec.walked.Load()}
+		if r.cfg.specHook != nil {
+			r.cfg.specHook(spec.Followed, spec.Ran, spec.AheadPaths, spec.AheadWalks)
+		}
 	}
 	wg.Wait()
 	close(results)
@@ -550,7 +566,7 @@ func (r *runner) run() (*Result, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := &Result{Violations: r.violations, Stats: r.snapshotLocked()}
+	res := &Result{Violations: r.violations, Stats: r.snapshotLocked(), Speculation: spec}
 	res.Stats.Stop = r.stopReason
 	if f := r.final; f != nil && r.stopReason == f.Done {
 		res.Stats.Rounds, res.Stats.Depth, res.Stats.DeepestComplete = f.Rounds, f.Depth, f.DeepestComplete

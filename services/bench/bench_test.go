@@ -330,10 +330,11 @@ func BenchmarkPaths(b *testing.B) {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(b *testing.B) {
 				cfg := config(b, name, map[string]string{"fixed": "true"})
-				var paths, states, tr int64
+				var paths, states, tr, ahead int64
 				var elapsed time.Duration
 				runtime.GC() // count this search's heap, not what earlier ones left
 				heap := sampleHeap()
+				cpu := cpuTime()
 				for b.Loop() {
 					res, err := explore.Run(context.Background(), explore.Config{System: cfg, Strategy: dfs.Strategy{}, Seed: 1, WalkDepth: walkDepth, MaxPaths: pathBudget, Workers: workers})
 					if err != nil {
@@ -346,13 +347,70 @@ func BenchmarkPaths(b *testing.B) {
 					states += res.Stats.DistinctStates
 					tr += res.Stats.Transitions
 					elapsed += res.Stats.Elapsed
+					ahead += res.Speculation.AheadPaths
 				}
+				perCPUSecond(b, paths, cpu, "cpu-paths/s")
 				b.ReportMetric(heap.peakMB(), "peak-MB")
+				// Paths the workers ran ahead of the order, per path of the
+				// search (with more than one worker): above 1 is work thrown
+				// away.
+				b.ReportMetric(float64(ahead)/float64(paths), "ahead/path")
 				b.ReportMetric(float64(paths)/elapsed.Seconds(), "paths/s")
 				b.ReportMetric(float64(states)/elapsed.Seconds(), "states/s")
 				b.ReportMetric(float64(tr)/elapsed.Seconds(), "transitions/s")
 			})
 		}
+	}
+}
+
+// shardCount is how many shards BenchmarkShards splits a search into.
+const shardCount = 4
+
+// BenchmarkShards: the search of BenchmarkPaths (one worker) as 4 shards
+// run one after the other and merged, against the search in one process:
+// the CPU time of the shards and the merge over the one process's
+// (shard-cpu: 1 would be free sharding; the generators that every shard
+// runs, paths run below states another shard reached first, and the
+// paths the merge runs itself make it more), and the merge's own share.
+func BenchmarkShards(b *testing.B) {
+	for _, name := range systems {
+		b.Run(name, func(b *testing.B) {
+			cfg := config(b, name, map[string]string{"fixed": "true"})
+			c := explore.Config{System: cfg, Strategy: dfs.Strategy{}, Seed: 1, WalkDepth: walkDepth, MaxPaths: pathBudget, Workers: 1}
+			var one, shards, merge time.Duration
+			for b.Loop() {
+				start := cpuTime()
+				want, err := explore.Run(context.Background(), c)
+				if err != nil {
+					b.Fatal(err)
+				}
+				one += cpuTime() - start
+				start = cpuTime()
+				var recs []*explore.ShardRecords
+				for i := range shardCount {
+					r, err := explore.Shard(context.Background(), c, i, shardCount)
+					if err != nil {
+						b.Fatal(err)
+					}
+					recs = append(recs, r)
+				}
+				shards += cpuTime() - start
+				start = cpuTime()
+				m := c
+				m.Records = recs
+				got, err := explore.Run(context.Background(), m)
+				if err != nil {
+					b.Fatal(err)
+				}
+				merge += cpuTime() - start
+				if got.Stats.Paths != want.Stats.Paths || got.Stats.Transitions != want.Stats.Transitions || got.Verdict != want.Verdict {
+					b.Fatalf("%s: merged %d paths %d transitions %v, one process %d %d %v", name, got.Stats.Paths, got.Stats.Transitions, got.Verdict,
+						want.Stats.Paths, want.Stats.Transitions, want.Verdict)
+				}
+			}
+			b.ReportMetric(float64(shards+merge)/float64(one), "shard-cpu")
+			b.ReportMetric(float64(merge)/float64(one), "merge-cpu")
+		})
 	}
 }
 
