@@ -59,6 +59,17 @@
 // interrupted critical-transition search gives the bounds it had narrowed
 // to (Critical.Recovered and Dead).
 //
+// A search too big for one machine runs as shards: RunShard runs shard i of
+// n (the bounded search's subtrees numbered i modulo n, and their walks)
+// and writes its records (ShardFile) to Options.Out; Merge reads the n
+// result directories and gives the report Run gives, following the
+// records and running what they do not cover:
+//
+//	for i := range n { // on n machines
+//		search.RunShard(ctx, system, search.Options{Seed: 1, MaxPaths: 1e6, Out: dirs[i]}, i, n)
+//	}
+//	rep, err := search.Merge(ctx, dirs, search.MergeOptions{Out: "macemc-out"})
+//
 // Before it starts, Run checks that Options.Out can be written (CheckOut)
 // and estimates the run's memory (EstimateMemory), refusing one over
 // Options.MaxMemory with a *MemoryError. ReadReport reads a report.json

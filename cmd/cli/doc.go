@@ -1,5 +1,6 @@
-// Package cli is the macemc command line: `macemc list`, `search`,
-// `replay`, `critical`, `tune` and `mdb`, with the exit codes 0 (nothing
+// Package cli is the macemc command line: `macemc list`, `search`
+// (`--shard I/N` for one shard of it), `merge`, `replay`, `critical`,
+// `tune`, `report` and `mdb`, with the exit codes 0 (nothing
 // found within the budget), 1 (violation found) and 2 (usage or input
 // error). It maps flags to the library's options (package search) and
 // prints its typed results; the pipeline itself is package search.
