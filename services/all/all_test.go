@@ -68,21 +68,21 @@ type paperBug struct {
 var paperBugs = []paperBug{
 	{
 		system: "transport", liveness: []string{"AllAcked"}, property: "AllAcked",
-		budget:    []string{"--seed", "3", "--max-paths", "3000", "--walk-depth", "5000", "--walks", "20"},
+		budget:    []string{"--seed", "1", "--max-paths", "3000", "--walk-depth", "5000", "--walks", "20"},
 		critical:  []string{"node 0 receives datagram Ack{seq: 6001"},
 		why:       "seed 003 §5: the sender handling the ACK of the new connection (6001) after the receiver switched to the stale SYN 2001",
 		safetyWhy: "Table 1: no safety property corresponds to AllAcked",
 	},
 	{
 		system: "randtree", liveness: []string{"OneRoot", "NoLoops", "HasParent", "KidsMatch"}, property: "KidsMatch",
-		budget:    []string{"--seed", "1", "--max-paths", "10000", "--walk-depth", "5000", "--walks", "20"},
+		budget:    []string{"--seed", "8", "--max-paths", "10000", "--walk-depth", "5000", "--walks", "20"},
 		critical:  []string{"receives Frame", "JoinReply"},
 		why:       "seed 003 §6: the reset node receiving JoinReply in init mode and ignoring it",
 		safetyWhy: "Timers (init, or the recovery timer scheduled) holds throughout: the node in two child sets has its recovery timer",
 	},
 	{
 		system: "chord", liveness: []string{"AllNodes"}, property: "AllNodes",
-		budget:   []string{"--seed", "1", "--max-paths", "3000", "--walk-depth", "5000", "--walks", "20"},
+		budget:   []string{"--seed", "2", "--max-paths", "3000", "--walk-depth", "5000", "--walks", "20"},
 		critical: []string{"node 0 receives Notify{} from node 1"},
 		why: "seed 003 §6: the restarted bootstrap node, alone in its new ring, handles a Notify by " +
 			"setting its predecessor but not its successor; no stabilize can correct a node whose successor is itself",
