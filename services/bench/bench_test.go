@@ -209,6 +209,49 @@ func BenchmarkOverhead(b *testing.B) {
 	}
 }
 
+// BenchmarkHash: per system, the workload's checked walks without (off) and
+// with (on) engine.Sim.Hash after every step, as a search's walks hash
+// every state they reach: transitions per CPU second, and allocations and
+// bytes allocated per transition. The ratio off/on is what hashing costs.
+func BenchmarkHash(b *testing.B) {
+	for _, name := range systems {
+		b.Run(name, func(b *testing.B) {
+			wl := load(b, name, false)
+			for _, hash := range []bool{false, true} {
+				b.Run(map[bool]string{false: "off", true: "on"}[hash], func(b *testing.B) {
+					w := newWalker(b, wl.cfg)
+					var sink uint64
+					if hash {
+						w.wc.Observe = walks.ObserveFunc(func(s *engine.Sim) bool {
+							sink ^= s.Hash()
+							return true
+						})
+					} else {
+						w.wc.Observe = walks.ObserveFunc(func(*engine.Sim) bool { return true })
+					}
+					var tr int64
+					var before, after runtime.MemStats
+					runtime.ReadMemStats(&before)
+					cpu := cpuTime()
+					for i := 0; b.Loop(); i++ {
+						tr += int64(w.walk(b, i%len(wl.steps)))
+					}
+					perCPUSecond(b, tr, cpu, "cpu-transitions/s")
+					runtime.ReadMemStats(&after)
+					if tr > 0 {
+						b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(tr), "allocs/transition")
+						b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(tr), "B/transition")
+					}
+					if err := w.s.HashErr(); err != nil {
+						b.Fatal(err)
+					}
+					_ = sink
+				})
+			}
+		})
+	}
+}
+
 // TestBareMatchesWalk checks that the bare runs do the checked walks'
 // handler work: every node ends in the state the walk left it in.
 func TestBareMatchesWalk(t *testing.T) {
