@@ -103,7 +103,7 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 	case datagram && s.w.cut != 0 && s.across(p.from, p.to):
 		s.logLost(p, "partition")
 	case datagram:
-		s.w.dgrams = append(s.w.dgrams, p)
+		s.sendDatagram(p)
 	default:
 		s.push(from*s.n+to, p)
 	}

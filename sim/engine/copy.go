@@ -392,10 +392,7 @@ func (s *Sim) partHashes() []uint64 {
 	for i := range s.w.nodes {
 		out = append(out, s.hashNode(s.w.svcs[i]))
 	}
-	for i := range s.w.nodes {
-		s.w.nodes[i].dirty = true
-	}
-	s.eachInFlight(func(_ int, p *pending) { p.hash = 0 })
+	s.forget()
 	return append(out, s.Hash())
 }
 

@@ -92,6 +92,7 @@ type pending struct {
 type queue struct {
 	items []pending
 	head  int
+	part  uint64 // its part in the state's hash (see hashState)
 }
 
 func (q *queue) len() int { return len(q.items) - q.head }
@@ -191,6 +192,7 @@ type world struct {
 	// shared has bit i set when transition i's handler used state beyond
 	// its node (Context.Monotone's counter); see Sim.Shared.
 	shared []uint64
+	hs     hashState // see Hash
 }
 
 // setting is the failure switches in force from a step on.
@@ -365,6 +367,7 @@ func newSim(cfg *sim.Config, opts Options) *Sim {
 	s.w.conns = padded[queue](s.n * s.n)
 	s.w.busy = padded[uint64]((s.n*s.n + 63) / 64)
 	s.w.settings = append(s.w.settings, setting{failures: s.failures, until: s.until})
+	s.initHashState()
 	s.booting = true // the initial state: causes are -1
 	for i := range s.w.nodes {
 		s.initNode(sim.NodeID(i), false)
@@ -457,6 +460,7 @@ func (s *Sim) initNode(id sim.NodeID, reset bool) {
 	}
 	nd.connErrs = nd.connErrs[:0]
 	nd.dirty = true
+	s.touch(id)
 	s.w.ext[id].endHash = 0
 }
 
@@ -474,6 +478,7 @@ func (s *Sim) disarm(nd *node) {
 func (s *Sim) push(c int, p pending) {
 	s.w.conns[c].push(p)
 	s.w.busy[c>>6] |= 1 << (c & 63)
+	s.w.hs.stale[c>>6] |= 1 << (c & 63)
 }
 
 // popConn removes the oldest message of connection c.
@@ -483,12 +488,14 @@ func (s *Sim) popConn(c int) {
 	if q.len() == 0 {
 		s.w.busy[c>>6] &^= 1 << (c & 63)
 	}
+	s.w.hs.stale[c>>6] |= 1 << (c & 63)
 }
 
 // clearConn loses everything in flight on connection c.
 func (s *Sim) clearConn(c int) {
 	s.w.conns[c].clear()
 	s.w.busy[c>>6] &^= 1 << (c & 63)
+	s.w.hs.stale[c>>6] |= 1 << (c & 63)
 }
 
 // connErr queues the news that node id's connection to peer broke.
@@ -498,6 +505,7 @@ func (s *Sim) connErr(id, peer sim.NodeID) {
 		s.w.errs++
 	}
 	nd.connErrs = append(nd.connErrs, peer)
+	s.touch(id)
 }
 
 // Config returns the configuration the simulator runs.
@@ -1004,8 +1012,7 @@ func (s *Sim) execute(k readyEnt) error {
 		return s.network(ev)
 	case EvDuplicate:
 		s.w.dups++
-		p := s.w.dgrams[k.ref]
-		s.w.dgrams = append(s.w.dgrams, p)
+		s.sendDatagram(s.w.dgrams[k.ref])
 		return s.network(ev)
 	case EvPartition:
 		s.w.partitions++
@@ -1045,6 +1052,7 @@ func (s *Sim) crash(id sim.NodeID) {
 	nd := &s.w.nodes[id]
 	nd.down = true
 	nd.dirty = true
+	s.touch(id)
 	s.w.down++
 	s.disarm(nd)
 	if nd.appNext < len(nd.app) {
@@ -1082,14 +1090,6 @@ func (s *Sim) logLost(p pending, why string) {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(p.from)).Int("to", int(p.to)).Str("type", sim.MessageName(p.msg)).
 			Msg("lost (" + why + ") " + FormatValue(p.msg))
 	}
-}
-
-func (s *Sim) removeDatagram(d int) pending {
-	p := s.w.dgrams[d]
-	copy(s.w.dgrams[d:], s.w.dgrams[d+1:])
-	s.w.dgrams[len(s.w.dgrams)-1] = pending{}
-	s.w.dgrams = s.w.dgrams[:len(s.w.dgrams)-1]
-	return p
 }
 
 func (s *Sim) logEvent(ev Event) {
@@ -1170,6 +1170,7 @@ func (s *Sim) run(ev *Event) (err error) {
 	}
 	id := ev.Node
 	s.w.nodes[id].dirty = true
+	s.touch(id)
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + s.eventText(ev))
 	}
@@ -1205,6 +1206,7 @@ func (s *Sim) run(ev *Event) (err error) {
 func (s *Sim) runChecked(ev *Event) (err error) {
 	id := ev.Node
 	s.w.nodes[id].dirty = true
+	s.touch(id)
 	ext := &s.w.ext[id]
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + s.eventText(ev))
