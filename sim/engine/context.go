@@ -103,7 +103,8 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 	case datagram && s.w.cut != 0 && s.across(p.from, p.to):
 		s.logLost(p, "partition")
 	case datagram:
-		s.sendDatagram(p)
+		s.w.dgrams = append(s.w.dgrams, p)
+		s.w.hs.fresh++
 	default:
 		s.push(from*s.n+to, p)
 	}

@@ -78,7 +78,7 @@ func (s *Sim) deepCopy(c Chooser) *Sim {
 // shell returns a simulator of s's config and settings with no world.
 func (s *Sim) shell(c Chooser) *Sim {
 	cp := &Sim{cfg: s.cfg, weights: s.weights, n: s.n, chooser: c, failures: s.failures, until: s.until,
-		sides: s.sides, nodeOK: s.nodeOK, linkOK: s.linkOK, opts: s.opts, maxBytes: s.maxBytes}
+		sides: s.sides, nodeOK: s.nodeOK, linkOK: s.linkOK, opts: s.opts, maxBytes: s.maxBytes, reorder: s.reorder}
 	cp.bind()
 	return cp
 }

@@ -79,7 +79,7 @@ func (s *Sim) rehash() {
 		s.w.conns[c].part = 0
 	}
 	copy(hs.stale, s.w.busy)
-	hs.dgrams, hs.fresh, hs.dgStale = 0, len(s.w.dgrams), true
+	hs.dgrams, hs.fresh, hs.dgStale = 0, len(s.w.dgrams), false
 }
 
 // trim clears the bits of set from n on.
@@ -166,20 +166,19 @@ func (s *Sim) refresh() {
 			q.part = p
 		}
 	}
-	if s.cfg.Failures.Reorder {
-		if hs.fresh > 0 {
-			d := s.w.dgrams[len(s.w.dgrams)-hs.fresh:]
-			for i := range d {
-				hs.dgrams += s.dgramPart(&d[i])
+	if hs.dgStale {
+		hs.dgrams, hs.fresh, hs.dgStale = 0, len(s.w.dgrams), false
+	}
+	if hs.fresh > 0 {
+		d := s.w.dgrams[len(s.w.dgrams)-hs.fresh:]
+		for i := range d {
+			if p := s.dgramPart(&d[i]); s.reorder {
+				hs.dgrams += p
+			} else {
+				hs.dgrams = mix(hs.dgrams, p)
 			}
-			hs.fresh = 0
 		}
-	} else if hs.dgStale || hs.fresh > 0 {
-		var h uint64
-		for i := range s.w.dgrams {
-			h = mix(h, s.dgramPart(&s.w.dgrams[i]))
-		}
-		hs.dgrams, hs.fresh, hs.dgStale = h, 0, false
+		hs.fresh = 0
 	}
 }
 
@@ -236,27 +235,24 @@ func (s *Sim) dgramPart(p *pending) uint64 {
 	return fmix(mix(seedDgram+uint64(p.from)<<32+uint64(p.to), s.msgHash(p)))
 }
 
-// sendDatagram puts p in flight as a datagram.
-func (s *Sim) sendDatagram(p pending) {
-	s.w.dgrams = append(s.w.dgrams, p)
-	s.w.hs.fresh++
-}
-
 // removeDatagram takes datagram d out of flight.
-func (s *Sim) removeDatagram(d int) pending {
+func (s *Sim) removeDatagram(d int) {
 	dg := s.w.dgrams
-	p := dg[d]
-	hs := &s.w.hs
-	switch {
-	case !s.cfg.Failures.Reorder:
-		hs.dgStale = true
-	case d >= len(dg)-hs.fresh:
-		hs.fresh--
-	default:
-		hs.dgrams -= s.dgramPart(&p)
+	if hs := &s.w.hs; d >= len(dg)-hs.fresh {
+		hs.fresh-- // not in the hash yet
+	} else {
+		s.unhash(d)
 	}
 	copy(dg[d:], dg[d+1:])
 	dg[len(dg)-1] = pending{}
 	s.w.dgrams = dg[:len(dg)-1]
-	return p
+}
+
+// unhash takes datagram d, which is in the datagrams' hash, out of it.
+func (s *Sim) unhash(d int) {
+	if s.reorder {
+		s.w.hs.dgrams -= s.dgramPart(&s.w.dgrams[d])
+	} else {
+		s.w.hs.dgStale = true
+	}
 }

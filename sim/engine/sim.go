@@ -265,6 +265,7 @@ type Sim struct {
 	view       *sim.View      // the View properties get (Holds): one per Sim, so checking allocates nothing
 	enc        encoder
 
+	reorder bool // cfg.Failures.Reorder
 	booting bool // Start runs on the initial state (New, Reset)
 	// progress counts handler starts and ends: odd while a handler runs,
 	// when bits 40 and up hold the running node + 1 (see Guard and
@@ -352,6 +353,7 @@ func newSim(cfg *sim.Config, opts Options) *Sim {
 	}
 	s.opts = opts
 	s.opts.Chooser, s.opts.Logger = nil, nil
+	s.reorder = cfg.Failures.Reorder
 	if checkCopiesEnv {
 		s.opts.CheckCopies = true
 	}
@@ -1012,7 +1014,8 @@ func (s *Sim) execute(k readyEnt) error {
 		return s.network(ev)
 	case EvDuplicate:
 		s.w.dups++
-		s.sendDatagram(s.w.dgrams[k.ref])
+		s.w.dgrams = append(s.w.dgrams, s.w.dgrams[k.ref])
+		s.w.hs.fresh++
 		return s.network(ev)
 	case EvPartition:
 		s.w.partitions++
