@@ -52,10 +52,11 @@ type encoder struct {
 	buf       []byte
 	ptrs      []uintptr // pointers being encoded, for cycles
 	tmp       []mapEntry
-	scratch   []byte       // encodeMap's copy of a map's region, reused
-	types     []typeEntry  // see dynamic
-	vals      []scratchVal // see scratchOf
-	spare     typeEntry    // dynamic's result when types is full
+	scratch   []byte           // encodeMap's copy of a map's region, reused
+	types     []typeEntry      // see dynamic
+	keys      []unsafe.Pointer // types[i].key: searched, 8 to a cache line
+	vals      []scratchVal     // see scratchOf
+	spare     typeEntry        // dynamic's result when types is full
 }
 
 // typeEntry caches, for one dynamic type, its hash and its encoders.
@@ -98,8 +99,8 @@ const maxTypeCache = 32
 // they need before encoding anything else.
 func (e *encoder) dynamic(t reflect.Type) *typeEntry {
 	k := typeKey(t)
-	for i := range e.types {
-		if e.types[i].key == k {
+	for i, key := range e.keys {
+		if key == k {
 			return &e.types[i]
 		}
 	}
@@ -116,6 +117,7 @@ func (e *encoder) dynamic(t reflect.Type) *typeEntry {
 	}
 	if len(e.types) < maxTypeCache {
 		e.types = append(e.types, te)
+		e.keys = append(e.keys, k)
 		return &e.types[len(e.types)-1]
 	}
 	e.spare = te

@@ -82,6 +82,13 @@ type key2 struct {
 
 type hidden struct{ m map[string]int }
 
+type empty struct{}
+
+type onlySkipped struct {
+	sim.Base
+	X int `macemc:"-"`
+}
+
 // goldenValues are the values whose canonical encodings are pinned.
 func goldenValues() map[string]any {
 	ff := &firstField{X: inner{Name: "x"}}
@@ -137,18 +144,22 @@ func goldenValues() map[string]any {
 			U  []uint16
 		}{I: []int{3, -1}, P: []*inner{{Name: "a"}, nil}, A: []any{1, "x", key2{2, "y"}, nil},
 			K: []key2{{1, "a"}}, M: []map[int]int{{1: 2}}, NI: []sim.NodeID{2, 0, 1}, U: []uint16{9}},
-		"hidden":   hidden{m: map[string]int{"a": 1, "b": 2}},
-		"int":      42,
-		"string":   "str",
-		"ints":     []int{1, 2, 3},
-		"strings":  []string{"a", "bc"},
-		"bytes":    []byte{1, 2, 3},
-		"array":    [3]int{1, 2, 3},
-		"nil":      nil,
-		"nil-ptr":  (*inner)(nil),
-		"int-map":  map[int]int{1: 2, 3: 4},
-		"key-map":  map[key2]int{{1, "a"}: 1, {1, "b"}: 2},
-		"any-list": []any{inner{Name: "i"}, &inner{Name: "p"}, mapOnly{M: map[string]int{"k": 1}}, tree{V: 5}},
+		"hidden":       hidden{m: map[string]int{"a": 1, "b": 2}},
+		"int":          42,
+		"string":       "str",
+		"ints":         []int{1, 2, 3},
+		"strings":      []string{"a", "bc"},
+		"bytes":        []byte{1, 2, 3},
+		"array":        [3]int{1, 2, 3},
+		"nil":          nil,
+		"nil-ptr":      (*inner)(nil),
+		"int-map":      map[int]int{1: 2, 3: 4},
+		"key-map":      map[key2]int{{1, "a"}: 1, {1, "b"}: 2},
+		"empty":        empty{},
+		"empty-ptr":    &empty{},
+		"only-skipped": &onlySkipped{X: 1},
+		"empties":      []empty{{}, {}},
+		"any-list":     []any{inner{Name: "i"}, &inner{Name: "p"}, mapOnly{M: map[string]int{"k": 1}}, tree{V: 5}},
 	}
 }
 

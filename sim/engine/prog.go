@@ -85,8 +85,9 @@ var progCache sync.Map // reflect.Type -> *prog (nil: none)
 
 // progFor returns t's program, or nil when t has none: t is not a bool,
 // number, string, slice, array or struct, t or *t is a sim.Canonicalizer
-// or has a registered canonical form, t encodes to nothing, or its
-// program would be too long.
+// or has a registered canonical form, or its program would be too long.
+// A struct that encodes to nothing (a message without fields) has a
+// program without operations.
 func progFor(t reflect.Type) *prog {
 	if p, ok := progCache.Load(t); ok {
 		return p.(*prog)
@@ -105,7 +106,7 @@ func buildProg(t reflect.Type, visiting []reflect.Type) *prog {
 		return nil
 	}
 	b := progBuilder{visiting: append(slices.Clip(visiting), t), pure: true, safe: true}
-	if !b.add(t, 0) || len(b.ops) == 0 {
+	if !b.add(t, 0) {
 		return nil
 	}
 	p := &prog{ops: slices.Clip(b.ops), pure: b.pure, safe: b.safe, scalar: opNone}
@@ -244,25 +245,35 @@ func pointerShaped(t reflect.Type) bool {
 	return false
 }
 
-// plain encodes the value at p with its program.
+// plain encodes the value at p with its program. Performance: the buffer
+// is kept in a local variable between the calls that need it in the
+// encoder (storing it there costs a write barrier while the collector
+// runs).
 func (e *encoder) plain(ops []plainOp, p unsafe.Pointer) {
+	buf := e.buf
 	for i := range ops {
 		op := &ops[i]
 		q := unsafe.Add(p, op.off)
 		switch op.kind {
 		case opBytes:
 			b := *(*[]byte)(q)
-			e.buf = binary.AppendUvarint(e.buf, uint64(len(b)))
-			e.buf = append(e.buf, b...)
+			buf = binary.AppendUvarint(buf, uint64(len(b)))
+			e.buf = append(buf, b...)
 			e.grow()
+			buf = e.buf
 		case opSlice:
+			e.buf = buf
 			e.slice(op.sub, q)
+			buf = e.buf
 		case opField:
+			e.buf = buf
 			op.sub.enc(e, addrValue(op.sub.ptr, q))
+			buf = e.buf
 		default:
-			e.scalar(op.kind, q)
+			buf = appendScalar(buf, op.kind, q)
 		}
 	}
+	e.buf = buf
 }
 
 // addrValue returns the addressable reflect.Value of the value at p, whose
@@ -283,69 +294,45 @@ func (e *encoder) slice(sub *opSub, q unsafe.Pointer) {
 	data := unsafe.Pointer(unsafe.SliceData(*h))
 	e.buf = binary.AppendUvarint(e.buf, uint64(n))
 	el := sub.elem
-	switch el.scalar {
-	case opI64, opU64:
-		for _, x := range unsafe.Slice((*uint64)(data), n) {
-			e.u64(x)
-			if len(e.buf) > e.next {
-				e.grow()
-			}
-		}
-	case opNone:
+	if el.scalar == opNone {
 		for i := range n {
 			e.plain(el.ops, unsafe.Add(data, uintptr(i)*sub.size))
 			e.grow()
 		}
-	default:
-		for i := range n {
-			e.scalar(el.scalar, unsafe.Add(data, uintptr(i)*sub.size))
-			if len(e.buf) > e.next {
-				e.grow()
-			}
+		return
+	}
+	buf := e.buf
+	for i := range n {
+		buf = appendScalar(buf, el.scalar, unsafe.Add(data, uintptr(i)*sub.size))
+		if len(buf) > e.next {
+			e.buf = buf
+			e.grow()
 		}
 	}
+	e.buf = buf
 }
 
-// scalar encodes the bool, number or string of kind k at q.
-func (e *encoder) scalar(k uint8, q unsafe.Pointer) {
+// appendScalar appends the encoding of the bool, number or string of kind
+// k at q.
+func appendScalar(buf []byte, k uint8, q unsafe.Pointer) []byte {
+	le := binary.LittleEndian
 	switch k {
 	case opBool:
 		if *(*bool)(q) {
-			e.buf = append(e.buf, 1)
-		} else {
-			e.buf = append(e.buf, 0)
+			return append(buf, 1)
 		}
-	case opI8:
-		e.u64(uint64(int64(*(*int8)(q))))
-	case opI16:
-		e.u64(uint64(int64(*(*int16)(q))))
-	case opI32:
-		e.u64(uint64(int64(*(*int32)(q))))
-	case opI64:
-		e.u64(uint64(*(*int64)(q)))
-	case opU8:
-		e.u64(uint64(*(*uint8)(q)))
-	case opU16:
-		e.u64(uint64(*(*uint16)(q)))
-	case opU32:
-		e.u64(uint64(*(*uint32)(q)))
-	case opU64:
-		e.u64(*(*uint64)(q))
-	case opF32:
-		e.u64(math.Float64bits(float64(*(*float32)(q))))
-	case opF64:
-		e.u64(math.Float64bits(*(*float64)(q)))
+		return append(buf, 0)
+	case opStr:
+		s := *(*string)(q)
+		return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
 	case opC64:
 		c := *(*complex64)(q)
-		e.u64(math.Float64bits(float64(real(c))))
-		e.u64(math.Float64bits(float64(imag(c))))
+		return le.AppendUint64(le.AppendUint64(buf, math.Float64bits(float64(real(c)))), math.Float64bits(float64(imag(c))))
 	case opC128:
 		c := *(*complex128)(q)
-		e.u64(math.Float64bits(real(c)))
-		e.u64(math.Float64bits(imag(c)))
-	case opStr:
-		e.str(*(*string)(q))
+		return le.AppendUint64(le.AppendUint64(buf, math.Float64bits(real(c))), math.Float64bits(imag(c)))
 	}
+	return le.AppendUint64(buf, word(k, q))
 }
 
 // Pure hashing. The simulator hashes a node's struct or a message whose
