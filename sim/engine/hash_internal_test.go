@@ -7,7 +7,7 @@ import (
 )
 
 // mutator is a service that changes every part of the state the hash
-// covers: its struct (a map among its fields), messages on connections,
+// covers: its struct (a map among its fields; see also flat), messages on connections,
 // datagrams, one-shot and periodic timers, random draws from its stream,
 // monitor events and client operations.
 type mutator struct {
@@ -31,12 +31,24 @@ func (c *mutator) act(ctx *sim.Context, from sim.NodeID) {
 	n := ctx.Nodes()
 	c.Count++
 	c.Seen[from]++
-	peer := sim.NodeID(ctx.Rand(n))
+	stir(ctx, c.Count, &c.Pending)
+	if c.Count%4 == 0 {
+		c.Seen = map[sim.NodeID]int{} // the map is rebuilt in another order
+		for p := range sim.NodeID(n) {
+			c.Seen[(p+from)%sim.NodeID(n)] = int(p) % 2
+		}
+	}
+}
+
+// stir makes one random change to the node's pending events, random
+// stream, the monitor or the history.
+func stir(ctx *sim.Context, count int, pending *bool) {
+	peer := sim.NodeID(ctx.Rand(ctx.Nodes()))
 	switch ctx.Rand(8) {
 	case 0:
-		ctx.Send(peer, token{N: c.Count % 3})
+		ctx.Send(peer, token{N: count % 3})
 	case 1:
-		ctx.SendDatagram(peer, token{N: c.Count % 2, Note: "d"})
+		ctx.SendDatagram(peer, token{N: count % 2, Note: "d"})
 	case 2:
 		ctx.SetTimer("once")
 	case 3:
@@ -47,26 +59,19 @@ func (c *mutator) act(ctx *sim.Context, from sim.NodeID) {
 	case 5:
 		var b [8]byte
 		_, _ = ctx.Reader().Read(b[:])
-		c.Count += int(b[0] & 1)
 	case 6:
 		ctx.Notify(token{N: int(peer)})
 	case 7:
 		client := int(ctx.Self())
-		if c.Pending {
-			ctx.Return(client, c.Count%2)
+		if *pending {
+			ctx.Return(client, count%2)
 		} else {
-			ctx.Invoke(client, c.Count%3)
+			ctx.Invoke(client, count%3)
 		}
-		c.Pending = !c.Pending
+		*pending = !*pending
 	}
 	if !ctx.TimerScheduled("tick") && !ctx.TimerScheduled("once") {
 		ctx.SetTimer("once") // something stays to do
-	}
-	if c.Count%4 == 0 {
-		c.Seen = map[sim.NodeID]int{} // the map is rebuilt in another order
-		for p := range sim.NodeID(n) {
-			c.Seen[(p+from)%sim.NodeID(n)] = int(p) % 2
-		}
 	}
 }
 
@@ -76,6 +81,58 @@ func (c *mutator) HandleMessage(ctx *sim.Context, from sim.NodeID, _ sim.Message
 }
 func (c *mutator) HandleTimer(ctx *sim.Context, _ string)            { c.act(ctx, ctx.Self()) }
 func (c *mutator) HandleConnError(ctx *sim.Context, peer sim.NodeID) { c.act(ctx, peer) }
+
+// flat is a mutator whose struct has a pure program (numbers, strings,
+// slices), hashed straight from memory (hashPure): its handlers often
+// leave it as it was, and otherwise change it in place (a slice's
+// element, a byte), grow or shrink a slice, or put back a new string of
+// the same content.
+type flat struct {
+	sim.Base
+	Pending bool
+	Steps   int `macemc:"-"`
+	Log     []int
+	Names   []string
+	Note    string
+	Raw     []byte
+	Pair    [2]int16
+}
+
+func (f *flat) Start(ctx *sim.Context) { ctx.SetPeriodic("tick") }
+
+func (f *flat) act(ctx *sim.Context) {
+	f.Steps++
+	stir(ctx, f.Steps, &f.Pending)
+	switch ctx.Rand(10) {
+	case 0:
+		f.Log = append(f.Log, f.Steps%3)
+	case 1:
+		if len(f.Log) > 0 {
+			f.Log[len(f.Log)/2]++ // in place
+		}
+	case 2:
+		if len(f.Log) > 0 {
+			f.Log = f.Log[:len(f.Log)-1]
+		}
+	case 3:
+		f.Names = append(f.Names, string(rune('a'+f.Steps%3)))
+	case 4:
+		f.Note = string([]byte{'n', byte('0' + f.Steps%2)}) // a new string, maybe of the same content
+	case 5:
+		if len(f.Raw) < 9 {
+			f.Raw = append(f.Raw, byte(f.Steps))
+		} else {
+			f.Raw[f.Steps%len(f.Raw)] ^= 1 // in place
+		}
+	case 6:
+		f.Pair[f.Steps%2]--
+	}
+}
+
+func (f *flat) HandleApp(ctx *sim.Context, _ any)                           { f.act(ctx) }
+func (f *flat) HandleMessage(ctx *sim.Context, _ sim.NodeID, _ sim.Message) { f.act(ctx) }
+func (f *flat) HandleTimer(ctx *sim.Context, _ string)                      { f.act(ctx) }
+func (f *flat) HandleConnError(ctx *sim.Context, _ sim.NodeID)              { f.act(ctx) }
 
 // tally is a monitor that counts the events it gets.
 type tally struct{ Events map[int]int }
@@ -87,9 +144,14 @@ func (t *tally) Handle(ev any) error {
 
 func mutatorConfig(reorder bool) *sim.Config {
 	return &sim.Config{
-		Nodes:   4,
-		Service: func(sim.NodeID) sim.Service { return &mutator{} },
-		App:     func(sim.NodeID) []any { return []any{"a", "b", "c", "d"} },
+		Nodes: 4,
+		Service: func(id sim.NodeID) sim.Service {
+			if id%2 == 1 {
+				return &flat{}
+			}
+			return &mutator{}
+		},
+		App: func(sim.NodeID) []any { return []any{"a", "b", "c", "d"} },
 		Failures: sim.Failures{Resets: 3, Crashes: 1, Breaks: 3, Drops: 3, Duplicates: 3, Partitions: 2,
 			Reorder: reorder},
 		Monitors: []sim.MonitorSpec{{Name: "tally", New: func() sim.Monitor { return &tally{Events: map[int]int{}} }}},
@@ -243,35 +305,46 @@ func TestHashMemo(t *testing.T) {
 			hashes[k] = s.Hash()
 			s.SaveHashes(&memos[k])
 		}
+		choices := s.ChoiceValues()
 		// The replay restores every state's hashes, then steps on and
-		// hashes the states after the saved ones itself.
-		r, err := New(cfg, Options{Chooser: NewRecorded(s.ChoiceValues())})
+		// hashes the states after the saved ones itself: on a new
+		// simulator, and on the same one again (as a search replays
+		// prefixes), which hashed other states in between.
+		fresh, err := New(cfg, Options{Chooser: NewRecorded(choices)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !r.RestoreHashes(&memos[0]) {
-			t.Fatal("restoring the initial state's hashes failed")
-		}
-		for k := 1; k <= saved; k++ {
-			if _, err := r.Step(); err != nil {
-				t.Fatal(err)
-			}
-			if !r.RestoreHashes(&memos[k]) {
-				t.Fatalf("restoring state %d's hashes failed", k)
-			}
-			if k%7 == 0 {
-				if h := r.Hash(); h != hashes[k] {
-					t.Fatalf("reorder=%v state %d: restored hash %x, was %x", reorder, k, h, hashes[k])
+		for _, r := range []*Sim{fresh, s} {
+			for again := range 3 {
+				if err := r.Reset(NewRecorded(choices)); err != nil {
+					t.Fatal(err)
 				}
-			}
-		}
-		r.SetChooser(NewRandom(9))
-		for range 80 {
-			if ok, err := r.Step(); err != nil || !ok {
-				t.Fatalf("step %d: %v %v", r.Steps(), ok, err)
-			}
-			if h, want := r.Hash(), scratchHash(t, r); h != want {
-				t.Fatalf("reorder=%v after step %d past the restored states: hash %x, afresh %x", reorder, r.Steps(), h, want)
+				if !r.RestoreHashes(&memos[0]) {
+					t.Fatal("restoring the initial state's hashes failed")
+				}
+				prefix := saved - 20*again
+				for k := 1; k <= prefix; k++ {
+					if _, err := r.Step(); err != nil {
+						t.Fatal(err)
+					}
+					if !r.RestoreHashes(&memos[k]) {
+						t.Fatalf("restoring state %d's hashes failed", k)
+					}
+					if k%7 == 0 {
+						if h := r.Hash(); h != hashes[k] {
+							t.Fatalf("reorder=%v state %d: restored hash %x, was %x", reorder, k, h, hashes[k])
+						}
+					}
+				}
+				r.SetChooser(NewRandom(uint64(9 + again)))
+				for range 80 {
+					if ok, err := r.Step(); err != nil || !ok {
+						t.Fatalf("step %d: %v %v", r.Steps(), ok, err)
+					}
+					if h, want := r.Hash(), scratchHash(t, r); h != want {
+						t.Fatalf("reorder=%v after step %d past the restored states: hash %x, afresh %x", reorder, r.Steps(), h, want)
+					}
+				}
 			}
 		}
 	}
