@@ -33,6 +33,7 @@ import (
 
 type plainOp struct {
 	kind uint8
+	n    uint32 // opWords: how many
 	off  uintptr
 	sub  *opSub // opSlice, opField
 }
@@ -63,6 +64,7 @@ const (
 	opBytes // a slice of bytes: its length and its bytes
 	opSlice // a slice: its length and its elements, each with sub.elem
 	opField // a field handed to its encoder
+	opWords // n 8-byte numbers side by side, encoded as they are (opI64, opU64, opF64)
 	opNone
 )
 
@@ -109,11 +111,35 @@ func buildProg(t reflect.Type, visiting []reflect.Type) *prog {
 	if !b.add(t, 0) {
 		return nil
 	}
-	p := &prog{ops: slices.Clip(b.ops), pure: b.pure, safe: b.safe, scalar: opNone}
-	if len(p.ops) == 1 && p.ops[0].off == 0 && p.ops[0].kind < opStr {
-		p.scalar = p.ops[0].kind
+	p := &prog{ops: words(b.ops), pure: b.pure, safe: b.safe, scalar: opNone}
+	if len(p.ops) == 1 && p.ops[0].off == 0 {
+		switch op := p.ops[0]; {
+		case op.kind < opStr:
+			p.scalar = op.kind
+		case op.kind == opWords && op.n == 1:
+			p.scalar = opU64
+		}
 	}
 	return p
+}
+
+// words merges the runs of 8-byte numbers that lie side by side into
+// opWords: their canonical encodings are their 8 bytes (little-endian),
+// so a run is encoded, and hashed, in one loop.
+func words(ops []plainOp) []plainOp {
+	var out []plainOp
+	for _, op := range ops {
+		switch op.kind {
+		case opI64, opU64, opF64:
+			if n := len(out); n > 0 && out[n-1].kind == opWords && out[n-1].off+8*uintptr(out[n-1].n) == op.off {
+				out[n-1].n++
+				continue
+			}
+			op.kind, op.n = opWords, 1
+		}
+		out = append(out, op)
+	}
+	return slices.Clip(out)
 }
 
 type progBuilder struct {
@@ -269,6 +295,10 @@ func (e *encoder) plain(ops []plainOp, p unsafe.Pointer) {
 			e.buf = buf
 			op.sub.enc(e, addrValue(op.sub.ptr, q))
 			buf = e.buf
+		case opWords:
+			for _, w := range unsafe.Slice((*uint64)(q), op.n) {
+				buf = binary.LittleEndian.AppendUint64(buf, w)
+			}
 		default:
 			buf = appendScalar(buf, op.kind, q)
 		}
@@ -388,6 +418,12 @@ func hashPure(h uint64, left int, ops []plainOp, p unsafe.Pointer) (uint64, int)
 		op := &ops[i]
 		q := unsafe.Add(p, op.off)
 		switch op.kind {
+		case opWords:
+			for _, w := range unsafe.Slice((*uint64)(q), op.n) {
+				h = step(h, w)
+			}
+			left -= 8 * int(op.n)
+			continue
 		case opBool:
 			h = step(h, uint64(*(*uint8)(q)))
 			left--
