@@ -67,8 +67,9 @@ type typeEntry struct {
 	enc  encFunc // encoderFor(t)
 	elem encFunc // encoderFor(t.Elem()) when t is a pointer type
 	// prog is t's program (see progFor) when t has a safe one and an
-	// interface holds t's values through a pointer, or t.Elem()'s when t
-	// is a pointer to a type with a program (then ptr is set).
+	// interface holds t's values through a pointer (not pointerShaped),
+	// or t.Elem()'s when t is a pointer to a type with a program (then
+	// ptr is set).
 	prog *prog
 	ptr  bool
 }
@@ -110,7 +111,7 @@ func (e *encoder) dynamic(t reflect.Type) *typeEntry {
 		if p := progFor(t.Elem()); p != nil && !t.Implements(canonType) {
 			te.prog, te.ptr = p, true
 		}
-	} else if k := t.Kind(); (k == reflect.Struct || k == reflect.Array) && !pointerShaped(t) {
+	} else if !pointerShaped(t) {
 		if p := progFor(t); p != nil && p.safe {
 			te.prog = p
 		}
@@ -660,7 +661,7 @@ func (s *Sim) msgHash(p *pending) uint64 {
 func (s *Sim) hashValue(v any) (uint64, bool) {
 	if v != nil {
 		te := s.enc.dynamic(reflect.TypeOf(v))
-		if p := te.prog; p != nil && p.pure {
+		if p := te.prog; p != nil && p.hashable {
 			left := min(s.maxBytes, maxPure) - 8
 			h := step(prime5, te.hash)
 			at := efaceData(&v)
@@ -671,7 +672,7 @@ func (s *Sim) hashValue(v any) (uint64, bool) {
 				}
 				h = step(h, 1)
 			}
-			if h, left = hashPure(h, left, p.ops, at); left >= 0 {
+			if h, left = hashPure(&s.enc, h, left, p.ops, at); left >= 0 {
 				return avalanche(h), true
 			}
 		}

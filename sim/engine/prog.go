@@ -40,10 +40,11 @@ type plainOp struct {
 
 // opSub is the rest of an opSlice or opField.
 type opSub struct {
-	elem *prog          // opSlice: the elements' program, pure
-	size uintptr        // opSlice: the elements' size
-	enc  encFunc        // opField: the field's encoder
-	ptr  unsafe.Pointer // opField: typeKey of a pointer to the field's type
+	elem  *prog          // opSlice: the elements' program, pure
+	size  uintptr        // opSlice: the elements' size
+	enc   encFunc        // opField: the field's encoder
+	ptr   unsafe.Pointer // opField: typeKey of a pointer to the field's type
+	iface bool           // opField: the field is an empty interface (any)
 }
 
 const (
@@ -73,6 +74,9 @@ type prog struct {
 	ops  []plainOp
 	pure bool
 	safe bool
+	// hashable: its only opFields are empty interfaces, which hashPure
+	// reads when they hold values (not pointers) of hashable types.
+	hashable bool
 	// scalar is the kind of the only op when the program reads one
 	// number or bool at offset 0 (opNone otherwise): a slice of such
 	// values is encoded in one tight loop.
@@ -107,11 +111,11 @@ func buildProg(t reflect.Type, visiting []reflect.Type) *prog {
 	if slices.Contains(visiting, t) {
 		return nil
 	}
-	b := progBuilder{visiting: append(slices.Clip(visiting), t), pure: true, safe: true}
+	b := progBuilder{visiting: append(slices.Clip(visiting), t), pure: true, safe: true, hashable: true}
 	if !b.add(t, 0) {
 		return nil
 	}
-	p := &prog{ops: words(b.ops), pure: b.pure, safe: b.safe, scalar: opNone}
+	p := &prog{ops: words(b.ops), pure: b.pure, safe: b.safe, hashable: b.hashable, scalar: opNone}
 	if len(p.ops) == 1 && p.ops[0].off == 0 {
 		switch op := p.ops[0]; {
 		case op.kind < opStr:
@@ -143,9 +147,9 @@ func words(ops []plainOp) []plainOp {
 }
 
 type progBuilder struct {
-	ops        []plainOp
-	visiting   []reflect.Type
-	pure, safe bool
+	ops                  []plainOp
+	visiting             []reflect.Type
+	pure, safe, hashable bool
 }
 
 // hasCanon reports whether t or *t is a sim.Canonicalizer, or t has a
@@ -247,6 +251,8 @@ func (b *progBuilder) add(t reflect.Type, off uintptr) bool {
 // its encoder.
 func (b *progBuilder) field(t reflect.Type, off uintptr) {
 	b.pure = false
+	iface := t.Kind() == reflect.Interface && t.NumMethod() == 0 // hashIface reads an empty interface's words
+	b.hashable = b.hashable && iface
 	switch t.Kind() {
 	case reflect.Interface, reflect.Map, reflect.Pointer, reflect.Slice:
 	default:
@@ -254,7 +260,7 @@ func (b *progBuilder) field(t reflect.Type, off uintptr) {
 			b.safe = false
 		}
 	}
-	b.ops = append(b.ops, plainOp{kind: opField, off: off, sub: &opSub{enc: encoderFor(t), ptr: typeKey(reflect.PointerTo(t))}})
+	b.ops = append(b.ops, plainOp{kind: opField, off: off, sub: &opSub{enc: encoderFor(t), ptr: typeKey(reflect.PointerTo(t)), iface: iface}})
 }
 
 // pointerShaped reports whether an interface holds a value of type t in
@@ -410,14 +416,21 @@ func avalanche(h uint64) uint64 {
 // uvarintLen is the length of x's uvarint encoding.
 func uvarintLen(x int) int { return (bits.Len64(uint64(x)|1) + 6) / 7 }
 
-// hashPure feeds the value at p, whose pure program is ops, to h. left is
-// what is left of the size bound, counted in bytes of the canonical
-// encoding; it returns negative as soon as the value is found to pass it.
-func hashPure(h uint64, left int, ops []plainOp, p unsafe.Pointer) (uint64, int) {
+// hashPure feeds the value at p, whose hashable program is ops, to h. left
+// is what is left of the size bound, counted in bytes of the canonical
+// encoding; it returns negative as soon as the value is found to pass it,
+// or to hold in an interface what it cannot read (a pointer, a value
+// without a hashable program). e gives the interfaces' types.
+func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (uint64, int) {
 	for i := range ops {
 		op := &ops[i]
 		q := unsafe.Add(p, op.off)
 		switch op.kind {
+		case opField:
+			if h, left = hashIface(e, h, left, op.sub, q); left < 0 {
+				return h, left
+			}
+			continue
 		case opWords:
 			for _, w := range unsafe.Slice((*uint64)(q), op.n) {
 				h = step(h, w)
@@ -464,6 +477,25 @@ func hashPure(h uint64, left int, ops []plainOp, p unsafe.Pointer) (uint64, int)
 	return h, left
 }
 
+// hashIface is hashPure of the interface at q: nil, or a value whose type
+// has a hashable program and whose hash (the type's) tells it apart from
+// values of other types.
+func hashIface(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint64, int) {
+	if !sub.iface {
+		return h, -1
+	}
+	x := *(*any)(q)
+	if x == nil {
+		return step(h, 0), left - 1
+	}
+	te := e.dynamic(reflect.TypeOf(x))
+	if te.prog == nil || te.ptr || !te.prog.hashable {
+		return h, -1
+	}
+	ops, th := te.prog.ops, te.hash // te may move when the cache grows
+	return hashPure(e, step(step(h, 1), th), left-9, ops, efaceData(&x))
+}
+
 // hashSlice is hashPure of the slice at q, whose elements have program
 // sub.elem.
 func hashSlice(h uint64, left int, sub *opSub, q unsafe.Pointer) (uint64, int) {
@@ -484,7 +516,7 @@ func hashSlice(h uint64, left int, sub *opSub, q unsafe.Pointer) (uint64, int) {
 		return h, left
 	case opNone, opBool, opC64, opC128: // not 8 bytes each
 		for i := range n {
-			if h, left = hashPure(h, left, el.ops, unsafe.Add(data, uintptr(i)*sub.size)); left < 0 {
+			if h, left = hashPure(nil, h, left, el.ops, unsafe.Add(data, uintptr(i)*sub.size)); left < 0 {
 				return h, left
 			}
 		}

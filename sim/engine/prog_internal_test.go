@@ -126,3 +126,73 @@ func TestHashValueBound(t *testing.T) {
 		}
 	}
 }
+
+// boxed holds values in empty interfaces, as a message envelope does.
+type boxed struct {
+	sim.Base
+	A any
+	B sim.Message
+	N int
+}
+
+type myInt int
+
+// TestHashValueInterfaces: a struct whose only fields that are not pure
+// are empty interfaces is hashed from memory when they hold values with
+// hashable programs (nested too), and from its canonical encoding when
+// one holds a pointer or a map; either way, different contents hash
+// differently and equal ones equally.
+func TestHashValueInterfaces(t *testing.T) {
+	s, err := New(&sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &boxed{} }}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := progFor(reflect.TypeFor[boxed]()); p == nil || p.pure || !p.hashable {
+		t.Fatal("boxed has no hashable program")
+	}
+	hash := func(v any) uint64 {
+		t.Helper()
+		h, ok := s.hashValue(v)
+		if !ok {
+			t.Fatal(s.HashErr())
+		}
+		return h
+	}
+	contents := map[string]func() any{
+		"nil": func() any { return nil }, "int 0": func() any { return 0 }, "int 1": func() any { return 1 },
+		"int64 0": func() any { return int64(0) }, "myInt 0": func() any { return myInt(0) },
+		"string": func() any { return "s" }, "other string": func() any { return "t" },
+		"ints": func() any { return []int{1, 2} }, "other ints": func() any { return []int{1, 3} },
+		"token": func() any { return token{N: 1} }, "other token": func() any { return token{N: 2} },
+		"boxed": func() any { return boxed{A: token{N: 1}} }, "other boxed": func() any { return boxed{A: token{N: 2}} },
+		"boxed nil": func() any { return boxed{} },
+		"pointer": func() any { return &token{N: 1} }, "other pointer": func() any { return &token{N: 2} },
+		"map": func() any { return map[int]int{1: 2} }, "other map": func() any { return map[int]int{1: 3} },
+	}
+	seen := map[uint64]string{}
+	for name, c := range contents {
+		for _, field := range []string{"A", "B"} {
+			if name == "nil" && field == "B" {
+				continue // the same value as nil in A
+			}
+			v, w := &boxed{N: 7}, &boxed{N: 7}
+			if field == "A" {
+				v.A, w.A = c(), c()
+			} else {
+				v.B, w.B = c(), c()
+			}
+			h := hash(v)
+			if hash(w) != h {
+				t.Errorf("%s in %s: equal values hash differently", name, field)
+			}
+			if prev, dup := seen[h]; dup {
+				t.Errorf("%s in %s hashes like %s", name, field, prev)
+			}
+			seen[h] = name + " in " + field
+			pointer := name == "pointer" || name == "other pointer" || name == "map" || name == "other map"
+			if encoded := h == xxhash.Sum64(AppendCanonical(nil, v)); encoded != pointer {
+				t.Errorf("%s in %s: hashed from its encoding %v, want %v", name, field, encoded, pointer)
+			}
+		}
+	}
+}
