@@ -49,7 +49,6 @@ const (
 	seedNode  = 0x6e6f6465
 	seedConn  = 0x636f6e6e
 	seedDgram = 0x6467726d
-	seedPerio = 0x706572696f646963
 	seedDown  = 0x646f776e
 	seedRest  = 0x72657374
 )
@@ -192,18 +191,22 @@ func (s *Sim) nodePart(i int) uint64 {
 		nd.hash = s.hashNode(s.w.svcs[i])
 		nd.dirty = false
 	}
-	h := mix(seedNode+uint64(i), nd.hash)
-	h = mix(h, uint64(nd.appNext))
+	// The armed timers are a set: the sum of their names' hashes (random
+	// 64-bit values), times 3 for a periodic one (a periodic timer stays
+	// armed after it fires, a one-shot one does not: different states).
+	var timers uint64
 	for t := range nd.timers {
 		if tm := &nd.timers[t]; tm.armed {
-			h = mix(h, tm.nameHash)
 			if tm.periodic {
-				// A periodic timer stays armed after it fires, a
-				// one-shot one does not: different states.
-				h = mix(h, seedPerio)
+				timers += 3 * tm.nameHash
+			} else {
+				timers += tm.nameHash
 			}
 		}
 	}
+	h := mix(seedNode+uint64(i), nd.hash)
+	h = mix(h, uint64(nd.appNext))
+	h = mix(h, timers)
 	for _, p := range nd.connErrs {
 		h = mix(h, uint64(p)+1)
 	}
