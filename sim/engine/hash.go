@@ -45,12 +45,16 @@ type hashState struct {
 
 // Seeds of the parts' hashes, so that parts of different kinds differ.
 const (
-	seedState = 0x6d61636563
-	seedNode  = 0x6e6f6465
-	seedConn  = 0x636f6e6e
-	seedDgram = 0x6467726d
-	seedDown  = 0x646f776e
-	seedRest  = 0x72657374
+	seedState  = 0x6d61636563
+	seedNode   = 0x6e6f6465
+	seedConn   = 0x636f6e6e
+	seedDgram  = 0x6467726d
+	seedDown   = 0x646f776e
+	seedRest   = 0x72657374
+	seedMon    = 0x6d6f6e
+	seedHist   = 0x68697374
+	seedBudget = 0x62756467
+	seedFaults = 0x6661756c
 )
 
 // initHashState sizes the bookkeeping for n nodes, every part stale.
@@ -120,21 +124,23 @@ func (s *Sim) touch(id sim.NodeID) { s.w.hs.touched[id>>6] |= 1 << (id & 63) }
 func (s *Sim) Hash() uint64 {
 	s.refresh()
 	hs := &s.w.hs
-	// The sums' terms are finalized parts tagged with their kind and
-	// position: adding the sums loses nothing.
-	h := mix(seedState, hs.nodes+hs.conns+fmix(hs.dgrams))
+	// Every term is finalized and tagged with its kind and position (or
+	// is a sum of such terms): adding them loses nothing.
+	sum := hs.nodes + hs.conns + fmix(hs.dgrams^seedDgram)
 	for i := range s.w.mons {
-		h = mix(h, s.monitorHash(i))
+		sum += fmix(mix(seedMon+uint64(i), s.monitorHash(i)))
 	}
 	if len(s.w.hist) > 0 {
-		h = mix(h, s.w.histHash)
+		sum += fmix(s.w.histHash ^ seedHist)
 	}
-	h = mix(h, uint64(s.w.resets)<<42|uint64(s.w.breaks)<<21|uint64(s.w.drops))
+	if b := uint64(s.w.resets)<<42 | uint64(s.w.breaks)<<21 | uint64(s.w.drops); b != 0 {
+		sum += fmix(b ^ seedBudget)
+	}
 	if s.w.crashes|s.w.dups|s.w.partitions != 0 || s.w.cut != 0 {
-		h = mix(h, uint64(s.w.crashes)<<42|uint64(s.w.dups)<<21|uint64(s.w.partitions))
-		h = mix(h, s.w.cut)
+		b := uint64(s.w.crashes)<<42 | uint64(s.w.dups)<<21 | uint64(s.w.partitions)
+		sum += fmix(mix(b^seedFaults, s.w.cut))
 	}
-	return fmix(h)
+	return fmix(sum + seedState)
 }
 
 // refresh brings every stale part up to date.

@@ -25,6 +25,7 @@ func hashedSim(t *testing.T, reorder bool) *Sim {
 		Service:  func(sim.NodeID) sim.Service { return &hashed{} },
 		App:      func(sim.NodeID) []any { return []any{"a", "b", "c"} },
 		Failures: sim.Failures{Resets: 5, Breaks: 5, Drops: 5, Reorder: reorder},
+		Monitors: []sim.MonitorSpec{{Name: "tally", New: func() sim.Monitor { return &tally{Events: map[int]int{}} }}},
 	}
 	s, err := New(cfg, Options{Chooser: NewRandom(1)})
 	if err != nil {
@@ -122,6 +123,28 @@ func TestHashCoversWhatItDocuments(t *testing.T) {
 		{"the resets used", func(w *world) func() { w.resets++; return func() { w.resets-- } }},
 		{"the breaks used", func(w *world) func() { w.breaks++; return func() { w.breaks-- } }},
 		{"the drops used", func(w *world) func() { w.drops++; return func() { w.drops-- } }},
+		{"the crashes used", func(w *world) func() { w.crashes++; return func() { w.crashes-- } }},
+		{"the duplicates used", func(w *world) func() { w.dups++; return func() { w.dups-- } }},
+		{"the partitions used", func(w *world) func() { w.partitions++; return func() { w.partitions-- } }},
+		{"the partition", func(w *world) func() { w.cut = 0b10; return func() { w.cut = 0 } }},
+		{"a crashed node", func(w *world) func() { w.nodes[1].down = true; return func() { w.nodes[1].down = false } }},
+		{"a restarted node", func(w *world) func() { w.ext[1].restarts++; return func() { w.ext[1].restarts-- } }},
+		{"a random stream's position", func(w *world) func() { w.ext[2].draws++; return func() { w.ext[2].draws-- } }},
+		{"a monitor's state", func(w *world) func() {
+			w.mons[0].m.(*tally).Events[5]++
+			w.mons[0].dirty = true
+			return func() { delete(w.mons[0].m.(*tally).Events, 5); w.mons[0].dirty = true }
+		}},
+		{"a monitor's assertion failure", func(w *world) func() {
+			w.mons[0].failure = "failed"
+			w.mons[0].dirty = true
+			return func() { w.mons[0].failure = ""; w.mons[0].dirty = true }
+		}},
+		{"the client history", func(w *world) func() {
+			w.hist = append(w.hist, sim.HistoryEvent{Kind: sim.Invocation})
+			w.histHash += 1
+			return func() { w.hist = w.hist[:len(w.hist)-1]; w.histHash -= 1 }
+		}},
 	}
 	for _, c := range changes {
 		undo := c.change(&s.w)
