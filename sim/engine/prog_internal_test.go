@@ -166,7 +166,7 @@ func TestHashValueInterfaces(t *testing.T) {
 		"token": func() any { return token{N: 1} }, "other token": func() any { return token{N: 2} },
 		"boxed": func() any { return boxed{A: token{N: 1}} }, "other boxed": func() any { return boxed{A: token{N: 2}} },
 		"boxed nil": func() any { return boxed{} },
-		"pointer": func() any { return &token{N: 1} }, "other pointer": func() any { return &token{N: 2} },
+		"pointer":   func() any { return &token{N: 1} }, "other pointer": func() any { return &token{N: 2} },
 		"map": func() any { return map[int]int{1: 2} }, "other map": func() any { return map[int]int{1: 3} },
 	}
 	seen := map[uint64]string{}
