@@ -23,9 +23,12 @@
 #   critical s  the critical-transition search that follows
 #   wall s      the whole command, files included
 #   crit        the critical step found (condition C1), - when none
+#   hash        CPU time of the walks with Sim.Hash after every step / of
+#               the same walks without (alternated walk by walk)
+#   allocs/tr   heap allocations per transition of the walks with hashing
 #
 # CPU-second figures are steadier than wall-clock ones on a shared machine;
-# walk, sim and bare figures are the median of 3 runs. Arguments are passed
+# walk, sim, bare and hash figures are the median of 3 runs. Arguments are passed
 # to every run of the benchmark binary, e.g. -test.cpuprofile=FILE.
 # Takes about two minutes.
 set -euo pipefail
@@ -36,7 +39,7 @@ go test -c -o "$tmp/bench.test" ./services/bench
 cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//' || true)
 echo "# macemc bench on $(nproc) cores (${cpu:-unknown cpu}), $(go version | cut -d' ' -f3), $(date -u +%Y-%m-%dT%H:%MZ); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 run() { "$tmp/bench.test" -test.run '^$' "$@" | grep '^Benchmark' >>"$tmp/out"; }
-run -test.bench '^Benchmark(Overhead|WalkWorkers)$' -test.benchtime 0.4s -test.count 3 "$@"
+run -test.bench '^Benchmark(Overhead|WalkWorkers|Hash)$' -test.benchtime 0.4s -test.count 3 "$@"
 run -test.bench '^BenchmarkPaths$' -test.benchtime 1x "$@"
 run -test.bench '^BenchmarkFind$' -test.benchtime 1x "$@"
 awk '
@@ -60,7 +63,7 @@ function ratio(a, b) { return (a != "" && b != "" && b > 0) ? sprintf("%.2fx", a
 	}
 }
 END {
-	printf "%-15s %10s %10s %10s %8s %8s %6s %8s %8s %8s %7s %6s %10s %6s %4s\n", "system", "walk tr/s", "sim tr/s", "bare tr/s", "overhead", "walks 2w", "2w eff", "paths/s", "paths 2w", "states/s", "peak MB", "find s", "critical s", "wall s", "crit"
+	printf "%-15s %10s %10s %10s %8s %8s %6s %8s %8s %8s %7s %6s %10s %6s %4s %6s %9s\n", "system", "walk tr/s", "sim tr/s", "bare tr/s", "overhead", "walks 2w", "2w eff", "paths/s", "paths 2w", "states/s", "peak MB", "find s", "critical s", "wall s", "crit", "hash", "allocs/tr"
 	for (k = 1; k <= nsys; k++) {
 		s = order[k]
 		walk = median("Overhead|" s "|walk|cpu-transitions/s"); sim = median("Overhead|" s "|replay|cpu-transitions/s"); bare = median("Overhead|" s "|bare|cpu-transitions/s")
@@ -70,10 +73,12 @@ END {
 		states = median("Paths|" s "|workers=2|states/s"); peak = median("Paths|" s "|workers=2|peak-MB")
 		find = median("Find|" s "||find-s"); crit = median("Find|" s "||critical-s"); wall = median("Find|" s "||wall-s")
 		step = median("Find|" s "||critical-step")
-		printf "%-15s %10s %10s %10s %8s %8s %6s %8s %8s %8s %7s %6s %10s %6s %4s\n", s, big(walk), big(sim), big(bare), ratio(bare, walk),
+		hash = median("Hash|" s "||hash-ratio"); allocs = median("Hash|" s "||allocs/transition-hashed")
+		printf "%-15s %10s %10s %10s %8s %8s %6s %8s %8s %8s %7s %6s %10s %6s %4s %6s %9s\n", s, big(walk), big(sim), big(bare), ratio(bare, walk),
 			ratio(w2, w1), (c1 != "" && c2 != "" && c1 > 0) ? sprintf("%.2f", c2 / c1) : "-",
 			big(p2), ratio(p2, p1), big(states), num(peak, 1),
-			num(find, 2), num(crit, 2), num(wall, 2), (step == "" || step < 0) ? "-" : sprintf("%d", step)
+			num(find, 2), num(crit, 2), num(wall, 2), (step == "" || step < 0) ? "-" : sprintf("%d", step),
+			(hash == "") ? "-" : sprintf("%.2fx", hash), num(allocs, 2)
 	}
 }' "$tmp/out"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search"
@@ -135,6 +136,17 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// cpuClock is the process's CPU time so far (CLOCK_PROCESS_CPUTIME_ID):
+// cpuTime to the nanosecond, for measuring one short walk.
+func cpuClock() time.Duration {
+	var ts syscall.Timespec
+	const processCPUTime = 2 // CLOCK_PROCESS_CPUTIME_ID
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, processCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		return cpuTime()
+	}
+	return time.Duration(ts.Nano())
+}
+
 // perCPUSecond reports n things per second of CPU time since start.
 func perCPUSecond(b *testing.B, n int64, start time.Duration, unit string) {
 	if d := cpuTime() - start; d > 0 {
@@ -205,6 +217,65 @@ func BenchmarkOverhead(b *testing.B) {
 				perCPUSecond(b, tr, cpu, "cpu-transitions/s")
 				perSecond(b, tr, "transitions/s")
 			})
+		})
+	}
+}
+
+// BenchmarkHash: per system, each of the workload's checked walks twice in
+// turn, without and with engine.Sim.Hash after every step (as a search's
+// walks hash every state they reach), on two simulators: the ratio of
+// their CPU times (hash-ratio: what hashing costs a walk), the
+// transitions per CPU second with hashing, and the allocations and bytes
+// allocated per transition of each way. Alternating the walks one by one
+// keeps the ratio steady on a shared machine, where the load changes
+// between whole benchmark runs.
+func BenchmarkHash(b *testing.B) {
+	for _, name := range systems {
+		b.Run(name, func(b *testing.B) {
+			wl := load(b, name, false)
+			var sink uint64
+			plain, hashed := newWalker(b, wl.cfg), newWalker(b, wl.cfg)
+			plain.wc.Observe = walks.ObserveFunc(func(*engine.Sim) bool { return true })
+			hashed.wc.Observe = walks.ObserveFunc(func(s *engine.Sim) bool {
+				sink ^= s.Hash()
+				return true
+			})
+			var tr int64
+			var cpu [2]time.Duration // without, with hashing
+			for i := 0; b.Loop(); i++ {
+				for k, w := range []*walker{plain, hashed} {
+					c := cpuClock()
+					n := w.walk(b, i%len(wl.steps))
+					cpu[k] += cpuClock() - c
+					if k == 1 {
+						tr += int64(n)
+					}
+				}
+			}
+			if err := hashed.s.HashErr(); err != nil {
+				b.Fatal(err)
+			}
+			if tr == 0 || cpu[0] == 0 {
+				return
+			}
+			b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "hash-ratio")
+			b.ReportMetric(float64(tr)/cpu[1].Seconds(), "cpu-transitions/s")
+			// Allocations, outside the timed loop: the whole workload
+			// once each way, counted exactly (ReadMemStats stops the
+			// world).
+			for k, w := range []*walker{plain, hashed} {
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				n := 0
+				for i := range wl.steps {
+					n += w.walk(b, i)
+				}
+				runtime.ReadMemStats(&after)
+				unit := map[int]string{0: "", 1: "-hashed"}[k]
+				b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/transition"+unit)
+				b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n), "B/transition"+unit)
+			}
+			_ = sink
 		})
 	}
 }

@@ -52,9 +52,11 @@ type encoder struct {
 	buf       []byte
 	ptrs      []uintptr // pointers being encoded, for cycles
 	tmp       []mapEntry
-	scratch   []byte      // encodeMap's copy of a map's region, reused
-	types     []typeEntry // see dynamic
-	spare     typeEntry   // dynamic's result when types is full
+	scratch   []byte           // encodeMap's copy of a map's region, reused
+	types     []typeEntry      // see dynamic
+	keys      []unsafe.Pointer // types[i].key: searched, 8 to a cache line
+	vals      []scratchVal     // see scratchOf
+	spare     typeEntry        // dynamic's result when types is full
 }
 
 // typeEntry caches, for one dynamic type, its hash and its encoders.
@@ -64,10 +66,12 @@ type typeEntry struct {
 	hash uint64
 	enc  encFunc // encoderFor(t)
 	elem encFunc // encoderFor(t.Elem()) when t is a pointer type
-	// plain is t's plain program (see plainOps) when t is plain, or
-	// t.Elem()'s when t is a pointer to a plain type (then ptr is set).
-	plain []plainOp
-	ptr   bool
+	// prog is t's program (see progFor) when t has a safe one and an
+	// interface holds t's values through a pointer (not pointerShaped),
+	// or t.Elem()'s when t is a pointer to a type with a program (then
+	// ptr is set).
+	prog *prog
+	ptr  bool
 }
 
 // typeKey returns the identity of t: the *rtype inside the interface.
@@ -78,7 +82,7 @@ func typeKey(t reflect.Type) unsafe.Pointer {
 }
 
 // efaceData returns the data word of v: for a type that is not
-// pointer-shaped (every plain type), a pointer to v's value.
+// pointer-shaped (see pointerShaped), a pointer to v's value.
 func efaceData(v *any) unsafe.Pointer {
 	return (*[2]unsafe.Pointer)(unsafe.Pointer(v))[1]
 }
@@ -96,22 +100,25 @@ const maxTypeCache = 32
 // they need before encoding anything else.
 func (e *encoder) dynamic(t reflect.Type) *typeEntry {
 	k := typeKey(t)
-	for i := range e.types {
-		if e.types[i].key == k {
+	for i, key := range e.keys {
+		if key == k {
 			return &e.types[i]
 		}
 	}
 	te := typeEntry{key: k, t: t, hash: typeHash(t), enc: encoderFor(t)}
 	if t.Kind() == reflect.Pointer {
 		te.elem = encoderFor(t.Elem())
-		if ops := plainFor(t.Elem()); ops != nil && !t.Implements(canonType) {
-			te.plain, te.ptr = ops, true
+		if p := progFor(t.Elem()); p != nil && !t.Implements(canonType) {
+			te.prog, te.ptr = p, true
 		}
-	} else if k := t.Kind(); k == reflect.Struct || k == reflect.Array {
-		te.plain = plainFor(t)
+	} else if !pointerShaped(t) {
+		if p := progFor(t); p != nil && p.safe {
+			te.prog = p
+		}
 	}
 	if len(e.types) < maxTypeCache {
 		e.types = append(e.types, te)
+		e.keys = append(e.keys, k)
 		return &e.types[len(e.types)-1]
 	}
 	e.spare = te
@@ -133,8 +140,8 @@ func (e *encoder) value(v any) {
 	}
 	te := e.dynamic(reflect.TypeOf(v))
 	e.u64(te.hash)
-	if te.plain != nil {
-		// Performance: read a plain value in place, without reflect.
+	if te.prog != nil {
+		// Performance: read the value in place, without reflect.
 		p := efaceData(&v)
 		if te.ptr {
 			if p == nil {
@@ -143,7 +150,7 @@ func (e *encoder) value(v any) {
 			}
 			e.buf = append(e.buf, 1)
 		}
-		e.plain(te.plain, p)
+		e.plain(te.prog.ops, p)
 		return
 	}
 	// te may be invalidated by encoding (the cache may grow): copy what
@@ -323,11 +330,11 @@ func reachesCanon(t reflect.Type, seen map[reflect.Type]bool) bool {
 func buildEncoder(t reflect.Type) encFunc {
 	base := buildBaseEncoder(t)
 	if k := t.Kind(); k == reflect.Struct || k == reflect.Array {
-		if ops := plainFor(t); ops != nil {
-			// Performance: read an addressable plain value in place.
+		if p := progFor(t); p != nil {
+			// Performance: read an addressable value in place.
 			return func(e *encoder, v reflect.Value) {
 				if v.CanAddr() {
-					e.plain(ops, unsafe.Pointer(v.UnsafeAddr()))
+					e.plain(p.ops, unsafe.Pointer(v.UnsafeAddr()))
 					return
 				}
 				base(e, v)
@@ -401,6 +408,16 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 			}
 		}
 		elem := encoderFor(t.Elem())
+		if p := progFor(t.Elem()); p != nil && p.pure {
+			// Performance: the elements read in place (a slice's
+			// elements are addressable, so the element encoder would
+			// read them so too).
+			sub := &opSub{elem: p, size: t.Elem().Size()}
+			return func(e *encoder, v reflect.Value) {
+				h := unsafe.Slice((*byte)(v.UnsafePointer()), v.Len())
+				e.slice(sub, unsafe.Pointer(&h))
+			}
+		}
 		return func(e *encoder, v reflect.Value) {
 			n := v.Len()
 			e.buf = binary.AppendUvarint(e.buf, uint64(n))
@@ -417,8 +434,14 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 			}
 		}
 	case reflect.Map:
-		key, val := encoderFor(t.Key()), encoderFor(t.Elem())
-		return func(e *encoder, v reflect.Value) { e.encodeMap(v, key, val) }
+		m := &mapEnc{key: encoderFor(t.Key()), val: encoderFor(t.Elem()), kt: t.Key(), vt: t.Elem()}
+		if p := progFor(m.kt); p != nil && p.pure {
+			m.kp = p
+		}
+		if p := progFor(m.vt); p != nil && p.pure {
+			m.vp = p
+		}
+		return func(e *encoder, v reflect.Value) { e.encodeMap(v, m) }
 	case reflect.Pointer:
 		elem := encoderFor(t.Elem())
 		return func(e *encoder, v reflect.Value) {
@@ -450,9 +473,9 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 			e.buf = append(e.buf, 1)
 			te := e.dynamic(inner.Type())
 			e.u64(te.hash)
-			if te.plain != nil && !te.ptr && v.CanInterface() {
+			if te.prog != nil && !te.ptr && v.CanInterface() {
 				x := v.Interface() // no allocation: v holds an interface
-				e.plain(te.plain, efaceData(&x))
+				e.plain(te.prog.ops, efaceData(&x))
 				return
 			}
 			te.enc(e, inner)
@@ -495,8 +518,48 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 	}
 }
 
+// mapEnc encodes the maps of one type: key and value with their encoders,
+// or, when their types have pure programs (kp, vp), copied into a scratch
+// value of the encoder's and read in place. Performance: a map iterator's
+// Key and Value allocate a copy of every key and value that is not a
+// pointer.
+type mapEnc struct {
+	key, val encFunc
+	kt, vt   reflect.Type
+	kp, vp   *prog
+}
+
+// scratchVal is an addressable value of one type that the encoder reuses.
+type scratchVal struct {
+	key unsafe.Pointer // typeKey of its type
+	v   reflect.Value
+	p   unsafe.Pointer // its address
+}
+
+// maxScratch bounds an encoder's scratch values.
+const maxScratch = 16
+
+// scratchOf returns an addressable value of type t and its address, the
+// same one each call when there is room to keep it. Only values with pure
+// programs are read from it: reading one encodes no map, so nothing else
+// uses it meanwhile.
+func (e *encoder) scratchOf(t reflect.Type) (reflect.Value, unsafe.Pointer) {
+	k := typeKey(t)
+	for i := range e.vals {
+		if e.vals[i].key == k {
+			return e.vals[i].v, e.vals[i].p
+		}
+	}
+	v := reflect.New(t).Elem()
+	p := unsafe.Pointer(v.UnsafeAddr())
+	if len(e.vals) < maxScratch {
+		e.vals = append(e.vals, scratchVal{k, v, p})
+	}
+	return v, p
+}
+
 // encodeMap encodes entries sorted by their encoded keys.
-func (e *encoder) encodeMap(v reflect.Value, key, val encFunc) {
+func (e *encoder) encodeMap(v reflect.Value, m *mapEnc) {
 	n := v.Len()
 	e.buf = binary.AppendUvarint(e.buf, uint64(n))
 	if n == 0 {
@@ -504,15 +567,41 @@ func (e *encoder) encodeMap(v reflect.Value, key, val encFunc) {
 	}
 	start := len(e.buf)
 	base := len(e.tmp)
-	it := v.MapRange()
+	// A map reached through an unexported field cannot be copied from
+	// (SetIterKey): the iterator's copies then.
+	kp, vp := m.kp, m.vp
+	if !v.CanInterface() {
+		kp, vp = nil, nil
+	}
+	var kv, vv reflect.Value
+	var ka, va unsafe.Pointer
+	if kp != nil {
+		kv, ka = e.scratchOf(m.kt)
+	}
+	if vp != nil {
+		vv, va = e.scratchOf(m.vt)
+	}
+	var it reflect.MapIter
+	it.Reset(v)
 	for it.Next() {
 		ks := len(e.buf)
-		key(e, it.Key())
+		if kp != nil {
+			kv.SetIterKey(&it)
+			e.plain(kp.ops, ka)
+		} else {
+			m.key(e, it.Key())
+		}
 		ke := len(e.buf)
-		val(e, it.Value())
+		if vp != nil {
+			vv.SetIterValue(&it)
+			e.plain(vp.ops, va)
+		} else {
+			m.val(e, it.Value())
+		}
 		e.tmp = append(e.tmp, mapEntry{ks, ke, len(e.buf)})
 		e.grow()
 	}
+	it.Reset(reflect.Value{})
 	entries := e.tmp[base:]
 	if n > 1 {
 		buf := e.buf
@@ -548,22 +637,50 @@ func mix(h, x uint64) uint64 {
 
 func hashString(s string) uint64 { return xxhash.Sum64String(s) }
 
-// hashNode encodes one node's service struct.
+// hashNode hashes one node's service struct.
 func (s *Sim) hashNode(svc sim.Service) uint64 {
-	if !s.encode(svc) {
-		return 0
-	}
-	return xxhash.Sum64(s.enc.buf)
+	h, _ := s.hashValue(svc)
+	return h
 }
 
+// msgHash hashes a message in flight, once.
 func (s *Sim) msgHash(p *pending) uint64 {
 	if p.hash == 0 {
-		if !s.encode(p.msg) {
+		h, ok := s.hashValue(p.msg)
+		if !ok {
 			return 1
 		}
-		p.hash = xxhash.Sum64(s.enc.buf) | 1
+		p.hash = h | 1
 	}
 	return p.hash
+}
+
+// hashValue hashes a node's struct or a message: straight from memory when
+// its type has a pure program (see hashPure), else its canonical encoding
+// within the simulator's bound; false when that stopped (see HashErr).
+func (s *Sim) hashValue(v any) (uint64, bool) {
+	if v != nil {
+		te := s.enc.dynamic(reflect.TypeOf(v))
+		if p := te.prog; p != nil && p.hashable {
+			left := min(s.maxBytes, maxPure) - 8
+			h := step(prime5, te.hash)
+			at := efaceData(&v)
+			if te.ptr {
+				left--
+				if at == nil {
+					return avalanche(step(h, 0)), true
+				}
+				h = step(h, 1)
+			}
+			if h, left = hashPure(&s.enc, h, left, p.ops, at); left >= 0 {
+				return avalanche(h), true
+			}
+		}
+	}
+	if !s.encode(v) {
+		return 0, false
+	}
+	return xxhash.Sum64(s.enc.buf), true
 }
 
 // encode encodes v into s.enc.buf within the simulator's bound; on a stop
@@ -604,249 +721,3 @@ func (s *Sim) HashErr() error { return s.encErr }
 // cancellation and time budgets then reach inside one huge encoding. nil
 // turns it off.
 func (s *Sim) SetInterrupt(stop func() bool) { s.deadline = stop }
-
-// Hash returns the 64-bit hash of the global state: every node's struct,
-// every monitor (sim.Monitor) and every pending event (messages on each
-// connection in order, datagrams as a multiset, timers, driver positions,
-// connection errors), the failure budget used, crashed nodes, restarted
-// nodes, the random streams' positions, the partition, and the client
-// history's canonical form (HistoryHash). Only nodes that ran a handler since the last
-// call are re-encoded. The step count and Monotone's counter are not part
-// of it. A node or message too large to encode (see HashErr) makes the
-// hash untrustworthy.
-func (s *Sim) Hash() uint64 {
-	h := uint64(0x6d61636563)
-	for i := range s.w.nodes {
-		nd := &s.w.nodes[i]
-		if nd.dirty {
-			nd.hash = s.hashNode(s.w.svcs[i])
-			nd.dirty = false
-		}
-		h = mix(h, nd.hash)
-		h = mix(h, uint64(nd.appNext))
-		for _, t := range nd.timers {
-			if t.armed {
-				h = mix(h, t.nameHash)
-				if t.periodic {
-					// A periodic timer stays armed after it fires,
-					// a one-shot one does not: different states.
-					h = mix(h, 0x706572696f646963)
-				}
-			}
-		}
-		for _, p := range nd.connErrs {
-			h = mix(h, uint64(p)+1)
-		}
-		// Mixed in only when set, so that systems without crashes,
-		// restarts or random streams keep their hashes.
-		if nd.down {
-			h = mix(h, 0x646f776e)
-		}
-		if e := &s.w.ext[i]; e.restarts|int(e.draws) != 0 {
-			if e.restarts > 0 {
-				h = mix(h, 0x72657374)
-			}
-			if e.draws > 0 {
-				h = mix(h, e.draws)
-			}
-		}
-		h = mix(h, 0xff)
-	}
-	for i := range s.w.mons {
-		h = mix(h, s.monitorHash(i))
-	}
-	for c := range s.w.conns {
-		q := &s.w.conns[c]
-		if q.len() == 0 {
-			continue
-		}
-		h = mix(h, uint64(c))
-		for j := q.head; j < len(q.items); j++ {
-			h = mix(h, s.msgHash(&q.items[j]))
-		}
-	}
-	// With reordering, datagrams in flight are a multiset (order-free sum);
-	// without it, their order matters.
-	var dg uint64
-	for d := range s.w.dgrams {
-		p := &s.w.dgrams[d]
-		x := mix(mix(uint64(p.from), uint64(p.to)), s.msgHash(p))
-		if s.cfg.Failures.Reorder {
-			dg += x
-		} else {
-			dg = mix(dg, x)
-		}
-	}
-	h = mix(h, dg)
-	if len(s.w.hist) > 0 {
-		h = mix(h, s.w.histHash)
-	}
-	h = mix(h, uint64(s.w.resets)<<42|uint64(s.w.breaks)<<21|uint64(s.w.drops))
-	if s.w.crashes|s.w.dups|s.w.partitions != 0 || s.w.cut != 0 {
-		h = mix(h, uint64(s.w.crashes)<<42|uint64(s.w.dups)<<21|uint64(s.w.partitions))
-		h = mix(h, s.w.cut)
-	}
-	return h
-}
-
-// Plain types: bools, numbers, strings, and arrays and structs of them,
-// with no sim.Canonicalizer (on the type or its pointer) anywhere. A plain
-// value is encoded in place from its address by a flat program, the same
-// bytes as the reflect encoders give. Performance: services and messages
-// are mostly plain structs, and this is several times cheaper than a
-// reflect.Value and an encoder call per field.
-
-type plainOp struct {
-	kind uint8
-	off  uintptr
-}
-
-const (
-	opBool = iota
-	opI8
-	opI16
-	opI32
-	opI64
-	opU8
-	opU16
-	opU32
-	opU64
-	opF32
-	opF64
-	opC64
-	opC128
-	opStr
-)
-
-// maxPlainOps bounds a plain program; larger types use the reflect path.
-const maxPlainOps = 256
-
-var plainCache sync.Map // reflect.Type -> []plainOp (nil: not plain)
-
-// plainFor returns t's plain program, or nil if t is not plain (or too
-// large, or encodes to nothing).
-func plainFor(t reflect.Type) []plainOp {
-	if ops, ok := plainCache.Load(t); ok {
-		return ops.([]plainOp)
-	}
-	ops, ok := plainOps(t, 0, nil)
-	if !ok || len(ops) == 0 {
-		ops = nil
-	}
-	plainCache.Store(t, ops)
-	return ops
-}
-
-// plainOps appends to ops the program of t at offset off.
-func plainOps(t reflect.Type, off uintptr, ops []plainOp) ([]plainOp, bool) {
-	if len(ops) > maxPlainOps {
-		return nil, false
-	}
-	if t.Implements(canonType) || reflect.PointerTo(t).Implements(canonType) {
-		return nil, false
-	}
-	if _, ok := registered(t); ok {
-		return nil, false
-	}
-	sized := func(k8, k16, k32, k64 uint8) uint8 {
-		switch t.Size() {
-		case 1:
-			return k8
-		case 2:
-			return k16
-		case 4:
-			return k32
-		}
-		return k64
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return append(ops, plainOp{opBool, off}), true
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return append(ops, plainOp{sized(opI8, opI16, opI32, opI64), off}), true
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return append(ops, plainOp{sized(opU8, opU16, opU32, opU64), off}), true
-	case reflect.Float32:
-		return append(ops, plainOp{opF32, off}), true
-	case reflect.Float64:
-		return append(ops, plainOp{opF64, off}), true
-	case reflect.Complex64:
-		return append(ops, plainOp{opC64, off}), true
-	case reflect.Complex128:
-		return append(ops, plainOp{opC128, off}), true
-	case reflect.String:
-		return append(ops, plainOp{opStr, off}), true
-	case reflect.Array:
-		el := t.Elem()
-		var ok bool
-		for i := 0; i < t.Len(); i++ {
-			if ops, ok = plainOps(el, off+uintptr(i)*el.Size(), ops); !ok {
-				return nil, false
-			}
-		}
-		return ops, true
-	case reflect.Struct:
-		// The same fields as the struct encoder, in the same order.
-		var ok bool
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 && f.Type.Kind() == reflect.Struct {
-				continue
-			}
-			switch f.Type.Kind() {
-			case reflect.Func, reflect.Chan, reflect.UnsafePointer:
-				continue
-			}
-			if ops, ok = plainOps(f.Type, off+f.Offset, ops); !ok {
-				return nil, false
-			}
-		}
-		return ops, true
-	}
-	return nil, false
-}
-
-// plain encodes the plain value at p with its program.
-func (e *encoder) plain(ops []plainOp, p unsafe.Pointer) {
-	for _, op := range ops {
-		q := unsafe.Add(p, op.off)
-		switch op.kind {
-		case opBool:
-			if *(*bool)(q) {
-				e.buf = append(e.buf, 1)
-			} else {
-				e.buf = append(e.buf, 0)
-			}
-		case opI8:
-			e.u64(uint64(int64(*(*int8)(q))))
-		case opI16:
-			e.u64(uint64(int64(*(*int16)(q))))
-		case opI32:
-			e.u64(uint64(int64(*(*int32)(q))))
-		case opI64:
-			e.u64(uint64(*(*int64)(q)))
-		case opU8:
-			e.u64(uint64(*(*uint8)(q)))
-		case opU16:
-			e.u64(uint64(*(*uint16)(q)))
-		case opU32:
-			e.u64(uint64(*(*uint32)(q)))
-		case opU64:
-			e.u64(*(*uint64)(q))
-		case opF32:
-			e.u64(math.Float64bits(float64(*(*float32)(q))))
-		case opF64:
-			e.u64(math.Float64bits(*(*float64)(q)))
-		case opC64:
-			c := *(*complex64)(q)
-			e.u64(math.Float64bits(float64(real(c))))
-			e.u64(math.Float64bits(float64(imag(c))))
-		case opC128:
-			c := *(*complex128)(q)
-			e.u64(math.Float64bits(real(c)))
-			e.u64(math.Float64bits(imag(c)))
-		case opStr:
-			e.str(*(*string)(q))
-		}
-	}
-}

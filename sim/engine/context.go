@@ -104,6 +104,7 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 		s.logLost(p, "partition")
 	case datagram:
 		s.w.dgrams = append(s.w.dgrams, p)
+		s.w.hs.fresh++
 	default:
 		s.push(from*s.n+to, p)
 	}

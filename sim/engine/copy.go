@@ -78,7 +78,7 @@ func (s *Sim) deepCopy(c Chooser) *Sim {
 // shell returns a simulator of s's config and settings with no world.
 func (s *Sim) shell(c Chooser) *Sim {
 	cp := &Sim{cfg: s.cfg, weights: s.weights, n: s.n, chooser: c, failures: s.failures, until: s.until,
-		sides: s.sides, nodeOK: s.nodeOK, linkOK: s.linkOK, opts: s.opts, maxBytes: s.maxBytes}
+		sides: s.sides, nodeOK: s.nodeOK, linkOK: s.linkOK, opts: s.opts, maxBytes: s.maxBytes, reorder: s.reorder}
 	cp.bind()
 	return cp
 }
@@ -392,10 +392,7 @@ func (s *Sim) partHashes() []uint64 {
 	for i := range s.w.nodes {
 		out = append(out, s.hashNode(s.w.svcs[i]))
 	}
-	for i := range s.w.nodes {
-		s.w.nodes[i].dirty = true
-	}
-	s.eachInFlight(func(_ int, p *pending) { p.hash = 0 })
+	s.forget()
 	return append(out, s.Hash())
 }
 

@@ -25,6 +25,7 @@ func hashedSim(t *testing.T, reorder bool) *Sim {
 		Service:  func(sim.NodeID) sim.Service { return &hashed{} },
 		App:      func(sim.NodeID) []any { return []any{"a", "b", "c"} },
 		Failures: sim.Failures{Resets: 5, Breaks: 5, Drops: 5, Reorder: reorder},
+		Monitors: []sim.MonitorSpec{{Name: "tally", New: func() sim.Monitor { return &tally{Events: map[int]int{}} }}},
 	}
 	s, err := New(cfg, Options{Chooser: NewRandom(1)})
 	if err != nil {
@@ -53,9 +54,14 @@ func hashedSim(t *testing.T, reorder bool) *Sim {
 // that Hash's doc names changes the hash, and changing what it says is
 // left out (the step count, Monotone's counter) does not. Each change is
 // undone before the next, and the hash must come back.
+//
+// The changes are made behind the simulator's back, so each hash is
+// computed afresh (rehash): TestHashIncremental checks that the hash kept
+// up to date step by step is that hash.
 func TestHashCoversWhatItDocuments(t *testing.T) {
 	s := hashedSim(t, false)
-	h0 := s.Hash()
+	hash := func() uint64 { s.rehash(); return s.Hash() }
+	h0 := hash()
 	changes := []struct {
 		name   string
 		change func(w *world) (undo func())
@@ -88,9 +94,9 @@ func TestHashCoversWhatItDocuments(t *testing.T) {
 		}},
 		{"which peer's connection errored", func(w *world) func() {
 			w.nodes[1].connErrs = append(w.nodes[1].connErrs, 2)
-			h := s.Hash()
+			h := hash()
 			w.nodes[1].connErrs[len(w.nodes[1].connErrs)-1] = 0
-			if s.Hash() == h {
+			if hash() == h {
 				t.Error("connection errors from different peers hash the same")
 			}
 			return func() { w.nodes[1].connErrs = w.nodes[1].connErrs[:len(w.nodes[1].connErrs)-1] }
@@ -103,9 +109,9 @@ func TestHashCoversWhatItDocuments(t *testing.T) {
 			q := &w.conns[0*3+1]
 			q.push(pending{msg: "x", from: 0, to: 1})
 			q.items[q.head], q.items[len(q.items)-1] = q.items[len(q.items)-1], q.items[q.head]
-			h := s.Hash()
+			h := hash()
 			q.items[q.head], q.items[len(q.items)-1] = q.items[len(q.items)-1], q.items[q.head]
-			if s.Hash() == h {
+			if hash() == h {
 				t.Error("two orders of a connection's messages hash the same")
 			}
 			return func() { q.items = q.items[:len(q.items)-1] }
@@ -117,21 +123,43 @@ func TestHashCoversWhatItDocuments(t *testing.T) {
 		{"the resets used", func(w *world) func() { w.resets++; return func() { w.resets-- } }},
 		{"the breaks used", func(w *world) func() { w.breaks++; return func() { w.breaks-- } }},
 		{"the drops used", func(w *world) func() { w.drops++; return func() { w.drops-- } }},
+		{"the crashes used", func(w *world) func() { w.crashes++; return func() { w.crashes-- } }},
+		{"the duplicates used", func(w *world) func() { w.dups++; return func() { w.dups-- } }},
+		{"the partitions used", func(w *world) func() { w.partitions++; return func() { w.partitions-- } }},
+		{"the partition", func(w *world) func() { w.cut = 0b10; return func() { w.cut = 0 } }},
+		{"a crashed node", func(w *world) func() { w.nodes[1].down = true; return func() { w.nodes[1].down = false } }},
+		{"a restarted node", func(w *world) func() { w.ext[1].restarts++; return func() { w.ext[1].restarts-- } }},
+		{"a random stream's position", func(w *world) func() { w.ext[2].draws++; return func() { w.ext[2].draws-- } }},
+		{"a monitor's state", func(w *world) func() {
+			w.mons[0].m.(*tally).Events[5]++
+			w.mons[0].dirty = true
+			return func() { delete(w.mons[0].m.(*tally).Events, 5); w.mons[0].dirty = true }
+		}},
+		{"a monitor's assertion failure", func(w *world) func() {
+			w.mons[0].failure = "failed"
+			w.mons[0].dirty = true
+			return func() { w.mons[0].failure = ""; w.mons[0].dirty = true }
+		}},
+		{"the client history", func(w *world) func() {
+			w.hist = append(w.hist, sim.HistoryEvent{Kind: sim.Invocation})
+			w.histHash += 1
+			return func() { w.hist = w.hist[:len(w.hist)-1]; w.histHash -= 1 }
+		}},
 	}
 	for _, c := range changes {
 		undo := c.change(&s.w)
-		if s.Hash() == h0 {
+		if hash() == h0 {
 			t.Errorf("changing %s leaves the hash as it was", c.name)
 		}
 		undo()
-		if h := s.Hash(); h != h0 {
+		if h := hash(); h != h0 {
 			t.Fatalf("undoing %s: hash %x, was %x", c.name, h, h0)
 		}
 	}
 	// Left out: the step count and Monotone's counter.
 	s.w.step += 7
 	s.w.monotone += 3
-	if s.Hash() != h0 {
+	if hash() != h0 {
 		t.Error("the step count or Monotone's counter changes the hash")
 	}
 }
@@ -141,11 +169,12 @@ func TestHashCoversWhatItDocuments(t *testing.T) {
 func TestHashDatagramOrder(t *testing.T) {
 	for _, reorder := range []bool{false, true} {
 		s := hashedSim(t, reorder)
-		h0 := s.Hash()
+		hash := func() uint64 { s.rehash(); return s.Hash() }
+		h0 := hash()
 		d := s.w.dgrams
 		d[0], d[1] = d[1], d[0]
-		if (s.Hash() == h0) != reorder {
-			t.Errorf("reorder=%v: swapping two datagrams: hash equal %v", reorder, s.Hash() == h0)
+		if h := hash(); (h == h0) != reorder {
+			t.Errorf("reorder=%v: swapping two datagrams: hash equal %v", reorder, h == h0)
 		}
 	}
 }

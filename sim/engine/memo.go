@@ -3,49 +3,56 @@ package engine
 import "math/bits"
 
 // HashMemo holds the hashes of the parts of one state, as Hash computes
-// them: every node's struct, every monitor and every message and datagram
-// in flight.
+// them: every node's struct and part, every monitor, every message and
+// datagram in flight, every busy connection's part, and their sums.
 // A stateless search re-executes the same prefix again and again (seed 003
 // §4.2); with SaveHashes and RestoreHashes it hashes each state's parts
 // once, not once per replay. The zero HashMemo is empty and ready to use.
 type HashMemo struct {
-	nodes []uint64
+	nodes []uint64 // struct hashes, by node
+	parts []uint64 // node parts, by node
 	mons  []uint64
 	where []int32 // per message in flight: its connection, or -1 for a datagram
 	msgs  []uint64
+	conns []uint64 // the part of each busy connection, in connection order
+	sums  [3]uint64
 	ok    bool
 }
 
 // SaveHashes records the hashes of the current state's parts in m,
 // computing those not computed yet (as Hash would), reusing m's memory.
 func (s *Sim) SaveHashes(m *HashMemo) {
-	m.nodes, m.where, m.msgs = m.nodes[:0], m.where[:0], m.msgs[:0]
+	s.refresh()
+	hs := &s.w.hs
+	m.nodes, m.where, m.msgs, m.conns = m.nodes[:0], m.where[:0], m.msgs[:0], m.conns[:0]
 	for i := range s.w.nodes {
-		nd := &s.w.nodes[i]
-		if nd.dirty {
-			nd.hash = s.hashNode(s.w.svcs[i])
-			nd.dirty = false
-		}
-		m.nodes = append(m.nodes, nd.hash)
+		m.nodes = append(m.nodes, s.w.nodes[i].hash)
 	}
+	m.parts = append(m.parts[:0], hs.parts...)
 	m.mons = m.mons[:0]
 	for i := range s.w.mons {
 		m.mons = append(m.mons, s.monitorHash(i))
 	}
+	last := -1
 	s.eachInFlight(func(c int, p *pending) {
+		if c >= 0 && c != last {
+			m.conns = append(m.conns, s.w.conns[c].part)
+			last = c
+		}
 		m.where = append(m.where, int32(c))
 		m.msgs = append(m.msgs, s.msgHash(p))
 	})
+	m.sums = [3]uint64{hs.nodes, hs.conns, hs.dgrams}
 	m.ok = true
 }
 
 // RestoreHashes tells the simulator that its current state is the state m
 // was saved from, reached again by replaying the same choices (replay is
-// deterministic), so that Hash need not encode its parts again until they
-// change. The caller vouches for that: hashes restored onto another state
-// make Hash wrong. RestoreHashes checks what it cheaply can (the number of
-// nodes, where each message in flight is) and returns false, changing
-// nothing, when that does not match.
+// deterministic), so that Hash need not encode or combine its parts again
+// until they change. The caller vouches for that: hashes restored onto
+// another state make Hash wrong. RestoreHashes checks what it cheaply can
+// (the number of nodes, where each message in flight is) and returns
+// false, changing nothing, when that does not match.
 func (s *Sim) RestoreHashes(m *HashMemo) bool {
 	if !m.ok || len(m.nodes) != len(s.w.nodes) || len(m.mons) != len(s.w.mons) {
 		return false
@@ -67,11 +74,31 @@ func (s *Sim) RestoreHashes(m *HashMemo) bool {
 	for i := range s.w.mons {
 		s.w.mons[i].hash, s.w.mons[i].dirty = m.mons[i], false
 	}
-	i := 0
-	s.eachInFlight(func(_ int, p *pending) {
+	hs := &s.w.hs
+	copy(hs.parts, m.parts)
+	clear(hs.touched)
+	// A connection whose part is not 0 is busy or stale: the stale ones
+	// that are not busy now are empty, with part 0.
+	for wi, word := range hs.stale {
+		for word != 0 {
+			c := wi<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			s.w.conns[c].part = 0
+		}
+		hs.stale[wi] = 0
+	}
+	i, k, last := 0, 0, -1
+	s.eachInFlight(func(c int, p *pending) {
+		if c >= 0 && c != last {
+			s.w.conns[c].part = m.conns[k]
+			k++
+			last = c
+		}
 		p.hash = m.msgs[i]
 		i++
 	})
+	hs.nodes, hs.conns, hs.dgrams = m.sums[0], m.sums[1], m.sums[2]
+	hs.fresh, hs.dgStale = 0, false
 	return true
 }
 

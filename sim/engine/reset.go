@@ -20,6 +20,7 @@ func (s *Sim) Reset(c Chooser) error {
 	w.choices, w.stepStarts = w.choices[:0], w.stepStarts[:0]
 	w.settings = append(w.settings[:0], setting{failures: s.failures, until: s.until})
 	w.lastEvent = Event{}
+	s.rehash()
 	clear(w.shared)
 	w.shared = w.shared[:0]
 	s.resetHistory()

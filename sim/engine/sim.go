@@ -92,6 +92,7 @@ type pending struct {
 type queue struct {
 	items []pending
 	head  int
+	part  uint64 // its part in the state's hash (see hashState)
 }
 
 func (q *queue) len() int { return len(q.items) - q.head }
@@ -191,6 +192,7 @@ type world struct {
 	// shared has bit i set when transition i's handler used state beyond
 	// its node (Context.Monotone's counter); see Sim.Shared.
 	shared []uint64
+	hs     hashState // see Hash
 }
 
 // setting is the failure switches in force from a step on.
@@ -263,6 +265,7 @@ type Sim struct {
 	view       *sim.View      // the View properties get (Holds): one per Sim, so checking allocates nothing
 	enc        encoder
 
+	reorder bool // cfg.Failures.Reorder
 	booting bool // Start runs on the initial state (New, Reset)
 	// progress counts handler starts and ends: odd while a handler runs,
 	// when bits 40 and up hold the running node + 1 (see Guard and
@@ -350,6 +353,7 @@ func newSim(cfg *sim.Config, opts Options) *Sim {
 	}
 	s.opts = opts
 	s.opts.Chooser, s.opts.Logger = nil, nil
+	s.reorder = cfg.Failures.Reorder
 	if checkCopiesEnv {
 		s.opts.CheckCopies = true
 	}
@@ -365,6 +369,7 @@ func newSim(cfg *sim.Config, opts Options) *Sim {
 	s.w.conns = padded[queue](s.n * s.n)
 	s.w.busy = padded[uint64]((s.n*s.n + 63) / 64)
 	s.w.settings = append(s.w.settings, setting{failures: s.failures, until: s.until})
+	s.initHashState()
 	s.booting = true // the initial state: causes are -1
 	for i := range s.w.nodes {
 		s.initNode(sim.NodeID(i), false)
@@ -457,6 +462,7 @@ func (s *Sim) initNode(id sim.NodeID, reset bool) {
 	}
 	nd.connErrs = nd.connErrs[:0]
 	nd.dirty = true
+	s.touch(id)
 	s.w.ext[id].endHash = 0
 }
 
@@ -474,6 +480,7 @@ func (s *Sim) disarm(nd *node) {
 func (s *Sim) push(c int, p pending) {
 	s.w.conns[c].push(p)
 	s.w.busy[c>>6] |= 1 << (c & 63)
+	s.w.hs.stale[c>>6] |= 1 << (c & 63)
 }
 
 // popConn removes the oldest message of connection c.
@@ -483,12 +490,14 @@ func (s *Sim) popConn(c int) {
 	if q.len() == 0 {
 		s.w.busy[c>>6] &^= 1 << (c & 63)
 	}
+	s.w.hs.stale[c>>6] |= 1 << (c & 63)
 }
 
 // clearConn loses everything in flight on connection c.
 func (s *Sim) clearConn(c int) {
 	s.w.conns[c].clear()
 	s.w.busy[c>>6] &^= 1 << (c & 63)
+	s.w.hs.stale[c>>6] |= 1 << (c & 63)
 }
 
 // connErr queues the news that node id's connection to peer broke.
@@ -498,6 +507,7 @@ func (s *Sim) connErr(id, peer sim.NodeID) {
 		s.w.errs++
 	}
 	nd.connErrs = append(nd.connErrs, peer)
+	s.touch(id)
 }
 
 // Config returns the configuration the simulator runs.
@@ -1004,8 +1014,8 @@ func (s *Sim) execute(k readyEnt) error {
 		return s.network(ev)
 	case EvDuplicate:
 		s.w.dups++
-		p := s.w.dgrams[k.ref]
-		s.w.dgrams = append(s.w.dgrams, p)
+		s.w.dgrams = append(s.w.dgrams, s.w.dgrams[k.ref])
+		s.w.hs.fresh++
 		return s.network(ev)
 	case EvPartition:
 		s.w.partitions++
@@ -1045,6 +1055,7 @@ func (s *Sim) crash(id sim.NodeID) {
 	nd := &s.w.nodes[id]
 	nd.down = true
 	nd.dirty = true
+	s.touch(id)
 	s.w.down++
 	s.disarm(nd)
 	if nd.appNext < len(nd.app) {
@@ -1082,14 +1093,6 @@ func (s *Sim) logLost(p pending, why string) {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(p.from)).Int("to", int(p.to)).Str("type", sim.MessageName(p.msg)).
 			Msg("lost (" + why + ") " + FormatValue(p.msg))
 	}
-}
-
-func (s *Sim) removeDatagram(d int) pending {
-	p := s.w.dgrams[d]
-	copy(s.w.dgrams[d:], s.w.dgrams[d+1:])
-	s.w.dgrams[len(s.w.dgrams)-1] = pending{}
-	s.w.dgrams = s.w.dgrams[:len(s.w.dgrams)-1]
-	return p
 }
 
 func (s *Sim) logEvent(ev Event) {
@@ -1170,6 +1173,7 @@ func (s *Sim) run(ev *Event) (err error) {
 	}
 	id := ev.Node
 	s.w.nodes[id].dirty = true
+	s.touch(id)
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + s.eventText(ev))
 	}
@@ -1205,6 +1209,7 @@ func (s *Sim) run(ev *Event) (err error) {
 func (s *Sim) runChecked(ev *Event) (err error) {
 	id := ev.Node
 	s.w.nodes[id].dirty = true
+	s.touch(id)
 	ext := &s.w.ext[id]
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + s.eventText(ev))

@@ -1,0 +1,269 @@
+package engine
+
+import (
+	"math/bits"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// The global state's hash (Sim.Hash) is kept up to date incrementally: a
+// search hashes every state it reaches, and most steps change one node and
+// a connection or two. The state is cut into parts: each node (its struct,
+// driver position, armed timers, connection errors, crash, restarts and
+// random stream), each connection's queue, the datagrams in flight, the
+// monitors, the client history and the failure budgets used. A part's
+// hash includes its position (node id, connection index), and the parts of
+// the nodes and of the connections are each summed (mod 2^64): a sum does
+// not depend on the order of its terms, so a part that changes is taken
+// out of it and put back in without touching the others, and the sum of
+// equal parts is equal whatever the history that led to them. Only the
+// parts a step touched are hashed again: a node whose handler ran or whose
+// pending events changed, a connection that got or lost a message; a
+// node's struct and a message are encoded only when they changed (a
+// message once, when first hashed). With reordering the datagrams in
+// flight are a multiset, summed the same way as they come and go; without
+// it they are a sequence, hashed again when it changes.
+
+// hashState is the bookkeeping of the incremental hash. It is part of the
+// world, so that a deep copy has it. Invariants (between steps): nodes is
+// the sum of parts; conns is the sum of the connections' queue.part, and
+// a connection whose part is not 0 is busy or stale; with reordering,
+// dgrams is the sum of dgramPart over the datagrams but the last fresh
+// ones. A part that a step made wrong is stale: a bit in touched for a
+// node, in stale for a connection, dgStale for the datagrams without
+// reordering.
+type hashState struct {
+	nodes   uint64
+	parts   []uint64 // by node
+	touched []uint64 // bit i: node i's part is stale
+	conns   uint64
+	stale   []uint64 // bit c: connection c's part is stale
+	dgrams  uint64
+	fresh   int
+	dgStale bool
+}
+
+// Seeds of the parts' hashes, so that parts of different kinds differ.
+const (
+	seedState  = 0x6d61636563
+	seedNode   = 0x6e6f6465
+	seedConn   = 0x636f6e6e
+	seedDgram  = 0x6467726d
+	seedDown   = 0x646f776e
+	seedRest   = 0x72657374
+	seedMon    = 0x6d6f6e
+	seedHist   = 0x68697374
+	seedBudget = 0x62756467
+	seedFaults = 0x6661756c
+)
+
+// initHashState sizes the bookkeeping for n nodes, every part stale.
+func (s *Sim) initHashState() {
+	hs := &s.w.hs
+	hs.parts = make([]uint64, s.n)
+	hs.touched = make([]uint64, (s.n+63)/64)
+	hs.stale = make([]uint64, (s.n*s.n+63)/64)
+	s.rehash()
+}
+
+// rehash makes every part stale, so that the next Hash computes the whole
+// state's hash afresh (the encodings of nodes and messages that did not
+// change are kept: see forget).
+func (s *Sim) rehash() {
+	hs := &s.w.hs
+	hs.nodes = 0
+	clear(hs.parts)
+	for i := range hs.touched {
+		hs.touched[i] = ^uint64(0)
+	}
+	trim(hs.touched, s.n)
+	hs.conns = 0
+	for c := range s.w.conns {
+		s.w.conns[c].part = 0
+	}
+	copy(hs.stale, s.w.busy)
+	hs.dgrams, hs.fresh, hs.dgStale = 0, len(s.w.dgrams), false
+}
+
+// trim clears the bits of set from n on.
+func trim(set []uint64, n int) {
+	if r := n & 63; r != 0 {
+		set[len(set)-1] &= 1<<r - 1
+	}
+}
+
+// forget drops every cached encoding (node structs, messages, monitors) and
+// makes every part stale: the next Hash encodes the whole state.
+func (s *Sim) forget() {
+	for i := range s.w.nodes {
+		s.w.nodes[i].dirty = true
+	}
+	for i := range s.w.mons {
+		s.w.mons[i].dirty = true
+	}
+	s.eachInFlight(func(_ int, p *pending) { p.hash = 0 })
+	s.rehash()
+}
+
+// touch marks node id's part stale (its struct is not re-encoded unless
+// it is dirty too).
+func (s *Sim) touch(id sim.NodeID) { s.w.hs.touched[id>>6] |= 1 << (id & 63) }
+
+// Hash returns the 64-bit hash of the global state: every node's struct,
+// every monitor (sim.Monitor) and every pending event (messages on each
+// connection in order, datagrams as a multiset with reordering and as a
+// sequence without, timers, driver positions, connection errors), the
+// failure budget used, crashed nodes, restarted nodes, the random streams'
+// positions, the partition, and the client history's canonical form
+// (HistoryHash). Equal states hash equal whatever the executions that
+// reached them, in every process. Only the parts a step changed are hashed
+// again, and only nodes that ran a handler and messages not hashed before
+// are encoded. The step count and Monotone's counter are not part of it.
+// A node or message too large to encode (see HashErr) makes the hash
+// untrustworthy.
+func (s *Sim) Hash() uint64 {
+	s.refresh()
+	hs := &s.w.hs
+	// Every term is finalized and tagged with its kind and position (or
+	// is a sum of such terms): adding them loses nothing.
+	sum := hs.nodes + hs.conns + fmix(hs.dgrams^seedDgram)
+	for i := range s.w.mons {
+		sum += fmix(mix(seedMon+uint64(i), s.monitorHash(i)))
+	}
+	if len(s.w.hist) > 0 {
+		sum += fmix(s.w.histHash ^ seedHist)
+	}
+	if b := uint64(s.w.resets)<<42 | uint64(s.w.breaks)<<21 | uint64(s.w.drops); b != 0 {
+		sum += fmix(b ^ seedBudget)
+	}
+	if s.w.crashes|s.w.dups|s.w.partitions != 0 || s.w.cut != 0 {
+		b := uint64(s.w.crashes)<<42 | uint64(s.w.dups)<<21 | uint64(s.w.partitions)
+		sum += fmix(mix(b^seedFaults, s.w.cut))
+	}
+	return fmix(sum + seedState)
+}
+
+// refresh brings every stale part up to date.
+func (s *Sim) refresh() {
+	hs := &s.w.hs
+	for wi, word := range hs.touched {
+		if word == 0 {
+			continue
+		}
+		hs.touched[wi] = 0
+		for word != 0 {
+			i := wi<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			p := s.nodePart(i)
+			hs.nodes += p - hs.parts[i]
+			hs.parts[i] = p
+		}
+	}
+	for wi, word := range hs.stale {
+		if word == 0 {
+			continue
+		}
+		hs.stale[wi] = 0
+		for word != 0 {
+			c := wi<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			q := &s.w.conns[c]
+			p := s.connPart(c, q)
+			hs.conns += p - q.part
+			q.part = p
+		}
+	}
+	if hs.dgStale {
+		hs.dgrams, hs.fresh, hs.dgStale = 0, len(s.w.dgrams), false
+	}
+	if hs.fresh > 0 {
+		d := s.w.dgrams[len(s.w.dgrams)-hs.fresh:]
+		for i := range d {
+			if p := s.dgramPart(&d[i]); s.reorder {
+				hs.dgrams += p
+			} else {
+				hs.dgrams = mix(hs.dgrams, p)
+			}
+		}
+		hs.fresh = 0
+	}
+}
+
+// nodePart hashes node i's part: its struct (encoded again if dirty) and
+// its pending events and counters.
+func (s *Sim) nodePart(i int) uint64 {
+	nd := &s.w.nodes[i]
+	if nd.dirty {
+		nd.hash = s.hashNode(s.w.svcs[i])
+		nd.dirty = false
+	}
+	// The armed timers are a set: the sum of their names' hashes (random
+	// 64-bit values), times 3 for a periodic one (a periodic timer stays
+	// armed after it fires, a one-shot one does not: different states).
+	var timers uint64
+	for t := range nd.timers {
+		if tm := &nd.timers[t]; tm.armed {
+			if tm.periodic {
+				timers += 3 * tm.nameHash
+			} else {
+				timers += tm.nameHash
+			}
+		}
+	}
+	h := mix(seedNode+uint64(i), nd.hash)
+	h = mix(h, uint64(nd.appNext))
+	h = mix(h, timers)
+	for _, p := range nd.connErrs {
+		h = mix(h, uint64(p)+1)
+	}
+	if nd.down {
+		h = mix(h, seedDown)
+	}
+	if e := &s.w.ext[i]; e.restarts|int(e.draws) != 0 {
+		if e.restarts > 0 {
+			h = mix(h, seedRest)
+		}
+		h = mix(h, e.draws)
+	}
+	return fmix(h)
+}
+
+// connPart hashes connection c's queue: its messages in order (0 for an
+// empty queue).
+func (s *Sim) connPart(c int, q *queue) uint64 {
+	if q.len() == 0 {
+		return 0
+	}
+	h := seedConn + uint64(c)
+	for j := q.head; j < len(q.items); j++ {
+		h = mix(h, s.msgHash(&q.items[j]))
+	}
+	return fmix(h)
+}
+
+// dgramPart hashes a datagram in flight: its ends and its message.
+func (s *Sim) dgramPart(p *pending) uint64 {
+	return fmix(mix(seedDgram+uint64(p.from)<<32+uint64(p.to), s.msgHash(p)))
+}
+
+// removeDatagram takes datagram d out of flight.
+func (s *Sim) removeDatagram(d int) {
+	dg := s.w.dgrams
+	if hs := &s.w.hs; d >= len(dg)-hs.fresh {
+		hs.fresh-- // not in the hash yet
+	} else {
+		s.unhash(d)
+	}
+	copy(dg[d:], dg[d+1:])
+	dg[len(dg)-1] = pending{}
+	s.w.dgrams = dg[:len(dg)-1]
+}
+
+// unhash takes datagram d, which is in the datagrams' hash, out of it.
+func (s *Sim) unhash(d int) {
+	if s.reorder {
+		s.w.hs.dgrams -= s.dgramPart(&s.w.dgrams[d])
+	} else {
+		s.w.hs.dgStale = true
+	}
+}
