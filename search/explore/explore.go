@@ -829,7 +829,7 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 			}
 			var j *job
 			var e End
-			handled := false
+			handled, walkOnly := false, false
 			if r.spec.follows(&p, r.ex) {
 				var f followed
 				f, err = r.spec.follow(&p, index)
@@ -837,7 +837,7 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 					return err
 				}
 				if f.job != nil {
-					j, e, handled = f.job, f.end, true
+					j, e, handled, walkOnly = f.job, f.end, !f.walk, f.walk
 					r.spec.hits++
 				} else {
 					r.spec.misses++
@@ -870,7 +870,7 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 			}
 			end = &e
 			if c.pathHook != nil {
-				if handled {
+				if handled || walkOnly {
 					c.pathHook(slices.Concat(c.Prefix, r.spec.lastChoices))
 				} else {
 					c.pathHook(s.ChoiceValues())
@@ -878,7 +878,7 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 			}
 			r.livePaths.Add(1)
 			index++
-			if j.walk && !handled {
+			if j.walk && !handled && !walkOnly {
 				// Hand the execution over: the worker walks on from it
 				// instead of replaying it, and the coordinator resets
 				// what it gets back for the next path.
@@ -989,8 +989,10 @@ type pathRunner struct {
 	rec *recorder
 	// floor: states this many steps after the prefix or fewer are not
 	// pruned (a speculative subtree's prefix, which the coordinator
-	// decides).
-	floor int
+	// decides). cut, when positive, ends every path at this many steps
+	// after the prefix as if it were its depth bound (the generator of
+	// speculation's tasks).
+	floor, cut int
 	// onPath holds the hashes of the states of the previous path; states
 	// is the number of states after the prefix that path checked (and,
 	// with hashing, whose hashes onPath holds); memos[k] holds the part
@@ -1079,6 +1081,9 @@ func (pr *pathRunner) boundedAfter(p *Path, index int64, pre []int32, carry path
 		}
 	}
 	limit := c.PrefixSteps + p.Depth
+	if pr.cut > 0 {
+		limit = c.PrefixSteps + min(p.Depth, pr.cut)
+	}
 	fresh, same := false, 0 // same: the choices after the prefix compared with pr.prev so far
 	for s.Steps() < limit {
 		ok, err := s.Step()
@@ -1470,6 +1475,10 @@ func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 		j.sim = nil
 		s.SetChooser(rnd)
 	} else {
+		// Replay the path as it ran: with failures on up to its depth
+		// (which events are ready, and so what each choice means, depends
+		// on it).
+		s.SetFailuresUntil(r.failuresUntil(j.depth))
 		if err := s.Reset(&engine.Prefix{Seq: j.choices, Then: rnd}); err != nil {
 			if s.Abandoned() {
 				return false

@@ -54,7 +54,10 @@ type ShardRound struct {
 // ShardTask is one task's records: every path of its subtree in order, up
 // to where the shard stopped.
 type ShardTask struct {
-	Ord     int64
+	Ord int64
+	// Prefix marks the records of the paths that end above the split
+	// depth before task Ord (shard 0 keeps them), not a task.
+	Prefix  bool
 	Records []Record
 }
 
@@ -217,7 +220,7 @@ rounds:
 			}
 			recs := t.recs
 			t.mu.Unlock()
-			st := ShardTask{Ord: t.ord}
+			st := ShardTask{Ord: t.ord, Prefix: t.above}
 			for _, rec := range recs {
 				st.Records = append(st.Records, rec.record())
 				out.Paths++
@@ -289,6 +292,7 @@ func mergeRecords(shards []*ShardRecords) (map[int][]*task, error) {
 		for _, r := range s.Rounds {
 			for _, st := range r.Tasks {
 				t := newTask(st.Ord, r.Round, r.Depth, nil)
+				t.above = st.Prefix
 				for i := range st.Records {
 					t.recs = append(t.recs, st.Records[i].specRec())
 				}
@@ -298,7 +302,10 @@ func mergeRecords(shards []*ShardRecords) (map[int][]*task, error) {
 		}
 	}
 	for _, ts := range rounds {
-		sort.Slice(ts, func(i, j int) bool { return ts[i].ord < ts[j].ord })
+		// The paths above the split before task k come before it.
+		sort.Slice(ts, func(i, j int) bool {
+			return ts[i].ord < ts[j].ord || ts[i].ord == ts[j].ord && ts[i].above && !ts[j].above
+		})
 	}
 	return rounds, nil
 }

@@ -97,6 +97,9 @@ type task struct {
 	cond         sync.Cond
 	recs         []*specRec
 	done         bool
+	// above marks the generator's records of the paths that end above
+	// the split depth before task ord (no worker explores it).
+	above bool
 	// passed: the coordinator is done with the task; a worker still on it
 	// stops.
 	passed atomic.Bool
@@ -273,8 +276,19 @@ func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan st
 	gs := &genSet{globalSet: globalSet{newVisited(GeneratorStates(c.MaxStates))}, hints: sp.hints, task: 1}
 	defer gs.v.free()
 	pr := newPathRunner(r, s, gs)
+	pr.cut = split
+	var rec recorder
+	if r.graph != nil {
+		rec.graph = r
+	}
+	pr.rec = &rec
 	ex := fk.Fork(round, split, nil)
 	var ord int64
+	// pre holds the records of the paths that end above the split depth
+	// since the last task: the coordinator follows them before the next.
+	// A shard keeps them in shard 0 only.
+	var pre *task
+	keepPre := sp.shard == 0
 	err = s.Guard(c.HandlerTimeout, func() error {
 		var end *End
 		for {
@@ -291,13 +305,29 @@ func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan st
 			if !more {
 				return nil
 			}
-			_, e, err := pr.bounded(&p, -1)
+			// The path is the round's, cut at the split depth (its walk,
+			// failures and liveness are those of the round's depth).
+			p.Depth = depth
+			j, e, err := pr.bounded(&p, -1)
 			if err != nil {
 				return err
 			}
 			end = &e
 			if e.Reason != EndDepth {
-				continue // a path that ends above the split: the coordinator runs it
+				// A path that ends above the split: its record is the
+				// generator's (its walk, if any, is the coordinator's to
+				// hand out).
+				if keepPre {
+					if pre == nil {
+						pre = newTask(ord+1, round, depth, nil)
+						pre.above = true
+						pre.done = true
+					}
+					sr := recordOf(pr, e)
+					sr.job = j
+					pre.recs = append(pre.recs, sr)
+				}
+				continue
 			}
 			ord++
 			gs.task = ord + 1 // the paths from here on come after task ord
@@ -309,6 +339,10 @@ func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan st
 			}
 			t := newTask(ord, round, depth, slices.Clone(pr.prev))
 			sp.mu.Lock()
+			if pre != nil {
+				sp.tasks = append(sp.tasks, pre)
+				pre = nil
+			}
 			sp.tasks = append(sp.tasks, t)
 			sp.mu.Unlock()
 			sp.cond.Broadcast()
@@ -319,6 +353,11 @@ func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan st
 			}
 		}
 	})
+	if pre != nil {
+		sp.mu.Lock()
+		sp.tasks = append(sp.tasks, pre)
+		sp.mu.Unlock()
+	}
 	if err != nil && errors.Is(err, engine.ErrHang) {
 		sp.off.Store(true)
 	}
@@ -382,7 +421,7 @@ func (sp *speculation) run(w *specWorker, t *task) bool {
 		}
 		end = &e
 		sp.ran.Add(1)
-		sr := w.record(j, e)
+		sr := w.record(e)
 		if j.walk && j.result == nil {
 			j.here = true
 			sp.walked.Add(1)
@@ -400,9 +439,14 @@ func (sp *speculation) run(w *specWorker, t *task) bool {
 }
 
 // record returns the record of the path the worker just ran.
-func (w *specWorker) record(j *job, e End) *specRec {
-	s := w.pr.s
-	c := &w.pr.r.cfg
+func (w *specWorker) record(e End) *specRec { return recordOf(w.pr, e) }
+
+// recordOf returns the record of the path pr just ran (its job is the
+// caller's to set).
+func recordOf(pr *pathRunner, e End) *specRec {
+	s := pr.s
+	c := &pr.r.cfg
+	rc := pr.rec
 	all := s.Choices()
 	base := min(len(c.Prefix), len(all))
 	sr := &specRec{choices: slices.Clone(all[base:]), end: e}
@@ -414,10 +458,10 @@ func (w *specWorker) record(j *job, e End) *specRec {
 		sr.starts = append(sr.starts, int32(st-base))
 	}
 	sr.begun = len(sr.starts)
-	sr.checked = len(w.rec.hashes)
-	sr.hashes = slices.Clone(w.rec.hashes)
-	if w.rec.graph != nil {
-		sr.graph = slices.Clone(w.rec.steps)
+	sr.checked = len(rc.hashes)
+	sr.hashes = slices.Clone(rc.hashes)
+	if rc.graph != nil {
+		sr.graph = slices.Clone(rc.steps)
 	}
 	return sr
 }
@@ -449,6 +493,7 @@ func (rc *recorder) state(s *engine.Sim, k int, h uint64) {
 type followed struct {
 	job   *job
 	end   End
+	walk  bool // the job's walk is still to run
 	pre   []int32
 	carry pathStats
 }
@@ -506,7 +551,14 @@ func (sp *speculation) follow(p *Path, index int64) (followed, error) {
 			v.Path = index
 			j.result = &v
 		}
-		return end(&j, sr.end)
+		f, err := end(&j, sr.end)
+		// A generator's record (or a merged one) walks from its end, if it
+		// walks: the coordinator hands the walk out, to replay the path.
+		if f.walk = j.walk && !j.stats.walked && j.result == nil; f.walk {
+			j.choices, j.steps, j.depth = slices.Concat(c.Prefix, vals), c.PrefixSteps+sr.end.Steps, p.Depth
+			j.seed = pathSeed(c.Seed, index, p, vals)
+		}
+		return f, err
 	}
 	for {
 		if sr == nil {
