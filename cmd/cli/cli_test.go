@@ -98,7 +98,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"search", "--system", "clitest-poison", "--strategy", "bogus"}, "--strategy bogus: allowed delay, dfs, dpor, pct, random, walk"},
 		{[]string{"search", "--system", "clitest-poison", "--depth", "x"}, "invalid argument"},
 		{[]string{"search", "--system", "clitest-poison", "--strategy", "pct", "--pct-depth", "0", "--out", dir}, "strategy pct: depth 0: want 1 to steps+1 = 101"},
-		{[]string{"search", "--system", "clitest-poison", "--strategy", "delay", "--delay-base", "fifo", "--out", dir}, `strategy delay: base "fifo": want rr or rtc`},
+		{[]string{"search", "--system", "clitest-poison", "--strategy", "delay", "--delay-base", "fifo", "--out", dir}, `strategy delay: base "fifo": want rr, rr-event, rtc`},
 		{[]string{"search", "--system", "clitest-poison", "--strategy", "pct", "--pct-steps", "many"}, `steps="many" is not an integer`},
 		{[]string{"search", "--system", "clitest-poison", "--pct-depth", "2"}, "--pct-depth is an option of --strategy pct, not dfs"},
 		{[]string{"search", "--system", "clitest-poison", "--graph-states", "0"}, "--graph-states 0: allowed 1 to"},
