@@ -121,7 +121,7 @@ func Run(ctx context.Context, sys *sim.System, opts Options) (*Report, error) {
 	}
 	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start}
 	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), Files: map[string]string{},
-		Faults: cfg.Failures.String()}
+		Faults: cfg.Failures.String(), GraphPartial: !opts.Graph.Off && opts.Lasso.Partial}
 	if p.rep.Properties == nil {
 		p.rep.Properties = []string{}
 	}
