@@ -156,6 +156,7 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("%w: negative counts of the explored graph", ErrReport)
 		}
 		out.Stats.Graph = &explore.GraphStats{States: g.States, Edges: g.Edges, Bytes: g.Bytes, Checks: g.Checks, Rejected: g.Rejected, Full: g.Full}
+		out.GraphPartial = g.Partial
 	}
 	if len(j.Violations) > MaxViolationsBound {
 		return fmt.Errorf("%w: %d violations, at most %d", ErrReport, len(j.Violations), MaxViolationsBound)

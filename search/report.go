@@ -135,6 +135,10 @@ type Report struct {
 	Faults string
 	// Stats say what the search covered and why it stopped.
 	Stats explore.Stats
+	// GraphPartial says the explored state graph's states are partial
+	// states (Options.Lasso.Partial): each stands for every state with its
+	// partial hash, and is hot or not as the first of them was.
+	GraphPartial bool
 	// Verdict is the verdict of the first finding (VerdictNone without).
 	Verdict Verdict
 	// Incomplete marks a run that was cancelled: what it reports is what
@@ -465,6 +469,7 @@ type graphJSON struct {
 	Checks   int    `json:"checks"`
 	Rejected int    `json:"rejected,omitempty"`
 	Full     bool   `json:"full,omitempty"`
+	Partial  bool   `json:"partial,omitempty"`
 	Verdict  string `json:"verdict"`
 }
 
@@ -497,7 +502,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug, Warnings: r.Warnings,
 	}
 	if g := r.Stats.Graph; g != nil {
-		j.Graph = &graphJSON{States: g.States, Edges: g.Edges, Bytes: g.Bytes, Checks: g.Checks, Rejected: g.Rejected, Full: g.Full, Verdict: r.GraphVerdict()}
+		j.Graph = &graphJSON{States: g.States, Edges: g.Edges, Bytes: g.Bytes, Checks: g.Checks, Rejected: g.Rejected, Full: g.Full, Partial: r.GraphPartial, Verdict: r.GraphVerdict()}
 	}
 	if j.Params == nil {
 		j.Params = map[string]string{}
@@ -552,7 +557,11 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
 // GraphVerdict says in words what the explored state graph (Options.Graph)
 // shows: "" without one; for a search that exhausted the reachable states
-// and found no violation, that liveness holds under fairness.
+// and found no violation, that liveness holds under fairness. With partial
+// states (GraphPartial) it says no more than that none was found: a graph
+// state stands for every state with its partial hash and is hot or not as
+// the first of them was, so a fair cycle of hot states can hide behind a
+// partial state first reached in a live state.
 func (r *Report) GraphVerdict() string {
 	g := r.Stats.Graph
 	if g == nil || g.States == 0 {
@@ -564,6 +573,8 @@ func (r *Report) GraphVerdict() string {
 		return "a fair cycle of hot states: the lasso reported"
 	case f != nil:
 		return "no fair cycle of hot states found before the violation"
+	case r.Stats.Stop == explore.StopExhausted && !g.Full && r.GraphPartial:
+		return "no fair cycle of hot partial states among all reachable states (the search exhausted them); partial states merge states that differ, so this is no proof of liveness (search without --partial-hash for one)"
 	case r.Stats.Stop == explore.StopExhausted && !g.Full && g.Rejected == 0:
 		return "no fair cycle of hot states among all reachable states (the search exhausted them): every fair execution becomes live again, so liveness holds (up to 64-bit hash collisions; fairness per event source)"
 	case g.Full:

@@ -178,7 +178,7 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 	}
 	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start, strat: strat, sparams: sparams}
 	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), Files: map[string]string{},
-		Faults: cfg.Failures.String()}
+		Faults: cfg.Failures.String(), GraphPartial: !opts.Graph.Off && opts.Lasso.Partial}
 	if p.rep.Properties == nil {
 		p.rep.Properties = []string{}
 	}

@@ -141,6 +141,37 @@ func TestRunFixedIsClean(t *testing.T) {
 	}
 }
 
+// An exhausted search whose explored graph holds no fair cycle of hot
+// states says liveness holds, but not when the graph's states are partial
+// states (one stands for states that differ, hot or not as the first of
+// them was); report.json keeps which.
+func TestGraphVerdictPartial(t *testing.T) {
+	for _, partial := range []bool{false, true} {
+		o := search.Options{Params: map[string]string{"fixed": "true"}, Seed: 1, Depth: 6, WalkDepth: 200}
+		o.Lasso.Partial = partial
+		rep := run(t, context.Background(), o)
+		holds := strings.Contains(rep.GraphVerdict(), "liveness holds")
+		if rep.Stats.Stop != explore.StopExhausted || rep.GraphPartial != partial || holds == partial {
+			t.Errorf("partial %v: stop %v, GraphPartial %v, verdict %q", partial, rep.Stats.Stop, rep.GraphPartial, rep.GraphVerdict())
+		}
+		b, err := rep.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "report.json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		back, err := search.ReadReport(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.GraphPartial != partial || back.GraphVerdict() != rep.GraphVerdict() {
+			t.Errorf("partial %v: read back GraphPartial %v, verdict %q", partial, back.GraphPartial, back.GraphVerdict())
+		}
+	}
+}
+
 // A handler that panics is a safety finding with a trace that replays to
 // the panic, not an error.
 func TestRunHandlerPanicIsAFinding(t *testing.T) {

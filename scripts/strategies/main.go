@@ -9,9 +9,14 @@
 // search` (package search) in process, without the critical-transition
 // search (the time is the search's).
 //
+// The counts are exact (the same on any machine) as long as every search
+// ends by finding the bug or by spending the path budget; a search that
+// hits the time budget first is counted in "found" as timed out, since on
+// a faster machine it would have gone further.
+//
 // Usage:
 //
-//	go run ./scripts/strategies [--seeds 20] [--time 30s] [--max-paths 20000] [--walk-depth N] [--markdown] [SYSTEM...]
+//	go run ./scripts/strategies [--seeds 20] [--time 30s] [--max-paths 20000] [--walk-depth N] [--markdown] [--strategy NAME]... [SYSTEM...]
 package main
 
 import (
@@ -26,6 +31,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/search/explore"
 	_ "github.com/macemc/macemc/services/all"
 	"github.com/macemc/macemc/sim"
 )
@@ -42,6 +48,7 @@ var strategies = []strategy{
 	{"random", "random", nil},
 	{"pct", "pct d=3", nil},
 	{"delay", "delay rr", map[string]string{"base": "rr"}},
+	{"delay", "delay rr-event", map[string]string{"base": "rr-event"}},
 	{"delay", "delay rtc", map[string]string{"base": "rtc"}},
 }
 
@@ -51,7 +58,21 @@ func main() {
 	maxPaths := pflag.Int64("max-paths", 20000, "path budget per search")
 	walkDepth := pflag.Int("walk-depth", 0, "d_max (0: the default)")
 	markdown := pflag.Bool("markdown", false, "print a Markdown table")
+	only := pflag.StringArray("strategy", nil, "run only this strategy (a name, e.g. delay, or a column, e.g. \"delay rtc\"; repeatable)")
 	pflag.Parse()
+	columns := strategies
+	if len(*only) > 0 {
+		columns = nil
+		for _, st := range strategies {
+			if slices.Contains(*only, st.name) || slices.Contains(*only, st.label) {
+				columns = append(columns, st)
+			}
+		}
+		if len(columns) == 0 {
+			fmt.Fprintf(os.Stderr, "no strategy matches %q\n", *only)
+			os.Exit(2)
+		}
+	}
 	systems := pflag.Args()
 	if len(systems) == 0 {
 		systems = []string{"transport", "randtree", "chord", "pastry", "storage", "failuredetector", "scheduler", "philosophers", "proposers"}
@@ -74,10 +95,11 @@ func main() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
-		for _, st := range strategies {
+		for _, st := range columns {
 			var paths, states []int64
 			var secs []float64
 			kinds := map[string]int{}
+			timedOut := 0 // seeds whose search hit the time budget before the path budget
 			for seed := 1; seed <= *seeds; seed++ {
 				o := search.Options{Strategy: st.name, StrategyParams: st.params, Seed: uint64(seed), Time: *budget, MaxPaths: *maxPaths,
 					WalkDepth: *walkDepth, NoCritical: true}
@@ -92,6 +114,9 @@ func main() {
 				}
 				f := r.First()
 				if f == nil {
+					if r.Stats.Stop == explore.StopTime {
+						timedOut++
+					}
 					continue
 				}
 				kinds[f.Kind.String()]++
@@ -104,6 +129,11 @@ func main() {
 				secs = append(secs, r.SearchTime.Seconds())
 			}
 			found := fmt.Sprintf("%d/%d", len(paths), *seeds)
+			if timedOut > 0 {
+				// Machine-dependent: on a faster or idler machine these
+				// seeds search further.
+				found += fmt.Sprintf(" (%d timed out)", timedOut)
+			}
 			if len(paths) == 0 {
 				row(name, st.label, found, "-", "-", "-", "-")
 				continue

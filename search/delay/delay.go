@@ -2,6 +2,8 @@ package delay
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
@@ -15,6 +17,11 @@ const (
 	DefaultSteps = 100
 	DefaultBase  = "rr"
 )
+
+// Bases are the base schedulers the base option names: seed 002's
+// round-robin (rr) and run-to-completion (rtc), and round-robin that
+// passes the turn on after every event (rr-event).
+var Bases = []string{"rr", "rr-event", "rtc"}
 
 // Strategy is iterative delay bounding over a deterministic base scheduler.
 type Strategy struct{}
@@ -30,7 +37,7 @@ func (Strategy) Doc() string {
 // Params implements explore.Strategy.
 func (Strategy) Params() []sim.ParamSpec {
 	return []sim.ParamSpec{
-		{Name: "base", Kind: sim.ParamString, Default: DefaultBase, Doc: "base scheduler: rr (round-robin over event sources in creation order) or rtc (run to completion, causal order)"},
+		{Name: "base", Kind: sim.ParamString, Default: DefaultBase, Doc: "base scheduler: rr (round-robin over event sources in creation order, each running until it has no event left), rr-event (round-robin, one event per turn) or rtc (run to completion, causal order)"},
 		{Name: "steps", Kind: sim.ParamInt, Default: fmt.Sprint(DefaultSteps), Doc: "steps of each schedule's bounded part (capped by --depth); a walk follows"},
 		{Name: "max", Kind: sim.ParamInt, Default: "0", Doc: "largest delay bound to search (0: no cap)"},
 	}
@@ -42,8 +49,8 @@ func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
 	if base == "" {
 		base = DefaultBase
 	}
-	if base != "rr" && base != "rtc" {
-		return nil, fmt.Errorf("base %q: want rr or rtc", base)
+	if !slices.Contains(Bases, base) {
+		return nil, fmt.Errorf("base %q: want %s", base, strings.Join(Bases, ", "))
 	}
 	steps, err := s.Steps(DefaultSteps)
 	if err != nil {
@@ -57,7 +64,7 @@ func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
 	if base == "rtc" {
 		e.sched.base = &runToCompletion{}
 	} else {
-		e.sched.base = &roundRobin{}
+		e.sched.base = &roundRobin{each: base == "rr-event"}
 	}
 	return e, nil
 }

@@ -17,13 +17,19 @@ import (
 
 // roundRobin is seed 002's round-robin delaying scheduler: it cycles
 // through the event sources in the order they were first seen (creation
-// order), one event each, starting after the source that ran last; a delay
-// skips to the next enabled source.
+// order). The source whose turn it is runs for as long as it has events;
+// when it has none left the turn passes to the next enabled source in
+// creation order (seed 002 §3: "it schedules the next task on a delay or
+// when the current task is completed"; the round-robin delaying scheduler
+// of P's Zing back end keeps the current process until it blocks), and a
+// delay passes the turn on at once. With each set, the turn passes on after every event instead:
+// one event per source and turn (base rr-event).
 type roundRobin struct {
 	id   map[uint64]int32 // source -> creation index
 	n    int32
 	cur  int32   // the creation index whose turn it is
 	keys []int64 // per ready event: its place in the cycle, or -1 for a failure
+	each bool    // the turn passes on after every event
 }
 
 func (r *roundRobin) reset() {
@@ -75,10 +81,16 @@ func (r *roundRobin) order(ready []engine.Event, out []int32) []int32 {
 	return out
 }
 
+// ran gives the turn to the source of the chosen event, k sources past
+// the one whose turn it was (k delays), or with each to the source after
+// it.
 func (r *roundRobin) ran(ready []engine.Event, order []int32, k int) {
 	ev := &ready[order[k]]
 	if !ev.Kind.IsFailure() {
-		r.cur = r.id[ev.Source()] + 1
+		r.cur = r.id[ev.Source()]
+		if r.each {
+			r.cur++
+		}
 	}
 }
 

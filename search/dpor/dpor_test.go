@@ -10,6 +10,7 @@ import (
 	"github.com/macemc/macemc/search/dfs"
 	"github.com/macemc/macemc/search/dpor"
 	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/search/internal/strattest"
 	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/services/kvmap"
 	"github.com/macemc/macemc/services/register"
@@ -240,6 +241,57 @@ func TestKVMap(t *testing.T) {
 			cfg := servicetest.Config(t, kvmap.SystemName, servicetest.Params("fixed", fixed, "reads", 1, "writes", 1))
 			compare(t, cfg, 40, false)
 		})
+	}
+}
+
+// racer is a node of the Race system: nodes a and b each send a message
+// to c on their request; c keeps the order it received them in.
+type racer struct {
+	sim.Base
+	Got []sim.NodeID
+}
+
+func (r *racer) HandleApp(ctx *sim.Context, _ any) { ctx.Send(2, "m") }
+
+func (r *racer) HandleMessage(_ *sim.Context, from sim.NodeID, _ sim.Message) {
+	r.Got = append(r.Got, from)
+}
+
+// TestHandCounts counts the paths by hand, every search exhausted in one
+// round. strattest.Pair (two nodes, two requests each) and three nodes of
+// one request: every event is independent of every event at another node,
+// so all six interleavings are one Mazurkiewicz trace and DPOR runs one
+// path, where DFS without state hashing runs all six. Race: a's request A
+// and b's request B each send a message to c (deliveries Ca and Cb, after
+// A and after B); only Ca and Cb are dependent (same node), so there are
+// two traces, Ca before Cb and after it: DPOR runs A B Ca Cb, sees the race
+// of Ca and Cb, and runs A B Cb Ca; DFS without hashing runs the six
+// orders in which A precedes Ca and B precedes Cb.
+func TestHandCounts(t *testing.T) {
+	race := &sim.Config{
+		Nodes:   3,
+		Service: func(sim.NodeID) sim.Service { return &racer{} },
+		App: func(id sim.NodeID) []any {
+			if id < 2 {
+				return []any{1}
+			}
+			return nil
+		},
+	}
+	for _, c := range []struct {
+		name       string
+		cfg        *sim.Config
+		dpor, dfsN int64
+	}{{"pair", strattest.Pair(), 1, 6}, {"three", strattest.Nodes(3, 1), 1, 6}, {"race", race, 2, 6}} {
+		for _, sleep := range []string{"true", "false"} {
+			_, st := run(t, c.cfg, dpor.Strategy{}, sim.Params{"sleep": sleep}, 20, false)
+			if st.Paths != c.dpor || st.Blocked != 0 {
+				t.Errorf("%s: dpor (sleep sets %s) ran %d paths (%d blocked), want %d, none blocked", c.name, sleep, st.Paths, st.Blocked, c.dpor)
+			}
+		}
+		if _, st := run(t, c.cfg, dfs.Strategy{}, nil, 20, false); st.Paths != c.dfsN {
+			t.Errorf("%s: dfs without hashing ran %d paths, want %d", c.name, st.Paths, c.dfsN)
+		}
 	}
 }
 

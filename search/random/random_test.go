@@ -6,6 +6,7 @@ import (
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/search/internal/strattest"
 	"github.com/macemc/macemc/search/random"
+	"github.com/macemc/macemc/sim"
 )
 
 // TestUniform: 8,000 random schedules of strattest.Pair, counted by hand.
@@ -34,6 +35,54 @@ func TestUniform(t *testing.T) {
 	}
 	if len(c) != len(want) {
 		t.Errorf("%d schedules occurred, want %d", len(c), len(want))
+	}
+}
+
+// ticker is node b of TestUnweighted: a timer that fires twice.
+type ticker struct {
+	sim.Base
+	N int
+}
+
+func (t *ticker) Start(ctx *sim.Context) { ctx.SetTimer("t") }
+
+func (t *ticker) HandleTimer(ctx *sim.Context, _ string) {
+	if t.N++; t.N < 2 {
+		ctx.SetTimer("t")
+	}
+}
+
+// TestUnweighted: the random strategy ignores the walks' weights. Node a
+// has two driver requests (weight 40 in a walk), node b a timer that fires
+// twice (weight 1): the executions are the interleavings of a a and b b,
+// each step uniform between the two while both have events, so the
+// probabilities of TestUniform, where a weighted choice would run a a b b
+// in (40/41)² ≈ 95% of the schedules.
+func TestUnweighted(t *testing.T) {
+	const n = 8000
+	cfg := &sim.Config{
+		Nodes: 2,
+		Service: func(id sim.NodeID) sim.Service {
+			if id == 1 {
+				return &ticker{}
+			}
+			return &sim.Base{}
+		},
+		App: func(id sim.NodeID) []any {
+			if id == 0 {
+				return []any{1, 2}
+			}
+			return nil
+		},
+	}
+	got, _ := strattest.Rounds(t, random.Strategy{}, explore.Setup{Seed: 3}, cfg, n)
+	c := strattest.Count(got[0])
+	t.Logf("%v", c)
+	if d := float64(c["aabb"]) - 0.25*n; d > 200 || d < -200 {
+		t.Errorf("a a b b: %d of %d, want %.0f", c["aabb"], n, 0.25*n)
+	}
+	if d := float64(c["abab"]) - 0.125*n; d > 150 || d < -150 {
+		t.Errorf("a b a b: %d of %d, want %.0f", c["abab"], n, 0.125*n)
 	}
 }
 

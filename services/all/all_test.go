@@ -211,6 +211,7 @@ func TestStrategiesFindBugs(t *testing.T) {
 		{"--strategy", "random"},
 		{"--strategy", "pct"},
 		{"--strategy", "delay"},
+		{"--strategy", "delay", "--delay-base", "rr-event"},
 		{"--strategy", "delay", "--delay-base", "rtc"},
 	} {
 		for _, sys := range []string{"transport", "storage"} {

@@ -30,11 +30,22 @@ func (p *pair) HandleApp(*sim.Context, any) { p.N++ }
 // driver requests and nothing else, so that its executions are the six
 // interleavings of a a and b b, and its event sources are the two
 // drivers.
-func Pair() *sim.Config {
+func Pair() *sim.Config { return Nodes(2, 2) }
+
+// Nodes is Pair with n nodes (a, b, c, ...) of reqs driver requests each:
+// its executions are the interleavings of the nodes' requests, its event
+// sources the n drivers.
+func Nodes(n, reqs int) *sim.Config {
 	return &sim.Config{
-		Nodes:   2,
+		Nodes:   n,
 		Service: func(sim.NodeID) sim.Service { return &pair{} },
-		App:     func(sim.NodeID) []any { return []any{1, 2} },
+		App: func(sim.NodeID) []any {
+			r := make([]any, reqs)
+			for i := range r {
+				r[i] = i + 1
+			}
+			return r
+		},
 	}
 }
 
