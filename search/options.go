@@ -105,8 +105,9 @@ type Options struct {
 	MaxPaths int64
 	// MaxViolations stops after this many violating paths (default 1).
 	MaxViolations int
-	// Workers run walks in parallel (0: all cores). The report does not
-	// depend on it.
+	// Workers is how many goroutines run the search (0: all cores): the
+	// walks, and with the dfs strategy the bounded search too (see
+	// search/explore). The report does not depend on it.
 	Workers int
 	// MaxStates bounds the visited-state set (default 4,194,304 states).
 	MaxStates int

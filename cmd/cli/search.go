@@ -37,7 +37,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.DurationVar(&o.Time, "time", 0, "time budget (e.g. 30s, 5m; 0: none)")
 	fs.Int64Var(&o.MaxPaths, "max-paths", 0, "budget of paths (0: none)")
 	fs.IntVar(&o.MaxViolations, "max-violations", search.DefaultMaxViolations, "stop after this many violating paths")
-	fs.IntVar(&o.Workers, "workers", 0, "parallel workers (0: all cores; the report does not depend on it)")
+	fs.IntVar(&o.Workers, "workers", 0, "goroutines that run the search, the bounded part of dfs included (0: all cores; the report does not depend on it)")
 	fs.StringVar(&o.Out, "out", "macemc-out", "directory for traces, logs and report.json (a previous run's there are replaced)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as one JSON object on stdout")
 	fs.BoolVar(&o.NoHashing, "no-hashing", false, "do not cut paths that reach a state seen before")
