@@ -15,7 +15,17 @@
 #               busy with something else: see the load average)
 #   paths/s     bounded search of the fixed variant (nothing to find, the
 #               whole budget of 20,000 paths), workers = 2, walks to 5000
-#   paths 2w    paths/s on 2 workers / on 1
+#   paths 2w    paths/s on 2 workers / on 1 (one worker runs on one core;
+#               two run the bounded search ahead of the order, see
+#               search/explore's doc): the scaling of the bounded search
+#   p-eff       the same per CPU second: below 1 is work the two workers
+#               did that one does not (paths run ahead and thrown away)
+#   ahead       paths the 2 workers ran ahead of the order per path of the
+#               search: above 1 is work thrown away
+#   shard cpu   that search as 4 shards (one after the other, one worker
+#               each) and their merge, CPU time / one process's (one
+#               worker): the cost of splitting it over 4 machines
+#   merge       the merge's CPU time / one process's: what it ran itself
 #   states/s    distinct states hashed per second in that search
 #   peak MB     peak heap in use during that search
 #   find s      `macemc search` on the buggy variant (the budget of
@@ -30,7 +40,7 @@
 # CPU-second figures are steadier than wall-clock ones on a shared machine;
 # walk, sim, bare and hash figures are the median of 3 runs. Arguments are passed
 # to every run of the benchmark binary, e.g. -test.cpuprofile=FILE.
-# Takes about two minutes.
+# Takes about four minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -40,7 +50,8 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *
 echo "# macemc bench on $(nproc) cores (${cpu:-unknown cpu}), $(go version | cut -d' ' -f3), $(date -u +%Y-%m-%dT%H:%MZ); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 run() { "$tmp/bench.test" -test.run '^$' "$@" | grep '^Benchmark' >>"$tmp/out"; }
 run -test.bench '^Benchmark(Overhead|WalkWorkers|Hash)$' -test.benchtime 0.4s -test.count 3 "$@"
-run -test.bench '^BenchmarkPaths$' -test.benchtime 1x "$@"
+run -test.bench '^BenchmarkPaths$' -test.benchtime 1x -test.count 3 "$@"
+run -test.bench '^BenchmarkShards$' -test.benchtime 1x "$@"
 run -test.bench '^BenchmarkFind$' -test.benchtime 1x "$@"
 awk '
 function median(key,   n, a, i, j, t) {
@@ -63,22 +74,26 @@ function ratio(a, b) { return (a != "" && b != "" && b > 0) ? sprintf("%.2fx", a
 	}
 }
 END {
-	printf "%-15s %10s %10s %10s %8s %8s %6s %8s %8s %8s %7s %6s %10s %6s %4s %6s %9s\n", "system", "walk tr/s", "sim tr/s", "bare tr/s", "overhead", "walks 2w", "2w eff", "paths/s", "paths 2w", "states/s", "peak MB", "find s", "critical s", "wall s", "crit", "hash", "allocs/tr"
+	printf "%-15s %10s %10s %10s %8s %8s %6s %8s %8s %5s %5s %8s %7s %6s %10s %6s %4s %6s %9s %9s %5s\n", "system", "walk tr/s", "sim tr/s", "bare tr/s", "overhead", "walks 2w", "2w eff", "paths/s", "paths 2w", "p-eff", "ahead", "states/s", "peak MB", "find s", "critical s", "wall s", "crit", "hash", "allocs/tr", "shard cpu", "merge"
 	for (k = 1; k <= nsys; k++) {
 		s = order[k]
 		walk = median("Overhead|" s "|walk|cpu-transitions/s"); sim = median("Overhead|" s "|replay|cpu-transitions/s"); bare = median("Overhead|" s "|bare|cpu-transitions/s")
 		w1 = median("WalkWorkers|" s "|workers=1|transitions/s"); w2 = median("WalkWorkers|" s "|workers=2|transitions/s")
 		c1 = median("WalkWorkers|" s "|workers=1|cpu-transitions/s"); c2 = median("WalkWorkers|" s "|workers=2|cpu-transitions/s")
 		p1 = median("Paths|" s "|workers=1|paths/s"); p2 = median("Paths|" s "|workers=2|paths/s")
+		q1 = median("Paths|" s "|workers=1|cpu-paths/s"); q2 = median("Paths|" s "|workers=2|cpu-paths/s")
+		ahead = median("Paths|" s "|workers=2|ahead/path")
+		shard = median("Shards|" s "||shard-cpu"); merge = median("Shards|" s "||merge-cpu")
 		states = median("Paths|" s "|workers=2|states/s"); peak = median("Paths|" s "|workers=2|peak-MB")
 		find = median("Find|" s "||find-s"); crit = median("Find|" s "||critical-s"); wall = median("Find|" s "||wall-s")
 		step = median("Find|" s "||critical-step")
 		hash = median("Hash|" s "||hash-ratio"); allocs = median("Hash|" s "||allocs/transition-hashed")
-		printf "%-15s %10s %10s %10s %8s %8s %6s %8s %8s %8s %7s %6s %10s %6s %4s %6s %9s\n", s, big(walk), big(sim), big(bare), ratio(bare, walk),
+		printf "%-15s %10s %10s %10s %8s %8s %6s %8s %8s %5s %5s %8s %7s %6s %10s %6s %4s %6s %9s %9s %5s\n", s, big(walk), big(sim), big(bare), ratio(bare, walk),
 			ratio(w2, w1), (c1 != "" && c2 != "" && c1 > 0) ? sprintf("%.2f", c2 / c1) : "-",
-			big(p2), ratio(p2, p1), big(states), num(peak, 1),
+			big(p2), ratio(p2, p1), (q1 != "" && q2 != "" && q1 > 0) ? sprintf("%.2f", q2 / q1) : "-", num(ahead, 2), big(states), num(peak, 1),
 			num(find, 2), num(crit, 2), num(wall, 2), (step == "" || step < 0) ? "-" : sprintf("%d", step),
-			(hash == "") ? "-" : sprintf("%.2fx", hash), num(allocs, 2)
+			(hash == "") ? "-" : sprintf("%.2fx", hash), num(allocs, 2),
+			(shard == "") ? "-" : sprintf("%.2fx", shard), num(merge, 2)
 	}
 }' "$tmp/out"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
