@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -191,7 +190,7 @@ func shardHeader(sys *sim.System, o *Options) ([]byte, error) {
 // its xxhash checksum. The body is an array: the search (JSON text, as
 // shardHeader makes it), the shard's index and count, why it stopped, its
 // counts and its rounds; each round [round, depth, tasks], each task [ord,
-// records], each record an array of its fields (writeRecord). Every length
+// prefix, records], each record an array of its fields (writeRecord). Every length
 // is checked against the bytes left before anything is allocated.
 const (
 	shardMagic   = "MACEMCSH"
@@ -254,10 +253,10 @@ func encodeShard(e *msgpack.Encoder, header []byte, recs *explore.ShardRecords) 
 			return err
 		}
 		for _, t := range r.Tasks {
-			if err := e.EncodeArrayLen(2); err != nil {
+			if err := e.EncodeArrayLen(3); err != nil {
 				return err
 			}
-			if err := enc(t.Ord); err != nil {
+			if err := enc(t.Ord, t.Prefix); err != nil {
 				return err
 			}
 			if err := e.EncodeArrayLen(len(t.Records)); err != nil {
@@ -335,27 +334,10 @@ func writeRecord(e *msgpack.Encoder, r *explore.Record) error {
 // and its records. It reads regular files only, and checks every length
 // the file declares before allocating.
 func ReadShardFile(path string) ([]byte, *explore.ShardRecords, error) {
-	if fi, err := os.Stat(path); err != nil {
-		return nil, nil, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s: %w", path, trace.ErrNotRegular)
+	data, err := trace.ReadRegular(path, int64(shardHead+maxShardBody+8))
+	if errors.Is(err, trace.ErrTooLarge) {
+		return nil, nil, fmt.Errorf("%s: %w: %w", path, ErrShardFile, err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s: %w", path, trace.ErrNotRegular)
-	}
-	if fi.Size() > int64(shardHead+maxShardBody+8) {
-		return nil, nil, fmt.Errorf("%s: %w: %d bytes, a shard file has at most %d", path, ErrShardFile, fi.Size(), shardHead+maxShardBody+8)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, fi.Size()+1))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -457,27 +439,22 @@ func (sd *shardDecoder) int(what string, lo, hi int64) (int64, error) {
 }
 
 func (sd *shardDecoder) int32s(what string) ([]int32, error) {
-	n, err := sd.array(1, what)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]int32, n)
-	for i := range out {
-		if out[i], err = sd.d.DecodeInt32(); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-	}
-	return out, nil
+	return decodeSlice(sd, what, sd.d.DecodeInt32)
 }
 
 func (sd *shardDecoder) uint64s(what string) ([]uint64, error) {
+	return decodeSlice(sd, what, sd.d.DecodeUint64)
+}
+
+// decodeSlice decodes an array of values that take a byte at least each.
+func decodeSlice[T any](sd *shardDecoder, what string, one func() (T, error)) ([]T, error) {
 	n, err := sd.array(1, what)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]uint64, n)
+	out := make([]T, n)
 	for i := range out {
-		if out[i], err = sd.d.DecodeUint64(); err != nil {
+		if out[i], err = one(); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 	}
@@ -546,11 +523,14 @@ func (sd *shardDecoder) shard() ([]byte, *explore.ShardRecords, error) {
 			return nil, nil, err
 		}
 		for range nt {
-			if err := sd.want(2, "task"); err != nil {
+			if err := sd.want(3, "task"); err != nil {
 				return nil, nil, err
 			}
 			var t explore.ShardTask
 			if t.Ord, err = sd.int("task", 1, maxInt); err != nil {
+				return nil, nil, err
+			}
+			if t.Prefix, err = sd.d.DecodeBool(); err != nil {
 				return nil, nil, err
 			}
 			nrec, err := sd.array(recordFields, "records")

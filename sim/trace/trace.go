@@ -207,30 +207,10 @@ func Unmarshal(data []byte) (*Trace, error) {
 // FIFO or device could block or never end), and no more than the header
 // declares.
 func Read(path string) (*Trace, error) {
-	// Stat before opening: opening a FIFO blocks until a writer comes.
-	if fi, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("trace: %w", err)
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("trace: %s is %s: %w", path, fileType(fi.Mode()), ErrNotRegular)
+	data, err := ReadRegular(path, int64(headLen+MaxBody+8))
+	if errors.Is(err, ErrTooLarge) {
+		return nil, fmt.Errorf("%s: %w: %w", path, ErrCorrupt, err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("trace: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("trace: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("trace: %s is %s: %w", path, fileType(fi.Mode()), ErrNotRegular)
-	}
-	if fi.Size() > int64(headLen+MaxBody+8) {
-		return nil, fmt.Errorf("%s: %w: %d bytes, a trace has at most %d", path, ErrCorrupt, fi.Size(), headLen+MaxBody+8)
-	}
-	// The file may grow while it is read: read no more than its size then,
-	// plus one byte to notice.
-	data, err := io.ReadAll(io.LimitReader(f, fi.Size()+1))
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
@@ -239,6 +219,38 @@ func Read(path string) (*Trace, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return t, nil
+}
+
+// ErrTooLarge marks a file larger than its reader allows.
+var ErrTooLarge = errors.New("file too large")
+
+// ReadRegular reads a whole file that must be a regular file (a FIFO or
+// a device could block or never end: ErrNotRegular) of at most max bytes
+// (ErrTooLarge). A file that grows while it is read is read up to its size
+// when opened, and one byte more (which a decoder then refuses).
+func ReadRegular(path string, max int64) ([]byte, error) {
+	// Stat before opening: opening a FIFO blocks until a writer comes.
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s: %w", path, fileType(fi.Mode()), ErrNotRegular)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s: %w", path, fileType(fi.Mode()), ErrNotRegular)
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%d bytes, at most %d allowed: %w", fi.Size(), max, ErrTooLarge)
+	}
+	return io.ReadAll(io.LimitReader(f, fi.Size()+1))
 }
 
 // Write writes the trace file whole or not at all; it replaces only a
