@@ -227,6 +227,9 @@ func (sp *speculation) startRound(round, depth int, fk Forker) {
 	}
 	if sp.hints == nil {
 		sp.hints = newHintTable(sp.r.cfg.MaxStates)
+	} else {
+		// An earlier round's hints prune nothing in this one: make room.
+		sp.hints.clear()
 	}
 	sp.quit = make(chan struct{})
 	sp.genWG.Add(1)
@@ -804,6 +807,15 @@ func GeneratorStates(maxStates int) int {
 		maxStates = DefaultMaxStates
 	}
 	return max(maxStates/4, 1024)
+}
+
+// clear empties the table. A worker still on an earlier round's task may
+// add a hint meanwhile: it is of that round, and prunes nothing in this.
+func (t *hintTable) clear() {
+	for i := range t.keys {
+		t.keys[i].Store(0)
+	}
+	t.count.Store(0)
 }
 
 // HintBytes is the memory of the hint table of a speculating search with
