@@ -1422,7 +1422,7 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 		st := j.stats
 		st.walked = true
 		st.transitions += int64(hang.Step - j.steps)
-		r.done1(results, &job{index: j.index, choices: j.choices, steps: j.steps, depth: j.depth, result: v, stats: st})
+		r.done1(results, &job{index: j.index, choices: j.choices, steps: j.steps, depth: j.depth, result: v, stats: st, status: j.status})
 	}
 }
 
