@@ -208,8 +208,8 @@ func replayContext(ctx context.Context, t *trace.Trace, logger *zerolog.Logger) 
 		return s, fmt.Errorf("replay: %w", err)
 	}
 	// Under the watchdog: a path that ends in a hung handler replays up
-	// to it.
-	err = s.Guard(0, func() error {
+	// to it, then the hung step (with the search's timeout).
+	err = s.Guard(t.HandlerTimeout, func() error {
 		for s.Steps() < t.Steps {
 			if s.Steps()&1023 == 0 && ctx.Err() != nil {
 				return ctx.Err()
@@ -220,6 +220,11 @@ func replayContext(ctx context.Context, t *trace.Trace, logger *zerolog.Logger) 
 			}
 			if !ok {
 				return fmt.Errorf("replay: %w: quiescent after %d steps, %d asked", engine.ErrBadChoice, s.Steps(), t.Steps)
+			}
+		}
+		if hangsNext(t, t.Steps, false) {
+			if _, err := s.Step(); err != nil {
+				return fmt.Errorf("replay step %d: %w", s.Steps(), err)
 			}
 		}
 		return nil

@@ -305,6 +305,11 @@ func (p *pipeline) finding(v *explore.Violation) Finding {
 	t := p.base
 	t.Kind, t.Property, t.Choices, t.Steps = f.Verdict.String(), f.Property, v.Choices, v.Steps
 	t.FailuresUntil, t.Depth = v.FailuresUntil, v.LiveAfter
+	if f.Kind == KindHandlerHang {
+		// The trace ends before the hung step; replays run that step
+		// under the same watchdog.
+		t.HandlerTimeout = p.opts.HandlerTimeout
+	}
 	f.Trace = &t
 	if v.Checked {
 		p.linFinding(&f, v)
@@ -391,6 +396,12 @@ func (p *pipeline) replays(steps int) int {
 	if p.opts.Replays > 0 {
 		return p.opts.Replays
 	}
+	return defaultReplays(steps)
+}
+
+// defaultReplays is the determinism checks' default number of replays of a
+// path of steps steps (see pipeline.replays).
+func defaultReplays(steps int) int {
 	return min(32, max(engine.DefaultReplays, 100_000/max(steps, 1)))
 }
 
