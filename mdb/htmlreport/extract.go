@@ -525,8 +525,9 @@ func (r *recorder) finish(s *engine.Sim) {
 		p.starts[i] = s.StepStart(i)
 	}
 	// The live trace records the critical step too, but no state of the
-	// live path is dead.
-	if t.Critical >= 0 && t.Critical <= p.Steps && t.Condition != "" && t.Kind != "live" {
+	// live path is dead; a C2 answer names no step (no dead state was
+	// found).
+	if t.Critical >= 0 && t.Critical <= p.Steps && t.Condition != "" && t.Condition != "C2" && t.Kind != "live" {
 		p.Crit, p.Cond = t.Critical, t.Condition
 	}
 	if t.CycleLen > 0 && t.CycleStart+t.CycleLen <= p.Steps {

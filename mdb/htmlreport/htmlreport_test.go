@@ -889,3 +889,39 @@ func FuzzReadReport(f *testing.F) {
 		}
 	})
 }
+
+// TestC2NamesNoStep: a C2 answer is where the critical-transition search
+// stopped for lack of evidence; the page marks no step critical and does
+// not present it as one.
+func TestC2NamesNoStep(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := (&trace.Trace{System: "htmlreport-panic"}).Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := engine.Replay(cfg, nil, 0, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetChooser(engine.NewRandom(1))
+	for range 2 {
+		if _, err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	et := &trace.Trace{System: "htmlreport-panic", Params: map[string]string{}, Choices: s.ChoiceValues(), Steps: s.Steps(),
+		Kind: "liveness", Property: "Three", Critical: 2, Condition: "C2"}
+	if err := et.Write(filepath.Join(dir, htmlreport.ErrorTrace)); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	if ep := p.data.Paths[0]; ep.Crit != -1 {
+		t.Errorf("the page marks step %d critical for a C2 answer", ep.Crit)
+	}
+	if h := byID(p.doc, "headline"); h == nil || strings.Contains(text(h), "critical transition") {
+		t.Error("the headline presents a C2 answer as a critical transition")
+	}
+}

@@ -356,7 +356,14 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		}
 	}
 	if c := r.Critical; c != nil {
-		add("critical transition", fmt.Sprintf("step %d, %s (condition %s)", c.Step, c.Event, c.Condition))
+		switch {
+		case c.Condition == "C2":
+			add("critical transition", "none found within the search depth (condition C2: not enough evidence of a dead state; raise the walk depth)")
+		case c.Event == "":
+			add("critical transition", fmt.Sprintf("none: dead from step %d (condition %s)", c.Step, c.Condition))
+		default:
+			add("critical transition", fmt.Sprintf("step %d, %s (condition %s)", c.Step, c.Event, c.Condition))
+		}
 		add("critical search", fmt.Sprintf("k = %d walks per probe to d_max = %s, %d probes", c.Walks, comma(c.WalkDepth), c.Probes))
 		v.Explain = c.Explain
 		if r.CriticalNote != "" {
