@@ -318,7 +318,9 @@ func (p *pipeline) finding(v *explore.Violation) Finding {
 }
 
 // errNode returns the node a handler failure, an escape or a
-// nondeterminism names (-1: none), and a panic's own stack frames.
+// nondeterminism names (-1: none), and a panic's own stack frames. A
+// nondeterminism whose nodes agree names the node whose handler ran the
+// step (what it left pending differs).
 func errNode(err error) (int, string) {
 	var hp *engine.HandlerPanicError
 	var hang *engine.HangError
@@ -331,6 +333,8 @@ func errNode(err error) (int, string) {
 		return int(hang.Node), ""
 	case errors.As(err, &esc):
 		return int(esc.Node), ""
+	case errors.As(err, &nd) && nd.Node < 0:
+		return nd.StepNode, ""
 	case errors.As(err, &nd):
 		return nd.Node, ""
 	}
