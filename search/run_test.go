@@ -288,3 +288,49 @@ func TestRunWalkStrategy(t *testing.T) {
 		t.Errorf("stop %v", rep.Stats.Stop)
 	}
 }
+
+// TestFaultsOverrideInEveryTrace: a run whose failures come from
+// Options.Faults (--faults) records them in every trace it writes, the
+// minimized path and the live alternative included, and in the live trace
+// the critical subcommand writes: each replays.
+func TestFaultsOverrideInEveryTrace(t *testing.T) {
+	dir := t.TempDir()
+	rep, err := search.Run(context.Background(), poisonSystem, search.Options{Params: map[string]string{"fixed": "true"}, Faults: "crashes=1,nodes=0",
+		Seed: 1, WalkDepth: 200, Workers: 1, Minimize: true, Out: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Critical == nil || !strings.Contains(f.Critical.Event, "node 0 crashes") {
+		t.Fatalf("want the crash of node 0 as the critical transition: %+v", f)
+	}
+	replays := func(file string) {
+		t.Helper()
+		tr, err := trace.Read(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Faults != "crashes=1,nodes=0" {
+			t.Errorf("%s: faults %q", file, tr.Faults)
+		}
+		if _, err := search.Replay(tr, -1, nil); err != nil {
+			t.Errorf("%s: %v", file, err)
+		}
+	}
+	for _, name := range []string{"error_trace", "live_trace", "min_trace"} {
+		if rep.Files[name] == "" {
+			t.Fatalf("no %s written: %v", name, rep.Files)
+		}
+		replays(rep.Files[name])
+	}
+	tr, err := trace.Read(rep.Files["error_trace"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	refined, err := search.RefineCritical(context.Background(), tr, search.CriticalOptions{Workers: 1, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replays(refined.Files["live_trace"])
+}
