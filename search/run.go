@@ -242,7 +242,7 @@ func (p *pipeline) finish(err error) (*Report, error) {
 	}
 	if page {
 		wg.Go(func() {
-			pageErr = htmlreport.WriteDir(p.opts.Out, htmlreport.Options{Tool: p.opts.Command, HandlerTimeout: p.opts.HandlerTimeout})
+			pageErr = htmlreport.WriteDir(p.opts.Out, htmlreport.Options{Tool: p.opts.Command, HandlerTimeout: p.opts.HandlerTimeout, Context: p.ctx})
 		})
 	}
 	wg.Wait()
@@ -259,7 +259,11 @@ func (p *pipeline) finish(err error) (*Report, error) {
 			err = fmt.Errorf("%w: %w", ErrOutput, lerr)
 		}
 	}
-	if pageErr != nil {
+	switch {
+	case pageErr != nil && p.ctx.Err() != nil:
+		delete(p.rep.Files, "report_html")
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: the run was interrupted (%s report %s writes it)", p.opts.Command, Quote(p.opts.Out)))
+	case pageErr != nil:
 		// The page is a view of the evidence, which is written: say why
 		// it is missing rather than fail the run.
 		delete(p.rep.Files, "report_html")

@@ -14,6 +14,7 @@ import (
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
+	"github.com/macemc/macemc/walks"
 )
 
 // Message fates in pathData.Msgs (the low two bits of the flags).
@@ -317,6 +318,9 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 	var stepErr error
 	guardErr := s.Guard(b.o.HandlerTimeout, func() error {
 		for s.Steps() < t.Steps {
+			if err := b.ctxErr(); err != nil {
+				return err
+			}
 			before := s.Steps()
 			r.cap.reset()
 			ok, err := s.Step()
@@ -331,10 +335,20 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 				return fmt.Errorf("nothing can run after step %d but the trace has %d steps", s.Steps(), t.Steps)
 			}
 		}
+		if t.Kind == "safety" && t.Property == walks.HangProperty && t.Steps > 0 {
+			// The trace ends before the hung step: run it, for the
+			// watchdog to report.
+			r.cap.reset()
+			if _, err := s.Step(); err != nil {
+				stepErr = err
+			}
+		}
 		return nil
 	})
 	var hang *engine.HangError
 	switch {
+	case guardErr != nil && b.ctxErr() != nil:
+		return nil, guardErr
 	case errors.As(guardErr, &hang):
 		// The path ends before the step whose handler never returned.
 		r.p.Fail, r.p.FailText = s.Steps(), hang.Error()

@@ -45,6 +45,17 @@ type builder struct {
 	props []propInfo
 }
 
+// ctxErr is the error of Options.Context once it has ended.
+func (b *builder) ctxErr() error {
+	if b.o.Context == nil {
+		return nil
+	}
+	if err := b.o.Context.Err(); err != nil {
+		return fmt.Errorf("htmlreport: %w", err)
+	}
+	return nil
+}
+
 // pageData is the data the page's script reads.
 type pageData struct {
 	Nodes []string    `json:"nodes"`
@@ -171,7 +182,9 @@ func build(in Input) (*page, error) {
 			}
 			p, err := b.record(name, title, t)
 			if err != nil {
-				v.Notes = append(v.Notes, fmt.Sprintf("The %s trace could not be replayed: %v", name, err))
+				if b.ctxErr() == nil {
+					v.Notes = append(v.Notes, fmt.Sprintf("The %s trace could not be replayed: %v", name, err))
+				}
 				return nil
 			}
 			pd.Paths = append(pd.Paths, p)
@@ -179,6 +192,9 @@ func build(in Input) (*page, error) {
 		}
 		mp := other("min", "minimized path", in.Min)
 		lp := other("live", "live alternative", in.Live)
+		if err := b.ctxErr(); err != nil {
+			return nil, err
+		}
 		if lp != nil {
 			ep.Shared = shared(ep, lp)
 			lp.Shared = ep.Shared
