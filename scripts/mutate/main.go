@@ -18,8 +18,8 @@
 //
 //	go run ./scripts/mutate [--planted] [--sample N] [--seed S] [--timeout 3m] [PKG...]
 //
-// PKG defaults to the core packages: sim/engine search/explore critical
-// walks walks/lasso mdb.
+// PKG defaults to the core packages: sim sim/engine search search/explore
+// critical walks walks/lasso mdb.
 package main
 
 import (
@@ -100,7 +100,7 @@ func main() {
 	}
 	pkgs := pflag.Args()
 	if len(pkgs) == 0 {
-		pkgs = []string{"sim/engine", "search/explore", "critical", "walks", "walks/lasso", "mdb"}
+		pkgs = []string{"sim", "sim/engine", "search", "search/explore", "critical", "walks", "walks/lasso", "mdb"}
 	}
 	tw := 0
 	tk := 0
