@@ -245,6 +245,7 @@ func TestMemoryBounds(t *testing.T) {
 	}{
 		{search.Options{WalkDepth: search.MaxWalkDepth, Workers: search.MaxWorkers}, "--walk-depth"},
 		{search.Options{MaxStates: search.MaxStatesBound, MaxMemory: 1 << 30}, "--max-states"},
+		{search.Options{Graph: search.GraphOptions{MaxStates: search.MaxStatesBound}}, "--graph-states"},
 	} {
 		_, err := search.Run(context.Background(), sys, c.opts)
 		var me *search.MemoryError
@@ -256,8 +257,8 @@ func TestMemoryBounds(t *testing.T) {
 			t.Errorf("refused an estimate %d under the limit %d", me.Estimate.Total, me.Limit)
 		}
 	}
-	// The default run fits, and its estimate is the visited set's bound
-	// and a little more.
+	// The default run fits, and its estimate is the visited set's bound,
+	// the state graph's and a little more.
 	cfg, _, err := sys.Config(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -267,8 +268,12 @@ func TestMemoryBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := search.EstimateMemory(cfg, &o)
-	if e.Visited != 144<<20 || e.Total > 256<<20 || e.Total < e.Visited {
+	if e.Visited != 144<<20 || e.Graph != 300*search.DefaultGraphStates || e.Total > 384<<20 || e.Total < e.Visited+2*e.Graph {
 		t.Errorf("default estimate %v", e)
+	}
+	o.Graph.Off = true
+	if e := search.EstimateMemory(cfg, &o); e.Graph != 0 || e.Total > 256<<20 {
+		t.Errorf("estimate without the graph %v", e)
 	}
 	// No limit.
 	o = search.Options{MaxStates: search.MaxStatesBound, MaxMemory: -1, MaxPaths: 1}
