@@ -257,6 +257,8 @@ func (s *Session) Intro() {
 		what = "execution"
 	}
 	switch {
+	case t.Property == walks.PanicProperty && errors.Is(ep.endErr, engine.ErrMisuse):
+		what += ": a handler used the API wrongly"
 	case t.Property == walks.PanicProperty:
 		what += ": a handler panicked"
 	case t.Property == walks.HangProperty:

@@ -107,7 +107,7 @@ func TestHostedMisbehaviour(t *testing.T) {
 			"the path ends with: sim: panic in handler of node 1 at boot (node 1 starts): cannot boot"},
 		{"misuse", "safety", "misuse", 1, 3, "sim: invalid API use by node 1 at step 3 (node 1 receives Ball{N: 3} from node 0): node 1 sends Ball{N: 4} to node 7, which does not exist (nodes 0-1)",
 			"github.com/macemc/macemc/cmd/cli.(*rally).HandleMessage\n\t", "SAFETY VIOLATION: node 1 used the API wrongly at step 3",
-			"the path ends with: sim: invalid API use by node 1 at step 3"},
+			"safety violation: a handler used the API wrongly"},
 		// How the escape is seen depends on the goroutine's timing: as a
 		// goroutine left running, or as its late Send.
 		{"escape", "nondeterministic", "escape", 1, 3, "sim: node 1 escaped its handler: ",
