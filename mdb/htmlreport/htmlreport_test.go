@@ -22,8 +22,8 @@ import (
 	"github.com/macemc/macemc/mdb/mdbtest"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/simtest"
 	"github.com/macemc/macemc/sim/trace"
-	"github.com/macemc/macemc/walks"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden files under testdata")
@@ -948,57 +948,16 @@ func TestCancelled(t *testing.T) {
 	}
 }
 
-// stall never returns from its handler of the third message.
-type stall struct {
-	sim.Base
-	N int
-}
-
-func (s *stall) Start(ctx *sim.Context) {
-	if ctx.Self() == 0 {
-		ctx.Send(1, 1)
-	}
-}
-
-func (s *stall) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
-	if s.N = m.(int); s.N == 3 {
-		select {}
-	}
-	ctx.Send(from, s.N+1)
-}
-
-func init() {
-	sim.Register(&sim.System{Name: "htmlreport-stall", Build: func(sim.Params) (*sim.Config, error) {
-		return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &stall{} }}, nil
-	}})
-}
-
 // TestHungHandler renders the trace of a handler that did not return: it
 // ends before the hung step, which the page runs again under the watchdog
 // to show the failure.
 func TestHungHandler(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := (&trace.Trace{System: "htmlreport-stall"}).Config()
-	if err != nil {
-		t.Fatal(err)
-	}
 	const timeout = 50 * time.Millisecond
-	s, err := engine.NewGuarded(cfg, engine.Options{}, timeout)
+	et, err := simtest.HangTrace(timeout)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var hang *engine.HangError
-	if err := s.Guard(timeout, func() error {
-		for {
-			if _, err := s.Step(); err != nil {
-				return err
-			}
-		}
-	}); !errors.As(err, &hang) {
-		t.Fatal(err)
-	}
-	et := &trace.Trace{System: "htmlreport-stall", Params: map[string]string{}, Choices: hang.Choices, Steps: hang.Step,
-		Kind: "safety", Property: walks.HangProperty, Critical: -1, HandlerTimeout: timeout}
 	if err := et.Write(filepath.Join(dir, htmlreport.ErrorTrace)); err != nil {
 		t.Fatal(err)
 	}
@@ -1006,7 +965,7 @@ func TestHungHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
-	if ep := p.data.Paths[0]; ep.Fail != 2 || !strings.Contains(ep.FailText, "did not return within 50ms at step 3") {
-		t.Errorf("fail %d %q: want the hang of step 3 after step 2", ep.Fail, ep.FailText)
+	if ep := p.data.Paths[0]; ep.Fail != 1 || !strings.Contains(ep.FailText, "did not return within 50ms at step 2") {
+		t.Errorf("fail %d %q: want the hang of step 2 after step 1", ep.Fail, ep.FailText)
 	}
 }

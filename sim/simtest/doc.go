@@ -7,7 +7,8 @@
 //   - simtest-panic: node 1 panics on the second message node 0 sends it
 //     (two application requests, one message each).
 //   - simtest-hang: node 0's timer handler loops forever once the
-//     application request has run before it.
+//     application request has run before it; HangTrace gives the trace
+//     a search writes for that hang.
 //   - simtest-leak: node 0 records a package-level counter on every tick
 //     of its periodic timer, so no two replays agree.
 //
