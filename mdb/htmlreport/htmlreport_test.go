@@ -571,18 +571,25 @@ func init() {
 
 // TestHandlerPanic renders a trace that ends in a handler panic: the
 // failure names the step, the panic and its stack.
-func TestHandlerPanic(t *testing.T) {
-	dir := t.TempDir()
+// panicSim returns htmlreport-panic booted, with a random chooser. Its only
+// execution: app, ping 1, ping 2, ping 3 (panics).
+func panicSim(t *testing.T) *engine.Sim {
+	t.Helper()
 	cfg, err := (&trace.Trace{System: "htmlreport-panic"}).Config()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The only execution: app, ping 1, ping 2, ping 3 (panics).
 	s, err := engine.Replay(cfg, nil, 0, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.SetChooser(engine.NewRandom(1))
+	return s
+}
+
+func TestHandlerPanic(t *testing.T) {
+	dir := t.TempDir()
+	s := panicSim(t)
 	var stepErr error
 	for stepErr == nil {
 		ok, err := s.Step()
@@ -898,15 +905,7 @@ func FuzzReadReport(f *testing.F) {
 // not present it as one.
 func TestC2NamesNoStep(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := (&trace.Trace{System: "htmlreport-panic"}).Config()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := engine.Replay(cfg, nil, 0, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetChooser(engine.NewRandom(1))
+	s := panicSim(t)
 	for range 2 {
 		if _, err := s.Step(); err != nil {
 			t.Fatal(err)
