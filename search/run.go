@@ -393,13 +393,14 @@ func (p *pipeline) nondeterminism(err error, choices []int32, failuresUntil int)
 }
 
 // replays is how many times the determinism checks replay a path of steps
-// steps: Options.Replays, or by default 32 for paths up to 3,000 steps and
-// fewer for longer ones, down to engine.DefaultReplays (the replays cost
-// steps times replays steps, with two state encodings a step for the
-// escape checks). A handler that lets the order of a two-entry map decide
-// something once in a path makes a replay differ from the first only about
-// one time in six (Go's swiss-table maps), so catching it in 99% of runs
-// takes about 30 replays; see scripts/nondet.
+// steps: Options.Replays, or by default 64 for paths up to 1,562 steps and
+// fewer for longer ones (100,000 steps in all), down to
+// engine.DefaultReplays (the replays cost steps times replays steps, with
+// two state encodings a step for the escape checks). A handler that lets
+// the order of a two-entry map decide something once in a path makes a
+// replay differ from the first only about one time in five to eight (Go's
+// swiss-table maps): 32 replays caught it in 97-100 of 100 runs, 64 in all
+// of them; see scripts/nondet.
 func (p *pipeline) replays(steps int) int {
 	if p.opts.Replays > 0 {
 		return p.opts.Replays
@@ -410,7 +411,7 @@ func (p *pipeline) replays(steps int) int {
 // defaultReplays is the determinism checks' default number of replays of a
 // path of steps steps (see pipeline.replays).
 func defaultReplays(steps int) int {
-	return min(32, max(engine.DefaultReplays, 100_000/max(steps, 1)))
+	return min(64, max(engine.DefaultReplays, 100_000/max(steps, 1)))
 }
 
 // precheck replays a seeded walk of up to 1,000 steps several times (see
