@@ -18,6 +18,7 @@ import (
 	_ "github.com/macemc/macemc/services/philosophers"
 	_ "github.com/macemc/macemc/services/transport"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/trace"
 )
 
 func system(t testing.TB, name string) *sim.System {
@@ -152,6 +153,11 @@ func TestReadReport(t *testing.T) {
 		if got.First().Kind != rep.First().Kind || got.Stats.Paths != rep.Stats.Paths {
 			t.Errorf("%s: read %v/%d, ran %v/%d", c.system, got.First().Kind, got.Stats.Paths, rep.First().Kind, rep.Stats.Paths)
 		}
+		if rep.First().Lasso != nil {
+			lassoOutOfBounds(t, want, rep.First().Steps)
+		} else if c.system == "philosophers" {
+			t.Error("philosophers: no lasso")
+		}
 	}
 	// Not a report, a directory, a FIFO, a huge file.
 	dir := t.TempDir()
@@ -173,6 +179,31 @@ func TestReadReport(t *testing.T) {
 	for _, p := range []string{dir, fifo, big, bad, filepath.Join(dir, "missing.json")} {
 		if _, err := search.ReadReport(p); !errors.Is(err, search.ErrReport) {
 			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+// lassoOutOfBounds checks that ReadReport refuses the report data with
+// each count of its lasso out of bounds, one at a time.
+func lassoOutOfBounds(t *testing.T, data []byte, steps int) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, c := range []struct {
+		key   string
+		value int
+	}{{"stem", -1}, {"cycle_length", -1}, {"stem", steps + 1}, {"cycle_length", steps + 1}, {"confirmed_replays", -1}, {"repeated_steps", -1}} {
+		var j map[string]any
+		if err := json.Unmarshal(data, &j); err != nil {
+			t.Fatal(err)
+		}
+		j["lasso"].(map[string]any)[c.key] = c.value
+		b, _ := json.Marshal(j)
+		p := filepath.Join(dir, c.key+".json")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := search.ReadReport(p); !errors.Is(err, search.ErrReport) {
+			t.Errorf("lasso %s %d: %v", c.key, c.value, err)
 		}
 	}
 }
@@ -308,6 +339,39 @@ func TestPrefixWithoutRoom(t *testing.T) {
 	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 8000, MaxPaths: 5, Prefix: filepath.Join(dir, "error.trace")})
 	if err != nil || rep.Stats.Paths == 0 {
 		t.Fatalf("with room: %v", err)
+	}
+	// The bound: the first round (5 steps) must fit before d_max.
+	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3005, Prefix: filepath.Join(dir, "error.trace")}); !errors.Is(err, search.ErrInput) {
+		t.Errorf("d_max 3005 after a prefix of 3000 steps: %v", err)
+	}
+	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3006, MaxPaths: 1, NoCritical: true, Prefix: filepath.Join(dir, "error.trace")}); err != nil {
+		t.Errorf("d_max 3006 after a prefix of 3000 steps: %v", err)
+	}
+}
+
+// TestLinearizabilityReplays: a history that is not linearizable is a
+// finding whose trace replays to the same verdict.
+func TestLinearizabilityReplays(t *testing.T) {
+	rep, err := search.Run(context.Background(), system(t, "register"), search.Options{Params: map[string]string{"variant": "noquorum"}, Seed: 1, Workers: 1, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Kind != search.KindLinearizability {
+		t.Fatalf("finding %+v", f)
+	}
+	tr, err := trace.Read(rep.Files["error_trace"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := search.Replay(tr, -1, nil)
+	if err != nil || !r.Reproduced {
+		t.Fatalf("replay: %v %+v", err, r)
+	}
+	for _, p := range r.Properties {
+		if p.Kind == "linearizability" && (p.Holds || p.Unknown) {
+			t.Errorf("the replayed history holds: %+v", p)
+		}
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/simtest"
 	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
 )
@@ -111,6 +113,9 @@ func TestRunFindsTypedLivenessViolation(t *testing.T) {
 	if rep.Replay != "macemc replay --trace "+filepath.Join(dir, "error.trace")+" --log "+filepath.Join(dir, "error.log") {
 		t.Errorf("replay command %q", rep.Replay)
 	}
+	if f.Minimized != nil || f.Min != nil || rep.Files["min_trace"] != "" {
+		t.Errorf("minimized without Options.Minimize: %+v %v", f.Minimized, rep.Files)
+	}
 	tr, err := trace.Read(rep.Files["error_trace"])
 	if err != nil {
 		t.Fatal(err)
@@ -139,6 +144,9 @@ func TestRunFixedIsClean(t *testing.T) {
 	if rep.Verdict != search.VerdictNone || rep.First() != nil || rep.Stats.Stop != explore.StopExhausted || len(rep.Files) != 0 {
 		t.Errorf("verdict %v stop %v files %v", rep.Verdict, rep.Stats.Stop, rep.Files)
 	}
+	if v := rep.GraphVerdict(); !strings.Contains(v, "among all reachable states (the search exhausted them)") {
+		t.Errorf("graph verdict of an exhausted search: %q", v)
+	}
 }
 
 // A handler that panics is a safety finding with a trace that replays to
@@ -160,6 +168,32 @@ func TestRunHandlerPanicIsAFinding(t *testing.T) {
 	}
 	if data, err := os.ReadFile(rep.Files["error_log"]); err != nil || !strings.Contains(string(data), "replay stopped at step") {
 		t.Errorf("error.log: %v\n%s", err, data)
+	}
+}
+
+// A handler that leaves a goroutine running is an escape: a finding of a
+// nondeterministic service naming the node, whose trace replays to it.
+func TestRunEscapeIsAFinding(t *testing.T) {
+	defer simtest.Escapes.Wait()
+	sys, err := sim.Lookup(simtest.Escape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Workers: 1, WalkDepth: 100, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if rep.Verdict != search.VerdictNondeterministic || f == nil || f.Kind != search.KindEscape || f.Certainty != search.Certain || f.Node != 0 ||
+		!errors.Is(f.Err, engine.ErrEscape) {
+		t.Fatalf("verdict %v finding %+v", rep.Verdict, f)
+	}
+	tr, err := trace.Read(rep.Files["error_trace"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := search.Replay(tr, -1, nil); err != nil || !r.Reproduced || !errors.Is(r.Err, engine.ErrEscape) {
+		t.Errorf("replay: %v %+v", err, r)
 	}
 }
 

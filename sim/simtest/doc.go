@@ -11,6 +11,9 @@
 //     a search writes for that hang.
 //   - simtest-leak: node 0 records a package-level counter on every tick
 //     of its periodic timer, so no two replays agree.
+//   - simtest-escape: node 0's handler of the request starts a goroutine
+//     that is still running when the handler returns (Escapes waits for
+//     them).
 //
 // # Usage
 //

@@ -1,16 +1,19 @@
 package simtest
 
 import (
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/macemc/macemc/sim"
 )
 
 // The names the systems are registered under.
 const (
-	Panic = "simtest-panic"
-	Hang  = "simtest-hang"
-	Leak  = "simtest-leak"
+	Panic  = "simtest-panic"
+	Hang   = "simtest-hang"
+	Leak   = "simtest-leak"
+	Escape = "simtest-escape"
 )
 
 // Hit is what node 0 sends node 1 in simtest-panic.
@@ -56,6 +59,23 @@ func (h *hanger) HandleTimer(ctx *sim.Context, _ string) {
 	}
 }
 
+// Escapes waits for the goroutines simtest-escape's handlers start: a test
+// that runs it calls Escapes.Wait before it ends.
+var Escapes sync.WaitGroup
+
+// escaper is the node of simtest-escape.
+type escaper struct {
+	sim.Base
+	N int
+}
+
+// HandleApp starts a goroutine that outlives the handler (it touches
+// nothing, so that the race detector has nothing to say).
+func (e *escaper) HandleApp(*sim.Context, any) {
+	e.N++
+	Escapes.Go(func() { time.Sleep(20 * time.Millisecond) })
+}
+
 // ticks is what simtest-leak leaks: it outlives every execution.
 var ticks atomic.Int64
 
@@ -96,6 +116,17 @@ func init() {
 				Nodes:   1,
 				Service: func(sim.NodeID) sim.Service { return &hanger{} },
 				App:     func(sim.NodeID) []any { return []any{"ask"} },
+			}, nil
+		},
+	})
+	sim.Register(&sim.System{
+		Name: Escape,
+		Doc:  "test system: the handler of the request starts a goroutine that is still running when it returns",
+		Build: func(sim.Params) (*sim.Config, error) {
+			return &sim.Config{
+				Nodes:   1,
+				Service: func(sim.NodeID) sim.Service { return &escaper{} },
+				App:     func(sim.NodeID) []any { return []any{"go"} },
 			}, nil
 		},
 	})
