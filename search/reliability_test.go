@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,6 +159,11 @@ func TestReadReport(t *testing.T) {
 		} else if c.system == "philosophers" {
 			t.Error("philosophers: no lasso")
 		}
+		if rep.First().Minimized != nil && rep.First().Minimized.StepsAfter > 0 {
+			minimizedAndGraphOutOfBounds(t, want)
+		} else if c.system == "transport" {
+			t.Error("transport: no minimized path")
+		}
 	}
 	// Not a report, a directory, a FIFO, a huge file.
 	dir := t.TempDir()
@@ -183,29 +189,70 @@ func TestReadReport(t *testing.T) {
 	}
 }
 
-// lassoOutOfBounds checks that ReadReport refuses the report data with
-// each count of its lasso out of bounds, one at a time.
-func lassoOutOfBounds(t *testing.T, data []byte, steps int) {
+// refusesEach checks that ReadReport refuses the report data after each
+// change, made one at a time to a fresh copy.
+func refusesEach(t *testing.T, data []byte, changes map[string]func(j map[string]any)) {
 	t.Helper()
 	dir := t.TempDir()
-	for _, c := range []struct {
-		key   string
-		value int
-	}{{"stem", -1}, {"cycle_length", -1}, {"stem", steps + 1}, {"cycle_length", steps + 1}, {"confirmed_replays", -1}, {"repeated_steps", -1}} {
+	i := 0
+	for what, change := range changes {
 		var j map[string]any
 		if err := json.Unmarshal(data, &j); err != nil {
 			t.Fatal(err)
 		}
-		j["lasso"].(map[string]any)[c.key] = c.value
+		change(j)
 		b, _ := json.Marshal(j)
-		p := filepath.Join(dir, c.key+".json")
+		p := filepath.Join(dir, fmt.Sprintf("%d.json", i))
+		i++
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := search.ReadReport(p); !errors.Is(err, search.ErrReport) {
-			t.Errorf("lasso %s %d: %v", c.key, c.value, err)
+			t.Errorf("%s: %v", what, err)
 		}
 	}
+}
+
+// set returns a change that sets key of the section to v.
+func set(section, key string, v any) func(j map[string]any) {
+	return func(j map[string]any) { j[section].(map[string]any)[key] = v }
+}
+
+// lassoOutOfBounds checks that ReadReport refuses the report data with
+// each count of its lasso out of bounds, one at a time.
+func lassoOutOfBounds(t *testing.T, data []byte, steps int) {
+	t.Helper()
+	refusesEach(t, data, map[string]func(map[string]any){
+		"stem -1": set("lasso", "stem", -1), "cycle -1": set("lasso", "cycle_length", -1), "stem past the end": set("lasso", "stem", steps+1),
+		"cycle past the end": set("lasso", "cycle_length", steps+1), "confirmed -1": set("lasso", "confirmed_replays", -1),
+		"repeated -1": set("lasso", "repeated_steps", -1),
+	})
+}
+
+// minimizedAndGraphOutOfBounds checks that ReadReport refuses the report
+// data with its minimized path not matching its length, or a negative
+// count of its explored graph.
+func minimizedAndGraphOutOfBounds(t *testing.T, data []byte) {
+	t.Helper()
+	drop := func(key string) func(j map[string]any) {
+		return func(j map[string]any) {
+			m := j["minimized"].(map[string]any)
+			l := m[key].([]any)
+			m[key] = l[:len(l)-1]
+		}
+	}
+	changes := map[string]func(map[string]any){
+		"a kept transition less": drop("kept"), "an event less": drop("events"),
+		"kept ends before the critical transition": func(j map[string]any) {
+			m := j["minimized"].(map[string]any)
+			kept := m["kept"].([]any)
+			kept[len(kept)-1] = m["steps_before"].(float64) + 1
+		},
+	}
+	for _, key := range []string{"states", "transitions", "bytes", "checks", "rejected"} {
+		changes["graph "+key+" -1"] = set("graph", key, -1)
+	}
+	refusesEach(t, data, changes)
 }
 
 // TestCheckOut: an output directory that cannot be made, or a result file
