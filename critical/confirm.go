@@ -25,7 +25,8 @@ const (
 // confirmation samples of many more walks than Algorithm 3's k, at state
 // c-1 (every walk counted) and at state c (where none recovered).
 type Confidence struct {
-	// Before is the sample at state c-1 and At the sample at state c
+	// Before is the sample at state c-1 (none, marked Live, when that
+	// state is itself live) and At the sample at state c
 	// (Probe.Phase is PhaseConfirm; Walks, Recovered, Unsafe and
 	// Transitions count them). Both number their walks from k on, so
 	// they are new walks, not Algorithm 3's.
@@ -34,7 +35,9 @@ type Confidence struct {
 	// without being live: nothing can ever happen again, so it is dead
 	// without walking.
 	Certain bool
-	// BeforeRate is the fraction of walks from c-1 that recovered.
+	// BeforeRate is the fraction of walks from c-1 that recovered (1 when
+	// state c-1 is a live state of E's prefix, Before.Live, and was not
+	// sampled).
 	BeforeRate float64
 	// Upper95 is the 95% upper confidence bound on the probability that a
 	// walk from c recovers, given that none of At.Walks did:
@@ -56,7 +59,10 @@ type Confidence struct {
 // newConfidence computes the figures of two samples.
 func newConfidence(before, at Probe, partial bool) *Confidence {
 	c := &Confidence{Before: before, At: at, Partial: partial}
-	if before.Walks > 0 {
+	switch {
+	case before.Live:
+		c.BeforeRate = 1
+	case before.Walks > 0:
 		c.BeforeRate = float64(before.Recovered) / float64(before.Walks)
 	}
 	c.Upper95 = 1
@@ -74,9 +80,13 @@ func (c *Confidence) String() string {
 		return ""
 	}
 	var b strings.Builder
-	if c.Certain {
+	switch {
+	case c.Certain:
 		fmt.Fprintf(&b, "State %d is dead for certain: E falls quiescent there without being live. ", c.At.Step)
-	} else {
+	case c.Before.Live:
+		fmt.Fprintf(&b, "Confirmation: state %d is live itself; %d of %d walks from state %d recovered", c.Before.Step, c.At.Recovered, c.At.Walks, c.At.Step)
+		fmt.Fprintf(&b, " (recovery from state %d below %.1f%% at 95%% confidence). ", c.At.Step, 100*c.Upper95)
+	default:
 		fmt.Fprintf(&b, "Confirmation: %d of %d walks from state %d recovered; %d of %d from state %d did", c.Before.Recovered, c.Before.Walks, c.Before.Step, c.At.Recovered, c.At.Walks, c.At.Step)
 		fmt.Fprintf(&b, " (recovery from state %d below %.1f%% at 95%% confidence; had it recovered as often as state %d, %d failures in a row would have a chance of %.2g). ", c.At.Step, 100*c.Upper95, c.Before.Step, c.At.Walks, c.Chance)
 	}

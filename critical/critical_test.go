@@ -71,6 +71,9 @@ func TestFindCriticalStep(t *testing.T) {
 				t.Errorf("poison %d: Explain lacks %q:\n%s", tc.poison, s, ex)
 			}
 		}
+		if strings.Contains(ex, "broke a safety property") {
+			t.Errorf("poison %d: Explain speaks of unsafe walks, and there were none:\n%s", tc.poison, ex)
+		}
 	}
 }
 

@@ -240,10 +240,13 @@ func (f *finder) search() error {
 			// Past the quiescent end of E: dead for certain.
 			conf := &Confidence{At: Probe{Step: crit, Phase: PhaseConfirm, Witness: -1}, Certain: true}
 			if crit-1 <= r.eSteps {
-				if conf.Before, err = f.sampleAt(crit-1, false); err != nil {
+				if conf.Before, err = f.sampleBefore(crit); err != nil {
 					return err
 				}
 				conf.BeforeRate = float64(conf.Before.Recovered) / float64(max(conf.Before.Walks, 1))
+				if conf.Before.Live {
+					conf.BeforeRate = 1
+				}
 			}
 			f.res.Confidence = conf
 			return f.done(crit, C1)
@@ -257,7 +260,7 @@ func (f *finder) search() error {
 			shared = f.res.Live.Shared
 		}
 		if !at.Recovers && shared < crit {
-			before, err := f.sampleAt(crit-1, false)
+			before, err := f.sampleBefore(crit)
 			if err != nil {
 				return err
 			}
@@ -413,6 +416,17 @@ func (f *finder) probe(i int, phase Phase) (bool, error) {
 // recovers.
 func (f *finder) confirmAt(i int) (Probe, error) {
 	return f.sampleAt(i, true)
+}
+
+// sampleBefore is the confirmation sample at state crit-1, the state
+// before the candidate critical transition: none when that state is a live
+// state of E's prefix (it is not dead, whatever walks from it do: a walk
+// counts only the live states it reaches after its start).
+func (f *finder) sampleBefore(crit int) (Probe, error) {
+	if i := crit - 1; i >= 0 && i < len(f.live) && f.live[i] {
+		return Probe{Step: i, Phase: PhaseConfirm, Witness: -1, Recovers: true, Live: true}, nil
+	}
+	return f.sampleAt(crit-1, false)
 }
 
 // sampleAt runs a confirmation sample at state i: walks k, k+1, ... up to

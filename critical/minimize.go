@@ -483,6 +483,7 @@ func (m *Minimized) Trace(dead *trace.Trace) *trace.Trace {
 		FailuresUntil: m.Options.FailuresUntil,
 		NoFailures:    m.Options.NoFailures,
 		Properties:    slices.Clone(dead.Properties),
+		Faults:        dead.Faults,
 		Kind:          trace.KindMinimized,
 		Property:      dead.Property,
 		Depth:         0,

@@ -49,6 +49,7 @@ func (a *Alternative) Trace(dead *trace.Trace) *trace.Trace {
 		FailuresUntil: a.Options.FailuresUntil,
 		NoFailures:    a.Options.NoFailures,
 		Properties:    slices.Clone(dead.Properties),
+		Faults:        dead.Faults,
 		Kind:          trace.KindLive,
 		Depth:         dead.Depth,
 		WalkDepth:     dead.WalkDepth,

@@ -280,7 +280,10 @@ func (s *Session) cmdInfo(args []string, _ string) error {
 		fmt.Fprintf(s.out, "property:      %s\n", t.Property)
 	}
 	fmt.Fprintf(s.out, "steps:         %d\n", s.paths[0].steps())
-	if t.Critical >= 0 {
+	switch {
+	case t.Critical >= 0 && t.Condition == "C2":
+		fmt.Fprintf(s.out, "critical step: none found within the search depth (C2: the search stopped at step %d without evidence of a dead state; raise the walk depth)\n", t.Critical)
+	case t.Critical >= 0:
 		fmt.Fprintf(s.out, "critical step: %d (%s)\n", t.Critical, t.Condition)
 	}
 	if t.CycleLen > 0 {

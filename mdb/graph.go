@@ -113,7 +113,7 @@ const graphWindow = 64
 func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 	g := &graph{p: p, from: from, to: to, crit: -1, cur: -1}
 	if p == s.paths[0] {
-		g.crit = s.errT.Critical
+		g.crit = s.critStep()
 	}
 	if p == s.p {
 		g.cur = s.pos

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -28,6 +29,8 @@ type path struct {
 	events  []engine.Event // events[i]: the event of step i+1
 	snaps   []*engine.Sim  // snaps[j]: the state after j*k steps; only ever cloned
 	endErr  error          // why the last step ended the execution (a handler panic)
+	hung    error          // a new step of the branch whose handler did not return
+	timeout time.Duration  // the watchdog's timeout for new steps (0: the default)
 	cur     *engine.Sim    // cursor: a simulator somewhere on the path
 	log     *pathLog       // the replay log, made on demand
 
@@ -141,7 +144,7 @@ func (p *path) fork(n int, name string, seed uint64) (*path, error) {
 		return nil, fmt.Errorf("the %s path ends with an error at step %d; branch from an earlier step", p.name, n)
 	}
 	q := &path{
-		name: name, cfg: p.cfg, opts: p.opts, k: p.k, branch: true, seed: seed, rng: engine.NewRandom(seed),
+		name: name, cfg: p.cfg, opts: p.opts, k: p.k, timeout: p.timeout, branch: true, seed: seed, rng: engine.NewRandom(seed),
 		choices: slices.Clone(p.choices[:p.choiceAt(n)]),
 		starts:  slices.Clone(p.starts[:n]),
 		events:  slices.Clone(p.events[:n]),
@@ -163,21 +166,35 @@ func (p *path) extend(i int) error {
 	if p.endErr != nil {
 		return fmt.Errorf("the %s path ended at step %d: %w", p.name, p.steps(), p.endErr)
 	}
+	if p.hung != nil {
+		return fmt.Errorf("the %s path cannot go on after step %d: %w; branch (B) from an earlier step", p.name, p.steps(), p.hung)
+	}
 	s, err := p.at(p.steps())
 	if err != nil {
 		return err
 	}
 	s.SetChooser(p.rng)
 	before := s.Steps()
-	if i >= 0 {
-		err = s.StepEvent(i)
-	} else {
-		var ok bool
-		ok, err = s.Step()
-		if !ok && err == nil && s.Steps() == before {
-			p.quiet = true
-			return errQuiescent
+	quiet := false
+	// The branch runs steps nobody ran before: under the watchdog, so
+	// that a handler that does not return cannot hang the debugger.
+	err = s.Guard(p.timeout, func() error {
+		if i >= 0 {
+			return s.StepEvent(i)
 		}
+		ok, err := s.Step()
+		quiet = !ok && err == nil && s.Steps() == before
+		return err
+	})
+	if errors.Is(err, engine.ErrHang) {
+		// The simulator is abandoned: the next move starts again from a
+		// snapshot. The state after the hung step does not exist.
+		p.cur, p.hung = nil, err
+		return fmt.Errorf("step %d: %w", before+1, err)
+	}
+	if quiet {
+		p.quiet = true
+		return errQuiescent
 	}
 	if s.Steps() > before {
 		p.starts = append(p.starts, s.StepStart(before))

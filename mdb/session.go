@@ -234,7 +234,7 @@ func (s *Session) tracePath(name string, t *trace.Trace) (*path, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w: %w", ErrInput, errReplay, err)
 	}
-	p.tr = t
+	p.tr, p.timeout = t, t.HandlerTimeout
 	return p, nil
 }
 
@@ -257,6 +257,8 @@ func (s *Session) Intro() {
 		what = "execution"
 	}
 	switch {
+	case t.Property == walks.PanicProperty && errors.Is(ep.endErr, engine.ErrMisuse):
+		what += ": a handler used the API wrongly"
 	case t.Property == walks.PanicProperty:
 		what += ": a handler panicked"
 	case t.Property == walks.HangProperty:
@@ -299,9 +301,23 @@ func plural(n int, word string) string {
 	return strconv.Itoa(n) + " " + word + "s"
 }
 
+// critStep returns the critical step of the error path, the first dead
+// state, or -1: none, or a C2 answer, which names no step (the search for
+// it stopped there for lack of evidence).
+func (s *Session) critStep() int {
+	if s.errT.Condition == "C2" {
+		return -1
+	}
+	return s.errT.Critical
+}
+
 func (s *Session) critText() string {
 	c := s.errT.Critical
 	switch {
+	case s.errT.Kind == trace.KindSafety && s.errT.Property == walks.HangProperty && s.paths[0].steps() > 0:
+		// The trace ends before the hung step: the state after it does
+		// not exist.
+		return fmt.Sprintf(", the handler of step %d does not return", s.paths[0].steps()+1)
 	case s.errT.Kind == trace.KindSafety && s.paths[0].endErr != nil:
 		return fmt.Sprintf(", the handler fails at step %d", s.paths[0].steps())
 	case s.errT.Kind == trace.KindSafety:
@@ -310,6 +326,9 @@ func (s *Session) critText() string {
 		return ""
 	case c < 0:
 		return ", no critical step"
+	case s.errT.Condition == "C2":
+		// C2 names no step: it is where the search stopped.
+		return ", no critical transition found within the search depth (C2: not enough evidence, raise the walk depth)"
 	}
 	cond := ""
 	switch s.errT.Condition {
@@ -545,7 +564,7 @@ func (s *Session) cycleTag(p *path, n int) string {
 // tags returns the markers of step n on path p: critical, cycle, end.
 func (s *Session) tags(p *path, n int) string {
 	var t []string
-	if p == s.paths[0] && s.errT.Critical >= 0 && n == s.errT.Critical {
+	if c := s.critStep(); p == s.paths[0] && c >= 0 && n == c {
 		t = append(t, "critical")
 	}
 	if c := s.cycleTag(p, n); c != "" {
@@ -585,7 +604,13 @@ func (s *Session) stepArg(a string, p *path) (int, error) {
 		}
 		return t.CycleStart, nil
 	case "crit", "critical", "c":
+		if s.errT.Condition == "C2" {
+			return 0, fmt.Errorf("no critical transition was found within the search depth (C2: not enough evidence): raise the walk depth and run the critical subcommand on the trace again")
+		}
 		if s.errT.Critical < 0 {
+			if s.errT.Kind == trace.KindSafety && s.errT.Property == walks.HangProperty && p.steps() > 0 {
+				return 0, fmt.Errorf("a handler that does not return has no critical step; the path ends before the hung step %d (end)", s.paths[0].steps()+1)
+			}
 			if s.errT.Kind == trace.KindSafety {
 				return 0, fmt.Errorf("a safety violation has no critical step; the property fails at the last step (end)")
 			}

@@ -29,7 +29,7 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 	if o.NoConfirm {
 		ccfg.ConfirmWalks = -1
 	}
-	cr, c, err := findCritical(p.ctx, ccfg, v.Outcome == walks.Quiescent, v.LiveAfter)
+	cr, c, err := findCritical(p.ctx, ccfg, v.Outcome == walks.Quiescent)
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			// Interrupted: report how far the probes had narrowed the
@@ -113,18 +113,18 @@ func interruptedText(recovered, dead, k int) string {
 
 // findCritical runs critical.Find on c (Algorithm 3, the search below
 // d_init when no walk recovers from it, and the confirmation of the answer:
-// critical/doc.go) and describes the answer. depth is the search depth, for
-// the note; a path that fell quiescent (quiescent) and from whose initial
-// state no walk recovers is dead from the start: C1 at step 0, with no
-// critical transition.
-func findCritical(ctx context.Context, c critical.Config, quiescent bool, depth int) (critical.Result, *Critical, error) {
+// critical/doc.go) and describes the answer. A path that fell quiescent
+// (quiescent) and from whose initial state no walk recovers is dead from
+// the start: C1 at step 0, with no critical transition (and nothing to
+// minimize).
+func findCritical(ctx context.Context, c critical.Config, quiescent bool) (critical.Result, *Critical, error) {
 	cr, err := critical.Find(ctx, c)
 	if err != nil {
 		return cr, nil, err
 	}
 	note := ""
 	if cr.Below {
-		note = fmt.Sprintf("no walk recovered from the search depth (step %d), so the critical transition was searched in the path's prefix below it", depth)
+		note = fmt.Sprintf("no walk recovered from the search depth (step %d), so the critical transition was searched in the path's prefix below it", cr.DInit)
 	}
 	lo, hi := probeBounds(cr.Probes)
 	cc := &Critical{Step: cr.Step, Condition: cr.Condition, Event: cr.Event.String(), Node: int(cr.Event.Node), Kind: cr.Event.Kind.String(),
@@ -141,6 +141,7 @@ func findCritical(ctx context.Context, c critical.Config, quiescent bool, depth 
 		// falls quiescent without a live state: the system is dead from
 		// the start, and no transition is critical.
 		cr.Condition, cr.Step = critical.C1, 0
+		cr.Event, cr.EventText, cr.HasEvent = engine.Event{}, "", false
 		cc.Condition, cc.Step, cc.Note = critical.C1, 0, ""
 		cc.Event, cc.Node, cc.Kind, cc.Message = "", -1, "", ""
 		cc.Explain = fmt.Sprintf("Dead from the start (step 0): none of k = %d random walks from the initial state reached a live state within d_max = %d steps, "+

@@ -57,6 +57,7 @@ type confidenceJSON struct {
 	BeforeStep      int     `json:"before_step"`
 	BeforeWalks     int     `json:"before_walks"`
 	BeforeRecovered int     `json:"before_recovered"`
+	BeforeLive      bool    `json:"before_live,omitempty"`
 	Step            int     `json:"step"`
 	Walks           int     `json:"walks"`
 	Recovered       int     `json:"recovered"`
@@ -72,7 +73,7 @@ func newConfidenceJSON(c *critical.Confidence) *confidenceJSON {
 		return nil
 	}
 	return &confidenceJSON{
-		BeforeStep: c.Before.Step, BeforeWalks: c.Before.Walks, BeforeRecovered: c.Before.Recovered,
+		BeforeStep: c.Before.Step, BeforeWalks: c.Before.Walks, BeforeRecovered: c.Before.Recovered, BeforeLive: c.Before.Live,
 		Step: c.At.Step, Walks: c.At.Walks, Recovered: c.At.Recovered,
 		Upper95: c.Upper95, Chance: c.Chance, Certain: c.Certain, Thin: c.Thin, Partial: c.Partial, Text: c.String(),
 	}
@@ -90,11 +91,15 @@ func (j *confidenceJSON) decode() (*critical.Confidence, error) {
 		return nil, fmt.Errorf("%w: confidence: counts or probabilities out of range", ErrReport)
 	}
 	c := &critical.Confidence{
-		Before:  critical.Probe{Step: j.BeforeStep, Phase: critical.PhaseConfirm, Walks: j.BeforeWalks, Recovered: j.BeforeRecovered, Recovers: j.BeforeRecovered > 0, Witness: -1},
+		Before: critical.Probe{Step: j.BeforeStep, Phase: critical.PhaseConfirm, Walks: j.BeforeWalks, Recovered: j.BeforeRecovered,
+			Recovers: j.BeforeRecovered > 0 || j.BeforeLive, Live: j.BeforeLive, Witness: -1},
 		At:      critical.Probe{Step: j.Step, Phase: critical.PhaseConfirm, Walks: j.Walks, Recovered: j.Recovered, Recovers: j.Recovered > 0, Witness: -1},
 		Upper95: j.Upper95, Chance: j.Chance, Certain: j.Certain, Thin: j.Thin, Partial: j.Partial,
 	}
-	if j.BeforeWalks > 0 {
+	switch {
+	case j.BeforeLive:
+		c.BeforeRate = 1
+	case j.BeforeWalks > 0:
 		c.BeforeRate = float64(j.BeforeRecovered) / float64(j.BeforeWalks)
 	}
 	return c, nil
@@ -167,7 +172,11 @@ func writeDoomed(w io.Writer, f *Finding, stable bool) {
 	if stable {
 		took = ""
 	}
-	fmt.Fprintf(w, "minimized doomed path: %d steps instead of %d (%s, %d tests%s), min.trace:\n", m.StepsAfter, m.StepsBefore, how, m.Tests, took)
+	if m.StepsAfter == m.StepsBefore {
+		fmt.Fprintf(w, "minimized doomed path: all %d steps are needed (%s, %d tests%s), min.trace:\n", m.StepsAfter, how, m.Tests, took)
+	} else {
+		fmt.Fprintf(w, "minimized doomed path: %d steps instead of %d (%s, %d tests%s), min.trace:\n", m.StepsAfter, m.StepsBefore, how, m.Tests, took)
+	}
 	for i, e := range m.Events {
 		fmt.Fprintf(w, "  %3d  %s\n", i+1, e)
 	}

@@ -174,17 +174,27 @@ func writeLog(ctx context.Context, t *trace.Trace, path string) error {
 			return cerr
 		}
 		failed := errors.Is(err, engine.ErrHandlerPanic) || errors.Is(err, engine.ErrHang)
+		var hang *engine.HangError
+		steps := 0
+		switch {
+		case errors.As(err, &hang):
+			// The simulator is abandoned: its step count may move on as
+			// the handler unwinds.
+			steps = hang.Step
+		case s != nil:
+			steps = s.Steps()
+		}
 		switch {
 		case err != nil && (s == nil || !failed):
 			return fmt.Errorf("replay: %w", err)
-		case err != nil && s.Steps() == 0:
+		case err != nil && steps == 0:
 			// A handler panicked or hung while the system booted.
 			fmt.Fprintf(ew, "# replay stopped at boot: %v\n", err)
 		case err != nil:
 			// A path that ends in a handler failure replays up to it.
-			fmt.Fprintf(ew, "# replay stopped at step %d: %v\n# end of path after %d steps\n", s.Steps(), err, s.Steps())
+			fmt.Fprintf(ew, "# replay stopped at step %d: %v\n# end of path after %d steps\n", steps, err, steps)
 		default:
-			fmt.Fprintf(ew, "# end of path after %d steps\n", s.Steps())
+			fmt.Fprintf(ew, "# end of path after %d steps\n", steps)
 		}
 		if ew.err != nil {
 			return ew.err
@@ -208,8 +218,8 @@ func replayContext(ctx context.Context, t *trace.Trace, logger *zerolog.Logger) 
 		return s, fmt.Errorf("replay: %w", err)
 	}
 	// Under the watchdog: a path that ends in a hung handler replays up
-	// to it.
-	err = s.Guard(0, func() error {
+	// to it, then the hung step (with the search's timeout).
+	err = s.Guard(t.HandlerTimeout, func() error {
 		for s.Steps() < t.Steps {
 			if s.Steps()&1023 == 0 && ctx.Err() != nil {
 				return ctx.Err()
@@ -220,6 +230,11 @@ func replayContext(ctx context.Context, t *trace.Trace, logger *zerolog.Logger) 
 			}
 			if !ok {
 				return fmt.Errorf("replay: %w: quiescent after %d steps, %d asked", engine.ErrBadChoice, s.Steps(), t.Steps)
+			}
+		}
+		if hangsNext(t, t.Steps, false) {
+			if _, err := s.Step(); err != nil {
+				return fmt.Errorf("replay step %d: %w", s.Steps(), err)
 			}
 		}
 		return nil

@@ -80,8 +80,8 @@ func TestInterruptEachPhase(t *testing.T) {
 				if rc := read.First().Critical; rc == nil || !rc.Interrupted || rc.Recovered != 5 || rc.Dead != 10 {
 					t.Fatalf("report.json's critical: %+v", rc)
 				}
-				if _, err := trace.Read(filepath.Join(dir, "live.trace")); err != nil {
-					t.Errorf("the live alternative found before the interruption: %v", err)
+				if lt, err := trace.Read(filepath.Join(dir, "live.trace")); err != nil || lt.Critical != -1 || lt.Condition != "" {
+					t.Errorf("the live alternative found before the interruption, with no critical step: %v %+v", err, lt)
 				}
 			}
 		})

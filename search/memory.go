@@ -28,6 +28,11 @@ const (
 	// gcFactor is the Go heap's headroom: the garbage collector lets the
 	// heap grow to about twice what is live before it collects.
 	gcFactor = 2
+	// graphStateBytes is a state of the explored state graph with its
+	// transitions, their choices and the maps that index them (a full
+	// default graph of chord, 262,144 states and 689,244 transitions,
+	// held 70 MiB by fair.Graph.Bytes).
+	graphStateBytes = 300
 )
 
 // Estimate is the memory a run is expected to need at its peak, by part,
@@ -51,6 +56,9 @@ type Estimate struct {
 	Walks int64
 	// Violations is the choices of the violating paths kept.
 	Violations int64
+	// Graph is the explored state graph at its bound (GraphOptions), in
+	// the heap; 0 with the graph off.
+	Graph int64
 	// Total is the sum, with the garbage collector's headroom on the parts
 	// in its heap.
 	Total int64
@@ -89,15 +97,19 @@ func EstimateMemory(cfg *sim.Config, o *Options) Estimate {
 	// d_max-long execution, and the coordinator's bounded path.
 	e.Walks = mulSat(2*w+1, mulSat(steps, stepBytes))
 	e.Violations = mulSat(int64(o.MaxViolations), mulSat(steps, 4))
-	e.Total = addSat(e.Visited, mulSat(gcFactor, addSat(addSat(e.Simulators, e.Walks), e.Violations)))
+	if !o.Graph.Off {
+		e.Graph = mulSat(int64(o.Graph.MaxStates), graphStateBytes)
+	}
+	e.Total = addSat(e.Visited, mulSat(gcFactor, addSat(addSat(addSat(e.Simulators, e.Walks), e.Violations), e.Graph)))
 	return e
 }
 
 // String describes the estimate by part, e.g. "1.2 GiB (visited set 96
-// MiB, simulators 3 MiB, walks 1.1 GiB, violations 80 KiB)".
+// MiB, simulators 3 MiB, walks 1.1 GiB, violations 80 KiB, state graph 75
+// MiB)".
 func (e Estimate) String() string {
-	return fmt.Sprintf("%s (visited set %s, simulators %s, walks %s, violations %s, with the garbage collector's headroom)",
-		FormatBytes(e.Total), FormatBytes(e.Visited), FormatBytes(e.Simulators), FormatBytes(e.Walks), FormatBytes(e.Violations))
+	return fmt.Sprintf("%s (visited set %s, simulators %s, walks %s, violations %s, state graph %s, with the garbage collector's headroom)",
+		FormatBytes(e.Total), FormatBytes(e.Visited), FormatBytes(e.Simulators), FormatBytes(e.Walks), FormatBytes(e.Violations), FormatBytes(e.Graph))
 }
 
 func mulSat(a, b int64) int64 {
@@ -128,6 +140,8 @@ func checkMemory(cfg *sim.Config, o *Options) error {
 	}
 	why := ""
 	switch {
+	case e.Graph >= e.Simulators && e.Graph >= e.Walks && e.Graph >= e.Visited:
+		why = "the explored state graph: lower --graph-states, or turn it off with --no-graph"
 	case e.Simulators >= e.Walks && e.Simulators >= e.Visited:
 		why = fmt.Sprintf("%d nodes make %d connection queues in each of %d simulators: use fewer nodes", cfg.Nodes, int64(cfg.Nodes)*int64(cfg.Nodes), simulators(workers(o)))
 	case e.Walks >= e.Visited:

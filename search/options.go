@@ -148,8 +148,8 @@ type Options struct {
 	// linearizable (Report.Lin.Unknown).
 	LinTimeout time.Duration
 	// Replays is how many times the determinism checks replay a path
-	// (engine.CheckDeterminismN); 0 chooses by the path's length: 32 for
-	// paths up to 3,000 steps, fewer (at least engine.DefaultReplays) for
+	// (engine.CheckDeterminismN); 0 chooses by the path's length: 64 for
+	// paths up to 1,562 steps, fewer (at least engine.DefaultReplays) for
 	// longer ones.
 	Replays int
 	// Lasso configures lasso detection and the temperature method.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	_ "github.com/macemc/macemc/services/philosophers"
 	_ "github.com/macemc/macemc/services/transport"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/trace"
 )
 
 func system(t testing.TB, name string) *sim.System {
@@ -155,6 +157,16 @@ func TestReadReport(t *testing.T) {
 		if l := rep.First().Lasso; l != nil && (got.First().Lasso == nil || got.First().Lasso.Origin != l.Origin || l.Origin == 0) {
 			t.Errorf("%s: the lasso's origin read back as %+v, ran %v", c.system, got.First().Lasso, l.Origin)
 		}
+		if rep.First().Lasso != nil {
+			lassoOutOfBounds(t, want, rep.First().Steps)
+		} else if c.system == "philosophers" {
+			t.Error("philosophers: no lasso")
+		}
+		if rep.First().Minimized != nil && rep.First().Minimized.StepsAfter > 0 {
+			minimizedAndGraphOutOfBounds(t, want)
+		} else if c.system == "transport" {
+			t.Error("transport: no minimized path")
+		}
 	}
 	// Not a report, a directory, a FIFO, a huge file.
 	dir := t.TempDir()
@@ -178,6 +190,72 @@ func TestReadReport(t *testing.T) {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
+}
+
+// refusesEach checks that ReadReport refuses the report data after each
+// change, made one at a time to a fresh copy.
+func refusesEach(t *testing.T, data []byte, changes map[string]func(j map[string]any)) {
+	t.Helper()
+	dir := t.TempDir()
+	i := 0
+	for what, change := range changes {
+		var j map[string]any
+		if err := json.Unmarshal(data, &j); err != nil {
+			t.Fatal(err)
+		}
+		change(j)
+		b, _ := json.Marshal(j)
+		p := filepath.Join(dir, fmt.Sprintf("%d.json", i))
+		i++
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := search.ReadReport(p); !errors.Is(err, search.ErrReport) {
+			t.Errorf("%s: %v", what, err)
+		}
+	}
+}
+
+// set returns a change that sets key of the section to v.
+func set(section, key string, v any) func(j map[string]any) {
+	return func(j map[string]any) { j[section].(map[string]any)[key] = v }
+}
+
+// lassoOutOfBounds checks that ReadReport refuses the report data with
+// each count of its lasso out of bounds, one at a time.
+func lassoOutOfBounds(t *testing.T, data []byte, steps int) {
+	t.Helper()
+	refusesEach(t, data, map[string]func(map[string]any){
+		"stem -1": set("lasso", "stem", -1), "cycle -1": set("lasso", "cycle_length", -1), "stem past the end": set("lasso", "stem", steps+1),
+		"cycle past the end": set("lasso", "cycle_length", steps+1), "confirmed -1": set("lasso", "confirmed_replays", -1),
+		"repeated -1": set("lasso", "repeated_steps", -1),
+	})
+}
+
+// minimizedAndGraphOutOfBounds checks that ReadReport refuses the report
+// data with its minimized path not matching its length, or a negative
+// count of its explored graph.
+func minimizedAndGraphOutOfBounds(t *testing.T, data []byte) {
+	t.Helper()
+	drop := func(key string) func(j map[string]any) {
+		return func(j map[string]any) {
+			m := j["minimized"].(map[string]any)
+			l := m[key].([]any)
+			m[key] = l[:len(l)-1]
+		}
+	}
+	changes := map[string]func(map[string]any){
+		"a kept transition less": drop("kept"), "an event less": drop("events"),
+		"kept ends before the critical transition": func(j map[string]any) {
+			m := j["minimized"].(map[string]any)
+			kept := m["kept"].([]any)
+			kept[len(kept)-1] = m["steps_before"].(float64) + 1
+		},
+	}
+	for _, key := range []string{"states", "transitions", "bytes", "checks", "rejected"} {
+		changes["graph "+key+" -1"] = set("graph", key, -1)
+	}
+	refusesEach(t, data, changes)
 }
 
 // TestCheckOut: an output directory that cannot be made, or a result file
@@ -248,6 +326,7 @@ func TestMemoryBounds(t *testing.T) {
 	}{
 		{search.Options{WalkDepth: search.MaxWalkDepth, Workers: search.MaxWorkers}, "--walk-depth"},
 		{search.Options{MaxStates: search.MaxStatesBound, MaxMemory: 1 << 30}, "--max-states"},
+		{search.Options{Graph: search.GraphOptions{MaxStates: search.MaxStatesBound}}, "--graph-states"},
 	} {
 		_, err := search.Run(context.Background(), sys, c.opts)
 		var me *search.MemoryError
@@ -260,7 +339,8 @@ func TestMemoryBounds(t *testing.T) {
 		}
 	}
 	// The default run fits, and its estimate is the visited set's bound
-	// (with two workers, speculation's tables beside it) and a little more.
+	// (with two workers, speculation's tables beside it), the state
+	// graph's and a little more.
 	cfg, _, err := sys.Config(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -271,8 +351,12 @@ func TestMemoryBounds(t *testing.T) {
 	}
 	e := search.EstimateMemory(cfg, &o)
 	wantVisited := 144<<20 + explore.HintBytes(0) + explore.VisitedBytes(explore.GeneratorStates(0))
-	if e.Visited != wantVisited || e.Total > 256<<20 || e.Total < e.Visited {
+	if e.Visited != wantVisited || e.Graph != 300*search.DefaultGraphStates || e.Total > 512<<20 || e.Total < e.Visited+2*e.Graph {
 		t.Errorf("default estimate %v", e)
+	}
+	o.Graph.Off = true
+	if e := search.EstimateMemory(cfg, &o); e.Graph != 0 || e.Total > 256<<20 {
+		t.Errorf("estimate without the graph %v", e)
 	}
 	// No limit.
 	o = search.Options{MaxStates: search.MaxStatesBound, MaxMemory: -1, MaxPaths: 1}
@@ -307,6 +391,39 @@ func TestPrefixWithoutRoom(t *testing.T) {
 	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 8000, MaxPaths: 5, Prefix: filepath.Join(dir, "error.trace")})
 	if err != nil || rep.Stats.Paths == 0 {
 		t.Fatalf("with room: %v", err)
+	}
+	// The bound: the first round (5 steps) must fit before d_max.
+	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3005, Prefix: filepath.Join(dir, "error.trace")}); !errors.Is(err, search.ErrInput) {
+		t.Errorf("d_max 3005 after a prefix of 3000 steps: %v", err)
+	}
+	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3006, MaxPaths: 1, NoCritical: true, Prefix: filepath.Join(dir, "error.trace")}); err != nil {
+		t.Errorf("d_max 3006 after a prefix of 3000 steps: %v", err)
+	}
+}
+
+// TestLinearizabilityReplays: a history that is not linearizable is a
+// finding whose trace replays to the same verdict.
+func TestLinearizabilityReplays(t *testing.T) {
+	rep, err := search.Run(context.Background(), system(t, "register"), search.Options{Params: map[string]string{"variant": "noquorum"}, Seed: 1, Workers: 1, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Kind != search.KindLinearizability {
+		t.Fatalf("finding %+v", f)
+	}
+	tr, err := trace.Read(rep.Files["error_trace"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := search.Replay(tr, -1, nil)
+	if err != nil || !r.Reproduced {
+		t.Fatalf("replay: %v %+v", err, r)
+	}
+	for _, p := range r.Properties {
+		if p.Kind == "linearizability" && (p.Holds || p.Unknown) {
+			t.Errorf("the replayed history holds: %+v", p)
+		}
 	}
 }
 

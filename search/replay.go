@@ -35,10 +35,12 @@ type Replayed struct {
 	// Properties hold or not in the last state replayed.
 	Properties []PropertyState
 	// Reproduced says the replay ran the whole trace and ended as the
-	// trace records: the violated property does not hold, or the handler
-	// failure it records happened again.
+	// trace records: the violated property does not hold, the handler
+	// failure it records happened again, or (a nondeterministic service)
+	// replays of its choices differed again.
 	Reproduced bool
-	// Err is the handler failure the replay stopped at, if any.
+	// Err is the handler failure the replay stopped at, if any; for a
+	// trace of a nondeterministic service, how its replays differed.
 	Err error
 	// Trace is the trace replayed.
 	Trace *trace.Trace
@@ -76,7 +78,10 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 	ew := &errWriter{w: w}
 	t := r.Trace
 	fmt.Fprintf(ew, "replayed %s: system %s %s, %d of %d steps (%s)\n", source, t.System, sim.Params(t.Params).Canonical(), r.Steps, r.Total, t.Kind)
-	if r.Err != nil {
+	switch {
+	case r.Err != nil && t.Kind == trace.KindNondeterministic:
+		fmt.Fprintf(ew, "  replays of these choices differ: %v\n", r.Err)
+	case r.Err != nil:
 		fmt.Fprintf(ew, "  stopped: %v\n", r.Err)
 	}
 	for _, p := range r.Properties {
@@ -86,6 +91,8 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 		fmt.Fprintf(ew, "critical transition: step %d (%s)\n", t.Critical, t.Condition)
 	}
 	switch {
+	case r.Reproduced && t.Kind == trace.KindNondeterministic:
+		fmt.Fprintln(ew, "reproduced: the service is nondeterministic (replays of the same choices differ)")
 	case r.Reproduced:
 		fmt.Fprintf(ew, "reproduced: %s\n", t.Property)
 	case t.Property != "":
@@ -100,8 +107,12 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 // MarshalJSON writes what `macemc replay --json` prints.
 func (r *Replayed) MarshalJSON() ([]byte, error) {
 	t := r.Trace
-	return json.Marshal(map[string]any{"system": t.System, "params": t.Params, "kind": t.Kind, "property": t.Property, "steps": r.Steps,
-		"critical": t.Critical, "condition": t.Condition, "properties": r.Properties, "reproduced": r.Reproduced})
+	m := map[string]any{"system": t.System, "params": t.Params, "kind": t.Kind, "property": t.Property, "steps": r.Steps,
+		"critical": t.Critical, "condition": t.Condition, "properties": r.Properties, "reproduced": r.Reproduced}
+	if r.Err != nil {
+		m["error"] = r.Err.Error()
+	}
+	return json.Marshal(m)
 }
 
 // Replay replays t up to steps steps (all of it when steps < 0), logging
@@ -146,11 +157,28 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 			v := lin.New(cfg.Model, 0).CheckSim(s)
 			r.Properties = append(r.Properties, PropertyState{Name: lin.Property, Kind: "linearizability", Holds: v == lin.Ok, Unknown: v == lin.Unknown})
 		}
+		// After the properties: a hung handler may go on changing its
+		// node's state.
+		if hangsNext(t, steps, failed) {
+			if err := stepGuarded(s, t); err != nil {
+				failed, r.Err = true, err
+			}
+		}
+	}
+	if t.Kind == trace.KindNondeterministic && steps == t.Steps && !failed {
+		// One replay cannot show that replays differ: check as the
+		// search did, replaying the choices many times.
+		if err := engine.CheckDeterminismN(cfg, t.Choices, t.Options(), defaultReplays(t.Steps)); errors.Is(err, engine.ErrNondeterministic) {
+			r.Err, r.Reproduced = err, true
+		}
+		return r, nil
 	}
 	whole := r.Steps == t.Steps || failed
 	switch {
 	case !whole || t.Kind == trace.KindLive || t.Kind == trace.KindPrefix:
-	case t.Property == walks.PanicProperty || t.Property == walks.HangProperty:
+	case t.Property == walks.HangProperty:
+		r.Reproduced = errors.Is(r.Err, engine.ErrHang)
+	case t.Property == walks.PanicProperty:
 		r.Reproduced = failed
 	default:
 		for _, p := range r.Properties {
@@ -160,6 +188,27 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 		}
 	}
 	return r, nil
+}
+
+// hangsNext reports whether a replay of steps steps of t that did not fail
+// must run the next step too: t records a handler that did not return
+// after the system booted, so it ends before the hung step (the state
+// after it does not exist), and the replay is of the whole trace.
+func hangsNext(t *trace.Trace, steps int, failed bool) bool {
+	return !failed && steps == t.Steps && t.Steps > 0 && t.Kind == trace.KindSafety && t.Property == walks.HangProperty
+}
+
+// stepGuarded runs s's next step under the watchdog, with the timeout of
+// the search that wrote t: a *engine.HangError when the handler does not
+// return in time. s must not be used afterwards if it did not.
+func stepGuarded(s *engine.Sim, t *trace.Trace) error {
+	return s.Guard(t.HandlerTimeout, func() error {
+		_, err := s.Step()
+		if err != nil {
+			return fmt.Errorf("replay step %d: %w", s.Steps(), err)
+		}
+		return nil
+	})
 }
 
 // CriticalOptions configure RefineCritical; zero values take the trace's
@@ -217,7 +266,7 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	if s, err := t.Replay(-1, nil); err == nil {
 		quiescent = len(s.Ready()) == 0
 	}
-	cr, crit, err := findCritical(ctx, c, quiescent, c.DInit)
+	cr, crit, err := findCritical(ctx, c, quiescent)
 	interrupted := err != nil && ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 	if err != nil && !interrupted {
 		return nil, fmt.Errorf("critical transition: %w", err)

@@ -199,8 +199,9 @@ type Finding struct {
 	PathSteps int
 	// Err is the handler panic, hang or nondeterminism behind the finding.
 	Err error
-	// Node is the node whose handler panicked, hung or escaped, or whose
-	// state first differed between replays (-1: none).
+	// Node is the node whose handler panicked, hung or escaped, whose
+	// state first differed between replays, or, when the nodes' states
+	// agreed, whose handler left different events pending (-1: none).
 	Node int
 	// Stack is a panicking handler's own stack frames (see
 	// engine.HandlerPanicError).

@@ -275,7 +275,7 @@ func (p *pipeline) finish(err error) (*Report, error) {
 	}
 	if page {
 		wg.Go(func() {
-			pageErr = htmlreport.WriteDir(p.opts.Out, htmlreport.Options{Tool: p.opts.Command, HandlerTimeout: p.opts.HandlerTimeout})
+			pageErr = htmlreport.WriteDir(p.opts.Out, htmlreport.Options{Tool: p.opts.Command, HandlerTimeout: p.opts.HandlerTimeout, Context: p.ctx})
 		})
 	}
 	wg.Wait()
@@ -292,7 +292,11 @@ func (p *pipeline) finish(err error) (*Report, error) {
 			err = fmt.Errorf("%w: %w", ErrOutput, lerr)
 		}
 	}
-	if pageErr != nil {
+	switch {
+	case pageErr != nil && p.ctx.Err() != nil:
+		delete(p.rep.Files, "report_html")
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: the run was interrupted (%s report %s writes it)", p.opts.Command, Quote(p.opts.Out)))
+	case pageErr != nil:
 		// The page is a view of the evidence, which is written: say why
 		// it is missing rather than fail the run.
 		delete(p.rep.Files, "report_html")
@@ -338,6 +342,11 @@ func (p *pipeline) finding(v *explore.Violation) Finding {
 	t := p.base
 	t.Kind, t.Property, t.Choices, t.Steps = f.Verdict.traceKind(), f.Property, v.Choices, v.Steps
 	t.FailuresUntil, t.Depth = v.FailuresUntil, v.LiveAfter
+	if f.Kind == KindHandlerHang {
+		// The trace ends before the hung step; replays run that step
+		// under the same watchdog.
+		t.HandlerTimeout = p.opts.HandlerTimeout
+	}
 	f.Trace = &t
 	if v.Checked {
 		p.linFinding(&f, v)
@@ -346,7 +355,9 @@ func (p *pipeline) finding(v *explore.Violation) Finding {
 }
 
 // errNode returns the node a handler failure, an escape or a
-// nondeterminism names (-1: none), and a panic's own stack frames.
+// nondeterminism names (-1: none), and a panic's own stack frames. A
+// nondeterminism whose nodes agree names the node whose handler ran the
+// step (what it left pending differs).
 func errNode(err error) (int, string) {
 	var hp *engine.HandlerPanicError
 	var hang *engine.HangError
@@ -359,6 +370,8 @@ func errNode(err error) (int, string) {
 		return int(hang.Node), ""
 	case errors.As(err, &esc):
 		return int(esc.Node), ""
+	case errors.As(err, &nd) && nd.Node < 0:
+		return nd.StepNode, ""
 	case errors.As(err, &nd):
 		return nd.Node, ""
 	}
@@ -413,18 +426,25 @@ func (p *pipeline) nondeterminism(err error, choices []int32, failuresUntil int)
 }
 
 // replays is how many times the determinism checks replay a path of steps
-// steps: Options.Replays, or by default 32 for paths up to 3,000 steps and
-// fewer for longer ones, down to engine.DefaultReplays (the replays cost
-// steps times replays steps, with two state encodings a step for the
-// escape checks). A handler that lets the order of a two-entry map decide
-// something once in a path makes a replay differ from the first only about
-// one time in six (Go's swiss-table maps), so catching it in 99% of runs
-// takes about 30 replays; see scripts/nondet.
+// steps: Options.Replays, or by default 64 for paths up to 1,562 steps and
+// fewer for longer ones (100,000 steps in all), down to
+// engine.DefaultReplays (the replays cost steps times replays steps, with
+// two state encodings a step for the escape checks). A handler that lets
+// the order of a two-entry map decide something once in a path makes a
+// replay differ from the first only about one time in five to eight (Go's
+// swiss-table maps): 32 replays caught it in 97-100 of 100 runs, 64 in all
+// of them; see scripts/nondet.
 func (p *pipeline) replays(steps int) int {
 	if p.opts.Replays > 0 {
 		return p.opts.Replays
 	}
-	return min(32, max(engine.DefaultReplays, 100_000/max(steps, 1)))
+	return defaultReplays(steps)
+}
+
+// defaultReplays is the determinism checks' default number of replays of a
+// path of steps steps (see pipeline.replays).
+func defaultReplays(steps int) int {
+	return min(64, max(engine.DefaultReplays, 100_000/max(steps, 1)))
 }
 
 // precheck replays a seeded walk of up to 1,000 steps several times (see

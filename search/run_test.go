@@ -14,6 +14,8 @@ import (
 	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/simtest"
 	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
 )
@@ -111,6 +113,9 @@ func TestRunFindsTypedLivenessViolation(t *testing.T) {
 	if rep.Replay != "macemc replay --trace "+filepath.Join(dir, "error.trace")+" --log "+filepath.Join(dir, "error.log") {
 		t.Errorf("replay command %q", rep.Replay)
 	}
+	if f.Minimized != nil || f.Min != nil || rep.Files["min_trace"] != "" {
+		t.Errorf("minimized without Options.Minimize: %+v %v", f.Minimized, rep.Files)
+	}
 	tr, err := trace.Read(rep.Files["error_trace"])
 	if err != nil {
 		t.Fatal(err)
@@ -138,6 +143,9 @@ func TestRunFixedIsClean(t *testing.T) {
 	rep := run(t, context.Background(), search.Options{Params: map[string]string{"fixed": "true"}, Seed: 1, Depth: 6, WalkDepth: 200})
 	if rep.Verdict != search.VerdictNone || rep.First() != nil || rep.Stats.Stop != explore.StopExhausted || len(rep.Files) != 0 {
 		t.Errorf("verdict %v stop %v files %v", rep.Verdict, rep.Stats.Stop, rep.Files)
+	}
+	if v := rep.GraphVerdict(); !strings.Contains(v, "among all reachable states (the search exhausted them)") {
+		t.Errorf("graph verdict of an exhausted search: %q", v)
 	}
 }
 
@@ -191,6 +199,32 @@ func TestRunHandlerPanicIsAFinding(t *testing.T) {
 	}
 	if data, err := os.ReadFile(rep.Files["error_log"]); err != nil || !strings.Contains(string(data), "replay stopped at step") {
 		t.Errorf("error.log: %v\n%s", err, data)
+	}
+}
+
+// A handler that leaves a goroutine running is an escape: a finding of a
+// nondeterministic service naming the node, whose trace replays to it.
+func TestRunEscapeIsAFinding(t *testing.T) {
+	defer simtest.Escapes.Wait()
+	sys, err := sim.Lookup(simtest.Escape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Workers: 1, WalkDepth: 100, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if rep.Verdict != search.VerdictNondeterministic || f == nil || f.Kind != search.KindEscape || f.Certainty != search.Certain || f.Node != 0 ||
+		!errors.Is(f.Err, engine.ErrEscape) {
+		t.Fatalf("verdict %v finding %+v", rep.Verdict, f)
+	}
+	tr, err := trace.Read(rep.Files["error_trace"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := search.Replay(tr, -1, nil); err != nil || !r.Reproduced || !errors.Is(r.Err, engine.ErrEscape) {
+		t.Errorf("replay: %v %+v", err, r)
 	}
 }
 
@@ -318,4 +352,50 @@ func TestRunWalkStrategy(t *testing.T) {
 	if !slices.Contains([]explore.Stop{explore.StopViolation}, rep.Stats.Stop) {
 		t.Errorf("stop %v", rep.Stats.Stop)
 	}
+}
+
+// TestFaultsOverrideInEveryTrace: a run whose failures come from
+// Options.Faults (--faults) records them in every trace it writes, the
+// minimized path and the live alternative included, and in the live trace
+// the critical subcommand writes: each replays.
+func TestFaultsOverrideInEveryTrace(t *testing.T) {
+	dir := t.TempDir()
+	rep, err := search.Run(context.Background(), poisonSystem, search.Options{Params: map[string]string{"fixed": "true"}, Faults: "crashes=1,nodes=0",
+		Seed: 1, WalkDepth: 200, Workers: 1, Minimize: true, Out: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Critical == nil || !strings.Contains(f.Critical.Event, "node 0 crashes") {
+		t.Fatalf("want the crash of node 0 as the critical transition: %+v", f)
+	}
+	replays := func(file string) {
+		t.Helper()
+		tr, err := trace.Read(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Faults != "crashes=1,nodes=0" {
+			t.Errorf("%s: faults %q", file, tr.Faults)
+		}
+		if _, err := search.Replay(tr, -1, nil); err != nil {
+			t.Errorf("%s: %v", file, err)
+		}
+	}
+	for _, name := range []string{"error_trace", "live_trace", "min_trace"} {
+		if rep.Files[name] == "" {
+			t.Fatalf("no %s written: %v", name, rep.Files)
+		}
+		replays(rep.Files[name])
+	}
+	tr, err := trace.Read(rep.Files["error_trace"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	refined, err := search.RefineCritical(context.Background(), tr, search.CriticalOptions{Workers: 1, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replays(refined.Files["live_trace"])
 }

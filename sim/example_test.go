@@ -143,17 +143,18 @@ func ExampleMonitor() {
 	}
 	for {
 		live, _ := s.AllHold(cfg.Liveness)
-		fmt.Printf("step %d: %d in the air, live %v\n", s.Steps(), sim.MonitorOf[Rally](s.View()).InAir, live)
+		safe, _ := s.AllHold(cfg.Safety)
+		fmt.Printf("step %d: %d in the air, live %v, safe %v\n", s.Steps(), sim.MonitorOf[Rally](s.View()).InAir, live, safe)
 		if ok, err := s.Step(); err != nil || !ok {
 			break
 		}
 	}
 	// Output:
 	// safety: Rally liveness: Rally
-	// step 0: 0 in the air, live true
-	// step 1: 1 in the air, live false
-	// step 2: 1 in the air, live false
-	// step 3: 1 in the air, live false
-	// step 4: 1 in the air, live false
-	// step 5: 0 in the air, live true
+	// step 0: 0 in the air, live true, safe true
+	// step 1: 1 in the air, live false, safe true
+	// step 2: 1 in the air, live false, safe true
+	// step 3: 1 in the air, live false, safe true
+	// step 4: 1 in the air, live false, safe true
+	// step 5: 0 in the air, live true, safe true
 }

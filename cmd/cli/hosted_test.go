@@ -53,6 +53,8 @@ func (r *rally) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) 
 			time.Sleep(time.Millisecond)
 			ctx.Send(from, Ball{b.N + 1})
 		}()
+	case r.mode == "hang" && b.N == 3:
+		select {} // never returns: the watchdog gives up on it
 	case r.mode == "dead" && b.N == 2:
 	case b.N < 6:
 		ctx.Send(from, Ball{b.N + 1})
@@ -60,7 +62,7 @@ func (r *rally) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) 
 }
 
 func init() {
-	for _, mode := range []string{"panic", "bootpanic", "misuse", "escape", "dead"} {
+	for _, mode := range []string{"panic", "bootpanic", "misuse", "escape", "hang", "dead"} {
 		sim.Register(&sim.System{Name: "clitest-rally-" + mode, Build: func(sim.Params) (*sim.Config, error) {
 			return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &rally{mode: mode} },
 				Liveness: []sim.Property{{Name: "Rallied", Check: func(v *sim.View) bool { return sim.Node[rally](v, 0).N >= 5 || sim.Node[rally](v, 1).N >= 5 }}}}, nil
@@ -79,8 +81,9 @@ type hostedReport struct {
 		Event     string
 		Explain   string
 	}
-	Files map[string]string
-	Debug string
+	Minimized *struct{ Note string }
+	Files     map[string]string
+	Debug     string
 }
 
 // TestHostedMisbehaviour: every way a hosted handler can go wrong ends in
@@ -104,17 +107,21 @@ func TestHostedMisbehaviour(t *testing.T) {
 			"the path ends with: sim: panic in handler of node 1 at boot (node 1 starts): cannot boot"},
 		{"misuse", "safety", "misuse", 1, 3, "sim: invalid API use by node 1 at step 3 (node 1 receives Ball{N: 3} from node 0): node 1 sends Ball{N: 4} to node 7, which does not exist (nodes 0-1)",
 			"github.com/macemc/macemc/cmd/cli.(*rally).HandleMessage\n\t", "SAFETY VIOLATION: node 1 used the API wrongly at step 3",
-			"the path ends with: sim: invalid API use by node 1 at step 3"},
+			"safety violation: a handler used the API wrongly"},
 		// How the escape is seen depends on the goroutine's timing: as a
 		// goroutine left running, or as its late Send.
 		{"escape", "nondeterministic", "escape", 1, 3, "sim: node 1 escaped its handler: ",
 			"", "NONDETERMINISTIC SERVICE: node 1 acted outside its handlers", "error path: 3 steps"},
+		// The trace of a hung handler ends before the hung step (step 3):
+		// its replay runs that step under the watchdog again.
+		{"hang", "safety", "hang", 1, 2, "sim: the handler of node 1 did not return within 200ms at step 3 (node 1 receives Ball{N: 3} from node 0)",
+			"", "SAFETY VIOLATION: a handler of node 1 did not return at step 3", "error path: 2 steps, the handler of step 3 does not return"},
 		{"dead", "liveness", "dead", -1, 2, "", "", "dead from step 0 (condition C1",
 			"error path: 2 steps, critical step 0 (C1: dead from there on)"},
 	} {
 		t.Run(c.system, func(t *testing.T) {
 			dir := t.TempDir()
-			args := []string{"search", "--system", "clitest-rally-" + c.system, "--out", dir, "--walk-depth", "100", "--workers", "1"}
+			args := []string{"search", "--system", "clitest-rally-" + c.system, "--out", dir, "--walk-depth", "100", "--workers", "1", "--handler-timeout", "200ms"}
 			code, out, errs := runAs(t, "mybin", append(args, "--json")...)
 			if code != ExitViolation {
 				t.Fatalf("exit %d\n%s%s", code, out, errs)
@@ -131,13 +138,18 @@ func TestHostedMisbehaviour(t *testing.T) {
 				!strings.HasPrefix(rep.Stack, c.stack) || rep.Files["error_trace"] == "" || rep.Debug != "mybin mdb "+dir {
 				t.Fatalf("report %+v", rep)
 			}
+			if rep.Minimized != nil && c.kind == "dead" {
+				t.Errorf("a system dead from the start has nothing to minimize, but the report says %q", rep.Minimized.Note)
+			}
 			if _, text, _ := runAs(t, "mybin", args...); !strings.Contains(text, c.text) {
 				t.Fatalf("text report lacks %q:\n%s", c.text, text)
 			}
-			// The trace replays (exit 1: the violation is reproduced or
-			// the replay stops at the same failure).
-			if code, out, errs := runAs(t, "mybin", "replay", "--trace", rep.Files["error_trace"], "--json"); code > ExitViolation {
-				t.Fatalf("replay: exit %d\n%s%s", code, out, errs)
+			// The trace replays: the violation is reproduced, or the
+			// replay stops at the same failure (exit 1).
+			code, out, errs = runAs(t, "mybin", "replay", "--trace", rep.Files["error_trace"], "--json")
+			var rp struct{ Reproduced bool }
+			if err := json.Unmarshal([]byte(out), &rp); code != ExitViolation || err != nil || !rp.Reproduced {
+				t.Fatalf("replay: exit %d (%v)\n%s%s", code, err, out, errs)
 			}
 			// The critical subcommand gives the search's answer again.
 			if c.kind == "dead" {

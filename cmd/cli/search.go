@@ -49,7 +49,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.DurationVar(&o.HandlerTimeout, "handler-timeout", search.Options{}.HandlerTimeout, "report a handler that runs longer than this (default 5s)")
 	fs.DurationVar(&o.LinTimeout, "lin-timeout", search.Options{}.LinTimeout, "give up checking one history for linearizability after this long and count it unknown (default 10s)")
 	fs.BoolVar(&o.NoCritical, "no-critical", false, "skip the critical-transition search")
-	fs.IntVar(&o.Replays, "replays", 0, "replays the determinism checks compare (0: 32 for paths up to 3,000 steps, fewer for longer ones)")
+	fs.IntVar(&o.Replays, "replays", 0, "replays the determinism checks compare (0: 64 for paths up to 1,562 steps, fewer for longer ones)")
 	fs.BoolVar(&o.NoConfirm, "no-confirm", false, "answer as Algorithm 3 alone: do not confirm the critical transition with more walks")
 	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 50 walks of d_max)")
 	noMinimize := fs.Bool("no-minimize", false, "do not minimize the doomed path (min.trace)")

@@ -14,6 +14,7 @@ import (
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
+	"github.com/macemc/macemc/walks"
 )
 
 // Message fates in pathData.Msgs (the low two bits of the flags).
@@ -317,6 +318,9 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 	var stepErr error
 	guardErr := s.Guard(b.o.HandlerTimeout, func() error {
 		for s.Steps() < t.Steps {
+			if err := b.ctxErr(); err != nil {
+				return err
+			}
 			before := s.Steps()
 			r.cap.reset()
 			ok, err := s.Step()
@@ -335,9 +339,13 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 	})
 	var hang *engine.HangError
 	switch {
+	case guardErr != nil && b.ctxErr() != nil:
+		return nil, guardErr
 	case errors.As(guardErr, &hang):
 		// The path ends before the step whose handler never returned.
-		r.p.Fail, r.p.FailText = s.Steps(), hang.Error()
+		// (The simulator is abandoned: its step count may move on as
+		// the handler unwinds; the error has the steps before it.)
+		r.p.Fail, r.p.FailText = hang.Step, hang.Error()
 	case guardErr != nil:
 		return nil, fmt.Errorf("%w: replay the %s path: %w (was the trace written by another version of the system?)", ErrInput, name, guardErr)
 	}
@@ -525,12 +533,22 @@ func (r *recorder) finish(s *engine.Sim) {
 		p.starts[i] = s.StepStart(i)
 	}
 	// The live trace records the critical step too, but no state of the
-	// live path is dead.
-	if t.Critical >= 0 && t.Critical <= p.Steps && t.Condition != "" && t.Kind != trace.KindLive {
+	// live path is dead; a C2 answer names no step (no dead state was
+	// found).
+	if t.Critical >= 0 && t.Critical <= p.Steps && t.Condition != "" && t.Condition != "C2" && t.Kind != trace.KindLive {
 		p.Crit, p.Cond = t.Critical, t.Condition
 	}
 	if t.CycleLen > 0 && t.CycleStart+t.CycleLen <= p.Steps {
 		p.CycleStart, p.CycleLen = t.CycleStart, t.CycleLen
+	}
+	if p.Fail < 0 && t.Kind == trace.KindSafety && t.Property == walks.HangProperty && p.Steps > 0 {
+		// The trace of a hung handler ends before the hung step, which is
+		// not run again here (replay runs it under the watchdog).
+		p.Fail = p.Steps
+		p.FailText = fmt.Sprintf("the handler of step %d did not return", p.Steps+1)
+		if t.HandlerTimeout > 0 {
+			p.FailText += fmt.Sprintf(" within %v", t.HandlerTimeout)
+		}
 	}
 	if p.Fail < 0 && t.Kind == trace.KindSafety && p.Steps > 0 {
 		p.Fail = p.Steps

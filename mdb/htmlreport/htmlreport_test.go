@@ -2,6 +2,7 @@ package htmlreport_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -20,6 +22,7 @@ import (
 	"github.com/macemc/macemc/mdb/mdbtest"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/simtest"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -568,18 +571,25 @@ func init() {
 
 // TestHandlerPanic renders a trace that ends in a handler panic: the
 // failure names the step, the panic and its stack.
-func TestHandlerPanic(t *testing.T) {
-	dir := t.TempDir()
+// panicSim returns htmlreport-panic booted, with a random chooser. Its only
+// execution: app, ping 1, ping 2, ping 3 (panics).
+func panicSim(t *testing.T) *engine.Sim {
+	t.Helper()
 	cfg, err := (&trace.Trace{System: "htmlreport-panic"}).Config()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The only execution: app, ping 1, ping 2, ping 3 (panics).
 	s, err := engine.Replay(cfg, nil, 0, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.SetChooser(engine.NewRandom(1))
+	return s
+}
+
+func TestHandlerPanic(t *testing.T) {
+	dir := t.TempDir()
+	s := panicSim(t)
 	var stepErr error
 	for stepErr == nil {
 		ok, err := s.Step()
@@ -888,4 +898,73 @@ func FuzzReadReport(f *testing.F) {
 			t.Fatalf("a report without verdict or system: %+v", r)
 		}
 	})
+}
+
+// TestC2NamesNoStep: a C2 answer is where the critical-transition search
+// stopped for lack of evidence; the page marks no step critical and does
+// not present it as one.
+func TestC2NamesNoStep(t *testing.T) {
+	dir := t.TempDir()
+	s := panicSim(t)
+	for range 2 {
+		if _, err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	et := &trace.Trace{System: "htmlreport-panic", Params: map[string]string{}, Choices: s.ChoiceValues(), Steps: s.Steps(),
+		Kind: "liveness", Property: "Three", Critical: 2, Condition: "C2"}
+	if err := et.Write(filepath.Join(dir, htmlreport.ErrorTrace)); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	if ep := p.data.Paths[0]; ep.Crit != -1 {
+		t.Errorf("the page marks step %d critical for a C2 answer", ep.Crit)
+	}
+	if h := byID(p.doc, "headline"); h == nil || strings.Contains(text(h), "critical transition") {
+		t.Error("the headline presents a C2 answer as a critical transition")
+	}
+}
+
+// TestCancelled: a page whose context ends while its paths are replayed is
+// not written, and the error says why.
+func TestCancelled(t *testing.T) {
+	dir := t.TempDir()
+	reporttest.Search(t, dir, reporttest.Examples[0])
+	if err := os.Remove(filepath.Join(dir, htmlreport.PageFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := htmlreport.WriteDir(dir, htmlreport.Options{Context: ctx})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("WriteDir with a cancelled context: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, htmlreport.PageFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a cancelled page was written: %v", err)
+	}
+}
+
+// TestHungHandler renders the trace of a handler that did not return: it
+// ends before the hung step, which the page names (without running it
+// again) instead of a property that fails.
+func TestHungHandler(t *testing.T) {
+	dir := t.TempDir()
+	const timeout = 50 * time.Millisecond
+	et, err := simtest.HangTrace(timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := et.Write(filepath.Join(dir, htmlreport.ErrorTrace)); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{HandlerTimeout: timeout}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	if ep := p.data.Paths[0]; ep.Fail != 1 || ep.FailText != "the handler of step 2 did not return within 50ms" {
+		t.Errorf("fail %d %q: want the hang of step 2 after step 1", ep.Fail, ep.FailText)
+	}
 }

@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -142,6 +143,9 @@ type Options struct {
 	HandlerTimeout time.Duration
 	// Limits bound the page's size; zero fields take the defaults.
 	Limits Limits
+	// Context, when set, stops the replays when it ends: the page is not
+	// written, and the error wraps the context's.
+	Context context.Context
 }
 
 // Limits bound what a page stores for long paths.
@@ -259,6 +263,10 @@ func WriteDir(dir string, o Options) error {
 func WriteFile(file string, in Input) error {
 	p, err := build(in)
 	if err != nil {
+		return err
+	}
+	b := builder{o: in.Options}
+	if err := b.ctxErr(); err != nil {
 		return err
 	}
 	if err := trace.WriteAtomic(file, p.render); err != nil {

@@ -45,6 +45,17 @@ type builder struct {
 	props []propInfo
 }
 
+// ctxErr is the error of Options.Context once it has ended.
+func (b *builder) ctxErr() error {
+	if b.o.Context == nil {
+		return nil
+	}
+	if err := b.o.Context.Err(); err != nil {
+		return fmt.Errorf("htmlreport: %w", err)
+	}
+	return nil
+}
+
 // pageData is the data the page's script reads.
 type pageData struct {
 	Nodes []string    `json:"nodes"`
@@ -171,7 +182,9 @@ func build(in Input) (*page, error) {
 			}
 			p, err := b.record(name, title, t)
 			if err != nil {
-				v.Notes = append(v.Notes, fmt.Sprintf("The %s trace could not be replayed: %v", name, err))
+				if b.ctxErr() == nil {
+					v.Notes = append(v.Notes, fmt.Sprintf("The %s trace could not be replayed: %v", name, err))
+				}
 				return nil
 			}
 			pd.Paths = append(pd.Paths, p)
@@ -179,6 +192,9 @@ func build(in Input) (*page, error) {
 		}
 		mp := other("min", "minimized path", in.Min)
 		lp := other("live", "live alternative", in.Live)
+		if err := b.ctxErr(); err != nil {
+			return nil, err
+		}
 		if lp != nil {
 			ep.Shared = shared(ep, lp)
 			lp.Shared = ep.Shared
@@ -356,7 +372,14 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		}
 	}
 	if c := r.Critical; c != nil {
-		add("critical transition", fmt.Sprintf("step %d, %s (condition %s)", c.Step, c.Event, c.Condition))
+		switch {
+		case c.Condition == "C2":
+			add("critical transition", "none found within the search depth (condition C2: not enough evidence of a dead state; raise the walk depth)")
+		case c.Event == "":
+			add("critical transition", fmt.Sprintf("none: dead from step %d (condition %s)", c.Step, c.Condition))
+		default:
+			add("critical transition", fmt.Sprintf("step %d, %s (condition %s)", c.Step, c.Event, c.Condition))
+		}
 		add("critical search", fmt.Sprintf("k = %d walks per probe to d_max = %s, %d probes", c.Walks, comma(c.WalkDepth), c.Probes))
 		v.Explain = c.Explain
 		if r.CriticalNote != "" {

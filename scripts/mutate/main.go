@@ -18,8 +18,8 @@
 //
 //	go run ./scripts/mutate [--planted] [--sample N] [--seed S] [--timeout 3m] [PKG...]
 //
-// PKG defaults to the core packages: sim/engine search/explore critical
-// walks walks/lasso mdb.
+// PKG defaults to the core packages: sim sim/engine search search/explore
+// critical walks walks/lasso mdb.
 package main
 
 import (
@@ -45,7 +45,7 @@ var planted = []struct{ name, file, old, new, pkgs string }{
 	{"hash drops the driver position", "sim/engine/canon.go", "\t\th = mix(h, uint64(nd.appNext))\n", "", "./sim/engine"},
 	{"hash drops the break and drop budgets", "sim/engine/canon.go", "uint64(s.w.resets)<<42|uint64(s.w.breaks)<<21|uint64(s.w.drops)", "uint64(s.w.resets)<<42", "./sim/engine"},
 	{"hash drops connection errors", "sim/engine/canon.go", "h = mix(h, uint64(p)+1)", "_ = p", "./sim/engine"},
-	{"critical: 2*curr >= d_max", "critical/find.go", "if 2*curr > c.WalkDepth {", "if 2*curr >= c.WalkDepth {", "./critical"},
+	{"critical: 2*curr >= d_max", "critical/find.go", "if 2*curr > f.c.WalkDepth {", "if 2*curr >= f.c.WalkDepth {", "./critical"},
 	{"pruning without the round check", "search/explore/explore.go", "seen>>32 == uint64(p.Round) && ", "", "./search/explore"},
 	{"pruning at a strictly lower depth", "search/explore/explore.go", "seen&0xffffffff <= cost", "seen&0xffffffff < cost", "./search/explore"},
 	{"pruning at any depth", "search/explore/explore.go", "seen&0xffffffff <= cost", "true", "./search/explore"},
@@ -96,11 +96,16 @@ func main() {
 			}
 		}
 		fmt.Printf("planted: %d of %d killed\n", killed, len(planted))
+		if killed < len(planted) {
+			// A survivor, or a planted bug that no longer applies (its
+			// code moved: update the list).
+			os.Exit(1)
+		}
 		return
 	}
 	pkgs := pflag.Args()
 	if len(pkgs) == 0 {
-		pkgs = []string{"sim/engine", "search/explore", "critical", "walks", "walks/lasso", "mdb"}
+		pkgs = []string{"sim", "sim/engine", "search", "search/explore", "critical", "walks", "walks/lasso", "mdb"}
 	}
 	tw := 0
 	tk := 0

@@ -4,7 +4,9 @@
 // execution (the hard case: a service that misbehaves at every step is
 // caught at once), searched RUNS times with seeds 1..RUNS; it prints the
 // share of runs that ended in a nondeterminism finding (or an escape),
-// with the default replays and with --replays.
+// with the default replays and with --replays, and how many of the
+// findings with the default replays named the node that misbehaved
+// (node 0), as the report must.
 //
 // Usage:
 //
@@ -144,24 +146,24 @@ func main() {
 		want[a] = true
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "kind\tcaught (default replays)\tcaught (%d replays)\tfirst report\n", *replays)
+	fmt.Fprintf(tw, "kind\tcaught (default replays)\tnamed node 0\tcaught (%d replays)\tfirst report\n", *replays)
 	for i, k := range kinds {
 		if len(want) > 0 && !want[k.name] {
 			continue
 		}
 		sys := system(i)
-		def, first := measure(sys, *runs, 0)
-		cmp, _ := measure(sys, *runs, *replays)
-		fmt.Fprintf(tw, "%s\t%d/%d\t%d/%d\t%s\n", k.name, def, *runs, cmp, *runs, first)
+		def, named, first := measure(sys, *runs, 0)
+		cmp, _, _ := measure(sys, *runs, *replays)
+		fmt.Fprintf(tw, "%s\t%d/%d\t%d/%d\t%d/%d\t%s\n", k.name, def, *runs, named, def, cmp, *runs, first)
 	}
 	tw.Flush()
 	wg.Wait()
 }
 
 // measure runs the pipeline runs times and counts the nondeterminism
-// findings; it returns the first finding's error text.
-func measure(sys *sim.System, runs, replays int) (int, string) {
-	caught, first := 0, ""
+// findings and those that name node 0; it returns the first finding's
+// error text.
+func measure(sys *sim.System, runs, replays int) (caught, named int, first string) {
 	for seed := 1; seed <= runs; seed++ {
 		rep, err := search.Run(context.Background(), sys, search.Options{Seed: uint64(seed), MaxPaths: 20, WalkDepth: 200, Workers: 1, Replays: replays, NoCritical: true})
 		if err != nil {
@@ -170,13 +172,16 @@ func measure(sys *sim.System, runs, replays int) (int, string) {
 		}
 		if f := rep.First(); f != nil && f.Verdict == search.VerdictNondeterministic {
 			caught++
+			if f.Node == 0 {
+				named++
+			}
 			if first == "" {
 				first = f.Err.Error()
-				if len(first) > 110 {
-					first = first[:110] + "..."
+				if len(first) > 200 {
+					first = first[:200] + "..."
 				}
 			}
 		}
 	}
-	return caught, first
+	return caught, named, first
 }

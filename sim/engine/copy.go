@@ -23,6 +23,12 @@ var ErrCopy = errors.New("sim: bad copy of a simulator")
 // checkCopiesEnv turns Options.CheckCopies on for every simulator.
 var checkCopiesEnv = os.Getenv("MACEMC_CHECK_COPIES") == "1"
 
+// checkingCopies serializes the clones of checked simulators. A snapshot
+// is cloned by several goroutines at once (the workers of a probe), which
+// only read it; CheckCopy encodes it afresh, which writes its encoder and
+// its hash caches.
+var checkingCopies sync.Mutex
+
 // Clone returns an independent copy of the simulator's state (every node's
 // struct, the network, timers, the choice log) that goes on with chooser c.
 // The copy shares nothing mutable with the original; it starts with
@@ -40,6 +46,10 @@ var checkCopiesEnv = os.Getenv("MACEMC_CHECK_COPIES") == "1"
 // and ErrNondeterministic. With Options.CheckCopies, every copy is checked
 // against its original (CheckCopy) the same way.
 func (s *Sim) Clone(c Chooser) *Sim {
+	if s.opts.CheckCopies {
+		checkingCopies.Lock()
+		defer checkingCopies.Unlock()
+	}
 	if s.broken != nil && s.w.step == 0 {
 		// The boot failed (it would again): the copy is for looking at.
 		cp := s.deepCopy(c)

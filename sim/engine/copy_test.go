@@ -139,3 +139,50 @@ func equalChoices(a, b []int32) bool {
 	}
 	return true
 }
+
+// ticker is a plain service: its copies are deep copies.
+type ticker struct {
+	sim.Base
+	N int
+}
+
+func (c *ticker) Start(ctx *sim.Context) { ctx.SetPeriodic("tick") }
+
+func (c *ticker) HandleTimer(ctx *sim.Context, _ string) {
+	c.N++
+	ctx.Send(sim.NodeID(ctx.Rand(2)), c.N)
+}
+
+// TestCheckedClonesInParallel: several goroutines clone one snapshot at
+// once (a probe's workers do), with every copy checked (the debug mode,
+// MACEMC_CHECK_COPIES=1): no copy is taken for bad, whether it is a deep
+// copy or a copy by replay. (Run under -race by scripts/test.sh.)
+func TestCheckedClonesInParallel(t *testing.T) {
+	plain := &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &ticker{} }}
+	for name, cfg := range map[string]*sim.Config{"deep": plain, "replay": boundConfig()} {
+		s := mustNew(t, cfg, engine.Options{Chooser: engine.NewRandom(3), CheckCopies: true})
+		walk(t, s, 20)
+		errs := make(chan error, 40)
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 10 {
+					c := s.Clone(engine.NewRandom(uint64(g*10 + i)))
+					for range 30 {
+						if _, err := c.Step(); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("%s: a checked copy failed: %v", name, err)
+		}
+	}
+}

@@ -30,6 +30,10 @@ type NondeterminismError struct {
 	// the network or the pending events differ); Type is its struct's type.
 	Node int
 	Type string
+	// StepNode is the node whose event transition Step was (-1: the boot):
+	// when the nodes agree, its handler is the one that left different
+	// messages, timers or driver requests pending.
+	StepNode int
 	// Path is the first field that differs, e.g. ".Peers[3].Term", and
 	// Detail what differs there in words.
 	Path, Detail string
@@ -52,6 +56,8 @@ func (e *NondeterminismError) Error() string {
 		fmt.Fprintf(&b, ": node %d (%s) field %s: %s", e.Node, e.Type, e.Path, e.Detail)
 	case e.Node >= 0:
 		fmt.Fprintf(&b, ": node %d (%s): %s", e.Node, e.Type, e.Detail)
+	case e.Detail != "" && e.StepNode >= 0:
+		fmt.Fprintf(&b, ": the nodes agree, but what node %d's handler left pending differs: %s", e.StepNode, e.Detail)
 	case e.Detail != "":
 		b.WriteString(": " + e.Detail)
 	}
@@ -121,7 +127,7 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 		}
 		for i := range sims {
 			if oks[i] != oks[0] {
-				return &NondeterminismError{Step: sims[0].w.step, Node: -1, Replays: replays,
+				return &NondeterminismError{Step: sims[0].w.step, Event: eventText(sims[0]), Node: -1, StepNode: stepNode(sims[0]), Replays: replays,
 					Detail: fmt.Sprintf("one replay could go on after %d steps and another could not", sims[0].w.step)}
 			}
 		}
@@ -139,7 +145,7 @@ func compareReplays(sims []*Sim, errs []error, replays int) error {
 	for i := 1; i < len(sims); i++ {
 		b := sims[i]
 		if (errs[0] == nil) != (errs[i] == nil) || errs[0] != nil && errs[0].Error() != errs[i].Error() {
-			return &NondeterminismError{Step: a.w.step, Event: eventText(a), Node: -1, Replays: replays,
+			return &NondeterminismError{Step: a.w.step, Event: eventText(a), Node: -1, StepNode: stepNode(a), Replays: replays,
 				Detail: fmt.Sprintf("one replay ended the step with %s, another with %s", errText(errs[0]), errText(errs[i]))}
 		}
 		if err := a.HashErr(); err != nil {
@@ -161,6 +167,15 @@ func errText(err error) string {
 	return fmt.Sprintf("%q", err.Error())
 }
 
+// stepNode is the node whose event the last step was (-1 before the
+// first step).
+func stepNode(s *Sim) int {
+	if s.w.step == 0 {
+		return -1
+	}
+	return int(s.w.lastEvent.Node)
+}
+
 func eventText(s *Sim) string {
 	if s.w.step == 0 {
 		return ""
@@ -168,20 +183,30 @@ func eventText(s *Sim) string {
 	return s.w.lastEvent.String()
 }
 
-// diffStates says where two simulators' states first differ: the first
-// node whose struct encodes differently and its first field that differs,
-// or else the first line of their text forms (timers, driver, network)
-// that differs.
+// diffStates says where two simulators' states first differ, right after
+// their Hash calls: the first node whose struct encodes differently and its
+// first field that differs; else the first node whose struct changed since
+// Hash encoded it (code outside the handlers is changing it); or else the
+// first line of their text forms (timers, driver, network) that differs.
 func diffStates(a, b *Sim) *NondeterminismError {
-	ne := &NondeterminismError{Step: a.w.step, Event: eventText(a), Node: -1}
+	ne := &NondeterminismError{Step: a.w.step, Event: eventText(a), Node: -1, StepNode: stepNode(a)}
+	fresh := make([][2]uint64, len(a.w.nodes))
 	for i := range a.w.nodes {
 		sa, sb := a.w.svcs[i], b.w.svcs[i]
-		if a.hashNode(sa) != b.hashNode(sb) {
+		fresh[i] = [2]uint64{a.hashNode(sa), b.hashNode(sb)}
+		if fresh[i][0] != fresh[i][1] {
 			ne.Node, ne.Type = i, fmt.Sprintf("%T", sa)
 			ne.Path, ne.Detail = FirstDifference(sa, sb)
 			if ne.Path == "" && ne.Detail == "" {
 				ne.Detail = "its canonical encodings differ"
 			}
+			return ne
+		}
+	}
+	for i := range a.w.nodes {
+		if fresh[i][0] != a.w.nodes[i].hash || fresh[i][1] != b.w.nodes[i].hash {
+			ne.Node, ne.Type = i, fmt.Sprintf("%T", a.w.svcs[i])
+			ne.Detail = "its state changed while the replays were compared, after its handler had returned: code outside the handlers (a goroutine) changes it"
 			return ne
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/macemc/macemc/sim"
@@ -358,5 +360,34 @@ func TestContextStep(t *testing.T) {
 	mustStepEvent(t, s, 0)
 	if !slices.Equal(seen, []int{0, 0, 1, 2, 3}) {
 		t.Fatalf("Context.Step saw %v", seen)
+	}
+}
+
+// flakyCalls counts flaky's handler calls across every simulator.
+var flakyCalls atomic.Int64
+
+// flaky panics on every other call of its handler, counting in a global.
+type flaky struct {
+	sim.Base
+	N int
+}
+
+func (f *flaky) HandleApp(*sim.Context, any) {
+	if flakyCalls.Add(1)%2 == 0 {
+		panic("every other call")
+	}
+	f.N++
+}
+
+// TestReplaysEndDifferently: replays of which one step panics and another
+// does not differ: the report names no node whose state differs (-1) but
+// the node whose handler ran the step.
+func TestReplaysEndDifferently(t *testing.T) {
+	cfg := &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &flaky{} },
+		App: func(id sim.NodeID) []any { return []any{"go"}[:1-id] }}
+	err := engine.CheckDeterminismN(cfg, []int32{0}, engine.Options{}, 4)
+	var ne *engine.NondeterminismError
+	if !errors.As(err, &ne) || ne.Node != -1 || ne.StepNode != 0 || !strings.Contains(ne.Detail, "one replay ended the step with") {
+		t.Fatalf("%v (%+v)", err, ne)
 	}
 }

@@ -233,6 +233,37 @@ func TestEventCause(t *testing.T) {
 	}
 }
 
+// TestFailureEventCause: injected failures and the connection errors they
+// cause have no cause (-1), whatever step made their connection busy.
+func TestFailureEventCause(t *testing.T) {
+	cfg := scriptConfig(2, func(id sim.NodeID) []Do {
+		if id != 0 {
+			return nil
+		}
+		return []Do{func(ctx *sim.Context, _ *Script) { ctx.Send(1, Num{Seq: 1}) }}
+	})
+	cfg.Failures.Breaks = 1
+	s, err := engine.New(cfg, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.StepEvent(pickEvent(t, s, engine.EvApp, 0)); err != nil {
+		t.Fatal(err)
+	}
+	brk := pickEvent(t, s, engine.EvBreak, 0)
+	if c := s.Ready()[brk].Cause; c != -1 {
+		t.Fatalf("break: cause %d", c)
+	}
+	if err := s.StepEvent(brk); err != nil {
+		t.Fatal(err)
+	}
+	for _, node := range []sim.NodeID{0, 1} {
+		if c := s.Ready()[pickEvent(t, s, engine.EvConnError, node)].Cause; c != -1 {
+			t.Errorf("connection error at node %d: cause %d", node, c)
+		}
+	}
+}
+
 // TestShared: a step whose handler used Monotone is marked shared.
 func TestShared(t *testing.T) {
 	cfg := scriptConfig(1, func(sim.NodeID) []Do {

@@ -8,13 +8,17 @@
 //   - simtest-panic: node 1 panics on the second message node 0 sends it
 //     (two application requests, one message each).
 //   - simtest-hang: node 0's timer handler loops forever once the
-//     application request has run before it.
+//     application request has run before it; HangTrace gives the trace
+//     a search writes for that hang.
 //   - simtest-leak: node 0 records a package-level counter on every tick
 //     of its periodic timer, so no two replays agree.
 //   - simtest-quiet: node 0 asks node 1 once (one application request);
 //     when their connection breaks (one break allowed) with the request
 //     or the answer in flight, nothing is left to run and Answered never
 //     holds: a dead state that is certain without walking.
+//   - simtest-escape: node 0's handler of the request starts a goroutine
+//     that is still running when the handler returns (Escapes waits for
+//     them).
 //
 // # Usage
 //

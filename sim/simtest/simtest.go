@@ -1,17 +1,20 @@
 package simtest
 
 import (
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/macemc/macemc/sim"
 )
 
 // The names the systems are registered under.
 const (
-	Panic = "simtest-panic"
-	Hang  = "simtest-hang"
-	Leak  = "simtest-leak"
-	Quiet = "simtest-quiet"
+	Panic  = "simtest-panic"
+	Hang   = "simtest-hang"
+	Leak   = "simtest-leak"
+	Quiet  = "simtest-quiet"
+	Escape = "simtest-escape"
 )
 
 // Hit is what node 0 sends node 1 in simtest-panic.
@@ -55,6 +58,23 @@ func (h *hanger) HandleTimer(ctx *sim.Context, _ string) {
 	for h.Asked {
 		ctx.Self()
 	}
+}
+
+// Escapes waits for the goroutines simtest-escape's handlers start: a test
+// that runs it calls Escapes.Wait before it ends.
+var Escapes sync.WaitGroup
+
+// escaper is the node of simtest-escape.
+type escaper struct {
+	sim.Base
+	N int
+}
+
+// HandleApp starts a goroutine that outlives the handler (it touches
+// nothing, so that the race detector has nothing to say).
+func (e *escaper) HandleApp(*sim.Context, any) {
+	e.N++
+	Escapes.Go(func() { time.Sleep(20 * time.Millisecond) })
 }
 
 // ticks is what simtest-leak leaks: it outlives every execution.
@@ -140,6 +160,17 @@ func init() {
 				},
 				Liveness: []sim.Property{{Name: "Answered", Check: func(v *sim.View) bool { return sim.Node[asker](v, 0).Answered }}},
 				Failures: sim.Failures{Breaks: 1},
+			}, nil
+		},
+	})
+	sim.Register(&sim.System{
+		Name: Escape,
+		Doc:  "test system: the handler of the request starts a goroutine that is still running when it returns",
+		Build: func(sim.Params) (*sim.Config, error) {
+			return &sim.Config{
+				Nodes:   1,
+				Service: func(sim.NodeID) sim.Service { return &escaper{} },
+				App:     func(sim.NodeID) []any { return []any{"go"} },
 			}, nil
 		},
 	})

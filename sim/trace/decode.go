@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
@@ -140,6 +141,10 @@ func (dc *decoder) field(t *Trace, key string) error {
 		t.Note, err = d.DecodeString()
 	case "faults":
 		t.Faults, err = d.DecodeString()
+	case "handler_timeout":
+		var ns int64
+		ns, err = d.DecodeInt64()
+		t.HandlerTimeout = time.Duration(ns)
 	default:
 		// A field of a newer format: skip it.
 		err = dc.skip(0)
@@ -276,6 +281,8 @@ func (t *Trace) Validate() error {
 		return fmt.Errorf("%w: %d choices, at most %d allowed", ErrCorrupt, len(t.Choices), MaxChoices)
 	case t.Steps < 0 || t.Steps > len(t.Choices):
 		return fmt.Errorf("%w: %d steps with %d choices (every step makes at least one)", ErrCorrupt, t.Steps, len(t.Choices))
+	case t.HandlerTimeout < 0:
+		return fmt.Errorf("%w: handler timeout %v", ErrCorrupt, t.HandlerTimeout)
 	case t.FailuresUntil < 0 || t.Depth < 0 || t.WalkDepth < 0 || t.Shared < 0:
 		return fmt.Errorf("%w: a negative count (failures_until %d, depth %d, walk_depth %d, shared %d)", ErrCorrupt,
 			t.FailuresUntil, t.Depth, t.WalkDepth, t.Shared)

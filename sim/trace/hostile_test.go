@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/vmihailenco/msgpack/v5"
@@ -120,6 +121,7 @@ func TestDeclaredCounts(t *testing.T) {
 		"negative cycle":      func(t *trace.Trace) { t.CycleStart = -1 },
 		"cycle overflow":      func(t *trace.Trace) { t.CycleStart, t.CycleLen = big, big },
 		"negative cycle len":  func(t *trace.Trace) { t.CycleLen = -big },
+		"negative timeout":    func(t *trace.Trace) { t.HandlerTimeout = -time.Second },
 	} {
 		tr := ok
 		mut(&tr)

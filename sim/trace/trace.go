@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/rs/zerolog"
@@ -74,6 +75,11 @@ type Trace struct {
 	CycleStart int    `msgpack:"cycle_start"`
 	CycleLen   int    `msgpack:"cycle_len"`
 	Note       string `msgpack:"note"`
+	// HandlerTimeout is the watchdog's timeout of the search that found a
+	// handler that did not return (kind "safety", property "handler did
+	// not return"; zero otherwise): replay runs the step after Steps, the
+	// hung one, under it.
+	HandlerTimeout time.Duration `msgpack:"handler_timeout,omitempty"`
 }
 
 // Kind says what a trace shows. Trace files store it as its text, so

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -145,6 +146,32 @@ func TestRoundTrip(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Fatal("Marshal of equal traces differs")
 		}
+	}
+}
+
+// TestHandlerTimeoutRoundTrip: a hung handler's trace keeps the search's
+// watchdog timeout, and a trace without one encodes as before (the field is
+// left out).
+func TestHandlerTimeoutRoundTrip(t *testing.T) {
+	tr, _ := recorded(t, 1)
+	without, err := tr.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(without, []byte("handler_timeout")) {
+		t.Fatal("a trace without a handler timeout encodes the field")
+	}
+	tr.HandlerTimeout = 1500 * time.Millisecond
+	data, err := tr.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := trace.Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.HandlerTimeout != tr.HandlerTimeout || !reflect.DeepEqual(got, tr) {
+		t.Fatalf("handler timeout %v after the round trip, want %v", got.HandlerTimeout, tr.HandlerTimeout)
 	}
 }
 
