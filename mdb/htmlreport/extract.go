@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rs/zerolog"
 
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/engine/logline"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -141,6 +143,9 @@ type capture struct {
 	timers []timerRec
 	notes  []noteRec
 	types  []string // message type of each send
+	// fields and buf are logline.Parse's, reused from entry to entry.
+	fields []logline.Field
+	buf    []byte
 }
 
 type timerRec struct {
@@ -169,7 +174,16 @@ type logLine struct {
 
 func (c *capture) Write(b []byte) (int, error) {
 	var e logLine
-	if err := json.Unmarshal(b, &e); err != nil || e.Node == nil {
+	note, ok := c.scan(b, &e)
+	if !ok {
+		// Not an entry scan reads as encoding/json would: decode it.
+		e = logLine{}
+		if err := json.Unmarshal(b, &e); err != nil {
+			return len(b), nil
+		}
+		note = func() string { return annotation(b, e.Message) }
+	}
+	if e.Node == nil {
 		return len(b), nil
 	}
 	node, msg := *e.Node, e.Message
@@ -191,9 +205,106 @@ func (c *capture) Write(b []byte) (int, error) {
 	case msg == "end", msg == "choice", strings.HasPrefix(msg, "begin "):
 	case e.Event != nil: // a break or a drop: the step's event itself
 	default:
-		c.notes = append(c.notes, noteRec{node, annotation(b, msg)})
+		c.notes = append(c.notes, noteRec{node, note()})
 	}
 	return len(b), nil
+}
+
+// scan reads entry b into e as json.Unmarshal would, and returns its
+// annotation's maker. Performance: the entries of a long path are read
+// with logline.Parse, several times faster than encoding/json. ok is false
+// when scan cannot be sure of reading b as encoding/json does (an entry
+// logline does not accept; a field of logLine with a value of an
+// unexpected kind, a null event, or a key that matches a field only
+// case-insensitively, as encoding/json's keys do).
+func (c *capture) scan(b []byte, e *logLine) (func() string, bool) {
+	var ok bool
+	c.fields, c.buf, ok = logline.Parse(b, c.fields[:0], c.buf[:0])
+	if !ok {
+		return nil, false
+	}
+	isNull := func(f *logline.Field) bool { return !f.String && string(f.Value) == "null" }
+	intField := func(f *logline.Field) (*int, bool) {
+		if isNull(f) {
+			return nil, true
+		}
+		if f.String {
+			return nil, false
+		}
+		n, err := strconv.Atoi(string(f.Value))
+		return &n, err == nil
+	}
+	for i := range c.fields {
+		f := &c.fields[i]
+		switch f.Key {
+		case "message", "type":
+			if !f.String && !isNull(f) {
+				return nil, false
+			}
+			if f.Key == "message" {
+				e.Message = string(f.Value)
+				if !f.String {
+					e.Message = ""
+				}
+			} else if f.String {
+				e.Type = string(f.Value)
+			}
+		case "node", "to":
+			n, ok := intField(f)
+			if !ok {
+				return nil, false
+			}
+			if f.Key == "node" {
+				e.Node = n
+			} else {
+				e.To = n
+			}
+		case "periodic":
+			switch {
+			case f.String:
+				return nil, false
+			case string(f.Value) == "true":
+				e.Periodic = true
+			case string(f.Value) != "false" && !isNull(f):
+				return nil, false
+			}
+		case "event":
+			if isNull(f) {
+				return nil, false
+			}
+			e.Event = json.RawMessage{} // set: capture only asks whether it is
+		default:
+			switch strings.ToLower(f.Key) {
+			case "message", "node", "to", "type", "periodic", "event":
+				return nil, false
+			}
+		}
+	}
+	return func() string { return c.note(e.Message) }, true
+}
+
+// note formats the entry scan read as annotation does: its message, then
+// its own fields as key=value in key order (a string's text, a null as
+// nothing, other values as written).
+func (c *capture) note(msg string) string {
+	var keys []int
+	for i, f := range c.fields {
+		if !reserved[f.Key] {
+			keys = append(keys, i)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return c.fields[keys[i]].Key < c.fields[keys[j]].Key })
+	var sb strings.Builder
+	sb.WriteString(msg)
+	for _, i := range keys {
+		f := &c.fields[i]
+		v := string(f.Value)
+		if !f.String && v == "null" {
+			v = "" // json.Unmarshal of null into a string leaves it empty
+		}
+		sb.WriteString(" " + f.Key + "=" + v)
+	}
+	return sb.String()
 }
 
 // annotation formats a service's log entry: its message, then its own
