@@ -22,9 +22,17 @@ import (
 const (
 	fateReceived = 0
 	fateDropped  = 1
-	fateLost     = 2 // a connection break lost it
+	fateLost     = 2 // a connection break, a crash or a partition lost it
 	fateInFlight = 3 // still pending at the end of the path
 	flagDatagram = 4
+	// flagCopy marks the copy a duplication made of a datagram in flight:
+	// its step is the duplication's.
+	flagCopy = 8
+	// flagToDown and flagAcross say why a message was lost as it was
+	// sent: its receiver had crashed, or it was a datagram across a
+	// partition.
+	flagToDown = 16
+	flagAcross = 32
 )
 
 // Property states in pathData.Props.
@@ -143,6 +151,7 @@ type capture struct {
 	timers []timerRec
 	notes  []noteRec
 	types  []string // message type of each send
+	losses []lossRec
 	// fields and buf are logline.Parse's, reused from entry to entry.
 	fields []logline.Field
 	buf    []byte
@@ -156,6 +165,15 @@ type timerRec struct {
 type noteRec struct {
 	node int
 	text string
+}
+
+// lossRec is a message the simulator lost: sent to a crashed node, or a
+// datagram across a partition (as it was sent, or in flight when the
+// network split).
+type lossRec struct {
+	from, to int
+	text     string
+	why      string // "node down", "partition"
 }
 
 // reserved are the log fields every entry has; an annotation shows the
@@ -202,6 +220,10 @@ func (c *capture) Write(b []byte) (int, error) {
 		c.timers = append(c.timers, timerRec{node, text})
 	case strings.HasPrefix(msg, "cancel timer "):
 		c.timers = append(c.timers, timerRec{node, "cancel " + strings.TrimPrefix(msg, "cancel timer ")})
+	case e.To != nil && strings.HasPrefix(msg, "lost ("):
+		if why, text, ok := strings.Cut(strings.TrimPrefix(msg, "lost ("), ") "); ok {
+			c.losses = append(c.losses, lossRec{from: node, to: *e.To, text: text, why: why})
+		}
 	case msg == "end", msg == "choice", strings.HasPrefix(msg, "begin "):
 	case e.Event != nil: // a break or a drop: the step's event itself
 	default:
@@ -335,7 +357,7 @@ func annotation(b []byte, msg string) string {
 }
 
 func (c *capture) reset() {
-	c.sends, c.timers, c.notes, c.types = c.sends[:0], c.timers[:0], c.notes[:0], c.types[:0]
+	c.sends, c.timers, c.notes, c.types, c.losses = c.sends[:0], c.timers[:0], c.notes[:0], c.types[:0], c.losses[:0]
 }
 
 // splitLines splits text into lines, without a final empty one.
@@ -366,6 +388,8 @@ func signature(ev engine.Event) string {
 		return fmt.Sprintf("node %d receives datagram %s from node %d", ev.Node, sim.MessageName(ev.Msg), ev.Peer)
 	case engine.EvDrop:
 		return fmt.Sprintf("datagram %s from node %d to node %d is dropped", sim.MessageName(ev.Msg), ev.Peer, ev.Node)
+	case engine.EvDuplicate:
+		return fmt.Sprintf("datagram %s from node %d to node %d is duplicated", sim.MessageName(ev.Msg), ev.Peer, ev.Node)
 	}
 	return ev.String()
 }
@@ -387,6 +411,14 @@ func shortLabel(ev engine.Event) string {
 		return fmt.Sprintf("break %d-%d", ev.Node, ev.Peer)
 	case engine.EvDrop:
 		return "drop " + sim.MessageName(ev.Msg)
+	case engine.EvDuplicate:
+		return "dup " + sim.MessageName(ev.Msg)
+	case engine.EvCrash:
+		return "crash"
+	case engine.EvPartition:
+		return "partition " + engine.SplitText(ev.Side())
+	case engine.EvHeal:
+		return "partition heals"
 	}
 	return ev.Kind.String()
 }
@@ -528,20 +560,56 @@ func (r *recorder) step(s *engine.Sim) {
 		a, b := int(ev.Node), int(ev.Peer)
 		for _, sr := range r.live {
 			if !sr.done && !sr.datagram && (sr.from == a && sr.to == b || sr.from == b && sr.to == a) {
-				sr.done = true
-				p.Msgs[sr.idx+3] = n
-				p.Msgs[sr.idx+4] = p.Msgs[sr.idx+4]&^3 | fateLost
+				r.lose(sr, n, 0)
+			}
+		}
+	case engine.EvCrash:
+		// What was on its way to the node is lost, and its connections
+		// break: the messages on them either way are lost too.
+		a := int(ev.Node)
+		for _, sr := range r.live {
+			if !sr.done && (sr.to == a || !sr.datagram && sr.from == a) {
+				r.lose(sr, n, 0)
+			}
+		}
+	case engine.EvDuplicate:
+		text := engine.FormatValue(ev.Msg)
+		for _, sr := range r.live {
+			if !sr.done && sr.datagram && sr.from == int(ev.Peer) && sr.to == int(ev.Node) && sr.text == text {
+				cp := &sendRec{idx: len(p.Msgs), from: sr.from, to: sr.to, text: sr.text, datagram: true}
+				p.Msgs = append(p.Msgs, n, sr.from, sr.to, -1, fateInFlight|flagDatagram|flagCopy, p.Msgs[sr.idx+5], p.Msgs[sr.idx+6])
+				r.live = append(r.live, cp)
+				break
 			}
 		}
 	}
 	r.live = slices.DeleteFunc(r.live, func(sr *sendRec) bool { return sr.done })
 	r.sends(n)
+	// Messages lost as they were sent (to a crashed node, across a
+	// partition) or in flight when the network split.
+	for _, l := range r.cap.losses {
+		for _, sr := range r.live {
+			if !sr.done && sr.from == l.from && sr.to == l.to && sr.text == l.text {
+				why := 0
+				switch {
+				case p.Msgs[sr.idx] == n && l.why == "node down":
+					why = flagToDown
+				case p.Msgs[sr.idx] == n && l.why == "partition":
+					why = flagAcross
+				}
+				r.lose(sr, n, why)
+				break
+			}
+		}
+	}
+	r.live = slices.DeleteFunc(r.live, func(sr *sendRec) bool { return sr.done })
 	for _, t := range r.cap.timers {
 		p.Timers = append(p.Timers, n, t.node, in.id(t.text))
 	}
 	// The state: in the simulator's model a step changes the state of one
-	// node at most, the one whose handler ran (a break or a drop changes
-	// only the network), so only its text is made again.
+	// node at most, the one whose handler ran or that crashed (a break, a
+	// drop, a duplication or a partition changes only the network), so
+	// only its text is made again.
 	if p.StatesUntil < n-1 {
 		// Past the page's size limit: no more states on this path.
 	} else if r.b.strs.bytes+8*len(p.Diffs) > r.b.o.Limits.StateBytes {
@@ -561,12 +629,20 @@ func (r *recorder) step(s *engine.Sim) {
 func (r *recorder) state(s *engine.Sim, n int, ev engine.Event) {
 	r.p.StatesUntil = n
 	switch ev.Kind {
-	case engine.EvBreak, engine.EvDrop:
+	case engine.EvBreak, engine.EvDrop, engine.EvDuplicate, engine.EvPartition, engine.EvHeal:
+		// The network's events: no node's state changes.
 	default:
 		_, lines := nodeLines(s, int(ev.Node))
 		r.diff(n, int(ev.Node), lines)
 	}
 	r.diff(n, s.Nodes(), splitLines(s.NetworkText()))
+}
+
+// lose ends message sr at step n: lost, for the reason flags why.
+func (r *recorder) lose(sr *sendRec, n, why int) {
+	sr.done = true
+	r.p.Msgs[sr.idx+3] = n
+	r.p.Msgs[sr.idx+4] = r.p.Msgs[sr.idx+4]&^3 | fateLost | why
 }
 
 // sends records the sends and annotations captured for step n.
@@ -710,8 +786,12 @@ func (b *builder) event(p *pathData, n int) engine.Event {
 	switch ev.Kind {
 	case engine.EvTimer:
 		ev.Timer = strings.TrimPrefix(b.strs.list[e[4]], "timer ")
-	case engine.EvApp, engine.EvMessage, engine.EvDatagram, engine.EvDrop:
-		ev.Msg = typeName(strings.TrimPrefix(strings.TrimPrefix(b.strs.list[e[4]], "app "), "drop "))
+	case engine.EvApp, engine.EvMessage, engine.EvDatagram, engine.EvDrop, engine.EvDuplicate:
+		label := b.strs.list[e[4]]
+		for _, prefix := range []string{"app ", "drop ", "dup "} {
+			label = strings.TrimPrefix(label, prefix)
+		}
+		ev.Msg = typeName(label)
 	}
 	return ev
 }

@@ -527,6 +527,57 @@ func TestMinimizedPath(t *testing.T) {
 	}
 }
 
+// TestFailureEvents renders a path with every kind of network failure
+// (reporttest.Faults): the lanes get each event's kind and label, the
+// duplicated datagram's copy is a message of its own, and the messages a
+// partition or a crash lost end there, lost, not in flight.
+func TestFailureEvents(t *testing.T) {
+	dir := t.TempDir()
+	reporttest.Faults(t, dir)
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	ep := p.data.Paths[0]
+	kinds := map[int]struct {
+		kind  engine.EventKind
+		label string
+	}{
+		2: {engine.EvDuplicate, "dup Data"},
+		4: {engine.EvPartition, "partition {0} | the rest"},
+		5: {engine.EvHeal, "partition heals"},
+		7: {engine.EvCrash, "crash"},
+	}
+	for step, want := range kinds {
+		e := ep.Ev[(step-1)*5:]
+		if engine.EventKind(e[0]) != want.kind || p.data.Strs[e[4]] != want.label {
+			t.Errorf("step %d: kind %v label %q, want %v %q", step, engine.EventKind(e[0]), p.data.Strs[e[4]], want.kind, want.label)
+		}
+	}
+	// step, from, to, end, flags (fate | 4 datagram | 8 copy | 16 lost to
+	// a crashed node), type.
+	want := []string{
+		"1 0->1 end 3 flags 4 Data",  // received
+		"2 0->1 end 4 flags 14 Data", // the copy, lost to the partition
+		"3 1->0 end 4 flags 6 Ack",   // lost to the partition
+		"6 0->1 end 8 flags 4 Data",  // received after node 0 crashed
+		"8 1->0 end 8 flags 22 Ack",  // sent to the crashed node
+	}
+	var got []string
+	for m := ep.Msgs; len(m) >= 7; m = m[7:] {
+		got = append(got, fmt.Sprintf("%d %d->%d end %d flags %d %s", m[0], m[1], m[2], m[3], m[4], p.data.Strs[m[6]]))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("messages:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	legend := byID(p.doc, "legend")
+	for _, class := range []string{"crash", "split", "reset", "drop", "brk"} {
+		if len(byClass(legend, "span", class)) != 1 {
+			t.Errorf("the legend has no %s entry", class)
+		}
+	}
+}
+
 // panicky panics on its second message: a handler panic for the page.
 type panicky struct {
 	sim.Base

@@ -14,10 +14,14 @@ package reporttest
 
 import (
 	"bytes"
+	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/macemc/macemc/cmd/cli"
 	_ "github.com/macemc/macemc/services/all" // the example systems
+	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/trace"
 )
 
 // Example is one example system's finding: the search that finds it (fixed
@@ -69,4 +73,65 @@ func Search20000(tb testing.TB, dir string) {
 	if code := app.Run(args); code != cli.ExitViolation {
 		tb.Fatalf("macemc %v: exit %d\n%s%s", args, code, out.String(), errs.String())
 	}
+}
+
+// Faults writes into dir the error.trace of a transport path with every
+// kind of network failure (--faults crashes=1,partitions=1,duplicates=1):
+// node 0 sends SYN 2001 (step 1), the datagram is duplicated (2), node 1
+// takes one copy and sends its Ack (3), the network partitions, losing the
+// other copy and the Ack (4), and heals (5), node 0 retransmits (6) and
+// crashes (7), node 1 takes the retransmission and its Ack is lost to the
+// crashed node (8). It returns the trace.
+func Faults(tb testing.TB, dir string) *trace.Trace {
+	tb.Helper()
+	t := &trace.Trace{Tool: trace.ToolVersion, System: "transport", Params: map[string]string{}, Faults: "drops=0,crashes=1,partitions=1,duplicates=1",
+		Properties: []string{"AllAcked"}, Kind: "liveness", Property: "AllAcked", Critical: -1, WalkDepth: 100}
+	cfg, err := t.Config()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ch := &scripted{want: []engine.EventKind{engine.EvApp, engine.EvDuplicate, engine.EvDatagram, engine.EvPartition, engine.EvHeal,
+		engine.EvTimer, engine.EvCrash, engine.EvDatagram}}
+	s, err := engine.New(cfg, engine.Options{Chooser: ch})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for range ch.want {
+		if ok, err := s.Step(); err != nil || !ok {
+			tb.Fatalf("step %d: %v (nothing to run: %v)", s.Steps()+1, err, !ok)
+		}
+	}
+	if ch.err != nil {
+		tb.Fatal(ch.err)
+	}
+	t.Choices, t.Steps = s.ChoiceValues(), s.Steps()
+	if err := t.Write(filepath.Join(dir, "error.trace")); err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
+
+// scripted runs the first ready event of each kind in turn.
+type scripted struct {
+	want []engine.EventKind
+	pos  int
+	err  error
+}
+
+func (c *scripted) Choose(engine.ChoiceKind, int, []float64) int { return 0 }
+
+func (c *scripted) ChooseEvent(ready []engine.Event, _ []float64) int {
+	if c.pos < len(c.want) {
+		k := c.want[c.pos]
+		c.pos++
+		for i, e := range ready {
+			if e.Kind == k {
+				return i
+			}
+		}
+		if c.err == nil {
+			c.err = fmt.Errorf("step %d: no %v event is ready: %v", c.pos, k, ready)
+		}
+	}
+	return 0
 }
