@@ -1,12 +1,14 @@
 package search_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/macemc/macemc/mdb/htmlreport/reporttest"
 	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -33,4 +35,31 @@ func BenchmarkWriteLog20000(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(fi.Size()), "bytes/log")
+}
+
+// BenchmarkRandtreeDepth15 is the search of randtree seed 9 (its liveness
+// properties, the defaults, two workers, no critical transition): one of
+// the seeds whose depth-10 round finds nothing, so the search exhausts it
+// (490,834 paths, 146,693 walks, 8.5 million transitions) and finds the
+// bug in the first paths of depth 15. Profile it with
+//
+//	go test ./search -run X -bench RandtreeDepth15 -benchtime 1x -cpuprofile cpu.out
+func BenchmarkRandtreeDepth15(b *testing.B) {
+	sys, err := sim.Lookup("randtree")
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := search.Options{Seed: 9, Workers: 2, NoCritical: true, Properties: []string{"OneRoot", "NoLoops", "HasParent", "KidsMatch"}}
+	var paths int64
+	for i := 0; i < b.N; i++ {
+		rep, err := search.Run(context.Background(), sys, o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rep.First() == nil || rep.Stats.Depth != 15 {
+			b.Fatalf("want a violation found at depth 15, got %d findings at depth %d", len(rep.Findings), rep.Stats.Depth)
+		}
+		paths = rep.Stats.Paths
+	}
+	b.ReportMetric(float64(paths), "paths")
 }
