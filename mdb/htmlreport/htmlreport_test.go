@@ -266,8 +266,14 @@ func TestExamplePages(t *testing.T) {
 				}
 				checkMark(t, p, "fail", ep.Fail)
 				f := byID(p.doc, "failure")
-				if f == nil || !strings.Contains(text(f), rep.Property) {
-					t.Errorf("the failure section does not name %s", rep.Property)
+				want := rep.Property
+				if rep.Kind == "linearizability" {
+					// The history, not a property of a state: the
+					// operations that are not linearizable.
+					want = rep.MinimalHistory[0]
+				}
+				if f == nil || !strings.Contains(text(f), want) {
+					t.Errorf("the failure section does not say %q", want)
 				}
 			}
 
@@ -309,6 +315,9 @@ func checkHeadline(t *testing.T, p *page, rep *htmlreport.Report) {
 	}
 	h1 := text(find(h, func(n *html.Node) bool { return n.Data == "h1" })[0])
 	want := map[string]string{"liveness": "Liveness violation of " + rep.Property, "safety": "Safety violation of " + rep.Property}[rep.Verdict]
+	if rep.Kind == "linearizability" {
+		want = "Linearizability violation"
+	}
 	if rep.Certainty != "" && !strings.Contains(text(h), rep.Certainty) {
 		t.Errorf("the headline does not give the certainty %q", rep.Certainty)
 	}

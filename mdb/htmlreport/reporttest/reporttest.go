@@ -37,7 +37,8 @@ type Example struct {
 var budget = []string{"--workers", "1", "--walk-depth", "2000", "--walks", "10", "--max-paths", "3000"}
 
 // Examples are the findings of every example system (seed 003's four
-// paper systems, seed 000's four, and storage), one each.
+// paper systems, seed 000's four, storage, and seed 004's two systems
+// checked by their clients' history), one each.
 var Examples = []Example{
 	{Name: "transport", Args: []string{"--system", "transport", "--property", "AllAcked", "--seed", "3"}, Verdict: "liveness", Kind: "dead"},
 	{Name: "randtree", Args: []string{"--system", "randtree", "--seed", "1", "--max-paths", "10000"}, Verdict: "liveness", Kind: "dead"},
@@ -49,6 +50,8 @@ var Examples = []Example{
 	{Name: "scheduler", Args: []string{"--system", "scheduler", "--seed", "1"}, Verdict: "liveness", Kind: "dead"},
 	{Name: "philosophers", Args: []string{"--system", "philosophers", "--lasso", "--seed", "1"}, Verdict: "liveness", Kind: "lasso"},
 	{Name: "proposers", Args: []string{"--system", "proposers", "--lasso", "--partial-hash", "--seed", "1"}, Verdict: "liveness", Kind: "lasso"},
+	{Name: "kvmap", Args: []string{"--system", "kvmap", "--seed", "1"}, Verdict: "safety", Kind: "linearizability"},
+	{Name: "register", Args: []string{"--system", "register", "--seed", "1", "--max-paths", "20000"}, Verdict: "safety", Kind: "linearizability"},
 }
 
 // Search runs `macemc search` in process with the example's arguments and
