@@ -450,13 +450,23 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 	opts := t.Options()
 	opts.Chooser, opts.Logger = engine.NewRecorded(t.Choices), &logger
 	s, err := engine.New(cfg, opts)
-	if err != nil {
+	var bootPanic *engine.HandlerPanicError
+	switch {
+	case err != nil && s != nil && t.Steps == 0 && errors.As(err, &bootPanic):
+		// A handler panicked while the system booted: the path is the
+		// initial state as the panic left it.
+	case err != nil:
 		return nil, fmt.Errorf("%w: replay the %s path: %w", ErrInput, name, err)
 	}
 	if r.check, err = b.checkNodes(s); err != nil {
 		return nil, fmt.Errorf("%w: %s path: %w", ErrInput, name, err)
 	}
 	r.begin(s)
+	if bootPanic != nil {
+		r.p.Fail, r.p.FailText, r.p.Stack = 0, bootPanic.Error(), bootPanic.Stack
+		r.finish(s)
+		return r.p, nil
+	}
 	var stepErr error
 	guardErr := s.Guard(b.o.HandlerTimeout, func() error {
 		for s.Steps() < t.Steps {

@@ -674,6 +674,44 @@ func TestHandlerPanic(t *testing.T) {
 	checkMark(t, p, "fail", 4)
 }
 
+// bootPanicky panics in Start: a handler panic before the first step.
+type bootPanicky struct{ sim.Base }
+
+func (*bootPanicky) Start(*sim.Context) { panic("no config for this node") }
+
+func init() {
+	sim.Register(&sim.System{
+		Name: "htmlreport-bootpanic",
+		Build: func(sim.Params) (*sim.Config, error) {
+			return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &bootPanicky{} }}, nil
+		},
+	})
+}
+
+// TestBootPanic renders the trace of a system whose Start panics: a path
+// of no steps, failing while the system boots, with the panic's stack.
+func TestBootPanic(t *testing.T) {
+	dir := t.TempDir()
+	et := &trace.Trace{System: "htmlreport-bootpanic", Params: map[string]string{}, Kind: "safety", Property: "panic in handler", Critical: -1}
+	if err := et.Write(filepath.Join(dir, htmlreport.ErrorTrace)); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	ep := p.data.Paths[0]
+	if ep.Steps != 0 || ep.Fail != 0 || !strings.Contains(ep.FailText, "no config for this node") || !strings.Contains(ep.Stack, "Start") {
+		t.Errorf("steps %d fail %d %q, stack %q: want the panic at boot and its stack", ep.Steps, ep.Fail, ep.FailText, firstLines(ep.Stack, 3))
+	}
+	if f := byID(p.doc, "failure"); f == nil || !strings.Contains(text(f), "while the system booted") {
+		t.Error("the failure section does not say the system failed to boot")
+	}
+	if h1 := text(find(p.doc, func(n *html.Node) bool { return n.Data == "h1" })[0]); !strings.Contains(h1, "Handler panic") {
+		t.Errorf("headline %q", h1)
+	}
+}
+
 func firstLines(s string, n int) string {
 	ls := strings.SplitN(s, "\n", n+1)
 	return strings.Join(ls[:min(n, len(ls))], "\n")
