@@ -39,9 +39,10 @@ func BenchmarkWriteLog20000(b *testing.B) {
 
 // BenchmarkRandtreeDepth15 is the search of randtree seed 9 (its liveness
 // properties, the defaults, two workers, no critical transition): one of
-// the seeds whose depth-10 round finds nothing, so the search exhausts it
-// (490,834 paths, 146,693 walks, 8.5 million transitions) and finds the
-// bug in the first paths of depth 15. Profile it with
+// the seeds whose depth-10 round finds nothing, so the search exhausts the
+// rounds up to depth 10 (490,823 paths, 146,672 walks, 8.5 million
+// transitions) and finds the bug in the 40th path of depth 15. Profile it
+// with
 //
 //	go test ./search -run X -bench RandtreeDepth15 -benchtime 1x -cpuprofile cpu.out
 func BenchmarkRandtreeDepth15(b *testing.B) {
