@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -99,8 +100,11 @@ type pathData struct {
 	// Props: every property's state at step 0, then each change.
 	Props []int `json:"props"`
 	// StatesUntil is the last step whose state the page stores: the
-	// path's last step unless Limits.StateBytes ran out.
-	StatesUntil int `json:"statesUntil"`
+	// path's last step unless Limits.StateBytes ran out. -1 with
+	// NoStates: the page stores no state of the path, and NoStates says
+	// why.
+	StatesUntil int    `json:"statesUntil"`
+	NoStates    string `json:"noStates,omitempty"`
 
 	choices []int32 // the path's answers
 	starts  []int   // starts[i]: where step i+1's answers begin
@@ -449,12 +453,17 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 	logger := zerolog.New(&r.cap).Level(zerolog.DebugLevel)
 	opts := t.Options()
 	opts.Chooser, opts.Logger = engine.NewRecorded(t.Choices), &logger
-	s, err := engine.New(cfg, opts)
+	// The boot runs under the watchdog too: a Start that never returns
+	// must not hold up the page, nor the search that writes it.
+	s, err := engine.NewGuarded(cfg, opts, b.o.HandlerTimeout)
 	var bootPanic *engine.HandlerPanicError
+	var bootHang *engine.HangError
 	switch {
 	case err != nil && s != nil && t.Steps == 0 && errors.As(err, &bootPanic):
 		// A handler panicked while the system booted: the path is the
 		// initial state as the panic left it.
+	case err != nil && s != nil && t.Steps == 0 && errors.As(err, &bootHang):
+		return b.bootHang(r, s, bootHang)
 	case err != nil:
 		return nil, fmt.Errorf("%w: replay the %s path: %w", ErrInput, name, err)
 	}
@@ -506,6 +515,40 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 	}
 	r.finish(s)
 	return r.p, nil
+}
+
+// bootHang records the path of a system whose boot did not return: no
+// steps and no states, since the hung handler may still be changing them
+// (reading them could race with it). The lanes are titled by the nodes'
+// types alone.
+func (b *builder) bootHang(r *recorder, s *engine.Sim, hang *engine.HangError) (*pathData, error) {
+	if b.nodes == nil {
+		for i := 0; i < s.Nodes(); i++ {
+			b.nodes = append(b.nodes, fmt.Sprintf("node %d (%s)", i, typeTitle(s.Service(sim.NodeID(i)))))
+		}
+	}
+	p := r.p
+	p.Fail, p.FailText, p.StatesUntil = 0, hang.Error(), -1
+	p.NoStates = fmt.Sprintf("No state is shown: node %d's handler did not return while the system booted, and it may still be changing the state.", hang.Node)
+	for range s.Nodes() + 1 {
+		p.Init = append(p.Init, nil)
+	}
+	return p, nil
+}
+
+// typeTitle names a service's type as NodeText's title does.
+func typeTitle(svc sim.Service) string {
+	t := reflect.TypeOf(svc)
+	if t == nil {
+		return "nil"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Name() != "" {
+		return t.Name()
+	}
+	return t.String()
 }
 
 // nonNil makes every list of the path an array in JSON, never null.

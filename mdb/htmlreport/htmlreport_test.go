@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -709,6 +710,48 @@ func TestBootPanic(t *testing.T) {
 	}
 	if h1 := text(find(p.doc, func(n *html.Node) bool { return n.Data == "h1" })[0]); !strings.Contains(h1, "Handler panic") {
 		t.Errorf("headline %q", h1)
+	}
+}
+
+// bootHanging's Start does not return until bootRelease is closed.
+type bootHanging struct{ sim.Base }
+
+var bootRelease = make(chan struct{})
+
+func (*bootHanging) Start(*sim.Context) { <-bootRelease }
+
+func init() {
+	sim.Register(&sim.System{
+		Name: "htmlreport-boothang",
+		Build: func(sim.Params) (*sim.Config, error) {
+			return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &bootHanging{} }}, nil
+		},
+	})
+}
+
+// TestBootHang renders the trace of a system whose Start does not return:
+// the page is made (it used to wait for the boot forever, and so did the
+// search that writes it), with the hang and no state.
+func TestBootHang(t *testing.T) {
+	defer close(bootRelease)
+	dir := t.TempDir()
+	et := &trace.Trace{System: "htmlreport-boothang", Params: map[string]string{}, Kind: "safety", Property: "hang", Critical: -1}
+	if err := et.Write(filepath.Join(dir, htmlreport.ErrorTrace)); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{HandlerTimeout: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	ep := p.data.Paths[0]
+	if ep.Steps != 0 || ep.Fail != 0 || !strings.Contains(ep.FailText, "did not return") || ep.StatesUntil != -1 {
+		t.Errorf("steps %d fail %d %q, states until %d: want the hang at boot and no state", ep.Steps, ep.Fail, ep.FailText, ep.StatesUntil)
+	}
+	if heads := byClass(p.doc, "div", "lane-head"); len(heads) != 2 || text(heads[1]) != "node 1 (bootHanging)" {
+		t.Errorf("lane heads %d, want node 0 and node 1 (bootHanging)", len(heads))
+	}
+	if f := byID(p.doc, "failure"); f == nil || !strings.Contains(text(f), "while the system booted") {
+		t.Error("the failure section does not say the system did not boot")
 	}
 }
 

@@ -485,6 +485,11 @@
       }
       h.push('</ul>');
     }
+    if (p.noStates) {
+      h.push('<p class="note">' + esc(p.noStates) + '</p>');
+      stateEl.innerHTML = h.join('');
+      return;
+    }
     if (s > p.statesUntil) {
       h.push('<p class="note">The states after step ' + fmt(p.statesUntil) + ' of this path are not stored in the page: they would pass its size limit. ' +
         'mdb shows them: open the result directory and jump to step ' + s + ' (j ' + s + ').</p>');
