@@ -25,12 +25,12 @@
 // dead path's repetitive tail (the steps after the last new kind of event,
 // the critical step and the lasso's cycle) starts collapsed into a summary
 // of its most frequent events. Transport's 20,000-step dead path gives a
-// page of 0.97 MB, made with 0.3 s of CPU (BenchmarkPage20000: each step's
-// node text is made again only when the node's state changed, 7 times in
-// 20,000 steps, and the replay's log entries are scanned, not decoded by
-// encoding/json) and drawn 0.15-0.55 s after it starts loading in headless
-// Chromium (BenchmarkOpen20000 in ./browsertest; a shared 2-core machine
-// at load average 14-17).
+// page of 0.97 MB, made in 0.32 s (BenchmarkPage20000: each step's node
+// text is made again only when the node's state changed, 7 times in 20,000
+// steps, and the replay's log entries are scanned, not decoded by
+// encoding/json; it took 1.06 s before) and drawn 72-76 ms after it starts
+// loading in headless Chromium (BenchmarkOpen20000 in ./browsertest; a
+// shared 2-core machine at load average 1.1-1.6).
 //
 // # Usage
 //
