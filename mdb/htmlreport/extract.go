@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -519,12 +518,11 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 
 // bootHang records the path of a system whose boot did not return: no
 // steps and no states, since the hung handler may still be changing them
-// (reading them could race with it). The lanes are titled by the nodes'
-// types alone.
+// (reading them could race with it).
 func (b *builder) bootHang(r *recorder, s *engine.Sim, hang *engine.HangError) (*pathData, error) {
 	if b.nodes == nil {
 		for i := 0; i < s.Nodes(); i++ {
-			b.nodes = append(b.nodes, fmt.Sprintf("node %d (%s)", i, typeTitle(s.Service(sim.NodeID(i)))))
+			b.nodes = append(b.nodes, s.NodeTitle(sim.NodeID(i)))
 		}
 	}
 	p := r.p
@@ -534,21 +532,6 @@ func (b *builder) bootHang(r *recorder, s *engine.Sim, hang *engine.HangError) (
 		p.Init = append(p.Init, nil)
 	}
 	return p, nil
-}
-
-// typeTitle names a service's type as NodeText's title does.
-func typeTitle(svc sim.Service) string {
-	t := reflect.TypeOf(svc)
-	if t == nil {
-		return "nil"
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Name() != "" {
-		return t.Name()
-	}
-	return t.String()
 }
 
 // nonNil makes every list of the path an array in JSON, never null.
@@ -904,8 +887,7 @@ func (b *builder) stateAt(p *pathData, n int) [][]string {
 func (b *builder) checkNodes(s *engine.Sim) ([]*sim.Property, error) {
 	var titles []string
 	for i := 0; i < s.Nodes(); i++ {
-		title, _ := nodeLines(s, i)
-		titles = append(titles, title)
+		titles = append(titles, s.NodeTitle(sim.NodeID(i)))
 	}
 	var check []*sim.Property
 	var info []propInfo

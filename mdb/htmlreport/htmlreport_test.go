@@ -675,58 +675,64 @@ func TestHandlerPanic(t *testing.T) {
 	checkMark(t, p, "fail", 4)
 }
 
-// bootPanicky panics in Start: a handler panic before the first step.
-type bootPanicky struct{ sim.Base }
+// bootFailing's Start on every node fails as its mode says: "panic"
+// panics, "hang" does not return until bootRelease is closed.
+type bootFailing struct {
+	sim.Base
+	mode string
+}
 
-func (*bootPanicky) Start(*sim.Context) { panic("no config for this node") }
+var bootRelease = make(chan struct{})
+
+func (b *bootFailing) Start(*sim.Context) {
+	if b.mode == "panic" {
+		panic("no config for this node")
+	}
+	<-bootRelease
+}
 
 func init() {
-	sim.Register(&sim.System{
-		Name: "htmlreport-bootpanic",
-		Build: func(sim.Params) (*sim.Config, error) {
-			return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &bootPanicky{} }}, nil
-		},
-	})
+	for _, mode := range []string{"panic", "hang"} {
+		sim.Register(&sim.System{
+			Name: "htmlreport-boot" + mode,
+			Build: func(sim.Params) (*sim.Config, error) {
+				return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &bootFailing{mode: mode} }}, nil
+			},
+		})
+	}
+}
+
+// bootPage renders the page of a path of no steps of system
+// htmlreport-bootMODE, whose boot fails, and checks its failure section
+// says so.
+func bootPage(t *testing.T, mode string, o htmlreport.Options) *page {
+	t.Helper()
+	dir := t.TempDir()
+	et := &trace.Trace{System: "htmlreport-boot" + mode, Params: map[string]string{}, Kind: "safety", Property: mode, Critical: -1}
+	if err := et.Write(filepath.Join(dir, htmlreport.ErrorTrace)); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.WriteDir(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	if f := byID(p.doc, "failure"); f == nil || !strings.Contains(text(f), "while the system booted") {
+		t.Error("the failure section does not say the system failed to boot")
+	}
+	return p
 }
 
 // TestBootPanic renders the trace of a system whose Start panics: a path
 // of no steps, failing while the system boots, with the panic's stack.
 func TestBootPanic(t *testing.T) {
-	dir := t.TempDir()
-	et := &trace.Trace{System: "htmlreport-bootpanic", Params: map[string]string{}, Kind: "safety", Property: "panic in handler", Critical: -1}
-	if err := et.Write(filepath.Join(dir, htmlreport.ErrorTrace)); err != nil {
-		t.Fatal(err)
-	}
-	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	p := bootPage(t, "panic", htmlreport.Options{})
 	ep := p.data.Paths[0]
 	if ep.Steps != 0 || ep.Fail != 0 || !strings.Contains(ep.FailText, "no config for this node") || !strings.Contains(ep.Stack, "Start") {
 		t.Errorf("steps %d fail %d %q, stack %q: want the panic at boot and its stack", ep.Steps, ep.Fail, ep.FailText, firstLines(ep.Stack, 3))
 	}
-	if f := byID(p.doc, "failure"); f == nil || !strings.Contains(text(f), "while the system booted") {
-		t.Error("the failure section does not say the system failed to boot")
-	}
 	if h1 := text(find(p.doc, func(n *html.Node) bool { return n.Data == "h1" })[0]); !strings.Contains(h1, "Handler panic") {
 		t.Errorf("headline %q", h1)
 	}
-}
-
-// bootHanging's Start does not return until bootRelease is closed.
-type bootHanging struct{ sim.Base }
-
-var bootRelease = make(chan struct{})
-
-func (*bootHanging) Start(*sim.Context) { <-bootRelease }
-
-func init() {
-	sim.Register(&sim.System{
-		Name: "htmlreport-boothang",
-		Build: func(sim.Params) (*sim.Config, error) {
-			return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &bootHanging{} }}, nil
-		},
-	})
 }
 
 // TestBootHang renders the trace of a system whose Start does not return:
@@ -734,24 +740,13 @@ func init() {
 // search that writes it), with the hang and no state.
 func TestBootHang(t *testing.T) {
 	defer close(bootRelease)
-	dir := t.TempDir()
-	et := &trace.Trace{System: "htmlreport-boothang", Params: map[string]string{}, Kind: "safety", Property: "hang", Critical: -1}
-	if err := et.Write(filepath.Join(dir, htmlreport.ErrorTrace)); err != nil {
-		t.Fatal(err)
-	}
-	if err := htmlreport.WriteDir(dir, htmlreport.Options{HandlerTimeout: 100 * time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
-	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	p := bootPage(t, "hang", htmlreport.Options{HandlerTimeout: 100 * time.Millisecond})
 	ep := p.data.Paths[0]
 	if ep.Steps != 0 || ep.Fail != 0 || !strings.Contains(ep.FailText, "did not return") || ep.StatesUntil != -1 {
 		t.Errorf("steps %d fail %d %q, states until %d: want the hang at boot and no state", ep.Steps, ep.Fail, ep.FailText, ep.StatesUntil)
 	}
-	if heads := byClass(p.doc, "div", "lane-head"); len(heads) != 2 || text(heads[1]) != "node 1 (bootHanging)" {
-		t.Errorf("lane heads %d, want node 0 and node 1 (bootHanging)", len(heads))
-	}
-	if f := byID(p.doc, "failure"); f == nil || !strings.Contains(text(f), "while the system booted") {
-		t.Error("the failure section does not say the system did not boot")
+	if heads := byClass(p.doc, "div", "lane-head"); len(heads) != 2 || text(heads[1]) != "node 1 (bootFailing)" {
+		t.Errorf("lane heads %d, want node 0 and node 1 (bootFailing)", len(heads))
 	}
 }
 

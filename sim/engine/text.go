@@ -40,7 +40,7 @@ func FormatState(v any) string {
 func (s *Sim) NodeText(id sim.NodeID) string {
 	nd := &s.w.nodes[id]
 	var b strings.Builder
-	fmt.Fprintf(&b, "node %d (%s)\n", id, typeName(reflect.TypeOf(s.w.svcs[id])))
+	b.WriteString(s.NodeTitle(id) + "\n")
 	b.WriteString(s.serviceText(id))
 	var armed []string
 	for _, t := range nd.timers {
@@ -61,6 +61,12 @@ func (s *Sim) NodeText(id sim.NodeID) string {
 		fmt.Fprintf(&b, "driver: [%s]\n", strings.Join(reqs, ", "))
 	}
 	return b.String()
+}
+
+// NodeTitle returns the first line of NodeText, e.g. "node 1 (Chord)": the
+// node and the type of its service, without reading its state.
+func (s *Sim) NodeTitle(id sim.NodeID) string {
+	return fmt.Sprintf("node %d (%s)", id, typeName(reflect.TypeOf(s.w.svcs[id])))
 }
 
 // textMemo keeps, for each node, the state text NodeText made last and
