@@ -73,11 +73,15 @@ func (s *Sim) NodeTitle(id sim.NodeID) string {
 // the canonical encoding of the service it was made from.
 type textMemo struct {
 	enc   encoder
-	nodes []struct {
-		enc  []byte
-		text string
-		ok   bool
-	}
+	nodes []nodeText
+}
+
+// nodeText is a node's state text and the encoding it was made from (ok:
+// made at all).
+type nodeText struct {
+	enc  []byte
+	text string
+	ok   bool
 }
 
 // serviceText returns FormatState of node id's service. Performance: the
@@ -97,13 +101,10 @@ func (s *Sim) serviceText(id sim.NodeID) string {
 	}
 	m := s.texts
 	if len(m.nodes) != s.n {
-		m.nodes = make([]struct {
-			enc  []byte
-			text string
-			ok   bool
-		}, s.n)
+		m.nodes = make([]nodeText, s.n)
 	}
-	m.enc.buf = m.enc.buf[:0]
+	// From scratch, even after an encoding a panicking Canonical cut short.
+	m.enc.buf, m.enc.ptrs, m.enc.tmp = m.enc.buf[:0], m.enc.ptrs[:0], m.enc.tmp[:0]
 	m.enc.value(svc)
 	nm := &m.nodes[id]
 	if nm.ok && bytes.Equal(nm.enc, m.enc.buf) {
