@@ -51,10 +51,12 @@ func paperConfig(t *testing.T, name string) critical.Config {
 }
 
 // TestPaperSystemsMisses replays the misses of the seed sweep (issue 15)
-// with the CLI's defaults: each used to name the wrong step. randtree seed
-// 10: no walk recovers from d_init = 15, so Algorithm 3 answers (15, C2);
-// the search below d_init finds C1 at step 15, the JoinReply. transport
-// seed 10 and chord seed 7: k = 20 walks call a near-dead state dead (state
+// with the CLI's defaults: each used to name the wrong step. randtree seeds
+// 10, 16 and 27 (of the nine seeds in 1-50 whose search goes to depth 15
+// and takes the reset node's stale JoinReply at step 15, the others being
+// 31, 32, 36, 39, 43 and 49): no walk recovers from d_init = 15, so
+// Algorithm 3 answers (15, C2); the search below d_init finds C1 at step
+// 15, the JoinReply. transport seed 10 and chord seed 7: k = 20 walks call a near-dead state dead (state
 // 9 recovers in about 14% of walks, chord's state 8 in about 4%), so
 // Algorithm 3 answers one step early, on a stale Ack 2001 or a
 // FindSuccReply; confirmation finds a recovering walk and the search goes
@@ -74,6 +76,8 @@ func TestPaperSystemsMisses(t *testing.T) {
 		alg3Cond critical.Condition
 	}{
 		{"randtree-seed10.trace", 15, "receives Frame{src: 2, dst: 0, body: JoinReply{", true, nil, 15, critical.C2},
+		{"randtree-seed16.trace", 15, "node 3 receives Frame{src: 2, dst: 0, body: JoinReply{", true, nil, 15, critical.C2},
+		{"randtree-seed27.trace", 15, "node 3 receives Frame{src: 2, dst: 0, body: JoinReply{", true, nil, 15, critical.C2},
 		{"transport-seed10.trace", 10, "node 0 receives datagram Ack{seq: 6001,", false, []int{9}, 9, critical.C1},
 		{"chord-seed7.trace", 9, "node 0 receives Notify{} from node 1", false, []int{8}, 8, critical.C1},
 		{"storage-seed3.trace", 4, "node 0 receives SyncReport{", true, []int{3}, 5, critical.C2},

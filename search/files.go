@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -158,18 +159,19 @@ func WriteJSON(path string, v any) error {
 // millions of steps makes a log of hundreds of megabytes, which is not
 // held in memory.
 func WriteLog(t *trace.Trace, path string) error {
-	return writeLog(context.Background(), t, path)
+	return writeLog(context.Background(), t, path, 0)
 }
 
 // writeLog is WriteLog, abandoned (nothing written) with ctx's error when
-// ctx is cancelled.
-func writeLog(ctx context.Context, t *trace.Trace, path string) error {
+// ctx is cancelled, with handlers under the watchdog's timeout (0: the
+// simulator's default).
+func writeLog(ctx context.Context, t *trace.Trace, path string, timeout time.Duration) error {
 	return trace.WriteAtomic(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<16)
 		ew := &errWriter{w: bw}
 		logger := engine.NewLogger(ew)
 		fmt.Fprintf(ew, "# macemc %s: system %s %s, %d steps, %s\n", trace.ToolVersion, t.System, sim.Params(t.Params).Canonical(), t.Steps, t.Kind)
-		s, err := replayContext(ctx, t, logger)
+		s, err := replayContext(ctx, t, logger, timeout)
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
@@ -204,8 +206,9 @@ func writeLog(ctx context.Context, t *trace.Trace, path string) error {
 }
 
 // replayContext replays the trace's steps as Trace.Replay(-1, logger)
-// does, checking ctx every 1,024 steps.
-func replayContext(ctx context.Context, t *trace.Trace, logger *zerolog.Logger) (*engine.Sim, error) {
+// does, checking ctx every 1,024 steps, each handler under the watchdog's
+// timeout.
+func replayContext(ctx context.Context, t *trace.Trace, logger *zerolog.Logger, timeout time.Duration) (*engine.Sim, error) {
 	cfg, err := t.Config()
 	if err != nil {
 		return nil, err
@@ -213,13 +216,17 @@ func replayContext(ctx context.Context, t *trace.Trace, logger *zerolog.Logger) 
 	rec := engine.NewRecorded(t.Choices)
 	opts := t.Options()
 	opts.Logger, opts.Chooser = logger, rec
-	s, err := engine.NewGuarded(cfg, opts, 0)
+	s, err := engine.NewGuarded(cfg, opts, timeout)
 	if err != nil {
 		return s, fmt.Errorf("replay: %w", err)
 	}
 	// Under the watchdog: a path that ends in a hung handler replays up
-	// to it, then the hung step (with the search's timeout).
-	err = s.Guard(t.HandlerTimeout, func() error {
+	// to it, then the hung step (with the search's timeout, or the one the
+	// trace recorded).
+	if timeout <= 0 {
+		timeout = t.HandlerTimeout
+	}
+	err = s.Guard(timeout, func() error {
 		for s.Steps() < t.Steps {
 			if s.Steps()&1023 == 0 && ctx.Err() != nil {
 				return ctx.Err()

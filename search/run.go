@@ -271,7 +271,7 @@ func (p *pipeline) finish(err error) (*Report, error) {
 	var pageErr error
 	var wg sync.WaitGroup
 	for i := range p.logs {
-		wg.Go(func() { logErrs[i] = writeLog(p.ctx, p.logs[i].t, p.logs[i].path) })
+		wg.Go(func() { logErrs[i] = writeLog(p.ctx, p.logs[i].t, p.logs[i].path, p.opts.HandlerTimeout) })
 	}
 	if page {
 		wg.Go(func() {

@@ -5,9 +5,11 @@
 // The page shows the headline (verdict, kind, system, parameters, seed,
 // budgets, the replay and debugger commands); a swim-lane sequence diagram
 // of the error path with one lane per node, where messages are arrows
-// labelled with their type and timers, resets, connection breaks and drops
-// are marked, the critical transition is highlighted and the steps the
-// live alternative shares with it are barred; a state panel showing every
+// labelled with their type and timers, resets, crashes, connection breaks,
+// partitions and their healing, drops and duplications are marked (a
+// message a break, a crash or a partition lost ends there, lost), the
+// critical transition is highlighted and the steps the live alternative
+// shares with it are barred; a state panel showing every
 // node's state at the selected step with its diff from the step before (or
 // from the live path at the same step); the dead and live states at the
 // critical step side by side with the differences marked; a lasso's stem
@@ -23,9 +25,12 @@
 // dead path's repetitive tail (the steps after the last new kind of event,
 // the critical step and the lasso's cycle) starts collapsed into a summary
 // of its most frequent events. Transport's 20,000-step dead path gives a
-// page of 0.96 MB, made in 1.5 s (BenchmarkPage20000) and drawn 0.35-0.5 s
-// after it starts loading in headless Chromium (BenchmarkOpen20000 in
-// ./browsertest; a shared 2-core machine).
+// page of 0.97 MB, made in 0.32 s (BenchmarkPage20000: each step's node
+// text is made again only when the node's state changed, 7 times in 20,000
+// steps, and the replay's log entries are scanned, not decoded by
+// encoding/json; it took 1.06 s before) and drawn 72-76 ms after it starts
+// loading in headless Chromium (BenchmarkOpen20000 in ./browsertest; a
+// shared 2-core machine at load average 1.1-1.6).
 //
 // # Usage
 //

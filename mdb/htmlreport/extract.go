@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rs/zerolog"
 
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/engine/logline"
 	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
 )
@@ -21,9 +23,17 @@ import (
 const (
 	fateReceived = 0
 	fateDropped  = 1
-	fateLost     = 2 // a connection break lost it
+	fateLost     = 2 // a connection break, a crash or a partition lost it
 	fateInFlight = 3 // still pending at the end of the path
 	flagDatagram = 4
+	// flagCopy marks the copy a duplication made of a datagram in flight:
+	// its step is the duplication's.
+	flagCopy = 8
+	// flagToDown and flagAcross say why a message was lost as it was
+	// sent: its receiver had crashed, or it was a datagram across a
+	// partition.
+	flagToDown = 16
+	flagAcross = 32
 )
 
 // Property states in pathData.Props.
@@ -90,8 +100,11 @@ type pathData struct {
 	// Props: every property's state at step 0, then each change.
 	Props []int `json:"props"`
 	// StatesUntil is the last step whose state the page stores: the
-	// path's last step unless Limits.StateBytes ran out.
-	StatesUntil int `json:"statesUntil"`
+	// path's last step unless Limits.StateBytes ran out. -1 with
+	// NoStates: the page stores no state of the path, and NoStates says
+	// why.
+	StatesUntil int    `json:"statesUntil"`
+	NoStates    string `json:"noStates,omitempty"`
 
 	choices []int32 // the path's answers
 	starts  []int   // starts[i]: where step i+1's answers begin
@@ -142,6 +155,10 @@ type capture struct {
 	timers []timerRec
 	notes  []noteRec
 	types  []string // message type of each send
+	losses []lossRec
+	// fields and buf are logline.Parse's, reused from entry to entry.
+	fields []logline.Field
+	buf    []byte
 }
 
 type timerRec struct {
@@ -152,6 +169,15 @@ type timerRec struct {
 type noteRec struct {
 	node int
 	text string
+}
+
+// lossRec is a message the simulator lost: sent to a crashed node, or a
+// datagram across a partition (as it was sent, or in flight when the
+// network split).
+type lossRec struct {
+	from, to int
+	text     string
+	why      string // "node down", "partition"
 }
 
 // reserved are the log fields every entry has; an annotation shows the
@@ -170,7 +196,16 @@ type logLine struct {
 
 func (c *capture) Write(b []byte) (int, error) {
 	var e logLine
-	if err := json.Unmarshal(b, &e); err != nil || e.Node == nil {
+	note, ok := c.scan(b, &e)
+	if !ok {
+		// Not an entry scan reads as encoding/json would: decode it.
+		e = logLine{}
+		if err := json.Unmarshal(b, &e); err != nil {
+			return len(b), nil
+		}
+		note = func() string { return annotation(b, e.Message) }
+	}
+	if e.Node == nil {
 		return len(b), nil
 	}
 	node, msg := *e.Node, e.Message
@@ -189,12 +224,113 @@ func (c *capture) Write(b []byte) (int, error) {
 		c.timers = append(c.timers, timerRec{node, text})
 	case strings.HasPrefix(msg, "cancel timer "):
 		c.timers = append(c.timers, timerRec{node, "cancel " + strings.TrimPrefix(msg, "cancel timer ")})
+	case e.To != nil && strings.HasPrefix(msg, "lost ("):
+		if why, text, ok := strings.Cut(strings.TrimPrefix(msg, "lost ("), ") "); ok {
+			c.losses = append(c.losses, lossRec{from: node, to: *e.To, text: text, why: why})
+		}
 	case msg == "end", msg == "choice", strings.HasPrefix(msg, "begin "):
 	case e.Event != nil: // a break or a drop: the step's event itself
 	default:
-		c.notes = append(c.notes, noteRec{node, annotation(b, msg)})
+		c.notes = append(c.notes, noteRec{node, note()})
 	}
 	return len(b), nil
+}
+
+// scan reads entry b into e as json.Unmarshal would, and returns its
+// annotation's maker. Performance: the entries of a long path are read
+// with logline.Parse, several times faster than encoding/json. ok is false
+// when scan cannot be sure of reading b as encoding/json does (an entry
+// logline does not accept; a field of logLine with a value of an
+// unexpected kind, a null event, or a key that matches a field only
+// case-insensitively, as encoding/json's keys do).
+func (c *capture) scan(b []byte, e *logLine) (func() string, bool) {
+	var ok bool
+	c.fields, c.buf, ok = logline.Parse(b, c.fields[:0], c.buf[:0])
+	if !ok {
+		return nil, false
+	}
+	isNull := func(f *logline.Field) bool { return !f.String && string(f.Value) == "null" }
+	intField := func(f *logline.Field) (*int, bool) {
+		if isNull(f) {
+			return nil, true
+		}
+		if f.String {
+			return nil, false
+		}
+		n, err := strconv.Atoi(string(f.Value))
+		return &n, err == nil
+	}
+	for i := range c.fields {
+		f := &c.fields[i]
+		switch f.Key {
+		case "message", "type":
+			if !f.String && !isNull(f) {
+				return nil, false
+			}
+			if f.Key == "message" {
+				e.Message = string(f.Value)
+				if !f.String {
+					e.Message = ""
+				}
+			} else if f.String {
+				e.Type = string(f.Value)
+			}
+		case "node", "to":
+			n, ok := intField(f)
+			if !ok {
+				return nil, false
+			}
+			if f.Key == "node" {
+				e.Node = n
+			} else {
+				e.To = n
+			}
+		case "periodic":
+			switch {
+			case f.String:
+				return nil, false
+			case string(f.Value) == "true":
+				e.Periodic = true
+			case string(f.Value) != "false" && !isNull(f):
+				return nil, false
+			}
+		case "event":
+			if isNull(f) {
+				return nil, false
+			}
+			e.Event = json.RawMessage{} // set: capture only asks whether it is
+		default:
+			switch strings.ToLower(f.Key) {
+			case "message", "node", "to", "type", "periodic", "event":
+				return nil, false
+			}
+		}
+	}
+	return func() string { return c.note(e.Message) }, true
+}
+
+// note formats the entry scan read as annotation does: its message, then
+// its own fields as key=value in key order (a string's text, a null as
+// nothing, other values as written).
+func (c *capture) note(msg string) string {
+	var keys []int
+	for i, f := range c.fields {
+		if !reserved[f.Key] {
+			keys = append(keys, i)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return c.fields[keys[i]].Key < c.fields[keys[j]].Key })
+	var sb strings.Builder
+	sb.WriteString(msg)
+	for _, i := range keys {
+		f := &c.fields[i]
+		v := string(f.Value)
+		if !f.String && v == "null" {
+			v = "" // json.Unmarshal of null into a string leaves it empty
+		}
+		sb.WriteString(" " + f.Key + "=" + v)
+	}
+	return sb.String()
 }
 
 // annotation formats a service's log entry: its message, then its own
@@ -225,7 +361,7 @@ func annotation(b []byte, msg string) string {
 }
 
 func (c *capture) reset() {
-	c.sends, c.timers, c.notes, c.types = c.sends[:0], c.timers[:0], c.notes[:0], c.types[:0]
+	c.sends, c.timers, c.notes, c.types, c.losses = c.sends[:0], c.timers[:0], c.notes[:0], c.types[:0], c.losses[:0]
 }
 
 // splitLines splits text into lines, without a final empty one.
@@ -256,6 +392,8 @@ func signature(ev engine.Event) string {
 		return fmt.Sprintf("node %d receives datagram %s from node %d", ev.Node, sim.MessageName(ev.Msg), ev.Peer)
 	case engine.EvDrop:
 		return fmt.Sprintf("datagram %s from node %d to node %d is dropped", sim.MessageName(ev.Msg), ev.Peer, ev.Node)
+	case engine.EvDuplicate:
+		return fmt.Sprintf("datagram %s from node %d to node %d is duplicated", sim.MessageName(ev.Msg), ev.Peer, ev.Node)
 	}
 	return ev.String()
 }
@@ -277,6 +415,14 @@ func shortLabel(ev engine.Event) string {
 		return fmt.Sprintf("break %d-%d", ev.Node, ev.Peer)
 	case engine.EvDrop:
 		return "drop " + sim.MessageName(ev.Msg)
+	case engine.EvDuplicate:
+		return "dup " + sim.MessageName(ev.Msg)
+	case engine.EvCrash:
+		return "crash"
+	case engine.EvPartition:
+		return "partition " + engine.SplitText(ev.Side())
+	case engine.EvHeal:
+		return "partition heals"
 	}
 	return ev.Kind.String()
 }
@@ -307,14 +453,29 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 	logger := zerolog.New(&r.cap).Level(zerolog.DebugLevel)
 	opts := t.Options()
 	opts.Chooser, opts.Logger = engine.NewRecorded(t.Choices), &logger
-	s, err := engine.New(cfg, opts)
-	if err != nil {
+	// The boot runs under the watchdog too: a Start that never returns
+	// must not hold up the page, nor the search that writes it.
+	s, err := engine.NewGuarded(cfg, opts, b.o.HandlerTimeout)
+	var bootPanic *engine.HandlerPanicError
+	var bootHang *engine.HangError
+	switch {
+	case err != nil && s != nil && t.Steps == 0 && errors.As(err, &bootPanic):
+		// A handler panicked while the system booted: the path is the
+		// initial state as the panic left it.
+	case err != nil && s != nil && t.Steps == 0 && errors.As(err, &bootHang):
+		return b.bootHang(r, s, bootHang)
+	case err != nil:
 		return nil, fmt.Errorf("%w: replay the %s path: %w", ErrInput, name, err)
 	}
 	if r.check, err = b.checkNodes(s); err != nil {
 		return nil, fmt.Errorf("%w: %s path: %w", ErrInput, name, err)
 	}
 	r.begin(s)
+	if bootPanic != nil {
+		r.p.Fail, r.p.FailText, r.p.Stack = 0, bootPanic.Error(), bootPanic.Stack
+		r.finish(s)
+		return r.p, nil
+	}
 	var stepErr error
 	guardErr := s.Guard(b.o.HandlerTimeout, func() error {
 		for s.Steps() < t.Steps {
@@ -361,6 +522,24 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 	}
 	r.finish(s)
 	return r.p, nil
+}
+
+// bootHang records the path of a system whose boot did not return: no
+// steps and no states, since the hung handler may still be changing them
+// (reading them could race with it).
+func (b *builder) bootHang(r *recorder, s *engine.Sim, hang *engine.HangError) (*pathData, error) {
+	if b.nodes == nil {
+		for i := 0; i < s.Nodes(); i++ {
+			b.nodes = append(b.nodes, s.NodeTitle(sim.NodeID(i)))
+		}
+	}
+	p := r.p
+	p.Fail, p.FailText, p.StatesUntil = 0, hang.Error(), -1
+	p.NoStates = fmt.Sprintf("No state is shown: node %d's handler did not return while the system booted, and it may still be changing the state.", hang.Node)
+	for range s.Nodes() + 1 {
+		p.Init = append(p.Init, nil)
+	}
+	return p, nil
 }
 
 // nonNil makes every list of the path an array in JSON, never null.
@@ -425,20 +604,56 @@ func (r *recorder) step(s *engine.Sim) {
 		a, b := int(ev.Node), int(ev.Peer)
 		for _, sr := range r.live {
 			if !sr.done && !sr.datagram && (sr.from == a && sr.to == b || sr.from == b && sr.to == a) {
-				sr.done = true
-				p.Msgs[sr.idx+3] = n
-				p.Msgs[sr.idx+4] = p.Msgs[sr.idx+4]&^3 | fateLost
+				r.lose(sr, n, 0)
+			}
+		}
+	case engine.EvCrash:
+		// What was on its way to the node is lost, and its connections
+		// break: the messages on them either way are lost too.
+		a := int(ev.Node)
+		for _, sr := range r.live {
+			if !sr.done && (sr.to == a || !sr.datagram && sr.from == a) {
+				r.lose(sr, n, 0)
+			}
+		}
+	case engine.EvDuplicate:
+		text := engine.FormatValue(ev.Msg)
+		for _, sr := range r.live {
+			if !sr.done && sr.datagram && sr.from == int(ev.Peer) && sr.to == int(ev.Node) && sr.text == text {
+				cp := &sendRec{idx: len(p.Msgs), from: sr.from, to: sr.to, text: sr.text, datagram: true}
+				p.Msgs = append(p.Msgs, n, sr.from, sr.to, -1, fateInFlight|flagDatagram|flagCopy, p.Msgs[sr.idx+5], p.Msgs[sr.idx+6])
+				r.live = append(r.live, cp)
+				break
 			}
 		}
 	}
 	r.live = slices.DeleteFunc(r.live, func(sr *sendRec) bool { return sr.done })
 	r.sends(n)
+	// Messages lost as they were sent (to a crashed node, across a
+	// partition) or in flight when the network split.
+	for _, l := range r.cap.losses {
+		for _, sr := range r.live {
+			if !sr.done && sr.from == l.from && sr.to == l.to && sr.text == l.text {
+				why := 0
+				switch {
+				case p.Msgs[sr.idx] == n && l.why == "node down":
+					why = flagToDown
+				case p.Msgs[sr.idx] == n && l.why == "partition":
+					why = flagAcross
+				}
+				r.lose(sr, n, why)
+				break
+			}
+		}
+	}
+	r.live = slices.DeleteFunc(r.live, func(sr *sendRec) bool { return sr.done })
 	for _, t := range r.cap.timers {
 		p.Timers = append(p.Timers, n, t.node, in.id(t.text))
 	}
 	// The state: in the simulator's model a step changes the state of one
-	// node at most, the one whose handler ran (a break or a drop changes
-	// only the network), so only its text is made again.
+	// node at most, the one whose handler ran or that crashed (a break, a
+	// drop, a duplication or a partition changes only the network), so
+	// only its text is made again.
 	if p.StatesUntil < n-1 {
 		// Past the page's size limit: no more states on this path.
 	} else if r.b.strs.bytes+8*len(p.Diffs) > r.b.o.Limits.StateBytes {
@@ -458,12 +673,20 @@ func (r *recorder) step(s *engine.Sim) {
 func (r *recorder) state(s *engine.Sim, n int, ev engine.Event) {
 	r.p.StatesUntil = n
 	switch ev.Kind {
-	case engine.EvBreak, engine.EvDrop:
+	case engine.EvBreak, engine.EvDrop, engine.EvDuplicate, engine.EvPartition, engine.EvHeal:
+		// The network's events: no node's state changes.
 	default:
 		_, lines := nodeLines(s, int(ev.Node))
 		r.diff(n, int(ev.Node), lines)
 	}
 	r.diff(n, s.Nodes(), splitLines(s.NetworkText()))
+}
+
+// lose ends message sr at step n: lost, for the reason flags why.
+func (r *recorder) lose(sr *sendRec, n, why int) {
+	sr.done = true
+	r.p.Msgs[sr.idx+3] = n
+	r.p.Msgs[sr.idx+4] = r.p.Msgs[sr.idx+4]&^3 | fateLost | why
 }
 
 // sends records the sends and annotations captured for step n.
@@ -617,8 +840,12 @@ func (b *builder) event(p *pathData, n int) engine.Event {
 	switch ev.Kind {
 	case engine.EvTimer:
 		ev.Timer = strings.TrimPrefix(b.strs.list[e[4]], "timer ")
-	case engine.EvApp, engine.EvMessage, engine.EvDatagram, engine.EvDrop:
-		ev.Msg = typeName(strings.TrimPrefix(strings.TrimPrefix(b.strs.list[e[4]], "app "), "drop "))
+	case engine.EvApp, engine.EvMessage, engine.EvDatagram, engine.EvDrop, engine.EvDuplicate:
+		label := b.strs.list[e[4]]
+		for _, prefix := range []string{"app ", "drop ", "dup "} {
+			label = strings.TrimPrefix(label, prefix)
+		}
+		ev.Msg = typeName(label)
 	}
 	return ev
 }
@@ -678,8 +905,7 @@ func (b *builder) stateAt(p *pathData, n int) [][]string {
 func (b *builder) checkNodes(s *engine.Sim) ([]*sim.Property, error) {
 	var titles []string
 	for i := 0; i < s.Nodes(); i++ {
-		title, _ := nodeLines(s, i)
-		titles = append(titles, title)
+		titles = append(titles, s.NodeTitle(sim.NodeID(i)))
 	}
 	var check []*sim.Property
 	var info []propInfo

@@ -269,8 +269,14 @@ func TestExamplePages(t *testing.T) {
 				}
 				checkMark(t, p, "fail", ep.Fail)
 				f := byID(p.doc, "failure")
-				if f == nil || !strings.Contains(text(f), rep.Property) {
-					t.Errorf("the failure section does not name %s", rep.Property)
+				want := rep.Property
+				if rep.Kind == "linearizability" {
+					// The history, not a property of a state: the
+					// operations that are not linearizable.
+					want = rep.MinimalHistory[0]
+				}
+				if f == nil || !strings.Contains(text(f), want) {
+					t.Errorf("the failure section does not say %q", want)
 				}
 			}
 
@@ -312,6 +318,9 @@ func checkHeadline(t *testing.T, p *page, rep *htmlreport.Report) {
 	}
 	h1 := text(find(h, func(n *html.Node) bool { return n.Data == "h1" })[0])
 	want := map[string]string{"liveness": "Liveness violation of " + rep.Property, "safety": "Safety violation of " + rep.Property}[rep.Verdict]
+	if rep.Kind == "linearizability" {
+		want = "Linearizability violation"
+	}
 	if rep.Certainty != "" && !strings.Contains(text(h), rep.Certainty) {
 		t.Errorf("the headline does not give the certainty %q", rep.Certainty)
 	}
@@ -530,6 +539,57 @@ func TestMinimizedPath(t *testing.T) {
 	}
 }
 
+// TestFailureEvents renders a path with every kind of network failure
+// (reporttest.Faults): the lanes get each event's kind and label, the
+// duplicated datagram's copy is a message of its own, and the messages a
+// partition or a crash lost end there, lost, not in flight.
+func TestFailureEvents(t *testing.T) {
+	dir := t.TempDir()
+	reporttest.Faults(t, dir)
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	ep := p.data.Paths[0]
+	kinds := map[int]struct {
+		kind  engine.EventKind
+		label string
+	}{
+		2: {engine.EvDuplicate, "dup Data"},
+		4: {engine.EvPartition, "partition {0} | the rest"},
+		5: {engine.EvHeal, "partition heals"},
+		7: {engine.EvCrash, "crash"},
+	}
+	for step, want := range kinds {
+		e := ep.Ev[(step-1)*5:]
+		if engine.EventKind(e[0]) != want.kind || p.data.Strs[e[4]] != want.label {
+			t.Errorf("step %d: kind %v label %q, want %v %q", step, engine.EventKind(e[0]), p.data.Strs[e[4]], want.kind, want.label)
+		}
+	}
+	// step, from, to, end, flags (fate | 4 datagram | 8 copy | 16 lost to
+	// a crashed node), type.
+	want := []string{
+		"1 0->1 end 3 flags 4 Data",  // received
+		"2 0->1 end 4 flags 14 Data", // the copy, lost to the partition
+		"3 1->0 end 4 flags 6 Ack",   // lost to the partition
+		"6 0->1 end 8 flags 4 Data",  // received after node 0 crashed
+		"8 1->0 end 8 flags 22 Ack",  // sent to the crashed node
+	}
+	var got []string
+	for m := ep.Msgs; len(m) >= 7; m = m[7:] {
+		got = append(got, fmt.Sprintf("%d %d->%d end %d flags %d %s", m[0], m[1], m[2], m[3], m[4], p.data.Strs[m[6]]))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("messages:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	legend := byID(p.doc, "legend")
+	for _, class := range []string{"crash", "split", "reset", "drop", "brk"} {
+		if len(byClass(legend, "span", class)) != 1 {
+			t.Errorf("the legend has no %s entry", class)
+		}
+	}
+}
+
 // panicky panics on its second message: a handler panic for the page.
 type panicky struct {
 	sim.Base
@@ -622,6 +682,81 @@ func TestHandlerPanic(t *testing.T) {
 		t.Errorf("headline %q", h1)
 	}
 	checkMark(t, p, "fail", 4)
+}
+
+// bootFailing's Start on every node fails as its mode says: "panic"
+// panics, "hang" does not return until bootRelease is closed.
+type bootFailing struct {
+	sim.Base
+	mode string
+}
+
+var bootRelease = make(chan struct{})
+
+func (b *bootFailing) Start(*sim.Context) {
+	if b.mode == "panic" {
+		panic("no config for this node")
+	}
+	<-bootRelease
+}
+
+func init() {
+	for _, mode := range []string{"panic", "hang"} {
+		sim.Register(&sim.System{
+			Name: "htmlreport-boot" + mode,
+			Build: func(sim.Params) (*sim.Config, error) {
+				return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &bootFailing{mode: mode} }}, nil
+			},
+		})
+	}
+}
+
+// bootPage renders the page of a path of no steps of system
+// htmlreport-bootMODE, whose boot fails, and checks its failure section
+// says so.
+func bootPage(t *testing.T, mode string, o htmlreport.Options) *page {
+	t.Helper()
+	dir := t.TempDir()
+	et := &trace.Trace{System: "htmlreport-boot" + mode, Params: map[string]string{}, Kind: "safety", Property: mode, Critical: -1}
+	if err := et.Write(filepath.Join(dir, htmlreport.ErrorTrace)); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.WriteDir(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	if f := byID(p.doc, "failure"); f == nil || !strings.Contains(text(f), "while the system booted") {
+		t.Error("the failure section does not say the system failed to boot")
+	}
+	return p
+}
+
+// TestBootPanic renders the trace of a system whose Start panics: a path
+// of no steps, failing while the system boots, with the panic's stack.
+func TestBootPanic(t *testing.T) {
+	p := bootPage(t, "panic", htmlreport.Options{})
+	ep := p.data.Paths[0]
+	if ep.Steps != 0 || ep.Fail != 0 || !strings.Contains(ep.FailText, "no config for this node") || !strings.Contains(ep.Stack, "Start") {
+		t.Errorf("steps %d fail %d %q, stack %q: want the panic at boot and its stack", ep.Steps, ep.Fail, ep.FailText, firstLines(ep.Stack, 3))
+	}
+	if h1 := text(find(p.doc, func(n *html.Node) bool { return n.Data == "h1" })[0]); !strings.Contains(h1, "Handler panic") {
+		t.Errorf("headline %q", h1)
+	}
+}
+
+// TestBootHang renders the trace of a system whose Start does not return:
+// the page is made (it used to wait for the boot forever, and so did the
+// search that writes it), with the hang and no state.
+func TestBootHang(t *testing.T) {
+	defer close(bootRelease)
+	p := bootPage(t, "hang", htmlreport.Options{HandlerTimeout: 100 * time.Millisecond})
+	ep := p.data.Paths[0]
+	if ep.Steps != 0 || ep.Fail != 0 || !strings.Contains(ep.FailText, "did not return") || ep.StatesUntil != -1 {
+		t.Errorf("steps %d fail %d %q, states until %d: want the hang at boot and no state", ep.Steps, ep.Fail, ep.FailText, ep.StatesUntil)
+	}
+	if heads := byClass(p.doc, "div", "lane-head"); len(heads) != 2 || text(heads[1]) != "node 1 (bootFailing)" {
+		t.Errorf("lane heads %d, want node 0 and node 1 (bootFailing)", len(heads))
+	}
 }
 
 func firstLines(s string, n int) string {

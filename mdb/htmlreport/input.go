@@ -65,9 +65,12 @@ type Report struct {
 	Lasso           *Lasso            `json:"lasso"`
 	Temperature     *Temperature      `json:"temperature"`
 	Violations      []Violation       `json:"violations"`
-	Files           map[string]string `json:"files"`
-	Replay          string            `json:"replay"`
-	Debug           string            `json:"debug"`
+	// MinimalHistory lists the operations of a linearizability
+	// violation's smallest non-linearizable part of the history.
+	MinimalHistory []string          `json:"minimal_history"`
+	Files          map[string]string `json:"files"`
+	Replay         string            `json:"replay"`
+	Debug          string            `json:"debug"`
 }
 
 // Critical is the critical transition of a report.

@@ -172,6 +172,15 @@ func build(in Input) (*page, error) {
 			return nil, err
 		}
 		pd.Paths = append(pd.Paths, ep)
+		if r := in.Report; r != nil && r.Kind == "linearizability" && ep.Fail < 0 {
+			// No step breaks a property: the clients' history, complete
+			// at the end of the path, has no linearization.
+			ep.Fail = ep.Steps
+			ep.FailText = "the clients' history is not linearizable"
+			if len(r.MinimalHistory) > 0 {
+				ep.FailText += "; these operations already are not:\n" + strings.Join(r.MinimalHistory, "\n")
+			}
+		}
 		other := func(name, title string, t *trace.Trace) *pathData {
 			if t == nil {
 				return nil
@@ -215,6 +224,9 @@ func build(in Input) (*page, error) {
 		}
 	}
 	pd.Nodes, pd.Strs, pd.Props = b.nodes, b.strs.list, b.props
+	if pd.Props == nil {
+		pd.Props = []propInfo{} // a system checked only by its history (linearizability)
+	}
 	if pd.Paths == nil {
 		pd.Paths, pd.Nodes, pd.Strs, pd.Props = []*pathData{}, []string{}, []string{}, []propInfo{}
 	}
@@ -398,6 +410,9 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 			stop += "; the search was cut short"
 		}
 		add("stopped", stop)
+	}
+	if r.Files["history_html"] != "" {
+		add("clients' history", "not linearizable: history.html beside this page shows it (history-full.html, every operation)")
 	}
 	if len(r.Violations) > 1 {
 		add("violations", fmt.Sprintf("%d violating paths; this page shows the first", len(r.Violations)))

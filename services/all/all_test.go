@@ -132,6 +132,28 @@ func TestPaperBugsAreFoundWithTheirCriticalTransition(t *testing.T) {
 	}
 }
 
+// TestRandtreeIssueSeeds runs randtree's liveness search with the CLI's
+// defaults (d_max 20,000, k = 20, confirmation) on seeds 1 and 2, which
+// issue 15 reported as C2 at d_init = 15: today's search finds their dead
+// paths at depth 10 and names C1 at the reset node's JoinReply. (Seed 4
+// needs 267,073 paths, seed 10 goes to depth 15: their critical
+// transitions are tested from their traces in package critical and the
+// sweep runs them whole.)
+func TestRandtreeIssueSeeds(t *testing.T) {
+	for _, seed := range []string{"1", "2"} {
+		t.Run("seed"+seed, func(t *testing.T) {
+			code, r := search(t, "--system", "randtree", "--property", "OneRoot", "--property", "NoLoops", "--property", "HasParent",
+				"--property", "KidsMatch", "--seed", seed, "--no-minimize")
+			if code != cli.ExitViolation || r.Critical == nil {
+				t.Fatalf("exit %d, critical %+v: want a liveness violation with its critical transition", code, r.Critical)
+			}
+			if c := r.Critical; c.Condition != "C1" || !strings.Contains(c.Event, "JoinReply{") {
+				t.Errorf("critical transition (%s) at step %d: %s; want C1 at the JoinReply", c.Condition, c.Step, c.Event)
+			}
+		})
+	}
+}
+
 func TestWhichSafetyPropertyCatchesThePaperBugs(t *testing.T) {
 	for _, b := range paperBugs {
 		t.Run(b.system, func(t *testing.T) {

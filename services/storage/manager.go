@@ -1,7 +1,7 @@
 package storage
 
 import (
-	"maps"
+	"cmp"
 	"slices"
 
 	"github.com/macemc/macemc/sim"
@@ -46,7 +46,8 @@ func (m *ExtentManager) HandleMessage(ctx *sim.Context, from sim.NodeID, msg sim
 	case NotifyFailure:
 		ctx.Log().Int("en", int(msg.Node)).Msg("extent node failed: dropping its replicas")
 		m.ExtentNodeMap[msg.Node] = Failed
-		for _, e := range slices.Sorted(maps.Keys(m.ExtentCenter)) {
+		var buf [16]ExtentID
+		for _, e := range sortedKeys(m.ExtentCenter, buf[:]) {
 			if i, ok := slices.BinarySearch(m.ExtentCenter[e], msg.Node); ok {
 				m.ExtentCenter[e] = slices.Delete(m.ExtentCenter[e], i, i+1)
 			}
@@ -67,7 +68,8 @@ func (m *ExtentManager) sync(from sim.NodeID, extents []ExtentID) {
 			m.ExtentCenter[e] = nil
 		}
 	}
-	for _, e := range slices.Sorted(maps.Keys(m.ExtentCenter)) {
+	var buf [16]ExtentID
+	for _, e := range sortedKeys(m.ExtentCenter, buf[:]) {
 		nodes := m.ExtentCenter[e]
 		if _, has := slices.BinarySearch(extents, e); has {
 			m.ExtentCenter[e] = insert(nodes, from)
@@ -84,9 +86,11 @@ func (m *ExtentManager) HandleTimer(ctx *sim.Context, name string) {
 	if name != repairTimer {
 		return
 	}
-	live := slices.Sorted(maps.Keys(m.ExtentNodeMap))
+	var nodeBuf [16]sim.NodeID
+	live := sortedKeys(m.ExtentNodeMap, nodeBuf[:])
 	live = slices.DeleteFunc(live, func(n sim.NodeID) bool { return m.ExtentNodeMap[n] != Alive })
-	for _, e := range slices.Sorted(maps.Keys(m.ExtentCenter)) {
+	var buf [16]ExtentID
+	for _, e := range sortedKeys(m.ExtentCenter, buf[:]) {
 		holders := m.ExtentCenter[e]
 		if len(holders) >= m.Target {
 			continue
@@ -99,6 +103,20 @@ func (m *ExtentManager) HandleTimer(ctx *sim.Context, name string) {
 		ctx.Log().Int("extent", int(e)).Int("to", int(live[dst])).Int("from", int(holders[src])).Msg("scheduling repair")
 		ctx.Send(live[dst], RepairRequest{Extent: e, Source: holders[src]})
 	}
+}
+
+// sortedKeys returns m's keys in increasing order, in buf's array when
+// they fit. Performance: the manager goes through its maps in key order in
+// every handler, and a walk to d_max runs thousands of them; allocating
+// the keys (slices.Sorted(maps.Keys(m))) was a quarter of a storage
+// search's time.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V, buf []K) []K {
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // Replicas returns the manager's count of e's replicas.

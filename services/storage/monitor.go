@@ -2,7 +2,6 @@ package storage
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/macemc/macemc/sim"
@@ -55,7 +54,8 @@ func (m *RepairChecker) Handle(ev any) error {
 	switch ev := ev.(type) {
 	case NodeFailed:
 		m.Pending--
-		for _, e := range slices.Sorted(maps.Keys(m.Holders)) {
+		var buf [16]ExtentID
+		for _, e := range sortedKeys(m.Holders, buf[:]) {
 			if i, ok := slices.BinarySearch(m.Holders[e], ev.Node); ok {
 				m.Holders[e] = slices.Delete(m.Holders[e], i, i+1)
 				if len(m.Holders[e]) == 0 {

@@ -288,6 +288,7 @@ type Sim struct {
 	maxBytes int
 	deadline func() bool // see SetInterrupt
 	encErr   error       // the first state encoding that failed; see HashErr
+	texts    *textMemo   // see serviceText; nil until NodeText is called
 
 	_ [cacheLine]byte // see padded
 }

@@ -8,12 +8,12 @@
   var S = D.strs;
   var NN = D.nodes.length;
   var EVW = 5, MSGW = 7, TMW = 3, NTW = 3, PRW = 3;
-  var KIND = ['app', 'message', 'datagram', 'timer', 'connerror', 'reset', 'break', 'drop'];
+  var KIND = ['app', 'message', 'datagram', 'timer', 'connerror', 'reset', 'break', 'drop', 'crash', 'duplicate', 'partition', 'heal'];
   var ROW = 22, CHUNK = 100, LONG = 40, CKPT = 512;
   // Lanes share the width the event column leaves, within bounds.
   var GUT = 140, LANE = Math.max(96, Math.min(210, Math.floor(((document.getElementById('lanes-scroll') || {}).clientWidth - GUT - 300) / Math.max(NN, 1))));
   var DESCX = GUT + NN * LANE + 8, WIDTH = DESCX + 1100;
-  var COLOR = { msg: '#1f4e9c', dgram: '#1b7f8c', drop: '#c0392b', flight: '#8a8f98', timer: '#b35c00', app: '#27ae60', shared: '#2e9e5b', cycle: '#7d3cbd' };
+  var COLOR = { msg: '#1f4e9c', dgram: '#1b7f8c', drop: '#c0392b', flight: '#8a8f98', timer: '#b35c00', app: '#27ae60', shared: '#2e9e5b', cycle: '#7d3cbd', crash: '#222', split: '#8e44ad' };
 
   var scroller = document.getElementById('lanes-scroll');
   var lanesEl = document.getElementById('lanes');
@@ -299,13 +299,26 @@
   }
 
   function msgTitle(p, m) {
-    var M = p.msgs, fate = M[m + 4] & 3;
-    var t = ((M[m + 4] & 4) ? 'datagram ' : '') + S[M[m + 5]] + ' from node ' + M[m + 1] + ' to node ' + M[m + 2] + ', sent at step ' + M[m];
-    if (fate === 0) { t += ', received at step ' + M[m + 3]; }
-    if (fate === 1) { t += ', dropped at step ' + M[m + 3]; }
-    if (fate === 2) { t += ', lost when the connection broke at step ' + M[m + 3]; }
+    var M = p.msgs, f = M[m + 4], fate = f & 3, e = M[m + 3];
+    var t = ((f & 8) ? 'a copy of ' : '') + ((f & 4) ? 'datagram ' : '') + S[M[m + 5]] + ' from node ' + M[m + 1] + ' to node ' + M[m + 2] +
+      ((f & 8) ? ', made at step ' : ', sent at step ') + M[m];
+    if (fate === 0) { t += ', received at step ' + e; }
+    if (fate === 1) { t += ', dropped at step ' + e; }
+    if (fate === 2) { t += ', ' + lostWhy(p, m); }
     if (fate === 3) { t += ', still in flight at the end of the path'; }
     return esc(t);
+  }
+
+  // lostWhy says how a lost message was lost: flags 16 and 32 mark one
+  // lost as it was sent; otherwise the event of the step that lost it.
+  function lostWhy(p, m) {
+    var M = p.msgs, f = M[m + 4], e = M[m + 3];
+    if (f & 16) { return 'lost: node ' + M[m + 2] + ' is down'; }
+    if (f & 32) { return 'lost: the network is partitioned'; }
+    var k = KIND[ev(p, e).kind];
+    if (k === 'crash') { return 'lost when node ' + ev(p, e).node + ' crashed at step ' + e; }
+    if (k === 'partition') { return 'lost when the network partitioned at step ' + e; }
+    return 'lost when the connection broke at step ' + e;
   }
 
   function endX(p, m) {
@@ -329,7 +342,7 @@
       : 'M' + x1 + ' ' + y1 + ' L' + x2 + ' ' + y2;
     o.push('<g><title>' + msgTitle(p, m) + '</title><path d="' + d + '" fill="none" stroke="' + st.color + '" stroke-width="1.5"' + (st.dash ? ' stroke-dasharray="' + st.dash + '"' : '') + ' marker-end="url(#' + st.marker + ')"/>');
     var lxp = M[m + 1] === M[m + 2] ? x1 + 48 : (x1 + x2) / 2, lyp = (y1 + y2) / 2 - 3;
-    o.push('<text class="lbl" x="' + lxp + '" y="' + lyp + '" text-anchor="middle" fill="' + st.color + '">' + esc(S[M[m + 6]]) + '</text></g>');
+    o.push('<text class="lbl" x="' + lxp + '" y="' + lyp + '" text-anchor="middle" fill="' + st.color + '">' + esc(S[M[m + 6]]) + ((M[m + 4] & 8) ? ' (copy)' : '') + '</text></g>');
   }
 
   function stubOut(o, sec, p, m) {
@@ -369,6 +382,26 @@
         var xd = lx(e.node) - (lx(e.node) - lx(e.peer)) / 6;
         o.push('<text x="' + xd + '" y="' + (yy + 5) + '" text-anchor="middle" font-size="15" font-weight="bold" fill="' + COLOR.drop + '">\u2715</text>');
         break;
+      case 'crash':
+        o.push('<rect x="' + (x - 7) + '" y="' + (yy - 7) + '" width="14" height="14" fill="' + COLOR.crash + '"/><text x="' + x + '" y="' + (yy + 5) + '" text-anchor="middle" font-size="13" font-weight="bold" fill="white">\u2715</text>');
+        lbl = 'crash: down for good'; col = COLOR.crash;
+        break;
+      case 'duplicate':
+        // The copy's arrow starts at the sender's lane.
+        x = lx(e.peer);
+        o.push('<circle cx="' + x + '" cy="' + yy + '" r="5" fill="white" stroke="' + COLOR.dgram + '" stroke-width="2"/><circle cx="' + (x + 3) + '" cy="' + (yy - 3) + '" r="5" fill="none" stroke="' + COLOR.dgram + '" stroke-width="1.5"/>');
+        lbl = e.label; col = COLOR.dgram;
+        if (NN > 1 && e.peer === NN - 1) { o.push('<text class="lbl" x="' + (x - 9) + '" y="' + (yy + 4) + '" text-anchor="end" fill="' + col + '">' + esc(lbl) + '</text>'); lbl = ''; }
+        break;
+      case 'partition':
+      case 'heal':
+        // Across every lane, with the side cut off named.
+        var side = e.peer, x0 = lx(0) - LANE / 2 + 4, x1 = lx(NN - 1) + LANE / 2 - 4, ids = [];
+        for (var j = 0; j < NN; j++) { if (Math.floor(side / Math.pow(2, j)) % 2 === 1) { ids.push(j); } }
+        o.push('<line x1="' + x0 + '" y1="' + yy + '" x2="' + x1 + '" y2="' + yy + '" stroke="' + COLOR.split + '" stroke-width="' + (k === 'partition' ? 3 : 1.5) + '" stroke-dasharray="' + (k === 'partition' ? '10 4' : '2 4') + '"/>');
+        ids.forEach(function (j) { o.push('<circle cx="' + lx(j) + '" cy="' + yy + '" r="4" fill="' + (k === 'partition' ? COLOR.split : 'white') + '" stroke="' + COLOR.split + '" stroke-width="1.5"/>'); });
+        o.push('<text class="lbl" x="' + ((x0 + x1) / 2) + '" y="' + (yy - 4) + '" text-anchor="middle" fill="' + COLOR.split + '">' + esc(e.label) + '</text>');
+        return;
     }
     // The last lane's labels go left, clear of the event column.
     var left = NN > 1 && e.node === NN - 1;
@@ -439,6 +472,8 @@
     // What the step did.
     var hap = [];
     (p.sendsAt[s] || []).forEach(function (m) { hap.push('<li>' + msgTitle(p, m) + '</li>'); });
+    // What the step's failure ended (a drop, a break, a crash, a partition).
+    (p.endsAt[s] || []).forEach(function (m) { if ((p.msgs[m + 4] & 3) !== 0 && p.msgs[m] !== s) { hap.push('<li>' + msgTitle(p, m) + '</li>'); } });
     (p.timersAt[s] || []).forEach(function (t) { hap.push('<li>node ' + p.timers[t + 1] + ': ' + esc(S[p.timers[t + 2]]) + '</li>'); });
     (p.notesAt[s] || []).forEach(function (t) { hap.push('<li>node ' + p.notes[t + 1] + ' log: ' + esc(S[p.notes[t + 2]]) + '</li>'); });
     if (hap.length) { h.push('<ul class="happened">' + hap.join('') + '</ul>'); }
@@ -449,6 +484,11 @@
         h.push('<li class="' + (v === 1 ? 'ok' : 'bad') + '">' + (v === 1 ? '\u2713 ' : v === 2 ? '! ' : '\u2717 ') + esc(D.props[i].kind) + ' ' + esc(D.props[i].name) + (v === 2 ? ' (the check panicked)' : v === 0 ? ' does not hold' : ' holds') + '</li>');
       }
       h.push('</ul>');
+    }
+    if (p.noStates) {
+      h.push('<p class="note">' + esc(p.noStates) + '</p>');
+      stateEl.innerHTML = h.join('');
+      return;
     }
     if (s > p.statesUntil) {
       h.push('<p class="note">The states after step ' + fmt(p.statesUntil) + ' of this path are not stored in the page: they would pass its size limit. ' +

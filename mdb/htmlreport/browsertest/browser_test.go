@@ -319,6 +319,40 @@ func TestExamplesInChromium(t *testing.T) {
 	}
 }
 
+// TestFailureEventsInChromium opens the page of a path with a
+// duplication, a partition, its healing and a crash (reporttest.Faults):
+// each is drawn on the lanes, and selecting the partition's step lists the
+// messages it lost.
+func TestFailureEventsInChromium(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	reporttest.Faults(t, dir)
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, htmlreport.PageFile)
+	b.open(t, file)
+	lanes := eval[string](t, b, `document.getElementById('lanes').textContent`)
+	for _, label := range []string{"dup Data", "Data (copy)", "partition {0} | the rest", "partition heals", "crash: down for good"} {
+		if !strings.Contains(lanes, label) {
+			t.Errorf("the lanes do not show %q", label)
+		}
+	}
+	b.run(t, "click the partition", chromedp.Click(chromedp.CSS(`#lanes .row[data-step="4"] .stepno`)))
+	panel := b.info(t).Panel
+	for _, lost := range []string{"a copy of datagram Data", "datagram Ack", "lost when the network partitioned at step 4"} {
+		if !strings.Contains(panel, lost) {
+			t.Errorf("the panel at the partition does not say %q:\n%s", lost, panel)
+		}
+	}
+	b.run(t, "click the last step", chromedp.Click(chromedp.CSS(`#lanes .row[data-step="8"] .stepno`)))
+	if panel := b.info(t).Panel; !strings.Contains(panel, "lost: node 0 is down") {
+		t.Errorf("the panel at step 8 does not say the Ack to the crashed node is lost:\n%s", panel)
+	}
+	b.screenshot(t, "faults")
+	b.checkClean(t, file)
+}
+
 // TestInteractions drives one page the way a person would: keys move the
 // selection, the live path's tab and the comparison with it, a collapsed
 // tail opens, a stub jumps to its message's other end.
@@ -342,6 +376,13 @@ func TestInteractions(t *testing.T) {
 	cmp := b.info(t)
 	if !strings.Contains(cmp.Panel, "- the live alternative, + the dead path") {
 		t.Errorf("the comparison with the live path is not shown:\n%s", cmp.Panel)
+	}
+	// The minimized path's tab: its own, shorter path, ending at the
+	// critical step.
+	b.run(t, "minimized tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-name="min"]`)))
+	mp := b.info(t)
+	if !strings.Contains(mp.Title, "(minimized path)") || mp.Rows == 0 || mp.Rows >= start.Crit+2 || mp.CritRows != 1 {
+		t.Errorf("the minimized tab shows %q with %d rows (%d critical); the dead path's critical step is %d", mp.Title, mp.Rows, mp.CritRows, start.Crit)
 	}
 	// The live path's tab.
 	b.run(t, "live tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-name="live"]`)))

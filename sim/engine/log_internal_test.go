@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/rs/zerolog"
+)
+
+// slowLine is what zerolog.ConsoleWriter writes for entry p.
+func slowLine(p []byte) (string, error) {
+	var out bytes.Buffer
+	cw := zerolog.ConsoleWriter{Out: &out, NoColor: true, PartsOrder: []string{zerolog.LevelFieldName, zerolog.MessageFieldName}}
+	_, err := cw.Write(p)
+	return out.String(), err
+}
+
+// fastLine is what consoleWriter writes for entry p, and whether it
+// formatted it itself rather than handing it to ConsoleWriter.
+func fastLine(p []byte) (string, bool, error) {
+	var out bytes.Buffer
+	c := newConsoleWriter(&out)
+	fast := c.format(p)
+	_, err := c.Write(p)
+	return out.String(), fast, err
+}
+
+// TestConsoleWriterMatchesZerolog: the simulator's and services' entries
+// are formatted without ConsoleWriter, and every entry, flat or not, gives
+// ConsoleWriter's line.
+func TestConsoleWriterMatchesZerolog(t *testing.T) {
+	for _, tc := range []struct {
+		entry string
+		fast  bool
+	}{
+		{`{"level":"info","step":3,"node":1,"event":"message","message":"begin node 1 receives Pong{n: 1} from node 0"}`, true},
+		{`{"level":"info","step":1,"node":0,"to":1,"type":"Data","message":"send datagram Data{seq: 2001, syn: true, conn: 0, msg: \"m0\"}"}` + "\n", true},
+		{`{"level":"debug","step":2,"choice":"rand","n":3,"value":-1,"message":"choice"}`, true},
+		{`{"level":"info","step":4,"node":0,"periodic":false,"message":"set timer retransmit/1"}`, true},
+		{`{"level":"error","step":4,"node":0,"panic":"boom \"x\"\n\ttab","message":"panic in handler"}`, true},
+		{`{"level":"info","node":0,"error":"conn refused","zeta":null,"alpha":"a b","message":""}`, true},
+		{`{"level":"info","f":1.5e-3,"g":-0,"u":"\u00e9\u0001\/","message":"caf\u00e9"}`, true},
+		{`{"level":"INFO","message":"upper-case level"}`, true},
+		{`{"level":"warn"}`, true},
+		{` { "level" : "info" , "message" : "spaces" } `, true},
+		// Handed to ConsoleWriter:
+		{`{"level":"info","obj":{"b":1,"a":"<x>"},"message":"nested"}`, false},
+		{`{"level":"info","arr":[1,2],"message":"array"}`, false},
+		{`{"level":"info","a":1,"a":2,"message":"duplicate"}`, false},
+		{`{"level":"info","k\u0041":1,"message":"escaped key"}`, false},
+		{`{"level":"info","time":"2020-01-01T00:00:00Z","message":"time"}`, false},
+		{`{"level":"info","caller":"x.go:1","message":"caller"}`, false},
+		{`{"level":"nonsense","message":"unknown level"}`, false},
+		{`{"level":"info","message":"surrogate \ud83d\ude00"}`, false},
+		{"{\"level\":\"info\",\"message\":\"bad utf-8 \xff\"}", false},
+		{`{"level":"info","message":"trailing"} x`, false},
+		{`{"level":"info","n":01}`, false},
+		{`{"message":"no level"}`, false},
+		{`not json`, false},
+		{`{"level":"info","message":"unterminated`, false},
+		{`{"level":"info","message":5}`, false},
+	} {
+		want, werr := slowLine([]byte(tc.entry))
+		got, fast, gerr := fastLine([]byte(tc.entry))
+		if got != want || (werr == nil) != (gerr == nil) {
+			t.Errorf("%s:\n got %q (err %v)\nwant %q (err %v)", tc.entry, got, gerr, want, werr)
+		}
+		if fast != tc.fast {
+			t.Errorf("%s: formatted without ConsoleWriter: %v, want %v", tc.entry, fast, tc.fast)
+		}
+	}
+}
+
+// FuzzConsoleWriter: whatever the entry, consoleWriter writes what
+// ConsoleWriter does.
+func FuzzConsoleWriter(f *testing.F) {
+	for _, s := range []string{
+		`{"level":"info","step":3,"node":1,"message":"begin node 1 receives Pong{n: 1} from node 0"}`,
+		`{"level":"debug","choice":"rand","n":3,"value":-1e5,"message":"choice"}`,
+		`{"level":"error","error":"x y","a":true,"b":null,"message":"panic \"p\"\n"}`,
+		`{"level":"info","u":"\u00e9\u0001\/\b\f\r\t","message":""}`,
+		`{"level":"info","obj":{"b":1},"message":"nested"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, p []byte) {
+		want, werr := slowLine(p)
+		got, _, gerr := fastLine(p)
+		if got != want || (werr == nil) != (gerr == nil) {
+			t.Fatalf("%q:\n got %q (err %v)\nwant %q (err %v)", p, got, gerr, want, werr)
+		}
+	})
+}
