@@ -14,7 +14,7 @@
 #               (a 2w speedup below 2 with eff near 1 means the cores were
 #               busy with something else: see the load average)
 #   paths/s     bounded search of the fixed variant (nothing to find, the
-#               whole budget of 20,000 paths), workers = 2, walks to 5000
+#               whole budget of 100,000 paths), workers = 2, walks to 5000
 #   paths 2w    paths/s on 2 workers / on 1 (one worker runs on one core;
 #               two run the bounded search ahead of the order, see
 #               search/explore's doc): the scaling of the bounded search

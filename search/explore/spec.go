@@ -158,7 +158,12 @@ type speculation struct {
 	quit  chan struct{}
 	genWG sync.WaitGroup
 	off   atomic.Bool // a speculative handler hung: no more speculation
-	// the coordinator's cursor: task ti, record ri.
+	// genRunner runs the generator's paths, round after round.
+	genRunner *pathRunner
+	// the coordinator's cursor: task ti (cur, once looked at), record ri;
+	// seen holds the records of cur it has read.
+	cur  *task
+	seen []*specRec
 	ti, ri  int
 	passed  int // tasks the coordinator is done with
 	current atomic.Int64
@@ -215,7 +220,7 @@ func (sp *speculation) startRound(round, depth int, fk Forker) {
 	sp.stopGen()
 	sp.mu.Lock()
 	sp.round, sp.depth, sp.split, sp.fork = round, depth, splitDepth(depth), fk
-	sp.tasks, sp.ti, sp.ri, sp.passed, sp.made = nil, 0, 0, 0, 0
+	sp.tasks, sp.ti, sp.ri, sp.passed, sp.made, sp.cur, sp.seen = nil, 0, 0, 0, 0, nil, nil
 	sp.gen = depth >= minSpecDepth && sp.preload == nil
 	if sp.preload != nil {
 		sp.tasks = sp.preload[round]
@@ -226,7 +231,7 @@ func (sp *speculation) startRound(round, depth int, fk Forker) {
 		return
 	}
 	if sp.hints == nil {
-		sp.hints = newHintTable(sp.r.cfg.MaxStates)
+		sp.hints = newHintTable(sp.r.cfg.MaxStates, sp.r.cfg.MaxPaths)
 	} else {
 		// An earlier round's hints prune nothing in this one: make room.
 		sp.hints.clear()
@@ -258,6 +263,9 @@ func (sp *speculation) stop() {
 	}
 	sp.current.Store(0)
 	sp.stopGen()
+	if sp.genRunner != nil && !sp.genRunner.s.Abandoned() {
+		sp.genRunner.seen.(*genSet).v.free()
+	}
 }
 
 // generate runs the round's paths up to the split depth, in order, and
@@ -272,19 +280,26 @@ func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan st
 		sp.mu.Unlock()
 		sp.cond.Broadcast()
 	}()
-	s, err := engine.NewGuarded(c.System, engine.Options{}, c.HandlerTimeout)
-	if s == nil || err != nil {
-		return // the coordinator reports a system that does not boot
+	// The generator's simulator and set serve every round (the set keeps
+	// each state's round: an earlier round's prunes nothing).
+	if sp.genRunner == nil {
+		s, err := engine.NewGuarded(c.System, engine.Options{}, c.HandlerTimeout)
+		if s == nil || err != nil {
+			return // the coordinator reports a system that does not boot
+		}
+		gs := &genSet{globalSet: globalSet{newVisited(GeneratorStates(c.MaxStates))}, hints: sp.hints}
+		pr := newPathRunner(r, s, gs)
+		pr.rec = &recorder{}
+		if r.graph != nil {
+			pr.rec.graph = r
+		}
+		sp.genRunner = pr
 	}
-	gs := &genSet{globalSet: globalSet{newVisited(GeneratorStates(c.MaxStates))}, hints: sp.hints, task: 1}
-	defer gs.v.free()
-	pr := newPathRunner(r, s, gs)
+	pr := sp.genRunner
+	s := pr.s
+	gs := pr.seen.(*genSet)
+	gs.task = 1
 	pr.cut = split
-	var rec recorder
-	if r.graph != nil {
-		rec.graph = r
-	}
-	pr.rec = &rec
 	ex := fk.Fork(round, split, nil)
 	var ord int64
 	// pre holds the records of the paths that end above the split depth
@@ -292,7 +307,7 @@ func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan st
 	// A shard keeps them in shard 0 only.
 	var pre *task
 	keepPre := sp.shard == 0
-	err = s.Guard(c.HandlerTimeout, func() error {
+	err := s.Guard(c.HandlerTimeout, func() error {
 		var end *End
 		for {
 			// Wait for room ahead of the coordinator.
@@ -452,21 +467,63 @@ func recordOf(pr *pathRunner, e End) *specRec {
 	rc := pr.rec
 	all := s.Choices()
 	base := min(len(c.Prefix), len(all))
-	sr := &specRec{choices: slices.Clone(all[base:]), end: e}
+	sr := rc.mem.rec()
+	sr.end = e
+	sr.choices = take(&rc.mem.choices, all[base:])
+	rc.mem.tmp = rc.mem.tmp[:0]
 	for i := c.PrefixSteps; ; i++ {
 		st := s.StepStart(i)
 		if st >= len(all) {
 			break
 		}
-		sr.starts = append(sr.starts, int32(st-base))
+		rc.mem.tmp = append(rc.mem.tmp, int32(st-base))
 	}
+	sr.starts = take(&rc.mem.starts, rc.mem.tmp)
 	sr.begun = len(sr.starts)
 	sr.checked = len(rc.hashes)
-	sr.hashes = slices.Clone(rc.hashes)
+	sr.hashes = take(&rc.mem.hashes, rc.hashes)
 	if rc.graph != nil {
 		sr.graph = slices.Clone(rc.steps)
 	}
 	return sr
+}
+
+// recordMem hands out the memory of records in chunks: a record's slices
+// and the record itself are parts of larger arrays, which the records of
+// a worker share (one allocation for many records; a chunk is freed once
+// the coordinator is done with every record in it).
+type recordMem struct {
+	choices []engine.Choice
+	starts  []int32
+	hashes  []uint64
+	recs    []specRec
+	tmp     []int32
+}
+
+// chunk is how many elements a chunk holds at least.
+const chunk = 4096
+
+// take copies v into the free part of *buf (a new chunk when it does not
+// fit) and returns the copy.
+func take[T any](buf *[]T, v []T) []T {
+	if len(v) == 0 {
+		return nil
+	}
+	if cap(*buf)-len(*buf) < len(v) {
+		*buf = make([]T, 0, max(chunk, len(v)))
+	}
+	n := len(*buf)
+	*buf = append(*buf, v...)
+	return (*buf)[n : n+len(v) : n+len(v)]
+}
+
+// rec returns a new record from the chunk.
+func (m *recordMem) rec() *specRec {
+	if len(m.recs) == cap(m.recs) {
+		m.recs = make([]specRec, 0, chunk/16)
+	}
+	m.recs = m.recs[:len(m.recs)+1]
+	return &m.recs[len(m.recs)-1]
 }
 
 // recorder keeps the hash (and the graph step) of every state of a
@@ -475,6 +532,7 @@ type recorder struct {
 	graph  *runner // the search, when its graph is recorded
 	hashes []uint64
 	steps  []graphStep
+	mem    recordMem
 }
 
 func (rc *recorder) reset() {
@@ -547,14 +605,13 @@ func (sp *speculation) follow(p *Path, index int64) (followed, error) {
 			// A merged violation: run again, to rebuild it whole.
 			return miss()
 		}
-		j := *sr.job
+		// The record is this path's alone: its job becomes the path's.
+		j := sr.job
 		j.index = index
 		if j.result != nil {
-			v := *j.result
-			v.Path = index
-			j.result = &v
+			j.result.Path = index
 		}
-		f, err := end(&j, sr.end)
+		f, err := end(j, sr.end)
 		// A generator's record (or a merged one) walks from its end, if it
 		// walks: the coordinator hands the walk out, to replay the path.
 		if f.walk = j.walk && !j.stats.walked && j.result == nil; f.walk {
@@ -673,17 +730,28 @@ func (sp *speculation) seek(vals []int32) *specRec {
 // none (the round's tasks are all passed).
 func (sp *speculation) at() *specRec {
 	for {
-		sp.mu.Lock()
-		for sp.ti >= len(sp.tasks) && sp.gen {
-			sp.cond.Wait()
+		// Performance: the records the coordinator has seen of the task
+		// at the cursor (seen) are read without a lock; only past them
+		// does it take the task's lock, and wait.
+		if sp.ri < len(sp.seen) {
+			return sp.seen[sp.ri]
 		}
-		if sp.ti >= len(sp.tasks) {
+		if sp.cur == nil {
+			sp.mu.Lock()
+			for sp.ti >= len(sp.tasks) && sp.gen {
+				sp.cond.Wait()
+			}
+			if sp.ti >= len(sp.tasks) {
+				sp.mu.Unlock()
+				return nil
+			}
+			sp.cur = sp.tasks[sp.ti]
 			sp.mu.Unlock()
-			return nil
 		}
-		t := sp.tasks[sp.ti]
-		sp.mu.Unlock()
-		if sr := t.rec(sp.ri); sr != nil {
+		if sr := sp.cur.rec(sp.ri); sr != nil {
+			sp.cur.mu.Lock()
+			sp.seen = sp.cur.recs
+			sp.cur.mu.Unlock()
 			return sr
 		}
 		sp.passTask()
@@ -715,17 +783,9 @@ func (sp *speculation) generated() int64 {
 	return sp.made
 }
 
-// advance moves the cursor to the next record, letting go of the one it
-// passes.
-func (sp *speculation) advance() {
-	sp.mu.Lock()
-	t := sp.tasks[sp.ti]
-	sp.mu.Unlock()
-	t.mu.Lock()
-	t.recs[sp.ri] = nil
-	t.mu.Unlock()
-	sp.ri++
-}
+// advance moves the cursor to the next record (the task's records go
+// when the coordinator passes the task).
+func (sp *speculation) advance() { sp.ri++ }
 
 // passTask moves the cursor to the next task: the coordinator is done
 // with the current one, which makes room for the generator.
@@ -733,7 +793,7 @@ func (sp *speculation) passTask() {
 	sp.mu.Lock()
 	sp.tasks[sp.ti].passed.Store(true)
 	sp.tasks[sp.ti] = nil
-	sp.ti, sp.ri = sp.ti+1, 0
+	sp.ti, sp.ri, sp.cur, sp.seen = sp.ti+1, 0, nil, nil
 	sp.passed = sp.ti
 	sp.mu.Unlock()
 	sp.cond.Broadcast()
@@ -789,11 +849,16 @@ type hintTable struct {
 // maxHints bounds the hint table: 24 bytes a slot.
 const maxHints = 1 << 20
 
-func newHintTable(maxStates int) *hintTable {
+func newHintTable(maxStates int, maxPaths int64) *hintTable {
 	if maxStates <= 0 {
 		maxStates = DefaultMaxStates
 	}
 	size := min(slotsFor(maxStates), maxHints)
+	if maxPaths > 0 {
+		// A search of a few thousand paths reaches no more than a few
+		// states a path: a table its size costs less to make.
+		size = min(size, slotsFor(int(min(8*maxPaths, 1<<30))))
+	}
 	return &hintTable{keys: make([]atomic.Uint64, size), first: make([]atomic.Uint64, size), low: make([]atomic.Uint64, size),
 		max: int64(size) * 3 / 4, shift: 64 - uint(bits.TrailingZeros(uint(size)))}
 }

@@ -350,8 +350,11 @@ func BenchmarkWalkWorkers(b *testing.B) {
 	}
 }
 
-// pathBudget is the bounded search's budget of paths in BenchmarkPaths.
-const pathBudget = 20000
+// pathBudget is the bounded search's budget of paths in BenchmarkPaths:
+// long enough (a second or so) that what a search costs to start (a
+// simulator per worker, the first, shallow rounds) does not decide how it
+// scales.
+const pathBudget = 100000
 
 // heapSampler records the peak of the heap in use (runtime/metrics, which
 // does not stop the world) while a benchmark runs.
