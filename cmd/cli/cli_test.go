@@ -79,7 +79,7 @@ func run(t *testing.T, args ...string) (int, string, string) {
 
 func TestSearchFindsReportsAndReplays(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := run(t, "search", "--system", "clitest-poison", "--out", dir, "--seed", "3", "--depth", "1", "--walk-depth", "200", "--json")
+	code, out, errs := run(t, "search", "--system", "clitest-poison", "--out", dir, "--seed", "1", "--depth", "1", "--walk-depth", "200", "--json")
 	if code != ExitViolation {
 		t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)
 	}
@@ -140,7 +140,7 @@ func TestSearchFindsReportsAndReplays(t *testing.T) {
 		t.Errorf("critical: exit %d\n%s%s", code, out, errs)
 	}
 	// Without --json the summary ends with the replay command.
-	code, out, _ = run(t, "search", "--system", "clitest-poison", "--out", t.TempDir(), "--seed", "3", "--walk-depth", "200")
+	code, out, _ = run(t, "search", "--system", "clitest-poison", "--out", t.TempDir(), "--seed", "1", "--walk-depth", "200")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != ExitViolation || !strings.HasPrefix(lines[len(lines)-1], "replay: macemc replay --trace ") {
 		t.Errorf("summary does not end with the replay command:\n%s", out)

@@ -20,7 +20,7 @@ import (
 // confirmation.
 func TestConfidenceAndMinimizedPath(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := run(t, "search", "--system", "clitest-poison", "--out", dir, "--seed", "3", "--depth", "1", "--walk-depth", "200", "--json")
+	code, out, errs := run(t, "search", "--system", "clitest-poison", "--out", dir, "--seed", "1", "--depth", "1", "--walk-depth", "200", "--json")
 	if code != ExitViolation {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
@@ -80,12 +80,12 @@ func TestConfidenceAndMinimizedPath(t *testing.T) {
 		t.Errorf("mdb:\n%s", got)
 	}
 	// The summary shows both; --no-minimize and --no-confirm drop them.
-	code, out, _ = run(t, "search", "--system", "clitest-poison", "--out", t.TempDir(), "--seed", "3", "--depth", "1", "--walk-depth", "200")
+	code, out, _ = run(t, "search", "--system", "clitest-poison", "--out", t.TempDir(), "--seed", "1", "--depth", "1", "--walk-depth", "200")
 	if code != ExitViolation || !strings.Contains(out, "minimized doomed path: 2 steps instead of") || !strings.Contains(out, "Confirmation: ") {
 		t.Errorf("summary:\n%s", out)
 	}
 	dir2 := t.TempDir()
-	code, out, _ = run(t, "search", "--system", "clitest-poison", "--out", dir2, "--seed", "3", "--depth", "1", "--walk-depth", "200", "--json", "--no-minimize", "--no-confirm")
+	code, out, _ = run(t, "search", "--system", "clitest-poison", "--out", dir2, "--seed", "1", "--depth", "1", "--walk-depth", "200", "--json", "--no-minimize", "--no-confirm")
 	if code != ExitViolation || strings.Contains(out, `"confidence"`) || strings.Contains(out, `"minimized"`) {
 		t.Errorf("--no-minimize --no-confirm: exit %d\n%s", code, out)
 	}

@@ -603,8 +603,8 @@ func TestOutputFaults(t *testing.T) {
 	args := append(strings.Fields(m[1])[1:], "--max-paths", m[2], "--out", again)
 	res = run(t, args, plan{}, 5*time.Minute, "")
 	rep := checkReport(t, "the command that finds it again", res, again, true)
-	if rep == nil || rep.First() == nil || rep.First().Path != 5 {
-		t.Errorf("the command that finds it again found %+v", rep)
+	if want, _ := strconv.Atoi(m[2]); rep == nil || rep.First() == nil || rep.First().Path != int64(want-1) {
+		t.Errorf("the command that finds it again (--max-paths %s) found %+v", m[2], rep)
 	}
 }
 

@@ -46,7 +46,7 @@ func ExampleCheck() {
 	}
 	defer os.RemoveAll(out)
 	t := reporter{out: out}
-	opts := search.Options{Properties: []string{"AllAcked"}, Seed: 3, MaxPaths: 300, WalkDepth: 2000, Out: out}
+	opts := search.Options{Properties: []string{"AllAcked"}, Seed: 1, MaxPaths: 300, WalkDepth: 2000, Out: out}
 	searchtest.Check(t, sys, opts)
 
 	opts.Params = map[string]string{"fixed": "true"}
@@ -55,7 +55,7 @@ func ExampleCheck() {
 	// Output:
 	// macemc found a violation in transport:
 	// LIVENESS VIOLATION of AllAcked (dead state (critical transition C1): no live state in 2000 steps)
-	// critical transition: step 9, node 0 receives datagram Ack{seq: 6001, conn: 0, inc: 2} from node 1
+	// critical transition: step 7, node 0 receives datagram Ack{seq: 6001, conn: 0, inc: 2} from node 1
 	// replay: macemc replay --trace OUT/error.trace --log OUT/error.log
 	// fixed: none after 300 paths
 }
