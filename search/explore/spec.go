@@ -162,8 +162,8 @@ type speculation struct {
 	genRunner *pathRunner
 	// the coordinator's cursor: task ti (cur, once looked at), record ri;
 	// seen holds the records of cur it has read.
-	cur  *task
-	seen []*specRec
+	cur     *task
+	seen    []*specRec
 	ti, ri  int
 	passed  int // tasks the coordinator is done with
 	current atomic.Int64
