@@ -172,7 +172,7 @@ func Shard(ctx context.Context, c Config, index, count int) (*ShardRecords, erro
 	sp := newSpeculation(r)
 	sp.shard, sp.shards = index, count
 	r.spec = sp
-	sp.hints = newHintTable(c.MaxStates, 0)
+	sp.hints = newHintTable(hintBound(c.MaxStates, 0))
 	var wg sync.WaitGroup
 	jobs := make(chan *job) // no walk jobs: the workers run tasks only
 	for range c.Workers {

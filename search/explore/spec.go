@@ -226,15 +226,20 @@ func (sp *speculation) startRound(round, depth int, fk Forker) {
 		sp.tasks = sp.preload[round]
 	}
 	sp.current.Store(int64(round))
+	if sp.gen {
+		// An earlier round's hints prune nothing in this one: a table
+		// for about as many states as the search has seen, a few times
+		// over (each round is deeper), or the old one emptied.
+		want := slotsFor(8*sp.r.seen.count + 4096)
+		if sp.hints == nil || len(sp.hints.keys) < want && len(sp.hints.keys) < hintBound(sp.r.cfg.MaxStates, sp.r.cfg.MaxPaths) {
+			sp.hints = newHintTable(min(want, hintBound(sp.r.cfg.MaxStates, sp.r.cfg.MaxPaths)))
+		} else {
+			sp.hints.clear()
+		}
+	}
 	sp.mu.Unlock()
 	if !sp.gen {
 		return
-	}
-	if sp.hints == nil {
-		sp.hints = newHintTable(sp.r.cfg.MaxStates, sp.r.cfg.MaxPaths)
-	} else {
-		// An earlier round's hints prune nothing in this one: make room.
-		sp.hints.clear()
 	}
 	sp.quit = make(chan struct{})
 	sp.genWG.Add(1)
@@ -299,6 +304,9 @@ func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan st
 	s := pr.s
 	gs := pr.seen.(*genSet)
 	gs.task = 1
+	sp.mu.Lock()
+	gs.hints = sp.hints
+	sp.mu.Unlock()
 	pr.cut = split
 	ex := fk.Fork(round, split, nil)
 	var ord int64
@@ -418,11 +426,11 @@ func (sp *speculation) run(w *specWorker, t *task) bool {
 		return true
 	}
 	sp.mu.Lock()
-	fk, split := sp.fork, sp.split
+	fk, split, hints := sp.fork, sp.split, sp.hints
 	sp.mu.Unlock()
 	ex := fk.Fork(t.round, t.depth, t.prefix)
 	pr := w.pr
-	pr.seen, pr.floor = hintSet{sp.hints, t.ord}, split
+	pr.seen, pr.floor = hintSet{hints, t.ord}, split
 	var end *End
 	for n := int64(0); !r.stopping.Load() && r.ctx.Err() == nil && int64(t.round) == sp.current.Load() && !sp.off.Load() && !t.passed.Load() &&
 		(sp.limit == 0 || atomic.LoadInt64(&sp.donePaths)+n < sp.limit); n++ {
@@ -849,16 +857,22 @@ type hintTable struct {
 // maxHints bounds the hint table: 24 bytes a slot.
 const maxHints = 1 << 20
 
-func newHintTable(maxStates int, maxPaths int64) *hintTable {
+// hintBound is the most slots a search's hint table takes: maxHints, or
+// fewer for a small visited set or path budget (a search of a few thousand
+// paths reaches no more than a few states a path).
+func hintBound(maxStates int, maxPaths int64) int {
 	if maxStates <= 0 {
 		maxStates = DefaultMaxStates
 	}
 	size := min(slotsFor(maxStates), maxHints)
 	if maxPaths > 0 {
-		// A search of a few thousand paths reaches no more than a few
-		// states a path: a table its size costs less to make.
 		size = min(size, slotsFor(int(min(8*maxPaths, 1<<30))))
 	}
+	return size
+}
+
+// newHintTable returns a table of size slots (a power of 2).
+func newHintTable(size int) *hintTable {
 	return &hintTable{keys: make([]atomic.Uint64, size), first: make([]atomic.Uint64, size), low: make([]atomic.Uint64, size),
 		max: int64(size) * 3 / 4, shift: 64 - uint(bits.TrailingZeros(uint(size)))}
 }
