@@ -227,12 +227,12 @@ func (sp *speculation) startRound(round, depth int, fk Forker) {
 	}
 	sp.current.Store(int64(round))
 	if sp.gen {
-		// An earlier round's hints prune nothing in this one: a table
-		// for about as many states as the search has seen, a few times
-		// over (each round is deeper), or the old one emptied.
-		want := slotsFor(8*sp.r.seen.count + 4096)
-		if sp.hints == nil || len(sp.hints.keys) < want && len(sp.hints.keys) < hintBound(sp.r.cfg.MaxStates, sp.r.cfg.MaxPaths) {
-			sp.hints = newHintTable(min(want, hintBound(sp.r.cfg.MaxStates, sp.r.cfg.MaxPaths)))
+		// One table for every round, of a fixed size (a table that fills
+		// up stops pruning the workers' paths, which then run far ahead
+		// of what the order needs): an earlier round's hints prune nothing
+		// in this one, so it is emptied.
+		if sp.hints == nil {
+			sp.hints = newHintTable(hintBound(sp.r.cfg.MaxStates, sp.r.cfg.MaxPaths))
 		} else {
 			sp.hints.clear()
 		}
@@ -857,7 +857,7 @@ type hintTable struct {
 // maxHints bounds the hint table: 24 bytes a slot.
 const maxHints = 1 << 20
 
-// hintBound is the most slots a search's hint table takes: maxHints, or
+// hintBound is how many slots a search's hint table has: maxHints, or
 // fewer for a small visited set or path budget (a search of a few thousand
 // paths reaches no more than a few states a path).
 func hintBound(maxStates int, maxPaths int64) int {
