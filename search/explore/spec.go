@@ -227,14 +227,13 @@ func (sp *speculation) startRound(round, depth int, fk Forker) {
 	}
 	sp.current.Store(int64(round))
 	if sp.gen {
-		// One table for every round, of a fixed size (a table that fills
-		// up stops pruning the workers' paths, which then run far ahead
-		// of what the order needs): an earlier round's hints prune nothing
-		// in this one, so it is emptied.
+		// An earlier round's hints prune nothing in this one, but they
+		// cost no more than the room they take: a table over half full
+		// is replaced by an empty one (see growHints).
 		if sp.hints == nil {
-			sp.hints = newHintTable(hintBound(sp.r.cfg.MaxStates, sp.r.cfg.MaxPaths))
-		} else {
-			sp.hints.clear()
+			sp.hints = newHintTable(min(firstHints, hintBound(sp.r.cfg.MaxStates, sp.r.cfg.MaxPaths)))
+		} else if 2*sp.hints.count.Load() > sp.hints.max {
+			sp.growHints()
 		}
 	}
 	sp.mu.Unlock()
@@ -365,6 +364,10 @@ func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan st
 			}
 			t := newTask(ord, round, depth, slices.Clone(pr.prev))
 			sp.mu.Lock()
+			if h := sp.hints; h.count.Load() >= h.max {
+				sp.growHints()
+				gs.hints = sp.hints
+			}
 			if pre != nil {
 				sp.tasks = append(sp.tasks, pre)
 				pre = nil
@@ -888,13 +891,19 @@ func GeneratorStates(maxStates int) int {
 	return max(maxStates/4, 1024)
 }
 
-// clear empties the table. A worker still on an earlier round's task may
-// add a hint meanwhile: it is of that round, and prunes nothing in this.
-func (t *hintTable) clear() {
-	for i := range t.keys {
-		t.keys[i].Store(0)
-	}
-	t.count.Store(0)
+// firstHints is the size of a search's first hint table: small, so that a
+// search of a few paths costs little to start; growHints makes more room.
+const firstHints = 1 << 16
+
+// growHints replaces a full (or, at a round's start, a half-full) hint
+// table by an empty one four times its size, up to hintBound; sp.mu is
+// held. The tasks running keep the table they started with: the tasks
+// after them lose the hints of those before (more paths run ahead and
+// thrown away for a while, never another result), where a full table
+// would stop pruning the workers' paths for the rest of the round.
+func (sp *speculation) growHints() {
+	bound := hintBound(sp.r.cfg.MaxStates, sp.r.cfg.MaxPaths)
+	sp.hints = newHintTable(min(4*len(sp.hints.keys), bound))
 }
 
 // HintBytes is the memory of the hint table of a speculating search with
