@@ -893,7 +893,7 @@ func GeneratorStates(maxStates int) int {
 
 // firstHints is the size of a search's first hint table: small, so that a
 // search of a few paths costs little to start; growHints makes more room.
-const firstHints = 1 << 16
+const firstHints = 1 << 18
 
 // growHints replaces a full (or, at a round's start, a half-full) hint
 // table by an empty one four times its size, up to hintBound; sp.mu is
