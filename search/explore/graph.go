@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -66,8 +67,18 @@ type GraphStats struct {
 	Full bool
 }
 
+// stateInfo is what the graph records of a state: whether it is hot and
+// the fairness units enabled in it.
+type stateInfo struct {
+	hot   bool
+	units []uint64
+}
+
 // graphRun is the explored graph of one search.
 type graphRun struct {
+	// infos holds the stateInfo of the states the speculating workers
+	// reached, by exact key (graphStepOf).
+	infos sync.Map
 	c         *GraphConfig
 	g         *fair.Graph
 	ids       []int32 // per state of the current path after the prefix: its graph id, or -1
@@ -183,7 +194,20 @@ func (r *runner) graphStepOf(s *engine.Sim, h uint64) graphStep {
 	if gc.Key != nil {
 		st.key = gc.Key(s)
 	}
-	st.hot, st.units = stateOf(s, r.cfg.System.Liveness, gc.NodeFairness, nil)
+	if gc.Key == nil {
+		// An exact key names one state: what it is, the workers compute
+		// once between them.
+		gr := r.graph
+		if v, ok := gr.infos.Load(st.key); ok {
+			in := v.(*stateInfo)
+			st.hot, st.units = in.hot, in.units
+		} else {
+			st.hot, st.units = stateOf(s, r.cfg.System.Liveness, gc.NodeFairness, nil)
+			gr.infos.Store(st.key, &stateInfo{hot: st.hot, units: st.units})
+		}
+	} else {
+		st.hot, st.units = stateOf(s, r.cfg.System.Liveness, gc.NodeFairness, nil)
+	}
 	ev := s.LastEvent()
 	st.unit, st.failure = unitOf(&ev, gc.NodeFairness), ev.Kind.IsFailure()
 	for _, c := range s.Choices()[s.StepStart(s.Steps()-1):] {
