@@ -78,7 +78,7 @@ type stateInfo struct {
 type graphRun struct {
 	// infos holds the stateInfo of the states the speculating workers
 	// reached, by exact key (graphStepOf).
-	infos sync.Map
+	infos     sync.Map
 	c         *GraphConfig
 	g         *fair.Graph
 	ids       []int32 // per state of the current path after the prefix: its graph id, or -1
