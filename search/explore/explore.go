@@ -791,6 +791,9 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 	}
 	err = s.Guard(c.HandlerTimeout, func() error {
 		defer close(jobs)
+		// err is the closure's own: when the watchdog abandons a hung
+		// handler, this goroutine lives on while Guard returns.
+		var err error
 		var end *End
 		for {
 			if r.stopping.Load() {
