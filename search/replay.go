@@ -230,8 +230,18 @@ type Refined struct {
 
 // RefineCritical re-runs the critical-transition search on a liveness
 // trace, typically with a larger k (seed 003 §4.4), and writes the live
-// alternative and critical.json to o.Out.
+// alternative and critical.json to o.Out. A minimized path (min.trace) is
+// first extended by a walk to d_max (see walkMinimized): its critical
+// transition is then its last step when the minimization held, and a
+// walk that recovers is an error wrapping ErrNotDead.
 func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Refined, error) {
+	if t.Kind == trace.KindMinimized {
+		ext, err := walkMinimized(t, o)
+		if err != nil {
+			return nil, err
+		}
+		t = ext
+	}
 	if t.Kind != trace.KindLiveness {
 		return nil, fmt.Errorf("%w: the trace records a %q path, not a liveness violation", ErrInput, t.Kind)
 	}
@@ -304,6 +314,62 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 		return nil, fmt.Errorf("%w: %w", ErrOutput, err)
 	}
 	return out, nil
+}
+
+// ErrNotDead marks a minimized path that RefineCritical found not dead: the
+// walk from its end reached a live state. It comes wrapped with ErrInput.
+var ErrNotDead = errors.New("search: the path is not dead")
+
+// minimizedWalkStream is the random stream of the walk that extends a
+// minimized path (walks.SeedFor's stream argument), apart from the
+// search's walks and probes.
+const minimizedWalkStream = 1 << 44
+
+// walkMinimized returns the dead execution of a minimized doomed path for
+// the critical-transition search: the path, which ends with its critical
+// transition, then a random walk without failures to d_max (the trace's,
+// or o.WalkDepth), drawn from the trace's seed (or o.Seed). The walk must
+// not reach a live state; if it does, the minimized path is not dead under
+// that seed, and the error says so with the step. The result is a liveness
+// trace whose d_init is the minimized path's end, so the answer is at or
+// before its last step.
+func walkMinimized(t *trace.Trace, o CriticalOptions) (*trace.Trace, error) {
+	cfg, err := t.Config()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	seed := t.Seed
+	if o.Seed != nil {
+		seed = *o.Seed
+	}
+	depth := t.WalkDepth
+	if o.WalkDepth > 0 {
+		depth = o.WalkDepth
+	}
+	depth = max(depth, t.Steps+1)
+	opts := t.Options()
+	opts.Chooser = &engine.Prefix{Seq: t.Choices, Then: engine.NewRandom(walks.SeedFor(seed, minimizedWalkStream))}
+	s, err := engine.New(cfg, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the minimized path does not start: %w", ErrInput, err)
+	}
+	var res walks.Result
+	err = s.Guard(t.HandlerTimeout, func() error {
+		res = walks.Walk(s, &walks.Config{MaxSteps: depth, LiveAfter: t.Steps, Safety: cfg.Safety, Liveness: cfg.Liveness})
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%w: the walk after the minimized path: %w", ErrInput, err)
+	case res.Outcome == walks.Live:
+		return nil, fmt.Errorf("%w: %w: the minimized path, under seed %d: the walk from its end (step %d) reached a live state at step %d", ErrInput, ErrNotDead, seed, t.Steps, res.Steps)
+	case res.Outcome != walks.Dead && res.Outcome != walks.Quiescent:
+		return nil, fmt.Errorf("%w: the walk after the minimized path ended %s at step %d, not in a dead state (%v)", ErrInput, res.Outcome, res.Steps, res.Err)
+	}
+	ext := *t
+	ext.Kind, ext.Choices, ext.Steps, ext.Depth, ext.WalkDepth, ext.Seed = trace.KindLiveness, s.ChoiceValues(), s.Steps(), t.Steps, depth, seed
+	ext.Critical, ext.Condition = 0, ""
+	return &ext, nil
 }
 
 // MarshalJSON writes the refined critical transition as critical.json has

@@ -354,6 +354,40 @@ func TestRunWalkStrategy(t *testing.T) {
 	}
 }
 
+// TestCriticalOfMinimizedPath: the critical-transition search run again on
+// min.trace names the minimized path's last step, and a path whose end is
+// live, handed over as a minimized one, is refused with ErrNotDead.
+func TestCriticalOfMinimizedPath(t *testing.T) {
+	dir := t.TempDir()
+	rep, err := search.Run(context.Background(), poisonSystem, search.Options{Seed: 1, WalkDepth: 200, Workers: 1, Minimize: true, Out: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.First() == nil || rep.Files["min_trace"] == "" || rep.Files["live_trace"] == "" {
+		t.Fatalf("want a violation with min.trace and live.trace: %+v", rep.Files)
+	}
+	min, err := trace.Read(rep.Files["min_trace"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	refined, err := search.RefineCritical(context.Background(), min, search.CriticalOptions{Workers: 1, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := refined.Critical; c.Step != min.Steps || c.Condition != critical.C1 {
+		t.Errorf("critical transition of the %d-step minimized path: step %d, %v", min.Steps, c.Step, c.Condition)
+	}
+	live, err := trace.Read(rep.Files["live_trace"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	live.Kind = trace.KindMinimized
+	_, err = search.RefineCritical(context.Background(), live, search.CriticalOptions{Workers: 1, Out: t.TempDir()})
+	if !errors.Is(err, search.ErrNotDead) || !errors.Is(err, search.ErrInput) {
+		t.Errorf("a live path as a minimized one: %v", err)
+	}
+}
+
 // TestFaultsOverrideInEveryTrace: a run whose failures come from
 // Options.Faults (--faults) records them in every trace it writes, the
 // minimized path and the live alternative included, and in the live trace
