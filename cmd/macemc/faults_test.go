@@ -424,6 +424,10 @@ func hostileFiles(t *testing.T, dir, real string, n int, r *rand.Rand) []string 
 		case 7:
 			m.FailuresUntil, m.Properties = r.IntN(100000), []string{"Nope"}
 		}
+		if i%3 == 0 {
+			// critical extends a minimized path with a walk first.
+			m.Kind = trace.KindMinimized
+		}
 		if b, err := m.Marshal(); err == nil {
 			write(fmt.Sprintf("field%d.trace", i), b)
 		}
