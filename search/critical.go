@@ -158,10 +158,7 @@ func (c *Critical) Headline() string { return c.headline(false) }
 
 // headline is Headline, without the time when stable is set.
 func (c *Critical) headline(stable bool) string {
-	how := fmt.Sprintf("k=%d, d_max=%d, %d probes, %.2fs", c.Walks, c.WalkDepth, c.Probes, c.Elapsed.Seconds())
-	if stable {
-		how = fmt.Sprintf("k=%d, d_max=%d, %d probes", c.Walks, c.WalkDepth, c.Probes)
-	}
+	how := c.budget(stable)
 	switch {
 	case c.Step < 0:
 		return "no critical transition: " + c.Explain
@@ -172,6 +169,15 @@ func (c *Critical) headline(stable bool) string {
 		return fmt.Sprintf("dead from step %d (condition %s, %s)", c.Step, c.Condition, how)
 	}
 	return fmt.Sprintf("critical transition: step %d, %s (condition %s: dead from this step, %s)", c.Step, c.Event, c.Condition, how)
+}
+
+// budget is what the search spent: k, d_max, probes and (unless stable)
+// its time.
+func (c *Critical) budget(stable bool) string {
+	if stable {
+		return fmt.Sprintf("k=%d, d_max=%d, %d probes", c.Walks, c.WalkDepth, c.Probes)
+	}
+	return fmt.Sprintf("k=%d, d_max=%d, %d probes, %.2fs", c.Walks, c.WalkDepth, c.Probes, c.Elapsed.Seconds())
 }
 
 // deadAtStart reports whether a probe of the initial state found no walk
