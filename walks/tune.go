@@ -177,6 +177,8 @@ func (r *TuneResult) Suggest() int {
 // the walks' own bound.
 func (r *TuneResult) SVG(title string) []byte {
 	const w, h, left, bottom, top, right = 640, 400, 60, 50, 40, 20
+	// halo keeps a label legible where it crosses the curve or a line.
+	const halo = ` stroke="white" stroke-width="4" paint-order="stroke"`
 	pw, ph := float64(w-left-right), float64(h-top-bottom)
 	maxX := 1.0
 	if len(r.Steps) > 0 {
@@ -197,7 +199,13 @@ func (r *TuneResult) SVG(title string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", w, h, w, h)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", w, h)
-	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="14">%s</text>`+"\n", left, xmlEscape(title))
+	// A long title (a system with many parameters) is squeezed to the
+	// plot's width rather than cut off (about 7.5 pixels a character).
+	fit := ""
+	if avail := w - left - right; len(title)*15/2 > avail {
+		fit = fmt.Sprintf(` textLength="%d" lengthAdjust="spacingAndGlyphs"`, avail)
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="14"%s>%s</text>`+"\n", left, fit, xmlEscape(title))
 	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="black"/>`+"\n", left, y(0), w-right, y(0))
 	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="black"/>`+"\n", left, y(0), left, y(1))
 	for _, f := range []float64{0, 0.25, 0.5, 0.75, 1} {
@@ -214,11 +222,11 @@ func (r *TuneResult) SVG(title string) []byte {
 		if r.Unsafe > 0 {
 			unsafe = fmt.Sprintf(" (%d broke a safety property)", r.Unsafe)
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end" fill="#555">%d walks not live within %d steps%s</text></g>`+"\n", x(r.MaxSteps)-4, y(1)+28, r.Samples-len(r.Steps), r.MaxSteps, unsafe)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end" fill="#555"`+halo+`>%d walks not live within %d steps%s</text></g>`+"\n", x(r.MaxSteps)-8, y(1)+28, r.Samples-len(r.Steps), r.MaxSteps, unsafe)
 	}
 	if dmax > 0 {
 		fmt.Fprintf(&b, `<g id="dmax"><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#c0392b" stroke-width="2" stroke-dasharray="6 4"/>`, x(dmax), y(0), x(dmax), y(1))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end" fill="#c0392b">suggested d_max = %d</text></g>`+"\n", x(dmax)-4, y(1)+12, dmax)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end" fill="#c0392b"`+halo+`>suggested d_max = %d</text></g>`+"\n", x(dmax)-8, y(1)+12, dmax)
 	}
 	var pts bytes.Buffer
 	fmt.Fprintf(&pts, "%.1f,%.1f", x(0), y(0))
@@ -235,7 +243,7 @@ func (r *TuneResult) SVG(title string) []byte {
 // inline.
 var tunePage = template.Must(template.New("tune").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
-<style>body{font:14px/1.45 system-ui,sans-serif;margin:20px;color:#1d2330}h1{font-size:20px}table{border-collapse:collapse}td,th{padding:2px 12px;text-align:right;border-bottom:1px solid #ddd}.dmax{color:#c0392b;font-weight:600}</style>
+<style>body{font:14px/1.45 system-ui,sans-serif;margin:20px;color:#1d2330}h1{font-size:20px;overflow-wrap:anywhere}table{border-collapse:collapse}td,th{padding:2px 12px;text-align:right;border-bottom:1px solid #ddd}.dmax{color:#c0392b;font-weight:600}</style>
 </head><body>
 <h1>{{.Title}}</h1>
 <p>{{.Samples}} walks from depth {{.Depth}}: {{.Live}} reached a live state within {{.MaxSteps}} steps{{if .Unsafe}} ({{.Unsafe}} broke a safety property){{end}}.</p>
