@@ -23,6 +23,21 @@ func registered(t reflect.Type) (func(reflect.Value) any, bool) { return hook.Ca
 // changes the hash nor shows in the text form.
 const tagName = "macemc"
 
+// encodedField reports whether the canonical encoding holds struct field
+// f: not one tagged `macemc:"-"`, an empty struct, a func, a chan or an
+// unsafe pointer. The encoder and the hashing programs (prog.go) both ask
+// it, so that they read the same fields.
+func encodedField(f reflect.StructField) bool {
+	if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 && f.Type.Kind() == reflect.Struct {
+		return false
+	}
+	switch f.Type.Kind() {
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return false
+	}
+	return true
+}
+
 // AppendCanonical appends the canonical encoding of v to buf: every field,
 // exported or not (except those tagged `macemc:"-"`), maps in key order,
 // pointers followed (a cycle is encoded as a back-reference), interfaces
@@ -490,11 +505,7 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 		anyClean := false
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
-			if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 && f.Type.Kind() == reflect.Struct {
-				continue
-			}
-			switch f.Type.Kind() {
-			case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+			if !encodedField(f) {
 				continue
 			}
 			c := !f.IsExported() && needsClean(f.Type)

@@ -231,11 +231,7 @@ func (b *progBuilder) add(t reflect.Type, off uintptr) bool {
 		// The same fields as the struct encoder, in the same order.
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
-			if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 && f.Type.Kind() == reflect.Struct {
-				continue
-			}
-			switch f.Type.Kind() {
-			case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+			if !encodedField(f) {
 				continue
 			}
 			if !b.add(f.Type, off+f.Offset) {
