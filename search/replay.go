@@ -327,8 +327,9 @@ const minimizedWalkStream = 1 << 44
 
 // walkMinimized returns the dead execution of a minimized doomed path for
 // the critical-transition search: the path, which ends with its critical
-// transition, then a random walk without failures to d_max (the trace's,
-// or o.WalkDepth), drawn from the trace's seed (or o.Seed). The walk must
+// transition, then a random walk to d_max (the trace's, or o.WalkDepth),
+// drawn from the trace's seed (or o.Seed), with failures as the trace has
+// them (off from its FailuresUntil, as in the search's walks). The walk must
 // not reach a live state; if it does, the minimized path is not dead under
 // that seed, and the error says so with the step. The result is a liveness
 // trace whose d_init is the minimized path's end, so the answer is at or
