@@ -50,16 +50,31 @@ func (g *Graph) FairCycle(root int32) *Lasso {
 // merge states, and the shortest to read), then the cycle that runs all of
 // the component's transitions' units, which is fair whenever the component
 // is. Every lasso has the shortest stem from root to its cycle.
+//
+// Performance: a search that found no fair cycle is followed by one that
+// first looks only at the part of the graph that changed (incremental): a
+// fair cycle the graph did not hold before runs through a transition
+// added since or through a state reached since, so when the states
+// reachable from those hold none, neither does the graph, and the answer
+// is the same empty one without a search of all of it.
 func (g *Graph) FairCycles(root int32, max int) []*Lasso {
 	if int(root) >= len(g.keys) || root < 0 || max <= 0 {
 		return nil
 	}
+	if !g.inc.changed(g, root) {
+		g.inc.skips++
+		return nil
+	}
+	out := g.fairCycles(root, max)
+	g.inc.none = len(out) == 0
+	return out
+}
+
+// fairCycles is FairCycles' search of the whole graph.
+func (g *Graph) fairCycles(root int32, max int) []*Lasso {
 	a := g.adjacency()
-	n := len(g.keys)
-	sc := &g.scratch
-	sc.index, sc.low, sc.mark = grow(sc.index, n), grow(sc.low, n), grow(sc.mark, n)
-	sc.on = grow(sc.on, n)
-	t := &tarjan{g: g, a: a, index: sc.index, low: sc.low, on: sc.on, mark: sc.mark}
+	t := g.tarjan(a, false)
+	defer g.keepGen(t)
 	reach := g.bfs(a, root, func(int32) bool { return true }, false)
 	var hot []int32
 	for v := range g.hot {
@@ -68,13 +83,54 @@ func (g *Graph) FairCycles(root int32, max int) []*Lasso {
 		}
 	}
 	var out []*Lasso
-	work := [][]int32{hot}
+	t.refine(hot, func(c []int32) bool {
+		for _, cyc := range g.simpleFairCycles(a, reach, c, max-len(out)) {
+			out = append(out, g.lassoOf(reach, root, cyc, len(c)))
+		}
+		if len(out) < max {
+			out = append(out, g.lasso(a, reach, root, c))
+		}
+		return len(out) < max
+	})
+	return out
+}
+
+// tarjan returns a tarjan over adjacency a with the scratch arrays, which
+// it clears unless keep is set (a search of a part of the graph only
+// touches, and first resets, the entries of that part: see components).
+func (g *Graph) tarjan(a *adjacency, keep bool) *tarjan {
+	n := len(g.keys)
+	sc := &g.scratch
+	if sc.gen > 1<<30 {
+		keep = false
+	}
+	if keep {
+		sc.index, sc.low, sc.mark, sc.on = extend(sc.index, n), extend(sc.low, n), extend(sc.mark, n), extend(sc.on, n)
+	} else {
+		sc.index, sc.low, sc.mark, sc.on = grow(sc.index, n), grow(sc.low, n), grow(sc.mark, n), grow(sc.on, n)
+		sc.gen = 0
+	}
+	return &tarjan{g: g, a: a, index: sc.index, low: sc.low, on: sc.on, mark: sc.mark, gen: sc.gen, stack: sc.stack[:0], calls: sc.calls[:0]}
+}
+
+// keepGen keeps t's membership stamp and stacks for the next search.
+func (g *Graph) keepGen(t *tarjan) {
+	g.scratch.gen, g.scratch.stack, g.scratch.calls = t.gen, t.stack[:0], t.calls[:0]
+}
+
+// refine splits set into strongly connected components and refines them
+// (see FairCycle): it calls fair with every component that holds a fair
+// cycle, in order, until fair returns false.
+func (t *tarjan) refine(set []int32, fair func(c []int32) bool) {
+	g, a := t.g, t.a
+	work := [][]int32{set}
 	taken := make([]bool, len(g.unit))
-	for len(work) > 0 && len(out) < max {
+	goOn := true
+	for len(work) > 0 && goOn {
 		set := work[len(work)-1]
 		work = work[:len(work)-1]
 		for _, c := range t.components(set) {
-			if len(out) >= max {
+			if !goOn {
 				break
 			}
 			if !t.cyclic(c) {
@@ -106,12 +162,7 @@ func (g *Graph) FairCycles(root int32, max int) []*Lasso {
 				}
 			}
 			if len(keep) == len(c) {
-				for _, cyc := range g.simpleFairCycles(a, reach, c, max-len(out)) {
-					out = append(out, g.lassoOf(reach, root, cyc, len(c)))
-				}
-				if len(out) < max {
-					out = append(out, g.lasso(a, reach, root, c))
-				}
+				goOn = fair(c)
 				continue
 			}
 			if len(keep) > 1 || len(keep) == 1 && t.selfLoop(keep[0]) {
@@ -119,7 +170,125 @@ func (g *Graph) FairCycles(root int32, max int) []*Lasso {
 			}
 		}
 	}
-	return out
+}
+
+// incremental is what the searches for fair cycles know of the graph
+// between them: the states reachable from the root (over the transitions
+// looked at so far) and whether the last search found no fair cycle.
+type incremental struct {
+	root    int32
+	started bool
+	none    bool // the last search found no fair cycle
+	edges   int  // the transitions looked at
+	reached []bool
+	stamp   []int32 // visits of the current look (gen)
+	gen     int32
+	queue   []int32
+	seeds   []int32
+	adj     adjacency
+	skips   int // searches answered from the part that changed (tests)
+}
+
+// changed brings inc up to date with g's new transitions and reports
+// whether a search from root may find a fair cycle: unless the last search
+// found none, whether the states reachable (over transitions between hot
+// states that are no failure) from the hot states reached since and from
+// the targets of the transitions between hot reached states added since
+// hold a fair cycle. Every cycle that runs a new transition or a newly
+// reached state lies among those states, and every other cycle of hot
+// reachable states was there when the last search found none.
+func (inc *incremental) changed(g *Graph, root int32) bool {
+	if !inc.started || inc.root != root {
+		*inc = incremental{root: root, started: true, reached: inc.reached[:0], stamp: inc.stamp[:0], adj: inc.adj, skips: inc.skips}
+	}
+	for len(inc.reached) < len(g.keys) {
+		inc.reached = append(inc.reached, false)
+	}
+	inc.seeds = inc.seeds[:0]
+	if !inc.reached[root] {
+		inc.reach(g, root)
+	}
+	first := inc.edges
+	for e := first; e < len(g.edges); e++ {
+		if ed := &g.edges[e]; inc.reached[ed.from] && !inc.reached[ed.to] {
+			inc.reach(g, ed.to)
+		}
+	}
+	inc.edges = len(g.edges)
+	if !inc.none {
+		return true
+	}
+	for e := first; e < len(g.edges); e++ {
+		if ed := &g.edges[e]; !ed.failure && inc.reached[ed.from] && g.hot[ed.from] && g.hot[ed.to] {
+			inc.seeds = append(inc.seeds, ed.to)
+		}
+	}
+	if len(inc.seeds) == 0 {
+		return false
+	}
+	// The states reachable from the seeds over transitions between hot
+	// states, with their transitions as an adjacency.
+	for len(inc.stamp) < len(g.keys) {
+		inc.stamp = append(inc.stamp, 0)
+	}
+	if inc.gen++; inc.gen > 1<<30 {
+		clear(inc.stamp)
+		inc.gen = 1
+	}
+	n := len(g.keys)
+	a := &inc.adj
+	a.start, a.end = extend(a.start, n), extend(a.end, n)
+	a.idx = a.idx[:0]
+	set := inc.queue[:0]
+	for _, v := range inc.seeds {
+		if inc.stamp[v] != inc.gen {
+			inc.stamp[v] = inc.gen
+			set = append(set, v)
+		}
+	}
+	for i := 0; i < len(set); i++ {
+		v := set[i]
+		a.start[v] = int32(len(a.idx))
+		for e := g.head[v]; e >= 0; e = g.next[e] {
+			a.idx = append(a.idx, e)
+			ed := &g.edges[e]
+			if ed.failure || !g.hot[ed.to] || inc.stamp[ed.to] == inc.gen {
+				continue
+			}
+			inc.stamp[ed.to] = inc.gen
+			set = append(set, ed.to)
+		}
+		a.end[v] = int32(len(a.idx))
+	}
+	inc.queue = set
+	t := g.tarjan(a, true)
+	defer g.keepGen(t)
+	found := false
+	t.refine(set, func([]int32) bool {
+		found = true
+		return false
+	})
+	return found
+}
+
+// reach marks the states reachable from v (over every transition) as
+// reached, and the hot ones among them that were not as seeds.
+func (inc *incremental) reach(g *Graph, v int32) {
+	inc.reached[v] = true
+	q := append(inc.queue[:0], v)
+	for i := 0; i < len(q); i++ {
+		w := q[i]
+		if g.hot[w] {
+			inc.seeds = append(inc.seeds, w)
+		}
+		for e := g.head[w]; e >= 0; e = g.next[e] {
+			if to := g.edges[e].to; !inc.reached[to] {
+				inc.reached[to] = true
+				q = append(q, to)
+			}
+		}
+	}
+	inc.queue = q[:0]
 }
 
 // simpleCycleBudget bounds the transitions the search for simple fair
@@ -253,6 +422,9 @@ type scratch struct {
 	adj                    adjacency
 	fill, index, low, mark []int32
 	on                     []bool
+	gen                    int32 // the last membership stamp in mark
+	stack                  []int32
+	calls                  []frame
 }
 
 // grow returns s with length n and every element zero, reusing its memory
@@ -266,13 +438,29 @@ func grow[T any](s []T, n int) []T {
 	return s
 }
 
-// adjacency is the graph's transitions by source state.
-type adjacency struct {
-	start []int32 // per state: a range of idx
-	idx   []int32 // edge indices
+// extend returns s with length at least n, its elements kept (new ones
+// zero).
+func extend[T any](s []T, n int) []T {
+	if len(s) >= n {
+		return s
+	}
+	if cap(s) >= n {
+		old := len(s)
+		s = s[:n]
+		clear(s[old:])
+		return s
+	}
+	return append(s, make([]T, n-len(s))...)
 }
 
-func (a *adjacency) out(v int32) []int32 { return a.idx[a.start[v]:a.start[v+1]] }
+// adjacency is the graph's transitions by source state (of some states,
+// when it indexes a part of the graph).
+type adjacency struct {
+	start, end []int32 // per state: a range of idx
+	idx        []int32 // edge indices
+}
+
+func (a *adjacency) out(v int32) []int32 { return a.idx[a.start[v]:a.end[v]] }
 
 func (g *Graph) adjacency() *adjacency {
 	n := len(g.keys)
@@ -285,6 +473,7 @@ func (g *Graph) adjacency() *adjacency {
 	for v := 0; v < n; v++ {
 		a.start[v+1] += a.start[v]
 	}
+	a.end = a.start[1:]
 	g.scratch.fill = grow(g.scratch.fill, n)
 	fill := g.scratch.fill
 	copy(fill, a.start[:n])

@@ -20,7 +20,12 @@
 // search is linear in the graph per refinement and is run again on the
 // grown graph after every round of the search, as seed 002 iterates its
 // search with the bound: a cycle in the explored part is a cycle of the
-// system, so it is found as soon as the rounds reach it.
+// system, so it is found as soon as the rounds reach it. A search after
+// one that found nothing first looks only at the states reachable from
+// what was added since (a new fair cycle runs through a new transition or
+// a newly reachable state) and answers without a search of the whole
+// graph when they hold none: the same answer, at the cost of the part
+// that changed.
 //
 // Execution turns a lasso of the graph back into an execution of the
 // system (the choices of its stem and of its cycle), checking every state

@@ -1,7 +1,9 @@
 package fair
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -239,4 +241,69 @@ func TestFull(t *testing.T) {
 	if g.Edges() != 1 || g.Version() != v+1 {
 		t.Fatalf("%d edges, version +%d: a duplicate transition was added", g.Edges(), g.Version()-v)
 	}
+}
+
+// TestIncrementalSameAsFresh grows random graphs a state or a transition at
+// a time and searches after every addition: the graph that searched
+// before (and skips what did not change) answers exactly as a graph built
+// afresh with the same states and transitions.
+func TestIncrementalSameAsFresh(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	skipped, found := 0, 0
+	for i := range 3000 {
+		rg := randomGraph(r)
+		rg.edges = append(rg.edges, randomGraph(r).edges...) // more transitions, some to states not there yet
+		g := New(0)
+		added, states := 0, 0
+		var in []redge // the transitions added, in order
+		var ch []int32 // their choices
+		for added < len(rg.edges) || states < rg.n {
+			if states < rg.n && (added == len(rg.edges) || r.IntN(3) == 0) {
+				if _, err := g.AddState(uint64(100+states), rg.hot[states], rg.enabled[states]); err != nil {
+					t.Fatal(err)
+				}
+				states++
+			} else {
+				e := rg.edges[added]
+				added++
+				if int(e.from) >= states || int(e.to) >= states {
+					continue
+				}
+				g.AddEdge(e.from, e.to, e.unit, e.failure, []int32{int32(added - 1)})
+				in, ch = append(in, e), append(ch, int32(added-1))
+			}
+			fresh := New(0)
+			for v := range states {
+				if _, err := fresh.AddState(uint64(100+v), rg.hot[v], rg.enabled[v]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i, e := range in {
+				fresh.AddEdge(e.from, e.to, e.unit, e.failure, ch[i:i+1])
+			}
+			max := 1 + r.IntN(4)
+			before := g.inc.skips
+			got, want := g.FairCycles(0, max), fresh.FairCycles(0, max)
+			skipped += g.inc.skips - before
+			if len(want) > 0 {
+				found++
+			}
+
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("graph %d after %d states and %d transitions: incremental %s, fresh %s", i, states, added, lassos(got), lassos(want))
+			}
+		}
+	}
+	t.Logf("%d searches answered from the part that changed, %d found lassos", skipped, found)
+	if skipped < 1000 || found < 1000 {
+		t.Fatalf("%d searches skipped, %d found lassos: the test tests too little", skipped, found)
+	}
+}
+
+func lassos(ls []*Lasso) string {
+	s := ""
+	for _, l := range ls {
+		s += fmt.Sprintf("%+v ", *l)
+	}
+	return s
 }

@@ -30,10 +30,16 @@ type Graph struct {
 	edges []edge
 	seen  map[edgeKey]struct{}
 	ch    []int32 // the edges' choices
+	// head and next list each state's transitions, newest first: state
+	// v's first is head[v], transition e's next next[e] (-1: none). They
+	// let a search look at the part of the graph a few new transitions
+	// touch without indexing all of it (incremental).
+	head, next []int32
 	// version counts additions, so that a search need not look again at
 	// a graph that did not change.
 	version uint64
 	scratch scratch
+	inc     incremental
 }
 
 type edge struct {
@@ -74,6 +80,7 @@ func (g *Graph) AddState(key uint64, hot bool, units []uint64) (int32, error) {
 	g.ids[key] = id
 	g.keys = append(g.keys, key)
 	g.hot = append(g.hot, hot)
+	g.head = append(g.head, -1)
 	for _, u := range units {
 		g.enab = append(g.enab, g.unitID(u))
 	}
@@ -107,6 +114,8 @@ func (g *Graph) AddEdge(from, to int32, unit uint64, failure bool, choices []int
 	}
 	g.seen[k] = struct{}{}
 	g.edges = append(g.edges, edge{from: from, to: to, unit: u, failure: failure, ch: int32(len(g.ch)), nch: int32(len(choices))})
+	g.next = append(g.next, g.head[from])
+	g.head[from] = int32(len(g.edges) - 1)
 	g.ch = append(g.ch, choices...)
 	g.version++
 }
@@ -129,7 +138,10 @@ func (g *Graph) Hot(id int32) bool { return g.hot[id] }
 // Key returns the key of state id.
 func (g *Graph) Key(id int32) uint64 { return g.keys[id] }
 
-// Bytes estimates the graph's memory: its slices and maps.
+// Bytes estimates the graph's memory: the slices and maps that record its
+// states and transitions. The indexes the searches for fair cycles keep
+// (head and next, 4 bytes a state and 4 a transition, and their scratch
+// arrays) are not counted.
 func (g *Graph) Bytes() int {
 	const mapEntry = 48 // key, value and a map's overhead per entry, roughly
 	return len(g.keys)*(8+1+4) + len(g.enab)*4 + len(g.edges)*int(unsafe.Sizeof(edge{})) + len(g.ch)*4 +
