@@ -432,16 +432,17 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrConfig, c.Strategy.Name(), err)
 	}
 	var preload map[int][]*task
+	gr := newGraphRun(&c)
 	if len(c.Records) > 0 {
 		if _, ok := ex.(Forker); !ok {
 			return nil, fmt.Errorf("%w: strategy %s does not search depth first", ErrShard, c.Strategy.Name())
 		}
-		if preload, err = mergeRecords(c.Records); err != nil {
+		if preload, err = mergeRecords(c.Records, gr); err != nil {
 			return nil, err
 		}
 	}
 	r := &runner{cfg: c, ctx: ctx, ex: ex, start: time.Now(), seen: newVisited(c.MaxStates), preload: preload}
-	r.graph = newGraphRun(&r.cfg)
+	r.graph = gr
 	res, err := r.run()
 	if !r.hung {
 		// A goroutine stuck in a hung handler's path may still hold the
@@ -1147,7 +1148,7 @@ func (pr *pathRunner) boundedAfter(p *Path, index int64, pre []int32, carry path
 				if !c.NoHashing {
 					h = pr.onPath[k]
 				}
-				pr.rec.state(s, k, h)
+				pr.rec.state(s, k, h, true)
 			}
 			if stop {
 				return pr.blocked(j)
@@ -1166,7 +1167,7 @@ func (pr *pathRunner) boundedAfter(p *Path, index int64, pre []int32, carry path
 				return nil, End{}, fmt.Errorf("state after step %d: %w", s.Steps(), err)
 			}
 			if pr.rec != nil {
-				pr.rec.state(s, k, h)
+				pr.rec.state(s, k, h, false)
 			}
 			if pr.graph && r.graph != nil {
 				r.record(s, k, h)
@@ -1203,7 +1204,7 @@ func (pr *pathRunner) boundedAfter(p *Path, index int64, pre []int32, carry path
 			pr.onPath = append(pr.onPath[:k], h)
 			pr.memo(k, true)
 		} else if pr.rec != nil {
-			pr.rec.state(s, k, 0)
+			pr.rec.state(s, k, 0, false)
 		}
 		pr.states = k
 		if stop {

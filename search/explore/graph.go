@@ -67,18 +67,76 @@ type GraphStats struct {
 	Full bool
 }
 
-// stateInfo is what the graph records of a state: whether it is hot and
-// the fairness units enabled in it.
-type stateInfo struct {
-	hot   bool
+// stateInfos holds what the graph records of the states the speculating
+// workers reached (whether each is hot, the fairness units enabled in it),
+// by exact hash: the workers compute it once between them, when one of
+// them first reaches the state, and the coordinator reads it when it adds
+// the state to the graph from a record (recordStep). An exact hash names
+// one state, so what it holds does not depend on which worker put it
+// there. Performance: the shards hold no pointers (the collector does not
+// scan them), each under its own lock.
+type stateInfos struct {
+	shards [infoShards]infoShard
+}
+
+const infoShards = 64
+
+type infoShard struct {
+	mu sync.Mutex
+	at map[uint64]int32 // hash -> index in hot and off
+	// State i is hot[i], with units[off[i]:off[i+1]] enabled.
+	hot   []bool
+	off   []int32
 	units []uint64
+	_     [64]byte // keeps two shards' locks off one cache line
+}
+
+func (si *stateInfos) shard(h uint64) *infoShard { return &si.shards[h>>58] }
+
+// has reports whether state h's info is recorded.
+func (si *stateInfos) has(h uint64) bool {
+	sh := si.shard(h)
+	sh.mu.Lock()
+	_, ok := sh.at[h]
+	sh.mu.Unlock()
+	return ok
+}
+
+// put records state h's info, unless it is recorded already.
+func (si *stateInfos) put(h uint64, hot bool, units []uint64) {
+	sh := si.shard(h)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if _, ok := sh.at[h]; ok {
+		return
+	}
+	if sh.at == nil {
+		sh.at, sh.off = map[uint64]int32{}, []int32{0}
+	}
+	sh.at[h] = int32(len(sh.hot))
+	sh.hot = append(sh.hot, hot)
+	sh.units = append(sh.units, units...)
+	sh.off = append(sh.off, int32(len(sh.units)))
+}
+
+// get returns state h's info, its units appended to units; ok is false
+// when it is not recorded.
+func (si *stateInfos) get(h uint64, units []uint64) (hot bool, _ []uint64, ok bool) {
+	sh := si.shard(h)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	i, ok := sh.at[h]
+	if !ok {
+		return false, units, false
+	}
+	return sh.hot[i], append(units, sh.units[sh.off[i]:sh.off[i+1]]...), true
 }
 
 // graphRun is the explored graph of one search.
 type graphRun struct {
-	// infos holds the stateInfo of the states the speculating workers
-	// reached, by exact key (graphStepOf).
-	infos     sync.Map
+	// infos holds what the graph records of the states the speculating
+	// workers reached (graphStepOf).
+	infos     stateInfos
 	c         *GraphConfig
 	g         *fair.Graph
 	ids       []int32 // per state of the current path after the prefix: its graph id, or -1
@@ -174,60 +232,60 @@ func (gr *graphRun) step(k int, id int32, unit uint64, failure bool, ch []int32)
 	gr.g.AddEdge(gr.ids[k-1], id, unit, failure, ch)
 }
 
-// graphStep is what the graph records of one state of a path and the step
-// into it, taken by a speculating worker (graphStepOf) for the coordinator
-// to record (recordStep).
+// graphStep is what a speculative record keeps for the graph of one state
+// of its path and the step into it (graphStepOf), for the coordinator to
+// record (recordStep): the state's key, and the fairness unit of the step
+// and whether it is a failure. Whether the state is hot and the units
+// enabled in it are in the graph's stateInfos (by the state's exact hash,
+// which the record keeps), the step's choices in the record's choices.
+// Performance: it holds no pointers, so the records' arrays of them cost
+// the collector nothing to scan.
 type graphStep struct {
 	key     uint64
-	hot     bool
-	units   []uint64
 	unit    uint64
 	failure bool
-	ch      []int32
 }
 
 // graphStepOf returns the graph step of s's current state (hash h),
-// reached by its last step.
-func (r *runner) graphStepOf(s *engine.Sim, h uint64) graphStep {
-	gc := r.graph.c
+// reached by its last step, and makes sure the state's info is in the
+// graph's stateInfos (units is scratch memory for it, returned for reuse).
+func (r *runner) graphStepOf(s *engine.Sim, h uint64, units []uint64) (graphStep, []uint64) {
+	gr := r.graph
+	gc := gr.c
 	st := graphStep{key: h}
 	if gc.Key != nil {
 		st.key = gc.Key(s)
 	}
-	if gc.Key == nil {
-		// An exact key names one state: what it is, the workers compute
-		// once between them.
-		gr := r.graph
-		if v, ok := gr.infos.Load(st.key); ok {
-			in := v.(*stateInfo)
-			st.hot, st.units = in.hot, in.units
-		} else {
-			st.hot, st.units = stateOf(s, r.cfg.System.Liveness, gc.NodeFairness, nil)
-			gr.infos.Store(st.key, &stateInfo{hot: st.hot, units: st.units})
-		}
-	} else {
-		st.hot, st.units = stateOf(s, r.cfg.System.Liveness, gc.NodeFairness, nil)
+	if !gr.infos.has(h) {
+		var hot bool
+		hot, units = stateOf(s, r.cfg.System.Liveness, gc.NodeFairness, units[:0])
+		gr.infos.put(h, hot, units)
 	}
 	ev := s.LastEvent()
 	st.unit, st.failure = unitOf(&ev, gc.NodeFairness), ev.Kind.IsFailure()
-	for _, c := range s.Choices()[s.StepStart(s.Steps()-1):] {
-		st.ch = append(st.ch, c.Value)
-	}
-	return st
+	return st, units
 }
 
-// recordStep records state k of the current path from a speculative
-// record's graph step.
-func (r *runner) recordStep(k int, st *graphStep) {
+// recordStep records state k of the current path (exact hash h, reached
+// by a step of choices ch) from a speculative record's graph step. The
+// worker that recorded the step put the state's info in stateInfos before
+// it handed the record over; a state whose info is missing all the same is
+// not recorded.
+func (r *runner) recordStep(k int, st *graphStep, h uint64, ch []int32) {
 	gr := r.graph
 	id, known := gr.g.State(st.key)
 	if !known {
-		var err error
-		if id, err = gr.g.AddState(st.key, st.hot, st.units); err != nil {
-			id = -1
+		hot, units, ok := gr.infos.get(h, gr.units[:0])
+		gr.units = units
+		id = -1
+		if ok {
+			var err error
+			if id, err = gr.g.AddState(st.key, hot, units); err != nil {
+				id = -1
+			}
 		}
 	}
-	gr.step(k, id, st.unit, st.failure, st.ch)
+	gr.step(k, id, st.unit, st.failure, ch)
 }
 
 // checkEvery is how many paths may run before a changed graph is searched
@@ -235,7 +293,10 @@ func (r *runner) recordStep(k int, st *graphStep) {
 // and one for every 8 states of the graph, since a search costs time
 // linear in the graph (a search of a graph of n states costs about as much
 // as n/40 paths of a fixed system's dfs), so that searching costs a small
-// part of the paths' time however large the graph grows.
+// part of the paths' time however large the graph grows. (A search after
+// one that found nothing costs time linear in what was added since, as a
+// rule: fair.Graph.FairCycles; the schedule is kept as it was, since it
+// decides when a cycle is found.)
 func (gr *graphRun) checkEvery() int64 { return max(256, int64(gr.g.States()/8)) }
 
 // due reports whether the graph is to be searched now, if it changed since

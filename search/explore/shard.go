@@ -96,11 +96,17 @@ type GraphStep struct {
 	Ch      []int32
 }
 
-// record returns the Record of a speculative record.
-func (sr *specRec) record() Record {
+// record returns the Record of a speculative record (gr: the search's
+// graph, which holds its states' info).
+func (sr *specRec) record(gr *graphRun) Record {
 	rec := Record{Choices: sr.choices, Starts: sr.starts, Begun: sr.begun, Checked: sr.checked, Hashes: sr.hashes, End: sr.end}
-	for _, g := range sr.graph {
-		rec.Graph = append(rec.Graph, GraphStep{Key: g.key, Hot: g.hot, Units: g.units, Unit: g.unit, Failure: g.failure, Ch: g.ch})
+	for i, g := range sr.graph {
+		hot, units, _ := gr.infos.get(sr.hashes[i], nil)
+		var ch []int32
+		for _, c := range sr.choices[sr.starts[i]:sr.stepEnd(i)] {
+			ch = append(ch, c.Value)
+		}
+		rec.Graph = append(rec.Graph, GraphStep{Key: g.key, Hot: hot, Units: units, Unit: g.unit, Failure: g.failure, Ch: ch})
 	}
 	if j := sr.job; j != nil {
 		rec.Walked, rec.Cycle, rec.Transitions = j.stats.walked, j.stats.cycle, j.stats.transitions
@@ -115,11 +121,16 @@ func (sr *specRec) record() Record {
 }
 
 // specRec returns the speculative record of a Record, for the coordinator
-// to follow: a violation's is to be run again (redo).
-func (rec *Record) specRec() *specRec {
+// to follow: a violation's is to be run again (redo). The info of its
+// states goes to the graph's stateInfos (gr, nil without a graph); a
+// step's choices are the record's own.
+func (rec *Record) specRec(gr *graphRun) *specRec {
 	sr := &specRec{choices: rec.Choices, starts: rec.Starts, begun: rec.Begun, checked: rec.Checked, hashes: rec.Hashes, end: rec.End, redo: rec.Violation}
-	for _, g := range rec.Graph {
-		sr.graph = append(sr.graph, graphStep{key: g.Key, hot: g.Hot, units: g.Units, unit: g.Unit, failure: g.Failure, ch: g.Ch})
+	for i, g := range rec.Graph {
+		sr.graph = append(sr.graph, graphStep{key: g.Key, unit: g.Unit, failure: g.Failure})
+		if gr != nil && i < len(rec.Hashes) {
+			gr.infos.put(rec.Hashes[i], g.Hot, g.Units)
+		}
 	}
 	j := &job{walk: rec.Walked || rec.End.Reason == EndDepth || rec.End.Reason == EndCycle}
 	j.stats.walked, j.stats.cycle, j.stats.transitions = rec.Walked, rec.Cycle, rec.Transitions
@@ -222,7 +233,7 @@ rounds:
 			t.mu.Unlock()
 			st := ShardTask{Ord: t.ord, Prefix: t.above}
 			for _, rec := range recs {
-				st.Records = append(st.Records, rec.record())
+				st.Records = append(st.Records, rec.record(r.graph))
 				out.Paths++
 				out.Transitions += rec.job.stats.transitions
 				if rec.job.stats.walked {
@@ -269,7 +280,7 @@ rounds:
 
 // mergeRecords prepares a merge: the tasks of every shard's rounds in order,
 // checked to be the shards 0 to n-1 of one search.
-func mergeRecords(shards []*ShardRecords) (map[int][]*task, error) {
+func mergeRecords(shards []*ShardRecords, gr *graphRun) (map[int][]*task, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("%w: no shards to merge", ErrShard)
 	}
@@ -294,7 +305,7 @@ func mergeRecords(shards []*ShardRecords) (map[int][]*task, error) {
 				t := newTask(st.Ord, r.Round, r.Depth, nil)
 				t.above = st.Prefix
 				for i := range st.Records {
-					t.recs = append(t.recs, st.Records[i].specRec())
+					t.recs = append(t.recs, st.Records[i].specRec(gr))
 				}
 				t.done = true
 				rounds[r.Round] = append(rounds[r.Round], t)

@@ -494,7 +494,7 @@ func recordOf(pr *pathRunner, e End) *specRec {
 	sr.checked = len(rc.hashes)
 	sr.hashes = take(&rc.mem.hashes, rc.hashes)
 	if rc.graph != nil {
-		sr.graph = slices.Clone(rc.steps)
+		sr.graph = take(&rc.mem.graph, rc.steps[:len(rc.hashes)])
 	}
 	return sr
 }
@@ -507,6 +507,7 @@ type recordMem struct {
 	choices []engine.Choice
 	starts  []int32
 	hashes  []uint64
+	graph   []graphStep
 	recs    []specRec
 	tmp     []int32
 }
@@ -542,20 +543,38 @@ func (m *recordMem) rec() *specRec {
 type recorder struct {
 	graph  *runner // the search, when its graph is recorded
 	hashes []uint64
-	steps  []graphStep
-	mem    recordMem
+	// steps holds the graph steps of the path's states (its first
+	// len(hashes)). Performance: a path that replays the previous path's
+	// first states (boundedAfter) keeps their steps from it, as it keeps
+	// their hashes, instead of computing them again: most states of a
+	// depth-first search's path are its predecessor's.
+	steps []graphStep
+	units []uint64 // scratch for graphStepOf
+	mem   recordMem
 }
 
+// reset starts a new path (the steps stay, for the states it replays).
 func (rc *recorder) reset() {
-	rc.hashes, rc.steps = rc.hashes[:0], rc.steps[:0]
+	rc.hashes = rc.hashes[:0]
 }
 
-// state records state k of the path (hash h; 0 without hashing).
-func (rc *recorder) state(s *engine.Sim, k int, h uint64) {
+// state records state k of the path (hash h; 0 without hashing), which
+// the previous path reached too when replayed is set. States are recorded
+// in order, from state 1.
+func (rc *recorder) state(s *engine.Sim, k int, h uint64, replayed bool) {
 	rc.hashes = append(rc.hashes, h)
-	if rc.graph != nil {
-		rc.steps = append(rc.steps, rc.graph.graphStepOf(s, h))
+	if rc.graph == nil {
+		return
 	}
+	if replayed && k <= len(rc.steps) {
+		// The previous path's state k, reached by the same step: its
+		// step is in place (and so are those of the previous path's
+		// later states, which the path may replay next).
+		return
+	}
+	var st graphStep
+	st, rc.units = rc.graph.graphStepOf(s, h, rc.units)
+	rc.steps = append(rc.steps[:k-1], st)
 }
 
 // followed is what following a path through the records gave: the path's
@@ -685,7 +704,7 @@ func (sp *speculation) follow(p *Path, index int64) (followed, error) {
 				return miss()
 			}
 			if r.graph != nil {
-				r.recordStep(k, &sr.graph[k-1])
+				r.recordStep(k, &sr.graph[k-1], h, vals[sr.starts[k-1]:])
 			}
 			if cycle {
 				return fromRecord() // the record's walk from the cycle
