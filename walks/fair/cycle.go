@@ -181,30 +181,36 @@ type incremental struct {
 	none    bool // the last search found no fair cycle
 	edges   int  // the transitions looked at
 	reached []bool
-	stamp   []int32 // visits of the current look (gen)
+	stamp   []int32 // visits of the current look (gen-1 and gen)
 	gen     int32
-	queue   []int32
-	seeds   []int32
-	adj     adjacency
-	skips   int // searches answered from the part that changed (tests)
+	// Scratch of changed.
+	seeds, ends      []int32
+	queue, set, fill []int32
+	pos              []int32
+	adj              adjacency
+	rev              struct{ start, idx []int32 }
+	skips            int // searches answered from the part that changed (tests)
 }
 
 // changed brings inc up to date with g's new transitions and reports
 // whether a search from root may find a fair cycle: unless the last search
-// found none, whether the states reachable (over transitions between hot
-// states that are no failure) from the hot states reached since and from
-// the targets of the transitions between hot reached states added since
-// hold a fair cycle. Every cycle that runs a new transition or a newly
-// reached state lies among those states, and every other cycle of hot
-// reachable states was there when the last search found none.
+// found none, whether the hot states on a path (over transitions between
+// hot states that are no failure) from a seed back to a seed's source hold
+// a fair cycle. The seeds are the targets of the transitions between hot
+// reached states added since (their sources the sources), and the hot
+// states reached since (each its own source). Every cycle of hot states
+// that runs a new transition or a newly reached state lies among those
+// states, and every other cycle of hot reachable states was there when
+// the last search found none.
 func (inc *incremental) changed(g *Graph, root int32) bool {
 	if !inc.started || inc.root != root {
-		*inc = incremental{root: root, started: true, reached: inc.reached[:0], stamp: inc.stamp[:0], adj: inc.adj, skips: inc.skips}
+		*inc = incremental{root: root, started: true, reached: inc.reached[:0], stamp: inc.stamp[:0], pos: inc.pos,
+			adj: inc.adj, rev: inc.rev, skips: inc.skips}
 	}
 	for len(inc.reached) < len(g.keys) {
 		inc.reached = append(inc.reached, false)
 	}
-	inc.seeds = inc.seeds[:0]
+	inc.seeds, inc.ends = inc.seeds[:0], inc.ends[:0]
 	if !inc.reached[root] {
 		inc.reach(g, root)
 	}
@@ -220,29 +226,28 @@ func (inc *incremental) changed(g *Graph, root int32) bool {
 	}
 	for e := first; e < len(g.edges); e++ {
 		if ed := &g.edges[e]; !ed.failure && inc.reached[ed.from] && g.hot[ed.from] && g.hot[ed.to] {
-			inc.seeds = append(inc.seeds, ed.to)
+			inc.seeds, inc.ends = append(inc.seeds, ed.to), append(inc.ends, ed.from)
 		}
 	}
 	if len(inc.seeds) == 0 {
 		return false
 	}
-	// The states reachable from the seeds over transitions between hot
-	// states, with their transitions as an adjacency.
-	for len(inc.stamp) < len(g.keys) {
-		inc.stamp = append(inc.stamp, 0)
-	}
-	if inc.gen++; inc.gen > 1<<30 {
-		clear(inc.stamp)
-		inc.gen = 1
-	}
 	n := len(g.keys)
+	inc.stamp = extend(inc.stamp, n)
+	if inc.gen += 2; inc.gen > 1<<30 {
+		clear(inc.stamp)
+		inc.gen = 2
+	}
+	// fwd: the states reachable from the seeds over transitions between
+	// hot states (stamped gen-1), with their transitions as an adjacency.
+	fwd := inc.gen - 1
 	a := &inc.adj
 	a.start, a.end = extend(a.start, n), extend(a.end, n)
 	a.idx = a.idx[:0]
-	set := inc.queue[:0]
+	set := inc.set[:0]
 	for _, v := range inc.seeds {
-		if inc.stamp[v] != inc.gen {
-			inc.stamp[v] = inc.gen
+		if inc.stamp[v] != fwd {
+			inc.stamp[v] = fwd
 			set = append(set, v)
 		}
 	}
@@ -252,19 +257,69 @@ func (inc *incremental) changed(g *Graph, root int32) bool {
 		for e := g.head[v]; e >= 0; e = g.next[e] {
 			a.idx = append(a.idx, e)
 			ed := &g.edges[e]
-			if ed.failure || !g.hot[ed.to] || inc.stamp[ed.to] == inc.gen {
+			if ed.failure || !g.hot[ed.to] || inc.stamp[ed.to] == fwd {
 				continue
 			}
-			inc.stamp[ed.to] = inc.gen
+			inc.stamp[ed.to] = fwd
 			set = append(set, ed.to)
 		}
 		a.end[v] = int32(len(a.idx))
 	}
-	inc.queue = set
+	inc.set = set
+	// Of those, the ones from which a source is reachable inside them
+	// (stamped gen), by the transitions into each.
+	inc.pos = extend(inc.pos, n)
+	pos := inc.pos
+	for i, v := range set {
+		pos[v] = int32(i)
+	}
+	r := &inc.rev
+	r.start = grow(r.start, len(set)+1)
+	for _, v := range set {
+		for _, e := range a.out(v) {
+			if ed := &g.edges[e]; !ed.failure && inc.stamp[ed.to] == fwd {
+				r.start[pos[ed.to]+1]++
+			}
+		}
+	}
+	for i := range set {
+		r.start[i+1] += r.start[i]
+	}
+	r.idx = extend(r.idx[:0], int(r.start[len(set)]))
+	fill := append(inc.fill[:0], r.start[:len(set)]...)
+	for i, v := range set {
+		for _, e := range a.out(v) {
+			if ed := &g.edges[e]; !ed.failure && inc.stamp[ed.to] == fwd {
+				r.idx[fill[pos[ed.to]]] = int32(i)
+				fill[pos[ed.to]]++
+			}
+		}
+	}
+	inc.fill = fill
+	on := inc.queue[:0]
+	for _, u := range inc.ends {
+		if inc.stamp[u] == fwd {
+			inc.stamp[u] = inc.gen
+			on = append(on, u)
+		}
+	}
+	for i := 0; i < len(on); i++ {
+		p := pos[on[i]]
+		for _, j := range r.idx[r.start[p]:r.start[p+1]] {
+			if w := set[j]; inc.stamp[w] == fwd {
+				inc.stamp[w] = inc.gen
+				on = append(on, w)
+			}
+		}
+	}
+	inc.queue = on
+	if len(on) == 0 {
+		return false
+	}
 	t := g.tarjan(a, true)
 	defer g.keepGen(t)
 	found := false
-	t.refine(set, func([]int32) bool {
+	t.refine(on, func([]int32) bool {
 		found = true
 		return false
 	})
@@ -272,14 +327,14 @@ func (inc *incremental) changed(g *Graph, root int32) bool {
 }
 
 // reach marks the states reachable from v (over every transition) as
-// reached, and the hot ones among them that were not as seeds.
+// reached, and the hot ones among them as seeds, each its own source.
 func (inc *incremental) reach(g *Graph, v int32) {
 	inc.reached[v] = true
 	q := append(inc.queue[:0], v)
 	for i := 0; i < len(q); i++ {
 		w := q[i]
 		if g.hot[w] {
-			inc.seeds = append(inc.seeds, w)
+			inc.seeds, inc.ends = append(inc.seeds, w), append(inc.ends, w)
 		}
 		for e := g.head[w]; e >= 0; e = g.next[e] {
 			if to := g.edges[e].to; !inc.reached[to] {

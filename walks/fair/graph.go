@@ -21,14 +21,14 @@ const DefaultMaxStates = 1 << 20
 // A Graph is not safe for concurrent use.
 type Graph struct {
 	max   int
-	ids   map[uint64]int32
+	ids   idTable
 	keys  []uint64
 	hot   []bool
 	units []int32 // per state: a range of enab
 	enab  []int32 // unit ids
 	unit  map[uint64]int32
 	edges []edge
-	seen  map[edgeKey]struct{}
+	seen  edgeSet
 	ch    []int32 // the edges' choices
 	// head and next list each state's transitions, newest first: state
 	// v's first is head[v], transition e's next next[e] (-1: none). They
@@ -48,21 +48,18 @@ type edge struct {
 	ch, nch        int32 // choices: ch[ch : ch+nch]
 }
 
-type edgeKey struct{ from, to, unit int32 }
-
 // New returns an empty graph of at most maxStates states (DefaultMaxStates
 // when maxStates <= 0).
 func New(maxStates int) *Graph {
 	if maxStates <= 0 {
 		maxStates = DefaultMaxStates
 	}
-	return &Graph{max: maxStates, ids: map[uint64]int32{}, unit: map[uint64]int32{}, seen: map[edgeKey]struct{}{}, units: []int32{0}}
+	return &Graph{max: maxStates, unit: map[uint64]int32{}, units: []int32{0}}
 }
 
 // State returns the id of the state with this key, if recorded.
 func (g *Graph) State(key uint64) (int32, bool) {
-	id, ok := g.ids[key]
-	return id, ok
+	return g.ids.get(key)
 }
 
 // AddState records the state with this key, hot or not, with the units
@@ -70,14 +67,14 @@ func (g *Graph) State(key uint64) (int32, bool) {
 // is recorded already. It returns the state's id; ErrFull when the graph
 // is full and the state is new.
 func (g *Graph) AddState(key uint64, hot bool, units []uint64) (int32, error) {
-	if id, ok := g.ids[key]; ok {
+	if id, ok := g.ids.get(key); ok {
 		return id, nil
 	}
 	if len(g.keys) >= g.max {
 		return -1, ErrFull
 	}
 	id := int32(len(g.keys))
-	g.ids[key] = id
+	g.ids.put(key, id)
 	g.keys = append(g.keys, key)
 	g.hot = append(g.hot, hot)
 	g.head = append(g.head, -1)
@@ -108,11 +105,9 @@ func (g *Graph) AddEdge(from, to int32, unit uint64, failure bool, choices []int
 	if !failure {
 		u = g.unitID(unit)
 	}
-	k := edgeKey{from, to, u}
-	if _, dup := g.seen[k]; dup {
+	if !g.seen.add(from, to, u) {
 		return
 	}
-	g.seen[k] = struct{}{}
 	g.edges = append(g.edges, edge{from: from, to: to, unit: u, failure: failure, ch: int32(len(g.ch)), nch: int32(len(choices))})
 	g.next = append(g.next, g.head[from])
 	g.head[from] = int32(len(g.edges) - 1)
@@ -143,9 +138,9 @@ func (g *Graph) Key(id int32) uint64 { return g.keys[id] }
 // (head and next, 4 bytes a state and 4 a transition, and their scratch
 // arrays) are not counted.
 func (g *Graph) Bytes() int {
-	const mapEntry = 48 // key, value and a map's overhead per entry, roughly
+	const mapEntry = 48 // key, value and a table's overhead per entry, roughly
 	return len(g.keys)*(8+1+4) + len(g.enab)*4 + len(g.edges)*int(unsafe.Sizeof(edge{})) + len(g.ch)*4 +
-		(len(g.ids)+len(g.seen)+len(g.unit))*mapEntry
+		(g.ids.n+g.seen.n+len(g.unit))*mapEntry
 }
 
 func (g *Graph) enabled(id int32) []int32 { return g.enab[g.units[id]:g.units[id+1]] }

@@ -1,0 +1,102 @@
+package fair
+
+// Performance: the graph's two lookups, a state by key and a transition by
+// (from, to, unit), run once for every state an exploration records (about
+// a million times in a search of a few seconds). Purpose-built tables of
+// flat slots without pointers (open addressing, linear probing, at most
+// half full) cost less than maps for them, and nothing to the collector.
+
+// idTable maps state keys to ids.
+type idTable struct {
+	slots []idSlot
+	n     int
+	shift uint
+}
+
+type idSlot struct {
+	key uint64
+	id1 int32 // the id + 1; 0: an empty slot
+}
+
+// slot returns the slot of key: its own, or the empty one where it goes.
+func (t *idTable) slot(key uint64) *idSlot {
+	mask := len(t.slots) - 1
+	for i := int((key * 0x9e3779b97f4a7c15) >> t.shift); ; i = (i + 1) & mask {
+		if s := &t.slots[i]; s.id1 == 0 || s.key == key {
+			return s
+		}
+	}
+}
+
+func (t *idTable) get(key uint64) (int32, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
+	s := t.slot(key)
+	return s.id1 - 1, s.id1 != 0
+}
+
+// put adds key (not in t) with id.
+func (t *idTable) put(key uint64, id int32) {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		t.slots, t.shift = make([]idSlot, max(64, 2*len(old))), t.shift-1
+		if len(old) == 0 {
+			t.shift = 64 - 6
+		}
+		for _, s := range old {
+			if s.id1 != 0 {
+				*t.slot(s.key) = s
+			}
+		}
+	}
+	*t.slot(key) = idSlot{key: key, id1: id + 1}
+	t.n++
+}
+
+// edgeSet holds transitions by (from, to, unit).
+type edgeSet struct {
+	slots []edgeSlot
+	n     int
+	shift uint
+}
+
+type edgeSlot struct {
+	from1, to, unit int32 // from1: from + 1; 0: an empty slot
+}
+
+func (t *edgeSet) slot(k edgeSlot) *edgeSlot {
+	h := (uint64(uint32(k.from1))<<32 | uint64(uint32(k.to))) * 0x9e3779b97f4a7c15
+	h ^= uint64(uint32(k.unit)) * 0xc2b2ae3d27d4eb4f
+	h *= 0x9e3779b97f4a7c15
+	mask := len(t.slots) - 1
+	for i := int(h >> t.shift); ; i = (i + 1) & mask {
+		if s := &t.slots[i]; s.from1 == 0 || *s == k {
+			return s
+		}
+	}
+}
+
+// add adds transition (from, to, unit) and reports whether it is new.
+func (t *edgeSet) add(from, to, unit int32) bool {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		t.slots, t.shift = make([]edgeSlot, max(64, 2*len(old))), t.shift-1
+		if len(old) == 0 {
+			t.shift = 64 - 6
+		}
+		for _, s := range old {
+			if s.from1 != 0 {
+				*t.slot(s) = s
+			}
+		}
+	}
+	k := edgeSlot{from1: from + 1, to: to, unit: unit}
+	s := t.slot(k)
+	if s.from1 != 0 {
+		return false
+	}
+	*s = k
+	t.n++
+	return true
+}
