@@ -4,7 +4,8 @@ package fair
 // (from, to, unit), run once for every state an exploration records (about
 // a million times in a search of a few seconds). Purpose-built tables of
 // flat slots without pointers (open addressing, linear probing, at most
-// half full) cost less than maps for them, and nothing to the collector.
+// three quarters full) cost less than maps for them, and nothing to the
+// collector.
 
 // idTable maps state keys to ids.
 type idTable struct {
@@ -38,7 +39,7 @@ func (t *idTable) get(key uint64) (int32, bool) {
 
 // put adds key (not in t) with id.
 func (t *idTable) put(key uint64, id int32) {
-	if 2*(t.n+1) > len(t.slots) {
+	if 4*(t.n+1) > 3*len(t.slots) {
 		old := t.slots
 		t.slots, t.shift = make([]idSlot, max(64, 2*len(old))), t.shift-1
 		if len(old) == 0 {
@@ -79,7 +80,7 @@ func (t *edgeSet) slot(k edgeSlot) *edgeSlot {
 
 // add adds transition (from, to, unit) and reports whether it is new.
 func (t *edgeSet) add(from, to, unit int32) bool {
-	if 2*(t.n+1) > len(t.slots) {
+	if 4*(t.n+1) > 3*len(t.slots) {
 		old := t.slots
 		t.slots, t.shift = make([]edgeSlot, max(64, 2*len(old))), t.shift-1
 		if len(old) == 0 {
