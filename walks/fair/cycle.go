@@ -54,9 +54,9 @@ func (g *Graph) FairCycle(root int32) *Lasso {
 // Performance: a search that found no fair cycle is followed by one that
 // first looks only at the part of the graph that changed (incremental): a
 // fair cycle the graph did not hold before runs through a transition
-// added since or through a state reached since, so when the states
-// reachable from those hold none, neither does the graph, and the answer
-// is the same empty one without a search of all of it.
+// added since or through a state reached since, so when the states that
+// lie on a cycle with one of those hold none, neither does the graph, and
+// the answer is the same empty one without a search of all of it.
 func (g *Graph) FairCycles(root int32, max int) []*Lasso {
 	if int(root) >= len(g.keys) || root < 0 || max <= 0 {
 		return nil
