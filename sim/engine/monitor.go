@@ -54,13 +54,17 @@ func (s *Sim) notify(node int, ev any) {
 	}
 }
 
-// monitorHash returns monitor i's hash, encoding it if it changed.
+// monitorHash returns monitor i's hash, hashing it again if it changed:
+// straight from memory when it can (see pureHash), else its encoding.
 func (s *Sim) monitorHash(i int) uint64 {
 	ms := &s.w.mons[i]
 	if ms.dirty {
-		s.enc.buf = s.enc.buf[:0]
-		s.enc.value(ms.m)
-		ms.hash = xxhash.Sum64(s.enc.buf)
+		var ok bool
+		if ms.hash, ok = s.pureHash(ms.m); !ok {
+			s.enc.buf = s.enc.buf[:0]
+			s.enc.value(ms.m)
+			ms.hash = xxhash.Sum64(s.enc.buf)
+		}
 		if ms.failure != "" {
 			ms.hash = mix(ms.hash, hashString(ms.failure))
 		}
