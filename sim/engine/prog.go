@@ -654,8 +654,11 @@ func hashPtr(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint
 // not reach themselves) but the key's, whose scratch value has been read
 // by then.
 func hashMap(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint64, int) {
-	v := addrValue(sub.ptr, q)
-	n := v.Len()
+	m := *(*unsafe.Pointer)(q)
+	n, ok := mapLen(m)
+	if !ok {
+		n = addrValue(sub.ptr, q).Len()
+	}
 	h = step(h, uint64(n))
 	if left -= uvarintLen(n); left < 0 || n == 0 {
 		return h, left
@@ -663,7 +666,7 @@ func hashMap(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint
 	kops, vops := sub.key.ops, sub.elem.ops
 	var sum uint64
 	if sub.small {
-		if g, full := smallGroup(*(*unsafe.Pointer)(q), n); g != nil {
+		if g, full := smallGroup(m, n); g != nil {
 			for ; full != 0; full &= full - 1 {
 				at := slotAt(g, full, sub.slot)
 				eh, l := hashPure(e, prime5, left, kops, at)
@@ -678,7 +681,7 @@ func hashMap(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint
 	kv, ka := e.scratchOf(sub.kt)
 	vv, va := e.scratchOf(sub.vt)
 	var it reflect.MapIter
-	it.Reset(v)
+	it.Reset(addrValue(sub.ptr, q))
 	for it.Next() {
 		kv.SetIterKey(&it)
 		eh, l := hashPure(e, prime5, left, kops, ka)

@@ -67,6 +67,15 @@ func smallLayout(t reflect.Type) (slot, elemOff uintptr, ok bool) {
 	return mt.slotSize, mt.elemOff, true
 }
 
+// mapLen returns the number of entries of the map m (nil or what a map
+// variable holds).
+func mapLen(m unsafe.Pointer) (int, bool) {
+	if m == nil {
+		return 0, true
+	}
+	return int((*mapHeader)(m).used), smallMapsOK
+}
+
 // smallGroup returns the group of the map m of n entries (not 0) and its
 // full slots (the top bit of each one's control byte), or nil when m is
 // not small or not as expected.
