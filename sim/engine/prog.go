@@ -582,14 +582,14 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 			if left -= uvarintLen(len(s)) + len(s); left < 0 {
 				return h, left
 			}
-			h = step(step(h, uint64(len(s))), xxhash.Sum64String(s))
+			h = hashBytes(h, unsafe.StringData(s), len(s))
 			continue
 		case opBytes:
 			b := *(*[]byte)(q)
 			if left -= uvarintLen(len(b)) + len(b); left < 0 {
 				return h, left
 			}
-			h = step(step(h, uint64(len(b))), xxhash.Sum64(b))
+			h = hashBytes(h, unsafe.SliceData(b), len(b))
 			continue
 		case opSlice:
 			if h, left = hashSlice(e, h, left, op.sub, q); left < 0 {
@@ -630,6 +630,30 @@ func hashIface(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (ui
 	}
 	ops, th := te.prog.ops, te.hash // te may move when the cache grows
 	return hashPure(e, step(step(h, 1), th), left-9, ops, efaceData(&x))
+}
+
+// hashBytes feeds h the n bytes at p, a string's or a byte slice's: their
+// length, then up to 16 bytes as they are (two words read from both ends,
+// which overlap for fewer than 16: the length tells them apart), more as
+// their xxhash. Performance: most strings of a state are short, and
+// hashing one this way costs a fraction of a call to xxhash.
+func hashBytes(h uint64, p *byte, n int) uint64 {
+	h = step(h, uint64(n))
+	le := binary.LittleEndian
+	switch {
+	case n > 16:
+		return step(h, xxhash.Sum64(unsafe.Slice(p, n)))
+	case n >= 8:
+		b := unsafe.Slice(p, n)
+		return step(step(h, le.Uint64(b)), le.Uint64(b[n-8:]))
+	case n >= 4:
+		b := unsafe.Slice(p, n)
+		return step(h, uint64(le.Uint32(b))|uint64(le.Uint32(b[n-4:]))<<32)
+	case n > 0:
+		b := unsafe.Slice(p, n)
+		return step(h, uint64(b[0])|uint64(b[n/2])<<8|uint64(b[n-1])<<16)
+	}
+	return h
 }
 
 // hashPtr is hashPure of the tree pointer at q: as the encoding, 0 for nil,
