@@ -101,8 +101,8 @@ type prog struct {
 	hashable bool
 	tree     bool
 	// scalar is the kind of the only op when the program reads one
-	// number or bool at offset 0 (opNone otherwise): a slice of such
-	// values is encoded in one tight loop.
+	// number, bool or string at offset 0 (opNone otherwise): a slice of
+	// such values is encoded (and hashed) in one tight loop.
 	scalar uint8
 	// flat, when the program reads only numbers and bools (a value of
 	// fixed size), is what hashPure feeds the hash: one word (see word)
@@ -166,7 +166,7 @@ func (b *progBuilder) prog() *prog {
 	p := &prog{ops: words(b.ops), pure: b.pure, safe: b.safe, hashable: b.hashable, tree: b.tree, scalar: opNone}
 	if len(p.ops) == 1 && p.ops[0].off == 0 {
 		switch op := p.ops[0]; {
-		case op.kind < opStr:
+		case op.kind <= opStr:
 			p.scalar = op.kind
 		case op.kind == opWords && op.n == 1:
 			p.scalar = opU64
@@ -746,6 +746,15 @@ func hashSlice(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (ui
 			for _, f := range el.flat {
 				h = step(h, word(f.kind, unsafe.Add(p, f.off)))
 			}
+		}
+		return h, left
+	}
+	if el.scalar == opStr {
+		for _, s := range unsafe.Slice((*string)(data), n) {
+			if left -= uvarintLen(len(s)) + len(s); left < 0 {
+				return h, left
+			}
+			h = hashBytes(h, unsafe.StringData(s), len(s))
 		}
 		return h, left
 	}
