@@ -672,7 +672,8 @@ func hashPtr(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint
 // the map's hash does not depend on the order in which its entries were
 // added or are visited (the canonical encoding sorts them instead), and
 // two maps whose encodings differ hash equal only by a 2^-64 chance per
-// pair. The key and the value are copied to scratch values of the
+// pair. A small map's entries are read where they are (see smallGroup);
+// a larger map's key and value are copied to scratch values of the
 // encoder's (see scratchOf) and read there: reading them may hash other
 // maps, but none with keys or values of the type being read (tree types do
 // not reach themselves) but the key's, whose scratch value has been read
