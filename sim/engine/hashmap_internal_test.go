@@ -396,3 +396,36 @@ func TestHashMapMonitor(t *testing.T) {
 		t.Error("different monitors hash equal")
 	}
 }
+
+// cell is a linked list: a type that reaches itself through a pointer.
+type cell struct {
+	V    int
+	Next *cell
+}
+
+// TestHashCyclicTypes: a struct that reaches itself through pointers or
+// maps has no tree program (its values may hold cycles), and a value with
+// a cycle is hashed from its encoding: the hash ends, and tells values
+// apart.
+func TestHashCyclicTypes(t *testing.T) {
+	type node struct {
+		sim.Base
+		L *cell
+		M map[int]*cell
+	}
+	if p := progFor(reflect.TypeFor[node]()); p == nil || p.hashable || p.tree {
+		t.Fatal("a type that reaches itself is read from memory")
+	}
+	s := mapSim(t, Options{})
+	ring := func(v int) *node {
+		a := &cell{V: v}
+		a.Next = &cell{V: 2, Next: a}
+		return &node{L: a, M: map[int]*cell{1: a}}
+	}
+	h1, ok1 := s.hashValue(ring(1))
+	h2, ok2 := s.hashValue(ring(1))
+	h3, _ := s.hashValue(ring(3))
+	if !ok1 || !ok2 || h1 != h2 || h1 == h3 {
+		t.Errorf("hashes %x %x %x: want the first two equal and the third different", h1, h2, h3)
+	}
+}
