@@ -650,7 +650,7 @@ func hashString(s string) uint64 { return xxhash.Sum64String(s) }
 
 // hashNode hashes one node's service struct.
 func (s *Sim) hashNode(svc sim.Service) uint64 {
-	h, _ := s.hashValue(svc)
+	h, _ := s.stateHash(svc, true)
 	return h
 }
 
@@ -666,45 +666,41 @@ func (s *Sim) msgHash(p *pending) uint64 {
 	return p.hash
 }
 
-// hashValue hashes a node's struct or a message: straight from memory when
-// it can (see pureHash), else its canonical encoding within the
-// simulator's bound; false when that stopped (see HashErr).
-func (s *Sim) hashValue(v any) (uint64, bool) {
-	if h, ok := s.pureHash(v); ok {
-		return h, true
+// hashValue hashes a node's struct or a message (see stateHash); false
+// when its encoding stopped (see HashErr).
+func (s *Sim) hashValue(v any) (uint64, bool) { return s.stateHash(v, true) }
+
+// stateHash hashes v straight from memory (see hashPure) when v's type
+// (or, for a pointer, its target's type) has a hashable program and v's
+// encoding is within the simulator's bound and maxPure; else it hashes
+// v's canonical encoding, within the simulator's bound when bounded (false
+// when that stopped), without one otherwise.
+func (s *Sim) stateHash(v any, bounded bool) (uint64, bool) {
+	if v != nil {
+		te := s.enc.dynamic(reflect.TypeOf(v))
+		if p := te.prog; p != nil && p.hashable {
+			left := min(s.maxBytes, maxPure) - 8
+			h := step(prime5, te.hash)
+			at := efaceData(&v)
+			if te.ptr {
+				left--
+				if at == nil {
+					return avalanche(step(h, 0)), true
+				}
+				h = step(h, 1)
+			}
+			if h, left = hashPure(&s.enc, h, left, p.ops, at); left >= 0 {
+				return avalanche(h), true
+			}
+		}
+	}
+	if !bounded {
+		return s.valueHash(v), true
 	}
 	if !s.encode(v) {
 		return 0, false
 	}
 	return xxhash.Sum64(s.enc.buf), true
-}
-
-// pureHash hashes v straight from memory (see hashPure) when v's type (or,
-// for a pointer, its target's type) has a hashable program and v's
-// encoding is within the simulator's bound and maxPure; false otherwise.
-func (s *Sim) pureHash(v any) (uint64, bool) {
-	if v == nil {
-		return 0, false
-	}
-	te := s.enc.dynamic(reflect.TypeOf(v))
-	p := te.prog
-	if p == nil || !p.hashable {
-		return 0, false
-	}
-	left := min(s.maxBytes, maxPure) - 8
-	h := step(prime5, te.hash)
-	at := efaceData(&v)
-	if te.ptr {
-		left--
-		if at == nil {
-			return avalanche(step(h, 0)), true
-		}
-		h = step(h, 1)
-	}
-	if h, left = hashPure(&s.enc, h, left, p.ops, at); left < 0 {
-		return 0, false
-	}
-	return avalanche(h), true
 }
 
 // encode encodes v into s.enc.buf within the simulator's bound; on a stop

@@ -555,15 +555,7 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 		q := unsafe.Add(p, op.off)
 		switch op.kind {
 		case opField:
-			switch op.sub.tree {
-			case treeMap:
-				h, left = hashMap(e, h, left, op.sub, q)
-			case treePtr:
-				h, left = hashPtr(e, h, left, op.sub, q)
-			default:
-				h, left = hashIface(e, h, left, op.sub, q)
-			}
-			if left < 0 {
+			if h, left = hashField(e, h, left, op.sub, q); left < 0 {
 				return h, left
 			}
 			continue
@@ -611,6 +603,18 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 		left -= 8
 	}
 	return h, left
+}
+
+// hashField is hashPure of the opField at q: a tree map or pointer, or an
+// empty interface.
+func hashField(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint64, int) {
+	switch sub.tree {
+	case treeMap:
+		return hashMap(e, h, left, sub, q)
+	case treePtr:
+		return hashPtr(e, h, left, sub, q)
+	}
+	return hashIface(e, h, left, sub, q)
 }
 
 // hashIface is hashPure of the interface at q: nil, or a value whose type
