@@ -432,3 +432,55 @@ func TestHashCyclicTypes(t *testing.T) {
 		t.Errorf("hashes %x %x %x: want the first two equal and the third different", h1, h2, h3)
 	}
 }
+
+// bigMonitor grows past any small bound, in a field hashPure cannot read
+// (an interface holding a pointer), so it is encoded.
+type bigMonitor struct {
+	Xs []int
+	P  any
+}
+
+func (m *bigMonitor) Handle(any) error {
+	m.Xs = append(m.Xs, make([]int, 200)...)
+	m.P = &token{N: len(m.Xs)}
+	return nil
+}
+
+// boxedPtr is a node encoded (not hashed from memory): its interface holds
+// a pointer.
+type boxedPtr struct {
+	sim.Base
+	P any
+}
+
+func (n *boxedPtr) Start(ctx *sim.Context)                 { ctx.SetPeriodic("t"); n.P = &token{} }
+func (n *boxedPtr) HandleTimer(ctx *sim.Context, _ string) { ctx.Notify(1) }
+
+// TestHashBigMonitor: a monitor is hashed without the bound on nodes and
+// messages, even right after a node was encoded within it: the hash goes
+// on (it stopped with a panic when the node's bound was left armed), and
+// tells the monitor's states apart.
+func TestHashBigMonitor(t *testing.T) {
+	cfg := &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &boxedPtr{} },
+		Monitors: []sim.MonitorSpec{{Name: "big", New: func() sim.Monitor { return &bigMonitor{} }}}}
+	s, err := New(cfg, Options{MaxStateBytes: 1000, Chooser: NewRandom(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[uint64]bool{}
+	for range 5 {
+		if _, err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+		s.w.nodes[0].dirty = true
+		s.touch(0)
+		h := s.Hash()
+		if seen[h] {
+			t.Fatal("the monitor grew and the hash stayed as it was")
+		}
+		seen[h] = true
+	}
+	if err := s.HashErr(); err != nil {
+		t.Fatal(err)
+	}
+}
