@@ -650,7 +650,7 @@ func hashString(s string) uint64 { return xxhash.Sum64String(s) }
 
 // hashNode hashes one node's service struct.
 func (s *Sim) hashNode(svc sim.Service) uint64 {
-	h, _ := s.hashValue(svc)
+	h, _ := s.stateHash(svc, true)
 	return h
 }
 
@@ -666,10 +666,16 @@ func (s *Sim) msgHash(p *pending) uint64 {
 	return p.hash
 }
 
-// hashValue hashes a node's struct or a message: straight from memory when
-// its type has a pure program (see hashPure), else its canonical encoding
-// within the simulator's bound; false when that stopped (see HashErr).
-func (s *Sim) hashValue(v any) (uint64, bool) {
+// hashValue hashes a node's struct or a message (see stateHash); false
+// when its encoding stopped (see HashErr).
+func (s *Sim) hashValue(v any) (uint64, bool) { return s.stateHash(v, true) }
+
+// stateHash hashes v straight from memory (see hashPure) when v's type
+// (or, for a pointer, its target's type) has a hashable program and v's
+// encoding is within the simulator's bound and maxPure; else it hashes
+// v's canonical encoding, within the simulator's bound when bounded (false
+// when that stopped), without one otherwise.
+func (s *Sim) stateHash(v any, bounded bool) (uint64, bool) {
 	if v != nil {
 		te := s.enc.dynamic(reflect.TypeOf(v))
 		if p := te.prog; p != nil && p.hashable {
@@ -687,6 +693,9 @@ func (s *Sim) hashValue(v any) (uint64, bool) {
 				return avalanche(h), true
 			}
 		}
+	}
+	if !bounded {
+		return s.valueHash(v), true
 	}
 	if !s.encode(v) {
 		return 0, false

@@ -45,11 +45,12 @@
 // diffs. A node or message past Options.MaxStateBytes stops hashing with an
 // *EncodingError (HashErr). Hash is kept up to date incrementally: after a
 // step only the nodes and queues it touched are hashed again (hash.go), and
-// a struct or message of numbers, strings and slices of them is hashed
-// straight from memory (prog.go); what hashing every state costs a walk is
-// the "hash" column of scripts/bench.sh. Clone copies the state deeply, or
-// by replaying its choices when a deep copy cannot (CopyProblem); CheckCopy
-// checks a copy.
+// a struct or message of numbers, strings, slices, maps and pointers of
+// them is hashed straight from memory (prog.go; a map as the sum of its
+// entries' hashes, without sorting them); what hashing every state costs a
+// walk is the "hash" column of scripts/bench.sh. Clone copies the state
+// deeply, or by replaying its choices when a deep copy cannot
+// (CopyProblem); CheckCopy checks a copy.
 // The clients' history (sim.Context.Invoke, Return; Sim.History) is part
 // of the state too, in the canonical form linearizability depends on
 // (history.go).

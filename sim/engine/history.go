@@ -75,12 +75,16 @@ func HistoryText(h []sim.HistoryEvent) string {
 	return b.String()
 }
 
-// valueHash hashes a history value's canonical encoding with the
-// simulator's encoder.
+// valueHash hashes a history value's (or a monitor's) canonical encoding
+// with the simulator's encoder, without bound: the bound and the
+// interruption that the last encode armed are cleared first, or a value
+// past them would stop the encoding with a panic nothing recovers.
 func (s *Sim) valueHash(v any) uint64 {
-	s.enc.buf = s.enc.buf[:0]
-	s.enc.value(v)
-	return xxhash.Sum64(s.enc.buf)
+	e := &s.enc
+	e.buf, e.interrupt = e.buf[:0], nil
+	e.arm(0)
+	e.value(v)
+	return xxhash.Sum64(e.buf)
 }
 
 // clientIndex finds client id's record, adding it (kept sorted by id).

@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/macemc/macemc/sim"
 )
 
@@ -54,13 +52,12 @@ func (s *Sim) notify(node int, ev any) {
 	}
 }
 
-// monitorHash returns monitor i's hash, encoding it if it changed.
+// monitorHash returns monitor i's hash, hashing it again (stateHash,
+// without the simulator's bound) if it changed.
 func (s *Sim) monitorHash(i int) uint64 {
 	ms := &s.w.mons[i]
 	if ms.dirty {
-		s.enc.buf = s.enc.buf[:0]
-		s.enc.value(ms.m)
-		ms.hash = xxhash.Sum64(s.enc.buf)
+		ms.hash, _ = s.stateHash(ms.m, false)
 		if ms.failure != "" {
 			ms.hash = mix(ms.hash, hashString(ms.failure))
 		}

@@ -40,12 +40,32 @@ type plainOp struct {
 
 // opSub is the rest of an opSlice or opField.
 type opSub struct {
-	elem  *prog          // opSlice: the elements' program, pure
+	// elem is, for an opSlice, the elements' program (pure); for an
+	// opField of a tree pointer, its target's program; for one of a tree
+	// map, its values' program.
+	elem  *prog
 	size  uintptr        // opSlice: the elements' size
 	enc   encFunc        // opField: the field's encoder
 	ptr   unsafe.Pointer // opField: typeKey of a pointer to the field's type
 	iface bool           // opField: the field is an empty interface (any)
+	// tree is, for an opField, treeMap or treePtr when the field is a map
+	// or a pointer that hashPure reads (see treeProg), treeNone otherwise.
+	tree uint8
+	key  *prog        // tree map: its keys' program
+	kt   reflect.Type // tree map: its keys' type
+	vt   reflect.Type // tree map: its values' type
+	// small: a tree map's small maps are read in place (see smallLayout),
+	// their slots slot bytes apart, the value elemOff bytes into one.
+	small         bool
+	slot, elemOff uintptr
 }
+
+// The kinds of tree fields.
+const (
+	treeNone = iota
+	treeMap
+	treePtr
+)
 
 const (
 	opBool = iota
@@ -75,12 +95,31 @@ type prog struct {
 	pure bool
 	safe bool
 	// hashable: its only opFields are empty interfaces, which hashPure
-	// reads when they hold values (not pointers) of hashable types.
+	// reads when they hold values (not pointers) of hashable types, and
+	// tree maps and pointers. tree: its only opFields are tree maps and
+	// pointers (see treeProg).
 	hashable bool
+	tree     bool
 	// scalar is the kind of the only op when the program reads one
-	// number or bool at offset 0 (opNone otherwise): a slice of such
-	// values is encoded in one tight loop.
+	// number, bool or string at offset 0 (opNone otherwise): a slice of
+	// such values is encoded (and hashed) in one tight loop.
 	scalar uint8
+	// flat, when the program reads only numbers and bools (a value of
+	// fixed size), is what hashPure feeds the hash: one word (see word)
+	// per flatOp, width bytes of the canonical encoding in all; a slice
+	// of such values is hashed in one loop. words is set when they are
+	// the value's memory itself: 8-byte numbers side by side that fill
+	// it.
+	flat  []flatOp
+	width int
+	words bool
+}
+
+// flatOp is a word of a flat program: the number of kind k at offset off
+// (a bool is read as an opU8, a complex as its two parts).
+type flatOp struct {
+	off  uintptr
+	kind uint8
 }
 
 // maxPlainOps bounds a program's length; a longer array is handed to its
@@ -111,20 +150,69 @@ func buildProg(t reflect.Type, visiting []reflect.Type) *prog {
 	if slices.Contains(visiting, t) {
 		return nil
 	}
-	b := progBuilder{visiting: append(slices.Clip(visiting), t), pure: true, safe: true, hashable: true}
+	b := newBuilder(t, visiting)
 	if !b.add(t, 0) {
 		return nil
 	}
-	p := &prog{ops: words(b.ops), pure: b.pure, safe: b.safe, hashable: b.hashable, scalar: opNone}
+	return b.prog()
+}
+
+func newBuilder(t reflect.Type, visiting []reflect.Type) progBuilder {
+	return progBuilder{size: t.Size(), visiting: append(slices.Clip(visiting), t), pure: true, safe: true, hashable: true, tree: true}
+}
+
+// prog returns the program built.
+func (b *progBuilder) prog() *prog {
+	p := &prog{ops: words(b.ops), pure: b.pure, safe: b.safe, hashable: b.hashable, tree: b.tree, scalar: opNone}
 	if len(p.ops) == 1 && p.ops[0].off == 0 {
 		switch op := p.ops[0]; {
-		case op.kind < opStr:
+		case op.kind <= opStr:
 			p.scalar = op.kind
 		case op.kind == opWords && op.n == 1:
 			p.scalar = opU64
 		}
 	}
+	p.flat, p.width = flatten(p.ops)
+	p.words = p.flat != nil && p.width == 8*len(p.flat) && uintptr(p.width) == b.size
+	for i, f := range p.flat {
+		p.words = p.words && f.kind == opU64 && f.off == uintptr(8*i)
+	}
 	return p
+}
+
+// flatten returns the words that hashPure feeds the hash for ops and the
+// canonical encoding's size, or nil when ops read a string, a slice or a
+// field.
+func flatten(ops []plainOp) ([]flatOp, int) {
+	var flat []flatOp
+	width := 0
+	for _, op := range ops {
+		switch op.kind {
+		case opBool:
+			flat = append(flat, flatOp{op.off, opU8})
+			width++
+		case opWords:
+			for i := range uintptr(op.n) {
+				flat = append(flat, flatOp{op.off + 8*i, opU64})
+			}
+			width += 8 * int(op.n)
+		case opC64:
+			flat = append(flat, flatOp{op.off, opF32}, flatOp{op.off + 4, opF32})
+			width += 16
+		case opC128:
+			flat = append(flat, flatOp{op.off, opF64}, flatOp{op.off + 8, opF64})
+			width += 16
+		case opStr, opBytes, opSlice, opField:
+			return nil, 0
+		default:
+			flat = append(flat, flatOp{op.off, op.kind})
+			width += 8
+		}
+	}
+	if flat == nil {
+		return nil, 0
+	}
+	return slices.Clip(flat), width
 }
 
 // words merges the runs of 8-byte numbers that lie side by side into
@@ -147,9 +235,10 @@ func words(ops []plainOp) []plainOp {
 }
 
 type progBuilder struct {
-	ops                  []plainOp
-	visiting             []reflect.Type
-	pure, safe, hashable bool
+	size                       uintptr // of the type whose program it builds
+	ops                        []plainOp
+	visiting                   []reflect.Type
+	pure, safe, hashable, tree bool
 }
 
 // hasCanon reports whether t or *t is a sim.Canonicalizer, or t has a
@@ -247,8 +336,23 @@ func (b *progBuilder) add(t reflect.Type, off uintptr) bool {
 // its encoder.
 func (b *progBuilder) field(t reflect.Type, off uintptr) {
 	b.pure = false
-	iface := t.Kind() == reflect.Interface && t.NumMethod() == 0 // hashIface reads an empty interface's words
-	b.hashable = b.hashable && iface
+	sub := &opSub{enc: encoderFor(t), ptr: typeKey(reflect.PointerTo(t))}
+	sub.iface = t.Kind() == reflect.Interface && t.NumMethod() == 0 // hashIface reads an empty interface's words
+	if !hasCanon(t) {
+		switch t.Kind() {
+		case reflect.Map:
+			if kp, vp := b.treeProg(t.Key()), b.treeProg(t.Elem()); kp != nil && vp != nil {
+				sub.tree, sub.key, sub.elem, sub.kt, sub.vt = treeMap, kp, vp, t.Key(), t.Elem()
+				sub.slot, sub.elemOff, sub.small = smallLayout(t)
+			}
+		case reflect.Pointer:
+			if ep := b.treeProg(t.Elem()); ep != nil {
+				sub.tree, sub.elem = treePtr, ep
+			}
+		}
+	}
+	b.hashable = b.hashable && (sub.iface || sub.tree != treeNone)
+	b.tree = b.tree && sub.tree != treeNone
 	switch t.Kind() {
 	case reflect.Interface, reflect.Map, reflect.Pointer, reflect.Slice:
 	default:
@@ -256,7 +360,33 @@ func (b *progBuilder) field(t reflect.Type, off uintptr) {
 			b.safe = false
 		}
 	}
-	b.ops = append(b.ops, plainOp{kind: opField, off: off, sub: &opSub{enc: encoderFor(t), ptr: typeKey(reflect.PointerTo(t)), iface: iface}})
+	b.ops = append(b.ops, plainOp{kind: opField, off: off, sub: sub})
+}
+
+// treeProg returns the program of a value of type t at offset 0 when it is
+// a tree one, nil otherwise. A tree program reads a tree of memory: its
+// opFields are only maps whose keys and values have tree programs and
+// pointers to values with tree programs (a pointer or a map is read by
+// an opField of a program of its own), so hashPure reads it all. No type
+// with a tree program reaches itself (visiting cuts every cycle of types)
+// nor an interface, so a value read by one holds no cycle of pointers,
+// and its encoding no back-reference: each pointer is followed, as the
+// encoder does.
+func (b *progBuilder) treeProg(t reflect.Type) *prog {
+	if slices.Contains(b.visiting, t) {
+		return nil
+	}
+	if p, ok := progCache.Load(t); ok && p.(*prog) != nil && p.(*prog).tree {
+		return p.(*prog)
+	}
+	tb := newBuilder(t, b.visiting)
+	if !tb.add(t, 0) {
+		tb.field(t, 0)
+	}
+	if !tb.tree {
+		return nil
+	}
+	return tb.prog()
 }
 
 // pointerShaped reports whether an interface holds a value of type t in
@@ -367,16 +497,18 @@ func appendScalar(buf []byte, k uint8, q unsafe.Pointer) []byte {
 	return le.AppendUint64(buf, word(k, q))
 }
 
-// Pure hashing. The simulator hashes a node's struct or a message whose
-// type (or, for a pointer, whose target's type) has a pure program
-// straight from memory (hashValue): the values its canonical encoding
-// would hold, fed one by one to xxh64's round, in place of encoding them
-// to a buffer and hashing the buffer. Values of one type are always hashed
-// the same way, so equal values hash equal; a value whose encoding would
-// pass maxPure bytes (or the simulator's bound) is encoded instead, where
-// the bound and the interruption apply. AppendCanonical and Hash are not
-// affected. Performance: most nodes and messages have pure programs, and
-// this halves what hashing one costs.
+// Pure hashing. The simulator hashes a node's struct, a message or a
+// monitor whose type (or, for a pointer, whose target's type) has a
+// hashable program straight from memory (pureHash): the values its
+// canonical encoding would hold, fed one by one to xxh64's round, in place
+// of encoding them to a buffer and hashing the buffer; a map's entries are
+// hashed each on its own and summed (hashMap), where the encoding sorts
+// them. Values of one type are always hashed the same way, so equal values
+// hash equal; a value whose encoding would pass maxPure bytes (or the
+// simulator's bound) is encoded instead, where the bound and the
+// interruption apply. AppendCanonical and Hash are not affected.
+// Performance: most nodes and messages have hashable programs, and this
+// halves what hashing one costs (for a node with small maps, a third).
 
 // maxPure bounds the encoded size of a value hashed straight from memory.
 const maxPure = checkEvery
@@ -423,7 +555,7 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 		q := unsafe.Add(p, op.off)
 		switch op.kind {
 		case opField:
-			if h, left = hashIface(e, h, left, op.sub, q); left < 0 {
+			if h, left = hashField(e, h, left, op.sub, q); left < 0 {
 				return h, left
 			}
 			continue
@@ -442,17 +574,17 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 			if left -= uvarintLen(len(s)) + len(s); left < 0 {
 				return h, left
 			}
-			h = step(step(h, uint64(len(s))), xxhash.Sum64String(s))
+			h = hashBytes(h, unsafe.StringData(s), len(s))
 			continue
 		case opBytes:
 			b := *(*[]byte)(q)
 			if left -= uvarintLen(len(b)) + len(b); left < 0 {
 				return h, left
 			}
-			h = step(step(h, uint64(len(b))), xxhash.Sum64(b))
+			h = hashBytes(h, unsafe.SliceData(b), len(b))
 			continue
 		case opSlice:
-			if h, left = hashSlice(h, left, op.sub, q); left < 0 {
+			if h, left = hashSlice(e, h, left, op.sub, q); left < 0 {
 				return h, left
 			}
 			continue
@@ -471,6 +603,18 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 		left -= 8
 	}
 	return h, left
+}
+
+// hashField is hashPure of the opField at q: a tree map or pointer, or an
+// empty interface.
+func hashField(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint64, int) {
+	switch sub.tree {
+	case treeMap:
+		return hashMap(e, h, left, sub, q)
+	case treePtr:
+		return hashPtr(e, h, left, sub, q)
+	}
+	return hashIface(e, h, left, sub, q)
 }
 
 // hashIface is hashPure of the interface at q: nil, or a value whose type
@@ -492,37 +636,137 @@ func hashIface(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (ui
 	return hashPure(e, step(step(h, 1), th), left-9, ops, efaceData(&x))
 }
 
+// hashBytes feeds h the n bytes at p, a string's or a byte slice's: their
+// length, then up to 16 bytes as they are (two words read from both ends,
+// which overlap for fewer than 16: the length tells them apart), more as
+// their xxhash. Performance: most strings of a state are short, and
+// hashing one this way costs a fraction of a call to xxhash.
+func hashBytes(h uint64, p *byte, n int) uint64 {
+	h = step(h, uint64(n))
+	le := binary.LittleEndian
+	switch {
+	case n > 16:
+		return step(h, xxhash.Sum64(unsafe.Slice(p, n)))
+	case n >= 8:
+		b := unsafe.Slice(p, n)
+		return step(step(h, le.Uint64(b)), le.Uint64(b[n-8:]))
+	case n >= 4:
+		b := unsafe.Slice(p, n)
+		return step(h, uint64(le.Uint32(b))|uint64(le.Uint32(b[n-4:]))<<32)
+	case n > 0:
+		b := unsafe.Slice(p, n)
+		return step(h, uint64(b[0])|uint64(b[n/2])<<8|uint64(b[n-1])<<16)
+	}
+	return h
+}
+
+// hashPtr is hashPure of the tree pointer at q: as the encoding, 0 for nil,
+// else 1 and the value it points to.
+func hashPtr(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint64, int) {
+	p := *(*unsafe.Pointer)(q)
+	if p == nil {
+		return step(h, 0), left - 1
+	}
+	return hashPure(e, step(h, 1), left-1, sub.elem.ops, p)
+}
+
+// hashMap is hashPure of the tree map at q: its length and the sum of its
+// entries' hashes. An entry's hash is xxh64's rounds over its key then its
+// value, finalized; a sum does not depend on the order of its terms, so
+// the map's hash does not depend on the order in which its entries were
+// added or are visited (the canonical encoding sorts them instead), and
+// two maps whose encodings differ hash equal only by a 2^-64 chance per
+// pair. A small map's entries are read where they are (see smallGroup);
+// a larger map's key and value are copied to scratch values of the
+// encoder's (see scratchOf) and read there: reading them may hash other
+// maps, but none with keys or values of the type being read (tree types do
+// not reach themselves) but the key's, whose scratch value has been read
+// by then.
+func hashMap(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint64, int) {
+	m := *(*unsafe.Pointer)(q)
+	n, ok := mapLen(m)
+	if !ok {
+		n = addrValue(sub.ptr, q).Len()
+	}
+	h = step(h, uint64(n))
+	if left -= uvarintLen(n); left < 0 || n == 0 {
+		return h, left
+	}
+	kops, vops := sub.key.ops, sub.elem.ops
+	var sum uint64
+	if sub.small {
+		if g, full := smallGroup(m, n); g != nil {
+			for ; full != 0; full &= full - 1 {
+				at := slotAt(g, full, sub.slot)
+				eh, l := hashPure(e, prime5, left, kops, at)
+				if eh, left = hashPure(e, eh, l, vops, unsafe.Add(at, sub.elemOff)); left < 0 {
+					return h, left
+				}
+				sum += avalanche(eh)
+			}
+			return step(h, sum), left
+		}
+	}
+	kv, ka := e.scratchOf(sub.kt)
+	vv, va := e.scratchOf(sub.vt)
+	var it reflect.MapIter
+	it.Reset(addrValue(sub.ptr, q))
+	for it.Next() {
+		kv.SetIterKey(&it)
+		eh, l := hashPure(e, prime5, left, kops, ka)
+		if l >= 0 {
+			vv.SetIterValue(&it)
+			eh, l = hashPure(e, eh, l, vops, va)
+		}
+		if left = l; left < 0 {
+			break
+		}
+		sum += avalanche(eh)
+	}
+	it.Reset(reflect.Value{})
+	return step(h, sum), left
+}
+
 // hashSlice is hashPure of the slice at q, whose elements have program
 // sub.elem.
-func hashSlice(h uint64, left int, sub *opSub, q unsafe.Pointer) (uint64, int) {
+func hashSlice(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint64, int) {
 	hdr := (*[]byte)(q) // the header of a slice of any type
 	n := len(*hdr)
 	data := unsafe.Pointer(unsafe.SliceData(*hdr))
 	h = step(h, uint64(n))
 	left -= uvarintLen(n)
 	el := sub.elem
-	switch el.scalar {
-	case opI64, opU64:
-		if left -= 8 * n; left < 0 {
+	if el.flat != nil {
+		if left -= el.width * n; left < 0 {
 			return h, left
 		}
-		for _, x := range unsafe.Slice((*uint64)(data), n) {
-			h = step(h, x)
+		if el.words {
+			for _, x := range unsafe.Slice((*uint64)(data), n*len(el.flat)) {
+				h = step(h, x)
+			}
+			return h, left
 		}
-		return h, left
-	case opNone, opBool, opC64, opC128: // not 8 bytes each
 		for i := range n {
-			if h, left = hashPure(nil, h, left, el.ops, unsafe.Add(data, uintptr(i)*sub.size)); left < 0 {
-				return h, left
+			p := unsafe.Add(data, uintptr(i)*sub.size)
+			for _, f := range el.flat {
+				h = step(h, word(f.kind, unsafe.Add(p, f.off)))
 			}
 		}
 		return h, left
 	}
-	if left -= 8 * n; left < 0 {
+	if el.scalar == opStr {
+		for _, s := range unsafe.Slice((*string)(data), n) {
+			if left -= uvarintLen(len(s)) + len(s); left < 0 {
+				return h, left
+			}
+			h = hashBytes(h, unsafe.StringData(s), len(s))
+		}
 		return h, left
 	}
 	for i := range n {
-		h = step(h, word(el.scalar, unsafe.Add(data, uintptr(i)*sub.size)))
+		if h, left = hashPure(e, h, left, el.ops, unsafe.Add(data, uintptr(i)*sub.size)); left < 0 {
+			return h, left
+		}
 	}
 	return h, left
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -192,6 +193,54 @@ func TestHashValueInterfaces(t *testing.T) {
 			pointer := name == "pointer" || name == "other pointer" || name == "map" || name == "other map"
 			if encoded := h == xxhash.Sum64(AppendCanonical(nil, v)); encoded != pointer {
 				t.Errorf("%s in %s: hashed from its encoding %v, want %v", name, field, encoded, pointer)
+			}
+		}
+	}
+}
+
+// TestHashBytesAllLengths: strings and byte slices of every length up to
+// past the ones read in place hash equal when equal, wherever they lie,
+// and differently when any one byte differs, or when bytes move between
+// a string and the next.
+func TestHashBytesAllLengths(t *testing.T) {
+	type two struct {
+		sim.Base
+		A, B string
+		C    []byte
+	}
+	s, err := New(&sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &two{} }}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := func(v *two) uint64 {
+		t.Helper()
+		return pureMapHash(t, s, v)
+	}
+	seen := map[uint64]string{}
+	for n := range 40 {
+		base := make([]byte, n)
+		for i := range base {
+			base[i] = byte('a' + i)
+		}
+		h0 := hash(&two{A: string(base), C: base})
+		if h := hash(&two{A: string(append([]byte(nil), base...)), C: append([]byte{}, base...)}); h != h0 {
+			t.Fatalf("length %d: equal strings hash differently", n)
+		}
+		if prev, dup := seen[h0]; dup {
+			t.Fatalf("length %d hashes like %s", n, prev)
+		}
+		seen[h0] = fmt.Sprint("length ", n)
+		for i := range n {
+			b := append([]byte(nil), base...)
+			b[i]++
+			if hash(&two{A: string(b), C: base}) == h0 {
+				t.Errorf("length %d: changing byte %d of the string leaves the hash as it was", n, i)
+			}
+			if hash(&two{A: string(base), C: b}) == h0 {
+				t.Errorf("length %d: changing byte %d of the byte slice leaves the hash as it was", n, i)
+			}
+			if hash(&two{A: string(base[:i]), B: string(base[i:]), C: base}) == h0 {
+				t.Errorf("length %d: moving bytes %d on to the next string leaves the hash as it was", n, i)
 			}
 		}
 	}
