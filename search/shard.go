@@ -334,7 +334,7 @@ func writeRecord(e *msgpack.Encoder, r *explore.Record) error {
 // and its records. It reads regular files only, and checks every length
 // the file declares before allocating.
 func ReadShardFile(path string) ([]byte, *explore.ShardRecords, error) {
-	data, err := trace.ReadRegular(path, int64(shardHead+maxShardBody+8))
+	data, err := trace.ReadRegular(path, int64(shardHead)+maxShardBody+8)
 	if errors.Is(err, trace.ErrTooLarge) {
 		return nil, nil, fmt.Errorf("%s: %w: %w", path, ErrShardFile, err)
 	}
