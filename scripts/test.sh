@@ -11,6 +11,9 @@ cd "$(dirname "$0")/.."
 echo "== go test ./..."
 go test -count=1 -timeout 12m ./...
 
+echo "== 32-bit build (the sizes the decoders bound must fit an int there)"
+GOARCH=386 go build ./...
+
 echo "== go test -race (core packages)"
 go test -count=1 -race -short -timeout 12m ./sim/... ./search/... ./critical/... ./walks/... ./mdb/...
 
