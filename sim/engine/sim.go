@@ -97,7 +97,11 @@ type queue struct {
 
 func (q *queue) len() int { return len(q.items) - q.head }
 
-func (q *queue) push(p pending) { q.items = append(q.items, p) }
+// push adds an empty message at the end of the queue and returns it.
+func (q *queue) push() *pending {
+	q.items = append(q.items, pending{})
+	return &q.items[len(q.items)-1]
+}
 
 func (q *queue) pop() pending {
 	p := q.items[q.head]
@@ -477,11 +481,11 @@ func (s *Sim) disarm(nd *node) {
 	}
 }
 
-// push queues p on connection c.
-func (s *Sim) push(c int, p pending) {
-	s.w.conns[c].push(p)
+// push queues an empty message on connection c, for the caller to fill.
+func (s *Sim) push(c int) *pending {
 	s.w.busy[c>>6] |= 1 << (c & 63)
 	s.w.hs.stale[c>>6] |= 1 << (c & 63)
+	return s.w.conns[c].push()
 }
 
 // popConn removes the oldest message of connection c.
