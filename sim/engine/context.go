@@ -89,7 +89,6 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 	if to < 0 || to >= s.n || msg == nil {
 		r.badSend(from, to, msg, datagram)
 	}
-	p := pending{msg: msg, from: sim.NodeID(from), to: sim.NodeID(to), cause: s.cause(), weight: s.messageWeight(msg)}
 	if s.log != nil {
 		what := "send "
 		if datagram {
@@ -97,17 +96,25 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 		}
 		s.log.Info().Int("step", s.logStep()).Int("node", from).Int("to", to).Str("type", sim.MessageName(msg)).Msg(what + FormatValue(msg))
 	}
+	// Performance: the message is written field by field into its slot in
+	// flight, not built aside and copied there (the copy's wide loads of
+	// the fields just stored stall the processor).
+	var p *pending
 	switch {
 	case s.w.down > 0 && s.w.nodes[to].down:
-		s.logLost(p, "node down")
-	case datagram && s.w.cut != 0 && s.across(p.from, p.to):
-		s.logLost(p, "partition")
+		s.logLost(pending{msg: msg, from: sim.NodeID(from), to: sim.NodeID(to)}, "node down")
+		return
+	case datagram && s.w.cut != 0 && s.across(sim.NodeID(from), sim.NodeID(to)):
+		s.logLost(pending{msg: msg, from: sim.NodeID(from), to: sim.NodeID(to)}, "partition")
+		return
 	case datagram:
-		s.w.dgrams = append(s.w.dgrams, p)
+		s.w.dgrams = append(s.w.dgrams, pending{})
+		p = &s.w.dgrams[len(s.w.dgrams)-1]
 		s.w.hs.fresh++
 	default:
-		s.push(from*s.n+to, p)
+		p = s.push(from*s.n + to)
 	}
+	p.msg, p.from, p.to, p.cause, p.weight = msg, sim.NodeID(from), sim.NodeID(to), s.cause(), s.messageWeight(msg)
 }
 
 // sendCall is the name of the Context method that sends.

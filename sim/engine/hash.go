@@ -78,8 +78,11 @@ func (s *Sim) rehash() {
 	}
 	trim(hs.touched, s.n)
 	hs.conns = 0
-	for c := range s.w.conns {
-		s.w.conns[c].part = 0
+	// Only a busy or stale connection has a part that is not 0.
+	for wi, word := range hs.stale {
+		for word |= s.w.busy[wi]; word != 0; word &= word - 1 {
+			s.w.conns[wi<<6|bits.TrailingZeros64(word)].part = 0
+		}
 	}
 	copy(hs.stale, s.w.busy)
 	hs.dgrams, hs.fresh, hs.dgStale = 0, len(s.w.dgrams), false

@@ -349,3 +349,39 @@ func TestHashMemo(t *testing.T) {
 		}
 	}
 }
+
+// TestHashMemoMismatch: part hashes saved on one state are refused by a
+// state whose messages in flight lie elsewhere (other connections, other
+// queue lengths, another number of datagrams), and the refusal changes
+// nothing: the hash stays the one computed afresh.
+func TestHashMemoMismatch(t *testing.T) {
+	for _, reorder := range []bool{false, true} {
+		s, err := New(mutatorConfig(reorder), Options{Chooser: NewRandom(5)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const saved = 40
+		memos := make([]HashMemo, saved+1)
+		s.SaveHashes(&memos[0])
+		for k := 1; k <= saved; k++ {
+			if ok, err := s.Step(); err != nil || !ok {
+				t.Fatalf("step %d: %v %v", k, ok, err)
+			}
+			s.SaveHashes(&memos[k])
+		}
+		refused := 0
+		for k := range memos[:saved] {
+			if s.RestoreHashes(&memos[k]) {
+				s.forget() // it fit, with the wrong hashes: start over
+				continue
+			}
+			refused++
+			if h, want := s.Hash(), scratchHash(t, s); h != want {
+				t.Fatalf("reorder=%v: refusing state %d's hashes changed the hash: %x, afresh %x", reorder, k, h, want)
+			}
+		}
+		if refused < saved/2 {
+			t.Fatalf("reorder=%v: %d of %d other states' hashes refused, want at least %d", reorder, refused, saved, saved/2)
+		}
+	}
+}

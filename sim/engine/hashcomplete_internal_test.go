@@ -102,12 +102,12 @@ func TestHashCoversWhatItDocuments(t *testing.T) {
 			return func() { w.nodes[1].connErrs = w.nodes[1].connErrs[:len(w.nodes[1].connErrs)-1] }
 		}},
 		{"a message on a connection", func(w *world) func() {
-			w.conns[0*3+1].push(pending{msg: "x", from: 0, to: 1})
+			*w.conns[0*3+1].push() = pending{msg: "x", from: 0, to: 1}
 			return func() { q := &w.conns[0*3+1]; q.items = q.items[:len(q.items)-1] }
 		}},
 		{"the order of messages on a connection", func(w *world) func() {
 			q := &w.conns[0*3+1]
-			q.push(pending{msg: "x", from: 0, to: 1})
+			*q.push() = pending{msg: "x", from: 0, to: 1}
 			q.items[q.head], q.items[len(q.items)-1] = q.items[len(q.items)-1], q.items[q.head]
 			h := hash()
 			q.items[q.head], q.items[len(q.items)-1] = q.items[len(q.items)-1], q.items[q.head]

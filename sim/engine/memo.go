@@ -12,11 +12,17 @@ type HashMemo struct {
 	nodes []uint64 // struct hashes, by node
 	parts []uint64 // node parts, by node
 	mons  []uint64
-	where []int32 // per message in flight: its connection, or -1 for a datagram
-	msgs  []uint64
-	conns []uint64 // the part of each busy connection, in connection order
-	sums  [3]uint64
-	ok    bool
+	// Where the messages in flight are: each busy connection, in
+	// connection order, with the number of messages it holds, then the
+	// number of datagrams. Performance: RestoreHashes checks the state
+	// against this per connection, not per message.
+	busy   []int32
+	counts []int32
+	dgrams int
+	msgs   []uint64 // every message in flight, in eachInFlight's order
+	conns  []uint64 // the part of each busy connection, in connection order
+	sums   [3]uint64
+	ok     bool
 }
 
 // SaveHashes records the hashes of the current state's parts in m,
@@ -24,7 +30,7 @@ type HashMemo struct {
 func (s *Sim) SaveHashes(m *HashMemo) {
 	s.refresh()
 	hs := &s.w.hs
-	m.nodes, m.where, m.msgs, m.conns = m.nodes[:0], m.where[:0], m.msgs[:0], m.conns[:0]
+	m.nodes, m.busy, m.counts, m.msgs, m.conns = m.nodes[:0], m.busy[:0], m.counts[:0], m.msgs[:0], m.conns[:0]
 	for i := range s.w.nodes {
 		m.nodes = append(m.nodes, s.w.nodes[i].hash)
 	}
@@ -33,15 +39,23 @@ func (s *Sim) SaveHashes(m *HashMemo) {
 	for i := range s.w.mons {
 		m.mons = append(m.mons, s.monitorHash(i))
 	}
-	last := -1
-	s.eachInFlight(func(c int, p *pending) {
-		if c >= 0 && c != last {
-			m.conns = append(m.conns, s.w.conns[c].part)
-			last = c
+	for wi, word := range s.w.busy {
+		for word != 0 {
+			c := wi<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			q := &s.w.conns[c]
+			m.busy = append(m.busy, int32(c))
+			m.counts = append(m.counts, int32(q.len()))
+			m.conns = append(m.conns, q.part)
+			for j := q.head; j < len(q.items); j++ {
+				m.msgs = append(m.msgs, s.msgHash(&q.items[j]))
+			}
 		}
-		m.where = append(m.where, int32(c))
-		m.msgs = append(m.msgs, s.msgHash(p))
-	})
+	}
+	m.dgrams = len(s.w.dgrams)
+	for d := range s.w.dgrams {
+		m.msgs = append(m.msgs, s.msgHash(&s.w.dgrams[d]))
+	}
 	m.sums = [3]uint64{hs.nodes, hs.conns, hs.dgrams}
 	m.ok = true
 }
@@ -54,18 +68,22 @@ func (s *Sim) SaveHashes(m *HashMemo) {
 // (the number of nodes, where each message in flight is) and returns
 // false, changing nothing, when that does not match.
 func (s *Sim) RestoreHashes(m *HashMemo) bool {
-	if !m.ok || len(m.nodes) != len(s.w.nodes) || len(m.mons) != len(s.w.mons) {
+	if !m.ok || len(m.nodes) != len(s.w.nodes) || len(m.mons) != len(s.w.mons) || m.dgrams != len(s.w.dgrams) {
 		return false
 	}
-	n := 0
-	match := true
-	s.eachInFlight(func(c int, _ *pending) {
-		if n >= len(m.where) || m.where[n] != int32(c) {
-			match = false
+	// The busy connections and their lengths, against the memo's.
+	k := 0
+	for wi, word := range s.w.busy {
+		for word != 0 {
+			c := wi<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			if k >= len(m.busy) || m.busy[k] != int32(c) || m.counts[k] != int32(s.w.conns[c].len()) {
+				return false
+			}
+			k++
 		}
-		n++
-	})
-	if !match || n != len(m.where) {
+	}
+	if k != len(m.busy) {
 		return false
 	}
 	for i := range s.w.nodes {
@@ -87,16 +105,19 @@ func (s *Sim) RestoreHashes(m *HashMemo) bool {
 		}
 		hs.stale[wi] = 0
 	}
-	i, k, last := 0, 0, -1
-	s.eachInFlight(func(c int, p *pending) {
-		if c >= 0 && c != last {
-			s.w.conns[c].part = m.conns[k]
-			k++
-			last = c
+	msgs := m.msgs
+	for k, c := range m.busy {
+		q := &s.w.conns[c]
+		q.part = m.conns[k]
+		items := q.items[q.head:]
+		for j := range items {
+			items[j].hash = msgs[j]
 		}
-		p.hash = m.msgs[i]
-		i++
-	})
+		msgs = msgs[len(items):]
+	}
+	for d := range s.w.dgrams {
+		s.w.dgrams[d].hash = msgs[d]
+	}
 	hs.nodes, hs.conns, hs.dgrams = m.sums[0], m.sums[1], m.sums[2]
 	hs.fresh, hs.dgStale = 0, false
 	return true

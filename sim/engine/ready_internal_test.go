@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math/bits"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -215,6 +216,9 @@ func (c *churn) HandleConnError(ctx *sim.Context, _ sim.NodeID)              { c
 // lists, in the same order, and that the summaries match a recount, also
 // across Reset and Clone.
 func TestReadySummaries(t *testing.T) {
+	if n := reflect.TypeFor[Event]().NumField(); n != 7 {
+		t.Fatalf("Event has %d fields: eventAt sets 7, and the check below builds events over one with those 7 set", n)
+	}
 	var seen [numEventKinds]int
 	for _, reorder := range []bool{false, true} {
 		f := sim.Failures{Drops: 3, Breaks: 3, Resets: 3, Crashes: 1, Duplicates: 2, Partitions: 2, Reorder: reorder}
@@ -256,6 +260,14 @@ func TestReadySummaries(t *testing.T) {
 					if got[i].Kind != want[i].Kind || got[i].Node != want[i].Node || got[i].Peer != want[i].Peer ||
 						got[i].Timer != want[i].Timer || got[i].Msg != want[i].Msg || got[i].ref != want[i].ref {
 						t.Fatalf("reorder %v walk %d step %d: ready[%d] = %+v, want %+v", reorder, walk, step, i, got[i], want[i])
+					}
+				}
+				// Step builds the event it runs over the last one: every
+				// field must be set.
+				for i, k := range s.ready {
+					ev := Event{Kind: EvHeal, Cause: 99, Node: 3, Peer: 2, Timer: "stale", Msg: "stale", ref: 7}
+					if s.eventAt(&ev, k); ev != got[i] {
+						t.Fatalf("reorder %v walk %d step %d: ready[%d] built over another event = %+v, want %+v", reorder, walk, step, i, ev, got[i])
 					}
 				}
 				if ok, err := s.Step(); err != nil {

@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/macemc/macemc/sim"
+import (
+	"math/bits"
+
+	"github.com/macemc/macemc/sim"
+)
 
 // Reset brings the simulator back to its config's initial state, as New
 // would build it, reusing its buffers, and goes on with chooser c. The
@@ -9,10 +13,17 @@ import "github.com/macemc/macemc/sim"
 func (s *Sim) Reset(c Chooser) error {
 	s.chooser = c
 	w := &s.w
-	for i := range w.conns {
-		w.conns[i].clear()
+	// Only busy connections hold messages and only busy or stale ones
+	// have a part in the hash that is not 0 (see hashState): empty those,
+	// without visiting every connection.
+	for wi := range w.busy {
+		for word := w.busy[wi] | w.hs.stale[wi]; word != 0; word &= word - 1 {
+			c := wi<<6 | bits.TrailingZeros64(word)
+			w.conns[c].clear()
+			w.conns[c].part = 0
+		}
+		w.busy[wi] = 0
 	}
-	clear(w.busy)
 	clear(w.dgrams)
 	w.dgrams = w.dgrams[:0]
 	w.monotone, w.step, w.resets, w.breaks, w.drops = 0, 0, 0, 0, 0
@@ -26,7 +37,9 @@ func (s *Sim) Reset(c Chooser) error {
 	s.resetHistory()
 	s.readyValid = false
 	s.err, s.stepErr, s.broken, s.prevSvc, s.encErr = nil, nil, nil, nil, nil
-	s.escape.Store(nil)
+	if s.escape.Load() != nil {
+		s.escape.Store(nil)
+	}
 	s.booting = true // the initial state: causes are -1
 	for i := range w.nodes {
 		w.nodes[i].down = false

@@ -97,7 +97,11 @@ type queue struct {
 
 func (q *queue) len() int { return len(q.items) - q.head }
 
-func (q *queue) push(p pending) { q.items = append(q.items, p) }
+// push adds an empty message at the end of the queue and returns it.
+func (q *queue) push() *pending {
+	q.items = append(q.items, pending{})
+	return &q.items[len(q.items)-1]
+}
 
 func (q *queue) pop() pending {
 	p := q.items[q.head]
@@ -477,11 +481,11 @@ func (s *Sim) disarm(nd *node) {
 	}
 }
 
-// push queues p on connection c.
-func (s *Sim) push(c int, p pending) {
-	s.w.conns[c].push(p)
+// push queues an empty message on connection c, for the caller to fill.
+func (s *Sim) push(c int) *pending {
 	s.w.busy[c>>6] |= 1 << (c & 63)
 	s.w.hs.stale[c>>6] |= 1 << (c & 63)
+	return s.w.conns[c].push()
 }
 
 // popConn removes the oldest message of connection c.
@@ -640,23 +644,34 @@ func (s *Sim) Ready() []Event {
 	return s.readyEv
 }
 
-// event builds the Event of a ready entry from the world. Performance:
-// the common kinds are tested first, one by one (a jump table over every
-// kind mispredicts on the step loop's random kinds).
+// event builds the Event of a ready entry from the world.
 func (s *Sim) event(k readyEnt) Event {
+	var ev Event
+	s.eventAt(&ev, k)
+	return ev
+}
+
+// eventAt builds the Event of a ready entry from the world in *ev.
+// Performance: the common kinds are tested first, one by one (a jump
+// table over every kind mispredicts on the step loop's random kinds), and
+// their Events are written field by field, every field: building an Event
+// and copying it (which the compiler does for a composite literal too)
+// made the copy's wide loads wait for the fields just stored one by one.
+func (s *Sim) eventAt(ev *Event, k readyEnt) {
 	switch k.kind {
 	case EvDatagram, EvDrop:
 		p := &s.w.dgrams[k.ref]
-		return Event{Kind: k.kind, Node: p.to, Peer: p.from, Msg: p.msg, Cause: p.cause, ref: int(k.ref)}
+		ev.Kind, ev.Cause, ev.Node, ev.Peer, ev.Timer, ev.Msg, ev.ref = k.kind, p.cause, p.to, p.from, "", p.msg, int(k.ref)
 	case EvMessage:
 		q := &s.w.conns[k.ref]
 		p := &q.items[q.head]
-		return Event{Kind: EvMessage, Node: p.to, Peer: p.from, Msg: p.msg, Cause: p.cause, ref: int(k.ref)}
+		ev.Kind, ev.Cause, ev.Node, ev.Peer, ev.Timer, ev.Msg, ev.ref = EvMessage, p.cause, p.to, p.from, "", p.msg, int(k.ref)
 	case EvTimer:
 		tm := &s.w.nodes[k.node].timers[k.ref]
-		return Event{Kind: EvTimer, Node: sim.NodeID(k.node), Timer: tm.name, Cause: tm.cause, ref: int(k.ref)}
+		ev.Kind, ev.Cause, ev.Node, ev.Peer, ev.Timer, ev.Msg, ev.ref = EvTimer, tm.cause, sim.NodeID(k.node), 0, tm.name, nil, int(k.ref)
+	default:
+		*ev = s.rareEvent(k)
 	}
-	return s.rareEvent(k)
 }
 
 // rareEvent is event for the other kinds.
@@ -969,7 +984,7 @@ func (s *Sim) StepEvent(i int) error {
 func (s *Sim) execute(k readyEnt) error {
 	s.readyValid = false
 	ev := &s.w.lastEvent
-	*ev = s.event(k)
+	s.eventAt(ev, k)
 	nd := &s.w.nodes[ev.Node]
 	switch ev.Kind {
 	case EvApp:
