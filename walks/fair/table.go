@@ -7,6 +7,19 @@ package fair
 // three quarters full) cost less than maps for them, and nothing to the
 // collector.
 
+// full reports whether a table of size slots holding n cannot take one
+// more.
+func full(n, size int) bool { return 4*(n+1) > 3*size }
+
+// grown returns the empty slots that replace old (twice as many, 64 at
+// first) and the shift that makes a 64-bit hash an index into them.
+func grown[S any](old []S, shift uint) ([]S, uint) {
+	if len(old) == 0 {
+		return make([]S, 64), 64 - 6
+	}
+	return make([]S, 2*len(old)), shift - 1
+}
+
 // idTable maps state keys to ids.
 type idTable struct {
 	slots []idSlot
@@ -39,12 +52,9 @@ func (t *idTable) get(key uint64) (int32, bool) {
 
 // put adds key (not in t) with id.
 func (t *idTable) put(key uint64, id int32) {
-	if 4*(t.n+1) > 3*len(t.slots) {
+	if full(t.n, len(t.slots)) {
 		old := t.slots
-		t.slots, t.shift = make([]idSlot, max(64, 2*len(old))), t.shift-1
-		if len(old) == 0 {
-			t.shift = 64 - 6
-		}
+		t.slots, t.shift = grown(old, t.shift)
 		for _, s := range old {
 			if s.id1 != 0 {
 				*t.slot(s.key) = s
@@ -80,12 +90,9 @@ func (t *edgeSet) slot(k edgeSlot) *edgeSlot {
 
 // add adds transition (from, to, unit) and reports whether it is new.
 func (t *edgeSet) add(from, to, unit int32) bool {
-	if 4*(t.n+1) > 3*len(t.slots) {
+	if full(t.n, len(t.slots)) {
 		old := t.slots
-		t.slots, t.shift = make([]edgeSlot, max(64, 2*len(old))), t.shift-1
-		if len(old) == 0 {
-			t.shift = 64 - 6
-		}
+		t.slots, t.shift = grown(old, t.shift)
 		for _, s := range old {
 			if s.from1 != 0 {
 				*t.slot(s) = s
