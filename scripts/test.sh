@@ -18,7 +18,7 @@ echo "== go test -race (core packages)"
 go test -count=1 -race -short -timeout 12m ./sim/... ./search/... ./critical/... ./walks/... ./mdb/...
 
 echo "== fuzz (3s a target)"
-for target in sim/trace:FuzzUnmarshal search:FuzzReportJSON mdb:FuzzExec mdb/htmlreport:FuzzReadReport sim/engine:FuzzCanonical sim:FuzzParseFailures; do
+for target in sim/trace:FuzzUnmarshal search:FuzzReportJSON search:FuzzUnmarshalShard mdb:FuzzExec mdb/htmlreport:FuzzReadReport mdb/htmlreport:FuzzScan sim/engine:FuzzCanonical sim/engine:FuzzConsoleWriter sim:FuzzParseFailures; do
   go test -run '^$' -fuzz "^${target##*:}\$" -fuzztime 3s "./${target%%:*}"
 done
 
