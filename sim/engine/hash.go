@@ -1,9 +1,8 @@
 package engine
 
 import (
-	"math/bits"
-
 	"github.com/macemc/macemc/sim"
+	"math/bits"
 )
 
 // The global state's hash (Sim.Hash) is kept up to date incrementally: a
@@ -79,10 +78,8 @@ func (s *Sim) rehash() {
 	trim(hs.touched, s.n)
 	hs.conns = 0
 	// Only a busy or stale connection has a part that is not 0.
-	for wi, word := range hs.stale {
-		for word |= s.w.busy[wi]; word != 0; word &= word - 1 {
-			s.w.conns[wi<<6|bits.TrailingZeros64(word)].part = 0
-		}
+	for c := range members(hs.stale, s.w.busy) {
+		s.w.conns[c].part = 0
 	}
 	copy(hs.stale, s.w.busy)
 	hs.dgrams, hs.fresh, hs.dgStale = 0, len(s.w.dgrams), false
@@ -149,14 +146,15 @@ func (s *Sim) Hash() uint64 {
 // refresh brings every stale part up to date.
 func (s *Sim) refresh() {
 	hs := &s.w.hs
+	// Performance: the step loop's; the loops over the sets are written
+	// out (members costs a walk with hashing 4-7% here).
 	for wi, word := range hs.touched {
 		if word == 0 {
 			continue
 		}
 		hs.touched[wi] = 0
-		for word != 0 {
+		for ; word != 0; word &= word - 1 {
 			i := wi<<6 | bits.TrailingZeros64(word)
-			word &= word - 1
 			p := s.nodePart(i)
 			hs.nodes += p - hs.parts[i]
 			hs.parts[i] = p
@@ -167,9 +165,8 @@ func (s *Sim) refresh() {
 			continue
 		}
 		hs.stale[wi] = 0
-		for word != 0 {
+		for ; word != 0; word &= word - 1 {
 			c := wi<<6 | bits.TrailingZeros64(word)
-			word &= word - 1
 			q := &s.w.conns[c]
 			p := s.connPart(c, q)
 			hs.conns += p - q.part

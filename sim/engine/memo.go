@@ -1,7 +1,5 @@
 package engine
 
-import "math/bits"
-
 // HashMemo holds the hashes of the parts of one state, as Hash computes
 // them: every node's struct and part, every monitor, every message and
 // datagram in flight, every busy connection's part, and their sums.
@@ -39,17 +37,13 @@ func (s *Sim) SaveHashes(m *HashMemo) {
 	for i := range s.w.mons {
 		m.mons = append(m.mons, s.monitorHash(i))
 	}
-	for wi, word := range s.w.busy {
-		for word != 0 {
-			c := wi<<6 | bits.TrailingZeros64(word)
-			word &= word - 1
-			q := &s.w.conns[c]
-			m.busy = append(m.busy, int32(c))
-			m.counts = append(m.counts, int32(q.len()))
-			m.conns = append(m.conns, q.part)
-			for j := q.head; j < len(q.items); j++ {
-				m.msgs = append(m.msgs, s.msgHash(&q.items[j]))
-			}
+	for c := range members(s.w.busy, nil) {
+		q := &s.w.conns[c]
+		m.busy = append(m.busy, int32(c))
+		m.counts = append(m.counts, int32(q.len()))
+		m.conns = append(m.conns, q.part)
+		for j := q.head; j < len(q.items); j++ {
+			m.msgs = append(m.msgs, s.msgHash(&q.items[j]))
 		}
 	}
 	m.dgrams = len(s.w.dgrams)
@@ -73,15 +67,11 @@ func (s *Sim) RestoreHashes(m *HashMemo) bool {
 	}
 	// The busy connections and their lengths, against the memo's.
 	k := 0
-	for wi, word := range s.w.busy {
-		for word != 0 {
-			c := wi<<6 | bits.TrailingZeros64(word)
-			word &= word - 1
-			if k >= len(m.busy) || m.busy[k] != int32(c) || m.counts[k] != int32(s.w.conns[c].len()) {
-				return false
-			}
-			k++
+	for c := range members(s.w.busy, nil) {
+		if k >= len(m.busy) || m.busy[k] != int32(c) || m.counts[k] != int32(s.w.conns[c].len()) {
+			return false
 		}
+		k++
 	}
 	if k != len(m.busy) {
 		return false
@@ -97,14 +87,10 @@ func (s *Sim) RestoreHashes(m *HashMemo) bool {
 	clear(hs.touched)
 	// A connection whose part is not 0 is busy or stale: the stale ones
 	// that are not busy now are empty, with part 0.
-	for wi, word := range hs.stale {
-		for word != 0 {
-			c := wi<<6 | bits.TrailingZeros64(word)
-			word &= word - 1
-			s.w.conns[c].part = 0
-		}
-		hs.stale[wi] = 0
+	for c := range members(hs.stale, nil) {
+		s.w.conns[c].part = 0
 	}
+	clear(hs.stale)
 	msgs := m.msgs
 	for k, c := range m.busy {
 		q := &s.w.conns[c]
@@ -127,14 +113,10 @@ func (s *Sim) RestoreHashes(m *HashMemo) bool {
 // busy connection's queue in connection order (f gets the connection's
 // index), then the datagrams (f gets -1).
 func (s *Sim) eachInFlight(f func(c int, p *pending)) {
-	for wi, word := range s.w.busy {
-		for word != 0 {
-			c := wi<<6 | bits.TrailingZeros64(word)
-			word &= word - 1
-			q := &s.w.conns[c]
-			for j := q.head; j < len(q.items); j++ {
-				f(c, &q.items[j])
-			}
+	for c := range members(s.w.busy, nil) {
+		q := &s.w.conns[c]
+		for j := q.head; j < len(q.items); j++ {
+			f(c, &q.items[j])
 		}
 	}
 	for d := range s.w.dgrams {

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"math/bits"
-
 	"github.com/macemc/macemc/sim"
 )
 
@@ -16,14 +14,11 @@ func (s *Sim) Reset(c Chooser) error {
 	// Only busy connections hold messages and only busy or stale ones
 	// have a part in the hash that is not 0 (see hashState): empty those,
 	// without visiting every connection.
-	for wi := range w.busy {
-		for word := w.busy[wi] | w.hs.stale[wi]; word != 0; word &= word - 1 {
-			c := wi<<6 | bits.TrailingZeros64(word)
-			w.conns[c].clear()
-			w.conns[c].part = 0
-		}
-		w.busy[wi] = 0
+	for c := range members(w.busy, w.hs.stale) {
+		w.conns[c].clear()
+		w.conns[c].part = 0
 	}
+	clear(w.busy)
 	clear(w.dgrams)
 	w.dgrams = w.dgrams[:0]
 	w.monotone, w.step, w.resets, w.breaks, w.drops = 0, 0, 0, 0, 0

@@ -722,18 +722,14 @@ func (s *Sim) buildReady() {
 		}
 	}
 	conns := s.w.conns
-	for wi, word := range s.w.busy {
-		for word != 0 {
-			c := wi<<6 | bits.TrailingZeros64(word)
-			word &= word - 1
-			q := &conns[c]
-			p := &q.items[q.head]
-			if s.w.cut != 0 && s.across(p.from, p.to) {
-				continue // held by the partition
-			}
-			ready = append(ready, readyEnt{kind: EvMessage, node: int32(p.to), ref: int32(c)})
-			readyW = append(readyW, p.weight)
+	for c := range members(s.w.busy, nil) {
+		q := &conns[c]
+		p := &q.items[q.head]
+		if s.w.cut != 0 && s.across(p.from, p.to) {
+			continue // held by the partition
 		}
+		ready = append(ready, readyEnt{kind: EvMessage, node: int32(p.to), ref: int32(c)})
+		readyW = append(readyW, p.weight)
 	}
 	reorder := s.cfg.Failures.Reorder
 	dgrams := s.w.dgrams

@@ -1,0 +1,27 @@
+package engine
+
+import (
+	"iter"
+	"math/bits"
+)
+
+// members returns the members of the union of the bit sets a and b (b may
+// be nil) in increasing order: i is a member of a set when bit i%64 of
+// its word i/64 is set. The simulator keeps its busy connections and the
+// stale parts of its hash as such sets. Performance: it is small enough
+// for the compiler to inline it, with the loop body, where it is ranged
+// over.
+func members(a, b []uint64) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for wi, word := range a {
+			if b != nil {
+				word |= b[wi]
+			}
+			for ; word != 0; word &= word - 1 {
+				if !yield(wi<<6 | bits.TrailingZeros64(word)) {
+					return
+				}
+			}
+		}
+	}
+}
