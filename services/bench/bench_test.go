@@ -543,3 +543,41 @@ func BenchmarkFind(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReset: per system, Sim.Reset with a random chooser (what every
+// path and walk of a search starts with: the initial state rebuilt, the
+// system booted) against the bare boot of the same system (engine.Bare on
+// an empty recording: the fresh structs from Config.Service and Start on
+// each, no checker). The difference is what the simulator adds to a
+// reset: its own buffers, the driver's requests, the hash state, the
+// monitors, and queueing Start's sends and timers.
+func BenchmarkReset(b *testing.B) {
+	for _, name := range systems {
+		b.Run(name, func(b *testing.B) {
+			cfg := config(b, name, nil)
+			b.Run("reset", func(b *testing.B) {
+				w := newWalker(b, cfg)
+				b.ReportAllocs()
+				for i := 0; b.Loop(); i++ {
+					w.rnd.Reseed(uint64(i))
+					if err := w.s.Reset(w.rnd); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("bare", func(b *testing.B) {
+				bare, err := engine.NewBare(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rec := &engine.Recording{}
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := bare.Run(rec); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
