@@ -370,6 +370,10 @@ type Config struct {
 	// node id, delivered to HandleApp in this order, each a pending event
 	// of its own; a Request waits until its condition holds. After a reset
 	// the node's driver starts over, unless KeepDriver is set. May be nil.
+	// It must return the same requests for a node every time (an
+	// execution replays only then); the simulator asks once and reuses
+	// the answer when every request is a plain value (no pointer, slice,
+	// map, func or interface inside), which no handler can change.
 	App func(id NodeID) []any
 	// KeepDriver keeps each node's driver where it was across a reset:
 	// requests already delivered are not delivered again.

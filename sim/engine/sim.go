@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"reflect"
 	goruntime "runtime"
 	"runtime/debug"
 	"sort"
@@ -293,6 +294,7 @@ type Sim struct {
 	deadline func() bool // see SetInterrupt
 	encErr   error       // the first state encoding that failed; see HashErr
 	texts    *textMemo   // see serviceText; nil until NodeText is called
+	apps     []appCache  // by node; see driver
 
 	_ [cacheLine]byte // see padded
 }
@@ -453,10 +455,7 @@ func (s *Sim) initNode(id sim.NodeID, reset bool) {
 		if nd.appNext < len(nd.app) {
 			s.w.apps--
 		}
-		nd.app = nil
-		if s.cfg.App != nil {
-			nd.app = s.cfg.App(id)
-		}
+		nd.app = s.driver(id)
 		nd.appNext, nd.appCause = 0, s.cause()
 		if len(nd.app) > 0 {
 			s.w.apps++
@@ -469,6 +468,71 @@ func (s *Sim) initNode(id sim.NodeID, reset bool) {
 	nd.dirty = true
 	s.touch(id)
 	s.w.ext[id].endHash = 0
+}
+
+// driver returns node id's driver requests from the config (nil without
+// App). Performance: a node's requests that are plain values (see
+// plainValue) are asked for once and reused at every reset: nothing can
+// change them, since HandleApp gets a copy, and App must give the same
+// requests every time for an execution to replay. Requests that may hold
+// state a handler could change (a pointer, a map, a condition's closure)
+// are asked for afresh each time, as before. Asking App at every reset
+// cost a fifth of a randtree Reset.
+func (s *Sim) driver(id sim.NodeID) []any {
+	if s.cfg.App == nil {
+		return nil
+	}
+	if s.apps == nil {
+		s.apps = make([]appCache, s.n)
+	}
+	c := &s.apps[id]
+	if c.plain {
+		return c.reqs
+	}
+	reqs := s.cfg.App(id)
+	if !c.asked {
+		c.asked = true
+		c.plain = true
+		for _, r := range reqs {
+			if r == nil || !plainValue(reflect.TypeOf(r)) {
+				c.plain = false
+				break
+			}
+		}
+		if c.plain {
+			c.reqs = reqs
+		}
+	}
+	return reqs
+}
+
+// appCache is what driver knows of a node's requests: whether App was
+// asked yet, and the requests when they are plain values.
+type appCache struct {
+	reqs         []any
+	asked, plain bool
+}
+
+// plainValue reports whether values of type t hold nothing that can be
+// changed through a copy of them: no pointer, slice, map, channel, func,
+// interface or unsafe pointer, at any depth (strings are immutable).
+func plainValue(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
+		return true
+	case reflect.Array:
+		return t.Len() == 0 || plainValue(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !plainValue(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // disarm unschedules every timer of nd.
