@@ -111,8 +111,15 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 		s.w.dgrams = append(s.w.dgrams, pending{})
 		p = &s.w.dgrams[len(s.w.dgrams)-1]
 		s.w.hs.fresh++
+		s.listOK = false
 	default:
-		p = s.push(from*s.n + to)
+		c := from*s.n + to
+		p = s.push(c)
+		p.msg, p.from, p.to, p.cause, p.weight = msg, sim.NodeID(from), sim.NodeID(to), s.cause(), s.messageWeight(msg)
+		if s.w.conns[c].len() == 1 {
+			s.msgEdit(c, true)
+		}
+		return
 	}
 	p.msg, p.from, p.to, p.cause, p.weight = msg, sim.NodeID(from), sim.NodeID(to), s.cause(), s.messageWeight(msg)
 }
@@ -150,6 +157,7 @@ func (r *runtime) SetTimer(node int, name string, periodic bool) {
 	t := &s.w.nodes[node].timers[i]
 	if !t.armed {
 		s.w.armed++
+		s.timersChanged()
 		t.cause = s.cause()
 	}
 	t.armed, t.periodic = true, periodic
@@ -172,6 +180,7 @@ func (r *runtime) CancelTimer(node int, name string) {
 		if nd.timers[i].name == name && nd.timers[i].armed {
 			nd.timers[i].armed = false
 			s.w.armed--
+			s.timersChanged()
 			if s.log != nil {
 				s.log.Info().Int("step", s.logStep()).Int("node", node).Msg("cancel timer " + name)
 			}

@@ -139,7 +139,7 @@ func (s *Sim) replayCopy(c Chooser) *Sim {
 		return fail(fmt.Errorf("the copy answered %d choices, the original %d", rec.Used(), len(values)))
 	}
 	cp.failures, cp.until = s.failures, s.until
-	cp.readyValid = false
+	cp.readyValid, cp.listOK = false, false
 	cp.chooser = c
 	return cp
 }

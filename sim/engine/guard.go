@@ -135,6 +135,7 @@ func (s *Sim) SwapState(o *Sim) {
 	s.failures, o.failures = o.failures, s.failures
 	s.until, o.until = o.until, s.until
 	s.readyValid, o.readyValid = false, false
+	s.listOK, o.listOK = false, false
 	s.err, o.err = nil, nil
 }
 

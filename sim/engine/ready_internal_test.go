@@ -201,9 +201,12 @@ func (c *churn) act(ctx *sim.Context) {
 		ctx.SetTimer("once")
 	case 4:
 		ctx.CancelTimer("once")
-		ctx.Send(to, -c.N)
+		ctx.Send(to, churnNote(-c.N)) // a type of its own weight
 	}
 }
+
+// churnNote is a message whose type has a weight of its own.
+type churnNote int
 
 func (c *churn) HandleApp(ctx *sim.Context, _ any)                           { c.act(ctx) }
 func (c *churn) HandleMessage(ctx *sim.Context, _ sim.NodeID, _ sim.Message) { c.Seen++; c.act(ctx) }
@@ -212,16 +215,25 @@ func (c *churn) HandleConnError(ctx *sim.Context, _ sim.NodeID)              { c
 
 // TestReadySummaries walks systems with every kind of event and failure
 // and checks, before every step, that buildReady (which skips what the
-// summaries say is empty) lists exactly what a plain scan of the world
-// lists, in the same order, and that the summaries match a recount, also
-// across Reset and Clone.
+// summaries say is empty, and keeps the list of the last step when only
+// messages on connections changed) lists exactly what a plain scan of the
+// world lists, in the same order, and that the summaries match a recount,
+// also across Reset, Clone and SwapState. The third system has failures
+// only in the first steps and no breaks or partitions, so that most of
+// its steps edit the list in place.
 func TestReadySummaries(t *testing.T) {
 	if n := reflect.TypeFor[Event]().NumField(); n != 7 {
 		t.Fatalf("Event has %d fields: eventAt sets 7, and the check below builds events over one with those 7 set", n)
 	}
 	var seen [numEventKinds]int
-	for _, reorder := range []bool{false, true} {
+	kept := 0 // steps whose list was kept from the step before
+	for variant, reorder := range []bool{false, true, false} {
 		f := sim.Failures{Drops: 3, Breaks: 3, Resets: 3, Crashes: 1, Duplicates: 2, Partitions: 2, Reorder: reorder}
+		opts := Options{Chooser: NewRandom(1)}
+		if variant == 2 {
+			f = sim.Failures{Drops: 1, Resets: 2}
+			opts.FailuresUntil = 15
+		}
 		if reorder {
 			// Faults only where the filters allow them.
 			f.Nodes, f.Links, f.Splits, f.PerNode = []sim.NodeID{1, 3}, []sim.Link{{0, 1}, {2, 1}}, [][]sim.NodeID{{0, 1}, {3}}, 2
@@ -231,8 +243,13 @@ func TestReadySummaries(t *testing.T) {
 			Service:  func(sim.NodeID) sim.Service { return &churn{} },
 			App:      func(id sim.NodeID) []any { return slices.Repeat([]any{"go"}, int(id)) },
 			Failures: f,
+			Weights:  sim.Weights{Messages: map[string]float64{"churnNote": 3}},
 		}
-		s, err := New(cfg, Options{Chooser: NewRandom(1)})
+		s, err := New(cfg, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := New(cfg, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,6 +262,17 @@ func TestReadySummaries(t *testing.T) {
 				s = s.Clone(r)
 			}
 			for step := 0; step < 300; step++ {
+				if walk%4 == 3 && step == 100 {
+					// Go on with the other simulator's execution, and
+					// back with this one's after a few steps.
+					s.SwapState(other)
+				}
+				if walk%4 == 3 && step == 110 {
+					s.SwapState(other)
+				}
+				if s.listOK && !s.readyValid {
+					kept++
+				}
 				if err := checkSummaries(s); err != nil {
 					t.Fatalf("reorder %v walk %d step %d: %v", reorder, walk, step, err)
 				}
@@ -283,5 +311,8 @@ func TestReadySummaries(t *testing.T) {
 		if n == 0 {
 			t.Errorf("no %s event ran", EventKind(k))
 		}
+	}
+	if kept < 1000 {
+		t.Errorf("the list was kept from the step before at %d steps, want 1000 or more", kept)
 	}
 }

@@ -30,7 +30,7 @@ func (s *Sim) Reset(c Chooser) error {
 	clear(w.shared)
 	w.shared = w.shared[:0]
 	s.resetHistory()
-	s.readyValid = false
+	s.readyValid, s.listOK = false, false
 	s.err, s.stepErr, s.broken, s.prevSvc, s.encErr = nil, nil, nil, nil, nil
 	if s.escape.Load() != nil {
 		s.escape.Store(nil)

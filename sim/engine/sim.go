@@ -266,9 +266,26 @@ type Sim struct {
 	readyValid bool
 	readyEv    []Event
 	readyEvOK  bool
-	ctxs       []*sim.Context // one per node, handed to its handlers
-	view       *sim.View      // the View properties get (Holds): one per Sim, so checking allocates nothing
-	enc        encoder
+	// The ready list is kept from one step to the next while listOK: a
+	// step that delivers a message and sends messages on reliable
+	// connections edits its messages in place (see msgEdit), every other
+	// change of what is ready clears listOK and the next buildReady
+	// rebuilds the list. msgAt is where its messages begin, failOn says
+	// it lists failures. A list is only kept when its messages can be
+	// edited so: no partition holds messages back, and no failure listed
+	// depends on them. A new Sim starts without a list, and every change
+	// of the world as a whole (Reset, SwapState, a copy) clears listOK.
+	listOK bool
+	failOn bool
+	msgAt  int32
+	// volatile is set while the list is built when a driver request's
+	// condition was evaluated: it may change with any step, so such a list
+	// is rebuilt at every step.
+	volatile bool
+	apps     []appCache     // by node; see driver
+	ctxs     []*sim.Context // one per node, handed to its handlers
+	view     *sim.View      // the View properties get (Holds): one per Sim, so checking allocates nothing
+	enc      encoder
 
 	reorder bool // cfg.Failures.Reorder
 	booting bool // Start runs on the initial state (New, Reset)
@@ -294,7 +311,6 @@ type Sim struct {
 	deadline func() bool // see SetInterrupt
 	encErr   error       // the first state encoding that failed; see HashErr
 	texts    *textMemo   // see serviceText; nil until NodeText is called
-	apps     []appCache  // by node; see driver
 
 	_ [cacheLine]byte // see padded
 }
@@ -451,6 +467,7 @@ func (s *Sim) initNode(id sim.NodeID, reset bool) {
 		panic(fmt.Sprintf("sim: sim.Config.Service returned nil for node %d", id))
 	}
 	s.disarm(nd)
+	s.listOK = false
 	if !reset || !s.cfg.KeepDriver {
 		if nd.appNext < len(nd.app) {
 			s.w.apps--
@@ -541,11 +558,71 @@ func (s *Sim) disarm(nd *node) {
 		if nd.timers[i].armed {
 			nd.timers[i].armed = false
 			s.w.armed--
+			s.timersChanged()
 		}
 	}
 }
 
-// push queues an empty message on connection c, for the caller to fill.
+// timersChanged drops the kept ready list (listOK): a timer was armed,
+// disarmed or added.
+func (s *Sim) timersChanged() { s.listOK = false }
+
+// busyBefore returns how many connections before connection c hold
+// messages: the position of c's message among the ready messages.
+func (s *Sim) busyBefore(c int) int {
+	busy := s.w.busy
+	n := bits.OnesCount64(busy[c>>6] & (1<<(c&63) - 1))
+	for _, w := range busy[:c>>6] {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// msgEdit keeps the ready list up to date after connection c changed in a
+// way that leaves every other connection alone: its first message was
+// delivered, or a message was queued on it. added says c was empty before
+// (its message joins the list); otherwise, when c is now empty its message
+// leaves the list, else its next message takes its place. Performance:
+// the list is edited in place instead of rebuilt at the next step, which
+// made buildReady most of the simulator's work per step.
+func (s *Sim) msgEdit(c int, added bool) {
+	if !s.listOK {
+		return
+	}
+	i := int(s.msgAt) + s.busyBefore(c)
+	ready, readyW := s.ready, s.readyW
+	n := len(ready)
+	q := &s.w.conns[c]
+	switch {
+	case added:
+		if n == cap(ready) || n == cap(readyW) {
+			s.listOK = false // the rebuild grows the arrays
+			return
+		}
+		// The entries after i move up one, in one loop over both
+		// slices: for a few entries it costs less than copy's two calls.
+		ready, readyW = ready[:n+1], readyW[:n+1]
+		for j := n; j > i; j-- {
+			ready[j], readyW[j] = ready[j-1], readyW[j-1]
+		}
+		ready[i] = readyEnt{kind: EvMessage, node: int32(c % s.n), ref: int32(c)}
+		readyW[i] = q.items[q.head].weight
+	case q.len() == 0:
+		for j := i + 1; j < n; j++ {
+			ready[j-1], readyW[j-1] = ready[j], readyW[j]
+		}
+		ready, readyW = ready[:n-1], readyW[:n-1]
+	default:
+		readyW[i] = q.items[q.head].weight
+	}
+	// Only the lengths changed: storing them alone spares the pointers'
+	// write barriers.
+	s.ready, s.readyW = s.ready[:len(ready)], s.readyW[:len(readyW)]
+}
+
+// push queues an empty message on connection c, for the caller to fill;
+// the caller then calls msgEdit when the connection was empty (its
+// message joins the ready list).
 func (s *Sim) push(c int) *pending {
 	s.w.busy[c>>6] |= 1 << (c & 63)
 	s.w.hs.stale[c>>6] |= 1 << (c & 63)
@@ -560,10 +637,12 @@ func (s *Sim) popConn(c int) {
 		s.w.busy[c>>6] &^= 1 << (c & 63)
 	}
 	s.w.hs.stale[c>>6] |= 1 << (c & 63)
+	s.msgEdit(c, false)
 }
 
 // clearConn loses everything in flight on connection c.
 func (s *Sim) clearConn(c int) {
+	s.listOK = false
 	s.w.conns[c].clear()
 	s.w.busy[c>>6] &^= 1 << (c & 63)
 	s.w.hs.stale[c>>6] |= 1 << (c & 63)
@@ -575,6 +654,7 @@ func (s *Sim) connErr(id, peer sim.NodeID) {
 	if len(nd.connErrs) == 0 {
 		s.w.errs++
 	}
+	s.listOK = false
 	nd.connErrs = append(nd.connErrs, peer)
 	s.touch(id)
 }
@@ -628,7 +708,7 @@ func (s *Sim) SetLogger(l *zerolog.Logger) { s.log = l }
 // the per-execution bounds of the config still apply.
 func (s *Sim) SetFailures(on bool) {
 	s.failures = on
-	s.readyValid = false
+	s.readyValid, s.listOK = false, false
 	s.logSettings()
 }
 
@@ -653,7 +733,7 @@ func (s *Sim) logSettings() {
 // see Options.FailuresUntil.
 func (s *Sim) SetFailuresUntil(n int) {
 	s.until = n
-	s.readyValid = false
+	s.readyValid, s.listOK = false, false
 	s.logSettings()
 }
 
@@ -761,11 +841,21 @@ func (s *Sim) rareEvent(k readyEnt) Event {
 
 // buildReady lists the pending events in canonical order. Performance: it
 // runs before every step, so it appends small entries (no Event, no
-// message interface copies) to slices it reuses, with no closure.
+// message interface copies) to slices it reuses, with no closure; and when
+// only messages on connections changed since the last step, it keeps the
+// list, which msgEdit kept up to date (see listOK).
 func (s *Sim) buildReady() {
 	if s.readyValid {
 		return
 	}
+	if s.listOK && !(s.failOn && s.until > 0 && s.w.step >= s.until) {
+		// The list kept from the last step is up to date (failures, when
+		// listed, are still on: their budget and switches only change
+		// with steps that clear listOK).
+		s.readyValid, s.readyEvOK = true, false
+		return
+	}
+	s.volatile = false
 	ready, readyW := s.ready[:0], s.readyW[:0]
 	wt := &s.weights
 	nodes := s.w.nodes
@@ -785,6 +875,7 @@ func (s *Sim) buildReady() {
 			}
 		}
 	}
+	msgAt := len(ready)
 	conns := s.w.conns
 	for c := range members(s.w.busy, nil) {
 		q := &conns[c]
@@ -816,7 +907,8 @@ func (s *Sim) buildReady() {
 			}
 		}
 	}
-	if s.failures && (s.until <= 0 || s.w.step < s.until) && s.budgetLeft() {
+	failOn := s.failures && (s.until <= 0 || s.w.step < s.until) && s.budgetLeft()
+	if failOn {
 		ready, readyW = s.failureReady(ready, readyW)
 	}
 	if s.w.cut != 0 {
@@ -836,6 +928,10 @@ func (s *Sim) buildReady() {
 		s.readyW = readyW
 	}
 	s.readyValid, s.readyEvOK = true, false
+	// The failures listed depend on the connections in flight when a
+	// break may happen.
+	s.listOK = !s.volatile && s.w.cut == 0 && !(failOn && s.w.breaks < s.cfg.Failures.Breaks)
+	s.failOn, s.msgAt = failOn, int32(msgAt)
 }
 
 // budgetLeft reports whether the execution may still have a failure.
@@ -1010,7 +1106,7 @@ func (s *Sim) takeStepErr() error {
 		return s.broken
 	}
 	err := s.stepErr
-	s.stepErr, s.readyValid = nil, false
+	s.stepErr, s.readyValid, s.listOK = nil, false, false
 	return err
 }
 
@@ -1043,6 +1139,9 @@ func (s *Sim) StepEvent(i int) error {
 // rather than a closure per kind.
 func (s *Sim) execute(k readyEnt) error {
 	s.readyValid = false
+	if k.kind != EvMessage && k.kind != EvTimer {
+		s.listOK = false
+	}
 	ev := &s.w.lastEvent
 	s.eventAt(ev, k)
 	nd := &s.w.nodes[ev.Node]
@@ -1060,6 +1159,7 @@ func (s *Sim) execute(k readyEnt) error {
 		if tm := &nd.timers[k.ref]; !tm.periodic {
 			tm.armed = false
 			s.w.armed--
+			s.timersChanged()
 		}
 	case EvConnError:
 		copy(nd.connErrs, nd.connErrs[1:])
@@ -1213,6 +1313,7 @@ func (s *Sim) driverReady(nd *node) bool {
 	if q.When == nil {
 		return true
 	}
+	s.volatile = true
 	return s.condition(q)
 }
 
@@ -1398,6 +1499,7 @@ func (s *Sim) timerIndex(id sim.NodeID, name string) int {
 	}
 	nd.timers = append(nd.timers, timer{})
 	copy(nd.timers[i+1:], nd.timers[i:])
+	s.timersChanged() // the later timers' indexes moved
 	nd.timers[i] = timer{name: name, nameHash: hashString(name), weight: w}
 	return i
 }
