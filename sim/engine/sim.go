@@ -278,6 +278,10 @@ type Sim struct {
 	listOK bool
 	failOn bool
 	msgAt  int32
+	// hole, when not -1, is the position in the kept list of a message
+	// that left it; the entries after it are still to move down one
+	// (msgEdit fills it, buildReady closes it).
+	hole int32
 	// volatile is set while the list is built when a driver request's
 	// condition was evaluated: it may change with any step, so such a list
 	// is rebuilt at every step.
@@ -584,40 +588,66 @@ func (s *Sim) busyBefore(c int) int {
 // (its message joins the list); otherwise, when c is now empty its message
 // leaves the list, else its next message takes its place. Performance:
 // the list is edited in place instead of rebuilt at the next step, which
-// made buildReady most of the simulator's work per step.
+// made buildReady most of the simulator's work per step; and a message
+// that leaves the list leaves a hole (see hole) that the next message to
+// join fills, so that a step that delivers one message and sends one moves
+// only the entries between the two, not every later entry twice.
 func (s *Sim) msgEdit(c int, added bool) {
 	if !s.listOK {
 		return
 	}
+	// i is the position of c's message in the list without the hole.
 	i := int(s.msgAt) + s.busyBefore(c)
+	h := int(s.hole)
 	ready, readyW := s.ready, s.readyW
-	n := len(ready)
 	q := &s.w.conns[c]
 	switch {
 	case added:
-		if n == cap(ready) || n == cap(readyW) {
-			s.listOK = false // the rebuild grows the arrays
-			return
+		p := &q.items[q.head]
+		e := readyEnt{kind: EvMessage, node: int32(p.to), ref: int32(c)}
+		switch {
+		case h < 0:
+			n := len(ready)
+			if n == cap(ready) || n == cap(readyW) {
+				s.listOK = false // the rebuild grows the arrays
+				return
+			}
+			ready, readyW = ready[:n+1], readyW[:n+1]
+			copy(ready[i+1:], ready[i:n])
+			copy(readyW[i+1:], readyW[i:n])
+			// Only the lengths changed: storing them alone spares the
+			// pointers' write barriers.
+			s.ready, s.readyW = s.ready[:n+1], s.readyW[:n+1]
+		case i <= h:
+			for j := h; j > i; j-- {
+				ready[j], readyW[j] = ready[j-1], readyW[j-1]
+			}
+		default:
+			for j := h; j < i; j++ {
+				ready[j], readyW[j] = ready[j+1], readyW[j+1]
+			}
 		}
-		// The entries after i move up one, in one loop over both
-		// slices: for a few entries it costs less than copy's two calls.
-		ready, readyW = ready[:n+1], readyW[:n+1]
-		for j := n; j > i; j-- {
-			ready[j], readyW[j] = ready[j-1], readyW[j-1]
-		}
-		ready[i] = readyEnt{kind: EvMessage, node: int32(c % s.n), ref: int32(c)}
-		readyW[i] = q.items[q.head].weight
+		ready[i], readyW[i] = e, p.weight
+		s.hole = -1
 	case q.len() == 0:
-		for j := i + 1; j < n; j++ {
-			ready[j-1], readyW[j-1] = ready[j], readyW[j]
+		if h >= 0 {
+			s.closeHole()
 		}
-		ready, readyW = ready[:n-1], readyW[:n-1]
+		s.hole = int32(i)
 	default:
+		if h >= 0 && i >= h {
+			i++ // after the hole
+		}
 		readyW[i] = q.items[q.head].weight
 	}
-	// Only the lengths changed: storing them alone spares the pointers'
-	// write barriers.
-	s.ready, s.readyW = s.ready[:len(ready)], s.readyW[:len(readyW)]
+}
+
+// closeHole moves the entries after the hole in the ready list down one.
+func (s *Sim) closeHole() {
+	h, n := int(s.hole), len(s.ready)
+	copy(s.ready[h:], s.ready[h+1:])
+	copy(s.readyW[h:], s.readyW[h+1:])
+	s.ready, s.readyW, s.hole = s.ready[:n-1], s.readyW[:n-1], -1
 }
 
 // push queues an empty message on connection c, for the caller to fill;
@@ -852,6 +882,9 @@ func (s *Sim) buildReady() {
 		// The list kept from the last step is up to date (failures, when
 		// listed, are still on: their budget and switches only change
 		// with steps that clear listOK).
+		if s.hole >= 0 {
+			s.closeHole()
+		}
 		s.readyValid, s.readyEvOK = true, false
 		return
 	}
@@ -931,7 +964,7 @@ func (s *Sim) buildReady() {
 	// The failures listed depend on the connections in flight when a
 	// break may happen.
 	s.listOK = !s.volatile && s.w.cut == 0 && !(failOn && s.w.breaks < s.cfg.Failures.Breaks)
-	s.failOn, s.msgAt = failOn, int32(msgAt)
+	s.failOn, s.msgAt, s.hole = failOn, int32(msgAt), -1
 }
 
 // budgetLeft reports whether the execution may still have a failure.
