@@ -51,7 +51,10 @@ type opSub struct {
 	// tree is, for an opField, treeMap or treePtr when the field is a map
 	// or a pointer that hashPure reads (see treeProg), treeNone otherwise.
 	tree uint8
-	key  *prog        // tree map: its keys' program
+	key  *prog // tree map: its keys' program
+	// vptr is, for a tree map whose values are tree pointers, the
+	// program of what they point to.
+	vptr *prog
 	kt   reflect.Type // tree map: its keys' type
 	vt   reflect.Type // tree map: its values' type
 	// small: a tree map's small maps are read in place (see smallLayout),
@@ -343,6 +346,9 @@ func (b *progBuilder) field(t reflect.Type, off uintptr) {
 		case reflect.Map:
 			if kp, vp := b.treeProg(t.Key()), b.treeProg(t.Elem()); kp != nil && vp != nil {
 				sub.tree, sub.key, sub.elem, sub.kt, sub.vt = treeMap, kp, vp, t.Key(), t.Elem()
+				if len(vp.ops) == 1 && vp.ops[0].off == 0 && vp.ops[0].kind == opField && vp.ops[0].sub.tree == treePtr {
+					sub.vptr = vp.ops[0].sub.elem
+				}
 				sub.slot, sub.elemOff, sub.small = smallLayout(t)
 			}
 		case reflect.Pointer:
@@ -555,7 +561,20 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 		q := unsafe.Add(p, op.off)
 		switch op.kind {
 		case opField:
-			if h, left = hashField(e, h, left, op.sub, q); left < 0 {
+			// Performance: a tree pointer, the most common field, is
+			// followed here, not through hashField and hashPtr.
+			if sub := op.sub; sub.tree == treePtr {
+				t := *(*unsafe.Pointer)(q)
+				if t == nil {
+					h = step(h, 0)
+					left--
+					continue
+				}
+				h, left = hashPure(e, step(h, 1), left-1, sub.elem.ops, t)
+			} else {
+				h, left = hashField(e, h, left, sub, q)
+			}
+			if left < 0 {
 				return h, left
 			}
 			continue
@@ -696,10 +715,28 @@ func hashMap(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint
 	var sum uint64
 	if sub.small {
 		if g, full := smallGroup(m, n); g != nil {
+			// Performance: a key that is one number or bool and a
+			// value that is a tree pointer are read here.
+			ks, vp := sub.key.scalar, sub.vptr
 			for ; full != 0; full &= full - 1 {
 				at := slotAt(g, full, sub.slot)
-				eh, l := hashPure(e, prime5, left, kops, at)
-				if eh, left = hashPure(e, eh, l, vops, unsafe.Add(at, sub.elemOff)); left < 0 {
+				var eh uint64
+				l := left
+				if ks <= opF64 {
+					eh, l = hashScalar(prime5, l, ks, at)
+				} else {
+					eh, l = hashPure(e, prime5, l, kops, at)
+				}
+				va := unsafe.Add(at, sub.elemOff)
+				switch {
+				case vp == nil:
+					eh, l = hashPure(e, eh, l, vops, va)
+				case *(*unsafe.Pointer)(va) == nil:
+					eh, l = step(eh, 0), l-1
+				default:
+					eh, l = hashPure(e, step(eh, 1), l-1, vp.ops, *(*unsafe.Pointer)(va))
+				}
+				if left = l; left < 0 {
 					return h, left
 				}
 				sum += avalanche(eh)
@@ -769,6 +806,15 @@ func hashSlice(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (ui
 		}
 	}
 	return h, left
+}
+
+// hashScalar feeds h the bool or number (not a complex) of kind k at q,
+// and takes its encoded size from left.
+func hashScalar(h uint64, left int, k uint8, q unsafe.Pointer) (uint64, int) {
+	if k == opBool {
+		return step(h, uint64(*(*uint8)(q))), left - 1
+	}
+	return step(h, word(k, q)), left - 8
 }
 
 // word returns the number of kind k (not a bool or complex) at q as the
