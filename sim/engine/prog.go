@@ -579,6 +579,11 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 			}
 			continue
 		case opWords:
+			if op.n == 1 { // the most common run: no loop
+				h = step(h, *(*uint64)(q))
+				left -= 8
+				continue
+			}
 			for _, w := range unsafe.Slice((*uint64)(q), op.n) {
 				h = step(h, w)
 			}
@@ -656,27 +661,28 @@ func hashIface(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (ui
 }
 
 // hashBytes feeds h the n bytes at p, a string's or a byte slice's: their
-// length, then up to 16 bytes as they are (two words read from both ends,
-// which overlap for fewer than 16: the length tells them apart), more as
-// their xxhash. Performance: most strings of a state are short, and
-// hashing one this way costs a fraction of a call to xxhash.
+// length, added to h, then up to 16 bytes as they are (two words read
+// from both ends, which overlap for fewer than 16: the length tells them
+// apart; fewer than 8 fill one word), more as their xxhash; an empty one
+// is a round of 0. Performance: most strings of a state are short, and
+// hashing one this way costs a fraction of a call to xxhash, and one
+// round (two from 8 bytes on).
 func hashBytes(h uint64, p *byte, n int) uint64 {
-	h = step(h, uint64(n))
+	if n == 0 {
+		return step(h, 0)
+	}
+	h += uint64(n)
 	le := binary.LittleEndian
+	b := unsafe.Slice(p, n)
 	switch {
 	case n > 16:
-		return step(h, xxhash.Sum64(unsafe.Slice(p, n)))
+		return step(h, xxhash.Sum64(b))
 	case n >= 8:
-		b := unsafe.Slice(p, n)
 		return step(step(h, le.Uint64(b)), le.Uint64(b[n-8:]))
 	case n >= 4:
-		b := unsafe.Slice(p, n)
 		return step(h, uint64(le.Uint32(b))|uint64(le.Uint32(b[n-4:]))<<32)
-	case n > 0:
-		b := unsafe.Slice(p, n)
-		return step(h, uint64(b[0])|uint64(b[n/2])<<8|uint64(b[n-1])<<16)
 	}
-	return h
+	return step(h, uint64(b[0])|uint64(b[n/2])<<8|uint64(b[n-1])<<16)
 }
 
 // hashPtr is hashPure of the tree pointer at q: as the encoding, 0 for nil,
