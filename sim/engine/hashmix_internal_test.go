@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"testing"
@@ -153,5 +154,18 @@ func TestHashNearEqualValues(t *testing.T) {
 	}
 	if len(byEnc) < n/2 {
 		t.Fatalf("only %d distinct values of %d", len(byEnc), n)
+	}
+}
+
+// TestUvarintLen: uvarintLen is the length of the uvarint encoding the
+// size bound counts, around every length's bounds.
+func TestUvarintLen(t *testing.T) {
+	for k := range 9 {
+		for _, d := range []int{-1, 0, 1} {
+			x := max(0, 1<<(7*k)+d)
+			if got, want := uvarintLen(x), len(binary.AppendUvarint(nil, uint64(x))); got != want {
+				t.Errorf("uvarintLen(%d) = %d, want %d", x, got, want)
+			}
+		}
 	}
 }
