@@ -561,9 +561,13 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 		q := unsafe.Add(p, op.off)
 		switch op.kind {
 		case opField:
-			// Performance: a tree pointer, the most common field, is
-			// followed here, not through hashField and hashPtr.
-			if sub := op.sub; sub.tree == treePtr {
+			// A tree map, a tree pointer (as its encoding: 0 for nil,
+			// else 1 and the value it points to) or an empty
+			// interface. Performance: the pointer, the most common
+			// field, is followed here, and an empty map (most maps of
+			// most nodes) is hashed here too, as hashMap would.
+			switch sub := op.sub; sub.tree {
+			case treePtr:
 				t := *(*unsafe.Pointer)(q)
 				if t == nil {
 					h = step(h, 0)
@@ -571,8 +575,15 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 					continue
 				}
 				h, left = hashPure(e, step(h, 1), left-1, sub.elem.ops, t)
-			} else {
-				h, left = hashField(e, h, left, sub, q)
+			case treeMap:
+				if n, ok := mapLen(*(*unsafe.Pointer)(q)); ok && n == 0 {
+					h = step(h, 0)
+					left--
+					continue
+				}
+				h, left = hashMap(e, h, left, sub, q)
+			default:
+				h, left = hashIface(e, h, left, sub, q)
 			}
 			if left < 0 {
 				return h, left
@@ -629,18 +640,6 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 	return h, left
 }
 
-// hashField is hashPure of the opField at q: a tree map or pointer, or an
-// empty interface.
-func hashField(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint64, int) {
-	switch sub.tree {
-	case treeMap:
-		return hashMap(e, h, left, sub, q)
-	case treePtr:
-		return hashPtr(e, h, left, sub, q)
-	}
-	return hashIface(e, h, left, sub, q)
-}
-
 // hashIface is hashPure of the interface at q: nil, or a value whose type
 // has a hashable program and whose hash (the type's) tells it apart from
 // values of other types.
@@ -683,16 +682,6 @@ func hashBytes(h uint64, p *byte, n int) uint64 {
 		return step(h, uint64(le.Uint32(b))|uint64(le.Uint32(b[n-4:]))<<32)
 	}
 	return step(h, uint64(b[0])|uint64(b[n/2])<<8|uint64(b[n-1])<<16)
-}
-
-// hashPtr is hashPure of the tree pointer at q: as the encoding, 0 for nil,
-// else 1 and the value it points to.
-func hashPtr(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint64, int) {
-	p := *(*unsafe.Pointer)(q)
-	if p == nil {
-		return step(h, 0), left - 1
-	}
-	return hashPure(e, step(h, 1), left-1, sub.elem.ops, p)
 }
 
 // hashMap is hashPure of the tree map at q: its length and the sum of its
