@@ -619,6 +619,11 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 			h = hashBytes(h, unsafe.SliceData(b), len(b))
 			continue
 		case opSlice:
+			if len(*(*[]byte)(q)) == 0 { // as hashSlice would
+				h = step(h, 0)
+				left--
+				continue
+			}
 			if h, left = hashSlice(e, h, left, op.sub, q); left < 0 {
 				return h, left
 			}
