@@ -210,22 +210,24 @@ func (s *Sim) nodePart(i int) uint64 {
 			}
 		}
 	}
-	h := mix(seedNode+uint64(i), nd.hash)
-	h = mix(h, uint64(nd.appNext))
-	h = mix(h, timers)
+	// Performance: what is not the struct is hashed by rounds of its
+	// own, which need not wait for the struct's hash; the struct's hash
+	// (finalized) is put in last.
+	h := step(seedNode+uint64(i), uint64(nd.appNext))
+	h = step(h, timers)
 	for _, p := range nd.connErrs {
-		h = mix(h, uint64(p)+1)
+		h = step(h, uint64(p)+1)
 	}
 	if nd.down {
-		h = mix(h, seedDown)
+		h = step(h, seedDown)
 	}
 	if e := &s.w.ext[i]; e.restarts|int(e.draws) != 0 {
 		if e.restarts > 0 {
-			h = mix(h, seedRest)
+			h = step(h, seedRest)
 		}
-		h = mix(h, e.draws)
+		h = step(h, e.draws)
 	}
-	return fmix(h)
+	return fmix(h ^ nd.hash)
 }
 
 // connPart hashes connection c's queue: its messages in order (0 for an

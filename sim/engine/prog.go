@@ -51,7 +51,10 @@ type opSub struct {
 	// tree is, for an opField, treeMap or treePtr when the field is a map
 	// or a pointer that hashPure reads (see treeProg), treeNone otherwise.
 	tree uint8
-	key  *prog        // tree map: its keys' program
+	key  *prog // tree map: its keys' program
+	// vptr is, for a tree map whose values are tree pointers, the
+	// program of what they point to.
+	vptr *prog
 	kt   reflect.Type // tree map: its keys' type
 	vt   reflect.Type // tree map: its values' type
 	// small: a tree map's small maps are read in place (see smallLayout),
@@ -343,6 +346,9 @@ func (b *progBuilder) field(t reflect.Type, off uintptr) {
 		case reflect.Map:
 			if kp, vp := b.treeProg(t.Key()), b.treeProg(t.Elem()); kp != nil && vp != nil {
 				sub.tree, sub.key, sub.elem, sub.kt, sub.vt = treeMap, kp, vp, t.Key(), t.Elem()
+				if len(vp.ops) == 1 && vp.ops[0].off == 0 && vp.ops[0].kind == opField && vp.ops[0].sub.tree == treePtr {
+					sub.vptr = vp.ops[0].sub.elem
+				}
 				sub.slot, sub.elemOff, sub.small = smallLayout(t)
 			}
 		case reflect.Pointer:
@@ -555,11 +561,40 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 		q := unsafe.Add(p, op.off)
 		switch op.kind {
 		case opField:
-			if h, left = hashField(e, h, left, op.sub, q); left < 0 {
+			// A tree map, a tree pointer (as its encoding: 0 for nil,
+			// else 1 and the value it points to) or an empty
+			// interface. Performance: the pointer, the most common
+			// field, is followed here, and an empty map (most maps of
+			// most nodes) is hashed here too, as hashMap would.
+			switch sub := op.sub; sub.tree {
+			case treePtr:
+				t := *(*unsafe.Pointer)(q)
+				if t == nil {
+					h = step(h, 0)
+					left--
+					continue
+				}
+				h, left = hashPure(e, step(h, 1), left-1, sub.elem.ops, t)
+			case treeMap:
+				if n, ok := mapLen(*(*unsafe.Pointer)(q)); ok && n == 0 {
+					h = step(h, 0)
+					left--
+					continue
+				}
+				h, left = hashMap(e, h, left, sub, q)
+			default:
+				h, left = hashIface(e, h, left, sub, q)
+			}
+			if left < 0 {
 				return h, left
 			}
 			continue
 		case opWords:
+			if op.n == 1 { // the most common run: no loop
+				h = step(h, *(*uint64)(q))
+				left -= 8
+				continue
+			}
 			for _, w := range unsafe.Slice((*uint64)(q), op.n) {
 				h = step(h, w)
 			}
@@ -584,6 +619,11 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 			h = hashBytes(h, unsafe.SliceData(b), len(b))
 			continue
 		case opSlice:
+			if len(*(*[]byte)(q)) == 0 { // as hashSlice would
+				h = step(h, 0)
+				left--
+				continue
+			}
 			if h, left = hashSlice(e, h, left, op.sub, q); left < 0 {
 				return h, left
 			}
@@ -603,18 +643,6 @@ func hashPure(e *encoder, h uint64, left int, ops []plainOp, p unsafe.Pointer) (
 		left -= 8
 	}
 	return h, left
-}
-
-// hashField is hashPure of the opField at q: a tree map or pointer, or an
-// empty interface.
-func hashField(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint64, int) {
-	switch sub.tree {
-	case treeMap:
-		return hashMap(e, h, left, sub, q)
-	case treePtr:
-		return hashPtr(e, h, left, sub, q)
-	}
-	return hashIface(e, h, left, sub, q)
 }
 
 // hashIface is hashPure of the interface at q: nil, or a value whose type
@@ -637,37 +665,28 @@ func hashIface(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (ui
 }
 
 // hashBytes feeds h the n bytes at p, a string's or a byte slice's: their
-// length, then up to 16 bytes as they are (two words read from both ends,
-// which overlap for fewer than 16: the length tells them apart), more as
-// their xxhash. Performance: most strings of a state are short, and
-// hashing one this way costs a fraction of a call to xxhash.
+// length, added to h, then up to 16 bytes as they are (two words read
+// from both ends, which overlap for fewer than 16: the length tells them
+// apart; fewer than 8 fill one word), more as their xxhash; an empty one
+// is a round of 0. Performance: most strings of a state are short, and
+// hashing one this way costs a fraction of a call to xxhash, and one
+// round (two from 8 bytes on).
 func hashBytes(h uint64, p *byte, n int) uint64 {
-	h = step(h, uint64(n))
+	if n == 0 {
+		return step(h, 0)
+	}
+	h += uint64(n)
 	le := binary.LittleEndian
+	b := unsafe.Slice(p, n)
 	switch {
 	case n > 16:
-		return step(h, xxhash.Sum64(unsafe.Slice(p, n)))
+		return step(h, xxhash.Sum64(b))
 	case n >= 8:
-		b := unsafe.Slice(p, n)
 		return step(step(h, le.Uint64(b)), le.Uint64(b[n-8:]))
 	case n >= 4:
-		b := unsafe.Slice(p, n)
 		return step(h, uint64(le.Uint32(b))|uint64(le.Uint32(b[n-4:]))<<32)
-	case n > 0:
-		b := unsafe.Slice(p, n)
-		return step(h, uint64(b[0])|uint64(b[n/2])<<8|uint64(b[n-1])<<16)
 	}
-	return h
-}
-
-// hashPtr is hashPure of the tree pointer at q: as the encoding, 0 for nil,
-// else 1 and the value it points to.
-func hashPtr(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint64, int) {
-	p := *(*unsafe.Pointer)(q)
-	if p == nil {
-		return step(h, 0), left - 1
-	}
-	return hashPure(e, step(h, 1), left-1, sub.elem.ops, p)
+	return step(h, uint64(b[0])|uint64(b[n/2])<<8|uint64(b[n-1])<<16)
 }
 
 // hashMap is hashPure of the tree map at q: its length and the sum of its
@@ -696,10 +715,28 @@ func hashMap(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (uint
 	var sum uint64
 	if sub.small {
 		if g, full := smallGroup(m, n); g != nil {
+			// Performance: a key that is one number or bool and a
+			// value that is a tree pointer are read here.
+			ks, vp := sub.key.scalar, sub.vptr
 			for ; full != 0; full &= full - 1 {
 				at := slotAt(g, full, sub.slot)
-				eh, l := hashPure(e, prime5, left, kops, at)
-				if eh, left = hashPure(e, eh, l, vops, unsafe.Add(at, sub.elemOff)); left < 0 {
+				var eh uint64
+				l := left
+				if ks <= opF64 {
+					eh, l = hashScalar(prime5, l, ks, at)
+				} else {
+					eh, l = hashPure(e, prime5, l, kops, at)
+				}
+				va := unsafe.Add(at, sub.elemOff)
+				switch {
+				case vp == nil:
+					eh, l = hashPure(e, eh, l, vops, va)
+				case *(*unsafe.Pointer)(va) == nil:
+					eh, l = step(eh, 0), l-1
+				default:
+					eh, l = hashPure(e, step(eh, 1), l-1, vp.ops, *(*unsafe.Pointer)(va))
+				}
+				if left = l; left < 0 {
 					return h, left
 				}
 				sum += avalanche(eh)
@@ -769,6 +806,15 @@ func hashSlice(e *encoder, h uint64, left int, sub *opSub, q unsafe.Pointer) (ui
 		}
 	}
 	return h, left
+}
+
+// hashScalar feeds h the bool or number (not a complex) of kind k at q,
+// and takes its encoded size from left.
+func hashScalar(h uint64, left int, k uint8, q unsafe.Pointer) (uint64, int) {
+	if k == opBool {
+		return step(h, uint64(*(*uint8)(q))), left - 1
+	}
+	return step(h, word(k, q)), left - 8
 }
 
 // word returns the number of kind k (not a bool or complex) at q as the
