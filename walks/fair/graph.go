@@ -75,13 +75,13 @@ func (g *Graph) AddState(key uint64, hot bool, units []uint64) (int32, error) {
 	}
 	id := int32(len(g.keys))
 	g.ids.put(key, id)
-	g.keys = append(g.keys, key)
-	g.hot = append(g.hot, hot)
-	g.head = append(g.head, -1)
+	g.keys = push(g.keys, key)
+	g.hot = push(g.hot, hot)
+	g.head = push(g.head, -1)
 	for _, u := range units {
-		g.enab = append(g.enab, g.unitID(u))
+		g.enab = push(g.enab, g.unitID(u))
 	}
-	g.units = append(g.units, int32(len(g.enab)))
+	g.units = push(g.units, int32(len(g.enab)))
 	g.version++
 	return id, nil
 }
@@ -108,10 +108,10 @@ func (g *Graph) AddEdge(from, to int32, unit uint64, failure bool, choices []int
 	if !g.seen.add(from, to, u) {
 		return
 	}
-	g.edges = append(g.edges, edge{from: from, to: to, unit: u, failure: failure, ch: int32(len(g.ch)), nch: int32(len(choices))})
-	g.next = append(g.next, g.head[from])
+	g.edges = push(g.edges, edge{from: from, to: to, unit: u, failure: failure, ch: int32(len(g.ch)), nch: int32(len(choices))})
+	g.next = push(g.next, g.head[from])
 	g.head[from] = int32(len(g.edges) - 1)
-	g.ch = append(g.ch, choices...)
+	g.ch = push(g.ch, choices...)
 	g.version++
 }
 

@@ -108,3 +108,16 @@ func (t *edgeSet) add(from, to, unit int32) bool {
 	t.n++
 	return true
 }
+
+// push appends vs to s, doubling s's capacity when they do not fit.
+// Performance: append grows a large slice by a quarter at a time, which
+// copies the graph's arrays (a few megabytes each) about four times their
+// final size in all; doubling copies them once.
+func push[T any](s []T, vs ...T) []T {
+	if n := len(s) + len(vs); n > cap(s) {
+		t := make([]T, len(s), max(2*cap(s), n, 64))
+		copy(t, s)
+		s = t
+	}
+	return append(s, vs...)
+}
