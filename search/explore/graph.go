@@ -248,15 +248,16 @@ type graphStep struct {
 
 // graphStepOf returns the graph step of s's current state (hash h),
 // reached by its last step, and makes sure the state's info is in the
-// graph's stateInfos (units is scratch memory for it, returned for reuse).
-func (r *runner) graphStepOf(s *engine.Sim, h uint64, units []uint64) (graphStep, []uint64) {
+// graph's stateInfos, unless the caller knows it is (units is scratch
+// memory for it, returned for reuse).
+func (r *runner) graphStepOf(s *engine.Sim, h uint64, known bool, units []uint64) (graphStep, []uint64) {
 	gr := r.graph
 	gc := gr.c
 	st := graphStep{key: h}
 	if gc.Key != nil {
 		st.key = gc.Key(s)
 	}
-	if !gr.infos.has(h) {
+	if !known && !gr.infos.has(h) {
 		var hot bool
 		hot, units = stateOf(s, r.cfg.System.Liveness, gc.NodeFairness, units[:0])
 		gr.infos.put(h, hot, units)
@@ -378,9 +379,18 @@ func (g *GraphLasso) String() string {
 
 // graphStats returns the graph's statistics (nil without a graph).
 func (r *runner) graphStats() *GraphStats {
-	gr := r.graph
-	if gr == nil {
+	st, ok := r.graphStatsNow()
+	if !ok {
 		return nil
 	}
-	return &GraphStats{States: gr.g.States(), Edges: gr.g.Edges(), Bytes: gr.g.Bytes(), Checks: gr.checks, Rejected: gr.rejected, Full: gr.g.Full()}
+	return &st
+}
+
+// graphStatsNow returns the graph's statistics; false without a graph.
+func (r *runner) graphStatsNow() (GraphStats, bool) {
+	gr := r.graph
+	if gr == nil {
+		return GraphStats{}, false
+	}
+	return GraphStats{States: gr.g.States(), Edges: gr.g.Edges(), Bytes: gr.g.Bytes(), Checks: gr.checks, Rejected: gr.rejected, Full: gr.g.Full()}, true
 }
