@@ -35,6 +35,9 @@ type Graph struct {
 	// let a search look at the part of the graph a few new transitions
 	// touch without indexing all of it (incremental).
 	head, next []int32
+	// rhead and rnext list each state's transitions into it the same way
+	// (for the searches backwards).
+	rhead, rnext []int32
 	// version counts additions, so that a search need not look again at
 	// a graph that did not change.
 	version uint64
@@ -78,6 +81,7 @@ func (g *Graph) AddState(key uint64, hot bool, units []uint64) (int32, error) {
 	g.keys = push(g.keys, key)
 	g.hot = push(g.hot, hot)
 	g.head = push(g.head, -1)
+	g.rhead = push(g.rhead, -1)
 	for _, u := range units {
 		g.enab = push(g.enab, g.unitID(u))
 	}
@@ -111,6 +115,8 @@ func (g *Graph) AddEdge(from, to int32, unit uint64, failure bool, choices []int
 	g.edges = push(g.edges, edge{from: from, to: to, unit: u, failure: failure, ch: int32(len(g.ch)), nch: int32(len(choices))})
 	g.next = push(g.next, g.head[from])
 	g.head[from] = int32(len(g.edges) - 1)
+	g.rnext = push(g.rnext, g.rhead[to])
+	g.rhead[to] = int32(len(g.edges) - 1)
 	g.ch = push(g.ch, choices...)
 	g.version++
 }
@@ -135,8 +141,8 @@ func (g *Graph) Key(id int32) uint64 { return g.keys[id] }
 
 // Bytes estimates the graph's memory: the slices and maps that record its
 // states and transitions. The indexes the searches for fair cycles keep
-// (head and next, 4 bytes a state and 4 a transition, and their scratch
-// arrays) are not counted.
+// (head, next, rhead and rnext, 8 bytes a state and 8 a transition, and
+// their scratch arrays) are not counted.
 func (g *Graph) Bytes() int {
 	const mapEntry = 48 // key, value and a table's overhead per entry, roughly
 	return len(g.keys)*(8+1+4) + len(g.enab)*4 + len(g.edges)*int(unsafe.Sizeof(edge{})) + len(g.ch)*4 +
