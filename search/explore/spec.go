@@ -166,6 +166,10 @@ type speculation struct {
 	_       cacheLine
 	off     atomic.Bool // a speculative handler hung: no more speculation
 	current atomic.Int64
+	// violation is the first task of the current round in which a worker
+	// found a violating path (round<<40 | task; 0: none), when one
+	// violation ends the search (violationEnds).
+	violation atomic.Int64
 	// donePaths: a shard's paths of the tasks it is done with (limit).
 	donePaths int64
 
@@ -250,6 +254,7 @@ func (sp *speculation) startRound(round, depth int, fk Forker) {
 	sp.mu.Lock()
 	sp.round, sp.depth, sp.split, sp.fork = round, depth, splitDepth(depth), fk
 	sp.tasks, sp.ti, sp.ri, sp.passed, sp.made, sp.cur, sp.seen = nil, 0, 0, 0, 0, nil, nil
+	sp.violation.Store(0)
 	sp.gen = depth >= minSpecDepth && sp.preload == nil
 	if sp.preload != nil {
 		sp.tasks = sp.preload[round]
@@ -477,7 +482,7 @@ func (sp *speculation) run(w *specWorker, t *task) bool {
 	var end *End
 	var last End
 	for n := int64(0); !r.stopping.Load() && r.ctx.Err() == nil && int64(t.round) == sp.current.Load() && !sp.off.Load() && !t.passed.Load() &&
-		(sp.limit == 0 || atomic.LoadInt64(&sp.donePaths)+n < sp.limit); n++ {
+		(sp.limit == 0 || atomic.LoadInt64(&sp.donePaths)+n < sp.limit) && !sp.pastViolation(t); n++ {
 		p, more := ex.Next(end)
 		if !more {
 			break
@@ -512,8 +517,43 @@ func (sp *speculation) run(w *specWorker, t *task) bool {
 		}
 		sr.job = j
 		t.add(sr)
+		if j.result != nil && sp.violationEnds() {
+			sp.violated(t)
+			break
+		}
 	}
 	return true
+}
+
+// violationEnds reports whether one violation ends the search, so that
+// the paths after a violating one are not run ahead: a search of one
+// process (a shard keeps its records whole) that stops at the first
+// violation.
+func (sp *speculation) violationEnds() bool {
+	return sp.r.cfg.MaxViolations == 1 && sp.shards == 1
+}
+
+// violated records that a worker found a violating path in task t.
+// Performance: the search most likely stops there, so the paths after it
+// in the order (the rest of t, and the round's later tasks) are not run
+// ahead; should the coordinator not take the violation (a state before it
+// is pruned in the order), it runs those paths itself, with the same
+// results.
+func (sp *speculation) violated(t *task) {
+	mark := int64(t.round)<<40 | t.ord
+	for {
+		old := sp.violation.Load()
+		if int64(t.round) != sp.current.Load() || old != 0 && old>>40 >= int64(t.round) && old <= mark || sp.violation.CompareAndSwap(old, mark) {
+			return
+		}
+	}
+}
+
+// pastViolation reports whether task t lies after a task of its round in
+// which a worker found a violating path (violated).
+func (sp *speculation) pastViolation(t *task) bool {
+	v := sp.violation.Load()
+	return v != 0 && v>>40 == int64(t.round) && t.ord > v&(1<<40-1)
 }
 
 // record returns the record of the path the worker just ran.
