@@ -124,7 +124,7 @@ func (g *Graph) keepGen(t *tarjan) {
 func (t *tarjan) refine(set []int32, fair func(c []int32) bool) {
 	g, a := t.g, t.a
 	work := [][]int32{set}
-	taken := make([]bool, len(g.unit))
+	taken := make([]bool, g.unit.n)
 	goOn := true
 	for len(work) > 0 && goOn {
 		set := work[len(work)-1]
@@ -378,8 +378,8 @@ func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int)
 	})
 	budget := simpleCycleBudget
 	on := make([]bool, n)
-	ran := make([]int32, len(g.unit)) // per unit: transitions of the path that run it
-	var path []int32                  // edges
+	ran := make([]int32, g.unit.n) // per unit: transitions of the path that run it
+	var path []int32               // edges
 	var out [][]int32
 	seen := map[string]bool{}
 	var dfs func(start, v int32, limit int) bool

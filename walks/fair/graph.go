@@ -26,7 +26,7 @@ type Graph struct {
 	hot   []bool
 	units []int32 // per state: a range of enab
 	enab  []int32 // unit ids
-	unit  map[uint64]int32
+	unit  idTable // unit -> unit id
 	edges []edge
 	seen  edgeSet
 	ch    []int32 // the edges' choices
@@ -57,7 +57,7 @@ func New(maxStates int) *Graph {
 	if maxStates <= 0 {
 		maxStates = DefaultMaxStates
 	}
-	return &Graph{max: maxStates, unit: map[uint64]int32{}, units: []int32{0}}
+	return &Graph{max: maxStates, units: []int32{0}}
 }
 
 // State returns the id of the state with this key, if recorded.
@@ -91,10 +91,10 @@ func (g *Graph) AddState(key uint64, hot bool, units []uint64) (int32, error) {
 }
 
 func (g *Graph) unitID(u uint64) int32 {
-	id, ok := g.unit[u]
+	id, ok := g.unit.get(u)
 	if !ok {
-		id = int32(len(g.unit))
-		g.unit[u] = id
+		id = int32(g.unit.n)
+		g.unit.put(u, id)
 	}
 	return id
 }
@@ -146,7 +146,7 @@ func (g *Graph) Key(id int32) uint64 { return g.keys[id] }
 func (g *Graph) Bytes() int {
 	const mapEntry = 48 // key, value and a table's overhead per entry, roughly
 	return len(g.keys)*(8+1+4) + len(g.enab)*4 + len(g.edges)*int(unsafe.Sizeof(edge{})) + len(g.ch)*4 +
-		(g.ids.n+g.seen.n+len(g.unit))*mapEntry
+		(g.ids.n+g.seen.n+g.unit.n)*mapEntry
 }
 
 func (g *Graph) enabled(id int32) []int32 { return g.enab[g.units[id]:g.units[id+1]] }

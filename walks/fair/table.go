@@ -1,8 +1,9 @@
 package fair
 
-// Performance: the graph's two lookups, a state by key and a transition by
-// (from, to, unit), run once for every state an exploration records (about
-// a million times in a search of a few seconds). Purpose-built tables of
+// Performance: the graph's lookups, a state by key, a transition by (from,
+// to, unit) and a unit by its number, run once or more for every state an
+// exploration records (about a million times in a search of a few
+// seconds). Purpose-built tables of
 // flat slots without pointers (open addressing, linear probing, at most
 // three quarters full) cost less than maps for them, and nothing to the
 // collector.
@@ -20,7 +21,7 @@ func grown[S any](old []S, shift uint) ([]S, uint) {
 	return make([]S, 2*len(old)), shift - 1
 }
 
-// idTable maps state keys to ids.
+// idTable maps state keys (or units) to ids.
 type idTable struct {
 	slots []idSlot
 	n     int
