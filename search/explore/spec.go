@@ -171,7 +171,7 @@ type speculation struct {
 	// violation ends the search (violationEnds).
 	violation atomic.Int64
 	// donePaths: a shard's paths of the tasks it is done with (limit).
-	donePaths int64
+	donePaths atomic.Int64
 
 	_     cacheLine
 	mu    sync.Mutex
@@ -199,6 +199,9 @@ type speculation struct {
 	ti, ri      int
 	vals        []int32 // the scheduler's choices on the path being followed
 	lastChoices []int32
+	// took is the last task from whose records the coordinator took a
+	// violation.
+	took *task
 	// hits and misses count the paths the coordinator followed from the
 	// records and those it ran itself (tests and benchmarks).
 	hits, misses int64
@@ -482,7 +485,7 @@ func (sp *speculation) run(w *specWorker, t *task) bool {
 	var end *End
 	var last End
 	for n := int64(0); !r.stopping.Load() && r.ctx.Err() == nil && int64(t.round) == sp.current.Load() && !sp.off.Load() && !t.passed.Load() &&
-		(sp.limit == 0 || atomic.LoadInt64(&sp.donePaths)+n < sp.limit) && !sp.pastViolation(t); n++ {
+		(sp.limit == 0 || sp.donePaths.Load()+n < sp.limit) && !sp.pastViolation(t); n++ {
 		p, more := ex.Next(end)
 		if !more {
 			break
@@ -537,8 +540,9 @@ func (sp *speculation) violationEnds() bool {
 // Performance: the search most likely stops there, so the paths after it
 // in the order (the rest of t, and the round's later tasks) are not run
 // ahead; should the coordinator not take the violation (a state before it
-// is pruned in the order), it runs those paths itself, with the same
-// results.
+// is pruned in the order), it runs the paths of the tasks skipped
+// meanwhile itself, with the same results, and the workers go on from
+// there once it passed t (passTask).
 func (sp *speculation) violated(t *task) {
 	mark := int64(t.round)<<40 | t.ord
 	for {
@@ -736,6 +740,7 @@ func (sp *speculation) follow(p *Path, index int64) (followed, error) {
 		j.index = index
 		if j.result != nil {
 			j.result.Path = index
+			sp.took = sp.cur
 		}
 		f, err := end(j, sr.end)
 		// A generator's record (or a merged one) walks from its end, if it
@@ -925,6 +930,14 @@ func (sp *speculation) advance() { sp.ri++ }
 // passTask moves the cursor to the next task: the coordinator is done
 // with the current one, which makes room for the generator.
 func (sp *speculation) passTask() {
+	if t := sp.tasks[sp.ti]; !t.above && sp.took != t {
+		// The coordinator took no violation from t: the paths after it
+		// are to be run ahead again, if a worker found one in it
+		// (violated).
+		if v := sp.violation.Load(); v != 0 && v>>40 == int64(t.round) && v&(1<<40-1) == t.ord {
+			sp.violation.CompareAndSwap(v, 0)
+		}
+	}
 	sp.mu.Lock()
 	sp.tasks[sp.ti].passed.Store(true)
 	sp.tasks[sp.ti] = nil
