@@ -106,17 +106,16 @@ func (si *stateInfos) has(h uint64) bool {
 func (si *stateInfos) put(h uint64, hot bool, units []uint64) {
 	sh := si.shard(h)
 	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if _, ok := sh.at[h]; ok {
-		return
+	if _, ok := sh.at[h]; !ok {
+		if sh.at == nil {
+			sh.at, sh.off = map[uint64]int32{}, []int32{0}
+		}
+		sh.at[h] = int32(len(sh.hot))
+		sh.hot = append(sh.hot, hot)
+		sh.units = append(sh.units, units...)
+		sh.off = append(sh.off, int32(len(sh.units)))
 	}
-	if sh.at == nil {
-		sh.at, sh.off = map[uint64]int32{}, []int32{0}
-	}
-	sh.at[h] = int32(len(sh.hot))
-	sh.hot = append(sh.hot, hot)
-	sh.units = append(sh.units, units...)
-	sh.off = append(sh.off, int32(len(sh.units)))
+	sh.mu.Unlock()
 }
 
 // get returns state h's info, its units appended to units; ok is false
@@ -124,12 +123,12 @@ func (si *stateInfos) put(h uint64, hot bool, units []uint64) {
 func (si *stateInfos) get(h uint64, units []uint64) (hot bool, _ []uint64, ok bool) {
 	sh := si.shard(h)
 	sh.mu.Lock()
-	defer sh.mu.Unlock()
 	i, ok := sh.at[h]
-	if !ok {
-		return false, units, false
+	if ok {
+		hot, units = sh.hot[i], append(units, sh.units[sh.off[i]:sh.off[i+1]]...)
 	}
-	return sh.hot[i], append(units, sh.units[sh.off[i]:sh.off[i+1]]...), true
+	sh.mu.Unlock()
+	return hot, units, ok
 }
 
 // graphRun is the explored graph of one search.
