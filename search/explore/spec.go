@@ -518,9 +518,10 @@ func (sp *speculation) run(w *specWorker, t *task) bool {
 				break // interrupted or stopping: the walk is not whole
 			}
 		}
+		violating := j.result != nil
 		sr.job = j
-		t.add(sr)
-		if j.result != nil && sp.violationEnds() {
+		t.add(sr) // the coordinator's from here
+		if violating && sp.violationEnds() {
 			sp.violated(t)
 			break
 		}
@@ -930,6 +931,7 @@ func (sp *speculation) advance() { sp.ri++ }
 // passTask moves the cursor to the next task: the coordinator is done
 // with the current one, which makes room for the generator.
 func (sp *speculation) passTask() {
+	sp.mu.Lock()
 	if t := sp.tasks[sp.ti]; !t.above && sp.took != t {
 		// The coordinator took no violation from t: the paths after it
 		// are to be run ahead again, if a worker found one in it
@@ -938,7 +940,6 @@ func (sp *speculation) passTask() {
 			sp.violation.CompareAndSwap(v, 0)
 		}
 	}
-	sp.mu.Lock()
 	sp.tasks[sp.ti].passed.Store(true)
 	sp.tasks[sp.ti] = nil
 	sp.ti, sp.ri, sp.cur, sp.seen = sp.ti+1, 0, nil, nil
