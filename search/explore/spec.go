@@ -79,6 +79,30 @@ type specRec struct {
 	redo bool
 }
 
+// turn returns how many steps of the record's path the next path of a
+// depth-first order replays (search/dfs: the next path turns at the last
+// choice after the first floor that has an option left, and keeps the
+// choices before it), at least floor's. Performance: pathRunner.same;
+// should a strategy's order differ, a path that turns earlier only has its
+// new states' hashes computed from scratch (the hashes are restored at
+// replayed states only).
+func (sr *specRec) turn(floor int) int {
+	i := len(sr.choices) - 1
+	for i >= floor && sr.choices[i].Value+1 >= sr.choices[i].N {
+		i--
+	}
+	if i < floor {
+		return 0
+	}
+	// The step that makes choice i is the path's turn: it replays the
+	// steps before it.
+	k := len(sr.starts) - 1
+	for k > 0 && int(sr.starts[k]) > i {
+		k--
+	}
+	return k
+}
+
 // stepEnd returns where step k+1 ends in choices.
 func (sr *specRec) stepEnd(k int) int {
 	if k+1 < len(sr.starts) {
@@ -484,17 +508,19 @@ func (sp *speculation) run(w *specWorker, t *task) bool {
 	w.rec.hints = hints
 	var end *End
 	var last End
+	var prev *specRec // the task's last path
 	for n := int64(0); !r.stopping.Load() && r.ctx.Err() == nil && int64(t.round) == sp.current.Load() && !sp.off.Load() && !t.passed.Load() &&
 		(sp.limit == 0 || sp.donePaths.Load()+n < sp.limit) && !sp.pastViolation(t); n++ {
 		p, more := ex.Next(end)
 		if !more {
 			break
 		}
-		// Every path of the task replays its prefix; the first one's
-		// previous path is another task's.
+		// Every path of the task replays the previous one's up to where
+		// the order turns off it (the first one's previous path is
+		// another task's).
 		pr.same = 0
-		if n > 0 {
-			pr.same = split
+		if prev != nil {
+			pr.same = prev.turn(len(t.prefix))
 		}
 		j, e, err := pr.bounded(&p, -1)
 		pr.same = 0
@@ -508,6 +534,7 @@ func (sp *speculation) run(w *specWorker, t *task) bool {
 		end = &last
 		w.ran.Add(1)
 		sr := w.record(e)
+		prev = sr
 		if j.walk && j.result == nil {
 			j.here = true
 			w.walked.Add(1)
