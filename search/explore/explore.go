@@ -867,7 +867,12 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 					j, e, err = pr.boundedAfter(&p, index, f.pre, f.carry)
 				}
 			} else {
+				pr.same = 0
+				if _, dfs := r.ex.(Forker); dfs && p.Prune {
+					pr.same = pr.turn
+				}
 				j, e, err = pr.bounded(&p, index)
+				pr.same = 0
 			}
 			if j != nil {
 				j.status = status
@@ -1017,13 +1022,16 @@ type pathRunner struct {
 	// after the prefix as if it were its depth bound (the generator of
 	// speculation's tasks).
 	floor, cut int
-	// same, when positive, is the caller's word that the path replays the
-	// previous path's first same steps after the prefix (a speculative
-	// subtree's prefix, from its second path on). Performance: the part
-	// hashes of those states are not restored (memo), only those of state
-	// same on: restoring a state's hashes replaces all of them, so only
-	// the last state before the first new one needs it.
-	same int
+	// same, when positive, is the caller's guess that the path replays
+	// the previous path's first same steps after the prefix (where a
+	// depth-first order turns: turn, which keepChoices sets for the path
+	// it keeps). Performance: the part hashes of those states are not
+	// restored (memo), only those of state same on: restoring a state's
+	// hashes replaces all of them, so only the last state before the
+	// first new one needs it. A guess too high only leaves the new
+	// states' hashes to be computed from scratch (hashes are restored at
+	// replayed states only).
+	same, turn int
 	// onPath holds the hashes of the states of the previous path; states
 	// is the number of states after the prefix that path checked (and,
 	// with hashing, whose hashes onPath holds); memos[k] holds the part
@@ -1298,12 +1306,38 @@ func pathSeed(seed uint64, index int64, p *Path, choices []int32) uint64 {
 // keepChoices remembers the path's choices after the prefix, for the next
 // path to compare its own with.
 func (pr *pathRunner) keepChoices() {
-	cs := pr.s.Choices()
-	cs = cs[min(len(pr.r.cfg.Prefix), len(cs)):]
+	s, c := pr.s, &pr.r.cfg
+	all := s.Choices()
+	base := min(len(c.Prefix), len(all))
+	cs := all[base:]
 	pr.prev = pr.prev[:0]
 	for _, ch := range cs {
 		pr.prev = append(pr.prev, ch.Value)
 	}
+	pr.turn = turn(cs, 0, s.Steps()-c.PrefixSteps, func(k int) int { return s.StepStart(c.PrefixSteps+k) - base })
+}
+
+// turn returns how many steps of a path the next path of a depth-first
+// order replays (search/dfs: the next path turns at the last choice after
+// the first floor that has an option left, and keeps the choices before
+// it): choices are the path's after the search's prefix, and its step k+1
+// began at choice start(k) (k < steps). It is 0 when the order has no next
+// path that keeps the first floor choices.
+func turn(choices []engine.Choice, floor, steps int, start func(k int) int) int {
+	i := len(choices) - 1
+	for i >= floor && choices[i].Value+1 >= choices[i].N {
+		i--
+	}
+	if i < floor {
+		return 0
+	}
+	// The step that makes choice i is where the next path turns: it
+	// replays the steps before it.
+	k := steps - 1
+	for k > 0 && start(k) > i {
+		k--
+	}
+	return max(k, 0)
 }
 
 // memo restores the part hashes of state k of the path (0: the end of the

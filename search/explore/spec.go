@@ -87,20 +87,7 @@ type specRec struct {
 // new states' hashes computed from scratch (the hashes are restored at
 // replayed states only).
 func (sr *specRec) turn(floor int) int {
-	i := len(sr.choices) - 1
-	for i >= floor && sr.choices[i].Value+1 >= sr.choices[i].N {
-		i--
-	}
-	if i < floor {
-		return 0
-	}
-	// The step that makes choice i is the path's turn: it replays the
-	// steps before it.
-	k := len(sr.starts) - 1
-	for k > 0 && int(sr.starts[k]) > i {
-		k--
-	}
-	return k
+	return turn(sr.choices, floor, len(sr.starts), func(k int) int { return int(sr.starts[k]) })
 }
 
 // stepEnd returns where step k+1 ends in choices.
@@ -395,6 +382,7 @@ func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan st
 			// The path is the round's, cut at the split depth (its walk,
 			// failures and liveness are those of the round's depth).
 			p.Depth = depth
+			pr.same = pr.turn
 			j, e, err := pr.bounded(&p, -1)
 			if err != nil {
 				return err
