@@ -102,7 +102,9 @@
 // path's shared prefix without checking or hashing it again: those states
 // are the previous path's (replay is deterministic), their hashes are kept
 // per depth, and the part hashes of each state (engine.HashMemo) are restored
-// so that only what a new step changed is encoded. At the end of a bounded
+// so that only what a new step changed is encoded (in a depth-first order,
+// at the one state where the path turns off the previous one: its last
+// choice with an option left). At the end of a bounded
 // path the coordinator hands its execution to the worker
 // (engine.Sim.SwapState, a few words) instead of the worker replaying it, and
 // takes a pooled simulator to reset for the next path. Each worker runs
@@ -146,8 +148,11 @@
 // away: paths run below states that an earlier task, still running,
 // reached first (its hints came too late), about 5-15% more paths on the
 // example systems, and, with a path check (Config.Check), judgements of
-// such paths. A hung handler in a path run ahead turns speculation off; the
-// coordinator meets the hang in the order and reports it.
+// such paths. When one violation ends the search, a worker that finds a
+// violating path runs none after it in the order until the coordinator
+// passed its task without taking the violation. A hung handler in a path
+// run ahead turns speculation off; the coordinator meets the hang in the
+// order and reports it.
 //
 // Beyond that, three things bound how the search scales:
 //

@@ -377,10 +377,12 @@ type pathStats struct {
 	// search was interrupted: it is not counted.
 	cut bool
 	// graph is the explored graph's statistics after the path's bounded
-	// part (nil without a graph): the coordinator runs ahead of the
-	// commits, so the statistics of the last committed path are the ones
-	// that do not depend on timing.
-	graph *GraphStats
+	// part (hasGraph unset without a graph): the coordinator runs ahead of
+	// the commits, so the statistics of the last committed path are the
+	// ones that do not depend on timing. Performance: held here, not
+	// allocated for every path.
+	graph    GraphStats
+	hasGraph bool
 }
 
 // Committer is implemented by a walk's observer (Config.Observe) that
@@ -473,10 +475,16 @@ type runner struct {
 	// preload holds the merged shards' tasks of every round (Records).
 	preload map[int][]*task
 
-	// live counters for progress reports (the result counts committed
-	// paths only).
-	livePaths, liveTransitions atomic.Int64
-	stopping                   atomic.Bool
+	// livePaths and liveTransitions count what ran so far, for progress
+	// reports (the result counts committed paths only): the coordinator's
+	// paths, the workers' walks. Performance: the fields the workers read
+	// or write for every path (stopping, liveTransitions) lie on cache
+	// lines of their own; livePaths is the coordinator's alone.
+	livePaths       int64
+	_               cacheLine
+	liveTransitions atomic.Int64
+	stopping        atomic.Bool
+	_               cacheLine
 
 	// pool holds simulators to carry executions from the coordinator to
 	// the workers (job.sim).
@@ -490,9 +498,10 @@ type runner struct {
 	nextCommit int64
 	violations []Violation
 	stopReason Stop
-	final      *Status // the explorer's status once it had no more paths
-	stopAt     int64   // first path index not committed when stopping (-1: none)
-	stats      Stats   // committed paths
+	final      *Status    // the explorer's status once it had no more paths
+	stopAt     int64      // first path index not committed when stopping (-1: none)
+	stats      Stats      // committed paths
+	graphNow   GraphStats // the graph's statistics of the last committed path (stats.Graph)
 	judged     map[uint64]CheckOutcome
 	quit       chan struct{}
 	// hung marks a coordinator abandoned to a hung handler: its goroutine
@@ -553,7 +562,8 @@ func (r *runner) run() (*Result, error) {
 	r.spec.stop()
 	var spec SpeculationStats
 	if r.spec != nil {
-		spec = SpeculationStats{Followed: r.spec.hits, Ran: r.spec.misses, AheadPaths: r.spec.ran.Load(), AheadWalks: r.spec.walked.Load()}
+		ran, walked := r.spec.ahead()
+		spec = SpeculationStats{Followed: r.spec.hits, Ran: r.spec.misses, AheadPaths: ran, AheadWalks: walked}
 		if r.cfg.specHook != nil {
 			r.cfg.specHook(spec.Followed, spec.Ran, spec.AheadPaths, spec.AheadWalks)
 		}
@@ -587,6 +597,10 @@ func (r *runner) run() (*Result, error) {
 // status; r.mu is held.
 func (r *runner) snapshotLocked() Stats {
 	st := r.stats
+	if st.Graph != nil {
+		g := *st.Graph // r.graphNow changes with the next commit
+		st.Graph = &g
+	}
 	st.VisitedBytes = r.seen.bytes()
 	st.Elapsed = time.Since(r.start)
 	st.Violations = len(r.violations)
@@ -599,7 +613,7 @@ func (r *runner) progress() Stats {
 	r.mu.Lock()
 	st := r.snapshotLocked()
 	r.mu.Unlock()
-	st.Paths = max(st.Paths, r.livePaths.Load())
+	st.Paths = max(st.Paths, r.livePaths)
 	st.Transitions = max(st.Transitions, r.liveTransitions.Load())
 	return st
 }
@@ -639,8 +653,9 @@ func (r *runner) commit(j *job) {
 // add counts a committed path; r.mu is held.
 func (r *runner) add(j *job) {
 	st, ps := &r.stats, &j.stats
-	if ps.graph != nil {
-		st.Graph = ps.graph
+	if ps.hasGraph {
+		r.graphNow = ps.graph
+		st.Graph = &r.graphNow
 	}
 	if j.noPath {
 		return
@@ -786,7 +801,8 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 		if v == nil {
 			return true
 		}
-		j := &job{index: index, result: v, noPath: true, stats: pathStats{graph: r.graphStats()}}
+		j := &job{index: index, result: v, noPath: true}
+		j.stats.graph, j.stats.hasGraph = r.graphStatsNow()
 		index++
 		return send(j)
 	}
@@ -795,7 +811,10 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 		// err is the closure's own: when the watchdog abandons a hung
 		// handler, this goroutine lives on while Guard returns.
 		var err error
+		// end points at last, how the previous path ended (one variable,
+		// not one allocation a path).
 		var end *End
+		var last End
 		for {
 			if r.stopping.Load() {
 				return nil
@@ -848,11 +867,16 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 					j, e, err = pr.boundedAfter(&p, index, f.pre, f.carry)
 				}
 			} else {
+				pr.same = 0
+				if _, dfs := r.ex.(Forker); dfs && p.Prune {
+					pr.same = pr.turn
+				}
 				j, e, err = pr.bounded(&p, index)
+				pr.same = 0
 			}
 			if j != nil {
 				j.status = status
-				j.stats.graph = r.graphStats()
+				j.stats.graph, j.stats.hasGraph = r.graphStatsNow()
 			}
 			if s.Abandoned() {
 				// The watchdog gave up on a handler of this path and
@@ -872,7 +896,8 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 			if err != nil {
 				return err
 			}
-			end = &e
+			last = e
+			end = &last
 			if c.pathHook != nil {
 				if handled || walkOnly {
 					c.pathHook(slices.Concat(c.Prefix, r.spec.lastChoices))
@@ -880,7 +905,7 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 					c.pathHook(s.ChoiceValues())
 				}
 			}
-			r.livePaths.Add(1)
+			r.livePaths++
 			index++
 			if j.walk && !handled && !walkOnly {
 				// Hand the execution over: the worker walks on from it
@@ -997,6 +1022,16 @@ type pathRunner struct {
 	// after the prefix as if it were its depth bound (the generator of
 	// speculation's tasks).
 	floor, cut int
+	// same, when positive, is the caller's guess that the path replays
+	// the previous path's first same steps after the prefix (where a
+	// depth-first order turns: turn, which keepChoices sets for the path
+	// it keeps). Performance: the part hashes of those states are not
+	// restored (memo), only those of state same on: restoring a state's
+	// hashes replaces all of them, so only the last state before the
+	// first new one needs it. A guess too high only leaves the new
+	// states' hashes to be computed from scratch (hashes are restored at
+	// replayed states only).
+	same, turn int
 	// onPath holds the hashes of the states of the previous path; states
 	// is the number of states after the prefix that path checked (and,
 	// with hashing, whose hashes onPath holds); memos[k] holds the part
@@ -1139,7 +1174,7 @@ func (pr *pathRunner) boundedAfter(p *Path, index int64, pre []int32, carry path
 		}
 		k++
 		if !fresh && k <= prev {
-			if k <= pr.memoOK {
+			if k <= pr.memoOK && k >= pr.same {
 				pr.memo(k, false)
 			}
 			pr.states = k
@@ -1271,12 +1306,38 @@ func pathSeed(seed uint64, index int64, p *Path, choices []int32) uint64 {
 // keepChoices remembers the path's choices after the prefix, for the next
 // path to compare its own with.
 func (pr *pathRunner) keepChoices() {
-	cs := pr.s.Choices()
-	cs = cs[min(len(pr.r.cfg.Prefix), len(cs)):]
+	s, c := pr.s, &pr.r.cfg
+	all := s.Choices()
+	base := min(len(c.Prefix), len(all))
+	cs := all[base:]
 	pr.prev = pr.prev[:0]
 	for _, ch := range cs {
 		pr.prev = append(pr.prev, ch.Value)
 	}
+	pr.turn = turn(cs, 0, s.Steps()-c.PrefixSteps, func(k int) int { return s.StepStart(c.PrefixSteps+k) - base })
+}
+
+// turn returns how many steps of a path the next path of a depth-first
+// order replays (search/dfs: the next path turns at the last choice after
+// the first floor that has an option left, and keeps the choices before
+// it): choices are the path's after the search's prefix, and its step k+1
+// began at choice start(k) (k < steps). It is 0 when the order has no next
+// path that keeps the first floor choices.
+func turn(choices []engine.Choice, floor, steps int, start func(k int) int) int {
+	i := len(choices) - 1
+	for i >= floor && choices[i].Value+1 >= choices[i].N {
+		i--
+	}
+	if i < floor {
+		return 0
+	}
+	// The step that makes choice i is where the next path turns: it
+	// replays the steps before it.
+	k := steps - 1
+	for k > 0 && start(k) > i {
+		k--
+	}
+	return max(k, 0)
 }
 
 // memo restores the part hashes of state k of the path (0: the end of the

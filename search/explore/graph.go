@@ -106,17 +106,16 @@ func (si *stateInfos) has(h uint64) bool {
 func (si *stateInfos) put(h uint64, hot bool, units []uint64) {
 	sh := si.shard(h)
 	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if _, ok := sh.at[h]; ok {
-		return
+	if _, ok := sh.at[h]; !ok {
+		if sh.at == nil {
+			sh.at, sh.off = map[uint64]int32{}, []int32{0}
+		}
+		sh.at[h] = int32(len(sh.hot))
+		sh.hot = append(sh.hot, hot)
+		sh.units = append(sh.units, units...)
+		sh.off = append(sh.off, int32(len(sh.units)))
 	}
-	if sh.at == nil {
-		sh.at, sh.off = map[uint64]int32{}, []int32{0}
-	}
-	sh.at[h] = int32(len(sh.hot))
-	sh.hot = append(sh.hot, hot)
-	sh.units = append(sh.units, units...)
-	sh.off = append(sh.off, int32(len(sh.units)))
+	sh.mu.Unlock()
 }
 
 // get returns state h's info, its units appended to units; ok is false
@@ -124,12 +123,12 @@ func (si *stateInfos) put(h uint64, hot bool, units []uint64) {
 func (si *stateInfos) get(h uint64, units []uint64) (hot bool, _ []uint64, ok bool) {
 	sh := si.shard(h)
 	sh.mu.Lock()
-	defer sh.mu.Unlock()
 	i, ok := sh.at[h]
-	if !ok {
-		return false, units, false
+	if ok {
+		hot, units = sh.hot[i], append(units, sh.units[sh.off[i]:sh.off[i+1]]...)
 	}
-	return sh.hot[i], append(units, sh.units[sh.off[i]:sh.off[i+1]]...), true
+	sh.mu.Unlock()
+	return hot, units, ok
 }
 
 // graphRun is the explored graph of one search.
@@ -248,15 +247,16 @@ type graphStep struct {
 
 // graphStepOf returns the graph step of s's current state (hash h),
 // reached by its last step, and makes sure the state's info is in the
-// graph's stateInfos (units is scratch memory for it, returned for reuse).
-func (r *runner) graphStepOf(s *engine.Sim, h uint64, units []uint64) (graphStep, []uint64) {
+// graph's stateInfos, unless the caller knows it is (units is scratch
+// memory for it, returned for reuse).
+func (r *runner) graphStepOf(s *engine.Sim, h uint64, known bool, units []uint64) (graphStep, []uint64) {
 	gr := r.graph
 	gc := gr.c
 	st := graphStep{key: h}
 	if gc.Key != nil {
 		st.key = gc.Key(s)
 	}
-	if !gr.infos.has(h) {
+	if !known && !gr.infos.has(h) {
 		var hot bool
 		hot, units = stateOf(s, r.cfg.System.Liveness, gc.NodeFairness, units[:0])
 		gr.infos.put(h, hot, units)
@@ -378,9 +378,18 @@ func (g *GraphLasso) String() string {
 
 // graphStats returns the graph's statistics (nil without a graph).
 func (r *runner) graphStats() *GraphStats {
-	gr := r.graph
-	if gr == nil {
+	st, ok := r.graphStatsNow()
+	if !ok {
 		return nil
 	}
-	return &GraphStats{States: gr.g.States(), Edges: gr.g.Edges(), Bytes: gr.g.Bytes(), Checks: gr.checks, Rejected: gr.rejected, Full: gr.g.Full()}
+	return &st
+}
+
+// graphStatsNow returns the graph's statistics; false without a graph.
+func (r *runner) graphStatsNow() (GraphStats, bool) {
+	gr := r.graph
+	if gr == nil {
+		return GraphStats{}, false
+	}
+	return GraphStats{States: gr.g.States(), Edges: gr.g.Edges(), Bytes: gr.g.Bytes(), Checks: gr.checks, Rejected: gr.rejected, Full: gr.g.Full()}, true
 }

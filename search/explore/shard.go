@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/macemc/macemc/sim/engine"
@@ -244,7 +243,7 @@ rounds:
 				}
 			}
 			sr.Tasks = append(sr.Tasks, st)
-			atomic.AddInt64(&sp.donePaths, int64(len(recs)))
+			sp.donePaths.Add(int64(len(recs)))
 			sp.passTask()
 			switch {
 			case ctx.Err() != nil:

@@ -79,6 +79,17 @@ type specRec struct {
 	redo bool
 }
 
+// turn returns how many steps of the record's path the next path of a
+// depth-first order replays (search/dfs: the next path turns at the last
+// choice after the first floor that has an option left, and keeps the
+// choices before it), at least floor's. Performance: pathRunner.same;
+// should a strategy's order differ, a path that turns earlier only has its
+// new states' hashes computed from scratch (the hashes are restored at
+// replayed states only).
+func (sr *specRec) turn(floor int) int {
+	return turn(sr.choices, floor, len(sr.starts), func(k int) int { return int(sr.starts[k]) })
+}
+
 // stepEnd returns where step k+1 ends in choices.
 func (sr *specRec) stepEnd(k int) int {
 	if k+1 < len(sr.starts) {
@@ -141,14 +152,42 @@ func (t *task) rec(i int) *specRec {
 
 // speculation runs the subtrees of the current round ahead of the
 // coordinator (see above).
+//
+// Performance: the fields that the coordinator writes for every path it
+// follows (its cursor), those the workers read for every path they run
+// (off, current) and those under mu lie on cache lines of their own
+// (padding), so that one goroutine's writes do not take the others' lines
+// away from them; the workers count what they ran each in its own
+// specWorker.
 type speculation struct {
 	r       *runner
 	queue   chan *task // tasks for the workers, of every round
-	hints   *hintTable
-	maxTask int // how many tasks may be generated ahead of the coordinator
+	maxTask int        // how many tasks may be generated ahead of the coordinator
+	// In a shard (Shard), the generator keeps the tasks numbered shard
+	// modulo shards only, and counts all it made (made). In a merge,
+	// preload holds every round's tasks.
+	shard, shards int
+	preload       map[int][]*task
+	// limit, when positive, is a shard's share of the path budget: a task
+	// stops once its paths and those of the tasks before it that the
+	// shard is done with reach it (so that a later task, run at the same
+	// time, does not take an earlier one's share).
+	limit int64
 
+	_       cacheLine
+	off     atomic.Bool // a speculative handler hung: no more speculation
+	current atomic.Int64
+	// violation is the first task of the current round in which a worker
+	// found a violating path (round<<40 | task; 0: none), when one
+	// violation ends the search (violationEnds).
+	violation atomic.Int64
+	// donePaths: a shard's paths of the tasks it is done with (limit).
+	donePaths atomic.Int64
+
+	_     cacheLine
 	mu    sync.Mutex
 	cond  sync.Cond
+	hints *hintTable
 	round int // the round being speculated; 0: none
 	depth int
 	split int
@@ -157,35 +196,43 @@ type speculation struct {
 	gen   bool    // the round's generator is running
 	quit  chan struct{}
 	genWG sync.WaitGroup
-	off   atomic.Bool // a speculative handler hung: no more speculation
 	// genRunner runs the generator's paths, round after round.
 	genRunner *pathRunner
+	passed    int // tasks the coordinator is done with
+	made      int64
+	workers   []*specWorker // every worker's, for their counts
+
+	_ cacheLine
 	// the coordinator's cursor: task ti (cur, once looked at), record ri;
 	// seen holds the records of cur it has read.
-	cur     *task
-	seen    []*specRec
-	ti, ri  int
-	passed  int // tasks the coordinator is done with
-	current atomic.Int64
-
+	cur         *task
+	seen        []*specRec
+	ti, ri      int
 	vals        []int32 // the scheduler's choices on the path being followed
 	lastChoices []int32
-	// In a shard (Shard), the generator keeps the tasks numbered shard
-	// modulo shards only, and counts all it made (made). In a merge,
-	// preload holds every round's tasks.
-	shard, shards int
-	made          int64
-	preload       map[int][]*task
-	// limit, when positive, is a shard's share of the path budget: a task
-	// stops once its paths and those of the tasks before it that the
-	// shard is done with reach it (so that a later task, run at the same
-	// time, does not take an earlier one's share).
-	limit, donePaths int64
-
+	// took is the last task from whose records the coordinator took a
+	// violation.
+	took *task
 	// hits and misses count the paths the coordinator followed from the
 	// records and those it ran itself (tests and benchmarks).
 	hits, misses int64
-	ran, walked  atomic.Int64 // speculative paths run and walked
+	_            cacheLine
+}
+
+// cacheLine is padding that keeps the fields before it and those after it
+// off one cache line (two, with the adjacent line prefetched).
+type cacheLine [128]byte
+
+// ahead returns how many paths the workers ran ahead of the order, and
+// how many of them they walked.
+func (sp *speculation) ahead() (ran, walked int64) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	for _, w := range sp.workers {
+		ran += w.ran.Load()
+		walked += w.walked.Load()
+	}
+	return ran, walked
 }
 
 func newSpeculation(r *runner) *speculation {
@@ -221,6 +268,7 @@ func (sp *speculation) startRound(round, depth int, fk Forker) {
 	sp.mu.Lock()
 	sp.round, sp.depth, sp.split, sp.fork = round, depth, splitDepth(depth), fk
 	sp.tasks, sp.ti, sp.ri, sp.passed, sp.made, sp.cur, sp.seen = nil, 0, 0, 0, 0, nil, nil
+	sp.violation.Store(0)
 	sp.gen = depth >= minSpecDepth && sp.preload == nil
 	if sp.preload != nil {
 		sp.tasks = sp.preload[round]
@@ -316,6 +364,7 @@ func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan st
 	keepPre := sp.shard == 0
 	err := s.Guard(c.HandlerTimeout, func() error {
 		var end *End
+		var last End
 		for {
 			// Wait for room ahead of the coordinator.
 			sp.mu.Lock()
@@ -333,11 +382,13 @@ func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan st
 			// The path is the round's, cut at the split depth (its walk,
 			// failures and liveness are those of the round's depth).
 			p.Depth = depth
+			pr.same = pr.turn
 			j, e, err := pr.bounded(&p, -1)
 			if err != nil {
 				return err
 			}
-			end = &e
+			last = e
+			end = &last
 			if e.Reason != EndDepth {
 				// A path that ends above the split: its record is the
 				// generator's (its walk, if any, is the coordinator's to
@@ -406,10 +457,18 @@ type specWorker struct {
 	pr  *pathRunner
 	rec recorder
 	rnd *engine.Random
+	// ran and walked count the speculative paths the worker ran and
+	// walked, on a cache line of their own.
+	_           cacheLine
+	ran, walked atomic.Int64
+	_           cacheLine
 }
 
 func (sp *speculation) newWorker(s *engine.Sim, rnd *engine.Random) *specWorker {
 	w := &specWorker{rnd: rnd}
+	sp.mu.Lock()
+	sp.workers = append(sp.workers, w)
+	sp.mu.Unlock()
 	w.pr = newPathRunner(sp.r, s, nil)
 	if sp.r.graph != nil {
 		w.rec.graph = sp.r
@@ -434,26 +493,39 @@ func (sp *speculation) run(w *specWorker, t *task) bool {
 	ex := fk.Fork(t.round, t.depth, t.prefix)
 	pr := w.pr
 	pr.seen, pr.floor = hintSet{hints, t.ord}, split
+	w.rec.hints = hints
 	var end *End
+	var last End
+	var prev *specRec // the task's last path
 	for n := int64(0); !r.stopping.Load() && r.ctx.Err() == nil && int64(t.round) == sp.current.Load() && !sp.off.Load() && !t.passed.Load() &&
-		(sp.limit == 0 || atomic.LoadInt64(&sp.donePaths)+n < sp.limit); n++ {
+		(sp.limit == 0 || sp.donePaths.Load()+n < sp.limit) && !sp.pastViolation(t); n++ {
 		p, more := ex.Next(end)
 		if !more {
 			break
 		}
+		// Every path of the task replays the previous one's up to where
+		// the order turns off it (the first one's previous path is
+		// another task's).
+		pr.same = 0
+		if prev != nil {
+			pr.same = prev.turn(len(t.prefix))
+		}
 		j, e, err := pr.bounded(&p, -1)
+		pr.same = 0
 		if pr.s.Abandoned() {
 			return false
 		}
 		if err != nil {
 			break // the coordinator meets the error itself
 		}
-		end = &e
-		sp.ran.Add(1)
+		last = e
+		end = &last
+		w.ran.Add(1)
 		sr := w.record(e)
+		prev = sr
 		if j.walk && j.result == nil {
 			j.here = true
-			sp.walked.Add(1)
+			w.walked.Add(1)
 			if !r.walk(pr.s, w.rnd, j) {
 				return false
 			}
@@ -461,10 +533,47 @@ func (sp *speculation) run(w *specWorker, t *task) bool {
 				break // interrupted or stopping: the walk is not whole
 			}
 		}
+		violating := j.result != nil
 		sr.job = j
-		t.add(sr)
+		t.add(sr) // the coordinator's from here
+		if violating && sp.violationEnds() {
+			sp.violated(t)
+			break
+		}
 	}
 	return true
+}
+
+// violationEnds reports whether one violation ends the search, so that
+// the paths after a violating one are not run ahead: a search of one
+// process (a shard keeps its records whole) that stops at the first
+// violation.
+func (sp *speculation) violationEnds() bool {
+	return sp.r.cfg.MaxViolations == 1 && sp.shards == 1
+}
+
+// violated records that a worker found a violating path in task t.
+// Performance: the search most likely stops there, so the paths after it
+// in the order (the rest of t, and the round's later tasks) are not run
+// ahead; should the coordinator not take the violation (a state before it
+// is pruned in the order), it runs the paths of the tasks skipped
+// meanwhile itself, with the same results, and the workers go on from
+// there once it passed t (passTask).
+func (sp *speculation) violated(t *task) {
+	mark := int64(t.round)<<40 | t.ord
+	for {
+		old := sp.violation.Load()
+		if int64(t.round) != sp.current.Load() || old != 0 && old>>40 >= int64(t.round) && old <= mark || sp.violation.CompareAndSwap(old, mark) {
+			return
+		}
+	}
+}
+
+// pastViolation reports whether task t lies after a task of its round in
+// which a worker found a violating path (violated).
+func (sp *speculation) pastViolation(t *task) bool {
+	v := sp.violation.Load()
+	return v != 0 && v>>40 == int64(t.round) && t.ord > v&(1<<40-1)
 }
 
 // record returns the record of the path the worker just ran.
@@ -551,6 +660,12 @@ type recorder struct {
 	steps []graphStep
 	units []uint64 // scratch for graphStepOf
 	mem   recordMem
+	// hints, when set, is the hint table of the task being run. A state
+	// in it is in the graph's stateInfos already: every path records a
+	// state (state, which puts its info there) before it hints it
+	// (pruneSet.visit). Performance: a lookup in it costs less than one
+	// in stateInfos, and most states a worker records were hinted before.
+	hints *hintTable
 }
 
 // reset starts a new path (the steps stay, for the states it replays).
@@ -573,7 +688,8 @@ func (rc *recorder) state(s *engine.Sim, k int, h uint64, replayed bool) {
 		return
 	}
 	var st graphStep
-	st, rc.units = rc.graph.graphStepOf(s, h, rc.units)
+	known := rc.hints != nil && rc.hints.has(h)
+	st, rc.units = rc.graph.graphStepOf(s, h, known, rc.units)
 	rc.steps = append(rc.steps[:k-1], st)
 }
 
@@ -640,6 +756,7 @@ func (sp *speculation) follow(p *Path, index int64) (followed, error) {
 		j.index = index
 		if j.result != nil {
 			j.result.Path = index
+			sp.took = sp.cur
 		}
 		f, err := end(j, sr.end)
 		// A generator's record (or a merged one) walks from its end, if it
@@ -711,7 +828,16 @@ func (sp *speculation) follow(p *Path, index int64) (followed, error) {
 			}
 			pruned, res := r.coord.seen.visit(h, p.Round, uint64(k))
 			if pruned {
-				j := &job{index: index, depth: p.Depth}
+				var j *job
+				if k == sr.begun && sr.end.Reason == EndPruned && sr.job != nil {
+					// The record's own job: a path pruned here, which
+					// nothing else reads. Performance: most paths are
+					// pruned; this saves allocating a job for each.
+					j = sr.job
+					*j = job{index: index, depth: p.Depth}
+				} else {
+					j = &job{index: index, depth: p.Depth}
+				}
 				j.stats.pruned = true
 				j.stats.transitions = int64(c.PrefixSteps + k)
 				return end(j, End{Steps: k, Reason: EndPruned})
@@ -821,6 +947,14 @@ func (sp *speculation) advance() { sp.ri++ }
 // with the current one, which makes room for the generator.
 func (sp *speculation) passTask() {
 	sp.mu.Lock()
+	if t := sp.tasks[sp.ti]; !t.above && sp.took != t {
+		// The coordinator took no violation from t: the paths after it
+		// are to be run ahead again, if a worker found one in it
+		// (violated).
+		if v := sp.violation.Load(); v != 0 && v>>40 == int64(t.round) && v&(1<<40-1) == t.ord {
+			sp.violation.CompareAndSwap(v, 0)
+		}
+	}
 	sp.tasks[sp.ti].passed.Store(true)
 	sp.tasks[sp.ti] = nil
 	sp.ti, sp.ri, sp.cur, sp.seen = sp.ti+1, 0, nil, nil
@@ -968,6 +1102,20 @@ func (t *hintTable) visit(h uint64, round int, task int64, cost uint64) bool {
 				return false
 			}
 			i-- // taken meanwhile: look at it again
+		}
+	}
+}
+
+// has reports whether state h is in the table.
+func (t *hintTable) has(h uint64) bool {
+	k := key(h)
+	mask := uint64(len(t.keys) - 1)
+	for i := (k * 0x9e3779b97f4a7c15) >> t.shift; ; i = (i + 1) & mask {
+		switch t.keys[i].Load() {
+		case k:
+			return true
+		case 0:
+			return false
 		}
 	}
 }

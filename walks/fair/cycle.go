@@ -124,7 +124,7 @@ func (g *Graph) keepGen(t *tarjan) {
 func (t *tarjan) refine(set []int32, fair func(c []int32) bool) {
 	g, a := t.g, t.a
 	work := [][]int32{set}
-	taken := make([]bool, len(g.unit))
+	taken := make([]bool, g.unit.n)
 	goOn := true
 	for len(work) > 0 && goOn {
 		set := work[len(work)-1]
@@ -182,13 +182,12 @@ type incremental struct {
 	edges   int  // the transitions looked at
 	reached []bool
 	stamp   []int32 // visits of the current look (gen-1 and gen)
+	bstamp  []int32 // the same, of the search backwards (gen-1)
 	gen     int32
 	// Scratch of changed.
 	seeds, ends      []int32
 	queue, set, fill []int32
-	pos              []int32
 	adj              adjacency
-	rev              struct{ start, idx []int32 }
 	skips            int // searches answered from the part that changed (tests)
 }
 
@@ -204,8 +203,8 @@ type incremental struct {
 // the last search found none.
 func (inc *incremental) changed(g *Graph, root int32) bool {
 	if !inc.started || inc.root != root {
-		*inc = incremental{root: root, started: true, reached: inc.reached[:0], stamp: inc.stamp[:0], pos: inc.pos,
-			adj: inc.adj, rev: inc.rev, skips: inc.skips}
+		*inc = incremental{root: root, started: true, reached: inc.reached[:0], stamp: inc.stamp[:0], bstamp: inc.bstamp[:0],
+			adj: inc.adj, skips: inc.skips}
 	}
 	for len(inc.reached) < len(g.keys) {
 		inc.reached = append(inc.reached, false)
@@ -233,88 +232,98 @@ func (inc *incremental) changed(g *Graph, root int32) bool {
 		return false
 	}
 	n := len(g.keys)
-	inc.stamp = extend(inc.stamp, n)
+	inc.stamp, inc.bstamp = extend(inc.stamp, n), extend(inc.bstamp, n)
 	if inc.gen += 2; inc.gen > 1<<30 {
 		clear(inc.stamp)
+		clear(inc.bstamp)
 		inc.gen = 2
 	}
-	// fwd: the states reachable from the seeds over transitions between
-	// hot states (stamped gen-1), with their transitions as an adjacency.
-	fwd := inc.gen - 1
-	a := &inc.adj
-	a.start, a.end = extend(a.start, n), extend(a.end, n)
-	a.idx = a.idx[:0]
-	set := inc.set[:0]
+	// The states on a path (over transitions between hot states that are
+	// no failure) from a seed to a seed's source: those reachable from a
+	// seed (fwd, stamped gen-1 in stamp) that reach a source (bwd, stamped
+	// gen-1 in bstamp); stamped gen in stamp. Performance: the two
+	// searches take a state each in turn, and the one that ends first
+	// bounds the other (every state on such a path is in both): the
+	// states a few new transitions lead to can be most of the graph, those
+	// that lead to them few, or the other way round.
+	seen := inc.gen - 1
+	fwd, bwd := inc.set[:0], inc.fill[:0]
 	for _, v := range inc.seeds {
-		if inc.stamp[v] != fwd {
-			inc.stamp[v] = fwd
-			set = append(set, v)
+		if inc.stamp[v] != seen {
+			inc.stamp[v] = seen
+			fwd = append(fwd, v)
 		}
 	}
-	for i := 0; i < len(set); i++ {
-		v := set[i]
-		a.start[v] = int32(len(a.idx))
-		for e := g.head[v]; e >= 0; e = g.next[e] {
-			a.idx = append(a.idx, e)
-			ed := &g.edges[e]
-			if ed.failure || !g.hot[ed.to] || inc.stamp[ed.to] == fwd {
-				continue
-			}
-			inc.stamp[ed.to] = fwd
-			set = append(set, ed.to)
-		}
-		a.end[v] = int32(len(a.idx))
-	}
-	inc.set = set
-	// Of those, the ones from which a source is reachable inside them
-	// (stamped gen), by the transitions into each.
-	inc.pos = extend(inc.pos, n)
-	pos := inc.pos
-	for i, v := range set {
-		pos[v] = int32(i)
-	}
-	r := &inc.rev
-	r.start = grow(r.start, len(set)+1)
-	for _, v := range set {
-		for _, e := range a.out(v) {
-			if ed := &g.edges[e]; !ed.failure && inc.stamp[ed.to] == fwd {
-				r.start[pos[ed.to]+1]++
-			}
-		}
-	}
-	for i := range set {
-		r.start[i+1] += r.start[i]
-	}
-	r.idx = extend(r.idx[:0], int(r.start[len(set)]))
-	fill := append(inc.fill[:0], r.start[:len(set)]...)
-	for i, v := range set {
-		for _, e := range a.out(v) {
-			if ed := &g.edges[e]; !ed.failure && inc.stamp[ed.to] == fwd {
-				r.idx[fill[pos[ed.to]]] = int32(i)
-				fill[pos[ed.to]]++
-			}
-		}
-	}
-	inc.fill = fill
-	on := inc.queue[:0]
 	for _, u := range inc.ends {
-		if inc.stamp[u] == fwd {
-			inc.stamp[u] = inc.gen
-			on = append(on, u)
+		if inc.bstamp[u] != seen {
+			inc.bstamp[u] = seen
+			bwd = append(bwd, u)
 		}
 	}
-	for i := 0; i < len(on); i++ {
-		p := pos[on[i]]
-		for _, j := range r.idx[r.start[p]:r.start[p+1]] {
-			if w := set[j]; inc.stamp[w] == fwd {
-				inc.stamp[w] = inc.gen
-				on = append(on, w)
+	i, j := 0, 0
+	for ; i < len(fwd) && j < len(bwd); i, j = i+1, j+1 {
+		for e := g.head[fwd[i]]; e >= 0; e = g.next[e] {
+			if ed := &g.edges[e]; !ed.failure && g.hot[ed.to] && inc.stamp[ed.to] != seen {
+				inc.stamp[ed.to] = seen
+				fwd = append(fwd, ed.to)
+			}
+		}
+		for e := g.rhead[bwd[j]]; e >= 0; e = g.rnext[e] {
+			if ed := &g.edges[e]; !ed.failure && g.hot[ed.from] && inc.bstamp[ed.from] != seen {
+				inc.bstamp[ed.from] = seen
+				bwd = append(bwd, ed.from)
+			}
+		}
+	}
+	inc.set, inc.fill = fwd, bwd
+	on := inc.queue[:0]
+	if i == len(fwd) {
+		// fwd is whole: the states in it that reach a source in it.
+		for _, u := range inc.ends {
+			if inc.stamp[u] == seen {
+				inc.stamp[u] = inc.gen
+				on = append(on, u)
+			}
+		}
+		for k := 0; k < len(on); k++ {
+			for e := g.rhead[on[k]]; e >= 0; e = g.rnext[e] {
+				if ed := &g.edges[e]; !ed.failure && inc.stamp[ed.from] == seen {
+					inc.stamp[ed.from] = inc.gen
+					on = append(on, ed.from)
+				}
+			}
+		}
+	} else {
+		// bwd is whole: the states in it that a seed in it reaches.
+		for _, v := range inc.seeds {
+			if inc.bstamp[v] == seen && inc.stamp[v] != inc.gen {
+				inc.stamp[v] = inc.gen
+				on = append(on, v)
+			}
+		}
+		for k := 0; k < len(on); k++ {
+			for e := g.head[on[k]]; e >= 0; e = g.next[e] {
+				if ed := &g.edges[e]; !ed.failure && inc.bstamp[ed.to] == seen && inc.stamp[ed.to] != inc.gen {
+					inc.stamp[ed.to] = inc.gen
+					on = append(on, ed.to)
+				}
 			}
 		}
 	}
 	inc.queue = on
 	if len(on) == 0 {
 		return false
+	}
+	// Their transitions, for the search of their components.
+	a := &inc.adj
+	a.start, a.end = extend(a.start, n), extend(a.end, n)
+	a.idx = a.idx[:0]
+	for _, v := range on {
+		a.start[v] = int32(len(a.idx))
+		for e := g.head[v]; e >= 0; e = g.next[e] {
+			a.idx = append(a.idx, e)
+		}
+		a.end[v] = int32(len(a.idx))
 	}
 	t := g.tarjan(a, true)
 	defer g.keepGen(t)
@@ -369,8 +378,8 @@ func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int)
 	})
 	budget := simpleCycleBudget
 	on := make([]bool, n)
-	ran := make([]int32, len(g.unit)) // per unit: transitions of the path that run it
-	var path []int32                  // edges
+	ran := make([]int32, g.unit.n) // per unit: transitions of the path that run it
+	var path []int32               // edges
 	var out [][]int32
 	seen := map[string]bool{}
 	var dfs func(start, v int32, limit int) bool

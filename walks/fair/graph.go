@@ -26,7 +26,7 @@ type Graph struct {
 	hot   []bool
 	units []int32 // per state: a range of enab
 	enab  []int32 // unit ids
-	unit  map[uint64]int32
+	unit  idTable // unit -> unit id
 	edges []edge
 	seen  edgeSet
 	ch    []int32 // the edges' choices
@@ -35,6 +35,9 @@ type Graph struct {
 	// let a search look at the part of the graph a few new transitions
 	// touch without indexing all of it (incremental).
 	head, next []int32
+	// rhead and rnext list each state's transitions into it the same way
+	// (for the searches backwards).
+	rhead, rnext []int32
 	// version counts additions, so that a search need not look again at
 	// a graph that did not change.
 	version uint64
@@ -54,7 +57,7 @@ func New(maxStates int) *Graph {
 	if maxStates <= 0 {
 		maxStates = DefaultMaxStates
 	}
-	return &Graph{max: maxStates, unit: map[uint64]int32{}, units: []int32{0}}
+	return &Graph{max: maxStates, units: []int32{0}}
 }
 
 // State returns the id of the state with this key, if recorded.
@@ -75,22 +78,23 @@ func (g *Graph) AddState(key uint64, hot bool, units []uint64) (int32, error) {
 	}
 	id := int32(len(g.keys))
 	g.ids.put(key, id)
-	g.keys = append(g.keys, key)
-	g.hot = append(g.hot, hot)
-	g.head = append(g.head, -1)
+	g.keys = push(g.keys, key)
+	g.hot = push(g.hot, hot)
+	g.head = push(g.head, -1)
+	g.rhead = push(g.rhead, -1)
 	for _, u := range units {
-		g.enab = append(g.enab, g.unitID(u))
+		g.enab = push(g.enab, g.unitID(u))
 	}
-	g.units = append(g.units, int32(len(g.enab)))
+	g.units = push(g.units, int32(len(g.enab)))
 	g.version++
 	return id, nil
 }
 
 func (g *Graph) unitID(u uint64) int32 {
-	id, ok := g.unit[u]
+	id, ok := g.unit.get(u)
 	if !ok {
-		id = int32(len(g.unit))
-		g.unit[u] = id
+		id = int32(g.unit.n)
+		g.unit.put(u, id)
 	}
 	return id
 }
@@ -108,10 +112,12 @@ func (g *Graph) AddEdge(from, to int32, unit uint64, failure bool, choices []int
 	if !g.seen.add(from, to, u) {
 		return
 	}
-	g.edges = append(g.edges, edge{from: from, to: to, unit: u, failure: failure, ch: int32(len(g.ch)), nch: int32(len(choices))})
-	g.next = append(g.next, g.head[from])
+	g.edges = push(g.edges, edge{from: from, to: to, unit: u, failure: failure, ch: int32(len(g.ch)), nch: int32(len(choices))})
+	g.next = push(g.next, g.head[from])
 	g.head[from] = int32(len(g.edges) - 1)
-	g.ch = append(g.ch, choices...)
+	g.rnext = push(g.rnext, g.rhead[to])
+	g.rhead[to] = int32(len(g.edges) - 1)
+	g.ch = push(g.ch, choices...)
 	g.version++
 }
 
@@ -135,12 +141,12 @@ func (g *Graph) Key(id int32) uint64 { return g.keys[id] }
 
 // Bytes estimates the graph's memory: the slices and maps that record its
 // states and transitions. The indexes the searches for fair cycles keep
-// (head and next, 4 bytes a state and 4 a transition, and their scratch
-// arrays) are not counted.
+// (head, next, rhead and rnext, 8 bytes a state and 8 a transition, and
+// their scratch arrays) are not counted.
 func (g *Graph) Bytes() int {
 	const mapEntry = 48 // key, value and a table's overhead per entry, roughly
 	return len(g.keys)*(8+1+4) + len(g.enab)*4 + len(g.edges)*int(unsafe.Sizeof(edge{})) + len(g.ch)*4 +
-		(g.ids.n+g.seen.n+len(g.unit))*mapEntry
+		(g.ids.n+g.seen.n+g.unit.n)*mapEntry
 }
 
 func (g *Graph) enabled(id int32) []int32 { return g.enab[g.units[id]:g.units[id+1]] }

@@ -1,8 +1,9 @@
 package fair
 
-// Performance: the graph's two lookups, a state by key and a transition by
-// (from, to, unit), run once for every state an exploration records (about
-// a million times in a search of a few seconds). Purpose-built tables of
+// Performance: the graph's lookups, a state by key, a transition by (from,
+// to, unit) and a unit by its number, run once or more for every state an
+// exploration records (about a million times in a search of a few
+// seconds). Purpose-built tables of
 // flat slots without pointers (open addressing, linear probing, at most
 // three quarters full) cost less than maps for them, and nothing to the
 // collector.
@@ -20,7 +21,7 @@ func grown[S any](old []S, shift uint) ([]S, uint) {
 	return make([]S, 2*len(old)), shift - 1
 }
 
-// idTable maps state keys to ids.
+// idTable maps state keys (or units) to ids.
 type idTable struct {
 	slots []idSlot
 	n     int
@@ -107,4 +108,17 @@ func (t *edgeSet) add(from, to, unit int32) bool {
 	*s = k
 	t.n++
 	return true
+}
+
+// push appends vs to s, doubling s's capacity when they do not fit.
+// Performance: append grows a large slice by a quarter at a time, which
+// copies the graph's arrays (a few megabytes each) about four times their
+// final size in all; doubling copies them once.
+func push[T any](s []T, vs ...T) []T {
+	if n := len(s) + len(vs); n > cap(s) {
+		t := make([]T, len(s), max(2*cap(s), n, 64))
+		copy(t, s)
+		s = t
+	}
+	return append(s, vs...)
 }
