@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	_ "github.com/macemc/macemc/services/all"
 	"github.com/macemc/macemc/sim"
 )
 
@@ -273,30 +274,8 @@ func TestReadySummaries(t *testing.T) {
 				if s.listOK && !s.readyValid {
 					kept++
 				}
-				if err := checkSummaries(s); err != nil {
+				if err := checkReady(s); err != nil {
 					t.Fatalf("reorder %v walk %d step %d: %v", reorder, walk, step, err)
-				}
-				want, wantW := naiveReady(s)
-				got := s.Ready()
-				if err := checkFaults(s); err != nil {
-					t.Fatalf("reorder %v walk %d step %d: %v", reorder, walk, step, err)
-				}
-				if len(got) != len(want) || !slices.Equal(s.readyW, wantW) {
-					t.Fatalf("reorder %v walk %d step %d: ready %v, want %v", reorder, walk, step, got, want)
-				}
-				for i := range got {
-					if got[i].Kind != want[i].Kind || got[i].Node != want[i].Node || got[i].Peer != want[i].Peer ||
-						got[i].Timer != want[i].Timer || got[i].Msg != want[i].Msg || got[i].ref != want[i].ref {
-						t.Fatalf("reorder %v walk %d step %d: ready[%d] = %+v, want %+v", reorder, walk, step, i, got[i], want[i])
-					}
-				}
-				// Step builds the event it runs over the last one: every
-				// field must be set.
-				for i, k := range s.ready {
-					ev := Event{Kind: EvHeal, Cause: 99, Node: 3, Peer: 2, Timer: "stale", Msg: "stale", ref: 7}
-					if s.eventAt(&ev, k); ev != got[i] {
-						t.Fatalf("reorder %v walk %d step %d: ready[%d] built over another event = %+v, want %+v", reorder, walk, step, i, ev, got[i])
-					}
 				}
 				if ok, err := s.Step(); err != nil {
 					t.Fatal(err)
@@ -315,4 +294,105 @@ func TestReadySummaries(t *testing.T) {
 	if kept < 1000 {
 		t.Errorf("the list was kept from the step before at %d steps, want 1000 or more", kept)
 	}
+}
+
+// checkReady checks, before a step, that the summaries match a recount
+// and that buildReady (which skips what the summaries say is empty, and
+// keeps the list of the last step when only messages on connections
+// changed) lists exactly what a plain scan of the world lists, in the same
+// order and with the same weights, each event built whole over another.
+func checkReady(s *Sim) error {
+	if err := checkSummaries(s); err != nil {
+		return err
+	}
+	want, wantW := naiveReady(s)
+	got := s.Ready()
+	if err := checkFaults(s); err != nil {
+		return err
+	}
+	if len(got) != len(want) || !slices.Equal(s.readyW, wantW) {
+		return fmt.Errorf("ready %v (weights %v), want %v (weights %v)", got, s.readyW, want, wantW)
+	}
+	for i := range got {
+		w := want[i]
+		w.Cause = got[i].Cause // the plain scan does not know causes
+		if !sameEvent(got[i], w) {
+			return fmt.Errorf("ready[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	// Step builds the event it runs over the last one: every field must
+	// be set.
+	for i, k := range s.ready {
+		ev := Event{Kind: EvHeal, Cause: 99, Node: 3, Peer: 2, Timer: "stale", Msg: "stale", ref: 7}
+		if s.eventAt(&ev, k); !sameEvent(ev, got[i]) {
+			return fmt.Errorf("ready[%d] built over another event = %+v, want %+v", i, ev, got[i])
+		}
+	}
+	return nil
+}
+
+// sameEvent reports whether a and b are the same event: every field
+// equal, the messages deeply (a message may hold slices or maps).
+func sameEvent(a, b Event) bool {
+	return a.Kind == b.Kind && a.Cause == b.Cause && a.Node == b.Node && a.Peer == b.Peer &&
+		a.Timer == b.Timer && a.ref == b.ref && reflect.DeepEqual(a.Msg, b.Msg)
+}
+
+// TestReadyEverySystem checks the ready list (checkReady) before every
+// step of random walks of every registered example system: with its own
+// failures, and with every kind of failure allowed, datagrams reordered or
+// not. The example systems use their own mixes of connections, datagrams,
+// timers, driver requests with conditions and durable state, which the
+// churn system of TestReadySummaries does not.
+func TestReadyEverySystem(t *testing.T) {
+	every := sim.Failures{Drops: 2, Breaks: 2, Resets: 2, Crashes: 1, Duplicates: 1, Partitions: 1}
+	systems := sim.Systems()
+	if len(systems) < 9 {
+		t.Fatalf("%d systems registered, want the 9 examples or more", len(systems))
+	}
+	for _, sys := range systems {
+		cfg, _, err := sys.Config(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, steps := 0, 0
+		for variant, failures := range []sim.Failures{cfg.Failures, every, withReorder(every)} {
+			c := *cfg
+			c.Failures = failures
+			s, err := New(&c, Options{Chooser: NewRandom(1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for walk := range 50 {
+				r := NewRandom(uint64(walk))
+				if err := s.Reset(r); err != nil {
+					t.Fatal(err)
+				}
+				for step := 0; step < 200; step++ {
+					if s.listOK && !s.readyValid {
+						kept++
+					}
+					if err := checkReady(s); err != nil {
+						t.Fatalf("%s, failures %d, walk %d, step %d: %v", sys.Name, variant, walk, step, err)
+					}
+					// A handler that fails under faults its system was
+					// not written for ends the walk, not the test.
+					if ok, err := s.Step(); err != nil || !ok {
+						break
+					}
+					steps++
+				}
+			}
+		}
+		t.Logf("%s: %d steps, the list kept from the step before at %d", sys.Name, steps, kept)
+		if steps < 1000 {
+			t.Errorf("%s: %d steps checked, want 1000 or more", sys.Name, steps)
+		}
+	}
+}
+
+// withReorder returns f with datagrams reordered.
+func withReorder(f sim.Failures) sim.Failures {
+	f.Reorder = true
+	return f
 }
