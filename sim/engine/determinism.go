@@ -34,6 +34,10 @@ type NondeterminismError struct {
 	// when the nodes agree, its handler is the one that left different
 	// messages, timers or driver requests pending.
 	StepNode int
+	// Driver is set when transition Step delivered a driver request
+	// (Config.App's), which a driver that gives other requests each time it
+	// is asked makes differ.
+	Driver bool
 	// Path is the first field that differs, e.g. ".Peers[3].Term", and
 	// Detail what differs there in words.
 	Path, Detail string
@@ -62,6 +66,9 @@ func (e *NondeterminismError) Error() string {
 		b.WriteString(": " + e.Detail)
 	}
 	b.WriteString("; look for map iteration order, global math/rand or crypto/rand (see sim.Context.Reader), time.Now or goroutines in the handlers")
+	if e.Driver {
+		b.WriteString(", or a driver (Config.App) that gives other requests each time it is asked")
+	}
 	return b.String()
 }
 
@@ -127,8 +134,8 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 		}
 		for i := range sims {
 			if oks[i] != oks[0] {
-				return &NondeterminismError{Step: sims[0].w.step, Event: eventText(sims[0]), Node: -1, StepNode: stepNode(sims[0]), Replays: replays,
-					Detail: fmt.Sprintf("one replay could go on after %d steps and another could not", sims[0].w.step)}
+				return nondeterminismAt(sims[0], replays,
+					fmt.Sprintf("one replay could go on after %d steps and another could not", sims[0].w.step))
 			}
 		}
 		if !oks[0] {
@@ -145,8 +152,8 @@ func compareReplays(sims []*Sim, errs []error, replays int) error {
 	for i := 1; i < len(sims); i++ {
 		b := sims[i]
 		if (errs[0] == nil) != (errs[i] == nil) || errs[0] != nil && errs[0].Error() != errs[i].Error() {
-			return &NondeterminismError{Step: a.w.step, Event: eventText(a), Node: -1, StepNode: stepNode(a), Replays: replays,
-				Detail: fmt.Sprintf("one replay ended the step with %s, another with %s", errText(errs[0]), errText(errs[i]))}
+			return nondeterminismAt(a, replays,
+				fmt.Sprintf("one replay ended the step with %s, another with %s", errText(errs[0]), errText(errs[i])))
 		}
 		if err := a.HashErr(); err != nil {
 			return err
@@ -165,6 +172,13 @@ func errText(err error) string {
 		return "no error"
 	}
 	return fmt.Sprintf("%q", err.Error())
+}
+
+// nondeterminismAt is the NondeterminismError for s's current state, the
+// nodes not (yet) told apart.
+func nondeterminismAt(s *Sim, replays int, detail string) *NondeterminismError {
+	return &NondeterminismError{Step: s.w.step, Event: eventText(s), Node: -1, StepNode: stepNode(s), Replays: replays,
+		Driver: s.w.step > 0 && s.w.lastEvent.Kind == EvApp, Detail: detail}
 }
 
 // stepNode is the node whose event the last step was (-1 before the
@@ -189,7 +203,7 @@ func eventText(s *Sim) string {
 // Hash encoded it (code outside the handlers is changing it); or else the
 // first line of their text forms (timers, driver, network) that differs.
 func diffStates(a, b *Sim) *NondeterminismError {
-	ne := &NondeterminismError{Step: a.w.step, Event: eventText(a), Node: -1, StepNode: stepNode(a)}
+	ne := nondeterminismAt(a, 0, "")
 	fresh := make([][2]uint64, len(a.w.nodes))
 	for i := range a.w.nodes {
 		sa, sb := a.w.svcs[i], b.w.svcs[i]

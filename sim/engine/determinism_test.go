@@ -391,3 +391,41 @@ func TestReplaysEndDifferently(t *testing.T) {
 		t.Fatalf("%v (%+v)", err, ne)
 	}
 }
+
+// summer adds up the driver requests it handles.
+type summer struct {
+	sim.Base
+	Sum int
+}
+
+func (s *summer) HandleApp(_ *sim.Context, req any) { s.Sum += req.(int) }
+
+// TestNondeterministicDriver: a driver whose requests change every time
+// Config.App is asked (here a counter) makes the replays differ at the
+// request's step; the report says the step delivered a driver request and
+// adds the driver to the places to look, as for any difference found at a
+// driver request's step (the flaky handler's); a deterministic driver
+// passes.
+func TestNondeterministicDriver(t *testing.T) {
+	asked := 0
+	cfg := &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &summer{} },
+		App: func(sim.NodeID) []any { asked++; return []any{asked} }}
+	err := engine.CheckDeterminismN(cfg, []int32{0}, engine.Options{}, 2)
+	var ne *engine.NondeterminismError
+	if !errors.As(err, &ne) || ne.Step != 1 || ne.Node != 0 || ne.Path != ".Sum" || !ne.Driver {
+		t.Fatalf("%v (%+v)", err, ne)
+	}
+	if !strings.Contains(err.Error(), "a driver (Config.App) that gives other requests each time it is asked") {
+		t.Fatalf("the report does not point at the driver: %v", err)
+	}
+	cfg.App = func(sim.NodeID) []any { return []any{1} }
+	cfg.Service = func(sim.NodeID) sim.Service { return &flaky{} }
+	err = engine.CheckDeterminismN(cfg, []int32{0}, engine.Options{}, 4)
+	if !errors.As(err, &ne) || !ne.Driver {
+		t.Fatalf("a step that delivers a driver request: %v (%+v)", err, ne)
+	}
+	if err := engine.CheckDeterminismN(&sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &summer{} },
+		App: func(sim.NodeID) []any { return []any{1, 2} }}, []int32{0, 0}, engine.Options{}, 2); err != nil {
+		t.Fatalf("a deterministic driver: %v", err)
+	}
+}
