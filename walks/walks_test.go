@@ -1,6 +1,7 @@
 package walks_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -106,6 +107,67 @@ func TestHandlerPanicFailsTheWalk(t *testing.T) {
 	if r.Outcome != walks.Failed || r.Property != walks.PanicProperty || r.Err == nil || !strings.Contains(r.Err.Error(), "boom") {
 		t.Errorf("got %v %q %v", r.Outcome, r.Property, r.Err)
 	}
+}
+
+// TestPropertyPanicFailsTheWalk: a safety or liveness property that
+// panics ends the walk Failed at the step it panicked, naming it, with the
+// *engine.PropertyPanicError holding the panic's value; the properties
+// before it were checked and held.
+func TestPropertyPanicFailsTheWalk(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		safety    bool
+		liveAfter int
+		step      int
+	}{
+		{"safety", true, 0, 3},
+		{"liveness", false, 0, 3},
+		{"liveness at the start", false, -1, 0},
+		{"liveness only beyond the depth", false, 6, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := config(500)
+			checked := 0
+			holds := sim.Property{Name: "Holds", Check: func(*sim.View) bool { checked++; return true }}
+			bad := sim.Property{Name: "Bad", Check: func(v *sim.View) bool {
+				if v.Step() >= tc.step {
+					panic("bad property")
+				}
+				return tc.safety
+			}}
+			if tc.safety {
+				cfg.Safety = []sim.Property{holds, bad}
+			} else {
+				cfg.Liveness = []sim.Property{holds, bad}
+			}
+			r := walk(t, cfg, walks.Config{MaxSteps: 100, LiveAfter: tc.liveAfter})
+			var pe *engine.PropertyPanicError
+			if r.Outcome != walks.Failed || r.Steps != tc.step || r.Property != "Bad" || !errors.As(r.Err, &pe) ||
+				pe.Property != "Bad" || pe.Step != tc.step || pe.Value != "bad property" || !errors.Is(r.Err, engine.ErrPropertyPanic) {
+				t.Fatalf("got %v after %d steps (%q), %v; want failed after %d (\"Bad\") with its panic", r.Outcome, r.Steps, r.Property, r.Err, tc.step)
+			}
+			if checked == 0 {
+				t.Error("the property before the one that panicked was not checked")
+			}
+		})
+	}
+}
+
+// TestObserverPanicIsNotAFinding: Walk recovers only what the properties
+// it checks panic with; an observer's panic goes on up.
+func TestObserverPanicIsNotAFinding(t *testing.T) {
+	defer func() {
+		if r := recover(); r != "observer" {
+			t.Errorf("recovered %v, want the observer's panic", r)
+		}
+	}()
+	walk(t, config(500), walks.Config{MaxSteps: 100, Observe: walks.ObserveFunc(func(s *engine.Sim) bool {
+		if s.Steps() == 2 {
+			panic("observer")
+		}
+		return true
+	})})
+	t.Error("Walk returned")
 }
 
 type panicker struct{ sim.Base }

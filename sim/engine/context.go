@@ -154,13 +154,17 @@ func (r *runtime) SetTimer(node int, name string, periodic bool) {
 	}
 	s := r.sim()
 	i := s.timerIndex(sim.NodeID(node), name)
-	t := &s.w.nodes[node].timers[i]
+	nd := &s.w.nodes[node]
+	t := &nd.timers[i]
 	if !t.armed {
 		s.w.armed++
 		s.timersChanged()
 		t.cause = s.cause()
+	} else {
+		nd.armedSum -= t.term()
 	}
 	t.armed, t.periodic = true, periodic
+	nd.armedSum += t.term()
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", node).Bool("periodic", periodic).Msg("set timer " + name)
 	}
@@ -179,6 +183,7 @@ func (r *runtime) CancelTimer(node int, name string) {
 	for i := range nd.timers {
 		if nd.timers[i].name == name && nd.timers[i].armed {
 			nd.timers[i].armed = false
+			nd.armedSum -= nd.timers[i].term()
 			s.w.armed--
 			s.timersChanged()
 			if s.log != nil {

@@ -67,11 +67,20 @@ func (s *Sim) initHashState() {
 
 // rehash makes every part stale, so that the next Hash computes the whole
 // state's hash afresh (the encodings of nodes and messages that did not
-// change are kept: see forget).
+// change are kept: see forget), and sums the nodes' armed timers afresh.
 func (s *Sim) rehash() {
 	hs := &s.w.hs
 	hs.nodes = 0
 	clear(hs.parts)
+	for i := range s.w.nodes {
+		nd := &s.w.nodes[i]
+		nd.armedSum = 0
+		for t := range nd.timers {
+			if tm := &nd.timers[t]; tm.armed {
+				nd.armedSum += tm.term()
+			}
+		}
+	}
 	for i := range hs.touched {
 		hs.touched[i] = ^uint64(0)
 	}
@@ -197,24 +206,11 @@ func (s *Sim) nodePart(i int) uint64 {
 		nd.hash = s.hashNode(s.w.svcs[i])
 		nd.dirty = false
 	}
-	// The armed timers are a set: the sum of their names' hashes (random
-	// 64-bit values), times 3 for a periodic one (a periodic timer stays
-	// armed after it fires, a one-shot one does not: different states).
-	var timers uint64
-	for t := range nd.timers {
-		if tm := &nd.timers[t]; tm.armed {
-			if tm.periodic {
-				timers += 3 * tm.nameHash
-			} else {
-				timers += tm.nameHash
-			}
-		}
-	}
 	// Performance: what is not the struct is hashed by rounds of its
 	// own, which need not wait for the struct's hash; the struct's hash
 	// (finalized) is put in last.
 	h := step(seedNode+uint64(i), uint64(nd.appNext))
-	h = step(h, timers)
+	h = step(h, nd.armedSum) // the armed timers (timer.term)
 	for _, p := range nd.connErrs {
 		h = step(h, uint64(p)+1)
 	}

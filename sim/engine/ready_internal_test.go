@@ -101,7 +101,8 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 	return evs, ws
 }
 
-// checkSummaries compares the world's summaries with a recount.
+// checkSummaries compares the world's summaries (the counts and each
+// node's armedSum) with a recount.
 func checkSummaries(s *Sim) error {
 	apps, errs, armed := 0, 0, 0
 	for i := range s.w.nodes {
@@ -112,10 +113,15 @@ func checkSummaries(s *Sim) error {
 		if len(nd.connErrs) > 0 {
 			errs++
 		}
+		var sum uint64
 		for _, t := range nd.timers {
 			if t.armed {
 				armed++
+				sum += t.term()
 			}
+		}
+		if sum != nd.armedSum {
+			return fmt.Errorf("node %d: armed timers' sum %#x, recount %#x", i, nd.armedSum, sum)
 		}
 	}
 	for c := range s.w.conns {

@@ -128,8 +128,23 @@ type timer struct {
 	cause    int32 // the step that armed it: -1 at boot
 }
 
+// term is what the timer adds to its node's armedSum while armed: the
+// armed timers are a set, hashed as the sum of their names' hashes
+// (random 64-bit values), times 3 for a periodic one (a periodic timer
+// stays armed after it fires, a one-shot one does not: different states).
+func (t *timer) term() uint64 {
+	if t.periodic {
+		return 3 * t.nameHash
+	}
+	return t.nameHash
+}
+
 type node struct {
-	timers   []timer // sorted by name
+	timers []timer // sorted by name
+	// armedSum is the sum of the armed timers' terms (timer.term), kept
+	// as timers are armed and disarmed: the part of the node's hash that
+	// stands for its armed timers (nodePart).
+	armedSum uint64
 	app      []any
 	appNext  int
 	appCause int32 // the step that (re)started the driver: -1 at boot
@@ -565,6 +580,7 @@ func (s *Sim) disarm(nd *node) {
 			s.timersChanged()
 		}
 	}
+	nd.armedSum = 0
 }
 
 // timersChanged drops the kept ready list (listOK): a timer was armed,
@@ -1197,6 +1213,7 @@ func (s *Sim) execute(k readyEnt) error {
 	case EvTimer:
 		if tm := &nd.timers[k.ref]; !tm.periodic {
 			tm.armed = false
+			nd.armedSum -= tm.term()
 			s.w.armed--
 			s.timersChanged()
 		}

@@ -18,9 +18,11 @@ func (s *Sim) Holds(p *sim.Property) (ok bool, err error) {
 }
 
 // FirstViolated returns the index of the first property in ps that does
-// not hold, or -1. Performance: it runs after every step of every walk;
-// the predicates get the Sim's own sim.View (no allocation) and one deferred
-// recover covers them all.
+// not hold, or -1. Performance: a bounded search runs it at every state
+// it reaches; the predicates get the Sim's own sim.View (no allocation)
+// and one deferred recover covers them all. walks.Walk, which checks
+// after every step, runs the predicates itself under one recover for the
+// whole walk.
 func (s *Sim) FirstViolated(ps []sim.Property) (i int, err error) {
 	if len(ps) == 0 {
 		return -1, nil
