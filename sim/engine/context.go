@@ -100,6 +100,7 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 	// flight, not built aside and copied there (the copy's wide loads of
 	// the fields just stored stall the processor).
 	var p *pending
+	c := -1 // the connection, for a reliable message
 	switch {
 	case s.w.down > 0 && s.w.nodes[to].down:
 		s.logLost(pending{msg: msg, from: sim.NodeID(from), to: sim.NodeID(to)}, "node down")
@@ -113,15 +114,13 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 		s.w.hs.fresh++
 		s.listOK = false
 	default:
-		c := from*s.n + to
+		c = from*s.n + to
 		p = s.push(c)
-		p.msg, p.from, p.to, p.cause, p.weight = msg, sim.NodeID(from), sim.NodeID(to), s.cause(), s.messageWeight(msg)
-		if s.w.conns[c].len() == 1 {
-			s.msgEdit(c, true)
-		}
-		return
 	}
 	p.msg, p.from, p.to, p.cause, p.weight = msg, sim.NodeID(from), sim.NodeID(to), s.cause(), s.messageWeight(msg)
+	if c >= 0 && s.w.conns[c].len() == 1 {
+		s.msgEdit(c, true) // its message joins the ready list
+	}
 }
 
 // sendCall is the name of the Context method that sends.
@@ -182,10 +181,7 @@ func (r *runtime) CancelTimer(node int, name string) {
 	nd := &s.w.nodes[node]
 	for i := range nd.timers {
 		if nd.timers[i].name == name && nd.timers[i].armed {
-			nd.timers[i].armed = false
-			nd.armedSum -= nd.timers[i].term()
-			s.w.armed--
-			s.timersChanged()
+			s.unarm(nd, &nd.timers[i])
 			if s.log != nil {
 				s.log.Info().Int("step", s.logStep()).Int("node", node).Msg("cancel timer " + name)
 			}

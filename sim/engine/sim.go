@@ -575,12 +575,18 @@ func plainValue(t reflect.Type) bool {
 func (s *Sim) disarm(nd *node) {
 	for i := range nd.timers {
 		if nd.timers[i].armed {
-			nd.timers[i].armed = false
-			s.w.armed--
-			s.timersChanged()
+			s.unarm(nd, &nd.timers[i])
 		}
 	}
-	nd.armedSum = 0
+}
+
+// unarm unschedules nd's armed timer t, keeping the count of armed timers
+// and nd's armedSum.
+func (s *Sim) unarm(nd *node, t *timer) {
+	t.armed = false
+	nd.armedSum -= t.term()
+	s.w.armed--
+	s.timersChanged()
 }
 
 // timersChanged drops the kept ready list (listOK): a timer was armed,
@@ -1212,10 +1218,7 @@ func (s *Sim) execute(k readyEnt) error {
 		s.removeDatagram(int(k.ref))
 	case EvTimer:
 		if tm := &nd.timers[k.ref]; !tm.periodic {
-			tm.armed = false
-			nd.armedSum -= tm.term()
-			s.w.armed--
-			s.timersChanged()
+			s.unarm(nd, tm)
 		}
 	case EvConnError:
 		copy(nd.connErrs, nd.connErrs[1:])
