@@ -1,22 +1,3 @@
-// Package dfs is the bounded depth-first search of MaceMC_Search (seed 003,
-// Algorithm 1) as an exploration order (explore.Strategy): iterative
-// deepening from DepthStep by DepthStep, every sequence of choices within
-// the bound in depth-first order, pruned by state hashing (§4.2).
-//
-// # Usage
-//
-// It registers itself as "dfs", the default strategy of package search:
-//
-//	import _ "github.com/macemc/macemc/search/dfs"
-//
-//	res, err := explore.Run(ctx, explore.Config{System: cfg, Strategy: dfs.Strategy{}, WalkDepth: 20000})
-//
-// Round r searches every execution of r·DepthStep steps (capped by
-// MaxDepth); the search ends when a round completes without any path
-// reaching its bound (the state space is exhausted) or when the MaxDepth
-// round completes. A path may be pruned at a state reached by an earlier
-// path of the same round at the same or a smaller depth: that state's
-// subtree is explored from its earlier occurrence.
 package dfs
 
 import (
