@@ -1,0 +1,14 @@
+// Package searchtest checks systems from go test: Check runs the whole
+// macemc pipeline (package search) on a system and fails the test with the
+// finding, its critical transition and the command that replays it.
+//
+// # Usage
+//
+//	func TestPingPong(t *testing.T) {
+//		searchtest.Check(t, pingpong.System, search.Options{MaxPaths: 2000, Seed: 1})
+//	}
+//
+// Unless opts.Out is set, the results go to a directory under os.TempDir()
+// named after the test, kept after the test so that the replay command
+// works; register the system (sim.Register) in the binary that replays it.
+package searchtest
