@@ -1,0 +1,23 @@
+// Package mdbtest provides a small system with a liveness bug and the trace
+// files macemc would write for it, so that the tests of mdb and cmd/mdb
+// (and anyone demonstrating the debugger) can drive mdb over real paths
+// without depending on the example services.
+//
+// The system, registered as "mdbtest-ping", has three nodes. Node 0, the
+// sender, sends two numbered Data datagrams to node 1 and retransmits the
+// latest one on its "retx" timer until it is acknowledged. Node 1, the
+// receiver, acknowledges every Data with an Ack datagram, reports each new
+// sequence number to node 2 (the monitor) over a reliable connection, and
+// sends the sender a Beat datagram on its periodic "beat" timer, so the
+// system never falls quiet. The bug, after the MaceTransport bug of seed 003
+// §5: a stale Ack (for an older sequence number) cancels the sender's
+// retransmission timer, so if the latest Data was dropped the sender never
+// sends it again and "AllAcked" never holds. The parameter fixed=true
+// cancels the timer only for the right Ack.
+//
+// # Usage
+//
+//	mdbtest.Register()
+//	f, err := mdbtest.Write(dir, mdbtest.Options{})
+//	// f.Error is dir/error.trace, f.Live is dir/live.trace
+package mdbtest
