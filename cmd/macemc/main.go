@@ -1,6 +1,3 @@
-// Command macemc finds liveness and safety bugs in the example systems:
-// bounded search, random walks, and the critical transition (seed 003).
-// See the README and 'macemc --help'.
 package main
 
 import (
