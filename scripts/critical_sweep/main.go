@@ -1,23 +1,3 @@
-// Command critical_sweep runs `macemc search` (search.Run, in process,
-// writing the same files) on every paper system over a range of seeds, as a user changing --seed
-// would, and prints per system how many runs name a C1 critical transition
-// at the paper's event, the time per run, and how much the minimized
-// doomed path (min.trace) shortens the error path's prefix.
-//
-// Each search checks the system's liveness properties only (the paper's
-// liveness search; chord's safety property SuccPred would otherwise stop
-// it first) with the default budgets: d_max 20,000, k = 20, confirmation
-// samples of 1,000,000 transitions. "Time" is the run's wall-clock time
-// without the minimization, which has its own budget and column; the
-// search and critical columns are the parts of it spent in the bounded
-// search and in the critical-transition search (confirmation included).
-// "cpu per run" is the process's CPU time per run (user and system, the
-// minimization included unless --no-minimize): on a busy machine it shows
-// what the wall-clock times would be on idle cores.
-//
-// Usage:
-//
-//	go run ./scripts/critical_sweep [--seeds 1-50] [--workers 2] [--no-minimize] [--rows] [--walks K] [--confirm-budget N] [--no-confirm] [SYSTEM...]
 package main
 
 import (
