@@ -1,21 +1,3 @@
-// Command ds2 prints a table like seed 004's (DS2's) comparison of
-// schedulers on its benchmark systems: for the register variants and the
-// replicated map, per strategy, the schedules (paths) explored, the
-// distinct histories their executions produced, how many of those are not
-// linearizable, the path that found the first one, and the time. Every
-// search explores to the same depth (deep enough for every execution to
-// end), with DS2's cutoff of 50,000 schedules; it runs the pipeline of
-// `macemc search` (package search) in process.
-//
-// Columns: "dfs (no hashing)" is the exhaustive stateless DFS (DS2's EX),
-// "dfs" MaceMC's DFS with state hashing (a path that reaches a state seen
-// before stops: most paths are those), "dpor" source-set DPOR with sleep
-// sets; random, pct and delay (DS2's SR and DB) when the strategies are
-// registered, "-" otherwise.
-//
-// Usage:
-//
-//	go run ./scripts/ds2 [--max-paths 50000] [--depth 60] [--seed 1]
 package main
 
 import (
