@@ -1,25 +1,3 @@
-// Command mutate measures how well the tests catch bugs: it plants one
-// small bug (a mutant) at a time in a copy of the repository, runs the
-// tests of the package it is in, and counts the mutants the tests kill
-// (fail on). It is slow (a build and a test run per mutant) and is not
-// part of CI.
-//
-// Two sets of mutants:
-//
-//   - planted: the bugs issue 14 planted by hand, each of which survived
-//     the tests then (dropping the driver position from the state hash,
-//     the pruning's round check, ...). Every one must be killed.
-//   - sampled: operator mutants (== and !=, < and <=, > and >=, && and
-//     ||, + and -, ++ and --) at positions drawn with a fixed seed from the
-//     non-test files of each package named; a mutant that does not compile
-//     is not counted. The score is killed / counted.
-//
-// Usage:
-//
-//	go run ./scripts/mutate [--planted] [--sample N] [--seed S] [--timeout 3m] [PKG...]
-//
-// PKG defaults to the core packages: sim sim/engine search search/explore
-// critical walks walks/lasso mdb.
 package main
 
 import (
