@@ -1,16 +1,3 @@
-// Command nondet measures how often macemc's pipeline (package search)
-// catches each kind of nondeterminism a hosted service may have: for every
-// kind, a two-node system whose one nondeterministic act happens once per
-// execution (the hard case: a service that misbehaves at every step is
-// caught at once), searched RUNS times with seeds 1..RUNS; it prints the
-// share of runs that ended in a nondeterminism finding (or an escape),
-// with the default replays and with --replays, and how many of the
-// findings with the default replays named the node that misbehaved
-// (node 0), as the report must.
-//
-// Usage:
-//
-//	go run ./scripts/nondet [--runs 100] [--replays 2] [KIND...]
 package main
 
 import (
