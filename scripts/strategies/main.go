@@ -1,22 +1,3 @@
-// Command strategies prints a comparison of the exploration strategies on
-// macemc's example systems, after seed 002's Table 2 (states explored
-// before the bug, per scheduler) and seed 001's Table 4.4 (schedules until
-// the bug, per scheduler): for every buggy system and every strategy, how
-// many of the seeds found the bug within the budget, and over the seeds
-// that did, the median number of schedules (paths) and of distinct states
-// of the bounded parts (the explored state graph's) until the first
-// violation, and the median time to it. It runs the pipeline of `macemc
-// search` (package search) in process, without the critical-transition
-// search (the time is the search's).
-//
-// The counts are exact (the same on any machine) as long as every search
-// ends by finding the bug or by spending the path budget; a search that
-// hits the time budget first is counted in "found" as timed out, since on
-// a faster machine it would have gone further.
-//
-// Usage:
-//
-//	go run ./scripts/strategies [--seeds 20] [--time 30s] [--max-paths 20000] [--walk-depth N] [--markdown] [--strategy NAME]... [SYSTEM...]
 package main
 
 import (
