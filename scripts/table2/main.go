@@ -1,12 +1,3 @@
-// Command table2 prints a table like seed 003's Table 2 for macemc's
-// example systems: for each system and variant (buggy, fixed), the verdict,
-// the property, the critical step and event, paths, transitions, the time
-// to find the violation and the time of the critical-transition search.
-// It runs the pipeline of `macemc search` (package search) in process.
-//
-// Usage:
-//
-//	go run ./scripts/table2 [--time 60s] [--max-paths N] [--walk-depth N] [--seed S] [SYSTEM...]
 package main
 
 import (
