@@ -110,6 +110,7 @@ type Config struct {
 
 	pathHook func(choices []int32)                 // tests: called with each bounded path
 	specHook func(hits, misses, ran, walked int64) // tests: how many paths the coordinator followed from records and ran
+	genHook  func(paths int64)                     // tests: how many paths the speculation's generator ran
 }
 
 // PathCheck judges whole executions where they end, beyond the safety
@@ -566,6 +567,9 @@ func (r *runner) run() (*Result, error) {
 		spec = SpeculationStats{Followed: r.spec.hits, Ran: r.spec.misses, AheadPaths: ran, AheadWalks: walked}
 		if r.cfg.specHook != nil {
 			r.cfg.specHook(spec.Followed, spec.Ran, spec.AheadPaths, spec.AheadWalks)
+		}
+		if r.cfg.genHook != nil {
+			r.cfg.genHook(r.spec.genPaths) // the generator has stopped (stop)
 		}
 	}
 	wg.Wait()

@@ -312,8 +312,9 @@ func mergeRecords(shards []*ShardRecords, gr *graphRun) (map[int][]*task, error)
 		}
 	}
 	for _, ts := range rounds {
-		// The paths above the split before task k come before it.
-		sort.Slice(ts, func(i, j int) bool {
+		// The paths above the split before task k come before it, in
+		// the order shard 0 gave them (they may take several tasks).
+		sort.SliceStable(ts, func(i, j int) bool {
 			return ts[i].ord < ts[j].ord || ts[i].ord == ts[j].ord && ts[i].above && !ts[j].above
 		})
 	}

@@ -53,6 +53,16 @@ const minSpecDepth = 4
 // tasks and the hints close to the coordinator's decisions.
 const splitSpan = 4
 
+// tasksPerWorker is how many tasks the generator may keep ahead of the
+// coordinator per worker (maxTask).
+const tasksPerWorker = 4
+
+// preChunk is how many records of paths that end above the split depth
+// the generator gathers into one task before it hands them to the
+// coordinator. Such tasks count against maxTask like the others, which
+// bounds the records held ahead of the coordinator.
+const preChunk = 256
+
 // splitDepth returns the split depth of a round of depth bound depth.
 func splitDepth(depth int) int { return max(1, depth-splitSpan) }
 
@@ -200,7 +210,9 @@ type speculation struct {
 	genRunner *pathRunner
 	passed    int // tasks the coordinator is done with
 	made      int64
-	workers   []*specWorker // every worker's, for their counts
+	// genPaths counts the generator's paths, every round's (tests).
+	genPaths int64
+	workers  []*specWorker // every worker's, for their counts
 
 	_ cacheLine
 	// the coordinator's cursor: task ti (cur, once looked at), record ri;
@@ -236,7 +248,7 @@ func (sp *speculation) ahead() (ran, walked int64) {
 }
 
 func newSpeculation(r *runner) *speculation {
-	sp := &speculation{r: r, maxTask: 4 * r.cfg.Workers, shards: 1}
+	sp := &speculation{r: r, maxTask: tasksPerWorker * r.cfg.Workers, shards: 1}
 	sp.queue = make(chan *task, sp.maxTask+1)
 	sp.cond.L = &sp.mu
 	return sp
@@ -387,6 +399,7 @@ func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan st
 			if err != nil {
 				return err
 			}
+			sp.genPaths++
 			last = e
 			end = &last
 			if e.Reason != EndDepth {
@@ -402,6 +415,17 @@ func (sp *speculation) generate(round, depth, split int, fk Forker, quit chan st
 					sr := recordOf(pr, e)
 					sr.job = j
 					pre.recs = append(pre.recs, sr)
+					if len(pre.recs) == preChunk {
+						// Hand them over now: when few paths or none reach
+						// the split (a tree whose paths end before it), the
+						// records would otherwise pile up until the round
+						// ends, the coordinator waiting for them.
+						sp.mu.Lock()
+						sp.tasks = append(sp.tasks, pre)
+						sp.mu.Unlock()
+						sp.cond.Broadcast()
+						pre = nil
+					}
 				}
 				continue
 			}

@@ -207,3 +207,89 @@ func TestShardsMergeToOneProcess(t *testing.T) {
 		}
 	}
 }
+
+// taker takes its application's requests and does nothing else: every
+// path ends, quiescent, after the requests of all the nodes.
+type taker struct {
+	sim.Base
+	Took []int
+}
+
+func (n *taker) HandleApp(_ *sim.Context, req any) { n.Took = append(n.Took, req.(int)) }
+
+// TestGeneratorHandsOverPathsAboveTheSplit: in a tree whose paths all end
+// above the split depth (none makes a task for a worker), the generator
+// hands its records to the coordinator as it goes and stays a bounded
+// number of them ahead, so that a search that stops after 20 paths does
+// not run (and hold the records of) the whole tree first: 34,650 paths of
+// 12 steps without hashing, where a depth bound of 60 puts the split at 56.
+func TestGeneratorHandsOverPathsAboveTheSplit(t *testing.T) {
+	cfg := &sim.Config{Nodes: 3, Service: func(sim.NodeID) sim.Service { return &taker{} },
+		App: func(sim.NodeID) []any { return []any{1, 2, 3, 4} }}
+	const workers = 2
+	var want string
+	for _, w := range []int{1, workers} {
+		c := explore.Config{System: cfg, DepthStep: 60, MaxDepth: 60, WalkDepth: 100, Workers: w, MaxPaths: 20, NoHashing: true}
+		var gen int64 = -1
+		explore.SetGenHook(&c, func(paths int64) { gen = paths })
+		res, err := run(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stats.Paths != 20 {
+			t.Fatalf("%d workers: %d paths, want the budget's 20", w, res.Stats.Paths)
+		}
+		got := summary(res)
+		if w == 1 {
+			want = got
+			continue
+		}
+		if got != want {
+			t.Errorf("%d workers:\n%s\none worker:\n%s", w, got, want)
+		}
+		// The coordinator holds one chunk while the generator fills the
+		// tasks ahead of it and the one it is on: 2,560 paths now, and
+		// never a sizeable part of the tree.
+		bound := min(int64((explore.TasksPerWorker*workers+2)*explore.PreChunk), 34650/4)
+		if gen < 0 || gen > bound {
+			t.Errorf("the generator ran %d paths for a search of 20, want at most %d", gen, bound)
+		}
+	}
+}
+
+// TestShardsMergePathsAboveTheSplitInOrder: merged shards follow the paths
+// that end above the split depth in one process's order when shard 0
+// handed them over in several tasks (8,000 paths of the tree above, 256 a
+// task).
+func TestShardsMergePathsAboveTheSplitInOrder(t *testing.T) {
+	cfg := &sim.Config{Nodes: 3, Service: func(sim.NodeID) sim.Service { return &taker{} },
+		App: func(sim.NodeID) []any { return []any{1, 2, 3, 4} }}
+	c := explore.Config{System: cfg, Strategy: dfs.Strategy{}, DepthStep: 60, MaxDepth: 60, WalkDepth: 100, Workers: 2, MaxPaths: 8000, NoHashing: true}
+	order := func(c explore.Config) []string {
+		var paths []string
+		explore.SetPathHook(&c, func(ch []int32) { paths = append(paths, fmt.Sprint(ch)) })
+		if _, err := explore.Run(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		return paths
+	}
+	want := order(c)
+	var shards []*explore.ShardRecords
+	for i := range 3 {
+		sh, err := explore.Shard(context.Background(), c, i, 3)
+		if err != nil {
+			t.Fatalf("shard %d of 3: %v", i, err)
+		}
+		shards = append(shards, sh)
+	}
+	m := c
+	m.Records = shards
+	got := order(m)
+	if len(got) != 8000 || !slices.Equal(got, want) {
+		i := 0
+		for i < min(len(got), len(want)) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("the merge followed %d paths, one process %d; they part at path %d", len(got), len(want), i+1)
+	}
+}
