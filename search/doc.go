@@ -72,6 +72,8 @@
 //
 // Before it starts, Run checks that Options.Out can be written (CheckOut)
 // and estimates the run's memory (EstimateMemory), refusing one over
-// Options.MaxMemory with a *MemoryError. ReadReport reads a report.json
+// Options.MaxMemory with a *MemoryError; while it runs, it watches its
+// heap and stops, as an interrupted run does, once that has grown past
+// what the limit allows (Report.MemoryLimited, ErrMemoryLimit). ReadReport reads a report.json
 // back, checking what it says: it is untrusted input.
 package search

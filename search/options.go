@@ -141,7 +141,11 @@ type Options struct {
 	HandlerTimeout time.Duration
 	// MaxMemory is the most memory the run may be estimated to need
 	// (EstimateMemory) before Run refuses it with a *MemoryError (0:
-	// DefaultMaxMemory; negative: no limit).
+	// DefaultMaxMemory; negative: no limit). A run also watches its heap:
+	// when its live heap has grown by more than the limit leaves (after
+	// the visited-state table, over the garbage collector's headroom of
+	// 2), it stops as an interrupted run does, keeping what it found, with
+	// Report.MemoryLimited set (ErrMemoryLimit).
 	MaxMemory int64
 	// LinTimeout bounds the linearizability check of one history (default
 	// 10s); a history it cannot decide in time is counted unknown, never

@@ -144,6 +144,11 @@ type Report struct {
 	// Incomplete marks a run that was cancelled: what it reports is what
 	// it had found and checked by then.
 	Incomplete bool
+	// MemoryLimited marks a run that stopped because its heap grew past
+	// what Options.MaxMemory allows (ErrMemoryLimit); it is Incomplete
+	// too, and its Stats.Stop is explore.StopMemory when the search was
+	// the phase it stopped.
+	MemoryLimited bool
 	// LogsSkipped marks a cancelled run that wrote its traces but not the
 	// logs (a log replays the whole path, which can take seconds): the
 	// Replay command writes them.
@@ -391,6 +396,7 @@ type reportJSON struct {
 	DistinctStates  int64   `json:"distinct_states"`
 	Stop            string  `json:"stop"`
 	Incomplete      bool    `json:"incomplete,omitempty"`
+	MemoryLimited   bool    `json:"memory_limited,omitempty"`
 	LogsSkipped     bool    `json:"logs_skipped,omitempty"`
 	ElapsedS        float64 `json:"elapsed_s"`
 	SearchS         float64 `json:"search_s"`
@@ -499,7 +505,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Rounds: r.Stats.Rounds, DepthBound: r.Stats.Depth, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
 		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Stop: r.Stats.Stop.String(),
 		Blocked: r.Stats.Blocked, Lin: r.Lin,
-		Incomplete: r.Incomplete, LogsSkipped: r.LogsSkipped, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
+		Incomplete: r.Incomplete, MemoryLimited: r.MemoryLimited, LogsSkipped: r.LogsSkipped, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
 		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug, Warnings: r.Warnings,
 	}
 	if g := r.Stats.Graph; g != nil {

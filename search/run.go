@@ -91,6 +91,7 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	if err != nil {
 		return nil, err
 	}
+	defer p.watchHeap(heapBound(EstimateMemory(p.cfg, &p.opts), &p.opts))()
 	if err := p.prepareOut(); err != nil {
 		return nil, err
 	}
@@ -114,7 +115,7 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	if len(records) > 0 {
 		p.progress(PhaseSearch, "merging %d shards...", len(records))
 	}
-	res, err := explore.Run(ctx, ecfg)
+	res, err := explore.Run(p.ctx, ecfg)
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", sys.Name, err)
 	}
@@ -253,6 +254,12 @@ func (p *pipeline) finish(err error) (*Report, error) {
 		p.rep.Files[l.name+"_log"] = l.path
 	}
 	p.rep.Incomplete = p.ctx.Err() != nil
+	if p.memoryLimited() {
+		p.rep.MemoryLimited = true
+		if p.rep.Stats.Stop == explore.StopInterrupted || p.rep.Stats.Stop == explore.StopNone {
+			p.rep.Stats.Stop = explore.StopMemory
+		}
+	}
 	p.rep.Elapsed = time.Since(p.start)
 	if p.opts.Out != "" {
 		p.progress(PhaseFiles, "writing report.json...")
@@ -295,7 +302,11 @@ func (p *pipeline) finish(err error) (*Report, error) {
 	switch {
 	case pageErr != nil && p.ctx.Err() != nil:
 		delete(p.rep.Files, "report_html")
-		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: the run was interrupted (%s report %s writes it)", p.opts.Command, Quote(p.opts.Out)))
+		why := "the run was interrupted"
+		if p.memoryLimited() {
+			why = "the run stopped at the memory limit"
+		}
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %s (%s report %s writes it)", why, p.opts.Command, Quote(p.opts.Out)))
 	case pageErr != nil:
 		// The page is a view of the evidence, which is written: say why
 		// it is missing rather than fail the run.

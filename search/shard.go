@@ -81,6 +81,7 @@ func RunShard(ctx context.Context, sys *sim.System, opts Options, index, count i
 	if err != nil {
 		return nil, err
 	}
+	defer p.watchHeap(heapBound(EstimateMemory(p.cfg, &p.opts), &p.opts))()
 	if err := CheckOut(p.opts.Out, ShardFile); err != nil {
 		return nil, err
 	}
@@ -93,9 +94,12 @@ func RunShard(ctx context.Context, sys *sim.System, opts Options, index, count i
 		return nil, err
 	}
 	p.progress(PhaseSearch, "searching shard %d of %d (strategy %s, seed %d)...", index, count, p.rep.Strategy, p.opts.Seed)
-	recs, err := explore.Shard(ctx, ecfg, index, count)
+	recs, err := explore.Shard(p.ctx, ecfg, index, count)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	if p.memoryLimited() && recs.Stop == explore.StopInterrupted {
+		recs.Stop = explore.StopMemory
 	}
 	sum := &ShardSummary{Index: index, Count: count, Rounds: len(recs.Rounds), Paths: recs.Paths, Walks: recs.Walks,
 		Transitions: recs.Transitions, Violations: recs.Violations, Stop: recs.Stop, File: p.outPath(ShardFile)}

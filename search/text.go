@@ -80,7 +80,10 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			fmt.Fprintf(w, "  %s\n", l.ModelError)
 		}
 	}
-	if r.Incomplete {
+	switch {
+	case r.MemoryLimited:
+		fmt.Fprintln(w, "stopped at the memory limit (--max-memory): the run's heap grew past what the limit allows; this report covers what was found and checked before then")
+	case r.Incomplete:
 		fmt.Fprintln(w, "interrupted: this report covers what was found and checked before the run was stopped")
 	}
 	f := r.First()

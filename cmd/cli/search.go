@@ -59,7 +59,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.BoolVar(&o.Lasso.Partial, "partial-hash", false, "compare states by node type (or a service's LassoKey) and pending message types only, for systems whose exact state never repeats")
 	fs.BoolVar(&o.Lasso.NodeFairness, "lasso-node-fairness", false, "count a cycle as fair when every node with an enabled event runs (seed 000's definition) instead of every connection, timer and driver")
 	fs.IntVar(&o.Lasso.Temperature, "temperature", 0, "temperature method (seed 000 Algorithm 2): report a walk with this many steps in a row into non-live states (0: off)")
-	fs.StringVar(&maxMemory, "max-memory", "4GiB", "refuse a run estimated to need more memory than this (e.g. 8GiB, 512MiB; none: no limit)")
+	fs.StringVar(&maxMemory, "max-memory", "4GiB", "refuse a run estimated to need more memory than this, and stop one whose heap grows past it, keeping what it found (e.g. 8GiB, 512MiB; none: no limit)")
 	fs.StringVar(&progressFlag, "progress", "auto", "progress on stderr: auto (a status line on a terminal), lines (a line per phase, for logs), none")
 	fs.BoolVar(&o.Graph.Off, "no-graph", false, "do not record the explored state graph or look for fair cycles of hot states in it (seed 002)")
 	fs.IntVar(&o.Graph.MaxStates, "graph-states", search.DefaultGraphStates, "bound of the explored state graph (about 250 bytes a state with its transitions); past it new states are not recorded")

@@ -242,9 +242,13 @@ const (
 	// StopExhausted: no path reached its depth bound: nothing deeper
 	// exists, the reachable states were all explored.
 	StopExhausted
+	// StopMemory: the run's heap grew past its memory limit (set by
+	// package search, whose runs watch their heap; explore itself stops
+	// such a run as StopInterrupted).
+	StopMemory
 )
 
-var stopNames = [...]string{"", "violation", "paths", "time", "interrupted", "depth", "exhausted"}
+var stopNames = [...]string{"", "violation", "paths", "time", "interrupted", "depth", "exhausted", "memory"}
 
 // String returns the reason's name as reports give it, e.g. "exhausted".
 func (s Stop) String() string {

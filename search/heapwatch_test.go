@@ -1,0 +1,76 @@
+package search_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim"
+)
+
+// hoarder keeps 64 KiB more at every firing of its timer, out of its
+// state (the tag): a walk's heap grows by that much a step, without bound.
+type hoarder struct {
+	sim.Base
+	Kept [][]byte `macemc:"-"`
+	Tick int
+}
+
+func (n *hoarder) Start(ctx *sim.Context) { ctx.SetPeriodic("grow") }
+func (n *hoarder) HandleTimer(*sim.Context, string) {
+	n.Kept = append(n.Kept, make([]byte, 64<<10))
+	n.Tick = (n.Tick + 1) % 3
+}
+
+var hoarderSystem = &sim.System{
+	Name: "searchtest-hoarder",
+	Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &hoarder{} },
+			Liveness: []sim.Property{{Name: "Never", Check: func(*sim.View) bool { return false }}}}, nil
+	},
+}
+
+// TestHeapPastTheLimitStopsTheRun: a run whose heap grows past what
+// --max-memory allows (64 MiB: 32 MiB of growth, over the collector's
+// headroom) stops as an interrupted one does, keeping its report, which
+// says why; without the watch a walk of 100,000 steps would hold 6.4
+// GB.
+func TestHeapPastTheLimitStopsTheRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	rep, err := search.Run(context.Background(), hoarderSystem, search.Options{Seed: 1, Workers: 1, WalkDepth: 100_000,
+		MaxStates: 1024, Graph: search.GraphOptions{Off: true}, MaxMemory: 64 << 20, NoCritical: true, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.MemoryLimited || !rep.Incomplete || rep.Stats.Stop != explore.StopMemory {
+		t.Fatalf("memory limited %v, incomplete %v, stop %v: want a run stopped at the memory limit (%+v %+v)", rep.MemoryLimited, rep.Incomplete, rep.Stats.Stop, rep.Stats, rep.First())
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "stopped at the memory limit (--max-memory)") {
+		t.Errorf("the report does not say why it stopped:\n%s", text.String())
+	}
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Stop          string `json:"stop"`
+		MemoryLimited bool   `json:"memory_limited"`
+	}
+	if err := json.Unmarshal(data, &j); err != nil || j.Stop != "memory" || !j.MemoryLimited {
+		t.Fatalf("report.json: stop %q, memory_limited %v (%v)", j.Stop, j.MemoryLimited, err)
+	}
+	back, err := search.ReadReport(filepath.Join(out, "report.json"))
+	if err != nil || !back.MemoryLimited || back.Stats.Stop != explore.StopMemory {
+		t.Fatalf("report.json read back: %+v, %v", back, err)
+	}
+}
