@@ -10,8 +10,7 @@
 // Columns: "dfs (no hashing)" is the exhaustive stateless DFS (DS2's EX),
 // "dfs" MaceMC's DFS with state hashing (a path that reaches a state seen
 // before stops: most paths are those), "dpor" source-set DPOR with sleep
-// sets; random, pct and delay (DS2's SR and DB) when the strategies are
-// registered, "-" otherwise.
+// sets; random, pct and delay (DS2's SR and DB).
 //
 // # Usage
 //

@@ -44,15 +44,19 @@ func main() {
 		}
 		// The buggy variant checked for liveness alone (the paper's
 		// liveness search), then with every property (which safety
-		// property, if any, catches the bug first), then the fix.
-		for _, row := range []struct {
+		// property, if any, catches the bug first), then the fix. A
+		// system without liveness properties has no liveness row: no
+		// properties selected means all of them.
+		type row struct {
 			variant, props string
 			opts           search.Options
-		}{
-			{"buggy", "liveness", search.Options{Properties: liveness}},
-			{"buggy", "all", search.Options{}},
-			{"fixed", "all", search.Options{Params: map[string]string{"fixed": "true"}}},
-		} {
+		}
+		var rows []row
+		if len(liveness) > 0 {
+			rows = append(rows, row{"buggy", "liveness", search.Options{Properties: liveness}})
+		}
+		rows = append(rows, row{"buggy", "all", search.Options{}}, row{"fixed", "all", search.Options{Params: map[string]string{"fixed": "true"}}})
+		for _, row := range rows {
 			o := row.opts
 			o.Time, o.MaxPaths, o.Seed, o.WalkDepth = *budget, *maxPaths, *seed, *walkDepth
 			r, err := search.Run(context.Background(), sys, o)

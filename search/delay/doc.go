@@ -11,6 +11,11 @@
 //	macemc search --system storage --strategy delay
 //	macemc search --system transport --strategy delay --delay-base rtc --delay-steps 60
 //
+// and from Go, through package search:
+//
+//	rep, err := search.Run(ctx, sys, search.Options{Strategy: "delay",
+//		StrategyParams: map[string]string{"base": "rtc", "steps": "60"}})
+//
 // Options (--delay-NAME on the command line, Options.StrategyParams in
 // package search):
 //

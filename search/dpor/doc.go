@@ -14,6 +14,11 @@
 //	macemc search --system register --param variant=buggy --strategy dpor
 //	macemc search --system kvmap --strategy dpor --dpor-sleep=false
 //
+// and from Go, through package search:
+//
+//	rep, err := search.Run(ctx, sys, search.Options{Strategy: "dpor",
+//		StrategyParams: map[string]string{"sleep": "false"}})
+//
 // Its rounds deepen like dfs's (DepthStep, MaxDepth); each round is a new
 // DPOR exploration to its bound, and the search ends when a round's paths
 // all end before the bound (exhausted).

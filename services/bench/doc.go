@@ -49,4 +49,10 @@
 // property is code of the system's author, but it is the checker that
 // calls it after every step; the replay figure separates the simulator
 // from the properties and the walk loop.
+//
+// # Usage
+//
+//	bash scripts/bench.sh                                   # every benchmark, one table
+//	go test ./services/bench -run X -bench 'Overhead/randtree' -benchtime 2s
+//	go test ./services/bench -run X -bench Hash -cpuprofile cpu.out
 package bench

@@ -1,9 +1,3 @@
-// Package ring holds what the two ring overlays among the example systems,
-// chord and pastry, share: the identifiers they hash node addresses to,
-// and the check that following successor pointers from any node visits
-// every node. The arc and distance arithmetic stays with each overlay:
-// chord asks whether a key lies in a clockwise arc, pastry how far apart
-// two identifiers are, and the two answer different questions.
 package ring
 
 import (

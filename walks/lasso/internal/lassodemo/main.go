@@ -1,9 +1,3 @@
-// Command lassodemo is macemc with the lasso-* systems of package lassotest
-// registered besides the usual ones: scripts/lasso_table.sh runs it, and it
-// shows what lasso detection and the temperature method make of systems
-// that only look like livelocks.
-//
-//	go run ./walks/lasso/internal/lassodemo search --system lasso-slow --temperature 50
 package main
 
 import (
