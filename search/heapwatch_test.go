@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // hoarder keeps 64 KiB more at every firing of its timer, out of its
@@ -73,4 +76,58 @@ func TestHeapPastTheLimitStopsTheRun(t *testing.T) {
 	if err != nil || !back.MemoryLimited || back.Stats.Stop != explore.StopMemory {
 		t.Fatalf("report.json read back: %+v, %v", back, err)
 	}
+}
+
+// gobbler's third timer firing allocates 256 MiB in 1 MiB pieces without
+// returning in between or calling its Context (it does return at the end,
+// so that the test leaves nothing allocating behind).
+type gobbler struct {
+	sim.Base
+	N int
+}
+
+func (n *gobbler) Start(ctx *sim.Context) { ctx.SetPeriodic("t") }
+func (n *gobbler) HandleTimer(*sim.Context, string) {
+	if n.N++; n.N != 3 {
+		return
+	}
+	var keep [][]byte
+	for range 256 {
+		keep = append(keep, make([]byte, 1<<20))
+		time.Sleep(time.Millisecond)
+	}
+	_ = keep
+}
+
+var gobblerSystem = &sim.System{
+	Name: "searchtest-gobbler",
+	Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &gobbler{} },
+			Liveness: []sim.Property{{Name: "Never", Check: func(*sim.View) bool { return false }}}}, nil
+	},
+}
+
+// TestHandlerPastTheLimitIsAFinding: a handler that allocates past what
+// --max-memory allows without returning is given up on, long before its
+// timeout (a minute), and reported as a handler that did not return, at
+// its step, with the run marked as stopped at the memory limit.
+func TestHandlerPastTheLimitIsAFinding(t *testing.T) {
+	rep, err := search.Run(context.Background(), gobblerSystem, search.Options{Seed: 1, Workers: 1, MaxStates: 1024,
+		Graph: search.GraphOptions{Off: true}, MaxMemory: 64 << 20, HandlerTimeout: time.Minute, Out: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	var he *engine.HangError
+	if f == nil || f.Kind != search.KindHandlerHang || !errors.As(f.Err, &he) || !he.Memory || f.Steps != 2 || !rep.MemoryLimited {
+		t.Fatalf("got %+v (memory limited %v, stats %+v), want the third step's handler given up on for memory", f, rep.MemoryLimited, rep.Stats)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if want := "SAFETY VIOLATION: a handler of node 0 did not return, allocating past the run's memory limit at step 3"; !strings.Contains(text.String(), want) {
+		t.Errorf("the report does not say %q:\n%s", want, text.String())
+	}
+	time.Sleep(300 * time.Millisecond) // the abandoned handler ends
 }

@@ -142,10 +142,11 @@ type Options struct {
 	// MaxMemory is the most memory the run may be estimated to need
 	// (EstimateMemory) before Run refuses it with a *MemoryError (0:
 	// DefaultMaxMemory; negative: no limit). A run also watches its heap:
-	// when its live heap has grown by more than the limit leaves (after
-	// the visited-state table, over the garbage collector's headroom of
-	// 2), it stops as an interrupted run does, keeping what it found, with
-	// Report.MemoryLimited set (ErrMemoryLimit).
+	// when its objects (garbage included) have grown by more than the limit
+	// leaves after the visited-state table, it stops as an interrupted run
+	// does, keeping what it found, with Report.MemoryLimited set
+	// (ErrMemoryLimit), and a handler that allocates without returning is
+	// given up on and reported (engine.HangError.Memory).
 	MaxMemory int64
 	// LinTimeout bounds the linearizability check of one history (default
 	// 10s); a history it cannot decide in time is counted unknown, never

@@ -115,10 +115,18 @@ func (r *Replayed) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
+// replayHeapBound is how far a replay's heap may grow before the heap
+// alarm gives up on a handler still running (engine.WatchHeap): the
+// default memory limit.
+const replayHeapBound = DefaultMaxMemory
+
 // Replay replays t up to steps steps (all of it when steps < 0), logging
 // every transition to log (nil: no log), and says whether the violation it
 // records reproduces.
 func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
+	// A trace may record a handler that allocates without returning: the
+	// heap alarm gives up on it as the search did.
+	defer engine.WatchHeap(replayHeapBound, nil)()
 	if steps > t.Steps {
 		return nil, fmt.Errorf("%w: --steps %d, the trace has %d steps", ErrInput, steps, t.Steps)
 	}

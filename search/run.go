@@ -104,9 +104,10 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	}
 	ecfg.Records = records
 	// A nondeterministic service makes every result untrustworthy: check
-	// a short walk replays identically before spending the budget.
+	// a short walk replays identically before spending the budget. (The
+	// walk can also meet a handler that allocates without returning.)
 	if f := p.precheck(); f != nil {
-		p.rep.Verdict = VerdictNondeterministic
+		p.rep.Verdict = f.Verdict
 		p.rep.Findings = []Finding{*f}
 		return p.finish(p.findingFiles(&p.rep.Findings[0]))
 	}
@@ -464,6 +465,9 @@ func defaultReplays(steps int) int {
 // there: the search itself finds and reports it.
 func (p *pipeline) precheck() *Finding {
 	s, err := engine.NewGuarded(p.cfg, engine.Options{Chooser: walks.NewChooser(walks.SeedFor(p.opts.Seed, 1<<41), false)}, p.opts.HandlerTimeout)
+	if f := p.memoryHang(err); f != nil {
+		return f
+	}
 	if err != nil {
 		return nil // Start panicked or hung: the search reports it
 	}
@@ -477,6 +481,9 @@ func (p *pipeline) precheck() *Finding {
 		}
 		return nil
 	})
+	if f := p.memoryHang(err); f != nil {
+		return f
+	}
 	if err != nil {
 		return nil // a hang: the search reports it
 	}
@@ -485,6 +492,19 @@ func (p *pipeline) precheck() *Finding {
 		return p.nondeterminism(err, choices, 0)
 	}
 	return nil
+}
+
+// memoryHang returns the finding of err when it is a handler given up on
+// because it allocated past the memory limit without returning
+// (engine.HangError.Memory): the run stops (its heap is past the limit),
+// so the search would not meet it again.
+func (p *pipeline) memoryHang(err error) *Finding {
+	var he *engine.HangError
+	if !errors.As(err, &he) || !he.Memory {
+		return nil
+	}
+	f := p.finding(&explore.Violation{Verdict: explore.Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: he.Choices, Steps: he.Step, Err: err})
+	return &f
 }
 
 // checkDeterminism replays choices as engine.CheckDeterminismN does (the

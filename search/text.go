@@ -118,6 +118,9 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			what = fmt.Sprintf("SAFETY VIOLATION: a handler of node %d did not return", f.Node)
 		}
 		var hang *engine.HangError
+		if f.Kind == KindHandlerHang && errors.As(f.Err, &hang) && hang.Memory {
+			what += ", allocating past the run's memory limit"
+		}
 		switch {
 		case f.Kind == KindLinearizability:
 			fmt.Fprintf(w, "LINEARIZABILITY VIOLATION: the clients' history of an execution of %d steps is not linearizable\n", f.Steps)

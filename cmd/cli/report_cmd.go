@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/macemc/macemc/mdb/htmlreport"
+	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // report makes the HTML page of a result directory (again).
@@ -29,6 +31,9 @@ func (a *App) report(args []string) (int, error) {
 		return ExitUsage, usageError{err}
 	}
 	in.Options.Tool = a.Name
+	// The page replays the findings: a handler that allocates without
+	// returning is given up on as in the search (engine.WatchHeap).
+	defer engine.WatchHeap(search.DefaultMaxMemory, nil)()
 	if *file == "" {
 		*file = filepath.Join(dir, htmlreport.PageFile)
 	}

@@ -52,12 +52,20 @@ type HangError struct {
 	Event   string
 	Timeout time.Duration
 	Choices []int32
+	// Memory marks a handler given up on because the heap alarm went off
+	// while it ran (RaiseHeapAlarm) and it still ran HeapAlarmGrace
+	// later: a handler that allocates without returning. Timeout is then
+	// how long it had run.
+	Memory bool
 }
 
 func (e *HangError) Error() string {
 	at := fmt.Sprintf("at step %d", e.Step+1)
 	if e.Boot {
 		at = "at boot"
+	}
+	if e.Memory {
+		return fmt.Sprintf("sim: the handler of node %d did not return, and the heap grew past the run's memory limit while it ran (%v) %s (%s)", e.Node, e.Timeout.Round(time.Millisecond), at, e.Event)
 	}
 	return fmt.Sprintf("sim: the handler of node %d did not return within %v %s (%s)", e.Node, e.Timeout, at, e.Event)
 }
@@ -69,20 +77,51 @@ func (e *HangError) Unwrap() error { return ErrHang }
 // handler runs longer than timeout (0 means DefaultHandlerTimeout), Guard
 // returns a *HangError with the path so far and abandons the execution
 // (the handler goroutine is left to finish or to be unwound at its next
-// Context call). Otherwise it returns what fn returns.
+// Context call). It does the same, with HangError.Memory set, for a
+// handler still running HeapAlarmGrace after the heap alarm went off
+// (RaiseHeapAlarm). Otherwise it returns what fn returns.
 func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 	if timeout <= 0 {
 		timeout = DefaultHandlerTimeout
 	}
 	done := make(chan error, 1)
+	alarm := *heapAlarm.Load()
 	go func() { done <- fn() }()
 	tick := time.NewTicker(timeout / 4)
 	defer tick.Stop()
 	last, since := s.progress.Load(), time.Now()
+	// Once the heap alarm is up (or was, when Guard began, and the heap
+	// is still past a limit), a handler that runs on through a whole
+	// grace period is given up on.
+	var grace <-chan time.Time
+	var graceTick *time.Ticker
+	defer func() {
+		if graceTick != nil {
+			graceTick.Stop()
+		}
+	}()
+	watchGrace := func() {
+		alarm = nil
+		graceTick = time.NewTicker(HeapAlarmGrace)
+		grace = graceTick.C
+	}
+	if heapOver.Load() > 0 {
+		watchGrace()
+	}
+	graceLast := s.progress.Load()
 	for {
 		select {
 		case err := <-done:
 			return err
+		case <-alarm:
+			graceLast = s.progress.Load()
+			watchGrace()
+		case <-grace:
+			p := s.progress.Load()
+			if p%2 == 1 && p == graceLast {
+				return s.giveUp(&HangError{Memory: true, Timeout: time.Since(since).Round(HeapAlarmGrace)})
+			}
+			graceLast = p
 		case now := <-tick.C:
 			p := s.progress.Load()
 			if p != last {
@@ -90,27 +129,31 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 				continue
 			}
 			if p%2 == 1 && now.Sub(since) >= timeout {
-				// Describe the hang before abandoning the
-				// execution. Once abandoned, the handler unwinds at its
-				// next sim.Context call and execute moves on to the next
-				// step concurrently (a data race, and an off-by-one
-				// Step). Until then the stuck handler does not touch the
-				// step, the last event or the choices (except through
-				// Rand or Elapsed in its loop).
-				he := &HangError{Step: s.w.step, Boot: s.booting, Node: sim.NodeID(p>>40 - 1), Event: s.w.lastEvent.String(), Timeout: timeout, Choices: s.ChoiceValues()}
-				if s.booting {
-					he.Event = fmt.Sprintf("node %d starts", he.Node)
-				}
-				s.abandoned.Store(true)
-				if hook.Exclusive() {
-					// The hung handler may hold the process-wide slot
-					// (sim.Reader) for good: let the others go on.
-					hook.Poison()
-				}
-				return he
+				return s.giveUp(&HangError{Timeout: timeout})
 			}
 		}
 	}
+}
+
+// giveUp describes the hang of the handler running (node, step, event,
+// the choices so far) in he and gives up on the execution. Once
+// abandoned, the handler unwinds at its next sim.Context call and execute
+// moves on to the next step concurrently (a data race, and an off-by-one
+// Step). Until then the stuck handler does not touch the step, the last
+// event or the choices (except through Rand or Elapsed in its loop).
+func (s *Sim) giveUp(he *HangError) error {
+	p := s.progress.Load()
+	he.Step, he.Boot, he.Node, he.Event, he.Choices = s.w.step, s.booting, sim.NodeID(p>>40-1), s.w.lastEvent.String(), s.ChoiceValues()
+	if s.booting {
+		he.Event = fmt.Sprintf("node %d starts", he.Node)
+	}
+	s.abandoned.Store(true)
+	if hook.Exclusive() {
+		// The hung handler may hold the process-wide slot (sim.Reader)
+		// for good: let the others go on.
+		hook.Poison()
+	}
+	return he
 }
 
 // Abandoned reports whether Guard gave up on a handler of this simulator.
