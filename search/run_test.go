@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -444,4 +445,19 @@ func TestFaultsOverrideInEveryTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	replays(refined.Files["live_trace"])
+}
+
+// TestFaultsRangeNamesEverySetting: the range an unknown --faults setting
+// is answered with names every setting sim.ParseFailures knows.
+func TestFaultsRangeNamesEverySetting(t *testing.T) {
+	_, err := sim.ParseFailures(sim.Failures{}, "nosuch=1")
+	_, known, ok := strings.Cut(fmt.Sprint(err), "(known: ")
+	if !ok {
+		t.Fatalf("ParseFailures does not list its settings: %v", err)
+	}
+	for _, name := range strings.Split(strings.TrimSuffix(known, ")"), ", ") {
+		if !strings.Contains(search.FaultsRange, " "+name) {
+			t.Errorf("FaultsRange does not name %q: %s", name, search.FaultsRange)
+		}
+	}
 }
