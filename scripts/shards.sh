@@ -14,9 +14,6 @@
 # that binary instead of building cmd/macemc: your own (cli.Main), for
 # systems of your own module.
 set -euo pipefail
-bin=${MACEMC:-}
-[ -n "$bin" ] && bin=$(realpath "$bin")
-cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then
 	sed -n '2,15p' "$0" >&2
 	exit 2
@@ -28,13 +25,16 @@ if [ "${1:-}" = "--keep" ]; then
 	keep=$2
 	shift 2
 fi
+# Paths (--keep, MACEMC, files in the search flags) are the caller's.
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${MACEMC:-}
 [ "${1:-}" = "--" ] && shift
 dir=${keep:-$(mktemp -d)}
 [ -z "$keep" ] && trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir"
 if [ -z "$bin" ]; then
-	bin="$dir/macemc"
-	go build -o "$bin" ./cmd/macemc
+	bin=$(realpath "$dir")/macemc
+	(cd "$root" && go build -o "$bin" ./cmd/macemc)
 fi
 start=$(date +%s.%N)
 pids=()
