@@ -419,6 +419,20 @@ func TestHangingWalks(t *testing.T) {
 	}
 }
 
+// TestBadCopies: a recovery walk whose copy of its start state is not that
+// state is no evidence: Find stops with the copy's error instead of
+// counting the walk as not recovering and answering on it. The service
+// keeps a count every simulator shares, so a copy by replay does not reach
+// the state it copies; checked copies (engine.Options.CheckCopies) tell.
+func TestBadCopies(t *testing.T) {
+	c := poisonConfig(t, poisonSys{apps: 50, poison: 10, globalCount: true}, 400, 400)
+	c.Options.CheckCopies = true
+	res, err := critical.Find(context.Background(), c)
+	if !errors.Is(err, engine.ErrCopy) || !strings.Contains(err.Error(), "a recovery walk could not start from its state") {
+		t.Fatalf("Find on bad copies: (%d, %v), %v", res.Step, res.Condition, err)
+	}
+}
+
 // TestProgress: Progress sees every probe, in order.
 func TestProgress(t *testing.T) {
 	c := poisonConfig(t, poisonSys{apps: 30, poison: 5}, 400, 400)

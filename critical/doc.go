@@ -98,7 +98,10 @@
 // Walks keep E's simulator options: with FailuresUntil set ("gusto"),
 // failures stay off in recovery walks, unless Config.WalkFailures turns
 // them back on. A walk that breaks a safety property, or whose handler
-// panics or hangs, counts as not recovering (Result.Unsafe notes it).
+// panics or hangs, counts as not recovering (Result.Unsafe notes it). A
+// walk whose copy of its start state is bad (engine.ErrCopy: a service
+// copied by replay whose replay diverged, or a checked copy that differs)
+// says nothing about that state: the search stops with its error.
 //
 // Choosing k and d_max (seed 003 §4.4): k trades time against "near dead"
 // states; confirmation catches most of them at a bounded cost. d_max should

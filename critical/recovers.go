@@ -171,11 +171,15 @@ func Recovers(ctx context.Context, c Config, i int) (Probe, *Alternative, error)
 
 // searcher holds what the probes of one search share.
 type searcher struct {
-	c           *Config
-	ctx         context.Context
-	eSteps      int // E's length, or math.MaxInt when unknown
-	cancelled   atomic.Bool
-	stopWatch   func() bool
+	c         *Config
+	ctx       context.Context
+	eSteps    int // E's length, or math.MaxInt when unknown
+	cancelled atomic.Bool
+	stopWatch func() bool
+	// copyErr is the first bad copy of a state a recovery walk started
+	// from (engine.ErrCopy): no walk from it is evidence, so the search
+	// stops with it.
+	copyErr     atomic.Pointer[error]
 	walksRun    atomic.Int64
 	transitions atomic.Int64
 }
@@ -198,6 +202,9 @@ func newSearcher(ctx context.Context, c *Config) *searcher {
 func (r *searcher) close() { r.stopWatch() }
 
 func (r *searcher) ctxErr() error {
+	if err := r.copyErr.Load(); err != nil {
+		return fmt.Errorf("critical: a recovery walk could not start from its state: %w", *err)
+	}
 	if err := r.ctx.Err(); err != nil {
 		return fmt.Errorf("critical: %w", err)
 	}
@@ -353,6 +360,15 @@ func (r *searcher) walk(snap *engine.Sim, i, j, depth int, stop func() bool) wal
 	r.transitions.Add(int64(res.Steps - i))
 	if res.Outcome == walks.Stopped {
 		return walkOut{} // cut short: never counted
+	}
+	if res.Outcome == walks.Failed && errors.Is(res.Err, engine.ErrCopy) {
+		// The copy of state i is not state i (a service that is not
+		// deterministic, copied by replay): the walk says nothing about
+		// state i, and no other walk from such a copy does either.
+		err := res.Err
+		r.copyErr.CompareAndSwap(nil, &err)
+		r.cancelled.Store(true)
+		return walkOut{}
 	}
 	out := walkOut{done: true, outcome: res.Outcome, steps: int64(res.Steps - i), prop: res.Property}
 	if res.Outcome == walks.Failed && out.prop == "" && res.Err != nil {

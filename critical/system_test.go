@@ -1,6 +1,7 @@
 package critical_test
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,6 +36,10 @@ type Node struct {
 	OneShot       bool
 	PanicOnTick   bool
 	HangOnTick    bool
+	// GlobalCount keeps a count shared by every simulator in Calls (see
+	// poisonSys.globalCount).
+	GlobalCount bool
+	Calls       int64
 }
 
 // Start arms the tick and, for the dead-from-the-start variant, poisons.
@@ -50,6 +55,9 @@ func (n *Node) Start(ctx *sim.Context) {
 // HandleApp counts the request; the poison request poisons the node.
 func (n *Node) HandleApp(ctx *sim.Context, req any) {
 	n.Apps++
+	if n.GlobalCount {
+		n.Calls = calls.Add(1)
+	}
 	if req.(Req).Poison {
 		n.Poisoned = true
 		if n.OneShot {
@@ -84,7 +92,14 @@ type poisonSys struct {
 	safetyNotDone bool // a safety property that Done breaks
 	resets        int
 	failureWeight float64
+	// globalCount makes the node keep a count of application requests
+	// that all simulators share (a global variable): a replay of an
+	// execution does not reach the state the execution reached.
+	globalCount bool
 }
+
+// calls is the count globalCount shares.
+var calls atomic.Int64
 
 func (p poisonSys) config() *sim.Config {
 	tick := p.tick
@@ -94,7 +109,7 @@ func (p poisonSys) config() *sim.Config {
 	cfg := &sim.Config{
 		Nodes: 1,
 		Service: func(sim.NodeID) sim.Service {
-			return &Node{StartPoisoned: p.startPoisoned, OneShot: p.oneShot, PanicOnTick: p.panicOnTick, HangOnTick: p.hangOnTick}
+			return &Node{StartPoisoned: p.startPoisoned, OneShot: p.oneShot, PanicOnTick: p.panicOnTick, HangOnTick: p.hangOnTick, GlobalCount: p.globalCount}
 		},
 		App: func(sim.NodeID) []any {
 			reqs := make([]any, p.apps)

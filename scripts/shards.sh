@@ -10,11 +10,12 @@
 # and its exit code is this script's (0 nothing found, 1 violation, 2
 # error). The same two commands run under any array-job runner (GNU
 # parallel, a Slurm array, a Kubernetes Indexed Job: scripts/k8s); the
-# shards only need to write where the merge can read.
+# shards only need to write where the merge can read. MACEMC=BINARY runs
+# that binary instead of building cmd/macemc: your own (cli.Main), for
+# systems of your own module.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then
-	sed -n '2,13p' "$0" >&2
+	sed -n '2,15p' "$0" >&2
 	exit 2
 fi
 n=$1
@@ -24,15 +25,21 @@ if [ "${1:-}" = "--keep" ]; then
 	keep=$2
 	shift 2
 fi
+# Paths (--keep, MACEMC, files in the search flags) are the caller's.
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${MACEMC:-}
 [ "${1:-}" = "--" ] && shift
 dir=${keep:-$(mktemp -d)}
 [ -z "$keep" ] && trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir"
-go build -o "$dir/macemc" ./cmd/macemc
+if [ -z "$bin" ]; then
+	bin=$(realpath "$dir")/macemc
+	(cd "$root" && go build -o "$bin" ./cmd/macemc)
+fi
 start=$(date +%s.%N)
 pids=()
 for ((i = 0; i < n; i++)); do
-	"$dir/macemc" search "$@" --shard "$i/$n" --workers 1 --progress none --out "$dir/shard-$i" >"$dir/shard-$i.txt" 2>&1 &
+	"$bin" search "$@" --shard "$i/$n" --workers 1 --progress none --out "$dir/shard-$i" >"$dir/shard-$i.txt" 2>&1 &
 	pids+=($!)
 done
 failed=0
@@ -51,7 +58,7 @@ for ((i = 0; i < n; i++)); do
 	dirs+=("$dir/shard-$i")
 done
 code=0
-"$dir/macemc" merge "${dirs[@]}" --progress none --out "$dir/merged" || code=$?
+"$bin" merge "${dirs[@]}" --progress none --out "$dir/merged" || code=$?
 end=$(date +%s.%N)
 echo "# $n shards in $(echo "$shards - $start" | bc) s, merge in $(echo "$end - $shards" | bc) s; results in ${keep:-a temporary directory}" >&2
 exit $code

@@ -224,7 +224,9 @@ func stepGuarded(s *engine.Sim, t *trace.Trace) error {
 type CriticalOptions struct {
 	Walks, WalkDepth, Workers int
 	Seed                      *uint64
-	// Out is where live.trace, live.log and critical.json go.
+	// Out is where live.trace, live.log and critical.json go (for a
+	// minimized path, min-live.trace, min-live.log and min-critical.json,
+	// so that the search's own live alternative beside it stays).
 	Out      string
 	Progress func(critical.Probe)
 }
@@ -243,7 +245,11 @@ type Refined struct {
 // transition is then its last step when the minimization held, and a
 // walk that recovers is an error wrapping ErrNotDead.
 func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Refined, error) {
+	// The files of a minimized path's search are named apart: min.trace
+	// sits beside error.trace and the live.trace that goes with it.
+	liveTrace, liveLog, critJSON := "live.trace", "live.log", "critical.json"
 	if t.Kind == trace.KindMinimized {
+		liveTrace, liveLog, critJSON = "min-"+liveTrace, "min-"+liveLog, "min-"+critJSON
 		ext, err := walkMinimized(t, o)
 		if err != nil {
 			return nil, err
@@ -276,7 +282,7 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 		o.Out = "."
 	}
 	// Check the results can be written before spending the time.
-	if err := CheckOut(o.Out, "live.trace", "live.log", "critical.json"); err != nil {
+	if err := CheckOut(o.Out, liveTrace, liveLog, critJSON); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -303,7 +309,7 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 		if !interrupted {
 			lt.Condition = cr.Condition.String()
 		}
-		tp, lp := filepath.Join(o.Out, "live.trace"), filepath.Join(o.Out, "live.log")
+		tp, lp := filepath.Join(o.Out, liveTrace), filepath.Join(o.Out, liveLog)
 		if err := lt.Write(tp); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrOutput, err)
 		}
@@ -316,7 +322,7 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 			out.Files["live_log"] = lp
 		}
 	}
-	jp := filepath.Join(o.Out, "critical.json")
+	jp := filepath.Join(o.Out, critJSON)
 	out.Files["critical"] = jp
 	if err := WriteJSON(jp, out); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOutput, err)

@@ -1,9 +1,11 @@
 package search_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -370,12 +372,23 @@ func TestCriticalOfMinimizedPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	refined, err := search.RefineCritical(context.Background(), min, search.CriticalOptions{Workers: 1, Out: t.TempDir()})
+	liveBefore, err := os.ReadFile(rep.Files["live_trace"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Beside the search's files, as macemc critical writes by default.
+	refined, err := search.RefineCritical(context.Background(), min, search.CriticalOptions{Workers: 1, Out: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c := refined.Critical; c.Step != min.Steps || c.Condition != critical.C1 {
 		t.Errorf("critical transition of the %d-step minimized path: step %d, %v", min.Steps, c.Step, c.Condition)
+	}
+	if want := filepath.Join(dir, "min-live.trace"); refined.Files["live_trace"] != want || refined.Files["critical"] != filepath.Join(dir, "min-critical.json") {
+		t.Errorf("files of the minimized path's search: %v", refined.Files)
+	}
+	if after, err := os.ReadFile(rep.Files["live_trace"]); err != nil || !bytes.Equal(after, liveBefore) {
+		t.Errorf("the search's live.trace changed (%v): it goes with error.trace", err)
 	}
 	live, err := trace.Read(rep.Files["live_trace"])
 	if err != nil {
@@ -432,4 +445,19 @@ func TestFaultsOverrideInEveryTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	replays(refined.Files["live_trace"])
+}
+
+// TestFaultsRangeNamesEverySetting: the range an unknown --faults setting
+// is answered with names every setting sim.ParseFailures knows.
+func TestFaultsRangeNamesEverySetting(t *testing.T) {
+	_, err := sim.ParseFailures(sim.Failures{}, "nosuch=1")
+	_, known, ok := strings.Cut(fmt.Sprint(err), "(known: ")
+	if !ok {
+		t.Fatalf("ParseFailures does not list its settings: %v", err)
+	}
+	for _, name := range strings.Split(strings.TrimSuffix(known, ")"), ", ") {
+		if !strings.Contains(search.FaultsRange, " "+name) {
+			t.Errorf("FaultsRange does not name %q: %s", name, search.FaultsRange)
+		}
+	}
 }

@@ -38,6 +38,17 @@ func TestSelectLinearizable(t *testing.T) {
 	}
 }
 
+// TestSelectUnknown: selecting a property the system lacks names it and
+// the properties the system has, the model's check included.
+func TestSelectUnknown(t *testing.T) {
+	c := modelConfig()
+	c.Liveness = []sim.Property{{Name: "L", Check: func(*sim.View) bool { return true }}}
+	err := c.Select([]string{"Nope", "S", "Zip"})
+	if !errors.Is(err, sim.ErrUnknownProperty) || err.Error() != "sim: unknown property: Nope, Zip (it has: L, Linearizable, S)" {
+		t.Fatalf("select unknown properties: %v", err)
+	}
+}
+
 // TestModelValidate: a model needs Init and Apply.
 func TestModelValidate(t *testing.T) {
 	c := modelConfig()

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/bits"
 	"slices"
 	"sort"
@@ -459,7 +460,12 @@ func (c *Config) Select(names []string) error {
 	for _, n := range names {
 		want[n] = true
 	}
+	known := map[string]bool{}
+	for _, p := range append(slices.Clip(c.Safety), c.Liveness...) {
+		known[p.Name] = true
+	}
 	if c.Model != nil {
+		known[Linearizable] = true
 		if !want[Linearizable] {
 			c.Model = nil
 		}
@@ -485,7 +491,7 @@ func (c *Config) Select(names []string) error {
 			}
 		}
 		sort.Strings(missing)
-		return fmt.Errorf("%w: %s", ErrUnknownProperty, strings.Join(missing, ", "))
+		return fmt.Errorf("%w: %s (it has: %s)", ErrUnknownProperty, strings.Join(missing, ", "), strings.Join(slices.Sorted(maps.Keys(known)), ", "))
 	}
 	return nil
 }

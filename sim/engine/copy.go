@@ -148,7 +148,13 @@ func (s *Sim) replayCopy(c Chooser) *Sim {
 // copy: the first func value, channel, unsafe.Pointer or sync type in use
 // found in a node's struct or a message in flight, with where it is (e.g.
 // "node 2 (*raftkv.Node): .raft.step holds a bound method
-// go.etcd.io/raft/v3.stepFollower"), or "" when there is none.
+// go.etcd.io/raft/v3.stepFollower"), or "" when there is none. It also
+// names a pointer into the inside of another value of the same node or
+// message (an element of a slice, a field of a struct held in a field,
+// a slice that shares its array with another): the deep copier gives such
+// a pointer a value of its own, so that the copy would no longer write
+// through it into the value it points into (a container/list.List held by
+// value, n.Best = &n.Peers[i], w = n.Log[k:]).
 func (s *Sim) CopyProblem() string {
 	for i, svc := range s.w.svcs {
 		if p := uncopyable(reflect.ValueOf(svc)); p != "" {
@@ -168,18 +174,113 @@ func (s *Sim) CopyProblem() string {
 
 // uncopyable returns what in v a deep copy cannot copy, or "".
 func uncopyable(v reflect.Value) string {
-	if !v.IsValid() || !mayHoldUncopyable(v.Type()) {
+	if !v.IsValid() || !mayNeedWalk(v.Type()) {
 		return ""
 	}
 	w := copyWalker{seen: map[uintptr]bool{}}
-	return w.walk(v, "")
+	if p := w.walk(v, ""); p != "" {
+		return p
+	}
+	return w.interior()
 }
 
-type copyWalker struct{ seen map[uintptr]bool }
+type copyWalker struct {
+	seen map[uintptr]bool
+	// objects are the memory the walk reached through pointers and slices,
+	// for interior.
+	objects []object
+}
+
+// object is memory the deep copier copies as one value: the target of a
+// pointer (n < 0) or the array of a slice of length n.
+type object struct {
+	start, end uintptr
+	typ        reflect.Type // the pointer's target type, or the slice type
+	n          int
+	path       string
+}
+
+// note records the object a pointer or a slice reaches.
+func (w *copyWalker) note(start, size uintptr, typ reflect.Type, n int, path string) {
+	if size == 0 || start == 0 {
+		return // zero-size values may all share one address
+	}
+	w.objects = append(w.objects, object{start: start, end: start + size, typ: typ, n: n, path: path})
+}
+
+// interior returns the first pointer or slice the walk met that reaches
+// inside another object, where the deep copier would not keep the two
+// together, or "". The copier keeps one object reached twice the same way
+// (the same pointer type, or the same slice), and a pointer to a field of
+// a struct it reached through a pointer, when the field holds references
+// (it copies such a field in place); everything else that overlaps another
+// object gets a copy of its own.
+func (w *copyWalker) interior() string {
+	objs := w.objects
+	slices.SortStableFunc(objs, func(a, b object) int {
+		if a.start != b.start {
+			return cmpUintptr(a.start, b.start)
+		}
+		return cmpUintptr(b.end, a.end)
+	})
+	var outer *object
+	for i := range objs {
+		o := &objs[i]
+		if outer == nil || o.start >= outer.end {
+			outer = o
+			continue
+		}
+		if o.start == outer.start && o.typ == outer.typ && o.n == outer.n {
+			continue // the same object again
+		}
+		if outer.n < 0 && o.n < 0 && o.end <= outer.end && inPlaceField(outer.typ, o.start-outer.start, o.typ) {
+			continue
+		}
+		what := "a pointer"
+		if o.n >= 0 {
+			what = "a slice"
+		}
+		into := "the value " + outer.path + " points to"
+		if outer.path == "" {
+			into = "the struct itself"
+		}
+		if outer.n >= 0 {
+			into = "the array of the slice " + outer.path
+		}
+		return fmt.Sprintf("%s is %s into %s (a deep copy would give it a copy of its own)", strings.TrimPrefix(o.path, " "), what, into)
+	}
+	return ""
+}
+
+func cmpUintptr(a, b uintptr) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// inPlaceField reports whether the deep copier copies a field of type ft at
+// offset off of struct type st in place, so that a pointer to it stays a
+// pointer into the copy: a direct field that holds references.
+func inPlaceField(st reflect.Type, off uintptr, ft reflect.Type) bool {
+	if st.Kind() != reflect.Struct {
+		return false
+	}
+	for i := 0; i < st.NumField(); i++ {
+		f := st.Field(i)
+		if f.Offset == off && f.Type == ft && mayNeedWalk(ft) {
+			return true
+		}
+	}
+	return false
+}
 
 func (w *copyWalker) walk(v reflect.Value, path string) string {
 	t := v.Type()
-	if !mayHoldUncopyable(t) {
+	if !mayNeedWalk(t) {
 		return ""
 	}
 	if why := syncProblem(v); why != "" {
@@ -216,6 +317,7 @@ func (w *copyWalker) walk(v reflect.Value, path string) string {
 		if v.IsNil() {
 			return ""
 		}
+		w.note(v.Pointer(), t.Elem().Size(), t.Elem(), -1, path)
 		if w.seen[v.Pointer()] {
 			return ""
 		}
@@ -233,7 +335,13 @@ func (w *copyWalker) walk(v reflect.Value, path string) string {
 			}
 		}
 	case reflect.Slice, reflect.Array:
-		if t.Kind() == reflect.Slice && v.IsNil() {
+		if t.Kind() == reflect.Slice {
+			if v.IsNil() {
+				return ""
+			}
+			w.note(v.Pointer(), uintptr(v.Cap())*t.Elem().Size(), t, v.Len(), path)
+		}
+		if !mayNeedWalk(t.Elem()) {
 			return ""
 		}
 		for i := 0; i < v.Len(); i++ {
@@ -321,21 +429,23 @@ func zeroBytes(v reflect.Value) bool {
 	return true
 }
 
-var mayHoldCache sync.Map // reflect.Type -> bool
+var mayWalkCache sync.Map // reflect.Type -> bool
 
-// mayHoldUncopyable reports whether a value of type t can hold something a
-// deep copy cannot copy: a func, a channel, an unsafe.Pointer, a sync type,
-// or an interface (which can hold anything). Computed once per type.
-func mayHoldUncopyable(t reflect.Type) bool {
-	if b, ok := mayHoldCache.Load(t); ok {
+// mayNeedWalk reports whether a value of type t can hold something
+// CopyProblem looks for: what a deep copy cannot copy (a func, a channel,
+// an unsafe.Pointer, a sync type) or a reference that may point into
+// another value (a pointer, a slice), or an interface, which can hold
+// anything. Computed once per type.
+func mayNeedWalk(t reflect.Type) bool {
+	if b, ok := mayWalkCache.Load(t); ok {
 		return b.(bool)
 	}
-	b := reachesUncopyable(t, map[reflect.Type]bool{})
-	mayHoldCache.Store(t, b)
+	b := reachesWalked(t, map[reflect.Type]bool{})
+	mayWalkCache.Store(t, b)
 	return b
 }
 
-func reachesUncopyable(t reflect.Type, seen map[reflect.Type]bool) bool {
+func reachesWalked(t reflect.Type, seen map[reflect.Type]bool) bool {
 	if seen[t] {
 		return false
 	}
@@ -344,15 +454,15 @@ func reachesUncopyable(t reflect.Type, seen map[reflect.Type]bool) bool {
 		return true
 	}
 	switch t.Kind() {
-	case reflect.Func, reflect.Chan, reflect.UnsafePointer, reflect.Interface:
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer, reflect.Interface, reflect.Pointer, reflect.Slice:
 		return true
 	case reflect.Map:
-		return reachesUncopyable(t.Key(), seen) || reachesUncopyable(t.Elem(), seen)
-	case reflect.Array, reflect.Slice, reflect.Pointer:
-		return reachesUncopyable(t.Elem(), seen)
+		return reachesWalked(t.Key(), seen) || reachesWalked(t.Elem(), seen)
+	case reflect.Array:
+		return reachesWalked(t.Elem(), seen)
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
-			if reachesUncopyable(t.Field(i).Type, seen) {
+			if reachesWalked(t.Field(i).Type, seen) {
 				return true
 			}
 		}
@@ -361,11 +471,14 @@ func reachesUncopyable(t reflect.Type, seen map[reflect.Type]bool) bool {
 }
 
 // CheckCopy checks that cp is a faithful copy of s, as Clone promises: both
-// states hash the same (every part encoded afresh), and stepping cp (with a
+// states hash the same (every part encoded afresh), stepping cp (with a
 // random chooser of its own, for up to 20 steps) leaves s's state as it
-// was. It returns an error wrapping ErrCopy that names the first node or
-// the network part that differs, or nil. It uses cp up: check a copy made
-// for the purpose. Tests and the debug mode (Options.CheckCopies) use it.
+// was, and cp goes the way a copy of s by replay goes with the same
+// chooser: the same states and the same errors, step by step (a deep copy
+// can hash the same and still differ, in what its pointers share). It
+// returns an error wrapping ErrCopy that names the first node or the
+// network part that differs, or nil. It uses cp up: check a copy made for
+// the purpose. Tests and the debug mode (Options.CheckCopies) use it.
 func CheckCopy(s, cp *Sim) error {
 	if cp.broken != nil {
 		return cp.broken
@@ -374,17 +487,43 @@ func CheckCopy(s, cp *Sim) error {
 	if got := cp.partHashes(); !slices.Equal(before, got) {
 		return fmt.Errorf("%w: the copy's %s differs from the original's", ErrCopy, partName(s, firstDiff(before, got)))
 	}
-	cp.chooser = NewRandom(uint64(s.w.step) + 1)
-	cp.opts.CheckCopies = false
-	for i := 0; i < 20; i++ {
-		if ok, err := cp.Step(); !ok || err != nil {
-			break
+	seed := uint64(s.w.step) + 1
+	ref := s.replayCopy(NewRandom(seed))
+	if ref.broken != nil {
+		return ref.broken
+	}
+	cp.chooser = NewRandom(seed)
+	cp.opts.CheckCopies, ref.opts.CheckCopies = false, false
+	var differs error
+	for i := 0; i < 20 && differs == nil; i++ {
+		ok, err := cp.Step()
+		refOK, refErr := ref.Step()
+		switch {
+		case ok != refOK || (err == nil) != (refErr == nil):
+			differs = fmt.Errorf("%w: step %d of the copy %s, of a copy by replay %s", ErrCopy, cp.w.step, stepOutcome(ok, err), stepOutcome(refOK, refErr))
+		case err != nil || !ok:
+			i = 20
+		default:
+			if a, b := cp.partHashes(), ref.partHashes(); !slices.Equal(a, b) {
+				differs = fmt.Errorf("%w: after step %d the copy's %s differs from a copy by replay's", ErrCopy, cp.w.step, partName(s, firstDiff(b, a)))
+			}
 		}
 	}
 	if after := s.partHashes(); !slices.Equal(before, after) {
 		return fmt.Errorf("%w: stepping a copy changed the original's %s: the copy shares it", ErrCopy, partName(s, firstDiff(before, after)))
 	}
-	return nil
+	return differs
+}
+
+// stepOutcome says how a step ended, for CheckCopy's errors.
+func stepOutcome(ok bool, err error) string {
+	switch {
+	case err != nil:
+		return "failed (" + err.Error() + ")"
+	case !ok:
+		return "found nothing ready"
+	}
+	return "ran"
 }
 
 // deepOrReplay copies s as Clone does, without the check.

@@ -65,7 +65,8 @@ func (e *NondeterminismError) Error() string {
 	case e.Detail != "":
 		b.WriteString(": " + e.Detail)
 	}
-	b.WriteString("; look for map iteration order, global math/rand or crypto/rand (see sim.Context.Reader), time.Now or goroutines in the handlers")
+	b.WriteString("; look for map iteration order, global math/rand or crypto/rand (see sim.Context.Reader), time.Now, goroutines, " +
+		"pointer addresses (fmt's %p, ordering by address) or state kept across runs (a package variable, a sync.Pool) in the handlers")
 	if e.Driver {
 		b.WriteString(", or a driver (Config.App) that gives other requests each time it is asked")
 	}

@@ -3,8 +3,10 @@ package engine_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -427,5 +429,41 @@ func TestNondeterministicDriver(t *testing.T) {
 	if err := engine.CheckDeterminismN(&sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &summer{} },
 		App: func(sim.NodeID) []any { return []any{1, 2} }}, []int32{0, 0}, engine.Options{}, 2); err != nil {
 		t.Fatalf("a deterministic driver: %v", err)
+	}
+}
+
+// pooled formats its note in a buffer from a sync.Pool and forgets to reset
+// it: what the note says depends on what ran before, in this simulator or
+// another.
+type pooled struct {
+	sim.Base
+	Note string
+}
+
+var notePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func (p *pooled) HandleApp(_ *sim.Context, req any) {
+	b := notePool.Get().(*bytes.Buffer)
+	fmt.Fprintf(b, "%v;", req)
+	p.Note = b.String()
+	notePool.Put(b)
+}
+
+// TestNondeterministicPool: state that outlives a run (a sync.Pool's
+// buffer) makes replays differ; the report names the node and the field,
+// and says where else to look than maps, random sources, clocks and
+// goroutines: pointer addresses and state shared across runs.
+func TestNondeterministicPool(t *testing.T) {
+	cfg := &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &pooled{} },
+		App: func(sim.NodeID) []any { return []any{1} }}
+	err := engine.CheckDeterminismN(cfg, []int32{0}, engine.Options{}, 2)
+	var ne *engine.NondeterminismError
+	if !errors.As(err, &ne) || ne.Node != 0 || ne.Path != ".Note" {
+		t.Fatalf("%v (%+v)", err, ne)
+	}
+	for _, hint := range []string{"pointer addresses (fmt's %p, ordering by address)", "state kept across runs (a package variable, a sync.Pool)"} {
+		if !strings.Contains(err.Error(), hint) {
+			t.Errorf("the report does not say %q: %v", hint, err)
+		}
 	}
 }
