@@ -622,15 +622,11 @@ func (s *Sim) appEdit(nd *node, id int32) {
 		s.closeHole()
 	}
 	// The driver requests are listed first, by node.
-	ready, readyW := s.ready, s.readyW
 	p := 0
-	for ready[p].kind != EvApp || ready[p].node != id {
+	for s.ready[p].kind != EvApp || s.ready[p].node != id {
 		p++
 	}
-	n := len(ready)
-	copy(ready[p:], ready[p+1:])
-	copy(readyW[p:], readyW[p+1:])
-	s.ready, s.readyW = s.ready[:n-1], s.readyW[:n-1]
+	s.removeEnt(p)
 	s.msgAt--
 }
 
@@ -648,31 +644,51 @@ func (s *Sim) timerSpan(k int) (lo, hi int) {
 // Performance: a step that arms or cancels a timer (a node that joins, a
 // one-shot timer that fires) keeps the list instead of rebuilding it.
 func (s *Sim) timerEdit(id, ref int32, armed bool) {
-	ready, readyW := s.ready, s.readyW
-	n := len(ready)
+	ready := s.ready
 	if armed {
 		lo, hi := s.timerSpan(s.w.armed - 1)
 		p := lo
 		for p < hi && (ready[p].node < id || ready[p].node == id && ready[p].ref < ref) {
 			p++
 		}
-		if n == cap(ready) || n == cap(readyW) {
-			s.listOK = false // the rebuild grows the arrays
-			return
-		}
-		ready, readyW = ready[:n+1], readyW[:n+1]
-		copy(ready[p+1:], ready[p:n])
-		copy(readyW[p+1:], readyW[p:n])
-		ready[p], readyW[p] = readyEnt{kind: EvTimer, node: id, ref: ref}, s.w.nodes[id].timers[ref].weight
-		s.ready, s.readyW = s.ready[:n+1], s.readyW[:n+1]
+		s.insertEnt(p, readyEnt{kind: EvTimer, node: id, ref: ref}, s.w.nodes[id].timers[ref].weight)
 		return
 	}
 	p, _ := s.timerSpan(s.w.armed + 1)
 	for ready[p].node != id || ready[p].ref != ref {
 		p++
 	}
-	copy(ready[p:], ready[p+1:])
-	copy(readyW[p:], readyW[p+1:])
+	s.removeEnt(p)
+}
+
+// insertEnt inserts e with weight w at position p of the ready list, the
+// entries from p on moving up one; when the arrays are full it drops the
+// list instead (listOK), for the rebuild to grow them. Performance: the
+// lists are short, and moving their few entries in a loop costs a fraction
+// of two calls of copy (runtime.memmove); storing the slices' lengths alone
+// spares the pointers' write barriers.
+func (s *Sim) insertEnt(p int, e readyEnt, w float64) {
+	n := len(s.ready)
+	if n == cap(s.ready) || n == cap(s.readyW) {
+		s.listOK = false
+		return
+	}
+	s.ready, s.readyW = s.ready[:n+1], s.readyW[:n+1]
+	ready, readyW := s.ready[:n+1], s.readyW[:n+1]
+	for j := n; j > p; j-- {
+		ready[j], readyW[j] = ready[j-1], readyW[j-1]
+	}
+	ready[p], readyW[p] = e, w
+}
+
+// removeEnt removes the entry at position p of the ready list, the entries
+// after it moving down one (see insertEnt).
+func (s *Sim) removeEnt(p int) {
+	n := len(s.ready)
+	ready, readyW := s.ready[:n], s.readyW[:n]
+	for j := p + 1; j < n; j++ {
+		ready[j-1], readyW[j-1] = ready[j], readyW[j]
+	}
 	s.ready, s.readyW = s.ready[:n-1], s.readyW[:n-1]
 }
 
@@ -727,17 +743,8 @@ func (s *Sim) msgEdit(c int, added bool) {
 		e := readyEnt{kind: EvMessage, node: int32(p.to), ref: int32(c)}
 		switch {
 		case h < 0:
-			n := len(ready)
-			if n == cap(ready) || n == cap(readyW) {
-				s.listOK = false // the rebuild grows the arrays
-				return
-			}
-			ready, readyW = ready[:n+1], readyW[:n+1]
-			copy(ready[i+1:], ready[i:n])
-			copy(readyW[i+1:], readyW[i:n])
-			// Only the lengths changed: storing them alone spares the
-			// pointers' write barriers.
-			s.ready, s.readyW = s.ready[:n+1], s.readyW[:n+1]
+			s.insertEnt(i, e, p.weight)
+			return
 		case i <= h:
 			for j := h; j > i; j-- {
 				ready[j], readyW[j] = ready[j-1], readyW[j-1]
@@ -764,10 +771,8 @@ func (s *Sim) msgEdit(c int, added bool) {
 
 // closeHole moves the entries after the hole in the ready list down one.
 func (s *Sim) closeHole() {
-	h, n := int(s.hole), len(s.ready)
-	copy(s.ready[h:], s.ready[h+1:])
-	copy(s.readyW[h:], s.readyW[h+1:])
-	s.ready, s.readyW, s.hole = s.ready[:n-1], s.readyW[:n-1], -1
+	s.removeEnt(int(s.hole))
+	s.hole = -1
 }
 
 // push queues an empty message on connection c, for the caller to fill;
