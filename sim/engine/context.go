@@ -157,8 +157,10 @@ func (r *runtime) SetTimer(node int, name string, periodic bool) {
 	t := &nd.timers[i]
 	if !t.armed {
 		s.w.armed++
-		s.timersChanged()
 		t.cause = s.cause()
+		if s.listOK {
+			s.timerEdit(int32(node), int32(i), true)
+		}
 	} else {
 		nd.armedSum -= t.term()
 	}
@@ -181,7 +183,7 @@ func (r *runtime) CancelTimer(node int, name string) {
 	nd := &s.w.nodes[node]
 	for i := range nd.timers {
 		if nd.timers[i].name == name && nd.timers[i].armed {
-			s.unarm(nd, &nd.timers[i])
+			s.unarm(sim.NodeID(node), i)
 			if s.log != nil {
 				s.log.Info().Int("step", s.logStep()).Int("node", node).Msg("cancel timer " + name)
 			}

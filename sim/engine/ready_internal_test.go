@@ -220,10 +220,21 @@ func (c *churn) HandleMessage(ctx *sim.Context, _ sim.NodeID, _ sim.Message) { c
 func (c *churn) HandleTimer(ctx *sim.Context, _ string)                      { c.act(ctx) }
 func (c *churn) HandleConnError(ctx *sim.Context, _ sim.NodeID)              { c.act(ctx) }
 
+// churnApp gives node id id plain driver requests; nodes 2 and 3 then
+// have one that waits for node 1 to have seen a message (a condition, so
+// that the list is rebuilt at every step from when it is next).
+func churnApp(id sim.NodeID) []any {
+	reqs := slices.Repeat([]any{"go"}, int(id))
+	if id >= 2 {
+		reqs = append(reqs, sim.Request{Req: "wait", When: func(v *sim.View) bool { return sim.Node[churn](v, 1).Seen > 0 }})
+	}
+	return reqs
+}
+
 // TestReadySummaries walks systems with every kind of event and failure
 // and checks, before every step, that buildReady (which skips what the
-// summaries say is empty, and keeps the list of the last step when only
-// messages on connections changed) lists exactly what a plain scan of the
+// summaries say is empty, and keeps the list of the last step, edited in
+// place, when it can) lists exactly what a plain scan of the
 // world lists, in the same order, and that the summaries match a recount,
 // also across Reset, Clone and SwapState. The third system has failures
 // only in the first steps and no breaks or partitions, so that most of
@@ -248,7 +259,7 @@ func TestReadySummaries(t *testing.T) {
 		cfg := &sim.Config{
 			Nodes:    4,
 			Service:  func(sim.NodeID) sim.Service { return &churn{} },
-			App:      func(id sim.NodeID) []any { return slices.Repeat([]any{"go"}, int(id)) },
+			App:      churnApp,
 			Failures: f,
 			Weights:  sim.Weights{Messages: map[string]float64{"churnNote": 3}},
 		}
@@ -304,8 +315,8 @@ func TestReadySummaries(t *testing.T) {
 
 // checkReady checks, before a step, that the summaries match a recount
 // and that buildReady (which skips what the summaries say is empty, and
-// keeps the list of the last step when only messages on connections
-// changed) lists exactly what a plain scan of the world lists, in the same
+// keeps the list of the last step, edited in place, when it can) lists
+// exactly what a plain scan of the world lists, in the same
 // order and with the same weights, each event built whole over another.
 func checkReady(s *Sim) error {
 	if err := checkSummaries(s); err != nil {
@@ -346,26 +357,35 @@ func sameEvent(a, b Event) bool {
 
 // TestReadyEverySystem checks the ready list (checkReady) before every
 // step of random walks of every registered example system: with its own
-// failures, and with every kind of failure allowed, datagrams reordered or
-// not. The example systems use their own mixes of connections, datagrams,
-// timers, driver requests with conditions and durable state, which the
-// churn system of TestReadySummaries does not.
+// failures, with its own failures until step 10 and none after (as a
+// search's walks run after its bounded prefix), and with every kind of
+// failure allowed, datagrams reordered or not. The example systems use
+// their own mixes of connections, datagrams, timers, driver requests with
+// conditions and durable state, which the churn system of
+// TestReadySummaries does not. It also counts the steps whose list was
+// kept through each kind of edit in place (a driver request run, a timer
+// armed or disarmed, the failures' end) and wants each seen.
 func TestReadyEverySystem(t *testing.T) {
 	every := sim.Failures{Drops: 2, Breaks: 2, Resets: 2, Crashes: 1, Duplicates: 1, Partitions: 1}
 	systems := sim.Systems()
 	if len(systems) < 9 {
 		t.Fatalf("%d systems registered, want the 9 examples or more", len(systems))
 	}
+	var keptApp, keptTimers, keptUntil int
 	for _, sys := range systems {
 		cfg, _, err := sys.Config(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		kept, steps := 0, 0
-		for variant, failures := range []sim.Failures{cfg.Failures, every, withReorder(every)} {
+		for variant, failures := range []sim.Failures{cfg.Failures, cfg.Failures, every, withReorder(every)} {
 			c := *cfg
 			c.Failures = failures
-			s, err := New(&c, Options{Chooser: NewRandom(1)})
+			opts := Options{Chooser: NewRandom(1)}
+			if variant == 1 {
+				opts.FailuresUntil = 10
+			}
+			s, err := New(&c, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -374,13 +394,24 @@ func TestReadyEverySystem(t *testing.T) {
 				if err := s.Reset(r); err != nil {
 					t.Fatal(err)
 				}
+				timers := armedTimers(s)
 				for step := 0; step < 200; step++ {
 					if s.listOK && !s.readyValid {
 						kept++
+						if s.LastEvent().Kind == EvApp {
+							keptApp++
+						}
+						if !slices.Equal(armedTimers(s), timers) {
+							keptTimers++
+						}
+						if s.failOn && s.w.step == s.until {
+							keptUntil++
+						}
 					}
 					if err := checkReady(s); err != nil {
 						t.Fatalf("%s, failures %d, walk %d, step %d: %v", sys.Name, variant, walk, step, err)
 					}
+					timers = armedTimers(s)
 					// A handler that fails under faults its system was
 					// not written for ends the walk, not the test.
 					if ok, err := s.Step(); err != nil || !ok {
@@ -395,6 +426,25 @@ func TestReadyEverySystem(t *testing.T) {
 			t.Errorf("%s: %d steps checked, want 1000 or more", sys.Name, steps)
 		}
 	}
+	t.Logf("the list kept through a driver request at %d steps, through timers armed or disarmed at %d, through the failures' end at %d", keptApp, keptTimers, keptUntil)
+	// Most walks have used their failures or have none left to list by
+	// step 10: the failures' end is kept in few of them.
+	if keptApp < 1000 || keptTimers < 1000 || keptUntil < 20 {
+		t.Errorf("want 1000, 1000 and 20 or more")
+	}
+}
+
+// armedTimers lists s's armed timers, by node and index.
+func armedTimers(s *Sim) []int {
+	var out []int
+	for i := range s.w.nodes {
+		for j, tm := range s.w.nodes[i].timers {
+			if tm.armed {
+				out = append(out, i<<16|j)
+			}
+		}
+	}
+	return out
 }
 
 // withReorder returns f with datagrams reordered.

@@ -282,17 +282,23 @@ type Sim struct {
 	readyEv    []Event
 	readyEvOK  bool
 	// The ready list is kept from one step to the next while listOK: a
-	// step that delivers a message and sends messages on reliable
-	// connections edits its messages in place (see msgEdit), every other
-	// change of what is ready clears listOK and the next buildReady
-	// rebuilds the list. msgAt is where its messages begin, failOn says
-	// it lists failures. A list is only kept when its messages can be
-	// edited so: no partition holds messages back, and no failure listed
-	// depends on them. A new Sim starts without a list, and every change
-	// of the world as a whole (Reset, SwapState, a copy) clears listOK.
+	// step that runs a driver request, delivers a message or fires a
+	// timer edits the list in place as it goes (appEdit for its driver
+	// request, msgEdit for messages queued and delivered on reliable
+	// connections, timerEdit and timerMoved for timers armed, disarmed
+	// and added), and when failures end at FailuresUntil buildReady drops
+	// them from the list's end; every other change of what is ready
+	// clears listOK and the next buildReady rebuilds the list. msgAt is
+	// where its messages begin, tail how many entries follow its timers,
+	// failOn says it lists failures. A list is only kept when its entries
+	// can be edited so: no partition holds messages back, no failure
+	// listed depends on the messages, and no driver request waits on a
+	// condition. A new Sim starts without a list, and every change of the
+	// world as a whole (Reset, SwapState, a copy) clears listOK.
 	listOK bool
 	failOn bool
 	msgAt  int32
+	tail   int32
 	// hole, when not -1, is the position in the kept list of a message
 	// that left it; the entries after it are still to move down one
 	// (msgEdit fills it, buildReady closes it).
@@ -485,8 +491,8 @@ func (s *Sim) initNode(id sim.NodeID, reset bool) {
 	if svc == nil {
 		panic(fmt.Sprintf("sim: sim.Config.Service returned nil for node %d", id))
 	}
-	s.disarm(nd)
 	s.listOK = false
+	s.disarm(id)
 	if !reset || !s.cfg.KeepDriver {
 		if nd.appNext < len(nd.app) {
 			s.w.apps--
@@ -571,27 +577,135 @@ func plainValue(t reflect.Type) bool {
 	return false
 }
 
-// disarm unschedules every timer of nd.
-func (s *Sim) disarm(nd *node) {
+// disarm unschedules every timer of node id.
+func (s *Sim) disarm(id sim.NodeID) {
+	nd := &s.w.nodes[id]
 	for i := range nd.timers {
 		if nd.timers[i].armed {
-			s.unarm(nd, &nd.timers[i])
+			s.unarm(id, i)
 		}
 	}
 }
 
-// unarm unschedules nd's armed timer t, keeping the count of armed timers
-// and nd's armedSum.
-func (s *Sim) unarm(nd *node, t *timer) {
+// unarm unschedules node id's armed timer i, keeping the count of armed
+// timers, the node's armedSum and the kept ready list.
+func (s *Sim) unarm(id sim.NodeID, i int) {
+	nd := &s.w.nodes[id]
+	t := &nd.timers[i]
 	t.armed = false
 	nd.armedSum -= t.term()
 	s.w.armed--
-	s.timersChanged()
+	if s.listOK {
+		s.timerEdit(int32(id), int32(i), false)
+	}
 }
 
-// timersChanged drops the kept ready list (listOK): a timer was armed,
-// disarmed or added.
-func (s *Sim) timersChanged() { s.listOK = false }
+// appEdit keeps the ready list up to date after node id ran its next
+// driver request (nd.appNext moved on): its entry leaves the list when it
+// has no request left, and stays when its next request is plain (no
+// condition: driverReady holds). A next request with a condition drops
+// the list: the rebuild evaluates it.
+func (s *Sim) appEdit(nd *node, id int32) {
+	if !s.listOK {
+		return
+	}
+	if nd.appNext < len(nd.app) {
+		switch r := nd.app[nd.appNext].(type) {
+		case sim.Request:
+			s.listOK = r.When == nil
+		case *sim.Request:
+			s.listOK = r.When == nil
+		}
+		return
+	}
+	if s.hole >= 0 {
+		s.closeHole()
+	}
+	// The driver requests are listed first, by node.
+	p := 0
+	for s.ready[p].kind != EvApp || s.ready[p].node != id {
+		p++
+	}
+	s.removeEnt(p)
+	s.msgAt--
+}
+
+// timerSpan returns where the kept ready list's timers are, ready[lo:hi]
+// when it lists k of them: the timers come last but for the tail.
+func (s *Sim) timerSpan(k int) (lo, hi int) {
+	hi = len(s.ready) - int(s.tail)
+	return hi - k, hi
+}
+
+// timerEdit keeps the ready list up to date after node id's timer ref was
+// armed (armed) or disarmed: its entry joins the list's timers, which are
+// listed by node and then by index (a node's timers are sorted by name),
+// or leaves them. The caller has counted it in or out of w.armed already.
+// Performance: a step that arms or cancels a timer (a node that joins, a
+// one-shot timer that fires) keeps the list instead of rebuilding it.
+func (s *Sim) timerEdit(id, ref int32, armed bool) {
+	ready := s.ready
+	if armed {
+		lo, hi := s.timerSpan(s.w.armed - 1)
+		p := lo
+		for p < hi && (ready[p].node < id || ready[p].node == id && ready[p].ref < ref) {
+			p++
+		}
+		s.insertEnt(p, readyEnt{kind: EvTimer, node: id, ref: ref}, s.w.nodes[id].timers[ref].weight)
+		return
+	}
+	p, _ := s.timerSpan(s.w.armed + 1)
+	for ready[p].node != id || ready[p].ref != ref {
+		p++
+	}
+	s.removeEnt(p)
+}
+
+// insertEnt inserts e with weight w at position p of the ready list, the
+// entries from p on moving up one; when the arrays are full it drops the
+// list instead (listOK), for the rebuild to grow them. Performance: the
+// lists are short, and moving their few entries in a loop costs a fraction
+// of two calls of copy (runtime.memmove); storing the slices' lengths alone
+// spares the pointers' write barriers.
+func (s *Sim) insertEnt(p int, e readyEnt, w float64) {
+	n := len(s.ready)
+	if n == cap(s.ready) || n == cap(s.readyW) {
+		s.listOK = false
+		return
+	}
+	s.ready, s.readyW = s.ready[:n+1], s.readyW[:n+1]
+	ready, readyW := s.ready[:n+1], s.readyW[:n+1]
+	for j := n; j > p; j-- {
+		ready[j], readyW[j] = ready[j-1], readyW[j-1]
+	}
+	ready[p], readyW[p] = e, w
+}
+
+// removeEnt removes the entry at position p of the ready list, the entries
+// after it moving down one (see insertEnt).
+func (s *Sim) removeEnt(p int) {
+	n := len(s.ready)
+	ready, readyW := s.ready[:n], s.readyW[:n]
+	for j := p + 1; j < n; j++ {
+		ready[j-1], readyW[j-1] = ready[j], readyW[j]
+	}
+	s.ready, s.readyW = s.ready[:n-1], s.readyW[:n-1]
+}
+
+// timerMoved keeps the ready list up to date after a timer was added to
+// node id's timers at index i: the node's listed timers from index i on
+// moved up one.
+func (s *Sim) timerMoved(id, i int32) {
+	if !s.listOK {
+		return
+	}
+	lo, hi := s.timerSpan(s.w.armed)
+	for p := lo; p < hi; p++ {
+		if e := &s.ready[p]; e.node == id && e.ref >= i {
+			e.ref++
+		}
+	}
+}
 
 // busyBefore returns how many connections before connection c hold
 // messages: the position of c's message among the ready messages.
@@ -629,17 +743,8 @@ func (s *Sim) msgEdit(c int, added bool) {
 		e := readyEnt{kind: EvMessage, node: int32(p.to), ref: int32(c)}
 		switch {
 		case h < 0:
-			n := len(ready)
-			if n == cap(ready) || n == cap(readyW) {
-				s.listOK = false // the rebuild grows the arrays
-				return
-			}
-			ready, readyW = ready[:n+1], readyW[:n+1]
-			copy(ready[i+1:], ready[i:n])
-			copy(readyW[i+1:], readyW[i:n])
-			// Only the lengths changed: storing them alone spares the
-			// pointers' write barriers.
-			s.ready, s.readyW = s.ready[:n+1], s.readyW[:n+1]
+			s.insertEnt(i, e, p.weight)
+			return
 		case i <= h:
 			for j := h; j > i; j-- {
 				ready[j], readyW[j] = ready[j-1], readyW[j-1]
@@ -666,10 +771,8 @@ func (s *Sim) msgEdit(c int, added bool) {
 
 // closeHole moves the entries after the hole in the ready list down one.
 func (s *Sim) closeHole() {
-	h, n := int(s.hole), len(s.ready)
-	copy(s.ready[h:], s.ready[h+1:])
-	copy(s.readyW[h:], s.readyW[h+1:])
-	s.ready, s.readyW, s.hole = s.ready[:n-1], s.readyW[:n-1], -1
+	s.removeEnt(int(s.hole))
+	s.hole = -1
 }
 
 // push queues an empty message on connection c, for the caller to fill;
@@ -900,16 +1003,23 @@ func (s *Sim) rareEvent(k readyEnt) Event {
 // buildReady lists the pending events in canonical order. Performance: it
 // runs before every step, so it appends small entries (no Event, no
 // message interface copies) to slices it reuses, with no closure; and when
-// only messages on connections changed since the last step, it keeps the
-// list, which msgEdit kept up to date (see listOK).
+// the last step only ran a driver request, delivered or queued messages on
+// connections and armed or disarmed timers, it keeps the list, which the
+// step edited in place (see listOK).
 func (s *Sim) buildReady() {
 	if s.readyValid {
 		return
 	}
-	if s.listOK && !(s.failOn && s.until > 0 && s.w.step >= s.until) {
-		// The list kept from the last step is up to date (failures, when
-		// listed, are still on: their budget and switches only change
-		// with steps that clear listOK).
+	if s.listOK {
+		// The list kept from the last step is up to date, but for the
+		// failures it lists when they end here (FailuresUntil): they
+		// are its tail. Their budget and switches only change with
+		// steps that clear listOK.
+		if s.failOn && s.until > 0 && s.w.step >= s.until {
+			n := len(s.ready) - int(s.tail)
+			s.ready, s.readyW = s.ready[:n], s.readyW[:n]
+			s.failOn, s.tail = false, 0
+		}
 		if s.hole >= 0 {
 			s.closeHole()
 		}
@@ -968,6 +1078,7 @@ func (s *Sim) buildReady() {
 			}
 		}
 	}
+	timersEnd := len(ready)
 	failOn := s.failures && (s.until <= 0 || s.w.step < s.until) && s.budgetLeft()
 	if failOn {
 		ready, readyW = s.failureReady(ready, readyW)
@@ -992,7 +1103,7 @@ func (s *Sim) buildReady() {
 	// The failures listed depend on the connections in flight when a
 	// break may happen.
 	s.listOK = !s.volatile && s.w.cut == 0 && !(failOn && s.w.breaks < s.cfg.Failures.Breaks)
-	s.failOn, s.msgAt, s.hole = failOn, int32(msgAt), -1
+	s.failOn, s.msgAt, s.tail, s.hole = failOn, int32(msgAt), int32(len(ready)-timersEnd), -1
 }
 
 // budgetLeft reports whether the execution may still have a failure.
@@ -1200,7 +1311,7 @@ func (s *Sim) StepEvent(i int) error {
 // rather than a closure per kind.
 func (s *Sim) execute(k readyEnt) error {
 	s.readyValid = false
-	if k.kind != EvMessage && k.kind != EvTimer {
+	if k.kind != EvMessage && k.kind != EvTimer && k.kind != EvApp {
 		s.listOK = false
 	}
 	ev := &s.w.lastEvent
@@ -1212,13 +1323,14 @@ func (s *Sim) execute(k readyEnt) error {
 		if nd.appNext == len(nd.app) {
 			s.w.apps--
 		}
+		s.appEdit(nd, k.node)
 	case EvMessage:
 		s.popConn(int(k.ref))
 	case EvDatagram:
 		s.removeDatagram(int(k.ref))
 	case EvTimer:
-		if tm := &nd.timers[k.ref]; !tm.periodic {
-			s.unarm(nd, tm)
+		if !nd.timers[k.ref].periodic {
+			s.unarm(ev.Node, int(k.ref))
 		}
 	case EvConnError:
 		copy(nd.connErrs, nd.connErrs[1:])
@@ -1292,7 +1404,7 @@ func (s *Sim) crash(id sim.NodeID) {
 	nd.dirty = true
 	s.touch(id)
 	s.w.down++
-	s.disarm(nd)
+	s.disarm(id)
 	if nd.appNext < len(nd.app) {
 		s.w.apps--
 	}
@@ -1558,7 +1670,7 @@ func (s *Sim) timerIndex(id sim.NodeID, name string) int {
 	}
 	nd.timers = append(nd.timers, timer{})
 	copy(nd.timers[i+1:], nd.timers[i:])
-	s.timersChanged() // the later timers' indexes moved
+	s.timerMoved(int32(id), int32(i)) // the later timers' indexes moved
 	nd.timers[i] = timer{name: name, nameHash: hashString(name), weight: w}
 	return i
 }
