@@ -131,3 +131,22 @@ func TestHandlerPastTheLimitIsAFinding(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond) // the abandoned handler ends
 }
+
+// TestStoppedRunSaysItsBudgetWasNotSpent: a run stopped before it found
+// anything does not say it found nothing within its budget.
+func TestStoppedRunSaysItsBudgetWasNotSpent(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := search.Run(ctx, system(t, "transport"), search.Options{Seed: 1, Params: map[string]string{"fixed": "true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if got := text.String(); !rep.Incomplete || !strings.Contains(got, "nothing found before the run was stopped (its budget was not spent)") ||
+		strings.Contains(got, "within this budget") {
+		t.Errorf("incomplete %v, report:\n%s", rep.Incomplete, got)
+	}
+}

@@ -88,7 +88,14 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 	}
 	f := r.First()
 	if f == nil {
-		fmt.Fprintln(w, "nothing found within this budget")
+		switch {
+		case r.MemoryLimited:
+			fmt.Fprintln(w, "nothing found before the run reached its memory limit")
+		case r.Incomplete:
+			fmt.Fprintln(w, "nothing found before the run was stopped (its budget was not spent)")
+		default:
+			fmt.Fprintln(w, "nothing found within this budget")
+		}
 		r.writeLasso(w, nil)
 		return
 	}
