@@ -40,6 +40,15 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 			p.liveAlternative(f, v, cr.Live, -1, critical.Condition(0))
 			return
 		}
+		if errors.Is(err, engine.ErrNondeterministic) {
+			// A copy of a state of the path took another way than the
+			// path did: the service is nondeterministic in a way that
+			// replays from the initial state, alike, did not show (its
+			// behaviour depends on pointer addresses, say). Nothing that
+			// rests on copies, nor the verdict, can be trusted.
+			*f = *p.nondeterminism(err, v.Choices, v.FailuresUntil)
+			return
+		}
 		f.Critical = &Critical{Step: -1, Walks: o.Walks, WalkDepth: ccfg.WalkDepth, Recovered: -1, Dead: -1, Explain: fmt.Sprintf("The critical-transition search failed: %v", err)}
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -148,5 +149,56 @@ func TestStoppedRunSaysItsBudgetWasNotSpent(t *testing.T) {
 	if got := text.String(); !rep.Incomplete || !strings.Contains(got, "nothing found before the run was stopped (its budget was not spent)") ||
 		strings.Contains(got, "within this budget") {
 		t.Errorf("incomplete %v, report:\n%s", rep.Incomplete, got)
+	}
+}
+
+// drifting is a service that goes another way once drift is set: its
+// timer's third firing then cancels the timer, so that a replay of a path
+// recorded before runs out of events to choose from.
+type drifting struct {
+	sim.Base
+	N int
+}
+
+var drift atomic.Bool
+
+var driftingSystem = &sim.System{Name: "searchtest-drifting", Build: func(sim.Params) (*sim.Config, error) {
+	return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &drifting{} },
+		Liveness: []sim.Property{{Name: "Never", Check: func(*sim.View) bool { return false }}}}, nil
+}}
+
+func init() { sim.Register(driftingSystem) }
+
+func (n *drifting) Start(ctx *sim.Context) { ctx.SetPeriodic("t") }
+func (n *drifting) HandleTimer(ctx *sim.Context, _ string) {
+	if n.N++; n.N == 3 && drift.Load() {
+		ctx.CancelTimer("t")
+	}
+}
+
+// TestPathsThatDoNotReplayAreNotAnOutputError: when the paths a run found
+// do not replay as they went while the files are written (the service is
+// steered by something outside its nodes' state, here a package variable
+// set once the search is over), the run does not claim its output
+// directory could not be written: it warns that the findings are not to
+// be trusted.
+func TestPathsThatDoNotReplayAreNotAnOutputError(t *testing.T) {
+	drift.Store(false)
+	defer drift.Store(false)
+	rep, err := search.Run(context.Background(), driftingSystem, search.Options{Seed: 1, Workers: 1, WalkDepth: 200, NoCritical: true,
+		Out: filepath.Join(t.TempDir(), "out"), Progress: func(p search.Progress) {
+			if p.Phase == search.PhaseFiles {
+				drift.Store(true)
+			}
+		}})
+	if err != nil {
+		t.Fatalf("got %v, want the results written with a warning", err)
+	}
+	if rep.First() == nil || rep.Files["error_log"] != "" || rep.Files["error_trace"] == "" {
+		t.Fatalf("finding %v, files %v: want the trace without its log", rep.First(), rep.Files)
+	}
+	if len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[0], "error.log was not written: error.trace does not replay from the initial state as the run went") ||
+		!strings.Contains(rep.Warnings[0], "the findings are not to be trusted") {
+		t.Errorf("warnings %q", rep.Warnings)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -295,6 +296,10 @@ func (p *pipeline) finish(err error) (*Report, error) {
 			// replay command writes it), the trace is there.
 			p.rep.LogsSkipped = true
 			delete(p.rep.Files, p.logs[i].name+"_log")
+		case errors.Is(lerr, engine.ErrBadChoice):
+			// Not an output problem: the trace does not replay.
+			delete(p.rep.Files, p.logs[i].name+"_log")
+			p.rep.Warnings = append(p.rep.Warnings, divergedWarning(p.logs[i].name+".log", p.logs[i].name+".trace", lerr))
 		case err == nil:
 			delete(p.rep.Files, p.logs[i].name+"_log")
 			err = fmt.Errorf("%w: %w", ErrOutput, lerr)
@@ -308,6 +313,11 @@ func (p *pipeline) finish(err error) (*Report, error) {
 			why = "the run stopped at the memory limit"
 		}
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %s (%s report %s writes it)", why, p.opts.Command, Quote(p.opts.Out)))
+	case errors.Is(pageErr, engine.ErrBadChoice):
+		// The run's own traces do not replay: not another version of the
+		// system, a service that does not behave the same on a replay.
+		delete(p.rep.Files, "report_html")
+		p.rep.Warnings = append(p.rep.Warnings, divergedWarning("the report page", "a path it shows", pageErr))
 	case pageErr != nil:
 		// The page is a view of the evidence, which is written: say why
 		// it is missing rather than fail the run.
@@ -320,6 +330,16 @@ func (p *pipeline) finish(err error) (*Report, error) {
 		err = werr
 	}
 	return p.rep, err
+}
+
+// divergedWarning explains a file that was not written because what it
+// replays does not replay: the execution took another way on a replay from
+// the initial state than in the run.
+func divergedWarning(file, what string, err error) string {
+	return fmt.Sprintf("%s was not written: %s does not replay from the initial state as the run went (%v). The run's "+
+		"paths come from copies of states and from replays; one took another way, so something outside the nodes' state "+
+		"steers the service (a pointer's address, a package variable, a goroutine) and the determinism check did not "+
+		"catch it: the findings are not to be trusted until it is fixed", file, what, strings.TrimPrefix(err.Error(), "replay: "))
 }
 
 // finding turns a violating path into a finding: its kind, verdict and
