@@ -11,4 +11,9 @@
 // Unless opts.Out is set, the results go to a directory under os.TempDir()
 // named after the test, kept after the test so that the replay command
 // works; register the system (sim.Register) in the binary that replays it.
+// The report names the macemc command (Options.Command), which knows only
+// the example systems: for a system of your own, Check says so under the
+// report, and the commands run with a main package of your module that
+// imports the system's package and calls cli.Main (or set Options.Command
+// to its name).
 package searchtest

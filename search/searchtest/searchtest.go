@@ -3,9 +3,13 @@ package searchtest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/macemc/macemc/search"
@@ -30,7 +34,23 @@ func Check(t testing.TB, sys *sim.System, opts search.Options) *search.Report {
 	if rep.First() != nil {
 		var b bytes.Buffer
 		rep.WriteText(&b)
+		if opts.Command == "" && !knownToMacemc(sys) {
+			fmt.Fprintf(&b, "(the commands above name macemc's own command, which does not know system %s: run them with a "+
+				"binary that registers it, a main package of your module that imports the system's package and calls "+
+				"cli.Main (package github.com/macemc/macemc/cmd/cli), or set Options.Command to that binary's name)\n", sys.Name)
+		}
 		t.Errorf("macemc found a violation in %s:\n%s", sys.Name, b.String())
 	}
 	return rep
+}
+
+// knownToMacemc reports whether the macemc command knows sys: it registers
+// the example systems (services/all), so whether sys is built by a
+// package under services/.
+func knownToMacemc(sys *sim.System) bool {
+	if sys.Build == nil {
+		return false
+	}
+	fn := runtime.FuncForPC(reflect.ValueOf(sys.Build).Pointer())
+	return fn != nil && strings.HasPrefix(fn.Name(), "github.com/macemc/macemc/services/")
 }

@@ -67,11 +67,15 @@ func TestCheckBuggy(t *testing.T) {
 	}
 	msg := f.errs[0]
 	lines := strings.Split(strings.TrimSpace(msg), "\n")
-	last := lines[len(lines)-1]
+	replay, hint := lines[len(lines)-2], lines[len(lines)-1]
 	trace0 := filepath.Join(out, "error.trace")
 	if !strings.HasPrefix(msg, "macemc found a violation in simtest-panic:\n") || !strings.Contains(msg, "SAFETY VIOLATION: a handler of node 1 panicked") ||
-		last != "replay: macemc replay --trace "+trace0+" --log "+filepath.Join(out, "error.log") || last != "replay: "+rep.Replay {
+		replay != "replay: macemc replay --trace "+trace0+" --log "+filepath.Join(out, "error.log") || replay != "replay: "+rep.Replay {
 		t.Fatalf("message:\n%s", msg)
+	}
+	// simtest's systems are not the macemc command's (services/all).
+	if !strings.HasPrefix(hint, "(the commands above name macemc's own command, which does not know system simtest-panic: run them with a binary that registers it") {
+		t.Errorf("no word on the command for a system macemc does not know:\n%s", msg)
 	}
 	tr, err := trace.Read(trace0)
 	if err != nil {
@@ -79,6 +83,21 @@ func TestCheckBuggy(t *testing.T) {
 	}
 	if r, err := search.Replay(tr, -1, nil); err != nil || !r.Reproduced {
 		t.Errorf("the replay command's trace does not reproduce the panic: %+v, %v", r, err)
+	}
+}
+
+// TestCheckExampleSystem: for an example system, which the macemc command
+// knows, the report ends with its replay command, without a word on
+// another binary.
+func TestCheckExampleSystem(t *testing.T) {
+	f := &fakeTB{TB: t, name: t.Name()}
+	searchtest.Check(f, lookup(t, "transport"), search.Options{Seed: 1, Out: t.TempDir(), NoCritical: true})
+	if len(f.errs) != 1 {
+		t.Fatalf("%d errors: %q", len(f.errs), f.errs)
+	}
+	lines := strings.Split(strings.TrimSpace(f.errs[0]), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "replay: macemc replay --trace ") {
+		t.Errorf("last line %q:\n%s", last, f.errs[0])
 	}
 }
 
