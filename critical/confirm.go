@@ -74,6 +74,18 @@ func newConfidence(before, at Probe, partial bool) *Confidence {
 	return c
 }
 
+// chanceText words a probability for String: "no chance" (every walk from
+// the state before recovered), "a chance below 0.001", "a chance of 0.054".
+func chanceText(p float64) string {
+	switch {
+	case p == 0:
+		return "no chance"
+	case p < 0.001:
+		return "a chance below 0.001"
+	}
+	return fmt.Sprintf("a chance of %.2g", p)
+}
+
 // String describes the evidence in one or two sentences.
 func (c *Confidence) String() string {
 	if c == nil {
@@ -88,7 +100,7 @@ func (c *Confidence) String() string {
 		fmt.Fprintf(&b, " (recovery from state %d below %.1f%% at 95%% confidence). ", c.At.Step, 100*c.Upper95)
 	default:
 		fmt.Fprintf(&b, "Confirmation: %d of %d walks from state %d recovered; %d of %d from state %d did", c.Before.Recovered, c.Before.Walks, c.Before.Step, c.At.Recovered, c.At.Walks, c.At.Step)
-		fmt.Fprintf(&b, " (recovery from state %d below %.1f%% at 95%% confidence; had it recovered as often as state %d, %d failures in a row would have a chance of %.2g). ", c.At.Step, 100*c.Upper95, c.Before.Step, c.At.Walks, c.Chance)
+		fmt.Fprintf(&b, " (recovery from state %d below %.1f%% at 95%% confidence; had it recovered as often as state %d, %d failures in a row would have %s). ", c.At.Step, 100*c.Upper95, c.Before.Step, c.At.Walks, chanceText(c.Chance))
 	}
 	switch {
 	case c.Partial:

@@ -64,8 +64,8 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		if stable {
 			took = ""
 		}
-		fmt.Fprintf(w, "searched: %d rounds, depth bound %d (deepest complete %d), %d paths (%d cut by a repeated state), %d walks, %d transitions, %d distinct states%s; stopped: %s\n",
-			st.Rounds, st.Depth, st.DeepestComplete, st.Paths, st.Pruned, st.Walks, st.Transitions, st.DistinctStates, took, st.Stop)
+		fmt.Fprintf(w, "searched: %s, depth bound %d (deepest complete %d), %d paths (%d cut by a repeated state), %d walks, %d transitions, %d distinct states%s; stopped: %s\n",
+			plural(st.Rounds, "round"), st.Depth, st.DeepestComplete, st.Paths, st.Pruned, st.Walks, st.Transitions, st.DistinctStates, took, st.Stop)
 	}
 	if g := r.Stats.Graph; g != nil && g.States > 0 {
 		fmt.Fprintf(w, "state graph: %d states, %d transitions, %d MiB; %s\n", g.States, g.Edges, g.Bytes>>20, r.GraphVerdict())
@@ -301,4 +301,13 @@ func functionsOnly(stack string) string {
 		}
 	}
 	return strings.Join(keep, "\n")
+}
+
+// plural writes n with noun, in the plural unless n is 1: "1 round",
+// "3 rounds".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
