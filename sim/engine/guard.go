@@ -119,7 +119,9 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 		case <-grace:
 			p := s.progress.Load()
 			if p%2 == 1 && p == graceLast {
-				return s.giveUp(&HangError{Memory: true, Timeout: time.Since(since).Round(HeapAlarmGrace)})
+				if err := s.giveUp(p, &HangError{Memory: true, Timeout: time.Since(since).Round(HeapAlarmGrace)}); err != nil {
+					return err
+				}
 			}
 			graceLast = p
 		case now := <-tick.C:
@@ -129,20 +131,31 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 				continue
 			}
 			if p%2 == 1 && now.Sub(since) >= timeout {
-				return s.giveUp(&HangError{Timeout: timeout})
+				if err := s.giveUp(p, &HangError{Timeout: timeout}); err != nil {
+					return err
+				}
 			}
 		}
 	}
 }
 
-// giveUp describes the hang of the handler running (node, step, event,
-// the choices so far) in he and gives up on the execution. Once
-// abandoned, the handler unwinds at its next sim.Context call and execute
-// moves on to the next step concurrently (a data race, and an off-by-one
-// Step). Until then the stuck handler does not touch the step, the last
-// event or the choices (except through Rand or Elapsed in its loop).
-func (s *Sim) giveUp(he *HangError) error {
-	p := s.progress.Load()
+// errGivenUp is what run returns when Guard gave up on its handler while
+// it ran: the step is left as it was for Guard to describe.
+var errGivenUp = fmt.Errorf("%w: the watchdog gave up on it", ErrHang)
+
+// giveUp gives up on the execution if the handler that was running when
+// Guard looked (progress p, odd) still runs, and returns he describing it
+// (node, step, event, the choices so far); nil if the handler has
+// returned meanwhile. It claims the handler's end first (progress moves
+// on, so that the handler's own end, in run, fails to and returns
+// errGivenUp without touching the step). Once abandoned, the handler
+// unwinds at its next sim.Context call. Until then it does not touch the
+// step, the last event or the choices (except through Rand or Elapsed in
+// its loop).
+func (s *Sim) giveUp(p uint64, he *HangError) error {
+	if p%2 == 0 || !s.progress.CompareAndSwap(p, p+2) {
+		return nil
+	}
 	he.Step, he.Boot, he.Node, he.Event, he.Choices = s.w.step, s.booting, sim.NodeID(p>>40-1), s.w.lastEvent.String(), s.ChoiceValues()
 	if s.booting {
 		he.Event = fmt.Sprintf("node %d starts", he.Node)

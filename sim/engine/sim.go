@@ -1384,6 +1384,9 @@ func (s *Sim) execute(k readyEnt) error {
 		return s.network(ev)
 	}
 	err := s.run(ev)
+	if err == errGivenUp {
+		return err // the step is Guard's to describe: touch nothing
+	}
 	s.w.step++
 	return err
 }
@@ -1525,10 +1528,16 @@ func (s *Sim) run(ev *Event) (err error) {
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + s.eventText(ev))
 	}
-	s.progress.Add(running(id))
+	began := s.progress.Add(running(id))
 	defer func() {
-		s.progress.Add(2 - running(id)) // no node runs; one more end
-		if r := recover(); r != nil {
+		r := recover()
+		// No node runs; one more end. Unless Guard gave up on the handler
+		// meanwhile (giveUp): then nothing more of the step is done.
+		if !s.progress.CompareAndSwap(began, began+2-running(id)) {
+			err = errGivenUp
+			return
+		}
+		if r != nil {
 			err = s.recovered(ev, r)
 			return
 		}
@@ -1572,13 +1581,18 @@ func (s *Sim) runChecked(ev *Event) (err error) {
 		goroutines = goruntime.NumGoroutine()
 	}
 	exclusive := hook.Exclusive() && hook.Enter(s.ctxs[id])
-	s.progress.Add(running(id))
+	began := s.progress.Add(running(id))
 	defer func() {
-		s.progress.Add(2 - running(id))
+		r := recover()
+		givenUp := !s.progress.CompareAndSwap(began, began+2-running(id))
 		if exclusive {
 			hook.Leave()
 		}
-		if r := recover(); r != nil {
+		if givenUp {
+			err = errGivenUp
+			return
+		}
+		if r != nil {
 			err = s.recovered(ev, r)
 			return
 		}
