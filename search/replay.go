@@ -87,7 +87,10 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 	for _, p := range r.Properties {
 		fmt.Fprintf(ew, "  %-8s %-20s holds=%v\n", p.Kind, p.Name, p.Holds)
 	}
-	if t.Critical >= 0 && t.Condition != "" {
+	switch {
+	case t.Kind == trace.KindLive && t.Critical >= 0 && t.Condition != "":
+		fmt.Fprintf(ew, "the live alternative of a dead path whose critical transition is step %d (%s): compare them there\n", t.Critical, t.Condition)
+	case t.Critical >= 0 && t.Condition != "":
 		fmt.Fprintf(ew, "critical transition: step %d (%s)\n", t.Critical, t.Condition)
 	}
 	switch {
