@@ -248,6 +248,9 @@ type Refined struct {
 // transition is then its last step when the minimization held, and a
 // walk that recovers is an error wrapping ErrNotDead.
 func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Refined, error) {
+	// Its walks may meet a handler that allocates without returning: the
+	// heap alarm gives up on it as in the search.
+	defer engine.WatchHeap(replayHeapBound, nil)()
 	// The files of a minimized path's search are named apart: min.trace
 	// sits beside error.trace and the live.trace that goes with it.
 	liveTrace, liveLog, critJSON := "live.trace", "live.log", "critical.json"
