@@ -19,9 +19,14 @@ import (
 	"github.com/macemc/macemc/sim/trace"
 )
 
-// ResultFiles are the files a run writes into Options.Out; a run removes
-// those a previous run left there first.
-var ResultFiles = []string{"error.trace", "error.log", "live.trace", "live.log", "prefix.trace", "min.trace", "min.log", "report.json", "report.html", "critical.json", "history.html", "history-full.html"}
+// ReportFile is the name of a run's report in Options.Out.
+const ReportFile = "report.json"
+
+// ResultFiles are the files a run writes into Options.Out, and those the
+// critical command (RefineCritical) writes beside them; a run removes those
+// a previous run left there first.
+var ResultFiles = []string{"error.trace", "error.log", "live.trace", "live.log", "prefix.trace", "min.trace", "min.log", ReportFile, "report.html", "critical.json", "history.html", "history-full.html",
+	"refined-live.trace", "refined-live.log", "refined-critical.json", "min-live.trace", "min-live.log", "min-critical.json"}
 
 func (p *pipeline) outPath(name string) string { return filepath.Join(p.opts.Out, name) }
 
@@ -136,7 +141,7 @@ func (p *pipeline) writeReport() error {
 	if p.opts.Out == "" {
 		return nil
 	}
-	path := p.outPath("report.json")
+	path := p.outPath(ReportFile)
 	p.rep.Files["report"] = path
 	if err := WriteJSON(path, p.rep); err != nil {
 		delete(p.rep.Files, "report")

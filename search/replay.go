@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -243,7 +244,9 @@ type Refined struct {
 
 // RefineCritical re-runs the critical-transition search on a liveness
 // trace, typically with a larger k (seed 003 §4.4), and writes the live
-// alternative and critical.json to o.Out. A minimized path (min.trace) is
+// alternative and critical.json to o.Out (refined-live.trace and
+// refined-critical.json when o.Out holds a search's report.json, whose
+// live.trace goes with it). A minimized path (min.trace) is
 // first extended by a walk to d_max (see walkMinimized): its critical
 // transition is then its last step when the minimization held, and a
 // walk that recovers is an error wrapping ErrNotDead.
@@ -254,7 +257,8 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	// The files of a minimized path's search are named apart: min.trace
 	// sits beside error.trace and the live.trace that goes with it.
 	liveTrace, liveLog, critJSON := "live.trace", "live.log", "critical.json"
-	if t.Kind == trace.KindMinimized {
+	minimized := t.Kind == trace.KindMinimized
+	if minimized {
 		liveTrace, liveLog, critJSON = "min-"+liveTrace, "min-"+liveLog, "min-"+critJSON
 		ext, err := walkMinimized(t, o)
 		if err != nil {
@@ -286,6 +290,14 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	}
 	if o.Out == "" {
 		o.Out = "."
+	}
+	if !minimized {
+		if _, err := os.Lstat(filepath.Join(o.Out, ReportFile)); err == nil {
+			// Beside a search's results: its live.trace, critical.json
+			// and report.json go together (and with the critical step
+			// error.trace records); the refined answer is written apart.
+			liveTrace, liveLog, critJSON = "refined-"+liveTrace, "refined-"+liveLog, "refined-"+critJSON
+		}
 	}
 	// Check the results can be written before spending the time.
 	if err := CheckOut(o.Out, liveTrace, liveLog, critJSON); err != nil {

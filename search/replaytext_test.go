@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,5 +38,44 @@ func TestReplayTextOfTheLiveAlternative(t *testing.T) {
 	want := fmt.Sprintf("the live alternative of a dead path whose critical transition is step %d (%s): compare them there", c.Step, c.Condition)
 	if got := b.String(); !strings.Contains(got, want) || strings.Contains(got, "critical transition: step") || strings.Contains(got, "not reproduced") {
 		t.Errorf("replay of live.trace:\n%s\nwant the line %q", got, want)
+	}
+}
+
+// TestRefineBesideASearchKeepsItsFiles: the critical command run on a
+// search's error.trace in the search's directory writes its answer apart
+// (refined-live.trace, refined-critical.json), so that the search's
+// live.trace still goes with its report.json and error.trace; a new search
+// there removes them with the rest.
+func TestRefineBesideASearchKeepsItsFiles(t *testing.T) {
+	out := t.TempDir()
+	sys := system(t, "transport")
+	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 1, MaxPaths: 1000, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	live := filepath.Join(out, "live.trace")
+	before, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Read(filepath.Join(out, "error.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := uint64(9)
+	r, err := search.RefineCritical(context.Background(), tr, search.CriticalOptions{Workers: 1, Out: out, Seed: &seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Files["live_trace"] != filepath.Join(out, "refined-live.trace") || r.Files["critical"] != filepath.Join(out, "refined-critical.json") {
+		t.Errorf("refined files %v", r.Files)
+	}
+	if after, err := os.ReadFile(live); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the search's live.trace changed (%v)", err)
+	}
+	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 1, MaxPaths: 1000, Out: out, NoCritical: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "refined-live.trace")); !os.IsNotExist(err) {
+		t.Errorf("a new search left the refined live trace of the last one: %v", err)
 	}
 }

@@ -73,7 +73,7 @@ func (a *App) critical(args []string) (int, error) {
 	fs.IntVar(&o.WalkDepth, "walk-depth", 0, "d_max (default: the trace's)")
 	seed := fs.Uint64("seed", 0, "random seed (default: the trace's)")
 	fs.IntVar(&o.Workers, "workers", 0, "parallel workers (0: all cores)")
-	fs.StringVar(&o.Out, "out", "", "write live.trace, live.log and critical.json here, min-live.trace, min-live.log and min-critical.json for a min.trace (default: beside the trace)")
+	fs.StringVar(&o.Out, "out", "", "write live.trace, live.log and critical.json here (refined-live.trace, refined-live.log and refined-critical.json beside a search's report.json; min-live.* and min-critical.json for a min.trace) (default: beside the trace)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err

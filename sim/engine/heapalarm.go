@@ -38,33 +38,29 @@ func RaiseHeapAlarm() {
 // heapPoll is how often WatchHeap reads the live heap.
 const heapPoll = 50 * time.Millisecond
 
-// The metrics WatchHeap reads: the heap the last garbage collection found
-// live (its starting point), and the heap's objects now, garbage not yet
-// collected included (what it watches: the live heap is only measured at
-// the end of a collection, and a handler can allocate gigabytes before
-// the next one ends).
-const (
-	heapLive    = "/gc/heap/live:bytes"
-	heapObjects = "/memory/classes/heap/objects:bytes"
-)
+// heapObjects is the metric WatchHeap reads: the heap's objects, garbage
+// not yet collected included. (The live heap is measured only at the end
+// of a collection, and a handler can allocate gigabytes before the next
+// one ends.)
+const heapObjects = "/memory/classes/heap/objects:bytes"
 
 // WatchHeap watches the process's heap from a goroutine of its own
 // (outside anything a simulated node runs), every 50 ms: once its objects
-// (garbage not yet collected included) exceed by more than bound bytes
-// what was live when it was called, it calls exceeded (when not nil) and
-// raises the heap alarm (RaiseHeapAlarm), once. The function it returns
-// ends the watch. A bound of 0 or less watches nothing.
+// exceed by more than bound bytes the least they were since the call (the
+// collections bring them down to what is live, so that garbage from
+// before the call does not hide growth), it calls exceeded (when not nil)
+// and raises the heap alarm (RaiseHeapAlarm), once. The function it
+// returns ends the watch. A bound of 0 or less watches nothing.
 func WatchHeap(bound int64, exceeded func()) (stop func()) {
 	if bound <= 0 {
 		return func() {}
 	}
-	sample := []metrics.Sample{{Name: heapLive}, {Name: heapObjects}}
+	sample := []metrics.Sample{{Name: heapObjects}}
 	metrics.Read(sample)
-	if sample[0].Value.Kind() != metrics.KindUint64 || sample[1].Value.Kind() != metrics.KindUint64 {
-		return func() {} // a runtime without the metrics
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return func() {} // a runtime without the metric
 	}
-	base := int64(sample[0].Value.Uint64())
-	sample = sample[1:]
+	least := int64(sample[0].Value.Uint64())
 	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(exited)
@@ -77,7 +73,9 @@ func WatchHeap(bound int64, exceeded func()) (stop func()) {
 			case <-t.C:
 			}
 			metrics.Read(sample)
-			if int64(sample[0].Value.Uint64())-base > bound {
+			now := int64(sample[0].Value.Uint64())
+			least = min(least, now)
+			if now-least > bound {
 				heapOver.Add(1)
 				if exceeded != nil {
 					exceeded()
