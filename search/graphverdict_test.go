@@ -1,0 +1,64 @@
+package search_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim"
+)
+
+// tick counts modulo 3 on its own timer.
+type tick struct {
+	sim.Base
+	C int
+}
+
+func (c *tick) Start(ctx *sim.Context) { ctx.SetTimer("tick") }
+
+func (c *tick) HandleTimer(ctx *sim.Context, _ string) {
+	c.C = (c.C + 1) % 3
+	ctx.SetTimer("tick")
+}
+
+// twoCounters is live when its two nodes' counters are equal. Its nodes
+// never interact, yet it has a fair cycle of hot states: from (1,0) the
+// nodes taking turns never make the counters equal.
+var twoCounters = &sim.System{
+	Name: "twocounters",
+	Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{
+			Nodes:   2,
+			Service: func(sim.NodeID) sim.Service { return &tick{} },
+			Liveness: []sim.Property{{Name: "Equal", Check: func(v *sim.View) bool {
+				return sim.Node[tick](v, 0).C == sim.Node[tick](v, 1).C
+			}}},
+		}, nil
+	},
+}
+
+// The depth-first search finds the fair cycle in its explored graph. DPOR
+// runs one order of the two nodes' independent timers, exhausts its paths
+// without the cycle, and must not say that liveness holds: its graph lacks
+// the transitions of the orders it did not run.
+func TestGraphVerdictOfAReducedSearchIsNoProof(t *testing.T) {
+	for _, strategy := range []string{"dfs", "dpor"} {
+		rep, err := search.Run(context.Background(), twoCounters, search.Options{Seed: 1, Strategy: strategy, WalkDepth: 200, MaxPaths: 2000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := rep.GraphVerdict()
+		switch f := rep.First(); {
+		case f != nil:
+			if f.Kind != search.KindLasso {
+				t.Errorf("%s: found %v, want a lasso", strategy, f.Kind)
+			}
+		case rep.Stats.Stop != explore.StopExhausted:
+			t.Errorf("%s: nothing found, stopped %v", strategy, rep.Stats.Stop)
+		case strings.Contains(v, "liveness holds"):
+			t.Errorf("%s: exhausted without the fair cycle and says %q", strategy, v)
+		}
+	}
+}
