@@ -62,3 +62,37 @@ func TestGraphVerdictOfAReducedSearchIsNoProof(t *testing.T) {
 		}
 	}
 }
+
+// neverLive runs twoCounters' nodes with a liveness property that never
+// holds: every fair execution is a lasso and no walk ever becomes live.
+var neverLive = &sim.System{
+	Name: "neverlive",
+	Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{
+			Nodes:    2,
+			Service:  func(sim.NodeID) sim.Service { return &tick{} },
+			Liveness: []sim.Property{{Name: "Never", Check: func(*sim.View) bool { return false }}},
+		}, nil
+	},
+}
+
+// A lasso of a system from whose initial state no walk becomes live is not
+// described as a transient-state violation whose walks still reach live
+// states: none did.
+func TestLassoDeadFromTheStartIsNotTransient(t *testing.T) {
+	rep, err := search.Run(context.Background(), neverLive, search.Options{Seed: 1, WalkDepth: 200, Walks: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Kind != search.KindLasso || f.Critical == nil {
+		t.Fatalf("finding %+v, want a lasso with its critical-transition search", f)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if text := b.String(); strings.Contains(text, "still reach live states") || !strings.Contains(text, "dead from the start") {
+		t.Errorf("a system no walk makes live, recovered %d, dead %d:\n%s", f.Critical.Recovered, f.Critical.Dead, text)
+	}
+}
