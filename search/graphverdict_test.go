@@ -96,3 +96,19 @@ func TestLassoDeadFromTheStartIsNotTransient(t *testing.T) {
 		t.Errorf("a system no walk makes live, recovered %d, dead %d:\n%s", f.Critical.Recovered, f.Critical.Dead, text)
 	}
 }
+
+// A system without parameters is named without an empty pair of
+// parentheses.
+func TestTextSystemWithoutParams(t *testing.T) {
+	rep, err := search.Run(context.Background(), neverLive, search.Options{Seed: 1, WalkDepth: 200, Walks: 5, NoCritical: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(b.String(), "\n"); first != "system neverlive, seed 1, strategy dfs" {
+		t.Errorf("first line %q", first)
+	}
+}

@@ -52,7 +52,11 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // writeText writes the text report; stable leaves out times, directories
 // and commands (WriteSummary).
 func (r *Report) writeText(w io.Writer, stable bool) {
-	fmt.Fprintf(w, "system %s (%s), seed %d, strategy %s\n", r.System, sim.Params(r.Params).Canonical(), r.Seed, r.Strategy)
+	name := r.System
+	if params := sim.Params(r.Params).Canonical(); params != "" {
+		name += " (" + params + ")"
+	}
+	fmt.Fprintf(w, "system %s, seed %d, strategy %s\n", name, r.Seed, r.Strategy)
 	if f, err := sim.ParseFailures(sim.Failures{}, r.Faults); err == nil && (f.Any() || f.Reorder) {
 		fmt.Fprintf(w, "faults: %s\n", r.Faults)
 	}
