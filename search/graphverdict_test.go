@@ -112,3 +112,22 @@ func TestTextSystemWithoutParams(t *testing.T) {
 		t.Errorf("first line %q", first)
 	}
 }
+
+// A lasso's stem of one step is "a stem of 1 step".
+func TestTextLassoStemOfOneStep(t *testing.T) {
+	rep, err := search.Run(context.Background(), twoCounters, search.Options{Seed: 1, WalkDepth: 200, NoCritical: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Lasso == nil || f.Lasso.Stem != 1 {
+		t.Fatalf("finding %+v, want a lasso with a stem of one step", f)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "lasso: a stem of 1 step, then a cycle of 6 steps") {
+		t.Errorf("%s", b.String())
+	}
+}

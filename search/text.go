@@ -259,8 +259,8 @@ func (r *Report) writeLasso(w io.Writer, f *Finding) {
 			if f.Kind == KindTemperature {
 				what = "lasso in the alarm's path"
 			}
-			fmt.Fprintf(w, "%s: a stem of %d steps, then a cycle of %d steps (transitions %d-%d), replayed %d times (%s hashing)\n",
-				what, l.Stem, l.Length, l.Stem+1, l.Stem+l.Length, l.Confirmed, l.Hash)
+			fmt.Fprintf(w, "%s: a stem of %s, then a cycle of %s (transitions %d-%d), replayed %s (%s hashing)\n",
+				what, plural(l.Stem, "step"), plural(l.Length, "step"), l.Stem+1, l.Stem+l.Length, plural(l.Confirmed, "time"), l.Hash)
 			if l.Origin == OriginGraph {
 				fmt.Fprintf(w, "  found as %s\n", l.Source)
 			}
