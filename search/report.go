@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/search/dpor"
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -568,7 +569,8 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 // states (GraphPartial) it says no more than that none was found: a graph
 // state stands for every state with its partial hash and is hot or not as
 // the first of them was, so a fair cycle of hot states can hide behind a
-// partial state first reached in a live state.
+// partial state first reached in a live state. Nor does an exhausted DPOR
+// search prove it: its graph holds one order of the events that commute.
 func (r *Report) GraphVerdict() string {
 	g := r.Stats.Graph
 	if g == nil || g.States == 0 {
@@ -582,6 +584,8 @@ func (r *Report) GraphVerdict() string {
 		return "no fair cycle of hot states found before the violation"
 	case r.Stats.Stop == explore.StopExhausted && !g.Full && r.GraphPartial:
 		return "no fair cycle of hot partial states among all reachable states (the search exhausted them); partial states merge states that differ, so this is no proof of liveness (search without --partial-hash for one)"
+	case r.Stats.Stop == explore.StopExhausted && !g.Full && reducesOrders(r.Strategy):
+		return "no fair cycle of hot states among the states this search ran; " + r.Strategy + " runs one order of independent events, so its graph lacks the transitions of the other orders and this is no proof of liveness (search with --strategy dfs for one)"
 	case r.Stats.Stop == explore.StopExhausted && !g.Full && g.Rejected == 0:
 		return "no fair cycle of hot states among all reachable states (the search exhausted them): every fair execution becomes live again, so liveness holds (up to 64-bit hash collisions; fairness per event source)"
 	case g.Full:
@@ -589,6 +593,21 @@ func (r *Report) GraphVerdict() string {
 	default:
 		return "no fair cycle of hot states among the states explored so far"
 	}
+}
+
+// reducesOrders says whether the strategy named runs one order of the
+// events that commute (partial-order reduction, search/dpor): its exhausted
+// search reaches every end state but not every transition of the states on
+// the way, so a fair cycle through the orders it left out is not in its
+// graph (two nodes whose independent timers, taken in turns, keep the state
+// hot forever).
+func reducesOrders(strategy string) bool {
+	s, err := explore.Lookup(strategy)
+	if err != nil {
+		return false
+	}
+	_, ok := s.(dpor.Strategy)
+	return ok
 }
 
 // historyLines is a history as report.json gives it: one line an event.

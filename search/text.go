@@ -52,7 +52,11 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // writeText writes the text report; stable leaves out times, directories
 // and commands (WriteSummary).
 func (r *Report) writeText(w io.Writer, stable bool) {
-	fmt.Fprintf(w, "system %s (%s), seed %d, strategy %s\n", r.System, sim.Params(r.Params).Canonical(), r.Seed, r.Strategy)
+	name := r.System
+	if params := sim.Params(r.Params).Canonical(); params != "" {
+		name += " (" + params + ")"
+	}
+	fmt.Fprintf(w, "system %s, seed %d, strategy %s\n", name, r.Seed, r.Strategy)
 	if f, err := sim.ParseFailures(sim.Failures{}, r.Faults); err == nil && (f.Any() || f.Reorder) {
 		fmt.Fprintf(w, "faults: %s\n", r.Faults)
 	}
@@ -173,6 +177,11 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %d steps)\n", f.Property, how, f.Steps)
 		if c := f.Critical; c != nil {
 			switch {
+			case c.Step >= 0 && c.Condition == critical.C2 && f.Kind == KindLasso && f.Lasso != nil && f.Lasso.Proof && c.Recovered < 0 && c.Dead == 0:
+				// No walk recovered from any state probed, the initial
+				// state included: not a transient-state violation but a
+				// system that does not become live from the start.
+				fmt.Fprintf(w, "no critical transition: no random walk from the states probed, the initial state among them, reached a live state (condition C2, %s), so the system looks dead from the start and the lasso proves it can stay so; check the driver's requests, the failure budgets and the liveness properties, or raise --walk-depth if a live state needs more steps\n", c.budget(stable))
 			case c.Step >= 0 && c.Condition == critical.C2 && f.Kind == KindLasso && f.Lasso != nil && f.Lasso.Proof:
 				// Walks recover from the lasso's states: a transient-state
 				// violation, which has no critical transition. C2 is
@@ -250,8 +259,8 @@ func (r *Report) writeLasso(w io.Writer, f *Finding) {
 			if f.Kind == KindTemperature {
 				what = "lasso in the alarm's path"
 			}
-			fmt.Fprintf(w, "%s: a stem of %d steps, then a cycle of %d steps (transitions %d-%d), replayed %d times (%s hashing)\n",
-				what, l.Stem, l.Length, l.Stem+1, l.Stem+l.Length, l.Confirmed, l.Hash)
+			fmt.Fprintf(w, "%s: a stem of %s, then a cycle of %s (transitions %d-%d), replayed %s (%s hashing)\n",
+				what, plural(l.Stem, "step"), plural(l.Length, "step"), l.Stem+1, l.Stem+l.Length, plural(l.Confirmed, "time"), l.Hash)
 			if l.Origin == OriginGraph {
 				fmt.Fprintf(w, "  found as %s\n", l.Source)
 			}

@@ -1,0 +1,133 @@
+package search_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim"
+)
+
+// tick counts modulo 3 on its own timer.
+type tick struct {
+	sim.Base
+	C int
+}
+
+func (c *tick) Start(ctx *sim.Context) { ctx.SetTimer("tick") }
+
+func (c *tick) HandleTimer(ctx *sim.Context, _ string) {
+	c.C = (c.C + 1) % 3
+	ctx.SetTimer("tick")
+}
+
+// twoCounters is live when its two nodes' counters are equal. Its nodes
+// never interact, yet it has a fair cycle of hot states: from (1,0) the
+// nodes taking turns never make the counters equal.
+var twoCounters = &sim.System{
+	Name: "twocounters",
+	Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{
+			Nodes:   2,
+			Service: func(sim.NodeID) sim.Service { return &tick{} },
+			Liveness: []sim.Property{{Name: "Equal", Check: func(v *sim.View) bool {
+				return sim.Node[tick](v, 0).C == sim.Node[tick](v, 1).C
+			}}},
+		}, nil
+	},
+}
+
+// The depth-first search finds the fair cycle in its explored graph. DPOR
+// runs one order of the two nodes' independent timers, exhausts its paths
+// without the cycle, and must not say that liveness holds: its graph lacks
+// the transitions of the orders it did not run.
+func TestGraphVerdictOfAReducedSearchIsNoProof(t *testing.T) {
+	for _, strategy := range []string{"dfs", "dpor"} {
+		rep, err := search.Run(context.Background(), twoCounters, search.Options{Seed: 1, Strategy: strategy, WalkDepth: 200, MaxPaths: 2000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := rep.GraphVerdict()
+		switch f := rep.First(); {
+		case f != nil:
+			if f.Kind != search.KindLasso {
+				t.Errorf("%s: found %v, want a lasso", strategy, f.Kind)
+			}
+		case rep.Stats.Stop != explore.StopExhausted:
+			t.Errorf("%s: nothing found, stopped %v", strategy, rep.Stats.Stop)
+		case strings.Contains(v, "liveness holds"):
+			t.Errorf("%s: exhausted without the fair cycle and says %q", strategy, v)
+		}
+	}
+}
+
+// neverLive runs twoCounters' nodes with a liveness property that never
+// holds: every fair execution is a lasso and no walk ever becomes live.
+var neverLive = &sim.System{
+	Name: "neverlive",
+	Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{
+			Nodes:    2,
+			Service:  func(sim.NodeID) sim.Service { return &tick{} },
+			Liveness: []sim.Property{{Name: "Never", Check: func(*sim.View) bool { return false }}},
+		}, nil
+	},
+}
+
+// A lasso of a system from whose initial state no walk becomes live is not
+// described as a transient-state violation whose walks still reach live
+// states: none did.
+func TestLassoDeadFromTheStartIsNotTransient(t *testing.T) {
+	rep, err := search.Run(context.Background(), neverLive, search.Options{Seed: 1, WalkDepth: 200, Walks: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Kind != search.KindLasso || f.Critical == nil {
+		t.Fatalf("finding %+v, want a lasso with its critical-transition search", f)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if text := b.String(); strings.Contains(text, "still reach live states") || !strings.Contains(text, "dead from the start") {
+		t.Errorf("a system no walk makes live, recovered %d, dead %d:\n%s", f.Critical.Recovered, f.Critical.Dead, text)
+	}
+}
+
+// A system without parameters is named without an empty pair of
+// parentheses.
+func TestTextSystemWithoutParams(t *testing.T) {
+	rep, err := search.Run(context.Background(), neverLive, search.Options{Seed: 1, WalkDepth: 200, Walks: 5, NoCritical: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(b.String(), "\n"); first != "system neverlive, seed 1, strategy dfs" {
+		t.Errorf("first line %q", first)
+	}
+}
+
+// A lasso's stem of one step is "a stem of 1 step".
+func TestTextLassoStemOfOneStep(t *testing.T) {
+	rep, err := search.Run(context.Background(), twoCounters, search.Options{Seed: 1, WalkDepth: 200, NoCritical: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Lasso == nil || f.Lasso.Stem != 1 {
+		t.Fatalf("finding %+v, want a lasso with a stem of one step", f)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "lasso: a stem of 1 step, then a cycle of 6 steps") {
+		t.Errorf("%s", b.String())
+	}
+}
