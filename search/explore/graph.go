@@ -398,8 +398,14 @@ type GraphLasso struct {
 
 // String describes the graph lasso in words.
 func (g *GraphLasso) String() string {
-	return fmt.Sprintf("a fair cycle of %d steps in a strongly connected component of %d hot states of the explored state graph (%d states, %d transitions), %d steps from the initial state",
-		g.Length, g.SCC, g.States, g.Edges, g.Stem)
+	steps := func(n int) string {
+		if n == 1 {
+			return "1 step"
+		}
+		return fmt.Sprintf("%d steps", n)
+	}
+	return fmt.Sprintf("a fair cycle of %s in a strongly connected component of %d hot states of the explored state graph (%d states, %d transitions), %s from the initial state",
+		steps(g.Length), g.SCC, g.States, g.Edges, steps(g.Stem))
 }
 
 // graphStats returns the graph's statistics (nil without a graph).

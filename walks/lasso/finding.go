@@ -94,11 +94,11 @@ func (f *Finding) Note() string {
 		}
 		switch f.Hashing {
 		case Exact:
-			fmt.Fprintf(&b, "Confirmed lasso: after a stem of %d steps, the cycle of %d steps (transitions %d-%d) returns to exactly the state it started from (the same canonical hash of every node's struct and of everything pending) and was replayed %d times. No state of it is live and %s, so it can repeat forever: an infinite fair execution in which %s never holds. With exact hashing this proves the liveness violation, up to a 64-bit hash collision; it needs no critical transition.",
-				f.Stem, f.CycleLen, f.Stem+1, f.Stem+f.CycleLen, f.Replays, fair, f.Property)
+			fmt.Fprintf(&b, "Confirmed lasso: after a stem of %s, the cycle of %s (transitions %d-%d) returns to exactly the state it started from (the same canonical hash of every node's struct and of everything pending) and was replayed %d times. No state of it is live and %s, so it can repeat forever: an infinite fair execution in which %s never holds. With exact hashing this proves the liveness violation, up to a 64-bit hash collision; it needs no critical transition.",
+				steps(f.Stem), steps(f.CycleLen), f.Stem+1, f.Stem+f.CycleLen, f.Replays, fair, f.Property)
 		default:
-			fmt.Fprintf(&b, "Suspected lasso (%s hashing): after a stem of %d steps, the cycle of %d steps (transitions %d-%d) returns to the same %s state and was replayed %d times with the same events enabled and no state live; %s. %s hashing ignores what it does not see (payloads, counters), so this shows %d repetitions, not an infinite execution: check that the cycle can go on forever.",
-				f.Hashing, f.Stem, f.CycleLen, f.Stem+1, f.Stem+f.CycleLen, f.Hashing, f.Replays, fair, capitalize(f.Hashing.String()), f.Replays)
+			fmt.Fprintf(&b, "Suspected lasso (%s hashing): after a stem of %s, the cycle of %s (transitions %d-%d) returns to the same %s state and was replayed %d times with the same events enabled and no state live; %s. %s hashing ignores what it does not see (payloads, counters), so this shows %d repetitions, not an infinite execution: check that the cycle can go on forever.",
+				f.Hashing, steps(f.Stem), steps(f.CycleLen), f.Stem+1, f.Stem+f.CycleLen, f.Hashing, f.Replays, fair, capitalize(f.Hashing.String()), f.Replays)
 		}
 		if f.Refuted {
 			fmt.Fprintf(&b, " But repeating it further failed at step %d: it is not a lasso.", f.RefutedAt)
@@ -145,4 +145,12 @@ func (f *Finding) before(g *Finding) bool {
 		return f.Kind == KindLasso
 	}
 	return f.Steps < g.Steps
+}
+
+// steps writes a count of steps: "1 step", "4 steps".
+func steps(n int) string {
+	if n == 1 {
+		return "1 step"
+	}
+	return fmt.Sprintf("%d steps", n)
 }
