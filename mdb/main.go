@@ -26,11 +26,6 @@ the .trace file next to it. Type help in a session for the commands.
 flags:
 `
 
-// heapBound is how far a session's heap may grow before the heap alarm
-// gives up on a handler still running (engine.WatchHeap): 4 GiB, search's
-// default memory limit.
-const heapBound = 4 << 30
-
 // Main is mdb's command line: name is the command as the user typed it
 // ("mdb", or "mybin mdb" in a user's own binary), args its arguments. It
 // returns the exit status: 0 on success, 1 if a scripted command failed, 2
@@ -39,7 +34,7 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 	// A branch may step a handler that allocates without returning: the
 	// heap alarm gives up on it, as the search did, before it takes the
 	// machine's memory.
-	defer engine.WatchHeap(heapBound, nil)()
+	defer engine.WatchHeap(engine.DefaultHeapBound, nil)()
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	live := fs.StringP("live", "l", "", "the live path's trace (or log) to compare with")

@@ -119,18 +119,13 @@ func (r *Replayed) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// replayHeapBound is how far a replay's heap may grow before the heap
-// alarm gives up on a handler still running (engine.WatchHeap): the
-// default memory limit.
-const replayHeapBound = DefaultMaxMemory
-
 // Replay replays t up to steps steps (all of it when steps < 0), logging
 // every transition to log (nil: no log), and says whether the violation it
 // records reproduces.
 func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	// A trace may record a handler that allocates without returning: the
 	// heap alarm gives up on it as the search did.
-	defer engine.WatchHeap(replayHeapBound, nil)()
+	defer engine.WatchHeap(engine.DefaultHeapBound, nil)()
 	if steps > t.Steps {
 		return nil, fmt.Errorf("%w: --steps %d, the trace has %d steps", ErrInput, steps, t.Steps)
 	}
@@ -253,7 +248,7 @@ type Refined struct {
 func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Refined, error) {
 	// Its walks may meet a handler that allocates without returning: the
 	// heap alarm gives up on it as in the search.
-	defer engine.WatchHeap(replayHeapBound, nil)()
+	defer engine.WatchHeap(engine.DefaultHeapBound, nil)()
 	// The files of a minimized path's search are named apart: min.trace
 	// sits beside error.trace and the live.trace that goes with it.
 	liveTrace, liveLog, critJSON := "live.trace", "live.log", "critical.json"

@@ -56,10 +56,6 @@ type TuneResult struct {
 	Depth    int
 }
 
-// tuneHeapBound is how far Tune's heap may grow before the heap alarm gives
-// up on a handler still running (engine.WatchHeap).
-const tuneHeapBound = 4 << 30
-
 // Tune runs the sampling walks in parallel; the result does not depend on
 // the number of workers.
 func Tune(c TuneConfig) (*TuneResult, error) {
@@ -69,7 +65,7 @@ func Tune(c TuneConfig) (*TuneResult, error) {
 	// A walk may meet a handler that allocates without returning: past
 	// 4 GiB of heap (search's default memory limit) the heap alarm gives
 	// up on it as a hang.
-	defer engine.WatchHeap(tuneHeapBound, nil)()
+	defer engine.WatchHeap(engine.DefaultHeapBound, nil)()
 	if c.Depth <= 0 {
 		c.Depth = 15
 	}

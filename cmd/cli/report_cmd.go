@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/macemc/macemc/mdb/htmlreport"
-	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/sim/engine"
 )
 
@@ -33,7 +32,7 @@ func (a *App) report(args []string) (int, error) {
 	in.Options.Tool = a.Name
 	// The page replays the findings: a handler that allocates without
 	// returning is given up on as in the search (engine.WatchHeap).
-	defer engine.WatchHeap(search.DefaultMaxMemory, nil)()
+	defer engine.WatchHeap(engine.DefaultHeapBound, nil)()
 	if *file == "" {
 		*file = filepath.Join(dir, htmlreport.PageFile)
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -219,9 +220,9 @@ func (w *copyWalker) interior() string {
 	objs := w.objects
 	slices.SortStableFunc(objs, func(a, b object) int {
 		if a.start != b.start {
-			return cmpUintptr(a.start, b.start)
+			return cmp.Compare(a.start, b.start)
 		}
-		return cmpUintptr(b.end, a.end)
+		return cmp.Compare(b.end, a.end)
 	})
 	var outer *object
 	for i := range objs {
@@ -250,16 +251,6 @@ func (w *copyWalker) interior() string {
 		return fmt.Sprintf("%s is %s into %s (a deep copy would give it a copy of its own)", strings.TrimPrefix(o.path, " "), what, into)
 	}
 	return ""
-}
-
-func cmpUintptr(a, b uintptr) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // inPlaceField reports whether the deep copier copies a field of type ft at
@@ -494,25 +485,31 @@ func CheckCopy(s, cp *Sim) error {
 	}
 	cp.chooser = NewRandom(seed)
 	cp.opts.CheckCopies, ref.opts.CheckCopies = false, false
-	var differs error
-	for i := 0; i < 20 && differs == nil; i++ {
-		ok, err := cp.Step()
-		refOK, refErr := ref.Step()
-		switch {
-		case ok != refOK || (err == nil) != (refErr == nil):
-			differs = fmt.Errorf("%w: step %d of the copy %s, of a copy by replay %s", ErrCopy, cp.w.step, stepOutcome(ok, err), stepOutcome(refOK, refErr))
-		case err != nil || !ok:
-			i = 20
-		default:
-			if a, b := cp.partHashes(), ref.partHashes(); !slices.Equal(a, b) {
-				differs = fmt.Errorf("%w: after step %d the copy's %s differs from a copy by replay's", ErrCopy, cp.w.step, partName(s, firstDiff(b, a)))
-			}
-		}
-	}
+	differs := stepBeside(s, cp, ref)
 	if after := s.partHashes(); !slices.Equal(before, after) {
 		return fmt.Errorf("%w: stepping a copy changed the original's %s: the copy shares it", ErrCopy, partName(s, firstDiff(before, after)))
 	}
 	return differs
+}
+
+// stepBeside steps cp and ref, a copy of s by replay, with the same
+// choosers for up to 20 steps, and returns an error wrapping ErrCopy at the
+// first step after which they differ (how it ended, or the state), or nil.
+func stepBeside(s, cp, ref *Sim) error {
+	for range 20 {
+		ok, err := cp.Step()
+		refOK, refErr := ref.Step()
+		switch {
+		case ok != refOK || (err == nil) != (refErr == nil):
+			return fmt.Errorf("%w: step %d of the copy %s, of a copy by replay %s", ErrCopy, cp.w.step, stepOutcome(ok, err), stepOutcome(refOK, refErr))
+		case err != nil || !ok:
+			return nil
+		}
+		if a, b := cp.partHashes(), ref.partHashes(); !slices.Equal(a, b) {
+			return fmt.Errorf("%w: after step %d the copy's %s differs from a copy by replay's", ErrCopy, cp.w.step, partName(s, firstDiff(b, a)))
+		}
+	}
+	return nil
 }
 
 // stepOutcome says how a step ended, for CheckCopy's errors.

@@ -35,7 +35,12 @@ func RaiseHeapAlarm() {
 	close(*heapAlarm.Swap(&ch))
 }
 
-// heapPoll is how often WatchHeap reads the live heap.
+// DefaultHeapBound is the heap growth past which the commands that do not
+// take a memory limit (replay, critical, tune, report, mdb) raise the heap
+// alarm: 4 GiB, search's default memory limit (search.DefaultMaxMemory).
+const DefaultHeapBound = 4 << 30
+
+// heapPoll is how often WatchHeap reads the heap.
 const heapPoll = 50 * time.Millisecond
 
 // heapObjects is the metric WatchHeap reads: the heap's objects, garbage
