@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/critical"
-	"github.com/macemc/macemc/search/dpor"
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -596,18 +595,16 @@ func (r *Report) GraphVerdict() string {
 }
 
 // reducesOrders says whether the strategy named runs one order of the
-// events that commute (partial-order reduction, search/dpor): its exhausted
-// search reaches every end state but not every transition of the states on
-// the way, so a fair cycle through the orders it left out is not in its
-// graph (two nodes whose independent timers, taken in turns, keep the state
-// hot forever).
+// events that commute (explore.OrderReducer): a fair cycle through the
+// orders it left out is not in its graph (two nodes whose independent
+// timers, taken in turns, keep the state hot forever).
 func reducesOrders(strategy string) bool {
 	s, err := explore.Lookup(strategy)
 	if err != nil {
 		return false
 	}
-	_, ok := s.(dpor.Strategy)
-	return ok
+	r, ok := s.(explore.OrderReducer)
+	return ok && r.ReducesOrders()
 }
 
 // historyLines is a history as report.json gives it: one line an event.

@@ -17,6 +17,10 @@ type Strategy struct{}
 // Name implements explore.Strategy.
 func (Strategy) Name() string { return "dpor" }
 
+// ReducesOrders implements explore.OrderReducer: DPOR runs one order of
+// the events that commute.
+func (Strategy) ReducesOrders() bool { return true }
+
 // Doc implements explore.Strategy.
 func (Strategy) Doc() string {
 	return "bounded search with dynamic partial-order reduction (source sets and sleep sets): one execution per order of the dependent events"

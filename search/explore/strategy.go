@@ -130,6 +130,15 @@ type Forker interface {
 	RoundDepth(round int) (int, bool)
 }
 
+// OrderReducer is a Strategy that runs one order of the events that
+// commute (partial-order reduction): its exhausted search reaches every
+// end state but not every transition of the states on the way, so its
+// explored state graph can lack a fair cycle through the orders it left
+// out, and finding none there proves no liveness.
+type OrderReducer interface {
+	ReducesOrders() bool
+}
+
 // Coster is a Scheduler that ranks the states its path reaches for
 // pruning: a state seen before in the same round with a cost no higher
 // than the current one is not explored again. Without it the cost is the
