@@ -21,6 +21,10 @@ type History struct {
 	// sub-history (lin.Checker.Minimize): the operations that must be
 	// there for no order of them to explain what the clients saw.
 	Events, Minimal []sim.HistoryEvent
+	// TypeMismatch, when not nil, is an operation of Minimal whose result
+	// the model computes with another type than the client's response: a
+	// likely explanation of the verdict (lin.Checker.TypeMismatch).
+	TypeMismatch *lin.TypeMismatch
 }
 
 // LinStats say what the linearizability check saw over the search:
@@ -84,6 +88,7 @@ func (p *pipeline) linFinding(f *Finding, v *explore.Violation) {
 	if p.lin != nil && v == p.first {
 		p.progress(PhaseCheck, "minimizing the non-linearizable history...")
 		f.History.Minimal = p.lin.Minimize(events)
+		f.History.TypeMismatch = p.lin.TypeMismatch(f.History.Minimal)
 	}
 	f.Trace.Kind = "linearizability"
 }

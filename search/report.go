@@ -420,6 +420,7 @@ type reportJSON struct {
 	Lin          *LinStats        `json:"linearizability,omitempty"`
 	History      []string         `json:"history,omitempty"`
 	Minimal      []string         `json:"minimal_history,omitempty"`
+	TypeHint     string           `json:"history_type_hint,omitempty"`
 
 	Violations []violationJSON   `json:"violations,omitempty"`
 	Files      map[string]string `json:"files"`
@@ -551,6 +552,9 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		}
 		if h := f.History; h != nil {
 			j.History, j.Minimal = historyLines(h.Events), historyLines(h.Minimal)
+			if m := h.TypeMismatch; m != nil {
+				j.TypeHint = m.String()
+			}
 		}
 		if t := f.Temperature; t != nil {
 			j.Temperature = &temperatureJSON{Threshold: t.Threshold, AlarmStep: t.AlarmStep, LiveAt: t.LiveAt, Verdict: t.Verdict, Note: t.Note}

@@ -68,8 +68,15 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		if stable {
 			took = ""
 		}
-		fmt.Fprintf(w, "searched: %s, depth bound %d (deepest complete %d), %d paths (%d cut by a repeated state), %d walks, %d transitions, %d distinct states%s; stopped: %s\n",
-			plural(st.Rounds, "round"), st.Depth, st.DeepestComplete, st.Paths, st.Pruned, st.Walks, st.Transitions, st.DistinctStates, took, st.Stop)
+		// A search that hashed no state (--no-hashing, or a strategy
+		// whose paths are never pruned) counts no distinct states: say
+		// so rather than "0 distinct states".
+		paths, states := plural(st.Paths, "path")+fmt.Sprintf(" (%d cut by a repeated state)", st.Pruned), plural(st.DistinctStates, "distinct state")
+		if st.DistinctStates == 0 && st.Pruned == 0 {
+			paths, states = plural(st.Paths, "path"), "states not hashed"
+		}
+		fmt.Fprintf(w, "searched: %s, depth bound %d (deepest complete %d), %s, %s, %s, %s%s; stopped: %s\n",
+			plural(st.Rounds, "round"), st.Depth, st.DeepestComplete, paths, plural(st.Walks, "walk"), plural(st.Transitions, "transition"), states, took, st.Stop)
 	}
 	if g := r.Stats.Graph; g != nil && g.States > 0 {
 		fmt.Fprintf(w, "state graph: %d states, %d transitions, %d MiB; %s\n", g.States, g.Edges, g.Bytes>>20, r.GraphVerdict())
@@ -249,6 +256,9 @@ func (r *Report) writeHistory(w io.Writer, h *History) {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
+	if m := h.TypeMismatch; m != nil {
+		fmt.Fprintf(w, "  hint: %s\n", m)
+	}
 }
 
 // writeLasso writes the lasso, temperature and detector parts.
@@ -281,21 +291,21 @@ func (r *Report) writeLasso(w io.Writer, f *Finding) {
 		}
 	}
 	if s := r.LassoStats; s != nil {
-		fmt.Fprintf(w, "%s over %d walks: %s\n", s.Method, s.Walks, strings.Join(s.summary(), ", "))
+		fmt.Fprintf(w, "%s over %s: %s\n", s.Method, plural(s.Walks, "walk"), strings.Join(s.summary(), ", "))
 	}
 }
 
 func (s *LassoStats) summary() []string {
 	var out []string
 	if s.Method != "temperature" {
-		out = append(out, fmt.Sprintf("%d lassos confirmed", s.Confirmed))
+		out = append(out, plural(s.Confirmed, "lasso")+" confirmed")
 		if s.Refuted > 0 {
 			out = append(out, fmt.Sprintf("%d refuted", s.Refuted))
 		}
-		out = append(out, fmt.Sprintf("%d hot fair cycles discarded by replay, %d unfair cycles ignored", s.Discarded, s.Unfair))
+		out = append(out, plural(s.Discarded, "hot fair cycle")+" discarded by replay, "+plural(s.Unfair, "unfair cycle")+" ignored")
 	}
 	if s.Temperature > 0 {
-		out = append(out, fmt.Sprintf("%d temperature alarms (%d of them became live later)", s.Alarms, s.Recovered))
+		out = append(out, fmt.Sprintf("%s (%d of them became live later)", plural(s.Alarms, "temperature alarm"), s.Recovered))
 	}
 	return out
 }
@@ -314,7 +324,7 @@ func functionsOnly(stack string) string {
 
 // plural writes n with noun, in the plural unless n is 1: "1 round",
 // "3 rounds".
-func plural(n int, noun string) string {
+func plural[N int | int64](n N, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

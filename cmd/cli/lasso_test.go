@@ -123,7 +123,7 @@ func TestSearchLassoPhilosophers(t *testing.T) {
 	}
 	// The text report shows the cycle.
 	code, out, _ := run(t, "search", "--system", "philosophers", "--no-graph", "--param", "n=2", "--lasso", "--walk-depth", "400", "--walks", "10", "--out", t.TempDir())
-	for _, want := range []string{"LIVENESS VIOLATION of EveryoneEats (lasso", "lasso: a stem of", "condition C2", "Confirmed lasso", "lassos confirmed"} {
+	for _, want := range []string{"LIVENESS VIOLATION of EveryoneEats (lasso", "lasso: a stem of", "condition C2", "Confirmed lasso", "lasso over 1 walk: 1 lasso confirmed"} {
 		if code != ExitViolation || !strings.Contains(out, want) {
 			t.Errorf("text report lacks %q:\n%s", want, out)
 		}

@@ -39,6 +39,18 @@ var registerModel = sim.Model{
 	},
 }
 
+// register64Model is registerModel with a mistake users make: its reads
+// return an int64 where the clients record an int.
+var register64Model = sim.Model{
+	Init: registerModel.Init,
+	Apply: func(state, op any) (any, any) {
+		if w, ok := op.(write); ok {
+			return w.V, "ok"
+		}
+		return state, int64(state.(int))
+	},
+}
+
 // mapModel is a map of integers, partitioned by key.
 var mapModel = sim.Model{
 	Init: func() any { return map[string]int{} },
@@ -112,7 +124,8 @@ func parseHistory(t *testing.T, input string) []sim.HistoryEvent {
 }
 
 // TestHistories checks the histories of testdata/histories: the verdict
-// and, for one that is not linearizable, the minimal sub-history.
+// and, for one that is not linearizable, the minimal sub-history and the
+// hint of a model whose results have the wrong type.
 // Regenerate with -rewrite.
 func TestHistories(t *testing.T) {
 	datadriven.RunTest(t, "testdata/histories", func(t *testing.T, d *datadriven.TestData) string {
@@ -123,6 +136,9 @@ func TestHistories(t *testing.T) {
 		if d.HasArg("map") {
 			m = &mapModel
 		}
+		if d.HasArg("int64") {
+			m = &register64Model
+		}
 		c := lin.New(m, 0)
 		h := parseHistory(t, d.Input)
 		v := c.Check(lin.Key(h), h)
@@ -130,7 +146,11 @@ func TestHistories(t *testing.T) {
 		fmt.Fprintln(&b, v)
 		if v == lin.Illegal {
 			b.WriteString("minimal:\n")
-			b.WriteString(engine.HistoryText(c.Minimize(h)))
+			min := c.Minimize(h)
+			b.WriteString(engine.HistoryText(min))
+			if tm := c.TypeMismatch(min); tm != nil {
+				fmt.Fprintf(&b, "hint: %s\n", tm)
+			}
 		}
 		return b.String()
 	})

@@ -1,0 +1,62 @@
+package search_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/services/register"
+	"github.com/macemc/macemc/sim"
+)
+
+// boxed is a result type no client of the register records.
+type boxed struct{ V any }
+
+// wrongModel is the correct register (ABD) checked with a model whose
+// results have another type than the clients' responses, as when a
+// user's model returns int64 where the client records int.
+var wrongModel = &sim.System{
+	Name:   "register-wrongmodel",
+	Params: register.Params,
+	Build: func(p sim.Params) (*sim.Config, error) {
+		cfg, err := register.Build(p)
+		if err != nil {
+			return nil, err
+		}
+		m := *cfg.Model
+		apply := m.Apply
+		m.Apply = func(state, op any) (any, any) {
+			next, res := apply(state, op)
+			return next, boxed{res}
+		}
+		cfg.Model = &m
+		return cfg, nil
+	},
+}
+
+// A linearizability violation that the model's result types explain says
+// so: the finding's history carries the mismatch, which names both types.
+// With the right model the same search finds nothing.
+func TestLinearizabilityViolationFromAWrongModelHasAHint(t *testing.T) {
+	o := search.Options{Seed: 1, Params: map[string]string{"variant": "correct"}, MaxPaths: 2000, NoCritical: true}
+	rep, err := search.Run(context.Background(), wrongModel, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Kind != search.KindLinearizability || f.History == nil {
+		t.Fatalf("want a linearizability finding, got %+v", f)
+	}
+	tm := f.History.TypeMismatch
+	if tm == nil || tm.Model != reflect.TypeFor[boxed]() || tm.Client == reflect.TypeFor[boxed]() {
+		t.Fatalf("want a type mismatch of boxed against the clients' type, got %v", tm)
+	}
+	sys, err := sim.Lookup(register.SystemName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := search.Run(context.Background(), sys, o); err != nil || rep.First() != nil {
+		t.Fatalf("the right model: %v, %v", err, rep.First())
+	}
+}
