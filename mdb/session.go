@@ -263,6 +263,10 @@ func (s *Session) Intro() {
 		what += ": a handler panicked"
 	case t.Property == walks.HangProperty:
 		what += ": a handler did not return"
+	case t.Kind == trace.KindNondeterministic && t.Property == walks.MessagesProperty:
+		what = "a message changed in flight: its sender changed it after sending it, before its delivery"
+	case t.Kind == trace.KindNondeterministic && t.Property == walks.SharedProperty:
+		what = "nodes share memory: a node's state changed while another node's handler ran"
 	case t.Kind == trace.KindNondeterministic:
 	case t.Property != "":
 		what += " of " + t.Property

@@ -78,8 +78,19 @@ func ReplayLog(t *trace.Trace, steps int, path string) (*Replayed, error) {
 func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 	ew := &errWriter{w: w}
 	t := r.Trace
-	fmt.Fprintf(ew, "replayed %s: system %s %s, %d of %d steps (%s)\n", source, t.System, sim.Params(t.Params).Canonical(), r.Steps, r.Total, t.Kind)
+	name := t.System
+	if params := sim.Params(t.Params).Canonical(); params != "" {
+		name += " (" + params + ")"
+	}
+	fmt.Fprintf(ew, "replayed %s: system %s, %d of %d steps (%s)\n", source, name, r.Steps, r.Total, t.Kind)
+	var mc *engine.MessageChangedError
+	var ss *engine.SharedStateError
+	changed, shared := errors.As(r.Err, &mc), errors.As(r.Err, &ss)
 	switch {
+	case changed:
+		fmt.Fprintf(ew, "  a message changed in flight: %v\n", r.Err)
+	case shared:
+		fmt.Fprintf(ew, "  nodes share memory: %v\n", r.Err)
 	case r.Err != nil && t.Kind == trace.KindNondeterministic:
 		fmt.Fprintf(ew, "  replays of these choices differ: %v\n", r.Err)
 	case r.Err != nil:
@@ -95,6 +106,10 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 		fmt.Fprintf(ew, "critical transition: step %d (%s)\n", t.Critical, t.Condition)
 	}
 	switch {
+	case r.Reproduced && changed:
+		fmt.Fprintf(ew, "reproduced: node %d changed a message after sending it\n", mc.From)
+	case r.Reproduced && shared:
+		fmt.Fprintf(ew, "reproduced: node %d's state changed while node %d's handler ran\n", ss.Node, ss.By)
 	case r.Reproduced && t.Kind == trace.KindNondeterministic:
 		fmt.Fprintln(ew, "reproduced: the service is nondeterministic (replays of the same choices differ)")
 	case r.Reproduced:

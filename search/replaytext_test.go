@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/sim/simtest"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -77,5 +78,38 @@ func TestRefineBesideASearchKeepsItsFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "refined-live.trace")); !os.IsNotExist(err) {
 		t.Errorf("a new search left the refined live trace of the last one: %v", err)
+	}
+}
+
+// TestReplayOfSharedMemory: the replay of the trace of a service that
+// changed a message in flight, or whose nodes share memory, says so and
+// that it reproduced, naming the nodes; not "nondeterministic".
+func TestReplayOfSharedMemory(t *testing.T) {
+	for mode, want := range map[string][]string{
+		"send": {"a message changed in flight: sim: node 0 changed the Entries it sent to node 1", "reproduced: node 0 changed a message after sending it"},
+		"keep": {"nodes share memory: sim: node 1's state changed at step 2", "reproduced: node 1's state changed while node 0's handler ran"},
+	} {
+		out := t.TempDir()
+		rep, err := search.Run(context.Background(), system(t, simtest.Shared), search.Options{Seed: 1, Params: map[string]string{"mode": mode}, Out: out})
+		if err != nil || rep.First() == nil {
+			t.Fatalf("%s: setup: %v, %v", mode, err, rep.First())
+		}
+		tr, err := trace.Read(filepath.Join(out, "error.trace"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := search.Replay(tr, -1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := r.WriteText(&b, "error.trace", ""); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if got := b.String(); !strings.Contains(got, w) || strings.Contains(got, "the service is nondeterministic") {
+				t.Errorf("%s: replay:\n%s\nwant %q", mode, got, w)
+			}
+		}
 	}
 }

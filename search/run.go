@@ -351,7 +351,7 @@ func (p *pipeline) finding(v *explore.Violation) Finding {
 	case v.Outcome == walks.Failed && errors.Is(v.Err, engine.ErrHang):
 		f.Kind, f.Certainty, f.Verdict = KindHandlerHang, Certain, VerdictSafety
 	case v.Outcome == walks.Failed && errors.Is(v.Err, engine.ErrEscape):
-		f.Kind, f.Certainty, f.Verdict, f.Property = KindEscape, Certain, VerdictNondeterministic, "deterministic replay"
+		f.Kind, f.Certainty, f.Verdict, f.Property = KindEscape, Certain, VerdictNondeterministic, walks.DeterminismProperty
 	case v.Outcome == walks.Failed && errors.Is(v.Err, engine.ErrMisuse):
 		f.Kind, f.Certainty, f.Verdict = KindMisuse, Certain, VerdictSafety
 	case v.Outcome == walks.Failed && v.Verdict == explore.Safety:
@@ -394,6 +394,8 @@ func errNode(err error) (int, string) {
 	var hp *engine.HandlerPanicError
 	var hang *engine.HangError
 	var esc *engine.EscapeError
+	var mc *engine.MessageChangedError
+	var ss *engine.SharedStateError
 	var nd *engine.NondeterminismError
 	switch {
 	case errors.As(err, &hp):
@@ -402,6 +404,10 @@ func errNode(err error) (int, string) {
 		return int(hang.Node), ""
 	case errors.As(err, &esc):
 		return int(esc.Node), ""
+	case errors.As(err, &mc):
+		return int(mc.From), ""
+	case errors.As(err, &ss):
+		return int(ss.Node), ""
 	case errors.As(err, &nd) && nd.Node < 0:
 		return nd.StepNode, ""
 	case errors.As(err, &nd):
@@ -438,8 +444,16 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 // nondeterminism is the finding of a path whose replays diverged.
 func (p *pipeline) nondeterminism(err error, choices []int32, failuresUntil int) *Finding {
 	t := p.base
-	t.Kind, t.Property, t.Choices, t.FailuresUntil = trace.KindNondeterministic, "deterministic replay", choices, failuresUntil
-	f := &Finding{Kind: KindNondeterminism, Certainty: Certain, Verdict: VerdictNondeterministic, Property: "deterministic replay",
+	t.Kind, t.Property, t.Choices, t.FailuresUntil = trace.KindNondeterministic, walks.DeterminismProperty, choices, failuresUntil
+	var mc *engine.MessageChangedError
+	var ss *engine.SharedStateError
+	switch {
+	case errors.As(err, &mc):
+		t.Property = walks.MessagesProperty
+	case errors.As(err, &ss):
+		t.Property = walks.SharedProperty
+	}
+	f := &Finding{Kind: KindNondeterminism, Certainty: Certain, Verdict: VerdictNondeterministic, Property: t.Property,
 		Outcome: walks.Failed, Err: err, Trace: &t}
 	f.Node, _ = errNode(err)
 	var nd *engine.NondeterminismError
@@ -447,6 +461,10 @@ func (p *pipeline) nondeterminism(err error, choices []int32, failuresUntil int)
 	switch {
 	case errors.As(err, &esc):
 		f.Kind, f.Steps = KindEscape, esc.Step
+	case errors.As(err, &mc):
+		f.Kind, f.Steps = KindEscape, mc.Delivered
+	case errors.As(err, &ss):
+		f.Kind, f.Steps = KindEscape, ss.Step
 	case errors.As(err, &nd):
 		f.Steps = nd.Step
 	}

@@ -62,7 +62,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 	}
 	st := &r.Stats
 	if st.Stop == 0 {
-		fmt.Fprintln(w, "not searched: the system's replays diverge before the search started")
+		fmt.Fprintln(w, "not searched: the check of the system's replays before the search found the fault below")
 	} else {
 		took := fmt.Sprintf(" in %.2fs", r.SearchTime.Seconds())
 		if stable {
@@ -112,9 +112,16 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 	}
 	switch f.Verdict {
 	case VerdictNondeterministic:
-		if f.Kind == KindEscape {
+		var mc *engine.MessageChangedError
+		var ss *engine.SharedStateError
+		switch {
+		case errors.As(f.Err, &mc):
+			fmt.Fprintf(w, "SERVICE CHANGED A MESSAGE IN FLIGHT: node %d changed a message after sending it\n  %v\n", f.Node, f.Err)
+		case errors.As(f.Err, &ss):
+			fmt.Fprintf(w, "SERVICE SHARES MEMORY BETWEEN NODES: node %d's state changed while node %d's handler ran\n  %v\n", ss.Node, ss.By, f.Err)
+		case f.Kind == KindEscape:
 			fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: node %d acted outside its handlers\n  %v\n", f.Node, f.Err)
-		} else {
+		default:
 			var nd *engine.NondeterminismError
 			if stable && errors.As(f.Err, &nd) {
 				// The values that differ are the nondeterminism's own:

@@ -241,10 +241,15 @@ func failedProperty(err error) string {
 }
 
 // The names under which a handler that panicked or did not return is
-// reported as a safety violation.
+// reported as a safety violation, and a service whose replays differ or
+// whose message changed in flight (engine.MessageChangedError) as
+// nondeterministic (engine.SharedStateError: nodes that share memory).
 const (
-	PanicProperty = "panic in handler"
-	HangProperty  = "handler did not return"
+	PanicProperty       = "panic in handler"
+	HangProperty        = "handler did not return"
+	DeterminismProperty = "deterministic replay"
+	MessagesProperty    = "messages delivered as sent"
+	SharedProperty      = "nodes share no memory"
 )
 
 // SeedFor derives the random seed of walk number i of a run seeded with

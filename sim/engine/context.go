@@ -118,6 +118,9 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 		p = s.push(c)
 	}
 	p.msg, p.from, p.to, p.cause, p.weight = msg, sim.NodeID(from), sim.NodeID(to), s.cause(), s.messageWeight(msg)
+	if s.opts.CheckMessages {
+		s.msgHash(p) // as sent (see checkDelivered)
+	}
 	if c >= 0 && s.w.conns[c].len() == 1 {
 		s.msgEdit(c, true) // its message joins the ready list
 	}

@@ -108,7 +108,7 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 		// Escapes are looked for in two replays (a goroutine a handler
 		// leaves running is seen in any of them); the others only
 		// compare states, which costs one encoding of the node that ran.
-		opts.Chooser, opts.CheckEscapes = recs[i], i < 2
+		opts.Chooser, opts.CheckEscapes, opts.CheckMessages = recs[i], i < 2, true
 		s, err := New(cfg, opts)
 		if s == nil {
 			return err
@@ -128,9 +128,8 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 		oks := make([]bool, replays)
 		for i, s := range sims {
 			oks[i], errs[i] = s.Step()
-			var esc *EscapeError
-			if errors.As(errs[i], &esc) {
-				return esc
+			if errors.Is(errs[i], ErrEscape) {
+				return errs[i]
 			}
 		}
 		for i := range sims {

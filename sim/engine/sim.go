@@ -244,6 +244,11 @@ type Options struct {
 	// started) as an *EscapeError. The determinism checks use it; it
 	// costs two state encodings per step.
 	CheckEscapes bool
+	// CheckMessages hashes every message when it is sent and again when
+	// it is delivered, and reports one that changed in between (its
+	// sender kept and changed what it shares with the message) as a
+	// *MessageChangedError. The determinism checks use it.
+	CheckMessages bool
 	// CopyByReplay makes Clone copy by replaying the execution's choices
 	// from the start, whatever the state holds (see Clone).
 	CopyByReplay bool
@@ -1306,6 +1311,25 @@ func (s *Sim) StepEvent(i int) error {
 	return err
 }
 
+// checkDelivered compares the message event k delivers with its hash when
+// it was sent (Options.CheckMessages).
+func (s *Sim) checkDelivered(k readyEnt) error {
+	var p *pending
+	if k.kind == EvDatagram {
+		p = &s.w.dgrams[k.ref]
+	} else {
+		q := &s.w.conns[k.ref]
+		p = &q.items[q.head]
+	}
+	if p.hash == 0 {
+		return nil // forgotten (see forget): nothing to compare with
+	}
+	if h, ok := s.hashValue(p.msg); ok && h|1 != p.hash {
+		return &MessageChangedError{From: p.from, To: p.to, Sent: int(p.cause) + 1, Delivered: s.logStep(), Message: sim.MessageName(p.msg)}
+	}
+	return nil
+}
+
 // execute runs ready event k. Performance: the Event is built once, in
 // place as the last event, and the handler is called through run's switch
 // rather than a closure per kind.
@@ -1316,6 +1340,11 @@ func (s *Sim) execute(k readyEnt) error {
 	}
 	ev := &s.w.lastEvent
 	s.eventAt(ev, k)
+	if s.opts.CheckMessages && (k.kind == EvMessage || k.kind == EvDatagram) {
+		if err := s.checkDelivered(k); err != nil {
+			return err
+		}
+	}
 	nd := &s.w.nodes[ev.Node]
 	switch ev.Kind {
 	case EvApp:
@@ -1606,12 +1635,31 @@ func (s *Sim) runChecked(ev *Event) (err error) {
 			ext.endHash = s.hashNode(s.w.svcs[id])
 			// The same encoding Hash would compute next.
 			nd.hash, nd.dirty = ext.endHash, false
+			if err == nil {
+				err = s.checkOthers(id)
+			}
 		}
 		if s.log != nil {
 			s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Msg("end")
 		}
 	}()
 	s.call(ev)
+	return nil
+}
+
+// checkOthers compares every node but id that has run a handler with its
+// state when its last handler returned (Options.CheckEscapes): one that
+// changed while node id's handler ran shares memory with node id.
+func (s *Sim) checkOthers(id sim.NodeID) error {
+	for j := range s.w.svcs {
+		e := &s.w.ext[j]
+		if sim.NodeID(j) == id || e.endHash == 0 {
+			continue
+		}
+		if s.hashNode(s.w.svcs[j]) != e.endHash {
+			return &SharedStateError{Node: sim.NodeID(j), By: id, Step: s.logStep()}
+		}
+	}
 	return nil
 }
 

@@ -102,6 +102,60 @@ func (e *EscapeError) Error() string {
 // Unwrap lets errors.Is match ErrEscape and ErrNondeterministic.
 func (e *EscapeError) Unwrap() []error { return []error{ErrEscape, ErrNondeterministic} }
 
+// MessageChangedError reports a message that changed between its send and
+// its delivery (seen with Options.CheckMessages): the sender kept a slice,
+// map or pointer the message holds, and its handler changed what it points
+// to after the send (later in the same handler, or in a later one). A
+// network delivers what was sent, so the simulation would run an execution
+// no real deployment can; the checker reports it rather than a verdict
+// that may be wrong.
+type MessageChangedError struct {
+	// From sent the message to To at step Sent (0 while booting); it
+	// changed before its delivery at step Delivered (logs' numbering).
+	From, To        sim.NodeID
+	Sent, Delivered int
+	// Message is the message's name (sim.MessageName).
+	Message string
+}
+
+func (e *MessageChangedError) Error() string {
+	sent := " while booting,"
+	if e.Sent > 0 {
+		sent = " at step " + strconv.Itoa(e.Sent)
+	}
+	to := strconv.Itoa(int(e.To))
+	return "sim: node " + strconv.Itoa(int(e.From)) + " changed the " + e.Message + " it sent to node " + to + sent +
+		" before node " + to + " received it at step " + strconv.Itoa(e.Delivered) + ": the message shares a slice, map or pointer" +
+		" with the sender's state, which a handler changed after the send; a network delivers what was sent, so send a copy (slices.Clone, maps.Clone)"
+}
+
+// Unwrap lets errors.Is match ErrEscape and ErrNondeterministic: like a
+// goroutine's, the change reaches the network outside a send.
+func (e *MessageChangedError) Unwrap() []error { return []error{ErrEscape, ErrNondeterministic} }
+
+// SharedStateError reports a node whose state changed while another
+// node's handler ran (seen with Options.CheckEscapes): the two share
+// memory, such as a slice, map or pointer one kept from a message of the
+// other's or a package variable, or a goroutine the changed node started
+// ran meanwhile. Nodes on a network share nothing, so the simulation would
+// run an execution no real deployment can; the checker reports it rather
+// than a verdict that may be wrong.
+type SharedStateError struct {
+	// Node's state changed at step Step (logs' numbering), a handler of
+	// node By.
+	Node, By sim.NodeID
+	Step     int
+}
+
+func (e *SharedStateError) Error() string {
+	return "sim: node " + strconv.Itoa(int(e.Node)) + "'s state changed at step " + strconv.Itoa(e.Step) + ", a handler of node " + strconv.Itoa(int(e.By)) +
+		": the two nodes share memory (a slice, map or pointer one kept from a message of the other's, or a package variable; or a goroutine node " +
+		strconv.Itoa(int(e.Node)) + " started ran meanwhile); nodes on a network share nothing, so copy what a node keeps from a message (slices.Clone, maps.Clone)"
+}
+
+// Unwrap lets errors.Is match ErrEscape and ErrNondeterministic.
+func (e *SharedStateError) Unwrap() []error { return []error{ErrEscape, ErrNondeterministic} }
+
 // escapedGoroutine looks among all goroutines for one created by the
 // calling goroutine, from a function outside the runtime, the test
 // framework and macemc itself: a goroutine a handler that just returned

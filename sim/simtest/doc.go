@@ -19,6 +19,11 @@
 //   - simtest-escape: node 0's handler of the request starts a goroutine
 //     that is still running when the handler returns (Escapes waits for
 //     them).
+//   - simtest-shared: node 0 sends node 1 its log's slice when it boots
+//     and overwrites the log in place when its timer fires, so the
+//     message changes in flight if the timer comes first; with
+//     mode=keep node 1 keeps the slice it got, so node 0's timer changes
+//     node 1's state; mode=copy sends a copy and shares nothing.
 //
 // # Usage
 //
