@@ -264,7 +264,7 @@ func (s *Session) Intro() {
 	case t.Property == walks.HangProperty:
 		what += ": a handler did not return"
 	case t.Kind == trace.KindNondeterministic && t.Property == walks.MessagesProperty:
-		what = "a message changed in flight: its sender changed it after sending it, before its delivery"
+		what = "a message changed in flight: after it was sent, before its delivery"
 	case t.Kind == trace.KindNondeterministic && t.Property == walks.SharedProperty:
 		what = "nodes share memory: a node's state changed while another node's handler ran"
 	case t.Kind == trace.KindNondeterministic:

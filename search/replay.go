@@ -107,7 +107,7 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 	}
 	switch {
 	case r.Reproduced && changed:
-		fmt.Fprintf(ew, "reproduced: node %d changed a message after sending it\n", mc.From)
+		fmt.Fprintf(ew, "reproduced: the %s node %d sent to node %d changed in flight\n", mc.Message, mc.From, mc.To)
 	case r.Reproduced && shared:
 		fmt.Fprintf(ew, "reproduced: node %d's state changed while node %d's handler ran\n", ss.Node, ss.By)
 	case r.Reproduced && t.Kind == trace.KindNondeterministic:

@@ -86,7 +86,7 @@ func TestRefineBesideASearchKeepsItsFiles(t *testing.T) {
 // that it reproduced, naming the nodes; not "nondeterministic".
 func TestReplayOfSharedMemory(t *testing.T) {
 	for mode, want := range map[string][]string{
-		"send": {"a message changed in flight: sim: node 0 changed the Entries it sent to node 1", "reproduced: node 0 changed a message after sending it"},
+		"send": {"a message changed in flight: sim: the Entries node 0 sent to node 1 while booting changed", "reproduced: the Entries node 0 sent to node 1 changed in flight"},
 		"keep": {"nodes share memory: sim: node 1's state changed at step 2", "reproduced: node 1's state changed while node 0's handler ran"},
 	} {
 		out := t.TempDir()

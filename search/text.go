@@ -116,7 +116,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		var ss *engine.SharedStateError
 		switch {
 		case errors.As(f.Err, &mc):
-			fmt.Fprintf(w, "SERVICE CHANGED A MESSAGE IN FLIGHT: node %d changed a message after sending it\n  %v\n", f.Node, f.Err)
+			fmt.Fprintf(w, "SERVICE CHANGED A MESSAGE IN FLIGHT: the %s node %d sent to node %d changed before its delivery\n  %v\n", mc.Message, mc.From, mc.To, f.Err)
 		case errors.As(f.Err, &ss):
 			fmt.Fprintf(w, "SERVICE SHARES MEMORY BETWEEN NODES: node %d's state changed while node %d's handler ran\n  %v\n", ss.Node, ss.By, f.Err)
 		case f.Kind == KindEscape:

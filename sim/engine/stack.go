@@ -103,12 +103,13 @@ func (e *EscapeError) Error() string {
 func (e *EscapeError) Unwrap() []error { return []error{ErrEscape, ErrNondeterministic} }
 
 // MessageChangedError reports a message that changed between its send and
-// its delivery (seen with Options.CheckMessages): the sender kept a slice,
-// map or pointer the message holds, and its handler changed what it points
-// to after the send (later in the same handler, or in a later one). A
-// network delivers what was sent, so the simulation would run an execution
-// no real deployment can; the checker reports it rather than a verdict
-// that may be wrong.
+// its delivery (seen with Options.CheckMessages): it shares a slice, map or
+// pointer with a node's state, and a handler changed what it points to
+// after the send (usually its sender's, later in the same handler or in a
+// later one; or a receiver of an earlier copy of a duplicated datagram
+// that changed what it got). A network delivers what was sent, so the
+// simulation would run an execution no real deployment can; the checker
+// reports it rather than a verdict that may be wrong.
 type MessageChangedError struct {
 	// From sent the message to To at step Sent (0 while booting); it
 	// changed before its delivery at step Delivered (logs' numbering).
@@ -119,14 +120,14 @@ type MessageChangedError struct {
 }
 
 func (e *MessageChangedError) Error() string {
-	sent := " while booting,"
+	sent := " while booting"
 	if e.Sent > 0 {
 		sent = " at step " + strconv.Itoa(e.Sent)
 	}
 	to := strconv.Itoa(int(e.To))
-	return "sim: node " + strconv.Itoa(int(e.From)) + " changed the " + e.Message + " it sent to node " + to + sent +
-		" before node " + to + " received it at step " + strconv.Itoa(e.Delivered) + ": the message shares a slice, map or pointer" +
-		" with the sender's state, which a handler changed after the send; a network delivers what was sent, so send a copy (slices.Clone, maps.Clone)"
+	return "sim: the " + e.Message + " node " + strconv.Itoa(int(e.From)) + " sent to node " + to + sent + " changed before node " + to +
+		" received it at step " + strconv.Itoa(e.Delivered) + ": the message shares a slice, map or pointer with a node's state (its sender's, usually)," +
+		" which a handler changed after the send; a network delivers what was sent, so send a copy (slices.Clone, maps.Clone)"
 }
 
 // Unwrap lets errors.Is match ErrEscape and ErrNondeterministic: like a
