@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -16,53 +17,66 @@ import (
 	"github.com/macemc/macemc/sim"
 )
 
-// kinds are the acts, each done once, at node 0's driver request.
+// kinds are the acts, each done once, at node 0's driver request; culprit
+// is the node a finding should name (node 0 but where said).
 var kinds = []struct {
 	name, doc string
 	act       func(n *node, ctx *sim.Context)
+	culprit   sim.NodeID
 }{
 	{"map-2", "acts on the first key of a 2-entry map", func(n *node, ctx *sim.Context) {
 		for k := range n.Small {
 			n.First = k
 			break
 		}
-	}},
+	}, 0},
 	{"map-8", "acts on the first key of an 8-entry map", func(n *node, ctx *sim.Context) {
 		for k := range n.Mid {
 			n.First = k
 			break
 		}
-	}},
+	}, 0},
 	{"map-64", "acts on the first key of a 64-entry map", func(n *node, ctx *sim.Context) {
 		for k := range n.Large {
 			n.First = k
 			break
 		}
-	}},
+	}, 0},
 	{"map-order-send", "sends to the peers of a 3-entry map in its order", func(n *node, ctx *sim.Context) {
 		for k := range n.Peers {
 			ctx.Send(1, k)
 		}
-	}},
-	{"math-rand", "draws from math/rand/v2's global source", func(n *node, ctx *sim.Context) { n.Drawn = rand.IntN(1000) }},
+	}, 0},
+	{"math-rand", "draws from math/rand/v2's global source", func(n *node, ctx *sim.Context) { n.Drawn = rand.IntN(1000) }, 0},
 	{"crypto-rand", "draws from crypto/rand without the stand-in", func(n *node, ctx *sim.Context) {
 		b := make([]byte, 2)
 		_, _ = cryptorand.Read(b)
 		n.Drawn = int(b[0])
-	}},
-	{"time-now", "keeps time.Now", func(n *node, ctx *sim.Context) { n.Drawn = int(time.Now().UnixNano() % 1000) }},
+	}, 0},
+	{"time-now", "keeps time.Now", func(n *node, ctx *sim.Context) { n.Drawn = int(time.Now().UnixNano() % 1000) }, 0},
 	{"goroutine-write", "starts a goroutine that writes the state 1ms later", func(n *node, ctx *sim.Context) {
 		wg.Add(1)
 		go func() { defer wg.Done(); time.Sleep(time.Millisecond); n.Drawn++ }()
-	}},
+	}, 0},
 	{"goroutine-send", "starts a goroutine that sends 1ms later", func(n *node, ctx *sim.Context) {
 		wg.Add(1)
 		go func() { defer wg.Done(); time.Sleep(time.Millisecond); ctx.Send(1, "late") }()
-	}},
+	}, 0},
 	{"background-write", "a goroutine started outside the handlers writes the state when a handler kicks it", func(n *node, ctx *sim.Context) {
 		n.kick <- struct{}{}
-	}},
+	}, 0},
+	{"message-changed", "sends its log's slice and overwrites the log in the same handler", func(n *node, ctx *sim.Context) {
+		ctx.Send(1, entries{Vals: n.Log})
+		n.Log[0] = 9
+	}, 0},
+	{"shared-state", "sends a copy of its log, which node 1 keeps as it got it; node 0 changes the copy at its next tick", func(n *node, ctx *sim.Context) {
+		n.Sent = slices.Clone(n.Log)
+		ctx.Send(1, entries{Vals: n.Sent})
+	}, 1},
 }
+
+// entries is a message that holds a slice.
+type entries struct{ Vals []int }
 
 var wg sync.WaitGroup
 
@@ -73,12 +87,14 @@ type node struct {
 	First             string
 	Drawn             int
 	Ticks             int
+	Log, Sent, Kept   []int
 	act               func(n *node, ctx *sim.Context)
 	kick              chan struct{}
 }
 
 func (n *node) Start(ctx *sim.Context) {
 	n.Small, n.Mid, n.Large, n.Peers = set(2), set(8), set(64), set(3)
+	n.Log = []int{1, 2, 3}
 	ctx.SetPeriodic("tick")
 }
 
@@ -90,9 +106,19 @@ func set(k int) map[string]bool {
 	return m
 }
 
-func (n *node) HandleApp(ctx *sim.Context, req any)                            { n.act(n, ctx) }
-func (n *node) HandleTimer(ctx *sim.Context, name string)                      { n.Ticks++ }
-func (n *node) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {}
+func (n *node) HandleApp(ctx *sim.Context, req any) { n.act(n, ctx) }
+func (n *node) HandleTimer(ctx *sim.Context, name string) {
+	n.Ticks++
+	if n.Sent != nil {
+		n.Sent[0]++
+	}
+}
+
+func (n *node) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
+	if e, ok := m.(entries); ok {
+		n.Kept = e.Vals
+	}
+}
 
 func system(kind int) *sim.System {
 	k := kinds[kind]
@@ -133,14 +159,14 @@ func main() {
 		want[a] = true
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "kind\tcaught (default replays)\tnamed node 0\tcaught (%d replays)\tfirst report\n", *replays)
+	fmt.Fprintf(tw, "kind\tcaught (default replays)\tnames the node\tcaught (%d replays)\tfirst report\n", *replays)
 	for i, k := range kinds {
 		if len(want) > 0 && !want[k.name] {
 			continue
 		}
 		sys := system(i)
-		def, named, first := measure(sys, *runs, 0)
-		cmp, _, _ := measure(sys, *runs, *replays)
+		def, named, first := measure(sys, k.culprit, *runs, 0)
+		cmp, _, _ := measure(sys, k.culprit, *runs, *replays)
 		fmt.Fprintf(tw, "%s\t%d/%d\t%d/%d\t%d/%d\t%s\n", k.name, def, *runs, named, def, cmp, *runs, first)
 	}
 	tw.Flush()
@@ -148,9 +174,9 @@ func main() {
 }
 
 // measure runs the pipeline runs times and counts the nondeterminism
-// findings and those that name node 0; it returns the first finding's
-// error text.
-func measure(sys *sim.System, runs, replays int) (caught, named int, first string) {
+// findings and those that name node culprit; it returns the first
+// finding's error text.
+func measure(sys *sim.System, culprit sim.NodeID, runs, replays int) (caught, named int, first string) {
 	for seed := 1; seed <= runs; seed++ {
 		rep, err := search.Run(context.Background(), sys, search.Options{Seed: uint64(seed), MaxPaths: 20, WalkDepth: 200, Workers: 1, Replays: replays, NoCritical: true})
 		if err != nil {
@@ -159,7 +185,7 @@ func measure(sys *sim.System, runs, replays int) (caught, named int, first strin
 		}
 		if f := rep.First(); f != nil && f.Verdict == search.VerdictNondeterministic {
 			caught++
-			if f.Node == 0 {
+			if f.Node == int(culprit) {
 				named++
 			}
 			if first == "" {
