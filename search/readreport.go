@@ -142,7 +142,7 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("%w: depth bound %d, %d blocked paths", ErrReport, j.DepthBound, j.Blocked)
 	}
 	out.Stats = explore.Stats{Rounds: j.Rounds, Depth: j.DepthBound, DeepestComplete: j.DeepestComplete, Paths: j.Paths, Pruned: j.Pruned, Walks: j.Walks,
-		Transitions: j.Transitions, DistinctStates: j.DistinctStates, Stop: stop, Violations: len(j.Violations), Blocked: j.Blocked}
+		Transitions: j.Transitions, DistinctStates: j.DistinctStates, Unhashed: j.Unhashed, Stop: stop, Violations: len(j.Violations), Blocked: j.Blocked}
 	out.Faults, out.Lin = j.Faults, j.Lin
 	if out.Elapsed, err = seconds(j.ElapsedS); err != nil {
 		return err

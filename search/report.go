@@ -394,6 +394,7 @@ type reportJSON struct {
 	Walks           int64   `json:"walks"`
 	Transitions     int64   `json:"transitions"`
 	DistinctStates  int64   `json:"distinct_states"`
+	Unhashed        bool    `json:"states_not_hashed,omitempty"`
 	Stop            string  `json:"stop"`
 	Incomplete      bool    `json:"incomplete,omitempty"`
 	MemoryLimited   bool    `json:"memory_limited,omitempty"`
@@ -504,7 +505,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	j := reportJSON{
 		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy, Faults: r.Faults,
 		Rounds: r.Stats.Rounds, DepthBound: r.Stats.Depth, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
-		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Stop: r.Stats.Stop.String(),
+		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Unhashed: r.Stats.Unhashed, Stop: r.Stats.Stop.String(),
 		Blocked: r.Stats.Blocked, Lin: r.Lin,
 		Incomplete: r.Incomplete, MemoryLimited: r.MemoryLimited, LogsSkipped: r.LogsSkipped, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
 		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug, Warnings: r.Warnings,

@@ -72,7 +72,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		// whose paths are never pruned) counts no distinct states: say
 		// so rather than "0 distinct states".
 		paths, states := plural(st.Paths, "path")+fmt.Sprintf(" (%d cut by a repeated state)", st.Pruned), plural(st.DistinctStates, "distinct state")
-		if st.DistinctStates == 0 && st.Pruned == 0 {
+		if st.Unhashed {
 			paths, states = plural(st.Paths, "path"), "states not hashed"
 		}
 		fmt.Fprintf(w, "searched: %s, depth bound %d (deepest complete %d), %s, %s, %s, %s%s; stopped: %s\n",

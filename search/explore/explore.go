@@ -338,6 +338,10 @@ type Stats struct {
 	DistinctStates int64
 	Unrecorded     int64
 	VisitedBytes   int
+	// Unhashed says the search compared no states: hashing was off
+	// (Config.NoHashing) or the strategy never prunes (random, pct,
+	// walk, dpor), so DistinctStates and Pruned are 0 by design.
+	Unhashed bool
 	Elapsed        time.Duration
 	Violations     int
 	// Stop says why the search ended.
@@ -470,6 +474,9 @@ type runner struct {
 	start time.Time
 
 	seen *visited // state hash -> round<<32 | cost first seen at
+	// hashing is set once the explorer handed out a path that may be
+	// pruned, with hashing on (Stats.Unhashed).
+	hashing atomic.Bool
 	// coord executes the paths the coordinator runs itself.
 	coord *pathRunner
 	// spec runs the subtrees of a round ahead of the order on the
@@ -610,6 +617,7 @@ func (r *runner) snapshotLocked() Stats {
 		st.Graph = &g
 	}
 	st.VisitedBytes = r.seen.bytes()
+	st.Unhashed = !r.hashing.Load()
 	st.Elapsed = time.Since(r.start)
 	st.Violations = len(r.violations)
 	return st
@@ -844,6 +852,9 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 				return nil
 			}
 			p, ok := r.ex.Next(end)
+			if ok && p.Prune && !c.NoHashing {
+				r.hashing.Store(true)
+			}
 			status = r.ex.Status()
 			if !graph(!ok || round != 0 && p.Round != round) {
 				return nil

@@ -57,12 +57,23 @@ type HangError struct {
 	// later: a handler that allocates without returning. Timeout is then
 	// how long it had run.
 	Memory bool
+	// Goexit marks a handler that ended its goroutine with runtime.Goexit
+	// (testing.T's FailNow, Fatal and SkipNow, testify's require) instead
+	// of returning; Timeout is 0. Node is -1 when the goroutine ended
+	// outside a handler (in a property or a driver condition).
+	Goexit bool
 }
 
 func (e *HangError) Error() string {
 	at := fmt.Sprintf("at step %d", e.Step+1)
 	if e.Boot {
 		at = "at boot"
+	}
+	if e.Goexit && e.Node < 0 {
+		return fmt.Sprintf("sim: the goroutine running the system ended by runtime.Goexit after step %d, outside the handlers (a property or a driver condition that calls testing.T's FailNow or Fatal, or testify's require?): panic or return false instead", e.Step)
+	}
+	if e.Goexit {
+		return fmt.Sprintf("sim: the handler of node %d did not return: it called runtime.Goexit %s (%s); testing.T's FailNow, Fatal and SkipNow and testify's require do, and end the goroutine that runs the handler: panic instead, or record the failure in the node's state for a property to see", e.Node, at, e.Event)
 	}
 	if e.Memory {
 		return fmt.Sprintf("sim: the handler of node %d did not return, and the heap grew past the run's memory limit while it ran (%v) %s (%s)", e.Node, e.Timeout.Round(time.Millisecond), at, e.Event)
@@ -86,7 +97,17 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 	}
 	done := make(chan error, 1)
 	alarm := *heapAlarm.Load()
-	go func() { done <- fn() }()
+	go func() {
+		returned := false
+		defer func() {
+			if !returned && recover() == nil {
+				done <- s.goexited()
+			}
+		}()
+		err := fn()
+		returned = true
+		done <- err
+	}()
 	tick := time.NewTicker(timeout / 4)
 	defer tick.Stop()
 	last, since := s.progress.Load(), time.Now()
@@ -137,6 +158,18 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 			}
 		}
 	}
+}
+
+// goexited describes fn's goroutine ending by runtime.Goexit (Guard): in a
+// handler, which run then leaves running, a *HangError with Goexit set
+// that gives up on the execution; elsewhere (a property, a driver
+// condition) one without a node.
+func (s *Sim) goexited() error {
+	if err := s.giveUp(s.progress.Load(), &HangError{Goexit: true}); err != nil {
+		return err
+	}
+	s.abandoned.Store(true)
+	return &HangError{Goexit: true, Step: s.w.step, Node: -1, Event: s.w.lastEvent.String(), Choices: s.ChoiceValues()}
 }
 
 // errGivenUp is what run returns when Guard gave up on its handler while

@@ -1558,8 +1558,15 @@ func (s *Sim) run(ev *Event) (err error) {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(id)).Str("event", ev.Kind.String()).Msg("begin " + s.eventText(ev))
 	}
 	began := s.progress.Add(running(id))
+	returned := false
 	defer func() {
 		r := recover()
+		if r == nil && !returned {
+			// runtime.Goexit in the handler: this goroutine ends once the
+			// defers ran. The handler stays running for Guard, which
+			// reports it (see Guard).
+			return
+		}
 		// No node runs; one more end. Unless Guard gave up on the handler
 		// meanwhile (giveUp): then nothing more of the step is done.
 		if !s.progress.CompareAndSwap(began, began+2-running(id)) {
@@ -1587,6 +1594,7 @@ func (s *Sim) run(ev *Event) (err error) {
 	case EvReset:
 		s.start(id, ctx, svc)
 	}
+	returned = true
 	return nil
 }
 
@@ -1611,8 +1619,16 @@ func (s *Sim) runChecked(ev *Event) (err error) {
 	}
 	exclusive := hook.Exclusive() && hook.Enter(s.ctxs[id])
 	began := s.progress.Add(running(id))
+	returned := false
 	defer func() {
 		r := recover()
+		if r == nil && !returned {
+			// runtime.Goexit in the handler (see run).
+			if exclusive {
+				hook.Leave()
+			}
+			return
+		}
 		givenUp := !s.progress.CompareAndSwap(began, began+2-running(id))
 		if exclusive {
 			hook.Leave()
@@ -1644,6 +1660,7 @@ func (s *Sim) runChecked(ev *Event) (err error) {
 		}
 	}()
 	s.call(ev)
+	returned = true
 	return nil
 }
 

@@ -19,6 +19,8 @@
 //   - simtest-escape: node 0's handler of the request starts a goroutine
 //     that is still running when the handler returns (Escapes waits for
 //     them).
+//   - simtest-goexit: node 1's handler of its request calls
+//     runtime.Goexit, as testing.T's FailNow and testify's require do.
 //   - simtest-shared: node 0 sends node 1 its log's slice when it boots
 //     and overwrites the log in place when its timer fires, so the
 //     message changes in flight if the timer comes first; with
