@@ -2,7 +2,10 @@ package engine_test
 
 import (
 	"errors"
+	"os"
+	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,3 +47,22 @@ func TestGoexitInAHandlerIsAHang(t *testing.T) {
 		t.Fatalf("Goexit outside a handler: %v (%+v)", err, he)
 	}
 }
+
+// TestGuardLetsAPanicOfItsFunctionGoOn: a panic in the function Guard runs
+// (outside the handlers, whose panics are findings) is not taken for a
+// Goexit: it goes on, with the stack where it happened.
+func TestGuardLetsAPanicOfItsFunctionGoOn(t *testing.T) {
+	if os.Getenv("MACEMC_GUARD_PANIC") == "1" {
+		s := mustNew(t, scriptConfig(1, nil), engine.Options{})
+		_ = s.Guard(time.Hour, func() error { return panicHere() })
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestGuardLetsAPanicOfItsFunctionGoOn$")
+	cmd.Env = append(os.Environ(), "MACEMC_GUARD_PANIC=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "panic: guarded function failed") || !strings.Contains(string(out), "panicHere") {
+		t.Fatalf("want the process to die of the panic with its stack, got %v:\n%s", err, out)
+	}
+}
+
+func panicHere() error { panic("guarded function failed") }

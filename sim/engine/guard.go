@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/macemc/macemc/sim"
@@ -100,9 +101,17 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 	go func() {
 		returned := false
 		defer func() {
-			if !returned && recover() == nil {
-				done <- s.goexited()
+			if returned {
+				return
 			}
+			// fn neither returned nor panicked (handlers' panics are
+			// run's): runtime.Goexit. A panic of macemc's own goes on, with
+			// the stack where it happened (taken before recover unwinds it).
+			stack := debug.Stack()
+			if r := recover(); r != nil {
+				panic(fmt.Sprintf("%v\n\n%s", r, stack))
+			}
+			done <- s.goexited()
 		}()
 		err := fn()
 		returned = true
