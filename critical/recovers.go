@@ -355,7 +355,7 @@ func (r *searcher) walk(snap *engine.Sim, i, j, depth int, stop func() bool) wal
 			steps = int64(he.Step - i)
 		}
 		r.transitions.Add(steps)
-		return walkOut{done: true, outcome: walks.Failed, steps: steps, prop: walks.HangProperty}
+		return walkOut{done: true, outcome: walks.Failed, steps: steps, prop: walks.HangPropertyOf(err)}
 	}
 	r.transitions.Add(int64(res.Steps - i))
 	if res.Outcome == walks.Stopped {

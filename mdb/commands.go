@@ -452,8 +452,15 @@ func (s *Session) cmdProps(args []string, _ string) error {
 		}
 		return all
 	}
-	show("safety", cfg.Safety)
-	live := show("liveness", cfg.Liveness)
+	var live bool
+	if err := s.p.guarded(sm, func() error {
+		show("safety", cfg.Safety)
+		live = show("liveness", cfg.Liveness)
+		return nil
+	}); err != nil {
+		fmt.Fprintln(s.out)
+		return err
+	}
 	if live {
 		fmt.Fprintf(s.out, "step %d is live\n", s.pos)
 	} else if len(cfg.Liveness) > 0 {
@@ -697,15 +704,23 @@ func (s *Session) runRandom(n int, seed string, stop func(*engine.Sim) bool) (*p
 		if err != nil {
 			return q, from, "", err
 		}
-		if i, err := sm.FirstViolated(q.cfg.Safety); err != nil || i >= 0 {
-			if err != nil {
-				why = err.Error()
-			} else {
-				why = "safety property " + q.cfg.Safety[i].Name + " is violated"
+		i, stopped := -1, false
+		if err := q.guarded(sm, func() error {
+			var err error
+			if i, err = sm.FirstViolated(q.cfg.Safety); err != nil {
+				return err
 			}
+			stopped = i < 0 && stop != nil && stop(sm)
+			return nil
+		}); err != nil {
+			why = err.Error()
 			break
 		}
-		if stop != nil && stop(sm) {
+		if i >= 0 {
+			why = "safety property " + q.cfg.Safety[i].Name + " is violated"
+			break
+		}
+		if stopped {
 			why = "stop"
 			break
 		}
@@ -766,7 +781,11 @@ func (s *Session) cmdRun(args []string, _ string) error {
 	if err != nil {
 		return err
 	}
-	if ok, _ := sm.AllHold(cfg.Liveness); ok {
+	var ok bool
+	if err := s.p.guarded(sm, func() error { ok, _ = sm.AllHold(cfg.Liveness); return nil }); err != nil {
+		return err
+	}
+	if ok {
 		fmt.Fprintf(s.out, "step %d is already live\n", s.pos)
 		return nil
 	}

@@ -134,6 +134,18 @@ func (p *path) at(n int) (*engine.Sim, error) {
 	return p.cur, nil
 }
 
+// guarded runs check, which evaluates the system's predicates on sm (p's
+// current simulator), under the watchdog: a predicate that does not
+// return is given up on (a *engine.HangError), and sm with it, which p.at
+// then builds again.
+func (p *path) guarded(sm *engine.Sim, check func() error) error {
+	err := sm.Guard(p.timeout, check)
+	if sm.Abandoned() && p.cur == sm {
+		p.cur = nil
+	}
+	return err
+}
+
 // fork returns a branch that shares the first n steps of p.
 func (p *path) fork(n int, name string, seed uint64) (*path, error) {
 	s, err := p.at(n)

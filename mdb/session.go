@@ -263,6 +263,8 @@ func (s *Session) Intro() {
 		what += ": a handler panicked"
 	case t.Property == walks.HangProperty:
 		what += ": a handler did not return"
+	case t.Property == walks.OutsideHangProperty:
+		what += ": code outside the handlers (a property's predicate?) did not return"
 	case t.Kind == trace.KindNondeterministic && t.Property == walks.MessagesProperty:
 		what = "a message changed in flight: after it was sent, before its delivery"
 	case t.Kind == trace.KindNondeterministic && t.Property == walks.SharedProperty:
@@ -322,6 +324,8 @@ func (s *Session) critText() string {
 		// The trace ends before the hung step: the state after it does
 		// not exist.
 		return fmt.Sprintf(", the handler of step %d does not return", s.paths[0].steps()+1)
+	case s.errT.Kind == trace.KindSafety && s.errT.Property == walks.OutsideHangProperty:
+		return fmt.Sprintf(", then code outside the handlers does not return (props at step %d shows which)", s.paths[0].steps())
 	case s.errT.Kind == trace.KindSafety && s.paths[0].endErr != nil:
 		return fmt.Sprintf(", the handler fails at step %d", s.paths[0].steps())
 	case s.errT.Kind == trace.KindSafety:

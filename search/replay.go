@@ -166,24 +166,33 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	}
 	if s != nil {
 		r.Steps = s.Steps()
-		for _, group := range []struct {
-			kind string
-			ps   []sim.Property
-		}{{"safety", cfg.Safety}, {"liveness", cfg.Liveness}} {
-			for i := range group.ps {
-				ok, _ := s.Holds(&group.ps[i])
-				r.Properties = append(r.Properties, PropertyState{Name: group.ps[i].Name, Kind: group.kind, Holds: ok})
+		// Under the watchdog: a trace may record a predicate that does
+		// not return (engine.HangError.Outside).
+		if err := s.Guard(t.HandlerTimeout, func() error {
+			for _, group := range []struct {
+				kind string
+				ps   []sim.Property
+			}{{"safety", cfg.Safety}, {"liveness", cfg.Liveness}} {
+				for i := range group.ps {
+					ok, _ := s.Holds(&group.ps[i])
+					r.Properties = append(r.Properties, PropertyState{Name: group.ps[i].Name, Kind: group.kind, Holds: ok})
+				}
 			}
-		}
-		if cfg.Model != nil {
-			v := lin.New(cfg.Model, 0).CheckSim(s)
-			r.Properties = append(r.Properties, PropertyState{Name: lin.Property, Kind: "linearizability", Holds: v == lin.Ok, Unknown: v == lin.Unknown})
-		}
-		// After the properties: a hung handler may go on changing its
-		// node's state.
-		if hangsNext(t, steps, failed) {
-			if err := stepGuarded(s, t); err != nil {
-				failed, r.Err = true, err
+			return nil
+		}); err != nil {
+			// s is abandoned to the predicate.
+			failed, r.Err = true, err
+		} else {
+			if cfg.Model != nil {
+				v := lin.New(cfg.Model, 0).CheckSim(s)
+				r.Properties = append(r.Properties, PropertyState{Name: lin.Property, Kind: "linearizability", Holds: v == lin.Ok, Unknown: v == lin.Unknown})
+			}
+			// After the properties: a hung handler may go on changing its
+			// node's state.
+			if hangsNext(t, steps, failed) {
+				if err := stepGuarded(s, t); err != nil {
+					failed, r.Err = true, err
+				}
 			}
 		}
 	}
@@ -198,7 +207,7 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	whole := r.Steps == t.Steps || failed
 	switch {
 	case !whole || t.Kind == trace.KindLive || t.Kind == trace.KindPrefix:
-	case t.Property == walks.HangProperty:
+	case t.Property == walks.HangProperty, t.Property == walks.OutsideHangProperty:
 		r.Reproduced = errors.Is(r.Err, engine.ErrHang)
 	case t.Property == walks.PanicProperty:
 		r.Reproduced = failed

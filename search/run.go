@@ -541,7 +541,7 @@ func (p *pipeline) memoryHang(err error) *Finding {
 	if !errors.As(err, &he) || !he.Memory {
 		return nil
 	}
-	f := p.finding(&explore.Violation{Verdict: explore.Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: he.Choices, Steps: he.Step, Err: err})
+	f := p.finding(&explore.Violation{Verdict: explore.Safety, Outcome: walks.Failed, Property: walks.HangPropertyOf(err), Choices: he.Choices, Steps: he.Step, Err: err})
 	return &f
 }
 

@@ -152,6 +152,10 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		case f.Kind == KindHandlerHang && errors.As(f.Err, &hang) && hang.Boot,
 			f.Steps == 0 && (f.Kind == KindHandlerPanic || f.Kind == KindMisuse):
 			fmt.Fprintf(w, "%s while the system booted\n", what)
+		case f.Kind == KindHandlerHang && hang != nil && hang.Outside != "":
+			// Code outside the handlers hung in the state after the
+			// trace's last step.
+			fmt.Fprintf(w, "SAFETY VIOLATION: the system's code outside its handlers did not return after step %d\n", f.Steps)
 		case f.Kind == KindHandlerHang:
 			// The hung step never completed: the trace holds the steps
 			// before it.

@@ -1,6 +1,7 @@
 package walks
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/macemc/macemc/sim"
@@ -240,17 +241,30 @@ func failedProperty(err error) string {
 	return ""
 }
 
-// The names under which a handler that panicked or did not return is
-// reported as a safety violation, and a service whose replays differ or
+// The names under which a handler that panicked or did not return (or the
+// system's code outside the handlers, such as a property's predicate:
+// engine.HangError.Outside) is reported as a safety violation, and a service whose replays differ or
 // whose message changed in flight (engine.MessageChangedError) as
 // nondeterministic (engine.SharedStateError: nodes that share memory).
 const (
 	PanicProperty       = "panic in handler"
 	HangProperty        = "handler did not return"
+	OutsideHangProperty = "code outside the handlers did not return"
 	DeterminismProperty = "deterministic replay"
 	MessagesProperty    = "messages delivered as sent"
 	SharedProperty      = "nodes share no memory"
 )
+
+// HangPropertyOf is the property under which hang err (an
+// *engine.HangError) is reported: OutsideHangProperty for the system's
+// code outside the handlers, HangProperty otherwise.
+func HangPropertyOf(err error) string {
+	var he *engine.HangError
+	if errors.As(err, &he) && he.Outside != "" {
+		return OutsideHangProperty
+	}
+	return HangProperty
+}
 
 // SeedFor derives the random seed of walk number i of a run seeded with
 // seed, so that a walk's choices do not depend on which worker runs it.

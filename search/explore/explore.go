@@ -341,9 +341,9 @@ type Stats struct {
 	// Unhashed says the search compared no states: hashing was off
 	// (Config.NoHashing) or the strategy never prunes (random, pct,
 	// walk, dpor), so DistinctStates and Pruned are 0 by design.
-	Unhashed bool
-	Elapsed        time.Duration
-	Violations     int
+	Unhashed   bool
+	Elapsed    time.Duration
+	Violations int
 	// Stop says why the search ended.
 	Stop Stop
 	// Graph says what the explored state graph held (Config.Graph; nil
@@ -756,7 +756,7 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 		// Start did not return: the first path's violation.
 		close(jobs)
 		close(r.quit)
-		r.commit(&job{index: 0, result: &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: hang.Choices, Err: err}})
+		r.commit(&job{index: 0, result: &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangPropertyOf(err), Choices: hang.Choices, Err: err}})
 		return nil
 	}
 	if s == nil {
@@ -951,7 +951,7 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 		r.hung = true
 		close(r.quit)
 		// The hung path is the violation; report it in order.
-		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: hang.Choices, Steps: hang.Step, Path: index, Err: err}
+		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangPropertyOf(err), Choices: hang.Choices, Steps: hang.Step, Path: index, Err: err}
 		r.commit(&job{index: index, result: v, status: status, stats: pathStats{transitions: int64(hang.Step)}})
 		return nil
 	}
@@ -1501,7 +1501,7 @@ func (r *runner) worker(jobs <-chan *job, results chan<- *job) {
 		if j == nil || !errors.As(err, &hang) {
 			panic(fmt.Sprintf("explore: worker guard: %v", err)) // Guard only fails on a hang
 		}
-		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangProperty, Choices: hang.Choices, Steps: hang.Step,
+		v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.HangPropertyOf(err), Choices: hang.Choices, Steps: hang.Step,
 			Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: err}
 		st := j.stats
 		st.walked = true

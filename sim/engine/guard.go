@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/macemc/macemc/sim"
@@ -58,6 +59,11 @@ type HangError struct {
 	// later: a handler that allocates without returning. Timeout is then
 	// how long it had run.
 	Memory bool
+	// Outside, when set, names the function of the system, run outside
+	// the handlers, that did not return within Timeout after Step steps
+	// (Node is -1): a property's predicate, a driver request's condition,
+	// Config.Service; At is the name of its file.
+	Outside, At string
 	// Goexit marks a handler that ended its goroutine with runtime.Goexit
 	// (testing.T's FailNow, Fatal and SkipNow, testify's require) instead
 	// of returning; Timeout is 0. Node is -1 when the goroutine ended
@@ -69,6 +75,9 @@ func (e *HangError) Error() string {
 	at := fmt.Sprintf("at step %d", e.Step+1)
 	if e.Boot {
 		at = "at boot"
+	}
+	if e.Outside != "" {
+		return fmt.Sprintf("sim: code of the system outside its handlers did not return within %v after step %d: %s (in %s), a property's predicate, a driver request's condition or Config.Service, still running when the watchdog gave up on it", e.Timeout, e.Step, e.Outside, e.At)
 	}
 	if e.Goexit && e.Node < 0 {
 		return fmt.Sprintf("sim: the goroutine running the system ended by runtime.Goexit after step %d, outside the handlers (a property or a driver condition that calls testing.T's FailNow or Fatal, or testify's require?): panic or return false instead", e.Step)
@@ -98,7 +107,9 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 	}
 	done := make(chan error, 1)
 	alarm := *heapAlarm.Load()
+	var gid atomic.Uint64 // fn's goroutine, for outsideAt
 	go func() {
+		gid.Store(goroutineID())
 		returned := false
 		defer func() {
 			if returned {
@@ -120,6 +131,7 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 	tick := time.NewTicker(timeout / 4)
 	defer tick.Stop()
 	last, since := s.progress.Load(), time.Now()
+	looked := false // at fn's stack, since the progress last changed
 	// Once the heap alarm is up (or was, when Guard began, and the heap
 	// is still past a limit), a handler that runs on through a whole
 	// grace period is given up on.
@@ -157,16 +169,42 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 		case now := <-tick.C:
 			p := s.progress.Load()
 			if p != last {
-				last, since = p, now
+				last, since, looked = p, now, false
 				continue
 			}
-			if p%2 == 1 && now.Sub(since) >= timeout {
+			switch {
+			case now.Sub(since) < timeout:
+			case p%2 == 1:
 				if err := s.giveUp(p, &HangError{Timeout: timeout}); err != nil {
 					return err
+				}
+			case !looked:
+				// No handler runs and none has for a timeout: fn may be
+				// stuck in the system's code outside the handlers (a
+				// property). Looked at once per stall.
+				looked = true
+				if fn, at := outsideAt(gid.Load()); fn != "" {
+					if err := s.giveUpOutside(p, &HangError{Node: -1, Outside: fn, At: at, Timeout: timeout}); err != nil {
+						return err
+					}
 				}
 			}
 		}
 	}
+}
+
+// giveUpOutside gives up on the execution if fn's goroutine is still
+// where Guard found it stuck in the system's code outside the handlers
+// (progress p, even, has not moved), and returns he describing it (the
+// steps completed, the choices so far); nil if it has moved on. The last
+// handler's end (progress p) orders the step's choices before this read.
+func (s *Sim) giveUpOutside(p uint64, he *HangError) error {
+	if !s.progress.CompareAndSwap(p, p+2) {
+		return nil
+	}
+	he.Step, he.Choices = len(s.w.stepStarts), s.ChoiceValues()
+	s.abandoned.Store(true)
+	return he
 }
 
 // goexited describes fn's goroutine ending by runtime.Goexit (Guard): in a

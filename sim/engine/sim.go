@@ -1246,6 +1246,11 @@ func (s *Sim) choose(kind ChoiceKind, n int, weights []float64) (int, error) {
 // panicked (ErrHandlerPanic) or the chooser answered impossibly
 // (ErrBadChoice).
 func (s *Sim) Step() (bool, error) {
+	if s.abandoned.Load() {
+		// Guard gave up on this execution while its goroutine ran the
+		// system's code outside a handler (see giveUpOutside).
+		return false, errGivenUp
+	}
 	s.buildReady()
 	if s.stepErr != nil {
 		return false, s.takeStepErr()

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"path/filepath"
 	"reflect"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -170,19 +172,7 @@ func escapedGoroutine() string {
 	if f := strings.Fields(string(buf)); len(f) > 1 && f[0] == "goroutine" {
 		self = f[1]
 	}
-	all := make([]byte, 1<<20)
-	for {
-		n := goruntime.Stack(all, true)
-		if n < len(all) {
-			all = all[:n]
-			break
-		}
-		if len(all) >= 64<<20 {
-			break
-		}
-		all = make([]byte, 2*len(all))
-	}
-	for _, line := range strings.Split(string(all), "\n") {
+	for _, line := range strings.Split(allStacks(), "\n") {
 		fn, ok := strings.CutPrefix(line, "created by ")
 		if !ok {
 			continue
@@ -194,6 +184,86 @@ func escapedGoroutine() string {
 		return fn
 	}
 	return ""
+}
+
+// allStacks returns the stacks of all goroutines (runtime.Stack), up to
+// 64 MiB of them.
+func allStacks() string {
+	all := make([]byte, 1<<20)
+	for {
+		n := goruntime.Stack(all, true)
+		if n < len(all) {
+			return string(all[:n])
+		}
+		if len(all) >= 64<<20 {
+			return string(all)
+		}
+		all = make([]byte, 2*len(all))
+	}
+}
+
+// goroutineID returns the calling goroutine's id, as stacks print it.
+func goroutineID() uint64 {
+	var buf [64]byte
+	f := strings.Fields(string(buf[:goruntime.Stack(buf[:], false)]))
+	if len(f) < 2 || f[0] != "goroutine" {
+		return 0
+	}
+	id, _ := strconv.ParseUint(f[1], 10, 64)
+	return id
+}
+
+// outsideSites are the simulator's functions that call the system's code
+// outside the handlers: properties' predicates, driver requests'
+// conditions, Config.Service and Config.App.
+var outsideSites = []string{
+	"github.com/macemc/macemc/walks.(*check).first",
+	enginePkg + "(*Sim).FirstViolated",
+	enginePkg + "(*Sim).Holds",
+	enginePkg + "(*Sim).condition",
+	enginePkg + "(*Sim).initNode",
+	enginePkg + "(*Sim).driver",
+}
+
+// outsideAt looks at goroutine gid's stack for the system's code called
+// from one of outsideSites: it returns that function (the predicate) and
+// its file's name, or "" when the goroutine is elsewhere (waiting, in the
+// simulator's own work).
+func outsideAt(gid uint64) (fn, at string) {
+	if gid == 0 {
+		return "", ""
+	}
+	dump, head := allStacks(), "goroutine "+strconv.FormatUint(gid, 10)+" ["
+	i := strings.Index(dump, head)
+	for i > 0 && dump[i-1] != '\n' {
+		j := strings.Index(dump[i+1:], head)
+		if j < 0 {
+			return "", ""
+		}
+		i += 1 + j
+	}
+	if i < 0 {
+		return "", ""
+	}
+	block, _, _ := strings.Cut(dump[i:], "\n\n")
+	lines := strings.Split(block, "\n")[1:]
+	for k := 0; k+1 < len(lines); k += 2 {
+		name := lines[k]
+		if p := strings.LastIndexByte(name, '('); p > 0 && strings.HasSuffix(name, ")") {
+			name = name[:p]
+		}
+		if slices.Contains(outsideSites, name) {
+			return fn, at
+		}
+		fn, at = "", ""
+		if !infrastructure(name) && !strings.HasPrefix(name, simPkg) {
+			// The file, not the line: where a loop's goroutine is found
+			// varies from one look to the next, and reports must not.
+			file, _, _ := strings.Cut(strings.TrimSpace(lines[k+1]), ":")
+			fn, at = name, filepath.Base(file) // the function names the package
+		}
+	}
+	return "", ""
 }
 
 // infrastructure reports whether fn belongs to the runtime, the test

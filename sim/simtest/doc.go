@@ -21,6 +21,9 @@
 //     them).
 //   - simtest-goexit: node 1's handler of its request calls
 //     runtime.Goexit, as testing.T's FailNow and testify's require do.
+//   - simtest-stuck: a safety property follows parent pointers from
+//     node 0 and never returns once each node's request made the other
+//     its parent.
 //   - simtest-shared: node 0 sends node 1 its log's slice when it boots
 //     and overwrites the log in place when its timer fires, so the
 //     message changes in flight if the timer comes first; with
