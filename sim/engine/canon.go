@@ -24,11 +24,18 @@ func registered(t reflect.Type) (func(reflect.Value) any, bool) { return hook.Ca
 const tagName = "macemc"
 
 // encodedField reports whether the canonical encoding holds struct field
-// f: not one tagged `macemc:"-"`, an empty struct, a func, a chan or an
-// unsafe pointer. The encoder and the hashing programs (prog.go) both ask
-// it, so that they read the same fields.
+// f: not one tagged `macemc:"-"`, one of size zero (an empty struct, a
+// zero-length array such as a library's [0]sync.Mutex no-copy marker), a
+// func, a chan, an unsafe pointer or a sync.Pool. The encoder, the hashing
+// programs (prog.go) and the text forms (text.go) all ask it, so that they
+// read the same fields.
+//
+// A sync.Pool is a cache the runtime empties at will and shares between
+// every holder of it (a logging library's buffers reach one package-level
+// pool): its counts change with the garbage collector and with any
+// goroutine's use, so they are no node's state.
 func encodedField(f reflect.StructField) bool {
-	if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 && f.Type.Kind() == reflect.Struct {
+	if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 || f.Type == syncPoolType {
 		return false
 	}
 	switch f.Type.Kind() {
@@ -37,6 +44,8 @@ func encodedField(f reflect.StructField) bool {
 	}
 	return true
 }
+
+var syncPoolType = reflect.TypeFor[sync.Pool]()
 
 // AppendCanonical appends the canonical encoding of v to buf: every field,
 // exported or not (except those tagged `macemc:"-"`), maps in key order,

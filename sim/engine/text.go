@@ -18,7 +18,11 @@ import (
 // pointers followed, no addresses. Logs and event descriptions use it.
 func FormatValue(v any) string {
 	var f formatter
-	return f.inline(reflect.ValueOf(v))
+	txt := f.inline(reflect.ValueOf(v))
+	if f.n > maxTextValues {
+		txt += " " + cutText
+	}
+	return txt
 }
 
 // FormatState returns a stable multi-line text form of v for the
@@ -32,6 +36,9 @@ func FormatState(v any) string {
 	}
 	var b strings.Builder
 	f.block(&b, rv, "")
+	if f.n > maxTextValues {
+		b.WriteString(cutText + "\n")
+	}
 	return b.String()
 }
 
@@ -153,7 +160,25 @@ func typeName(t reflect.Type) string {
 	return t.String()
 }
 
-type formatter struct{ ptrs []uintptr }
+// formatter writes the text forms. n counts the values it has formatted:
+// past maxTextValues it writes "…" in place of each value left (and the
+// text ends with cutText), so
+// that a value whose graph is huge (a library's type information reached
+// through a pointer in a message, shared sub-values formatted once per
+// path) gives a text cut short instead of one that takes hours and
+// gigabytes. The values of a node's text are counted once for each level
+// of nesting they are shown at (line formats a value inline before it
+// expands it), so the bound is several times the values a text shows.
+type formatter struct {
+	ptrs []uintptr
+	n    int
+}
+
+// maxTextValues bounds the values one text form formats.
+const maxTextValues = 1 << 16
+
+// cutText ends a text form cut at maxTextValues.
+const cutText = "(… text cut: too large; give the types that hold the bulk a canonical form, sim.RegisterCanonical, or tag their fields macemc:\"-\")"
 
 const inlineWidth = 72
 
@@ -182,27 +207,23 @@ func (f *formatter) canonical(v reflect.Value) (reflect.Value, bool) {
 	return v, false
 }
 
+// stateFields returns the indexes of the fields of struct type t that the
+// text forms show: those the canonical encoding holds (encodedField).
 func stateFields(t reflect.Type) []int {
 	var idx []int
 	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if f.Tag.Get(tagName) == "-" {
-			continue
+		if encodedField(t.Field(i)) {
+			idx = append(idx, i)
 		}
-		if f.Type.Kind() == reflect.Struct && f.Type.Size() == 0 {
-			continue
-		}
-		switch f.Type.Kind() {
-		case reflect.Func, reflect.Chan, reflect.UnsafePointer:
-			continue
-		}
-		idx = append(idx, i)
 	}
 	return idx
 }
 
 // inline formats v on one line.
 func (f *formatter) inline(v reflect.Value) string {
+	if f.n++; f.n > maxTextValues {
+		return "…"
+	}
 	if cv, ok := f.canonical(v); ok {
 		return f.inline(cv)
 	}

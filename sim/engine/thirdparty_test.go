@@ -1,0 +1,176 @@
+package engine_test
+
+import (
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+)
+
+// The shapes of third-party types a user cannot annotate, reproduced with
+// local types: a generated protocol message (a lazily set pointer to its
+// type's information, a size cache that Marshal writes, a no-copy
+// marker), and a logger whose buffers come from a package-level pool.
+
+// typeInfo stands for a library's per-type information: large, shared by
+// every message of the type, and reached from each message once it has
+// been used.
+type typeInfo struct {
+	Name   string
+	Fields []*typeInfo
+	Done   uint32
+}
+
+// wireMsg stands for a generated message.
+type wireMsg struct {
+	state struct {
+		_    [0]sync.Mutex // no-copy marker
+		info atomic.Pointer[typeInfo]
+	}
+	sizeCache int32
+	Key       string
+	Amount    int64
+}
+
+// wire is the interface every generated message implements.
+type wire interface{ WireName() string }
+
+func (m *wireMsg) WireName() string { return "wireMsg" }
+
+// infoOf is what a library's reflection does on first use of a message:
+// it sets the lazily built information.
+func infoOf(m *wireMsg) {
+	m.state.info.Store(sharedInfo)
+	m.sizeCache = int32(len(m.Key) + 8)
+}
+
+// sharedInfo is a graph whose paths are many: every level points twice
+// to the next, so that following every pointer visits 2^40 paths.
+var sharedInfo = func() *typeInfo {
+	var next *typeInfo
+	for i := 0; i < 40; i++ {
+		next = &typeInfo{Name: "level", Fields: []*typeInfo{next, next}}
+	}
+	return next
+}()
+
+// wireForm is wireMsg's canonical form.
+type wireForm struct {
+	Key    string
+	Amount int64
+}
+
+// otherMsg implements wire but has a form of its own.
+type otherMsg struct{ N, cache int }
+
+func (m *otherMsg) WireName() string { return "otherMsg" }
+
+func init() {
+	sim.RegisterCanonicalFor(func(m wire) any {
+		if w, ok := m.(*wireMsg); ok {
+			return wireForm{w.Key, w.Amount}
+		}
+		return "unexpected " + m.WireName()
+	})
+	sim.RegisterCanonical(func(m *otherMsg) any { return m.N })
+}
+
+// TestRegisterCanonicalFor: a form registered for an interface stands in
+// for every type whose pointer implements it, in a node's state and in
+// messages, so that a reader's writes to the message's caches change no
+// hash; a type's own registered form comes first.
+func TestRegisterCanonicalFor(t *testing.T) {
+	a := &wireMsg{Key: "k", Amount: 3}
+	b := &wireMsg{Key: "k", Amount: 3}
+	infoOf(b)
+	if engine.Hash(a) != engine.Hash(b) {
+		t.Fatal("a message hashes differently once its caches are set")
+	}
+	if engine.Hash(a) == engine.Hash(&wireMsg{Key: "k", Amount: 4}) {
+		t.Fatal("messages that differ hash the same")
+	}
+	type inbox struct{ M map[string]*wireMsg }
+	in := inbox{map[string]*wireMsg{"x": b}}
+	if got := engine.FormatValue(in); got != `inbox{M: {"x": &wireForm{Key: "k", Amount: 3}}}` {
+		t.Fatalf("text form %q", got)
+	}
+	if engine.Hash(&otherMsg{N: 1, cache: 5}) != engine.Hash(&otherMsg{N: 1}) || engine.FormatValue(&otherMsg{N: 1}) != "&1" {
+		t.Fatalf("RegisterCanonical did not take precedence: %s", engine.FormatValue(&otherMsg{N: 1}))
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "not an interface type") {
+			t.Fatalf("RegisterCanonicalFor of a struct type: %v", r)
+		}
+	}()
+	sim.RegisterCanonicalFor(func(wireMsg) any { return nil })
+}
+
+// poolHolder stands for a logger's encoder: its buffer comes from, and goes
+// back to, a package-level sync.Pool that every logger shares.
+type poolHolder struct {
+	Prefix string
+	pool   *bufPool
+}
+
+type bufPool struct{ p sync.Pool }
+
+var sharedPool = &bufPool{p: sync.Pool{New: func() any { return new([]byte) }}}
+
+// TestSyncPoolIsNoState: a sync.Pool's counts change with every holder's
+// use and with the garbage collector; they are in no hash and no text.
+func TestSyncPoolIsNoState(t *testing.T) {
+	n := &poolHolder{Prefix: "node 1", pool: sharedPool}
+	h := engine.Hash(n)
+	txt := engine.FormatState(n)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				sharedPool.p.Put(sharedPool.p.Get())
+			}
+		}()
+	}
+	wg.Wait()
+	runtime.GC()
+	if engine.Hash(n) != h {
+		t.Fatal("another holder's use of a shared sync.Pool changed the hash")
+	}
+	if got := engine.FormatState(n); got != txt || strings.Contains(got, "localSize") {
+		t.Fatalf("text form %q, was %q", got, txt)
+	}
+	if engine.Hash(n) == engine.Hash(&poolHolder{Prefix: "node 2", pool: sharedPool}) {
+		t.Fatal("the rest of the struct is not hashed")
+	}
+}
+
+// TestHugeTextIsCut: a value whose pointer graph has more paths than can
+// be followed (shared sub-values, a library's type information) gives a
+// text form cut short, at once, saying what to do, where it took longer
+// than the test's timeout before.
+func TestHugeTextIsCut(t *testing.T) {
+	m := &wireMsg{Key: "k"}
+	infoOf(m)
+	type holder struct {
+		Info *typeInfo
+		N    int
+	}
+	v := holder{Info: sharedInfo, N: 7}
+	for _, txt := range []string{engine.FormatValue(v), engine.FormatState(v)} {
+		if !strings.Contains(txt, "text cut: too large; give the types that hold the bulk a canonical form, sim.RegisterCanonical") {
+			t.Fatalf("text form not cut: %.200s", txt)
+		}
+		if len(txt) > 1<<22 {
+			t.Fatalf("text form of %d bytes", len(txt))
+		}
+	}
+	// A message with a registered form shows the form, not the graph.
+	if got := engine.FormatValue(m); got != `&wireForm{Key: "k", Amount: 0}` {
+		t.Fatalf("text form %q", got)
+	}
+}
