@@ -106,7 +106,7 @@ func TestRegisterCanonicalFor(t *testing.T) {
 			t.Fatalf("RegisterCanonicalFor of a struct type: %v", r)
 		}
 	}()
-	sim.RegisterCanonicalFor(func(wireMsg) any { return nil })
+	sim.RegisterCanonicalFor(func(wireForm) any { return nil })
 }
 
 // poolHolder stands for a logger's encoder: its buffer comes from, and goes
