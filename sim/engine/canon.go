@@ -33,9 +33,13 @@ const tagName = "macemc"
 // A sync.Pool is a cache the runtime empties at will and shares between
 // every holder of it (a logging library's buffers reach one package-level
 // pool): its counts change with the garbage collector and with any
-// goroutine's use, so they are no node's state.
+// goroutine's use, so they are no node's state. Nor are a sync.Mutex's,
+// RWMutex's, WaitGroup's or Cond's: they record what goroutines are doing
+// (handlers run alone and hold no lock between events), and a library
+// object that simulators share (a btree's free list handed to every node's
+// tree) is locked by other simulators' goroutines while one hashes it.
 func encodedField(f reflect.StructField) bool {
-	if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 || f.Type == syncPoolType {
+	if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 || syncNoState[f.Type] {
 		return false
 	}
 	switch f.Type.Kind() {
@@ -45,7 +49,14 @@ func encodedField(f reflect.StructField) bool {
 	return true
 }
 
-var syncPoolType = reflect.TypeFor[sync.Pool]()
+// syncNoState holds the sync types that are no state (see encodedField).
+var syncNoState = map[reflect.Type]bool{
+	reflect.TypeFor[sync.Pool]():      true,
+	reflect.TypeFor[sync.Mutex]():     true,
+	reflect.TypeFor[sync.RWMutex]():   true,
+	reflect.TypeFor[sync.WaitGroup](): true,
+	reflect.TypeFor[sync.Cond]():      true,
+}
 
 // AppendCanonical appends the canonical encoding of v to buf: every field,
 // exported or not (except those tagged `macemc:"-"`), maps in key order,

@@ -174,3 +174,34 @@ func TestHugeTextIsCut(t *testing.T) {
 		t.Fatalf("text form %q", got)
 	}
 }
+
+// freeList stands for a library's free list that the user hands to the
+// trees of every node (and so to every simulator's copy of them).
+type freeList struct {
+	mu   sync.Mutex
+	free []int
+}
+
+type treeNode struct {
+	Items []int
+	fl    *freeList
+}
+
+// TestLockIsNoState: a mutex of an object that simulators share is
+// locked by another simulator's goroutine while one hashes it; its state
+// is in no hash (it made the distinct states of a search, and so its
+// report, differ from run to run).
+func TestLockIsNoState(t *testing.T) {
+	fl := &freeList{free: []int{9}}
+	n := &treeNode{Items: []int{1, 2}, fl: fl}
+	h := engine.Hash(n)
+	fl.mu.Lock()
+	locked := engine.Hash(n)
+	fl.mu.Unlock()
+	if locked != h {
+		t.Fatal("a lock held elsewhere changed the hash")
+	}
+	if txt := engine.FormatValue(n); strings.Contains(txt, "Mutex") || !strings.Contains(txt, "free: [9]") {
+		t.Fatalf("text form shows the lock: %s", engine.FormatValue(n))
+	}
+}
