@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding"
 	"fmt"
 	"reflect"
 	"slices"
@@ -14,8 +15,11 @@ import (
 
 // FormatValue returns a stable one-line text form of v, e.g.
 // "Ack{seq: 6001, syn: true}": fields in declaration order (unexported
-// ones included, tagged `macemc:"-"` ones left out), maps in key order,
-// pointers followed, no addresses. Logs and event descriptions use it.
+// ones included, tagged `macemc:"-"` ones and those that are no state
+// left out), maps in key order, pointers followed, no addresses; a
+// struct, array or slice with a text form of its own
+// (encoding.TextMarshaler: a decimal, a UUID, a time) as that text, bytes
+// as a quoted string. Logs and event descriptions use it.
 func FormatValue(v any) string {
 	var f formatter
 	txt := f.inline(reflect.ValueOf(v))
@@ -233,6 +237,9 @@ func (f *formatter) inline(v reflect.Value) string {
 	if name, ok := stringer(v); ok {
 		return name
 	}
+	if txt, ok := textForm(v); ok {
+		return txt
+	}
 	switch v.Kind() {
 	case reflect.Bool:
 		return strconv.FormatBool(v.Bool())
@@ -249,6 +256,9 @@ func (f *formatter) inline(v reflect.Value) string {
 	case reflect.Slice, reflect.Array:
 		if v.Kind() == reflect.Slice && v.IsNil() {
 			return "[]"
+		}
+		if v.Type().Elem().Kind() == reflect.Uint8 && v.Len() > 0 {
+			return bytesText(v)
 		}
 		parts := make([]string, v.Len())
 		for i := range parts {
@@ -310,7 +320,72 @@ func (f *formatter) mapEntries(v reflect.Value, join func(k, v string) string) [
 	return out
 }
 
-var stringerType = reflect.TypeFor[fmt.Stringer]()
+var (
+	stringerType      = reflect.TypeFor[fmt.Stringer]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// textForm returns the text a struct, array or slice type gives itself
+// through encoding.TextMarshaler (a decimal number, a UUID, a time, an
+// address), so that the text forms show "100.00" rather than the big
+// integer and exponent inside; the hash still reads every field. A value
+// whose MarshalText fails or panics is shown field by field.
+func textForm(v reflect.Value) (txt string, ok bool) {
+	if !v.IsValid() {
+		return "", false
+	}
+	switch v.Kind() {
+	case reflect.Struct, reflect.Array, reflect.Slice:
+	default:
+		return "", false
+	}
+	t := v.Type()
+	var m encoding.TextMarshaler
+	switch {
+	case t.Implements(textMarshalerType):
+		cv, ok := clean(v)
+		if !ok {
+			return "", false
+		}
+		m = cv.Interface().(encoding.TextMarshaler)
+	case reflect.PointerTo(t).Implements(textMarshalerType):
+		cv, ok := clean(v)
+		if !ok {
+			return "", false
+		}
+		if cv = addressable(cv); !cv.CanAddr() {
+			return "", false
+		}
+		m = cv.Addr().Interface().(encoding.TextMarshaler)
+	default:
+		return "", false
+	}
+	defer func() {
+		if recover() != nil {
+			txt, ok = "", false
+		}
+	}()
+	b, err := m.MarshalText()
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// bytesText shows a byte slice or array as a quoted string: a log buffer
+// or an encoded message reads as text, not as a list of numbers.
+func bytesText(v reflect.Value) string {
+	if v.Kind() == reflect.Slice {
+		if cv, ok := clean(v); ok {
+			return strconv.Quote(string(cv.Bytes()))
+		}
+	}
+	b := make([]byte, v.Len())
+	for i := range b {
+		b[i] = byte(v.Index(i).Uint())
+	}
+	return strconv.Quote(string(b))
+}
 
 // stringer returns String() of a named scalar type that has one (an enum
 // such as a protocol state), so the text form shows "joined" rather than 2;
@@ -384,6 +459,10 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 	if cv, ok := f.canonical(v); ok {
 		v = cv
 	}
+	if _, ok := textForm(v); ok {
+		b.WriteString(indent + name + ": " + one + "\n")
+		return
+	}
 	// Follow pointers as inline does, keeping the path in f.ptrs, so that
 	// a pointer cycle ends.
 	depth := len(f.ptrs)
@@ -434,6 +513,10 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 		}
 		b.WriteString(indent + "}\n")
 	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 && v.Len() > 0 {
+			b.WriteString(indent + name + ": " + bytesText(v) + "\n")
+			return
+		}
 		b.WriteString(indent + name + ": [\n")
 		for i := 0; i < v.Len(); i++ {
 			f.line(b, inner, strconv.Itoa(i), v.Index(i))

@@ -1,6 +1,9 @@
 package engine_test
 
 import (
+	"fmt"
+	"math"
+	"math/big"
 	"runtime"
 	"strings"
 	"sync"
@@ -203,5 +206,60 @@ func TestLockIsNoState(t *testing.T) {
 	}
 	if txt := engine.FormatValue(n); strings.Contains(txt, "Mutex") || !strings.Contains(txt, "free: [9]") {
 		t.Fatalf("text form shows the lock: %s", engine.FormatValue(n))
+	}
+}
+
+// money stands for a decimal number: a big integer and an exponent, and
+// its text through encoding.TextMarshaler.
+type money struct {
+	value *big.Int
+	exp   int32
+}
+
+func (m money) MarshalText() ([]byte, error) {
+	f := new(big.Float).SetInt(m.value)
+	f.Mul(f, big.NewFloat(math.Pow10(int(m.exp))))
+	return []byte(f.Text('f', int(-m.exp))), nil
+}
+
+// reqID stands for a UUID: an array of bytes with a text form.
+type reqID [4]byte
+
+func (id *reqID) MarshalText() ([]byte, error) {
+	return []byte(fmt.Sprintf("%x-%x", id[:2], id[2:])), nil
+}
+
+// broken's MarshalText panics: it is shown field by field.
+type broken struct{ N int }
+
+func (broken) MarshalText() ([]byte, error) { panic("no text") }
+
+type account struct {
+	Balance money
+	ID      reqID
+	Log     []byte
+	Raw     [2]byte
+	B       broken
+}
+
+// TestTextForms: a value with a text form (encoding.TextMarshaler) shows
+// it, bytes show as a quoted string, in one-line and block text forms;
+// the hash still reads the fields.
+func TestTextForms(t *testing.T) {
+	a := account{Balance: money{big.NewInt(10050), -2}, ID: reqID{0xde, 0xad, 0xbe, 0xef}, Log: []byte("{\"msg\":\"start\"}\n"), Raw: [2]byte{1, 'a'}, B: broken{3}}
+	want := `account{Balance: 100.50, ID: dead-beef, Log: "{\"msg\":\"start\"}\n", Raw: "\x01a", B: broken{N: 3}}`
+	if got := engine.FormatValue(a); got != want {
+		t.Fatalf("text form\n%s, want\n%s", got, want)
+	}
+	block := engine.FormatState(&a)
+	for _, line := range []string{"Balance: 100.50\n", "ID: dead-beef\n", `Log: "{\"msg\":\"start\"}\n"` + "\n"} {
+		if !strings.Contains(block, line) {
+			t.Fatalf("block text form lacks %q:\n%s", line, block)
+		}
+	}
+	b := a
+	b.Balance = money{big.NewInt(100500), -3} // the same number, another representation
+	if engine.Hash(a) == engine.Hash(b) {
+		t.Fatal("the hash no longer reads the fields")
 	}
 }
