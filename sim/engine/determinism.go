@@ -66,7 +66,9 @@ func (e *NondeterminismError) Error() string {
 		b.WriteString(": " + e.Detail)
 	}
 	b.WriteString("; look for map iteration order, global math/rand or crypto/rand (see sim.Context.Reader), time.Now, goroutines, " +
-		"pointer addresses (fmt's %p, ordering by address) or state kept across runs (a package variable, a sync.Pool) in the handlers")
+		"pointer addresses (fmt's %p, ordering by address) or state kept across runs (a package variable, a sync.Pool) in the handlers " +
+		"or in a library they call (a process-wide counter behind a field of its type: give the type a canonical form without it, sim.RegisterCanonical; " +
+		"a copy of crypto/rand.Reader taken at init, which sim.UseDeterministicCryptoRand cannot replace: hand the library sim.Reader)")
 	if e.Driver {
 		b.WriteString(", or a driver (Config.App) that gives other requests each time it is asked")
 	}
