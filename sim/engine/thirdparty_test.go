@@ -263,3 +263,50 @@ func TestTextForms(t *testing.T) {
 		t.Fatal("the hash no longer reads the fields")
 	}
 }
+
+// hook holds a closure until its driver request drops it.
+type hook struct {
+	sim.Base
+	OnDone func()
+	N      int
+}
+
+func (h *hook) HandleApp(ctx *sim.Context, req any) {
+	h.N++
+	if req == "drop" {
+		h.OnDone = nil
+	}
+}
+
+// TestCopyProblemRemembered: the problem found in a state is answered at
+// once when the same state is asked again (Clone from one state for every
+// walk), and found afresh once the state moved on.
+func TestCopyProblemRemembered(t *testing.T) {
+	cfg := &sim.Config{
+		Nodes:   1,
+		Service: func(sim.NodeID) sim.Service { x := 0; return &hook{OnDone: func() { x++ }} },
+		App:     func(sim.NodeID) []any { return []any{"keep", "drop"} },
+	}
+	s := mustNew(t, cfg, engine.Options{})
+	step(t, s, kind(engine.EvApp, 0))
+	p := s.CopyProblem()
+	if !strings.Contains(p, ".OnDone holds a closure") {
+		t.Fatalf("copy problem %q", p)
+	}
+	// The state has not moved on (as far as the choices say): the problem
+	// is remembered, even with the closure gone behind the simulator's back.
+	h := sim.Node[hook](s.View(), 0)
+	saved := h.OnDone
+	h.OnDone = nil
+	if got := s.CopyProblem(); got != p {
+		t.Fatalf("copy problem asked again: %q", got)
+	}
+	h.OnDone = saved
+	if cp := s.Clone(engine.NewRandom(1)); sim.Node[hook](cp.View(), 0).N != 1 {
+		t.Fatal("the copy by replay is not at the original's state")
+	}
+	step(t, s, kind(engine.EvApp, 0))
+	if got := s.CopyProblem(); got != "" {
+		t.Fatalf("copy problem after the closure was dropped: %q", got)
+	}
+}
