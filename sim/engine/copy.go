@@ -239,12 +239,10 @@ type object struct {
 // type registry, which Clone walks at every copy.
 type copyPath struct {
 	parent *copyPath
-	field  string        // ".Name", or "[key]" for a map's key
-	index  int           // an element's index, when field is "" and key is not valid
+	field  string        // a struct field's name, or "" for an element or a map entry
+	index  int           // an element's index; -1 for a map's key
 	key    reflect.Value // a map value's key
 }
-
-func (p *copyPath) push(field string) *copyPath { return &copyPath{parent: p, field: field} }
 
 func (p *copyPath) String() string {
 	if p == nil {
@@ -259,9 +257,11 @@ func (p *copyPath) String() string {
 		q := steps[i]
 		switch {
 		case q.field != "":
-			b.WriteString(q.field)
+			b.WriteString("." + q.field)
 		case q.key.IsValid():
 			b.WriteString("[" + FormatValue(exported(q.key)) + "]")
+		case q.index < 0:
+			b.WriteString("[key]")
 		default:
 			b.WriteString("[" + strconv.Itoa(q.index) + "]")
 		}
@@ -390,7 +390,11 @@ func (w *copyWalker) walk(v reflect.Value, path *copyPath) string {
 		return w.walk(v.Elem(), path)
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
-			if p := w.walk(v.Field(i), path.push("."+t.Field(i).Name)); p != "" {
+			f := t.Field(i)
+			if !mayNeedWalk(f.Type) {
+				continue // performance: no path step for what needs no walk
+			}
+			if p := w.walk(v.Field(i), &copyPath{parent: path, field: f.Name}); p != "" {
 				return p
 			}
 		}
@@ -412,7 +416,7 @@ func (w *copyWalker) walk(v reflect.Value, path *copyPath) string {
 	case reflect.Map:
 		it := v.MapRange()
 		for it.Next() {
-			if p := w.walk(it.Key(), path.push("[key]")); p != "" {
+			if p := w.walk(it.Key(), &copyPath{parent: path, index: -1}); p != "" {
 				return p
 			}
 			if p := w.walk(it.Value(), &copyPath{parent: path, key: it.Key()}); p != "" {
