@@ -77,6 +77,13 @@ func RegisterCanonical[T any](canon func(*T) any) {
 //		})
 //	}
 //
+// A form must come out the same wherever the binary runs, since hashes of
+// one search are compared across its shards: a text format whose spacing
+// varies from build to build on purpose (prototext's) is fine within one
+// binary, so every shard of a search must run the same binary; a
+// deterministic binary encoding is the same across builds but reads as
+// bytes in mdb.
+//
 // RegisterCanonicalFor panics if I is not an interface type.
 func RegisterCanonicalFor[I any](canon func(I) any) {
 	it := reflect.TypeFor[I]()
