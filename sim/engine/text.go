@@ -116,8 +116,15 @@ func (s *Sim) serviceText(id sim.NodeID) string {
 	}
 	// From scratch, even after an encoding a panicking Canonical cut short.
 	m.enc.buf, m.enc.ptrs, m.enc.tmp = m.enc.buf[:0], m.enc.ptrs[:0], m.enc.tmp[:0]
-	m.enc.value(svc)
 	nm := &m.nodes[id]
+	if !m.encode(svc, s.maxBytes) {
+		// Past the simulator's bound (a library's type graph reached
+		// through a pointer, encoded once per path to each of its
+		// objects): no memo, and the text is cut short (see formatter).
+		nm.ok = false
+		m.enc.buf = nil
+		return FormatState(svc)
+	}
 	if nm.ok && bytes.Equal(nm.enc, m.enc.buf) {
 		return nm.text
 	}
@@ -128,6 +135,24 @@ func (s *Sim) serviceText(id sim.NodeID) string {
 		m.enc.buf = nil // do not keep a huge buffer
 	}
 	return nm.text
+}
+
+// encode encodes v into m.enc.buf within limit bytes; false when it
+// stopped there.
+func (m *textMemo) encode(v any, limit int) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, stop := r.(encodeStop); !stop {
+				panic(r)
+			}
+			m.enc.ptrs, m.enc.tmp = m.enc.ptrs[:0], m.enc.tmp[:0]
+			ok = false
+		}
+	}()
+	m.enc.interrupt = nil
+	m.enc.arm(limit)
+	m.enc.value(v)
+	return true
 }
 
 // NetworkText returns the text form of everything in flight.
@@ -165,8 +190,8 @@ func typeName(t reflect.Type) string {
 }
 
 // formatter writes the text forms. n counts the values it has formatted:
-// past maxTextValues it writes "…" in place of each value left (and the
-// text ends with cutText), so
+// past maxTextValues it writes "…" in place of each composite value left
+// (and the text ends with cutText), so
 // that a value whose graph is huge (a library's type information reached
 // through a pointer in a message, shared sub-values formatted once per
 // path) gives a text cut short instead of one that takes hours and
@@ -176,6 +201,16 @@ func typeName(t reflect.Type) string {
 type formatter struct {
 	ptrs []uintptr
 	n    int
+}
+
+// composite reports whether values of kind k hold other values: past
+// maxTextValues these are cut, scalars still shown.
+func composite(k reflect.Kind) bool {
+	switch k {
+	case reflect.Struct, reflect.Array, reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface:
+		return true
+	}
+	return false
 }
 
 // maxTextValues bounds the values one text form formats.
@@ -225,7 +260,7 @@ func stateFields(t reflect.Type) []int {
 
 // inline formats v on one line.
 func (f *formatter) inline(v reflect.Value) string {
-	if f.n++; f.n > maxTextValues {
+	if f.n++; f.n > maxTextValues && v.IsValid() && composite(v.Kind()) {
 		return "…"
 	}
 	if cv, ok := f.canonical(v); ok {

@@ -310,3 +310,27 @@ func TestCopyProblemRemembered(t *testing.T) {
 		t.Fatalf("copy problem after the closure was dropped: %q", got)
 	}
 }
+
+// graphNode holds a library's type information, as a node holding a
+// message whose lazily set pointer reaches it does.
+type graphNode struct {
+	sim.Base
+	Info *typeInfo
+	N    int
+}
+
+// TestNodeTextOfHugeGraph: the text of a node whose state reaches a graph
+// with more paths than can be followed is cut short, at once; its
+// encoding (which the text's memo compares) stops at the simulator's
+// bound instead of taking the machine's memory (the report page of a
+// search with such a node was killed for lack of memory).
+func TestNodeTextOfHugeGraph(t *testing.T) {
+	cfg := &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &graphNode{Info: sharedInfo, N: 3} }}
+	s := mustNew(t, cfg, engine.Options{MaxStateBytes: 1 << 20})
+	for range 2 { // the second time, with no memo to reuse
+		txt := s.NodeText(0)
+		if !strings.Contains(txt, "N: 3") || !strings.Contains(txt, "text cut: too large") {
+			t.Fatalf("node text: %.300s", txt)
+		}
+	}
+}
