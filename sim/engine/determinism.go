@@ -275,7 +275,9 @@ func encodeValue(v reflect.Value) []byte {
 	if !v.IsValid() {
 		return nil
 	}
-	encoderFor(v.Type())(&e, v)
+	if !e.within(MaxCanonicalBytes, func() { encoderFor(v.Type())(&e, v) }) {
+		return append(e.buf[:e.stable], tooLargeMark...) // see AppendCanonical
+	}
 	return e.buf
 }
 
@@ -355,6 +357,7 @@ func mapKeys(m reflect.Value) ([]keyed, map[string]keyed) {
 	var out []keyed
 	by := map[string]keyed{}
 	for _, k := range m.MapKeys() {
+		f.n = 0 // each key's text on its own bound
 		kt := f.inline(k)
 		out = append(out, keyed{kt, k})
 		by[kt] = keyed{kt, k}

@@ -21,9 +21,9 @@ import (
 // (encoding.TextMarshaler: a decimal, a UUID, a time) as that text, bytes
 // as a quoted string. Logs and event descriptions use it.
 func FormatValue(v any) string {
-	var f formatter
+	f := formatter{limit: maxLineValues}
 	txt := f.inline(reflect.ValueOf(v))
-	if f.n > maxTextValues {
+	if f.n > f.limit {
 		txt += " " + cutText
 	}
 	return txt
@@ -33,14 +33,14 @@ func FormatValue(v any) string {
 // debugger's state views and diffs (seed 003 Figure 3): one field per
 // line, nested values indented, short values kept on one line.
 func FormatState(v any) string {
-	var f formatter
+	f := formatter{limit: maxTextValues}
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
 		rv = rv.Elem()
 	}
 	var b strings.Builder
 	f.block(&b, rv, "")
-	if f.n > maxTextValues {
+	if f.n > f.limit {
 		b.WriteString(cutText + "\n")
 	}
 	return b.String()
@@ -115,7 +115,7 @@ func (s *Sim) serviceText(id sim.NodeID) string {
 		m.nodes = make([]nodeText, s.n)
 	}
 	// From scratch, even after an encoding a panicking Canonical cut short.
-	m.enc.buf, m.enc.ptrs, m.enc.tmp = m.enc.buf[:0], m.enc.ptrs[:0], m.enc.tmp[:0]
+	m.enc.buf, m.enc.ptrs, m.enc.tmp, m.enc.mapDepth = m.enc.buf[:0], m.enc.ptrs[:0], m.enc.tmp[:0], 0
 	nm := &m.nodes[id]
 	if !m.encode(svc, s.maxBytes) {
 		// Past the simulator's bound (a library's type graph reached
@@ -145,7 +145,7 @@ func (m *textMemo) encode(v any, limit int) (ok bool) {
 			if _, stop := r.(encodeStop); !stop {
 				panic(r)
 			}
-			m.enc.ptrs, m.enc.tmp = m.enc.ptrs[:0], m.enc.tmp[:0]
+			m.enc.ptrs, m.enc.tmp, m.enc.mapDepth = m.enc.ptrs[:0], m.enc.tmp[:0], 0
 			ok = false
 		}
 	}()
@@ -190,7 +190,7 @@ func typeName(t reflect.Type) string {
 }
 
 // formatter writes the text forms. n counts the values it has formatted:
-// past maxTextValues it writes "…" in place of each composite value left
+// past limit it writes "…" in place of each composite value left
 // (and the text ends with cutText), so
 // that a value whose graph is huge (a library's type information reached
 // through a pointer in a message, shared sub-values formatted once per
@@ -199,8 +199,15 @@ func typeName(t reflect.Type) string {
 // of nesting they are shown at (line formats a value inline before it
 // expands it), so the bound is several times the values a text shows.
 type formatter struct {
-	ptrs []uintptr
-	n    int
+	ptrs     []uintptr
+	n, limit int // limit 0: maxLineValues
+}
+
+func (f *formatter) max() int {
+	if f.limit == 0 {
+		return maxLineValues
+	}
+	return f.limit
 }
 
 // composite reports whether values of kind k hold other values: past
@@ -213,8 +220,13 @@ func composite(k reflect.Kind) bool {
 	return false
 }
 
-// maxTextValues bounds the values one text form formats.
-const maxTextValues = 1 << 16
+// maxTextValues bounds the values a node's text form formats (FormatState,
+// memoized per node), maxLineValues those of a one-line form (FormatValue,
+// made for every event of a path in logs and the report page).
+const (
+	maxTextValues = 1 << 16
+	maxLineValues = 1 << 11
+)
 
 // cutText ends a text form cut at maxTextValues.
 const cutText = "(… text cut: too large; give the types that hold the bulk a canonical form, sim.RegisterCanonical, or tag their fields macemc:\"-\")"
@@ -260,7 +272,7 @@ func stateFields(t reflect.Type) []int {
 
 // inline formats v on one line.
 func (f *formatter) inline(v reflect.Value) string {
-	if f.n++; f.n > maxTextValues && v.IsValid() && composite(v.Kind()) {
+	if f.n++; f.n > f.max() && v.IsValid() && composite(v.Kind()) {
 		return "…"
 	}
 	if cv, ok := f.canonical(v); ok {

@@ -334,3 +334,51 @@ func TestNodeTextOfHugeGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestHashOfHugeGraph: Hash and AppendCanonical of a value whose pointers
+// reach a graph with more paths than can be followed stop at
+// MaxCanonicalBytes, at once, and still give equal values equal results
+// (the minimization of a search without state hashing ran out of memory
+// hashing such a message).
+func TestHashOfHugeGraph(t *testing.T) {
+	type msg struct {
+		Tags map[string]int
+		Info *typeInfo
+	}
+	tags := func() map[string]int {
+		m := map[string]int{}
+		for i := range 50 {
+			m[fmt.Sprint("t", i)] = i
+		}
+		return m
+	}
+	a, b := msg{tags(), sharedInfo}, msg{tags(), sharedInfo}
+	h := engine.Hash(a)
+	if engine.Hash(b) != h {
+		t.Fatal("equal values cut at the bound hash differently")
+	}
+	enc := engine.AppendCanonical([]byte("prefix"), a)
+	if len(enc) > engine.MaxCanonicalBytes+1<<20 || !strings.HasPrefix(string(enc), "prefix") || !strings.HasSuffix(string(enc), "(too large)") {
+		t.Fatalf("encoding of %d bytes", len(enc))
+	}
+	// A map whose values reach the graph: cut inside the map, the part
+	// before it is what counts, whatever the map's order.
+	type inMap struct {
+		N int
+		M map[int]*typeInfo
+	}
+	m := inMap{N: 1, M: map[int]*typeInfo{1: sharedInfo, 2: sharedInfo, 3: sharedInfo}}
+	h = engine.Hash(m)
+	for range 2 {
+		if engine.Hash(m) != h {
+			t.Fatal("a value cut inside a map hashes differently from call to call")
+		}
+	}
+	if engine.Hash(inMap{N: 2, M: m.M}) == h {
+		t.Fatal("the part before the map is not hashed")
+	}
+	// Below the bound nothing changes.
+	if engine.Hash(msg{Tags: tags()}) == engine.Hash(msg{Tags: map[string]int{"x": 1}}) {
+		t.Fatal("small values collide")
+	}
+}
