@@ -64,18 +64,18 @@ var syncNoState = map[reflect.Type]bool{
 // with their dynamic type. Equal states encode equal whatever the order in
 // which their maps were built. Funcs and channels are left out.
 //
-// An encoding is bounded by MaxCanonicalBytes: past it, what follows the
-// part that is canonical whatever the maps' order (the bytes before the
-// outermost map still being encoded) is replaced by a marker, so that
-// equal values still encode equal, and a value whose pointers reach a
-// graph with more paths than can be followed (a library's type registry
-// behind a lazily set pointer) takes neither the machine's memory nor
-// hours.
+// An encoding is bounded by MaxCanonicalBytes: past it, the value's
+// encoding is its type and a marker (all such values of a type encode
+// equal), so that a value whose pointers reach a graph with more paths
+// than can be followed (a library's type registry behind a lazily set
+// pointer) takes neither the machine's memory nor hours. (Its bytes so far
+// cannot stand for it: a map's entries are only sorted once all are
+// encoded.)
 func AppendCanonical(buf []byte, v any) []byte {
 	var e encoder
 	e.buf = buf
-	if !e.bounded(v, MaxCanonicalBytes, len(buf)) {
-		return append(e.buf[:e.stable], tooLargeMark...)
+	if !e.within(len(buf)+MaxCanonicalBytes, func() { e.value(v) }) {
+		return tooLarge(buf, reflect.TypeOf(v))
 	}
 	return e.buf
 }
@@ -84,8 +84,8 @@ func AppendCanonical(buf []byte, v any) []byte {
 // (AppendCanonical, bounded the same way).
 func Hash(v any) uint64 {
 	var e encoder
-	if !e.bounded(v, MaxCanonicalBytes, 0) {
-		return xxhash.Sum64(append(e.buf[:e.stable], tooLargeMark...))
+	if !e.within(MaxCanonicalBytes, func() { e.value(v) }) {
+		return xxhash.Sum64(tooLarge(nil, reflect.TypeOf(v)))
 	}
 	return xxhash.Sum64(e.buf)
 }
@@ -95,26 +95,21 @@ func Hash(v any) uint64 {
 // which a search with state hashing stops at with an *EncodingError.
 const MaxCanonicalBytes = DefaultMaxStateBytes
 
-// tooLargeMark ends an encoding cut at its bound.
-const tooLargeMark = "\xff\xfe(too large)"
-
-// bounded encodes v after the start bytes already in e.buf, within limit
-// bytes of encoding; false when it stopped there, with e.stable the length
-// of e.buf that is canonical (see AppendCanonical).
-func (e *encoder) bounded(v any, limit, start int) bool {
-	return e.within(start+limit, func() { e.value(v) })
+// tooLarge appends the encoding of a value of type t cut at its bound.
+func tooLarge(buf []byte, t reflect.Type) []byte {
+	if t != nil {
+		buf = binary.LittleEndian.AppendUint64(buf, typeHash(t))
+	}
+	return append(buf, "\xff\xfe(too large)"...)
 }
 
 // within runs encode with e's buffer bounded at limit bytes; false when
-// it stopped there, with e.stable set (see bounded).
+// it stopped there.
 func (e *encoder) within(limit int, encode func()) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			if _, stop := r.(encodeStop); !stop {
 				panic(r)
-			}
-			if e.mapDepth == 0 {
-				e.stable = len(e.buf)
 			}
 			ok = false
 		}
@@ -139,11 +134,6 @@ type encoder struct {
 	keys      []unsafe.Pointer // types[i].key: searched, 8 to a cache line
 	vals      []scratchVal     // see scratchOf
 	spare     typeEntry        // dynamic's result when types is full
-	// mapDepth counts the maps being encoded, stable is the length of buf
-	// when the outermost of them began: a map's entries are sorted once
-	// all are encoded, so only the bytes before it are canonical while it
-	// is (see bounded).
-	mapDepth, stable int
 }
 
 // typeEntry caches, for one dynamic type, its hash and its encoders.
@@ -649,10 +639,6 @@ func (e *encoder) encodeMap(v reflect.Value, m *mapEnc) {
 		return
 	}
 	start := len(e.buf)
-	if e.mapDepth == 0 {
-		e.stable = start
-	}
-	e.mapDepth++ // not deferred: a stop must find it raised (see bounded)
 	base := len(e.tmp)
 	// A map reached through an unexported field cannot be copied from
 	// (SetIterKey): the iterator's copies then.
@@ -714,7 +700,6 @@ func (e *encoder) encodeMap(v reflect.Value, m *mapEnc) {
 		e.buf = out
 	}
 	e.tmp = e.tmp[:base]
-	e.mapDepth--
 }
 
 // mix combines hashes in order.
@@ -793,7 +778,7 @@ func (s *Sim) encode(v any) (ok bool) {
 			if !isStop {
 				panic(r)
 			}
-			e.ptrs, e.tmp, e.mapDepth = e.ptrs[:0], e.tmp[:0], 0
+			e.ptrs, e.tmp = e.ptrs[:0], e.tmp[:0]
 			if s.encErr == nil {
 				s.encErr = encodingError(v, s.maxBytes, stop.interrupted)
 			}

@@ -276,7 +276,7 @@ func encodeValue(v reflect.Value) []byte {
 		return nil
 	}
 	if !e.within(MaxCanonicalBytes, func() { encoderFor(v.Type())(&e, v) }) {
-		return append(e.buf[:e.stable], tooLargeMark...) // see AppendCanonical
+		return tooLarge(nil, v.Type()) // see AppendCanonical
 	}
 	return e.buf
 }

@@ -115,7 +115,7 @@ func (s *Sim) serviceText(id sim.NodeID) string {
 		m.nodes = make([]nodeText, s.n)
 	}
 	// From scratch, even after an encoding a panicking Canonical cut short.
-	m.enc.buf, m.enc.ptrs, m.enc.tmp, m.enc.mapDepth = m.enc.buf[:0], m.enc.ptrs[:0], m.enc.tmp[:0], 0
+	m.enc.buf, m.enc.ptrs, m.enc.tmp = m.enc.buf[:0], m.enc.ptrs[:0], m.enc.tmp[:0]
 	nm := &m.nodes[id]
 	if !m.encode(svc, s.maxBytes) {
 		// Past the simulator's bound (a library's type graph reached
@@ -145,7 +145,7 @@ func (m *textMemo) encode(v any, limit int) (ok bool) {
 			if _, stop := r.(encodeStop); !stop {
 				panic(r)
 			}
-			m.enc.ptrs, m.enc.tmp, m.enc.mapDepth = m.enc.ptrs[:0], m.enc.tmp[:0], 0
+			m.enc.ptrs, m.enc.tmp = m.enc.ptrs[:0], m.enc.tmp[:0]
 			ok = false
 		}
 	}()

@@ -353,29 +353,12 @@ func TestHashOfHugeGraph(t *testing.T) {
 		return m
 	}
 	a, b := msg{tags(), sharedInfo}, msg{tags(), sharedInfo}
-	h := engine.Hash(a)
-	if engine.Hash(b) != h {
+	if engine.Hash(a) != engine.Hash(b) {
 		t.Fatal("equal values cut at the bound hash differently")
 	}
 	enc := engine.AppendCanonical([]byte("prefix"), a)
-	if len(enc) > engine.MaxCanonicalBytes+1<<20 || !strings.HasPrefix(string(enc), "prefix") || !strings.HasSuffix(string(enc), "(too large)") {
+	if len(enc) > 100 || !strings.HasPrefix(string(enc), "prefix") || !strings.HasSuffix(string(enc), "(too large)") {
 		t.Fatalf("encoding of %d bytes", len(enc))
-	}
-	// A map whose values reach the graph: cut inside the map, the part
-	// before it is what counts, whatever the map's order.
-	type inMap struct {
-		N int
-		M map[int]*typeInfo
-	}
-	m := inMap{N: 1, M: map[int]*typeInfo{1: sharedInfo, 2: sharedInfo, 3: sharedInfo}}
-	h = engine.Hash(m)
-	for range 2 {
-		if engine.Hash(m) != h {
-			t.Fatal("a value cut inside a map hashes differently from call to call")
-		}
-	}
-	if engine.Hash(inMap{N: 2, M: m.M}) == h {
-		t.Fatal("the part before the map is not hashed")
 	}
 	// Below the bound nothing changes.
 	if engine.Hash(msg{Tags: tags()}) == engine.Hash(msg{Tags: map[string]int{"x": 1}}) {
