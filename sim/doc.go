@@ -99,7 +99,8 @@
 // fields included, maps in key order, pointers followed) plus everything
 // pending in the network; tag a field `macemc:"-"` to leave it out,
 // implement Canonicalizer, or give a type you do not own a canonical form
-// with RegisterCanonical.
+// with RegisterCanonical (RegisterCanonicalFor: every type that implements
+// an interface, such as a protocol library's generated messages).
 //
 // # Monitors
 //

@@ -60,6 +60,13 @@ func (globalSource) Uint64() uint64 {
 // While it is in force, the handlers of every simulator in the process run
 // one at a time (see Reader), and code outside handlers must not read
 // crypto/rand.
+//
+// A library that copied crypto/rand.Reader into a variable of its own
+// when its package was initialized (a UUID generator's default source,
+// say) keeps reading the real one, and the determinism check reports its
+// values as differing from replay to replay; give such a library Reader
+// through its own setter (its SetRand(sim.Reader), after
+// EnableHandlerReader), or draw its values from Context.Reader.
 func UseDeterministicCryptoRand() (restore func()) {
 	prev := cryptorand.Reader
 	cryptorand.Reader = Reader

@@ -59,3 +59,36 @@ func RegisterCanonical[T any](canon func(*T) any) {
 		return canon(v.Addr().Interface().(*T))
 	})
 }
+
+// RegisterCanonicalFor gives a canonical form to every type T whose
+// pointer *T implements interface I and that has no form of its own: the
+// generated message types of a protocol library, say, which are too many
+// to register one by one and which hold internal caches (a size cache, a
+// lazily set pointer to the library's type information) that a reader of
+// the message writes. canon is called with the *T as an I. The rules of
+// RegisterCanonical apply: canon must be a pure function of the value,
+// must not keep it, and is registered from an init function; a type's own
+// Canonical method or RegisterCanonical form takes precedence, and of two
+// interfaces a type implements the one registered last is used.
+//
+//	func init() {
+//		sim.RegisterCanonicalFor(func(m proto.Message) any {
+//			return prototext.Format(m)
+//		})
+//	}
+//
+// A form must come out the same wherever the binary runs, since hashes of
+// one search are compared across its shards: a text format whose spacing
+// varies from build to build on purpose (prototext's) is fine within one
+// binary, so every shard of a search must run the same binary; a
+// deterministic binary encoding is the same across builds but reads as
+// bytes in mdb.
+//
+// RegisterCanonicalFor panics if I is not an interface type.
+func RegisterCanonicalFor[I any](canon func(I) any) {
+	it := reflect.TypeFor[I]()
+	if it.Kind() != reflect.Interface {
+		panic("sim: RegisterCanonicalFor[" + it.String() + "]: not an interface type")
+	}
+	hook.RegisterCanonicalInterface(it, func(v any) any { return canon(v.(I)) })
+}

@@ -24,11 +24,22 @@ func registered(t reflect.Type) (func(reflect.Value) any, bool) { return hook.Ca
 const tagName = "macemc"
 
 // encodedField reports whether the canonical encoding holds struct field
-// f: not one tagged `macemc:"-"`, an empty struct, a func, a chan or an
-// unsafe pointer. The encoder and the hashing programs (prog.go) both ask
-// it, so that they read the same fields.
+// f: not one tagged `macemc:"-"`, one of size zero (an empty struct, a
+// zero-length array such as a library's [0]sync.Mutex no-copy marker), a
+// func, a chan, an unsafe pointer or a sync.Pool. The encoder, the hashing
+// programs (prog.go) and the text forms (text.go) all ask it, so that they
+// read the same fields.
+//
+// A sync.Pool is a cache the runtime empties at will and shares between
+// every holder of it (a logging library's buffers reach one package-level
+// pool): its counts change with the garbage collector and with any
+// goroutine's use, so they are no node's state. Nor are a sync.Mutex's,
+// RWMutex's, WaitGroup's or Cond's: they record what goroutines are doing
+// (handlers run alone and hold no lock between events), and a library
+// object that simulators share (a btree's free list handed to every node's
+// tree) is locked by other simulators' goroutines while one hashes it.
 func encodedField(f reflect.StructField) bool {
-	if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 && f.Type.Kind() == reflect.Struct {
+	if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 || syncNoState[f.Type] {
 		return false
 	}
 	switch f.Type.Kind() {
@@ -38,23 +49,74 @@ func encodedField(f reflect.StructField) bool {
 	return true
 }
 
+// syncNoState holds the sync types that are no state (see encodedField).
+var syncNoState = map[reflect.Type]bool{
+	reflect.TypeFor[sync.Pool]():      true,
+	reflect.TypeFor[sync.Mutex]():     true,
+	reflect.TypeFor[sync.RWMutex]():   true,
+	reflect.TypeFor[sync.WaitGroup](): true,
+	reflect.TypeFor[sync.Cond]():      true,
+}
+
 // AppendCanonical appends the canonical encoding of v to buf: every field,
 // exported or not (except those tagged `macemc:"-"`), maps in key order,
 // pointers followed (a cycle is encoded as a back-reference), interfaces
 // with their dynamic type. Equal states encode equal whatever the order in
 // which their maps were built. Funcs and channels are left out.
+//
+// An encoding is bounded by MaxCanonicalBytes: past it, the value's
+// encoding is its type and a marker (all such values of a type encode
+// equal), so that a value whose pointers reach a graph with more paths
+// than can be followed (a library's type registry behind a lazily set
+// pointer) takes neither the machine's memory nor hours. (Its bytes so far
+// cannot stand for it: a map's entries are only sorted once all are
+// encoded.)
 func AppendCanonical(buf []byte, v any) []byte {
 	var e encoder
 	e.buf = buf
-	e.value(v)
+	if !e.within(len(buf)+MaxCanonicalBytes, func() { e.value(v) }) {
+		return tooLarge(buf, reflect.TypeOf(v))
+	}
 	return e.buf
 }
 
-// Hash returns the 64-bit hash (xxhash) of v's canonical encoding.
+// Hash returns the 64-bit hash (xxhash) of v's canonical encoding
+// (AppendCanonical, bounded the same way).
 func Hash(v any) uint64 {
 	var e encoder
-	e.value(v)
+	if !e.within(MaxCanonicalBytes, func() { e.value(v) }) {
+		return xxhash.Sum64(tooLarge(nil, reflect.TypeOf(v)))
+	}
 	return xxhash.Sum64(e.buf)
+}
+
+// MaxCanonicalBytes bounds the encodings of Hash and AppendCanonical: a
+// simulator's default bound on a node or message (DefaultMaxStateBytes),
+// which a search with state hashing stops at with an *EncodingError.
+const MaxCanonicalBytes = DefaultMaxStateBytes
+
+// tooLarge appends the encoding of a value of type t cut at its bound.
+func tooLarge(buf []byte, t reflect.Type) []byte {
+	if t != nil {
+		buf = binary.LittleEndian.AppendUint64(buf, typeHash(t))
+	}
+	return append(buf, "\xff\xfe(too large)"...)
+}
+
+// within runs encode with e's buffer bounded at limit bytes; false when
+// it stopped there.
+func (e *encoder) within(limit int, encode func()) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, stop := r.(encodeStop); !stop {
+				panic(r)
+			}
+			ok = false
+		}
+	}()
+	e.arm(limit)
+	encode()
+	return true
 }
 
 type encoder struct {

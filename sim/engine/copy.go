@@ -8,6 +8,7 @@ import (
 	"reflect"
 	goruntime "runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -156,7 +157,37 @@ func (s *Sim) replayCopy(c Chooser) *Sim {
 // a pointer a value of its own, so that the copy would no longer write
 // through it into the value it points into (a container/list.List held by
 // value, n.Best = &n.Peers[i], w = n.Log[k:]).
+//
+// A problem found is remembered with the choices (and failure switches)
+// that led to the state: asked again in the state those choices reach, as
+// Clone is for every walk from one state, CopyProblem answers at once.
+// Performance: a state that reaches a library's type registry (a protocol
+// message's lazily set type information) walks thousands of objects, and
+// the critical-transition search clones one state thousands of times.
+// Only a problem is remembered, never its absence: a state the choices
+// reach again holds the same values for a deterministic service, and were
+// it not so, a copy by replay is right for any state where a deep copy is
+// not.
 func (s *Sim) CopyProblem() string {
+	if m := s.copyMemo.Load(); m != nil && slices.Equal(m.choices, s.w.choices) && slices.Equal(m.settings, s.w.settings) {
+		return m.problem
+	}
+	p := s.copyProblem()
+	if p != "" {
+		s.copyMemo.Store(&copyMemo{choices: slices.Clone(s.w.choices), settings: slices.Clone(s.w.settings), problem: p})
+	}
+	return p
+}
+
+// copyMemo is a problem CopyProblem found and the choices and failure
+// switches of the state it found it in.
+type copyMemo struct {
+	choices  []Choice
+	settings []setting
+	problem  string
+}
+
+func (s *Sim) copyProblem() string {
 	for i, svc := range s.w.svcs {
 		if p := uncopyable(reflect.ValueOf(svc)); p != "" {
 			return fmt.Sprintf("node %d (%T): %s", i, svc, p)
@@ -179,7 +210,7 @@ func uncopyable(v reflect.Value) string {
 		return ""
 	}
 	w := copyWalker{seen: map[uintptr]bool{}}
-	if p := w.walk(v, ""); p != "" {
+	if p := w.walk(v, nil); p != "" {
 		return p
 	}
 	return w.interior()
@@ -198,11 +229,48 @@ type object struct {
 	start, end uintptr
 	typ        reflect.Type // the pointer's target type, or the slice type
 	n          int
-	path       string
+	path       *copyPath
+}
+
+// copyPath is where the walk is, as a chain of steps from the walked
+// value, made into text only for the problem it reports. Performance:
+// building the text at every step (a map key's text form at every entry)
+// was most of CopyProblem's time on a state that reaches a library's
+// type registry, which Clone walks at every copy.
+type copyPath struct {
+	parent *copyPath
+	field  string        // a struct field's name, or "" for an element or a map entry
+	index  int           // an element's index; -1 for a map's key
+	key    reflect.Value // a map value's key
+}
+
+func (p *copyPath) String() string {
+	if p == nil {
+		return ""
+	}
+	var steps []*copyPath
+	for q := p; q != nil; q = q.parent {
+		steps = append(steps, q)
+	}
+	var b strings.Builder
+	for i := len(steps) - 1; i >= 0; i-- {
+		q := steps[i]
+		switch {
+		case q.field != "":
+			b.WriteString("." + q.field)
+		case q.key.IsValid():
+			b.WriteString("[" + FormatValue(exported(q.key)) + "]")
+		case q.index < 0:
+			b.WriteString("[key]")
+		default:
+			b.WriteString("[" + strconv.Itoa(q.index) + "]")
+		}
+	}
+	return b.String()
 }
 
 // note records the object a pointer or a slice reaches.
-func (w *copyWalker) note(start, size uintptr, typ reflect.Type, n int, path string) {
+func (w *copyWalker) note(start, size uintptr, typ reflect.Type, n int, path *copyPath) {
 	if size == 0 || start == 0 {
 		return // zero-size values may all share one address
 	}
@@ -241,14 +309,15 @@ func (w *copyWalker) interior() string {
 		if o.n >= 0 {
 			what = "a slice"
 		}
-		into := "the value " + outer.path + " points to"
-		if outer.path == "" {
+		outerPath := outer.path.String()
+		into := "the value " + outerPath + " points to"
+		if outerPath == "" {
 			into = "the struct itself"
 		}
 		if outer.n >= 0 {
-			into = "the array of the slice " + outer.path
+			into = "the array of the slice " + outerPath
 		}
-		return fmt.Sprintf("%s is %s into %s (a deep copy would give it a copy of its own)", strings.TrimPrefix(o.path, " "), what, into)
+		return fmt.Sprintf("%s is %s into %s (a deep copy would give it a copy of its own)", strings.TrimPrefix(o.path.String(), " "), what, into)
 	}
 	return ""
 }
@@ -269,13 +338,13 @@ func inPlaceField(st reflect.Type, off uintptr, ft reflect.Type) bool {
 	return false
 }
 
-func (w *copyWalker) walk(v reflect.Value, path string) string {
+func (w *copyWalker) walk(v reflect.Value, path *copyPath) string {
 	t := v.Type()
 	if !mayNeedWalk(t) {
 		return ""
 	}
 	if why := syncProblem(v); why != "" {
-		return at(path) + why
+		return at(path.String()) + why
 	}
 	switch t.Kind() {
 	case reflect.Func:
@@ -287,23 +356,23 @@ func (w *copyWalker) walk(v reflect.Value, path string) string {
 			name = f.Name()
 			switch {
 			case strings.HasSuffix(name, "-fm"):
-				return at(path) + "holds a bound method " + strings.TrimSuffix(name, "-fm")
+				return at(path.String()) + "holds a bound method " + strings.TrimSuffix(name, "-fm")
 			case isClosure(name):
-				return at(path) + "holds a closure " + name
+				return at(path.String()) + "holds a closure " + name
 			}
 			return "" // a top-level function captures nothing
 		}
-		return at(path) + "holds " + name
+		return at(path.String()) + "holds " + name
 	case reflect.Chan:
 		if v.IsNil() {
 			return ""
 		}
-		return at(path) + "holds a channel"
+		return at(path.String()) + "holds a channel"
 	case reflect.UnsafePointer:
 		if v.IsNil() {
 			return ""
 		}
-		return at(path) + "holds an unsafe.Pointer"
+		return at(path.String()) + "holds an unsafe.Pointer"
 	case reflect.Pointer:
 		if v.IsNil() {
 			return ""
@@ -321,7 +390,11 @@ func (w *copyWalker) walk(v reflect.Value, path string) string {
 		return w.walk(v.Elem(), path)
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
-			if p := w.walk(v.Field(i), path+"."+t.Field(i).Name); p != "" {
+			f := t.Field(i)
+			if !mayNeedWalk(f.Type) {
+				continue // performance: no path step for what needs no walk
+			}
+			if p := w.walk(v.Field(i), &copyPath{parent: path, field: f.Name}); p != "" {
 				return p
 			}
 		}
@@ -336,17 +409,17 @@ func (w *copyWalker) walk(v reflect.Value, path string) string {
 			return ""
 		}
 		for i := 0; i < v.Len(); i++ {
-			if p := w.walk(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); p != "" {
+			if p := w.walk(v.Index(i), &copyPath{parent: path, index: i}); p != "" {
 				return p
 			}
 		}
 	case reflect.Map:
 		it := v.MapRange()
 		for it.Next() {
-			if p := w.walk(it.Key(), path+"[key]"); p != "" {
+			if p := w.walk(it.Key(), &copyPath{parent: path, index: -1}); p != "" {
 				return p
 			}
-			if p := w.walk(it.Value(), path+"["+FormatValue(exported(it.Key()))+"]"); p != "" {
+			if p := w.walk(it.Value(), &copyPath{parent: path, key: it.Key()}); p != "" {
 				return p
 			}
 		}

@@ -66,7 +66,9 @@ func (e *NondeterminismError) Error() string {
 		b.WriteString(": " + e.Detail)
 	}
 	b.WriteString("; look for map iteration order, global math/rand or crypto/rand (see sim.Context.Reader), time.Now, goroutines, " +
-		"pointer addresses (fmt's %p, ordering by address) or state kept across runs (a package variable, a sync.Pool) in the handlers")
+		"pointer addresses (fmt's %p, ordering by address) or state kept across runs (a package variable, a sync.Pool) in the handlers " +
+		"or in a library they call (a process-wide counter behind a field of its type: give the type a canonical form without it, sim.RegisterCanonical; " +
+		"a copy of crypto/rand.Reader taken at init, which sim.UseDeterministicCryptoRand cannot replace: hand the library sim.Reader)")
 	if e.Driver {
 		b.WriteString(", or a driver (Config.App) that gives other requests each time it is asked")
 	}
@@ -272,7 +274,9 @@ func encodeValue(v reflect.Value) []byte {
 	if !v.IsValid() {
 		return nil
 	}
-	encoderFor(v.Type())(&e, v)
+	if !e.within(MaxCanonicalBytes, func() { encoderFor(v.Type())(&e, v) }) {
+		return tooLarge(nil, v.Type()) // see AppendCanonical
+	}
 	return e.buf
 }
 
@@ -352,6 +356,7 @@ func mapKeys(m reflect.Value) ([]keyed, map[string]keyed) {
 	var out []keyed
 	by := map[string]keyed{}
 	for _, k := range m.MapKeys() {
+		f.n = 0 // each key's text on its own bound
 		kt := f.inline(k)
 		out = append(out, keyed{kt, k})
 		by[kt] = keyed{kt, k}

@@ -39,8 +39,11 @@
 //
 // The global state is every node's struct (unexported fields included,
 // maps in key order, pointers followed) plus all pending events. A field
-// tagged `macemc:"-"` is left out; a type implementing sim.Canonicalizer,
-// or registered with sim.RegisterCanonical, gives its own canonical form.
+// tagged `macemc:"-"` is left out, and so are the sync types whose value
+// is what goroutines are doing (Pool, Mutex, RWMutex, WaitGroup, Cond); a
+// type implementing sim.Canonicalizer, registered with
+// sim.RegisterCanonical, or whose pointer implements an interface
+// registered with sim.RegisterCanonicalFor, gives its own canonical form.
 // FormatState and Sim.NodeText give the stable text form the debugger
 // diffs. A node or message past Options.MaxStateBytes stops hashing with an
 // *EncodingError (HashErr). Hash is kept up to date incrementally: after a

@@ -329,10 +329,14 @@ type Sim struct {
 	// Fault filters from the config: the partition sides that may happen,
 	// which nodes may reset or crash (nil: all) and which connections may
 	// fail (nil: all, else n*n by connection).
-	sides    []uint64
-	nodeOK   []bool
-	linkOK   []bool
-	prevSvc  sim.Service // the struct a reset replaces, for its Durable state
+	sides   []uint64
+	nodeOK  []bool
+	linkOK  []bool
+	prevSvc sim.Service // the struct a reset replaces, for its Durable state
+	// copyMemo is the last problem CopyProblem found, with the choices and
+	// failure switches of the state it found it in (see CopyProblem); an
+	// atomic pointer, since walks clone one Sim from several goroutines.
+	copyMemo atomic.Pointer[copyMemo]
 	escape   atomic.Pointer[EscapeError]
 	stepErr  error // a driver condition that panicked while listing events
 	broken   error // a copy that could not be made; every Step fails with it

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding"
 	"fmt"
 	"reflect"
 	"slices"
@@ -14,24 +15,34 @@ import (
 
 // FormatValue returns a stable one-line text form of v, e.g.
 // "Ack{seq: 6001, syn: true}": fields in declaration order (unexported
-// ones included, tagged `macemc:"-"` ones left out), maps in key order,
-// pointers followed, no addresses. Logs and event descriptions use it.
+// ones included, tagged `macemc:"-"` ones and those that are no state
+// left out), maps in key order, pointers followed, no addresses; a
+// struct, array or slice with a text form of its own
+// (encoding.TextMarshaler: a decimal, a UUID, a time) as that text, bytes
+// as a quoted string. Logs and event descriptions use it.
 func FormatValue(v any) string {
-	var f formatter
-	return f.inline(reflect.ValueOf(v))
+	f := formatter{limit: maxLineValues}
+	txt := f.inline(reflect.ValueOf(v))
+	if f.n > f.limit {
+		txt += " " + cutText
+	}
+	return txt
 }
 
 // FormatState returns a stable multi-line text form of v for the
 // debugger's state views and diffs (seed 003 Figure 3): one field per
 // line, nested values indented, short values kept on one line.
 func FormatState(v any) string {
-	var f formatter
+	f := formatter{limit: maxTextValues}
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
 		rv = rv.Elem()
 	}
 	var b strings.Builder
 	f.block(&b, rv, "")
+	if f.n > f.limit {
+		b.WriteString(cutText + "\n")
+	}
 	return b.String()
 }
 
@@ -105,8 +116,15 @@ func (s *Sim) serviceText(id sim.NodeID) string {
 	}
 	// From scratch, even after an encoding a panicking Canonical cut short.
 	m.enc.buf, m.enc.ptrs, m.enc.tmp = m.enc.buf[:0], m.enc.ptrs[:0], m.enc.tmp[:0]
-	m.enc.value(svc)
 	nm := &m.nodes[id]
+	if !m.encode(svc, s.maxBytes) {
+		// Past the simulator's bound (a library's type graph reached
+		// through a pointer, encoded once per path to each of its
+		// objects): no memo, and the text is cut short (see formatter).
+		nm.ok = false
+		m.enc.buf = nil
+		return FormatState(svc)
+	}
 	if nm.ok && bytes.Equal(nm.enc, m.enc.buf) {
 		return nm.text
 	}
@@ -117,6 +135,24 @@ func (s *Sim) serviceText(id sim.NodeID) string {
 		m.enc.buf = nil // do not keep a huge buffer
 	}
 	return nm.text
+}
+
+// encode encodes v into m.enc.buf within limit bytes; false when it
+// stopped there.
+func (m *textMemo) encode(v any, limit int) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, stop := r.(encodeStop); !stop {
+				panic(r)
+			}
+			m.enc.ptrs, m.enc.tmp = m.enc.ptrs[:0], m.enc.tmp[:0]
+			ok = false
+		}
+	}()
+	m.enc.interrupt = nil
+	m.enc.arm(limit)
+	m.enc.value(v)
+	return true
 }
 
 // NetworkText returns the text form of everything in flight.
@@ -153,7 +189,47 @@ func typeName(t reflect.Type) string {
 	return t.String()
 }
 
-type formatter struct{ ptrs []uintptr }
+// formatter writes the text forms. n counts the values it has formatted:
+// past limit it writes "…" in place of each composite value left
+// (and the text ends with cutText), so
+// that a value whose graph is huge (a library's type information reached
+// through a pointer in a message, shared sub-values formatted once per
+// path) gives a text cut short instead of one that takes hours and
+// gigabytes. The values of a node's text are counted once for each level
+// of nesting they are shown at (line formats a value inline before it
+// expands it), so the bound is several times the values a text shows.
+type formatter struct {
+	ptrs     []uintptr
+	n, limit int // limit 0: maxLineValues
+}
+
+func (f *formatter) max() int {
+	if f.limit == 0 {
+		return maxLineValues
+	}
+	return f.limit
+}
+
+// composite reports whether values of kind k hold other values: past
+// maxTextValues these are cut, scalars still shown.
+func composite(k reflect.Kind) bool {
+	switch k {
+	case reflect.Struct, reflect.Array, reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface:
+		return true
+	}
+	return false
+}
+
+// maxTextValues bounds the values a node's text form formats (FormatState,
+// memoized per node), maxLineValues those of a one-line form (FormatValue,
+// made for every event of a path in logs and the report page).
+const (
+	maxTextValues = 1 << 16
+	maxLineValues = 1 << 11
+)
+
+// cutText ends a text form cut at maxTextValues.
+const cutText = "(… text cut: too large; give the types that hold the bulk a canonical form, sim.RegisterCanonical, or tag their fields macemc:\"-\")"
 
 const inlineWidth = 72
 
@@ -182,27 +258,23 @@ func (f *formatter) canonical(v reflect.Value) (reflect.Value, bool) {
 	return v, false
 }
 
+// stateFields returns the indexes of the fields of struct type t that the
+// text forms show: those the canonical encoding holds (encodedField).
 func stateFields(t reflect.Type) []int {
 	var idx []int
 	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if f.Tag.Get(tagName) == "-" {
-			continue
+		if encodedField(t.Field(i)) {
+			idx = append(idx, i)
 		}
-		if f.Type.Kind() == reflect.Struct && f.Type.Size() == 0 {
-			continue
-		}
-		switch f.Type.Kind() {
-		case reflect.Func, reflect.Chan, reflect.UnsafePointer:
-			continue
-		}
-		idx = append(idx, i)
 	}
 	return idx
 }
 
 // inline formats v on one line.
 func (f *formatter) inline(v reflect.Value) string {
+	if f.n++; f.n > f.max() && v.IsValid() && composite(v.Kind()) {
+		return "…"
+	}
 	if cv, ok := f.canonical(v); ok {
 		return f.inline(cv)
 	}
@@ -211,6 +283,9 @@ func (f *formatter) inline(v reflect.Value) string {
 	}
 	if name, ok := stringer(v); ok {
 		return name
+	}
+	if txt, ok := textForm(v); ok {
+		return txt
 	}
 	switch v.Kind() {
 	case reflect.Bool:
@@ -228,6 +303,9 @@ func (f *formatter) inline(v reflect.Value) string {
 	case reflect.Slice, reflect.Array:
 		if v.Kind() == reflect.Slice && v.IsNil() {
 			return "[]"
+		}
+		if v.Type().Elem().Kind() == reflect.Uint8 && v.Len() > 0 {
+			return bytesText(v)
 		}
 		parts := make([]string, v.Len())
 		for i := range parts {
@@ -289,7 +367,72 @@ func (f *formatter) mapEntries(v reflect.Value, join func(k, v string) string) [
 	return out
 }
 
-var stringerType = reflect.TypeFor[fmt.Stringer]()
+var (
+	stringerType      = reflect.TypeFor[fmt.Stringer]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// textForm returns the text a struct, array or slice type gives itself
+// through encoding.TextMarshaler (a decimal number, a UUID, a time, an
+// address), so that the text forms show "100.00" rather than the big
+// integer and exponent inside; the hash still reads every field. A value
+// whose MarshalText fails or panics is shown field by field.
+func textForm(v reflect.Value) (txt string, ok bool) {
+	if !v.IsValid() {
+		return "", false
+	}
+	switch v.Kind() {
+	case reflect.Struct, reflect.Array, reflect.Slice:
+	default:
+		return "", false
+	}
+	t := v.Type()
+	var m encoding.TextMarshaler
+	switch {
+	case t.Implements(textMarshalerType):
+		cv, ok := clean(v)
+		if !ok {
+			return "", false
+		}
+		m = cv.Interface().(encoding.TextMarshaler)
+	case reflect.PointerTo(t).Implements(textMarshalerType):
+		cv, ok := clean(v)
+		if !ok {
+			return "", false
+		}
+		if cv = addressable(cv); !cv.CanAddr() {
+			return "", false
+		}
+		m = cv.Addr().Interface().(encoding.TextMarshaler)
+	default:
+		return "", false
+	}
+	defer func() {
+		if recover() != nil {
+			txt, ok = "", false
+		}
+	}()
+	b, err := m.MarshalText()
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// bytesText shows a byte slice or array as a quoted string: a log buffer
+// or an encoded message reads as text, not as a list of numbers.
+func bytesText(v reflect.Value) string {
+	if v.Kind() == reflect.Slice {
+		if cv, ok := clean(v); ok {
+			return strconv.Quote(string(cv.Bytes()))
+		}
+	}
+	b := make([]byte, v.Len())
+	for i := range b {
+		b[i] = byte(v.Index(i).Uint())
+	}
+	return strconv.Quote(string(b))
+}
 
 // stringer returns String() of a named scalar type that has one (an enum
 // such as a protocol state), so the text form shows "joined" rather than 2;
@@ -363,6 +506,10 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 	if cv, ok := f.canonical(v); ok {
 		v = cv
 	}
+	if _, ok := textForm(v); ok {
+		b.WriteString(indent + name + ": " + one + "\n")
+		return
+	}
 	// Follow pointers as inline does, keeping the path in f.ptrs, so that
 	// a pointer cycle ends.
 	depth := len(f.ptrs)
@@ -413,6 +560,10 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 		}
 		b.WriteString(indent + "}\n")
 	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 && v.Len() > 0 {
+			b.WriteString(indent + name + ": " + bytesText(v) + "\n")
+			return
+		}
 		b.WriteString(indent + name + ": [\n")
 		for i := 0; i < v.Len(); i++ {
 			f.line(b, inner, strconv.Itoa(i), v.Index(i))

@@ -65,19 +65,82 @@ func Current() any {
 
 // Canonical forms registered for types the user does not own (see
 // sim.RegisterCanonical): reflect.Type -> func(reflect.Value) any, the
-// value given addressable.
-var canonicals sync.Map
+// value given addressable. A type that has none of its own but whose
+// pointer implements a registered interface (sim.RegisterCanonicalFor)
+// gets that interface's form, cached here on first use; types found to
+// have none are cached in nones.
+var (
+	canonicals sync.Map
+	nones      sync.Map
+	ifaceMu    sync.Mutex
+	ifaces     atomic.Pointer[[]ifaceCanon] // newest last
+)
+
+type ifaceCanon struct {
+	iface reflect.Type
+	f     func(any) any
+}
 
 // RegisterCanonical records f as the canonical form of type t.
-func RegisterCanonical(t reflect.Type, f func(v reflect.Value) any) { canonicals.Store(t, f) }
+func RegisterCanonical(t reflect.Type, f func(v reflect.Value) any) {
+	canonicals.Store(t, f)
+	nones.Clear()
+}
 
-// CanonicalFor returns the canonical form registered for t.
+// RegisterCanonicalInterface records f as the canonical form of every
+// non-pointer, non-interface type T whose pointer *T implements the
+// interface type iface, unless T has a form of its own (RegisterCanonical);
+// f is handed the *T. A later registration of an interface takes
+// precedence over an earlier one.
+func RegisterCanonicalInterface(iface reflect.Type, f func(any) any) {
+	ifaceMu.Lock()
+	defer ifaceMu.Unlock()
+	var list []ifaceCanon
+	if l := ifaces.Load(); l != nil {
+		list = append(list, *l...)
+	}
+	list = append(list, ifaceCanon{iface, f})
+	ifaces.Store(&list)
+	// Forms cached from interfaces may now be another's.
+	canonicals.Range(func(k, v any) bool {
+		if _, ok := v.(ifaceForm); ok {
+			canonicals.Delete(k)
+		}
+		return true
+	})
+	nones.Clear()
+}
+
+// ifaceForm is a canonical form derived from a registered interface.
+type ifaceForm func(v reflect.Value) any
+
+// CanonicalFor returns the canonical form registered for t, its own or
+// that of an interface its pointer implements.
 func CanonicalFor(t reflect.Type) (func(v reflect.Value) any, bool) {
-	f, ok := canonicals.Load(t)
-	if !ok {
+	if f, ok := canonicals.Load(t); ok {
+		switch f := f.(type) {
+		case ifaceForm:
+			return f, true
+		default:
+			return f.(func(reflect.Value) any), true
+		}
+	}
+	if _, ok := nones.Load(t); ok {
 		return nil, false
 	}
-	return f.(func(reflect.Value) any), true
+	if l := ifaces.Load(); l != nil && t.Kind() != reflect.Interface && t.Kind() != reflect.Pointer {
+		pt := reflect.PointerTo(t)
+		for i := len(*l) - 1; i >= 0; i-- {
+			ic := (*l)[i]
+			if pt.Implements(ic.iface) {
+				form := ifaceForm(func(v reflect.Value) any { return ic.f(v.Addr().Interface()) })
+				canonicals.Store(t, form)
+				return form, true
+			}
+		}
+	}
+	nones.Store(t, true)
+	return nil, false
 }
 
 // HasCanonicals reports whether any canonical form was registered.
