@@ -131,6 +131,12 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 		for i, s := range sims {
 			oks[i], errs[i] = s.Step()
 			if errors.Is(errs[i], ErrEscape) {
+				// The next replay has not taken this step yet: its node
+				// is as this one's was before it.
+				var ss *SharedStateError
+				if errors.As(errs[i], &ss) && i+1 < len(sims) {
+					ss.Field, ss.Detail = FirstDifference(sims[i+1].w.svcs[ss.Node], s.w.svcs[ss.Node])
+				}
 				return errs[i]
 			}
 		}

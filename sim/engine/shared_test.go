@@ -60,7 +60,9 @@ func (n *shipper) HandleTimer(ctx *sim.Context, name string) {
 // TestMemorySharedThroughMessages: the determinism checks report a message
 // its sender changed after sending it (a network would have delivered what
 // was sent) and a node whose state another node's handler changed (they
-// share memory), naming the nodes and the steps; a sender that sends a
+// share memory), naming the nodes, the steps and the field that changed
+// (compared with the next replay, which has not taken the step yet); a
+// sender that sends a
 // copy passes. Each path: the boot sends, then the timer (step 1) and the
 // delivery (step 2), or the delivery first.
 func TestMemorySharedThroughMessages(t *testing.T) {
@@ -72,7 +74,7 @@ func TestMemorySharedThroughMessages(t *testing.T) {
 		{mode: "later", timerFirst: true, want: &engine.MessageChangedError{From: 0, To: 1, Sent: 0, Delivered: 2, Message: "entries"}},
 		{mode: "datagram", timerFirst: true, want: &engine.MessageChangedError{From: 0, To: 1, Sent: 0, Delivered: 2, Message: "entries"}},
 		{mode: "same-handler", want: &engine.MessageChangedError{From: 0, To: 1, Sent: 0, Delivered: 1, Message: "entries"}},
-		{mode: "keep", want: &engine.SharedStateError{Node: 1, By: 0, Step: 2}},
+		{mode: "keep", want: &engine.SharedStateError{Node: 1, By: 0, Step: 2, Field: ".Got[0]", Detail: "1 in one, 9 in the other"}},
 		{mode: "copy", timerFirst: true},
 		{mode: "copy"},
 		// Delivered before the overwrite: the message is what was sent.

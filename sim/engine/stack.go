@@ -148,12 +148,21 @@ type SharedStateError struct {
 	// node By.
 	Node, By sim.NodeID
 	Step     int
+	// Field is the first field of Node's state that changed, and Detail
+	// its values before and after the step (FirstDifference), when the
+	// check could compare them (CheckDeterminism does).
+	Field, Detail string
 }
 
 func (e *SharedStateError) Error() string {
-	return "sim: node " + strconv.Itoa(int(e.Node)) + "'s state changed at step " + strconv.Itoa(e.Step) + ", a handler of node " + strconv.Itoa(int(e.By)) +
+	what := ""
+	if e.Field != "" {
+		what = " (field " + e.Field + ", before the step and after it: " + e.Detail + ")"
+	}
+	return "sim: node " + strconv.Itoa(int(e.Node)) + "'s state changed at step " + strconv.Itoa(e.Step) + ", a handler of node " + strconv.Itoa(int(e.By)) + what +
 		": the two nodes share memory (a slice, map or pointer one kept from a message of the other's, or a package variable; or a goroutine node " +
-		strconv.Itoa(int(e.Node)) + " started ran meanwhile); nodes on a network share nothing, so copy what a node keeps from a message (slices.Clone, maps.Clone)"
+		strconv.Itoa(int(e.Node)) + " started ran meanwhile); nodes on a network share nothing, so copy what a node keeps from a message (slices.Clone, maps.Clone)," +
+		" or, when what changed is a library's cache (a protobuf message's size), give its type a canonical form (sim.RegisterCanonicalFor)"
 }
 
 // Unwrap lets errors.Is match ErrEscape and ErrNondeterministic.
