@@ -62,9 +62,8 @@ func (n *shipper) HandleTimer(ctx *sim.Context, name string) {
 // was sent) and a node whose state another node's handler changed (they
 // share memory), naming the nodes, the steps and the field that changed
 // (compared with the next replay, which has not taken the step yet); a
-// sender that sends a
-// copy passes. Each path: the boot sends, then the timer (step 1) and the
-// delivery (step 2), or the delivery first.
+// sender that sends a copy passes. Each path: the boot sends, then the
+// timer (step 1) and the delivery (step 2), or the delivery first.
 func TestMemorySharedThroughMessages(t *testing.T) {
 	for _, c := range []struct {
 		mode       string
