@@ -476,6 +476,7 @@ func (m *Minimized) Trace(dead *trace.Trace) *trace.Trace {
 	return &trace.Trace{
 		Tool:          dead.Tool,
 		System:        dead.System,
+		Sys:           dead.Sys,
 		Params:        maps.Clone(dead.Params),
 		Seed:          dead.Seed,
 		Choices:       slices.Clone(m.Choices),

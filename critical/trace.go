@@ -42,6 +42,7 @@ func (a *Alternative) Trace(dead *trace.Trace) *trace.Trace {
 	t := &trace.Trace{
 		Tool:          dead.Tool,
 		System:        dead.System,
+		Sys:           dead.Sys,
 		Params:        maps.Clone(dead.Params),
 		Seed:          a.Seed,
 		Choices:       slices.Clone(a.Choices),

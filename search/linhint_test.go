@@ -3,6 +3,7 @@ package search_test
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/macemc/macemc/search"
@@ -58,5 +59,25 @@ func TestLinearizabilityViolationFromAWrongModelHasAHint(t *testing.T) {
 	}
 	if rep, err := search.Run(context.Background(), sys, o); err != nil || rep.First() != nil {
 		t.Fatalf("the right model: %v, %v", err, rep.First())
+	}
+}
+
+// A system the library user built and did not register (sim.Register)
+// gets its files written like a registered one's (the traces replay the
+// System itself), and a warning that the replay and debug commands need a
+// binary that registers it.
+func TestUnregisteredSystemWritesItsFiles(t *testing.T) {
+	out := t.TempDir()
+	rep, err := search.Run(context.Background(), wrongModel, search.Options{Seed: 1, Params: map[string]string{"variant": "correct"}, MaxPaths: 2000, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range []string{"error_trace", "error_log", "report", "report_html"} {
+		if rep.Files[role] == "" {
+			t.Errorf("no %s: %v", role, rep.Files)
+		}
+	}
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "system register-wrongmodel is not registered") {
+		t.Errorf("warnings: %q", rep.Warnings)
 	}
 }

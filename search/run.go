@@ -185,7 +185,7 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 	if p.rep.Properties == nil {
 		p.rep.Properties = []string{}
 	}
-	p.base = trace.Trace{Tool: trace.ToolVersion, System: sys.Name, Params: params, Seed: opts.Seed, Properties: opts.Properties,
+	p.base = trace.Trace{Tool: trace.ToolVersion, System: sys.Name, Sys: sys, Params: params, Seed: opts.Seed, Properties: opts.Properties,
 		WalkDepth: opts.WalkDepth, Critical: -1, Faults: opts.Faults}
 	return p, nil
 }
@@ -284,7 +284,7 @@ func (p *pipeline) finish(err error) (*Report, error) {
 	}
 	if page {
 		wg.Go(func() {
-			pageErr = htmlreport.WriteDir(p.opts.Out, htmlreport.Options{Tool: p.opts.Command, HandlerTimeout: p.opts.HandlerTimeout, Context: p.ctx})
+			pageErr = htmlreport.WriteDir(p.opts.Out, htmlreport.Options{Tool: p.opts.Command, HandlerTimeout: p.opts.HandlerTimeout, Context: p.ctx, System: p.sys})
 		})
 	}
 	wg.Wait()

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -149,6 +150,10 @@ type Options struct {
 	// Context, when set, stops the replays when it ends: the page is not
 	// written, and the error wraps the context's.
 	Context context.Context
+	// System, when set, is the system the directory's traces are of, which
+	// WriteDir replays instead of looking their system up among the
+	// registered ones (a library user's system need not be registered).
+	System *sim.System
 }
 
 // Limits bound what a page stores for long paths.
@@ -257,6 +262,11 @@ func WriteDir(dir string, o Options) error {
 		return err
 	}
 	in.Options = o
+	for _, t := range []*trace.Trace{in.Error, in.Live, in.Min} {
+		if t != nil && o.System != nil && t.System == o.System.Name {
+			t.Sys = o.System
+		}
+	}
 	return WriteFile(filepath.Join(dir, PageFile), in)
 }
 

@@ -149,11 +149,14 @@ func decodeError(err error) string {
 	return fmt.Sprintf("unclassified: %v\n", err)
 }
 
-// fields lists a trace's fields, one a line.
+// fields lists a trace's fields that a file holds, one a line.
 func fields(t *trace.Trace) string {
 	var b strings.Builder
 	v := reflect.ValueOf(t).Elem()
 	for i := range v.NumField() {
+		if v.Type().Field(i).Tag.Get("msgpack") == "-" {
+			continue // never written (Sys)
+		}
 		f := v.Field(i)
 		var s string
 		if m, ok := f.Interface().(map[string]string); ok {

@@ -80,6 +80,11 @@ type Trace struct {
 	// not return"; zero otherwise): replay runs the step after Steps, the
 	// hung one, under it.
 	HandlerTimeout time.Duration `msgpack:"handler_timeout,omitempty"`
+	// Sys, when set, is the system itself, which Config builds instead of
+	// looking System up among the registered systems: a search sets it on
+	// the traces it makes, so that a library user's system need not be
+	// registered for the search to write its files. It is never written.
+	Sys *sim.System `msgpack:"-"`
 }
 
 // Kind says what a trace shows. Trace files store it as its text, so
@@ -108,12 +113,15 @@ func (t *Trace) Options() engine.Options {
 	return engine.Options{NoFailures: t.NoFailures, FailuresUntil: t.FailuresUntil}
 }
 
-// Config looks up the trace's system and builds its config with the
-// recorded parameters and property selection.
+// Config looks up the trace's system (or takes Sys) and builds its config
+// with the recorded parameters and property selection.
 func (t *Trace) Config() (*sim.Config, error) {
-	sys, err := sim.Lookup(t.System)
-	if err != nil {
-		return nil, fmt.Errorf("trace: %w", err)
+	sys := t.Sys
+	if sys == nil {
+		var err error
+		if sys, err = sim.Lookup(t.System); err != nil {
+			return nil, fmt.Errorf("trace: %w", err)
+		}
 	}
 	cfg, _, err := sys.Config(t.Params)
 	if err != nil {
