@@ -23,7 +23,17 @@ func TestReplayTextOfTheLiveAlternative(t *testing.T) {
 	if err != nil || rep.First() == nil || rep.Files["live_trace"] == "" {
 		t.Fatalf("setup: %v, %v", err, rep.Files)
 	}
-	tr, err := trace.Read(filepath.Join(out, "live.trace"))
+	c := rep.First().Critical
+	want := fmt.Sprintf("the live alternative of a dead path whose critical transition is step %d (%s): compare them there", c.Step, c.Condition)
+	if got := replayText(t, out, "live.trace"); !strings.Contains(got, want) || strings.Contains(got, "critical transition: step") || strings.Contains(got, "not reproduced") {
+		t.Errorf("replay of live.trace:\n%s\nwant the line %q", got, want)
+	}
+}
+
+// replayText is what `macemc replay` prints for trace name in dir.
+func replayText(t *testing.T, dir, name string) string {
+	t.Helper()
+	tr, err := trace.Read(filepath.Join(dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,14 +42,10 @@ func TestReplayTextOfTheLiveAlternative(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := r.WriteText(&b, "live.trace", ""); err != nil {
+	if err := r.WriteText(&b, name, ""); err != nil {
 		t.Fatal(err)
 	}
-	c := rep.First().Critical
-	want := fmt.Sprintf("the live alternative of a dead path whose critical transition is step %d (%s): compare them there", c.Step, c.Condition)
-	if got := b.String(); !strings.Contains(got, want) || strings.Contains(got, "critical transition: step") || strings.Contains(got, "not reproduced") {
-		t.Errorf("replay of live.trace:\n%s\nwant the line %q", got, want)
-	}
+	return b.String()
 }
 
 // TestRefineBesideASearchKeepsItsFiles: the critical command run on a
@@ -94,20 +100,9 @@ func TestReplayOfSharedMemory(t *testing.T) {
 		if err != nil || rep.First() == nil {
 			t.Fatalf("%s: setup: %v, %v", mode, err, rep.First())
 		}
-		tr, err := trace.Read(filepath.Join(out, "error.trace"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := search.Replay(tr, -1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := r.WriteText(&b, "error.trace", ""); err != nil {
-			t.Fatal(err)
-		}
+		got := replayText(t, out, "error.trace")
 		for _, w := range want {
-			if got := b.String(); !strings.Contains(got, w) || strings.Contains(got, "the service is nondeterministic") {
+			if !strings.Contains(got, w) || strings.Contains(got, "the service is nondeterministic") {
 				t.Errorf("%s: replay:\n%s\nwant %q", mode, got, w)
 			}
 		}

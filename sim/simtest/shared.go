@@ -15,8 +15,9 @@ const Shared = "simtest-shared"
 type Entries struct{ Vals []int }
 
 // shipper is a node of simtest-shared. Node 0 sends its log to node 1 when
-// it boots and, on its timer, overwrites the log in place (as a log
-// truncated on a conflict is); node 1 keeps what it received.
+// it boots and, on its timer (or at once, in mode "same-handler"),
+// overwrites the log in place (as a log truncated on a conflict is); node
+// 1 keeps what it received.
 type shipper struct {
 	sim.Base
 	mode string
@@ -24,7 +25,8 @@ type shipper struct {
 	Got  []int
 }
 
-// Start sends node 0's log: the slice itself, or a copy in mode "copy".
+// Start sends node 0's log: the slice itself, or a copy in mode "copy";
+// as a datagram in mode "datagram".
 func (n *shipper) Start(ctx *sim.Context) {
 	if ctx.Self() != 0 {
 		return
@@ -34,7 +36,15 @@ func (n *shipper) Start(ctx *sim.Context) {
 	if n.mode == "copy" {
 		m.Vals = slices.Clone(n.Log)
 	}
-	ctx.Send(1, m)
+	if n.mode == "datagram" {
+		ctx.SendDatagram(1, m)
+	} else {
+		ctx.Send(1, m)
+	}
+	if n.mode == "same-handler" {
+		n.Log[0] = 9
+		return
+	}
 	ctx.SetTimer("overwrite")
 }
 
@@ -58,11 +68,11 @@ func init() {
 		Name: Shared,
 		Doc:  "test system: a message that shares a slice with its sender's log, which the sender overwrites",
 		Params: []sim.ParamSpec{{Name: "mode", Kind: sim.ParamString, Default: "send",
-			Doc: "send (the message holds node 0's log itself), keep (the same, and node 1 keeps the message's slice, not a copy) or copy (node 0 sends a copy: nothing is shared)"}},
+			Doc: "send (the message holds node 0's log itself), datagram (the same as a datagram), same-handler (node 0 overwrites its log in the handler that sent it), keep (as send, and node 1 keeps the message's slice, not a copy) or copy (node 0 sends a copy: nothing is shared)"}},
 		Build: func(p sim.Params) (*sim.Config, error) {
 			mode := p.String("mode")
-			if mode != "send" && mode != "keep" && mode != "copy" {
-				return nil, fmt.Errorf("mode %q: want send, keep or copy", mode)
+			if !slices.Contains([]string{"send", "datagram", "same-handler", "keep", "copy"}, mode) {
+				return nil, fmt.Errorf("mode %q: want send, datagram, same-handler, keep or copy", mode)
 			}
 			return &sim.Config{
 				Nodes:   2,
