@@ -31,20 +31,20 @@ func testSystem(name string) *sim.System {
 
 func TestRegistry(t *testing.T) {
 	// The registry is global: register once even under -count=N.
-	for _, name := range []string{"simtest-b", "simtest-a"} {
+	for _, name := range []string{"registrytest-b", "registrytest-a"} {
 		if _, err := sim.Lookup(name); err != nil {
 			sim.Register(testSystem(name))
 		}
 	}
 	func() {
 		defer func() {
-			if r := recover(); r == nil || !strings.Contains(r.(string), "simtest-a") {
+			if r := recover(); r == nil || !strings.Contains(r.(string), "registrytest-a") {
 				t.Fatalf("duplicate Register: recovered %v", r)
 			}
 		}()
-		sim.Register(testSystem("simtest-a"))
+		sim.Register(testSystem("registrytest-a"))
 	}()
-	for _, bad := range []*sim.System{nil, {Name: "simtest-nobuild"}, {Build: testSystem("x").Build}} {
+	for _, bad := range []*sim.System{nil, {Name: "registrytest-nobuild"}, {Build: testSystem("x").Build}} {
 		func() {
 			defer func() {
 				if recover() == nil {
@@ -54,21 +54,21 @@ func TestRegistry(t *testing.T) {
 			sim.Register(bad)
 		}()
 	}
-	s, err := sim.Lookup("simtest-a")
-	if err != nil || s.Name != "simtest-a" {
+	s, err := sim.Lookup("registrytest-a")
+	if err != nil || s.Name != "registrytest-a" {
 		t.Fatal(err)
 	}
-	_, err = sim.Lookup("simtest-nope")
-	if !errors.Is(err, sim.ErrUnknownSystem) || !strings.Contains(err.Error(), "simtest-a, simtest-b") || !strings.Contains(err.Error(), `"simtest-nope"`) {
+	_, err = sim.Lookup("registrytest-nope")
+	if !errors.Is(err, sim.ErrUnknownSystem) || !strings.Contains(err.Error(), "registrytest-a, registrytest-b") || !strings.Contains(err.Error(), `"registrytest-nope"`) {
 		t.Fatalf("unknown system: %v", err)
 	}
 	var names []string
 	for _, s := range sim.Systems() {
-		if strings.HasPrefix(s.Name, "simtest-") {
+		if strings.HasPrefix(s.Name, "registrytest-") {
 			names = append(names, s.Name)
 		}
 	}
-	if strings.Join(names, ",") != "simtest-a,simtest-b" {
+	if strings.Join(names, ",") != "registrytest-a,registrytest-b" {
 		t.Fatalf("Systems: %v", names)
 	}
 }
