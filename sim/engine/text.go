@@ -346,11 +346,11 @@ func (f *formatter) inline(v reflect.Value) string {
 }
 
 func (f *formatter) mapEntries(v reflect.Value, join func(k, v string) string) []string {
+	es := canonicalOrder(v)
 	type kv struct{ k, v string }
-	var entries []kv
-	it := v.MapRange()
-	for it.Next() {
-		entries = append(entries, kv{f.inline(it.Key()), f.inline(it.Value())})
+	entries := make([]kv, 0, len(es))
+	for i := range es {
+		entries = append(entries, kv{f.inline(es[i].key), f.inline(es[i].val)})
 	}
 	// Ties (distinct keys with the same text, e.g. pointers to equal
 	// values) are ordered by value, not left in map iteration order.
@@ -432,6 +432,39 @@ func bytesText(v reflect.Value) string {
 		b[i] = byte(v.Index(i).Uint())
 	}
 	return strconv.Quote(string(b))
+}
+
+// textEntry is a map's entry, with its key's canonical encoding and, when a
+// tie asked for it, its value's.
+type textEntry struct {
+	key, val   reflect.Value
+	kenc, venc []byte
+}
+
+// canonicalOrder returns map v's entries in the order of their keys'
+// canonical encodings (ties, such as pointers to equal values, by their
+// values'), not in the map's iteration order: the text forms format them
+// in this order, so that which values are cut past a formatter's limit
+// ("…") does not depend on the iteration order.
+func canonicalOrder(v reflect.Value) []textEntry {
+	var es []textEntry
+	it := v.MapRange()
+	for it.Next() {
+		es = append(es, textEntry{key: it.Key(), val: it.Value(), kenc: encodeValue(it.Key())})
+	}
+	valEnc := func(e *textEntry) []byte {
+		if e.venc == nil {
+			e.venc = append(encodeValue(e.val), 0) // not nil
+		}
+		return e.venc
+	}
+	sort.Slice(es, func(i, j int) bool {
+		if c := bytes.Compare(es[i].kenc, es[j].kenc); c != 0 {
+			return c < 0
+		}
+		return bytes.Compare(valEnc(&es[i]), valEnc(&es[j])) < 0
+	})
+	return es
 }
 
 // stringer returns String() of a named scalar type that has one (an enum
@@ -545,16 +578,12 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 			v reflect.Value
 		}
 		var entries []kv
-		it := v.MapRange()
-		for it.Next() {
-			entries = append(entries, kv{f.inline(it.Key()), it.Value()})
+		for _, e := range canonicalOrder(v) {
+			entries = append(entries, kv{f.inline(e.key), e.val})
 		}
-		sort.Slice(entries, func(i, j int) bool {
-			if entries[i].k == entries[j].k { // see mapEntries
-				return f.inline(entries[i].v) < f.inline(entries[j].v)
-			}
-			return lessKey(entries[i].k, entries[j].k)
-		})
+		// Keys with the same text (pointers to equal values) stay in the
+		// canonical order.
+		sort.SliceStable(entries, func(i, j int) bool { return lessKey(entries[i].k, entries[j].k) })
 		for _, e := range entries {
 			f.line(b, inner, e.k, e.v)
 		}
