@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/macemc/macemc/sim"
 )
@@ -259,16 +260,25 @@ func (f *formatter) canonical(v reflect.Value) (reflect.Value, bool) {
 }
 
 // stateFields returns the indexes of the fields of struct type t that the
-// text forms show: those the canonical encoding holds (encodedField).
+// text forms show: those the canonical encoding holds (encodedField). They
+// are worked out once per type (logs format a value at every step); the
+// slice is shared: callers must not change it.
 func stateFields(t reflect.Type) []int {
+	if idx, ok := stateFieldsOf.Load(t); ok {
+		return idx.([]int)
+	}
 	var idx []int
 	for i := 0; i < t.NumField(); i++ {
 		if encodedField(t.Field(i)) {
 			idx = append(idx, i)
 		}
 	}
+	stateFieldsOf.Store(t, idx)
 	return idx
 }
+
+// stateFieldsOf caches stateFields by type.
+var stateFieldsOf sync.Map
 
 // inline formats v on one line.
 func (f *formatter) inline(v reflect.Value) string {
