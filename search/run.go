@@ -509,9 +509,14 @@ func (p *pipeline) precheck() *Finding {
 	if err != nil {
 		return nil // Start panicked or hung: the search reports it
 	}
-	steps := 0
+	steps, hidden := 0, ""
 	err = s.Guard(p.opts.HandlerTimeout, func() error {
 		for s.Steps() < 1000 && p.ctx.Err() == nil {
+			if hidden == "" && !p.opts.NoHashing {
+				if hidden = s.HiddenState(); hidden != "" {
+					p.rep.Warnings = append(p.rep.Warnings, hiddenWarning(hidden, s.Steps()))
+				}
+			}
 			if ok, err := s.Step(); err != nil || !ok {
 				break
 			}
@@ -530,6 +535,15 @@ func (p *pipeline) precheck() *Finding {
 		return p.nondeterminism(err, choices, 0)
 	}
 	return nil
+}
+
+// hiddenWarning says what a state that hashing cannot read all of
+// (engine.Sim.HiddenState) costs the search, and how to let it prune again.
+func hiddenWarning(what string, step int) string {
+	return fmt.Sprintf("state hashing cannot read all of the state: %s (step %d of the walk before the search). "+
+		"A state that holds it is never taken for another, so the search cuts no path there (as with --no-hashing): "+
+		"it stays right but repeats work. Tag the field `macemc:\"-\"` if what it holds is no state, "+
+		"or keep that state in fields or give the type a canonical form (sim.RegisterCanonical)", what, step)
 }
 
 // memoryHang returns the finding of err when it is a handler given up on

@@ -163,6 +163,9 @@ func render(t *testing.T, rep *search.Report, err error) string {
 	if err := rep.WriteSummary(&b); err != nil {
 		t.Fatal(err)
 	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
 	return b.String()
 }
 

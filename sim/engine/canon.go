@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"math"
 	"reflect"
+	goruntime "runtime"
 	"slices"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -25,10 +27,17 @@ const tagName = "macemc"
 
 // encodedField reports whether the canonical encoding holds struct field
 // f: not one tagged `macemc:"-"`, one of size zero (an empty struct, a
-// zero-length array such as a library's [0]sync.Mutex no-copy marker), a
-// func, a chan, an unsafe pointer or a sync.Pool. The encoder, the hashing
+// zero-length array such as a library's [0]sync.Mutex no-copy marker), an
+// unsafe pointer or a sync type that is no state. The encoder, the hashing
 // programs (prog.go) and the text forms (text.go) all ask it, so that they
 // read the same fields.
+//
+// Funcs and channels are state: a func field is encoded as its function's
+// name (tickElection or tickHeartbeat), a channel as its buffered elements
+// in order, its capacity and whether it is closed (a node that keeps a
+// queue in a buffered channel). What a function literal captured cannot be
+// read, so a closure marks the state as hidden (encoder.hide,
+// Sim.HiddenState).
 //
 // A sync.Pool is a cache the runtime empties at will and shares between
 // every holder of it (a logging library's buffers reach one package-level
@@ -42,11 +51,7 @@ func encodedField(f reflect.StructField) bool {
 	if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 || syncNoState[f.Type] {
 		return false
 	}
-	switch f.Type.Kind() {
-	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
-		return false
-	}
-	return true
+	return f.Type.Kind() != reflect.UnsafePointer
 }
 
 // syncNoState holds the sync types that are no state (see encodedField).
@@ -134,6 +139,10 @@ type encoder struct {
 	keys      []unsafe.Pointer // types[i].key: searched, 8 to a cache line
 	vals      []scratchVal     // see scratchOf
 	spare     typeEntry        // dynamic's result when types is full
+	// hidden describes the first value encoded that holds state the
+	// encoding cannot show (a closure's captured variables, a channel
+	// that could not be read), "" when there was none; see hide.
+	hidden string
 }
 
 // typeEntry caches, for one dynamic type, its hash and its encoders.
@@ -586,9 +595,89 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 				}
 			}
 		}
-	default: // Func, Chan, UnsafePointer: not state
+	case reflect.Func:
+		return func(e *encoder, v reflect.Value) {
+			if v.IsNil() {
+				e.buf = append(e.buf, 0)
+				return
+			}
+			f := funcOf(v)
+			e.buf = append(e.buf, 1)
+			e.u64(f.hash)
+			if f.closure {
+				e.hide("a closure " + f.name)
+			}
+		}
+	case reflect.Chan:
+		elem := encoderFor(t.Elem())
+		return func(e *encoder, v reflect.Value) {
+			if v.IsNil() {
+				e.buf = append(e.buf, 0)
+				return
+			}
+			cv, ok := readChan(v, nil)
+			if !ok {
+				e.buf = append(e.buf, 1)
+				e.hide("a channel")
+				return
+			}
+			if cv.closed {
+				e.buf = append(e.buf, 3)
+			} else {
+				e.buf = append(e.buf, 2)
+			}
+			e.buf = binary.AppendUvarint(e.buf, uint64(cv.cap))
+			e.buf = binary.AppendUvarint(e.buf, uint64(len(cv.elems)))
+			for _, p := range cv.elems {
+				elem(e, reflect.NewAt(t.Elem(), p).Elem())
+				e.grow()
+			}
+		}
+	default: // UnsafePointer: not state
 		return func(*encoder, reflect.Value) {}
 	}
+}
+
+// hide records that the value being encoded holds state its encoding
+// cannot show (see Sim.HiddenState): the first such value's description.
+func (e *encoder) hide(what string) {
+	if e.hidden == "" {
+		e.hidden = what
+	}
+}
+
+// funcInfo is what the encodings know of a func value: the hash of its
+// function's name (the same in every build of the program, where its
+// address is not), and whether it is a function literal, whose captured
+// variables no encoding can read.
+type funcInfo struct {
+	name    string // the function's full name
+	short   string // its name after the last "/" of its package path
+	hash    uint64
+	closure bool
+}
+
+// funcInfos caches funcInfo by code pointer.
+var funcInfos sync.Map // uintptr -> funcInfo
+
+// funcOf returns what the encodings know of the func value v (not nil). A
+// bound method (a method value, "T.M-fm") is its method alone: the
+// receiver it holds is taken to be reachable from the state too (a node's
+// own struct, usually), which is not checked.
+func funcOf(v reflect.Value) funcInfo {
+	pc := v.Pointer()
+	if f, ok := funcInfos.Load(pc); ok {
+		return f.(funcInfo)
+	}
+	f := funcInfo{name: "a func"}
+	if rf := goruntime.FuncForPC(pc); rf != nil {
+		f.name = rf.Name()
+		f.closure = !strings.HasSuffix(f.name, "-fm") && isClosure(f.name)
+	}
+	f.hash = hashString(f.name)
+	f.short = f.name[strings.LastIndex(f.name, "/")+1:]
+	funcInfos.Store(pc, f)
+	return f
 }
 
 // mapEnc encodes the maps of one type: key and value with their encoders,
@@ -710,22 +799,31 @@ func mix(h, x uint64) uint64 {
 
 func hashString(s string) uint64 { return xxhash.Sum64String(s) }
 
-// hashNode hashes one node's service struct.
+// hashNode hashes one node's service struct, its bit 0 set when the struct
+// holds what hashing cannot read (see holdsHidden).
 func (s *Sim) hashNode(svc sim.Service) uint64 {
 	h, _ := s.stateHash(svc, true)
-	return h
+	return h&^1 | s.hidden()
 }
 
 // msgHash hashes a message in flight, once.
 func (s *Sim) msgHash(p *pending) uint64 {
 	if p.hash == 0 {
-		h, ok := s.hashValue(p.msg)
+		h, ok := s.messageHash(p.msg)
 		if !ok {
 			return 1
 		}
-		p.hash = h | 1
+		p.hash = h
 	}
 	return p.hash
+}
+
+// messageHash hashes a message as msgHash caches it: bit 0 set (a hash
+// that is not 0), bit 1 when the message holds what hashing cannot read
+// (see holdsHidden); false when its encoding stopped (see HashErr).
+func (s *Sim) messageHash(msg sim.Message) (uint64, bool) {
+	h, ok := s.hashValue(msg)
+	return h&^2 | 1 | s.hidden()<<1, ok
 }
 
 // hashValue hashes a node's struct or a message (see stateHash); false
@@ -738,6 +836,26 @@ func (s *Sim) hashValue(v any) (uint64, bool) { return s.stateHash(v, true) }
 // v's canonical encoding, within the simulator's bound when bounded (false
 // when that stopped), without one otherwise.
 func (s *Sim) stateHash(v any, bounded bool) (uint64, bool) {
+	h, ok := s.readHash(v, bounded)
+	s.lastHidden = s.enc.hidden
+	if s.lastHidden != "" {
+		s.enc.hidden = ""
+		hiddenSeen.Store(true)
+	}
+	return h, ok
+}
+
+// hidden returns 1 when the value stateHash hashed last holds what hashing
+// cannot read (see Sim.HiddenState), 0 otherwise.
+func (s *Sim) hidden() uint64 {
+	if s.lastHidden != "" {
+		return 1
+	}
+	return 0
+}
+
+// readHash is stateHash without the note of hidden state.
+func (s *Sim) readHash(v any, bounded bool) (uint64, bool) {
 	if v != nil {
 		te := s.enc.dynamic(reflect.TypeOf(v))
 		if p := te.prog; p != nil && p.hashable {

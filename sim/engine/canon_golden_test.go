@@ -103,7 +103,26 @@ func goldenValues() map[string]any {
 		Bs: []bool{true, false}, Fs: []float64{0.5, -0}, Ss: [][]string{{"a"}, {}, nil}, skip: 4, i: 5}
 	sh.A[0].X, sh.A[1].S = 1, []string{"p", "q"}
 	sh.Big[299] = 1
+	queue := make(chan key2, 4)
+	for i := range 6 { // wraps around the buffer: 2 3 4 5 left
+		queue <- key2{i, "q"}
+		if i < 2 {
+			<-queue
+		}
+	}
+	closed := make(chan int, 2)
+	closed <- 7
+	close(closed)
 	return map[string]any{
+		"chans": &struct {
+			Q, N chan key2
+			C    chan int
+			U    chan string
+		}{Q: queue, C: closed, U: make(chan string)},
+		"funcs": &struct {
+			F, N func(string) string
+			M    func() string
+		}{F: strings.ToUpper, M: (&strings.Builder{}).String},
 		"state":        build(6, perm(1, 6)),
 		"sets":         setsOf([]int{3, 1, 2}),
 		"ring":         makeRing(1, 2, 3),

@@ -44,7 +44,10 @@
 // type implementing sim.Canonicalizer, registered with
 // sim.RegisterCanonical, or whose pointer implements an interface
 // registered with sim.RegisterCanonicalFor, gives its own canonical form.
-// FormatState and Sim.NodeText give the stable text form the debugger
+// A func is its function's name and a channel the elements it buffers
+// (chanlayout.go); what a closure captured cannot be read, so the Hash of
+// a state that holds one is mixed with the path's choices and no search
+// takes it for another state (Sim.HiddenState). FormatState and Sim.NodeText give the stable text form the debugger
 // diffs. A node or message past Options.MaxStateBytes stops hashing with an
 // *EncodingError (HashErr). Hash is kept up to date incrementally: after a
 // step only the nodes and queues it touched are hashed again (hash.go), and

@@ -1,8 +1,11 @@
 package engine
 
 import (
-	"github.com/macemc/macemc/sim"
+	"fmt"
 	"math/bits"
+	"sync/atomic"
+
+	"github.com/macemc/macemc/sim"
 )
 
 // The global state's hash (Sim.Hash) is kept up to date incrementally: a
@@ -54,6 +57,7 @@ const (
 	seedHist   = 0x68697374
 	seedBudget = 0x62756467
 	seedFaults = 0x6661756c
+	seedHidden = 0x68696464
 )
 
 // initHashState sizes the bookkeeping for n nodes, every part stale.
@@ -149,7 +153,96 @@ func (s *Sim) Hash() uint64 {
 		b := uint64(s.w.crashes)<<42 | uint64(s.w.dups)<<21 | uint64(s.w.partitions)
 		sum += fmix(mix(b^seedFaults, s.w.cut))
 	}
+	if hiddenSeen.Load() && s.holdsHidden() {
+		return s.salted(fmix(sum + seedState))
+	}
 	return fmix(sum + seedState)
+}
+
+// hiddenSeen is set once any value hashed in the process held what hashing
+// cannot read: until then Hash need not look for such values (see
+// holdsHidden). It changes how long Hash takes, never what it returns.
+var hiddenSeen atomic.Bool
+
+// holdsHidden reports whether the current state holds what hashing cannot
+// read: a node, monitor or message in flight whose cached hash has its
+// hidden bit set (bit 0 of a node's or monitor's, bit 1 of a message's, bit
+// 0 marking it hashed), as stateHash found when it encoded the value. The
+// bits travel with the hashes (HashMemo, copies), so the answer depends on
+// the state alone. Called after refresh: every cached hash is current.
+func (s *Sim) holdsHidden() bool {
+	for i := range s.w.nodes {
+		if s.w.nodes[i].hash&1 != 0 {
+			return true
+		}
+	}
+	for i := range s.w.mons {
+		if s.monitorHash(i)&1 != 0 {
+			return true
+		}
+	}
+	found := false
+	s.eachInFlight(func(_ int, p *pending) { found = found || s.msgHash(p)&2 != 0 })
+	return found
+}
+
+// HiddenState describes the first value of the current state (nodes,
+// monitors, messages in flight) that holds state no hash can read, e.g.
+// "node 1 (*chq.Elector) holds a closure chq.(*Elector).HandleMessage.func1":
+// what a function literal captured (a closure kept in a node's struct or
+// sent in a message), or a channel's buffer on a Go release whose channel
+// layout the engine was not checked against. "" when there is none.
+//
+// Two states that differ only in what hashing cannot read would hash
+// equal, and a search would cut a path that was new. So the Hash of such a
+// state is the hash of this execution's state alone: the state's hash mixed
+// with every choice made so far. A search then cuts no path at such a state
+// (as with --no-hashing), and stays right at the cost of repeated work;
+// replays of the same choices still hash equal.
+// Tag a field `macemc:"-"` when what it holds is no state (a logger's
+// hook, a comparison function), or give its type a canonical form
+// (sim.RegisterCanonical), and the search prunes again. A bound method
+// (n.tick = n.tickElection) is no hidden state: it is hashed as its
+// method, its receiver taken to be reachable from the state.
+func (s *Sim) HiddenState() string {
+	s.refresh()
+	if !hiddenSeen.Load() || !s.holdsHidden() {
+		return ""
+	}
+	for i, svc := range s.w.svcs {
+		if s.w.nodes[i].hash&1 != 0 {
+			s.stateHash(svc, true)
+			return fmt.Sprintf("node %d (%T) holds %s", i, svc, s.lastHidden)
+		}
+	}
+	for i := range s.w.mons {
+		if s.monitorHash(i)&1 != 0 {
+			s.stateHash(s.w.mons[i].m, false)
+			return fmt.Sprintf("monitor %d (%T) holds %s", i, s.w.mons[i].m, s.lastHidden)
+		}
+	}
+	what := ""
+	s.eachInFlight(func(_ int, p *pending) {
+		if what == "" && s.msgHash(p)&2 != 0 {
+			s.stateHash(p.msg, true)
+			what = fmt.Sprintf("the %s from node %d to node %d holds %s", sim.MessageName(p.msg), p.from, p.to, s.lastHidden)
+		}
+	})
+	return what
+}
+
+// salted mixes h with the execution's choices (see HiddenState), hashing
+// only the choices made since its last call.
+func (s *Sim) salted(h uint64) uint64 {
+	w := &s.w
+	if w.saltN > len(w.choices) {
+		w.salt, w.saltN = 0, 0
+	}
+	for _, c := range w.choices[w.saltN:] {
+		w.salt = step(w.salt, uint64(c.Kind)<<56|uint64(uint32(c.N))<<24^uint64(uint32(c.Value)))
+	}
+	w.saltN = len(w.choices)
+	return fmix(h ^ fmix(w.salt+seedHidden))
 }
 
 // refresh brings every stale part up to date.

@@ -58,9 +58,11 @@ func (s *Sim) monitorHash(i int) uint64 {
 	ms := &s.w.mons[i]
 	if ms.dirty {
 		ms.hash, _ = s.stateHash(ms.m, false)
+		hidden := s.hidden()
 		if ms.failure != "" {
 			ms.hash = mix(ms.hash, hashString(ms.failure))
 		}
+		ms.hash = ms.hash&^1 | hidden // bit 0: see holdsHidden
 		ms.dirty = false
 	}
 	return ms.hash

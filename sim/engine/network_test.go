@@ -680,7 +680,7 @@ func TestBadSendPanics(t *testing.T) {
 	var hp *engine.HandlerPanicError
 	var mu *engine.MisuseError
 	if !errors.As(err, &hp) || !errors.Is(err, engine.ErrMisuse) || !errors.As(err, &mu) || mu.Node != 1 || mu.Call != "Send" ||
-		hp.Error() != "sim: invalid API use by node 1 at step 1 (node 1 handles app request <func>): node 1 sends Num{From: 0, Seq: 0} to node 5, which does not exist (nodes 0-1)" {
+		hp.Error() != "sim: invalid API use by node 1 at step 1 (node 1 handles app request func engine_test.TestBadSendPanics.func1.1): node 1 sends Num{From: 0, Seq: 0} to node 5, which does not exist (nodes 0-1)" {
 		t.Fatalf("send to node 5: %v", err)
 	}
 }

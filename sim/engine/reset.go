@@ -24,6 +24,7 @@ func (s *Sim) Reset(c Chooser) error {
 	w.monotone, w.step, w.resets, w.breaks, w.drops = 0, 0, 0, 0, 0
 	w.crashes, w.dups, w.partitions, w.cut, w.down = 0, 0, 0, 0, 0
 	w.choices, w.stepStarts = w.choices[:0], w.stepStarts[:0]
+	w.salt, w.saltN = 0, 0
 	w.settings = append(w.settings[:0], setting{failures: s.failures, until: s.until})
 	w.lastEvent = Event{}
 	s.rehash()

@@ -204,6 +204,9 @@ type world struct {
 	settings   []setting
 	stepStarts []int32 // index into choices where each step began
 	lastEvent  Event
+	// salt hashes the first saltN choices (see salted).
+	salt  uint64
+	saltN int
 	// The client history (see history.go): its events, its clients and
 	// the hash of its canonical form.
 	hist     []sim.HistoryEvent
@@ -276,6 +279,9 @@ type Sim struct {
 	log      *zerolog.Logger
 	failures bool
 	until    int
+	// lastHidden is what the value stateHash hashed last holds that
+	// hashing cannot read ("" for nothing; see HiddenState).
+	lastHidden string
 
 	// The ready list, rebuilt after every step: compact entries (which
 	// queue, node or timer each event comes from) and their weights. The
@@ -1333,7 +1339,7 @@ func (s *Sim) checkDelivered(k readyEnt) error {
 	if p.hash == 0 {
 		return nil // forgotten (see forget): nothing to compare with
 	}
-	if h, ok := s.hashValue(p.msg); ok && h|1 != p.hash {
+	if h, ok := s.messageHash(p.msg); ok && h != p.hash {
 		return &MessageChangedError{From: p.from, To: p.to, Sent: int(p.cause) + 1, Delivered: s.logStep(), Message: sim.MessageName(p.msg)}
 	}
 	return nil

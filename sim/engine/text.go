@@ -349,7 +349,29 @@ func (f *formatter) inline(v reflect.Value) string {
 			parts = append(parts, v.Type().Field(i).Name+": "+f.inline(field(v, i)))
 		}
 		return typeName(v.Type()) + "{" + strings.Join(parts, ", ") + "}"
-	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+	case reflect.Func:
+		if v.IsNil() {
+			return "nil"
+		}
+		return "func " + funcOf(v).short
+	case reflect.Chan:
+		if v.IsNil() {
+			return "nil"
+		}
+		cv, ok := readChan(v, nil)
+		if !ok {
+			return "<chan>"
+		}
+		parts := make([]string, len(cv.elems))
+		for i, p := range cv.elems {
+			parts[i] = f.inline(reflect.NewAt(v.Type().Elem(), p).Elem())
+		}
+		txt := "chan[" + strings.Join(parts, ", ") + "]"
+		if cv.closed {
+			txt += " (closed)"
+		}
+		return txt
+	case reflect.UnsafePointer:
 		return "<" + v.Kind().String() + ">"
 	}
 	return "?"

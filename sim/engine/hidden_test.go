@@ -1,0 +1,99 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/simtest"
+)
+
+// queueHolder keeps a queue in a buffered channel.
+type queueHolder struct{ Q chan int }
+
+func holding(vals ...int) *queueHolder {
+	h := &queueHolder{Q: make(chan int, 3)}
+	for _, v := range vals {
+		h.Q <- v
+	}
+	return h
+}
+
+// TestChannelContentsAreState: a channel is hashed and shown by what it
+// buffers, in order, and whether it is closed; where the elements sit in
+// its buffer is not state.
+func TestChannelContentsAreState(t *testing.T) {
+	a, b := holding(1, 2), holding(2, 1)
+	if engine.Hash(a) == engine.Hash(b) {
+		t.Errorf("queues 1 2 and 2 1 hash alike")
+	}
+	wrapped := holding(9, 9, 1)
+	<-wrapped.Q
+	<-wrapped.Q
+	wrapped.Q <- 2 // 1 2, the first at the buffer's end
+	if engine.Hash(wrapped) != engine.Hash(holding(1, 2)) {
+		t.Errorf("equal queues at other buffer positions hash differently")
+	}
+	closed := holding(1, 2)
+	close(closed.Q)
+	if engine.Hash(closed) == engine.Hash(a) {
+		t.Errorf("a closed queue hashes like an open one")
+	}
+	if got, want := engine.FormatValue(closed), "&queueHolder{Q: chan[1, 2] (closed)}"; got != want {
+		t.Errorf("text %q, want %q", got, want)
+	}
+	if got, want := engine.FormatValue(&queueHolder{}), "&queueHolder{Q: nil}"; got != want {
+		t.Errorf("text %q, want %q", got, want)
+	}
+}
+
+// hiddenAfter runs simtest-hidden (mode) with the greetings in the order
+// of first (0: node 0's first) and returns the simulator.
+func hiddenAfter(t *testing.T, mode string, first int32) *engine.Sim {
+	t.Helper()
+	sys, err := sim.Lookup(simtest.Hidden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := sys.Build(sim.Params{"mode": mode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustNew(t, cfg, engine.Options{Chooser: engine.NewRecorded([]int32{first, 0})})
+	for range 2 {
+		if ok, err := s.Step(); !ok || err != nil {
+			t.Fatalf("step: %v %v", ok, err)
+		}
+	}
+	return s
+}
+
+// TestClosureStateIsNeverTakenForAnother: the two orders of the greetings
+// leave states that differ only in what node 1's closure captured. Their
+// hashes must differ (or a search would cut the second order's path), the
+// state must say what it holds, and a replay must hash as the original.
+func TestClosureStateIsNeverTakenForAnother(t *testing.T) {
+	a, b := hiddenAfter(t, "func", 0), hiddenAfter(t, "func", 1)
+	if engine.FormatValue(a.Service(1)) != engine.FormatValue(b.Service(1)) {
+		t.Fatalf("the states differ where they can be read:\n%s\n%s", engine.FormatValue(a.Service(1)), engine.FormatValue(b.Service(1)))
+	}
+	if a.Hash() == b.Hash() {
+		t.Errorf("states that differ in a closure's captured variable hash alike")
+	}
+	if got := a.HiddenState(); !strings.HasPrefix(got, "node 1 (*simtest.elector) holds a closure ") || !strings.HasSuffix(got, ".(*elector).HandleMessage.func1") {
+		t.Errorf("HiddenState = %q", got)
+	}
+	if again := hiddenAfter(t, "func", 0); again.Hash() != a.Hash() {
+		t.Errorf("a replay of the same choices hashes differently")
+	}
+	// A state whose queue can be read is hashed as usual: by its state,
+	// whatever the path.
+	c := hiddenAfter(t, "chan", 0)
+	if got := c.HiddenState(); got != "" {
+		t.Errorf("a channel's queue counts as hidden: %q", got)
+	}
+	if hiddenAfter(t, "chan", 1).Hash() == c.Hash() {
+		t.Errorf("queues 0 2 and 2 0 hash alike")
+	}
+}
