@@ -47,27 +47,35 @@ const tagName = "macemc"
 // (handlers run alone and hold no lock between events), and a library
 // object that simulators share (a btree's free list handed to every node's
 // tree) is locked by other simulators' goroutines while one hashes it.
+//
+// Nor is a *sim.Context a node keeps (to send from a callback a library
+// calls in a later handler): it is the node's handle on the simulator, the
+// same in every handler of the node, and reading through it would read the
+// whole simulation.
 func encodedField(f reflect.StructField) bool {
-	if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 || syncNoState[f.Type] {
+	if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 || noState[f.Type] {
 		return false
 	}
 	return f.Type.Kind() != reflect.UnsafePointer
 }
 
-// syncNoState holds the sync types that are no state (see encodedField).
-var syncNoState = map[reflect.Type]bool{
+// noState holds the types that are no state (see encodedField).
+var noState = map[reflect.Type]bool{
 	reflect.TypeFor[sync.Pool]():      true,
 	reflect.TypeFor[sync.Mutex]():     true,
 	reflect.TypeFor[sync.RWMutex]():   true,
 	reflect.TypeFor[sync.WaitGroup](): true,
 	reflect.TypeFor[sync.Cond]():      true,
+	reflect.TypeFor[sim.Context]():    true,
+	reflect.TypeFor[*sim.Context]():   true,
 }
 
 // AppendCanonical appends the canonical encoding of v to buf: every field,
 // exported or not (except those tagged `macemc:"-"`), maps in key order,
 // pointers followed (a cycle is encoded as a back-reference), interfaces
 // with their dynamic type. Equal states encode equal whatever the order in
-// which their maps were built. Funcs and channels are left out.
+// which their maps were built. A func is its function's name, a channel
+// what it buffers (see encodedField).
 //
 // An encoding is bounded by MaxCanonicalBytes: past it, the value's
 // encoding is its type and a marker (all such values of a type encode
@@ -462,6 +470,9 @@ func buildEncoder(t reflect.Type) encFunc {
 }
 
 func buildBaseEncoder(t reflect.Type) encFunc {
+	if noState[t] {
+		return func(*encoder, reflect.Value) {}
+	}
 	switch t.Kind() {
 	case reflect.Bool:
 		return func(e *encoder, v reflect.Value) {

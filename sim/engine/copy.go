@@ -346,6 +346,10 @@ func (w *copyWalker) walk(v reflect.Value, path *copyPath) string {
 	if why := syncProblem(v); why != "" {
 		return at(path.String()) + why
 	}
+	if t == contextPtr && !v.IsNil() || t == contextType {
+		// A copy of it would act on the original's simulator.
+		return at(path.String()) + "holds a *sim.Context"
+	}
 	switch t.Kind() {
 	case reflect.Func:
 		if v.IsNil() {
@@ -426,6 +430,11 @@ func (w *copyWalker) walk(v reflect.Value, path *copyPath) string {
 	}
 	return ""
 }
+
+var (
+	contextType = reflect.TypeFor[sim.Context]()
+	contextPtr  = reflect.TypeFor[*sim.Context]()
+)
 
 // exported returns v as an interface for display, or its kind when it was
 // reached through unexported fields.

@@ -97,3 +97,46 @@ func TestClosureStateIsNeverTakenForAnother(t *testing.T) {
 		t.Errorf("queues 0 2 and 2 0 hash alike")
 	}
 }
+
+// ctxKeeper keeps the Context of its boot and sends through it from a
+// later handler, as a node that hands a library a send callback does.
+type ctxKeeper struct {
+	sim.Base
+	Saved *sim.Context
+	Sent  int
+}
+
+func (k *ctxKeeper) Start(ctx *sim.Context) { k.Saved = ctx }
+
+func (k *ctxKeeper) HandleApp(_ *sim.Context, req any) {
+	k.Saved.Send(1-k.Saved.Self(), Num{Seq: req.(int)})
+	k.Sent++
+}
+
+func (k *ctxKeeper) HandleMessage(*sim.Context, sim.NodeID, sim.Message) {}
+
+// TestKeptContextIsNoState: a *sim.Context in a node's struct is the
+// node's handle on the simulator, not state: replays agree (reading
+// through it read the whole simulator, which differs between replays),
+// the text form leaves it out, and a copy of the state is made by replay
+// (a deep copy of it would act on the original's simulator).
+func TestKeptContextIsNoState(t *testing.T) {
+	cfg := &sim.Config{
+		Nodes:   2,
+		Service: func(sim.NodeID) sim.Service { return &ctxKeeper{} },
+		App:     func(sim.NodeID) []any { return []any{1, 2} },
+	}
+	s := mustNew(t, cfg, engine.Options{Chooser: engine.NewRandom(3)})
+	if err := stepAll(s, 100); err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.CheckDeterminism(cfg, s.ChoiceValues(), engine.Options{}); err != nil {
+		t.Fatalf("a kept Context made replays differ: %v", err)
+	}
+	if got, want := engine.FormatValue(s.Service(0)), "&ctxKeeper{Sent: 2}"; got != want {
+		t.Errorf("text %q, want %q", got, want)
+	}
+	if p := s.CopyProblem(); !strings.Contains(p, ".Saved holds a *sim.Context") {
+		t.Errorf("CopyProblem = %q", p)
+	}
+}

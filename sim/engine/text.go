@@ -291,6 +291,9 @@ func (f *formatter) inline(v reflect.Value) string {
 	if !v.IsValid() {
 		return "nil"
 	}
+	if noState[v.Type()] {
+		return "<" + v.Type().String() + ">"
+	}
 	if name, ok := stringer(v); ok {
 		return name
 	}
