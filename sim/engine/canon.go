@@ -18,8 +18,49 @@ import (
 )
 
 // registered returns the canonical form registered for t with
-// sim.RegisterCanonical.
-func registered(t reflect.Type) (func(reflect.Value) any, bool) { return hook.CanonicalFor(t) }
+// sim.RegisterCanonical, or the engine's own for a library type whose
+// state lies where the encodings cannot read it (libraryForm).
+func registered(t reflect.Type) (func(reflect.Value) any, bool) {
+	if f, ok := hook.CanonicalFor(t); ok {
+		return f, true
+	}
+	return libraryForm(t)
+}
+
+// libraryForm returns the canonical form of t when t is one of the
+// standard library's types whose state its fields do not show: a sync.Map
+// (its entries sit behind atomic pointers, beside a random seed) is the
+// map of its entries, an atomic.Pointer[T] (an unsafe.Pointer inside) is
+// the *T it holds.
+func libraryForm(t reflect.Type) (func(reflect.Value) any, bool) {
+	if t.Kind() != reflect.Struct {
+		return nil, false
+	}
+	if f, ok := libraryForms.Load(t); ok {
+		return f.(func(reflect.Value) any), f.(func(reflect.Value) any) != nil
+	}
+	var form func(reflect.Value) any
+	switch {
+	case t == reflect.TypeFor[sync.Map]():
+		form = func(v reflect.Value) any {
+			m := map[any]any{}
+			(*sync.Map)(unsafe.Pointer(v.UnsafeAddr())).Range(func(k, x any) bool { m[k] = x; return true })
+			return m
+		}
+	case t.PkgPath() == "sync/atomic" && strings.HasPrefix(t.Name(), "Pointer["):
+		if f, ok := t.FieldByName("v"); ok && f.Type.Kind() == reflect.UnsafePointer && t.Field(0).Type.Kind() == reflect.Array {
+			target := t.Field(0).Type.Elem() // the *T of its _ [0]*T
+			form = func(v reflect.Value) any {
+				return reflect.NewAt(target.Elem(), *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(v.UnsafeAddr()), f.Offset))).Interface()
+			}
+		}
+	}
+	libraryForms.Store(t, form)
+	return form, form != nil
+}
+
+// libraryForms caches libraryForm by type (a nil func for none).
+var libraryForms sync.Map
 
 // A struct field tagged `macemc:"-"` is left out of the state: it neither
 // changes the hash nor shows in the text form.
@@ -27,8 +68,8 @@ const tagName = "macemc"
 
 // encodedField reports whether the canonical encoding holds struct field
 // f: not one tagged `macemc:"-"`, one of size zero (an empty struct, a
-// zero-length array such as a library's [0]sync.Mutex no-copy marker), an
-// unsafe pointer or a sync type that is no state. The encoder, the hashing
+// zero-length array such as a library's [0]sync.Mutex no-copy marker) or
+// a sync type that is no state. The encoder, the hashing
 // programs (prog.go) and the text forms (text.go) all ask it, so that they
 // read the same fields.
 //
@@ -36,8 +77,10 @@ const tagName = "macemc"
 // name (tickElection or tickHeartbeat), a channel as its buffered elements
 // in order, its capacity and whether it is closed (a node that keeps a
 // queue in a buffered channel). What a function literal captured cannot be
-// read, so a closure marks the state as hidden (encoder.hide,
-// Sim.HiddenState).
+// read, nor what an unsafe.Pointer points to, so a closure or an
+// unsafe.Pointer that is not nil marks the state as hidden (encoder.hide,
+// Sim.HiddenState). The standard library's types that keep their state
+// behind unsafe pointers have forms of their own (libraryForm).
 //
 // A sync.Pool is a cache the runtime empties at will and shares between
 // every holder of it (a logging library's buffers reach one package-level
@@ -56,7 +99,7 @@ func encodedField(f reflect.StructField) bool {
 	if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 || noState[f.Type] {
 		return false
 	}
-	return f.Type.Kind() != reflect.UnsafePointer
+	return true
 }
 
 // noState holds the types that are no state (see encodedField).
@@ -644,8 +687,15 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 				e.grow()
 			}
 		}
-	default: // UnsafePointer: not state
-		return func(*encoder, reflect.Value) {}
+	default: // UnsafePointer: what it points to has no type to read it by
+		return func(e *encoder, v reflect.Value) {
+			if v.IsNil() {
+				e.buf = append(e.buf, 0)
+				return
+			}
+			e.buf = append(e.buf, 1)
+			e.hide("an unsafe.Pointer")
+		}
 	}
 }
 

@@ -2,7 +2,10 @@ package engine_test
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -138,5 +141,66 @@ func TestKeptContextIsNoState(t *testing.T) {
 	}
 	if p := s.CopyProblem(); !strings.Contains(p, ".Saved holds a *sim.Context") {
 		t.Errorf("CopyProblem = %q", p)
+	}
+}
+
+// libState keeps state in standard library types whose fields do not show
+// it.
+type libState struct {
+	M sync.Map
+	P atomic.Pointer[Num]
+}
+
+// TestLibraryTypesAreReadByWhatTheyHold: a sync.Map is the map of its
+// entries (its fields hold a random seed: two equal maps differed), an
+// atomic.Pointer the value it points to (its unsafe.Pointer was left
+// out: every value hashed alike).
+func TestLibraryTypesAreReadByWhatTheyHold(t *testing.T) {
+	a, b := &libState{}, &libState{}
+	a.M.Store("k", 1)
+	b.M.Store("k", 1)
+	if engine.Hash(a) != engine.Hash(b) {
+		t.Errorf("equal sync.Maps hash differently")
+	}
+	b.M.Store("k", 2)
+	if engine.Hash(a) == engine.Hash(b) {
+		t.Errorf("sync.Maps that differ hash alike")
+	}
+	c, d := &libState{}, &libState{}
+	if engine.Hash(c) != engine.Hash(d) {
+		t.Errorf("empty states hash differently")
+	}
+	c.P.Store(&Num{Seq: 1})
+	if engine.Hash(c) == engine.Hash(d) {
+		t.Errorf("a set atomic.Pointer hashes like a nil one")
+	}
+	d.P.Store(&Num{Seq: 2})
+	if engine.Hash(c) == engine.Hash(d) {
+		t.Errorf("atomic.Pointers to different values hash alike")
+	}
+	a.P.Store(&Num{Seq: 1})
+	if got, want := engine.FormatValue(a), `&libState{M: {"k": 1}, P: &Num{From: 0, Seq: 1}}`; got != want {
+		t.Errorf("text %q, want %q", got, want)
+	}
+}
+
+// rawPointer keeps an unsafe.Pointer: what it points to has no type.
+type rawPointer struct {
+	sim.Base
+	P unsafe.Pointer
+}
+
+// TestUnsafePointerIsHidden: a node whose struct holds an unsafe.Pointer
+// says so, and its states are never taken for another's.
+func TestUnsafePointerIsHidden(t *testing.T) {
+	x := 1
+	cfg := &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &rawPointer{P: unsafe.Pointer(&x)} }}
+	s := mustNew(t, cfg, engine.Options{})
+	if got, want := s.HiddenState(), "node 0 (*engine_test.rawPointer) holds an unsafe.Pointer"; got != want {
+		t.Errorf("HiddenState = %q, want %q", got, want)
+	}
+	cfg.Service = func(sim.NodeID) sim.Service { return &rawPointer{} }
+	if got := mustNew(t, cfg, engine.Options{}).HiddenState(); got != "" {
+		t.Errorf("a nil unsafe.Pointer counts as hidden: %q", got)
 	}
 }
