@@ -19,7 +19,10 @@
 // key of a map of 2, 8 or 64 entries), map-order-send (sending in a map's
 // order), math-rand, crypto-rand, time-now, goroutine-write,
 // goroutine-send and background-write (a goroutine that writes the state
-// or sends). Every search is seeded 1..RUNS, with 20 paths, d_max 200, one
+// or sends), message-changed and shared-state (memory a message or two
+// nodes share), file-at-start and global-at-start (state kept across
+// executions: a file or a package variable a handler writes and Start
+// reads back). Every search is seeded 1..RUNS, with 20 paths, d_max 200, one
 // worker and no critical-transition search.
 //
 // It prints a table, one row per kind: "caught (default replays)" and

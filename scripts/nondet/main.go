@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -23,57 +25,78 @@ var kinds = []struct {
 	name, doc string
 	act       func(n *node, ctx *sim.Context)
 	culprit   sim.NodeID
+	start     func(n *node, ctx *sim.Context) // at Start too, when set
 }{
 	{"map-2", "acts on the first key of a 2-entry map", func(n *node, ctx *sim.Context) {
 		for k := range n.Small {
 			n.First = k
 			break
 		}
-	}, 0},
+	}, 0, nil},
 	{"map-8", "acts on the first key of an 8-entry map", func(n *node, ctx *sim.Context) {
 		for k := range n.Mid {
 			n.First = k
 			break
 		}
-	}, 0},
+	}, 0, nil},
 	{"map-64", "acts on the first key of a 64-entry map", func(n *node, ctx *sim.Context) {
 		for k := range n.Large {
 			n.First = k
 			break
 		}
-	}, 0},
+	}, 0, nil},
 	{"map-order-send", "sends to the peers of a 3-entry map in its order", func(n *node, ctx *sim.Context) {
 		for k := range n.Peers {
 			ctx.Send(1, k)
 		}
-	}, 0},
-	{"math-rand", "draws from math/rand/v2's global source", func(n *node, ctx *sim.Context) { n.Drawn = rand.IntN(1000) }, 0},
+	}, 0, nil},
+	{"math-rand", "draws from math/rand/v2's global source", func(n *node, ctx *sim.Context) { n.Drawn = rand.IntN(1000) }, 0, nil},
 	{"crypto-rand", "draws from crypto/rand without the stand-in", func(n *node, ctx *sim.Context) {
 		b := make([]byte, 2)
 		_, _ = cryptorand.Read(b)
 		n.Drawn = int(b[0])
-	}, 0},
-	{"time-now", "keeps time.Now", func(n *node, ctx *sim.Context) { n.Drawn = int(time.Now().UnixNano() % 1000) }, 0},
+	}, 0, nil},
+	{"time-now", "keeps time.Now", func(n *node, ctx *sim.Context) { n.Drawn = int(time.Now().UnixNano() % 1000) }, 0, nil},
 	{"goroutine-write", "starts a goroutine that writes the state 1ms later", func(n *node, ctx *sim.Context) {
 		wg.Add(1)
 		go func() { defer wg.Done(); time.Sleep(time.Millisecond); n.Drawn++ }()
-	}, 0},
+	}, 0, nil},
 	{"goroutine-send", "starts a goroutine that sends 1ms later", func(n *node, ctx *sim.Context) {
 		wg.Add(1)
 		go func() { defer wg.Done(); time.Sleep(time.Millisecond); ctx.Send(1, "late") }()
-	}, 0},
+	}, 0, nil},
 	{"background-write", "a goroutine started outside the handlers writes the state when a handler kicks it", func(n *node, ctx *sim.Context) {
 		n.kick <- struct{}{}
-	}, 0},
+	}, 0, nil},
 	{"message-changed", "sends its log's slice and overwrites the log in the same handler", func(n *node, ctx *sim.Context) {
 		ctx.Send(1, entries{Vals: n.Log})
 		n.Log[0] = 9
-	}, 0},
+	}, 0, nil},
 	{"shared-state", "sends a copy of its log, which node 1 keeps as it got it; node 0 changes the copy at its next tick", func(n *node, ctx *sim.Context) {
 		n.Sent = slices.Clone(n.Log)
 		ctx.Send(1, entries{Vals: n.Sent})
-	}, 1},
+	}, 1, nil},
+	{"file-at-start", "appends to a file, which Start reads back", func(n *node, ctx *sim.Context) {
+		f, err := os.OpenFile(diskFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprintln(f, "put")
+			f.Close()
+		}
+	}, 0, func(n *node, ctx *sim.Context) {
+		b, _ := os.ReadFile(diskFile)
+		n.Drawn = len(b)
+	}},
+	{"global-at-start", "counts its requests in a package variable, which Start reads", func(n *node, ctx *sim.Context) {
+		requests.Add(1)
+	}, 0, func(n *node, ctx *sim.Context) { n.Drawn = int(requests.Load()) }},
 }
+
+// diskFile and requests are the state file-at-start and global-at-start
+// keep across executions.
+var (
+	diskFile = filepath.Join(os.TempDir(), fmt.Sprintf("macemc-nondet-%d.log", os.Getpid()))
+	requests atomic.Int64
+)
 
 // entries is a message that holds a slice.
 type entries struct{ Vals []int }
@@ -88,7 +111,7 @@ type node struct {
 	Drawn             int
 	Ticks             int
 	Log, Sent, Kept   []int
-	act               func(n *node, ctx *sim.Context)
+	act, start        func(n *node, ctx *sim.Context)
 	kick              chan struct{}
 }
 
@@ -96,6 +119,9 @@ func (n *node) Start(ctx *sim.Context) {
 	n.Small, n.Mid, n.Large, n.Peers = set(2), set(8), set(64), set(3)
 	n.Log = []int{1, 2, 3}
 	ctx.SetPeriodic("tick")
+	if n.start != nil && ctx.Self() == 0 {
+		n.start(n, ctx)
+	}
 }
 
 func set(k int) map[string]bool {
@@ -126,7 +152,7 @@ func system(kind int) *sim.System {
 		return &sim.Config{
 			Nodes: 2,
 			Service: func(id sim.NodeID) sim.Service {
-				n := &node{act: k.act}
+				n := &node{act: k.act, start: k.start}
 				if k.name == "background-write" {
 					// A goroutine of the node's own, started outside the
 					// handlers; it is left waiting when never kicked.
@@ -171,6 +197,7 @@ func main() {
 	}
 	tw.Flush()
 	wg.Wait()
+	_ = os.Remove(diskFile)
 }
 
 // measure runs the pipeline runs times and counts the nondeterminism

@@ -43,6 +43,11 @@ type NondeterminismError struct {
 	Path, Detail string
 	// Replays is how many replays were compared.
 	Replays int
+	// Across is set when the replays that differ are one started before
+	// the others ran and one started after: the service keeps state
+	// across executions outside the simulator (a file it writes and reads
+	// back when it starts, a package variable only Start reads).
+	Across bool
 }
 
 func (e *NondeterminismError) Error() string {
@@ -64,6 +69,13 @@ func (e *NondeterminismError) Error() string {
 		fmt.Fprintf(&b, ": the nodes agree, but what node %d's handler left pending differs: %s", e.StepNode, e.Detail)
 	case e.Detail != "":
 		b.WriteString(": " + e.Detail)
+	}
+	if e.Across {
+		b.WriteString("; the replay that differs started after the others had run, and one started before them did not: " +
+			"the service keeps state across executions outside the simulator (a file or database it writes and reads back when it starts, " +
+			"a package variable or cache), which a replay cannot undo; keep what a node must keep across its resets in sim.Durable, " +
+			"and what it writes elsewhere under a directory of its own for each execution")
+		return b.String()
 	}
 	b.WriteString("; look for map iteration order, global math/rand or crypto/rand (see sim.Context.Reader), time.Now, goroutines, " +
 		"pointer addresses (fmt's %p, ordering by address) or state kept across runs (a package variable, a sync.Pool) in the handlers " +
@@ -117,11 +129,40 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 		}
 		sims[i], errs[i] = s, err
 	}
+	// One more replay boots now, before the others run, and steps only
+	// after them, in lockstep with one that boots then: state a service
+	// keeps across executions outside the simulator (a file it writes
+	// and reads back in Start) makes those two differ, where replays that
+	// boot together agree.
+	opts.Chooser, opts.CheckEscapes = NewRecorded(choices), false
+	early, earlyErr := New(cfg, opts)
+	if early == nil {
+		return earlyErr
+	}
+	if err := lockstep(sims, recs[0], errs, choices, replays, stop); err != nil || (stop != nil && stop()) {
+		return err
+	}
+	rec := opts.Chooser.(*Recorded)
+	opts.Chooser = NewRecorded(choices)
+	late, lateErr := New(cfg, opts)
+	if late == nil {
+		return lateErr
+	}
+	err := lockstep([]*Sim{early, late}, rec, []error{earlyErr, lateErr}, choices, 2, stop)
+	if ne, ok := err.(*NondeterminismError); ok {
+		ne.Across, ne.Replays = true, replays+2
+	}
+	return err
+}
+
+// lockstep steps sims together through choices (rec is the first's
+// chooser) and compares their states after every step (compareReplays).
+func lockstep(sims []*Sim, rec *Recorded, errs []error, choices []int32, replays int, stop func() bool) error {
 	for {
 		if err := compareReplays(sims, errs, replays); err != nil {
 			return err
 		}
-		if errs[0] != nil || recs[0].Used() >= len(choices) {
+		if errs[0] != nil || rec.Used() >= len(choices) {
 			return nil
 		}
 		if stop != nil && sims[0].w.step&1023 == 0 && stop() {

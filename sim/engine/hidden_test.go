@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -202,5 +203,38 @@ func TestUnsafePointerIsHidden(t *testing.T) {
 	cfg.Service = func(sim.NodeID) sim.Service { return &rawPointer{} }
 	if got := mustNew(t, cfg, engine.Options{}).HiddenState(); got != "" {
 		t.Errorf("a nil unsafe.Pointer counts as hidden: %q", got)
+	}
+}
+
+// bootReads counts the requests of every execution so far in a package
+// variable, which its Start reads: state kept across executions.
+var bootRequests int
+
+type bootReader struct {
+	sim.Base
+	Seen int
+}
+
+func (b *bootReader) Start(*sim.Context)                                  { b.Seen = bootRequests }
+func (b *bootReader) HandleApp(*sim.Context, any)                         { bootRequests++ }
+func (b *bootReader) HandleMessage(*sim.Context, sim.NodeID, sim.Message) {}
+
+// TestStateAcrossExecutionsIsNondeterminism: replays that boot together
+// agree on such a service; one that boots after the others ran does not,
+// and the report says what kind of state that is.
+func TestStateAcrossExecutionsIsNondeterminism(t *testing.T) {
+	cfg := &sim.Config{
+		Nodes:   1,
+		Service: func(sim.NodeID) sim.Service { return &bootReader{} },
+		App:     func(sim.NodeID) []any { return []any{1} },
+	}
+	s := mustNew(t, cfg, engine.Options{})
+	if err := stepAll(s, 10); err != nil {
+		t.Fatal(err)
+	}
+	err := engine.CheckDeterminismN(cfg, s.ChoiceValues(), engine.Options{}, 4)
+	var ne *engine.NondeterminismError
+	if !errors.As(err, &ne) || !ne.Across || ne.Step != 0 || ne.Path != ".Seen" || !strings.Contains(err.Error(), "keeps state across executions") {
+		t.Fatalf("want a nondeterminism error across executions at the boot, field .Seen; got %v", err)
 	}
 }
