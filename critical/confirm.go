@@ -70,6 +70,10 @@ func newConfidence(before, at Probe, partial bool) *Confidence {
 		c.Upper95 = 1 - math.Pow(0.05, 1/float64(at.Walks))
 	}
 	c.Chance = math.Pow(1-c.BeforeRate, float64(at.Walks))
+	if at.Forced && at.Recovered == 0 {
+		// Its one walk is every walk: no walk from c recovers.
+		c.Upper95, c.Chance = 0, 0
+	}
 	c.Thin = partial || at.Recovered > 0 || c.Chance > ThinChance || c.Upper95 > ThinUpper
 	return c
 }
@@ -95,6 +99,15 @@ func (c *Confidence) String() string {
 	switch {
 	case c.Certain:
 		fmt.Fprintf(&b, "State %d is dead for certain: E falls quiescent there without being live. ", c.At.Step)
+	case c.At.Forced && c.At.Recovered == 0:
+		before := fmt.Sprintf("%d of %d walks from state %d recovered", c.Before.Recovered, c.Before.Walks, c.Before.Step)
+		switch {
+		case c.Before.Live:
+			before = fmt.Sprintf("state %d is live itself", c.Before.Step)
+		case c.Before.Forced:
+			before = fmt.Sprintf("every walk from state %d is one execution too, which %s", c.Before.Step, map[bool]string{true: "recovers", false: "does not recover"}[c.Before.Recovered > 0])
+		}
+		fmt.Fprintf(&b, "Confirmation: %s; every walk from state %d is one and the same execution (none of its steps has an alternative), and it reaches no live state within d_max: state %d is dead for certain. ", before, c.At.Step, c.At.Step)
 	case c.Before.Live:
 		fmt.Fprintf(&b, "Confirmation: state %d is live itself; %d of %d walks from state %d recovered", c.Before.Step, c.At.Recovered, c.At.Walks, c.At.Step)
 		fmt.Fprintf(&b, " (recovery from state %d below %.1f%% at 95%% confidence). ", c.At.Step, 100*c.Upper95)
@@ -109,7 +122,7 @@ func (c *Confidence) String() string {
 		fmt.Fprintf(&b, "State %d recovers: it is not dead.", c.At.Step)
 	case c.Thin:
 		b.WriteString("The evidence is thin: the state may be near dead rather than dead; raise the confirmation budget or k and re-run.")
-	case !c.Certain:
+	case !c.Certain && !(c.At.Forced && c.At.Recovered == 0):
 		b.WriteString("The evidence is strong.")
 	}
 	return strings.TrimSpace(b.String())

@@ -106,7 +106,11 @@ func Example() {
 	}
 	fmt.Printf("critical step %d (%v): %s\n", res.Step, res.Condition, res.EventText)
 	for _, p := range res.Probes {
-		fmt.Printf("%s: state %d recovers %v (%d of %d walks)\n", p.Phase, p.Step, p.Recovers, p.Recovered, p.Walks)
+		same := ""
+		if p.Forced {
+			same = ", and every walk would be that one: no step of it has an alternative"
+		}
+		fmt.Printf("%s: state %d recovers %v (%d of %d walks%s)\n", p.Phase, p.Step, p.Recovers, p.Recovered, p.Walks, same)
 	}
 	fmt.Printf("live alternative: from state %d, shares %d steps, live after %d\n", res.Live.From, res.Live.Shared, res.Live.Steps)
 	// Output:
@@ -117,12 +121,12 @@ func Example() {
 	// exponential: state 4 recovers true (1 of 1 walks)
 	// exponential: state 8 recovers true (1 of 1 walks)
 	// exponential: state 16 recovers true (1 of 1 walks)
-	// exponential: state 32 recovers false (0 of 20 walks)
+	// exponential: state 32 recovers false (0 of 1 walks, and every walk would be that one: no step of it has an alternative)
 	// binary: state 24 recovers true (1 of 1 walks)
 	// binary: state 28 recovers true (1 of 1 walks)
 	// binary: state 30 recovers true (1 of 1 walks)
-	// binary: state 31 recovers false (0 of 20 walks)
-	// confirm: state 31 recovers false (0 of 51 walks)
+	// binary: state 31 recovers false (0 of 1 walks, and every walk would be that one: no step of it has an alternative)
+	// confirm: state 31 recovers false (0 of 1 walks, and every walk would be that one: no step of it has an alternative)
 	// confirm: state 30 recovers true (50 of 50 walks)
 	// live alternative: from state 30, shares 30 steps, live after 31
 }

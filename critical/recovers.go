@@ -88,6 +88,12 @@ type Probe struct {
 	// before its walk limit (and, at state c-1, before ConfirmRecoveries
 	// walks recovered).
 	Budget bool
+	// Forced marks a state every walk from which is the same execution:
+	// no step of the first walk had an alternative (one ready event each
+	// time, no failure or Rand choice), so its seed changed nothing and
+	// every other walk would repeat it. The probe then counts that one
+	// walk (Walks is 1) and its answer is certain within d_max.
+	Forced bool
 	// Elapsed is the probe's wall-clock time.
 	Elapsed time.Duration
 }
@@ -218,6 +224,19 @@ type walkOut struct {
 	steps   int64 // the walk's own steps
 	prop    string
 	alt     *Alternative // live walks only
+	forced  bool         // no step had an alternative (see Probe.Forced)
+}
+
+// choiceCounter is a chooser that notes whether any choice it made had an
+// alternative.
+type choiceCounter struct {
+	engine.Chooser
+	free bool
+}
+
+func (c *choiceCounter) Choose(kind engine.ChoiceKind, n int, weights []float64) int {
+	c.free = c.free || n > 1
+	return c.Chooser.Choose(kind, n, weights)
 }
 
 // batch describes a set of walks from one state: walks from, ..., from+n-1
@@ -253,6 +272,7 @@ func (r *searcher) run(snap *engine.Sim, i int, b batch) (Probe, *Alternative, e
 	c := r.c
 	outs := make([]walkOut, b.n)
 	var next, spent, lives atomic.Int64
+	var forced atomic.Bool
 	var minLive atomic.Int64
 	minLive.Store(int64(b.n))
 	var wg sync.WaitGroup
@@ -260,14 +280,29 @@ func (r *searcher) run(snap *engine.Sim, i int, b batch) (Probe, *Alternative, e
 		wg.Go(func() {
 			for {
 				j := int(next.Add(1) - 1)
-				if j >= b.n || r.cancelled.Load() ||
+				if j >= b.n || r.cancelled.Load() || forced.Load() ||
 					b.stopAtLive && int64(j) > minLive.Load() ||
 					b.liveCap > 0 && lives.Load() >= int64(b.liveCap) ||
 					b.budget > 0 && spent.Load() >= b.budget {
 					return
 				}
-				stop := func() bool { return r.cancelled.Load() || b.stopAtLive && minLive.Load() < int64(j) }
-				outs[j] = r.walk(snap, i, b.from+j, b.depth, stop)
+				stop := func() bool {
+					return r.cancelled.Load() || b.stopAtLive && minLive.Load() < int64(j) || j > 0 && forced.Load()
+				}
+				if j == 0 {
+					// When none of the first walk's steps had an
+					// alternative, every walk of the batch repeats it
+					// (Probe.Forced): it is the only one counted, and the
+					// others stop. Performance: a dead state that fell
+					// quiescent is confirmed by one walk, not thousands
+					// that each copy the state.
+					outs[0] = r.walkCounted(snap, i, b.from, b.depth, stop)
+					if outs[0].done && outs[0].forced {
+						forced.Store(true)
+					}
+				} else {
+					outs[j] = r.walk(snap, i, b.from+j, b.depth, stop)
+				}
 				spent.Add(outs[j].steps)
 				if outs[j].outcome == walks.Live {
 					lives.Add(1)
@@ -284,6 +319,9 @@ func (r *searcher) run(snap *engine.Sim, i int, b batch) (Probe, *Alternative, e
 		})
 	}
 	wg.Wait()
+	if forced.Load() {
+		b.n = 1
+	}
 	p := Probe{Step: i, Phase: b.phase, Witness: -1}
 	var alt *Alternative
 	for j := range b.n {
@@ -313,20 +351,34 @@ func (r *searcher) run(snap *engine.Sim, i int, b batch) (Probe, *Alternative, e
 			break
 		}
 	}
+	p.Forced = forced.Load()
 	p.Elapsed = time.Since(start)
 	// When cancelled, p holds the walks that ran to their end before it.
 	return p, alt, r.ctxErr()
 }
 
+// walkCounted is walk, noting whether any step had an alternative.
+func (r *searcher) walkCounted(snap *engine.Sim, i, j, depth int, stop func() bool) walkOut {
+	cc := &choiceCounter{Chooser: engine.NewRandom(walkSeed(r.c.Seed, i, j))}
+	out := r.walkWith(snap, i, j, depth, cc, stop)
+	out.forced = !cc.free
+	return out
+}
+
 // walk runs recovery walk j from snap, E's state i, until it is live, dead
 // at d_max, or stop says so.
 func (r *searcher) walk(snap *engine.Sim, i, j, depth int, stop func() bool) walkOut {
+	return r.walkWith(snap, i, j, depth, engine.NewRandom(walkSeed(r.c.Seed, i, j)), stop)
+}
+
+// walkWith is walk with the walk's chooser given.
+func (r *searcher) walkWith(snap *engine.Sim, i, j, depth int, chooser engine.Chooser, stop func() bool) walkOut {
 	c := r.c
 	if depth <= 0 {
 		depth = c.WalkDepth
 	}
 	seed := walkSeed(c.Seed, i, j)
-	w := snap.Clone(engine.NewRandom(seed))
+	w := snap.Clone(chooser)
 	if c.WalkFailures {
 		w.SetFailures(true)
 		w.SetFailuresUntil(0)

@@ -58,11 +58,13 @@ type confidenceJSON struct {
 	BeforeWalks     int     `json:"before_walks"`
 	BeforeRecovered int     `json:"before_recovered"`
 	BeforeLive      bool    `json:"before_live,omitempty"`
+	BeforeForced    bool    `json:"before_forced,omitempty"`
 	Step            int     `json:"step"`
 	Walks           int     `json:"walks"`
 	Recovered       int     `json:"recovered"`
 	Upper95         float64 `json:"upper95"`
 	Chance          float64 `json:"chance"`
+	Forced          bool    `json:"forced,omitempty"`
 	Certain         bool    `json:"certain,omitempty"`
 	Thin            bool    `json:"thin"`
 	Text            string  `json:"text"`
@@ -74,7 +76,7 @@ func newConfidenceJSON(c *critical.Confidence) *confidenceJSON {
 	}
 	return &confidenceJSON{
 		BeforeStep: c.Before.Step, BeforeWalks: c.Before.Walks, BeforeRecovered: c.Before.Recovered, BeforeLive: c.Before.Live,
-		Step: c.At.Step, Walks: c.At.Walks, Recovered: c.At.Recovered,
+		BeforeForced: c.Before.Forced, Step: c.At.Step, Walks: c.At.Walks, Recovered: c.At.Recovered, Forced: c.At.Forced,
 		Upper95: c.Upper95, Chance: c.Chance, Certain: c.Certain, Thin: c.Thin, Partial: c.Partial, Text: c.String(),
 	}
 }
@@ -92,8 +94,9 @@ func (j *confidenceJSON) decode() (*critical.Confidence, error) {
 	}
 	c := &critical.Confidence{
 		Before: critical.Probe{Step: j.BeforeStep, Phase: critical.PhaseConfirm, Walks: j.BeforeWalks, Recovered: j.BeforeRecovered,
-			Recovers: j.BeforeRecovered > 0 || j.BeforeLive, Live: j.BeforeLive, Witness: -1},
-		At:      critical.Probe{Step: j.Step, Phase: critical.PhaseConfirm, Walks: j.Walks, Recovered: j.Recovered, Recovers: j.Recovered > 0, Witness: -1},
+			Recovers: j.BeforeRecovered > 0 || j.BeforeLive, Live: j.BeforeLive, Forced: j.BeforeForced, Witness: -1},
+		At: critical.Probe{Step: j.Step, Phase: critical.PhaseConfirm, Walks: j.Walks, Recovered: j.Recovered, Recovers: j.Recovered > 0,
+			Forced: j.Forced, Witness: -1},
 		Upper95: j.Upper95, Chance: j.Chance, Certain: j.Certain, Thin: j.Thin, Partial: j.Partial,
 	}
 	switch {

@@ -33,6 +33,7 @@ func TestConfidenceAndMinimizedPath(t *testing.T) {
 			BeforeRecovered int    `json:"before_recovered"`
 			Step            int    `json:"step"`
 			Walks           int    `json:"walks"`
+			Forced          bool   `json:"forced"`
 			Recovered       int    `json:"recovered"`
 			Thin            bool   `json:"thin"`
 			Text            string `json:"text"`
@@ -53,7 +54,9 @@ func TestConfidenceAndMinimizedPath(t *testing.T) {
 	if conf == nil || m == nil {
 		t.Fatalf("critical %+v confidence %+v minimized %+v", c, conf, m)
 	}
-	if conf.Step != c.Step || conf.BeforeStep != c.Step-1 || conf.Recovered != 0 || conf.Walks < 30 || conf.BeforeRecovered == 0 || conf.Thin || !strings.Contains(conf.Text, "evidence is strong") {
+	// The poisoned state falls quiescent: every walk from it is one
+	// execution, and that one walk is the sample.
+	if conf.Step != c.Step || conf.BeforeStep != c.Step-1 || conf.Recovered != 0 || conf.Walks != 1 || !conf.Forced || conf.BeforeRecovered == 0 || conf.Thin || !strings.Contains(conf.Text, "dead for certain") {
 		t.Errorf("confidence %+v", conf)
 	}
 	want := []string{`node 1 handles app request "send"`, `node 0 receives "poison" from node 1`}
