@@ -81,7 +81,10 @@ func TestHeapPastTheLimitStopsTheRun(t *testing.T) {
 
 // gobbler's third timer firing allocates 256 MiB in 1 MiB pieces without
 // returning in between or calling its Context (it does return at the end,
-// so that the test leaves nothing allocating behind).
+// so that the test leaves nothing allocating behind). It takes at least
+// 768 ms, where the watchdog gives up on it 100 ms after the heap passed
+// the limit (about 200 ms in): under load, a handler that returned first
+// (1 ms a piece) was not given up on at all.
 type gobbler struct {
 	sim.Base
 	N int
@@ -95,7 +98,7 @@ func (n *gobbler) HandleTimer(*sim.Context, string) {
 	var keep [][]byte
 	for range 256 {
 		keep = append(keep, make([]byte, 1<<20))
-		time.Sleep(time.Millisecond)
+		time.Sleep(3 * time.Millisecond)
 	}
 	_ = keep
 }
