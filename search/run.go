@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -509,6 +510,7 @@ func (p *pipeline) precheck() *Finding {
 	if err != nil {
 		return nil // Start panicked or hung: the search reports it
 	}
+	p.valueReceiverWarnings(s)
 	steps, hidden := 0, ""
 	err = s.Guard(p.opts.HandlerTimeout, func() error {
 		for s.Steps() < 1000 && p.ctx.Err() == nil {
@@ -535,6 +537,36 @@ func (p *pipeline) precheck() *Finding {
 		return p.nondeterminism(err, choices, 0)
 	}
 	return nil
+}
+
+// valueReceiverWarnings warns of every node type with state whose handlers
+// have value receivers (engine.ValueReceivers): what they change is lost.
+func (p *pipeline) valueReceiverWarnings(s *engine.Sim) {
+	seen := map[reflect.Type]bool{}
+	for id := range p.cfg.Nodes {
+		svc := s.Service(sim.NodeID(id))
+		t := reflect.TypeOf(svc)
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		if ms := engine.ValueReceivers(svc); len(ms) > 0 {
+			p.rep.Warnings = append(p.rep.Warnings, valueReceiverWarning(t, ms))
+		}
+	}
+}
+
+// valueReceiverWarning words the warning of valueReceiverWarnings for
+// node type t and its handlers ms.
+func valueReceiverWarning(t reflect.Type, ms []string) string {
+	fix := fmt.Sprintf("func (n *%s) %s(...)", t.Elem().Name(), ms[0])
+	if len(ms) == 1 {
+		return fmt.Sprintf("%s's %s has a value receiver: it runs on a copy of the node, and what it changes in the node's fields is lost; "+
+			"give it a pointer receiver (%s) unless it only sends", t, ms[0], fix)
+	}
+	names := strings.Join(ms[:len(ms)-1], ", ") + " and " + ms[len(ms)-1]
+	return fmt.Sprintf("%s's %s have value receivers: each runs on a copy of the node, and what it changes in the node's fields is lost; "+
+		"give them pointer receivers (%s) unless they only send", t, names, fix)
 }
 
 // hiddenWarning says what a state that hashing cannot read all of

@@ -1,9 +1,5 @@
 package engine
 
-import (
-	"github.com/macemc/macemc/sim"
-)
-
 // Reset brings the simulator back to its config's initial state, as New
 // would build it, reusing its buffers, and goes on with chooser c. The
 // bounded search re-executes every path from the initial state (seed 003
@@ -40,7 +36,10 @@ func (s *Sim) Reset(c Chooser) error {
 	for i := range w.nodes {
 		w.nodes[i].down = false
 		w.ext[i] = nodeExt{}
-		s.initNode(sim.NodeID(i), false)
+	}
+	if err := s.initNodes(); err != nil {
+		s.breaks(err)
+		return err
 	}
 	s.initMonitors()
 	if err := s.boot(); err != nil {

@@ -279,6 +279,9 @@ type Sim struct {
 	log      *zerolog.Logger
 	failures bool
 	until    int
+	// initErr is what made newSim fail to give every node a struct (a
+	// *ServiceError), which New returns.
+	initErr error
 	// lastHidden is what the value stateHash hashed last holds that
 	// hashing cannot read ("" for nothing; see HiddenState).
 	lastHidden string
@@ -386,6 +389,9 @@ func New(cfg *sim.Config, opts Options) (*Sim, error) {
 		return nil, err
 	}
 	s := newSim(cfg, opts)
+	if s.initErr != nil {
+		return nil, s.initErr
+	}
 	if err := s.boot(); err != nil {
 		s.breaks(err)
 		return s, err
@@ -401,6 +407,9 @@ func NewGuarded(cfg *sim.Config, opts Options, timeout time.Duration) (*Sim, err
 		return nil, err
 	}
 	s := newSim(cfg, opts)
+	if s.initErr != nil {
+		return nil, s.initErr
+	}
 	if err := s.Guard(timeout, s.boot); err != nil {
 		s.breaks(err)
 		return s, err
@@ -434,9 +443,7 @@ func newSim(cfg *sim.Config, opts Options) *Sim {
 	s.w.settings = append(s.w.settings, setting{failures: s.failures, until: s.until})
 	s.initHashState()
 	s.booting = true // the initial state: causes are -1
-	for i := range s.w.nodes {
-		s.initNode(sim.NodeID(i), false)
-	}
+	s.initErr = s.initNodes()
 	s.initMonitors()
 	return s
 }
@@ -503,9 +510,7 @@ func (s *Sim) initNode(id sim.NodeID, reset bool) {
 		s.prevSvc = s.w.svcs[id]
 	}
 	s.w.svcs[id] = svc
-	if svc == nil {
-		panic(fmt.Sprintf("sim: sim.Config.Service returned nil for node %d", id))
-	}
+	checkService(id, svc)
 	s.listOK = false
 	s.disarm(id)
 	if !reset || !s.cfg.KeepDriver {
