@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
+	"unsafe"
 
 	"github.com/rs/zerolog"
 
@@ -96,6 +98,15 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 		}
 		s.log.Info().Int("step", s.logStep()).Int("node", from).Int("to", to).Str("type", sim.MessageName(msg)).Msg(what + FormatValue(msg))
 	}
+	// Performance: the kind of the message's type is looked up only when
+	// the type differs from the last message's.
+	if tp := (*[2]unsafe.Pointer)(unsafe.Pointer(&msg))[0]; tp != s.sentType {
+		k := reflect.TypeOf(msg).Kind()
+		s.sentType, s.sentRef = tp, k == reflect.Pointer || k == reflect.Map
+	}
+	if s.sentRef {
+		msg = s.ownCopy(from, msg)
+	}
 	// Performance: the message is written field by field into its slot in
 	// flight, not built aside and copied there (the copy's wide loads of
 	// the fields just stored stall the processor).
@@ -124,6 +135,25 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 	if c >= 0 && s.w.conns[c].len() == 1 {
 		s.msgEdit(c, true) // its message joins the ready list
 	}
+}
+
+// ownCopy returns msg (a pointer or a map), or a deep copy of it when the
+// running handler of node from has sent the same object already: a
+// broadcast of one pointer. A network gives each receiver a copy of its
+// own, which it may change (truncate a received log, mark it seen) without
+// changing what the others get.
+func (s *Sim) ownCopy(from int, msg any) any {
+	p := efaceData(&msg)
+	if s.sentStep != s.w.step || s.sentFrom != from {
+		s.sent, s.sentStep, s.sentFrom = s.sent[:0], s.w.step, from
+	}
+	for _, q := range s.sent {
+		if q == p {
+			return copyMessage(msg)
+		}
+	}
+	s.sent = append(s.sent, p)
+	return msg
 }
 
 // sendCall is the name of the Context method that sends.

@@ -73,6 +73,20 @@ func (s *Sim) Clone(c Chooser) *Sim {
 	return cp
 }
 
+// copyMessage returns a deep copy of msg, as a network delivers a
+// duplicate: a copy of what was sent, not the object the first delivery
+// handed its receiver, which may change it (a receiver owns what it got).
+// A message the deep copier cannot copy (CopyProblem's cases) is shared.
+// Only values that hold pointers, slices, maps or interfaces are copied;
+// others are copies already.
+func copyMessage(msg sim.Message) sim.Message {
+	v := reflect.ValueOf(msg)
+	if !v.IsValid() || !mayNeedWalk(v.Type()) || uncopyable(v) != "" {
+		return msg
+	}
+	return clone.Slowly(msg).(sim.Message)
+}
+
 // deepCopy copies the world with the deep copier.
 func (s *Sim) deepCopy(c Chooser) *Sim {
 	cp := s.shell(c)

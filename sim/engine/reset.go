@@ -21,6 +21,8 @@ func (s *Sim) Reset(c Chooser) error {
 	w.crashes, w.dups, w.partitions, w.cut, w.down = 0, 0, 0, 0, 0
 	w.choices, w.stepStarts = w.choices[:0], w.stepStarts[:0]
 	w.salt, w.saltN = 0, 0
+	clear(s.sent)
+	s.sent = s.sent[:0]
 	w.settings = append(w.settings[:0], setting{failures: s.failures, until: s.until})
 	w.lastEvent = Event{}
 	s.rehash()

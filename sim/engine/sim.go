@@ -279,6 +279,14 @@ type Sim struct {
 	log      *zerolog.Logger
 	failures bool
 	until    int
+	// sent holds the pointer and map messages node sentFrom's handler of
+	// step sentStep has sent so far (see ownCopy).
+	sent               []unsafe.Pointer
+	sentStep, sentFrom int
+	// sentType is the type word of the last message sent, and sentRef
+	// whether that type is a pointer or a map.
+	sentType unsafe.Pointer
+	sentRef  bool
 	// initErr is what made newSim fail to give every node a struct (a
 	// *ServiceError), which New returns.
 	initErr error
@@ -1410,7 +1418,9 @@ func (s *Sim) execute(k readyEnt) error {
 		return s.network(ev)
 	case EvDuplicate:
 		s.w.dups++
-		s.w.dgrams = append(s.w.dgrams, s.w.dgrams[k.ref])
+		dup := s.w.dgrams[k.ref]
+		dup.msg = copyMessage(dup.msg)
+		s.w.dgrams = append(s.w.dgrams, dup)
 		s.w.hs.fresh++
 		return s.network(ev)
 	case EvPartition:
