@@ -96,10 +96,7 @@ const tagName = "macemc"
 // same in every handler of the node, and reading through it would read the
 // whole simulation.
 func encodedField(f reflect.StructField) bool {
-	if f.Tag.Get(tagName) == "-" || f.Type.Size() == 0 || noState[f.Type] {
-		return false
-	}
-	return true
+	return f.Tag.Get(tagName) != "-" && f.Type.Size() != 0 && !noState[f.Type]
 }
 
 // noState holds the types that are no state (see encodedField).
