@@ -8,6 +8,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unsafe"
+
+	"github.com/huandu/go-clone"
 
 	"github.com/macemc/macemc/sim"
 )
@@ -140,6 +143,10 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 		return earlyErr
 	}
 	if err := lockstep(sims, recs[0], errs, choices, replays, stop); err != nil || (stop != nil && stop()) {
+		var mc *MessageChangedError
+		if errors.As(err, &mc) {
+			mc.Field, mc.Detail = messageChange(cfg, choices, opts, mc)
+		}
 		return err
 	}
 	rec := opts.Chooser.(*Recorded)
@@ -153,6 +160,48 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 		ne.Across, ne.Replays = true, replays+2
 	}
 	return err
+}
+
+// messageChange names the first field of the message mc reports that
+// changed in flight, and its values as sent and as delivered: it replays
+// choices to the send, copies the messages from mc.From to mc.To sent
+// then, replays on to the state before the delivery and compares each copy
+// with its message, still in flight there. "" when the replay does not get
+// there or nothing differs.
+func messageChange(cfg *sim.Config, choices []int32, opts Options, mc *MessageChangedError) (field, detail string) {
+	opts.Chooser, opts.CheckEscapes, opts.CheckMessages = NewRecorded(choices), false, false
+	s, err := New(cfg, opts)
+	if err != nil {
+		return "", ""
+	}
+	step := func(to int) bool {
+		for s.Steps() < to {
+			if ok, err := s.Step(); !ok || err != nil {
+				return false
+			}
+		}
+		return true
+	}
+	if !step(mc.Sent) {
+		return "", ""
+	}
+	sent := map[unsafe.Pointer]any{}
+	s.eachInFlight(func(_ int, p *pending) {
+		if p.from == mc.From && p.to == mc.To && int(p.cause)+1 == mc.Sent {
+			m := any(p.msg)
+			sent[efaceData(&m)] = clone.Slowly(m)
+		}
+	})
+	if len(sent) == 0 || !step(mc.Delivered-1) {
+		return "", ""
+	}
+	s.eachInFlight(func(_ int, p *pending) {
+		m := any(p.msg)
+		if was, ok := sent[efaceData(&m)]; ok && field == "" {
+			field, detail = FirstDifference(was, p.msg)
+		}
+	})
+	return field, detail
 }
 
 // lockstep steps sims together through choices (rec is the first's

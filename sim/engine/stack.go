@@ -119,6 +119,11 @@ type MessageChangedError struct {
 	Sent, Delivered int
 	// Message is the message's name (sim.MessageName).
 	Message string
+	// Field is the first field of the message that changed, and Detail
+	// its values as sent and as delivered (FirstDifference), when the
+	// check could compare them (CheckDeterminism replays the path to the
+	// send and copies the message).
+	Field, Detail string
 }
 
 func (e *MessageChangedError) Error() string {
@@ -127,8 +132,12 @@ func (e *MessageChangedError) Error() string {
 		sent = " at step " + strconv.Itoa(e.Sent)
 	}
 	to := strconv.Itoa(int(e.To))
+	what := ""
+	if e.Field != "" {
+		what = " (field " + e.Field + ", as sent and as delivered: " + e.Detail + ")"
+	}
 	return "sim: the " + e.Message + " node " + strconv.Itoa(int(e.From)) + " sent to node " + to + sent + " changed before node " + to +
-		" received it at step " + strconv.Itoa(e.Delivered) + ": the message shares a slice, map or pointer with a node's state (its sender's, usually)," +
+		" received it at step " + strconv.Itoa(e.Delivered) + what + ": the message shares a slice, map or pointer with a node's state (its sender's, usually)," +
 		" which a handler changed after the send; a network delivers what was sent, so send a copy (slices.Clone, maps.Clone)"
 }
 
