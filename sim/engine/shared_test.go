@@ -28,8 +28,8 @@ func TestMemorySharedThroughMessages(t *testing.T) {
 		timerFirst bool
 		want       error
 	}{
-		{mode: "send", timerFirst: true, want: &engine.MessageChangedError{From: 0, To: 1, Sent: 0, Delivered: 2, Message: "Entries"}},
-		{mode: "datagram", timerFirst: true, want: &engine.MessageChangedError{From: 0, To: 1, Sent: 0, Delivered: 2, Message: "Entries"}},
+		{mode: "send", timerFirst: true, want: &engine.MessageChangedError{From: 0, To: 1, Sent: 0, Delivered: 2, Message: "Entries", Field: ".Vals[0]", Detail: "1 in one, 9 in the other"}},
+		{mode: "datagram", timerFirst: true, want: &engine.MessageChangedError{From: 0, To: 1, Sent: 0, Delivered: 2, Message: "Entries", Field: ".Vals[0]", Detail: "1 in one, 9 in the other"}},
 		{mode: "same-handler", want: &engine.MessageChangedError{From: 0, To: 1, Sent: 0, Delivered: 1, Message: "Entries"}},
 		{mode: "keep", want: &engine.SharedStateError{Node: 1, By: 0, Step: 2, Field: ".Got[0]", Detail: "1 in one, 9 in the other"}},
 		{mode: "copy", timerFirst: true},
