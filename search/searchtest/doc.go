@@ -8,9 +8,12 @@
 //		searchtest.Check(t, pingpong.System, search.Options{MaxPaths: 2000, Seed: 1})
 //	}
 //
-// Unless opts.Out is set, the results go to a directory under os.TempDir()
-// named after the test, kept after the test so that the replay command
-// works; register the system (sim.Register) in the binary that replays it.
+// Unless opts.Out is set, the results go to a new directory under
+// os.TempDir() named after the test (macemc-TestName-NNNN), its own for
+// every run so that tests of one name in two packages keep their evidence
+// apart; it is kept when the run found something, so that the replay
+// command works, and removed when it did not. Register the system
+// (sim.Register) in the binary that replays it.
 // The report names the macemc command (Options.Command), which knows only
 // the example systems: for a system of your own, Check says so under the
 // report, and the commands run with a main package of your module that

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"runtime"
@@ -22,14 +21,26 @@ import (
 // the run could not start.
 func Check(t testing.TB, sys *sim.System, opts search.Options) *search.Report {
 	t.Helper()
+	own := ""
 	if opts.Out == "" {
+		// A directory of its own for every run: tests of the same name in
+		// two packages (or two users' runs) must not replace each
+		// other's evidence.
 		name := regexp.MustCompile(`[^A-Za-z0-9_.-]+`).ReplaceAllString(t.Name(), "_")
-		opts.Out = filepath.Join(os.TempDir(), "macemc-"+name)
+		dir, err := os.MkdirTemp("", "macemc-"+name+"-")
+		if err != nil {
+			t.Errorf("macemc search %s: %v", sys.Name, err)
+			return nil
+		}
+		opts.Out, own = dir, dir
 	}
 	rep, err := search.Run(context.Background(), sys, opts)
 	if err != nil {
 		t.Errorf("macemc search %s: %v", sys.Name, err)
 		return rep
+	}
+	if own != "" && rep.First() == nil {
+		_ = os.RemoveAll(own) // nothing to replay
 	}
 	if rep.First() != nil {
 		var b bytes.Buffer

@@ -37,8 +37,9 @@ func lookup(t *testing.T, name string) *sim.System {
 	return sys
 }
 
-// TestCheckClean: the fixed transport passes within the budget, and the
-// results go to a directory under os.TempDir() named after the test.
+// TestCheckClean: the fixed transport passes within the budget; the
+// results went to a directory of their own under os.TempDir() named after
+// the test, removed since there is nothing to replay.
 func TestCheckClean(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -50,8 +51,37 @@ func TestCheckClean(t *testing.T) {
 	if rep == nil || rep.First() != nil || rep.Stats.Paths != 100 {
 		t.Fatalf("report %+v", rep)
 	}
-	if want := filepath.Join(tmp, "macemc-TestFixed_transport", "report.json"); rep.Files["report"] != want {
-		t.Errorf("report.json at %q, want %q", rep.Files["report"], want)
+	dir := filepath.Dir(rep.Files["report"])
+	if filepath.Dir(dir) != tmp || !strings.HasPrefix(filepath.Base(dir), "macemc-TestFixed_transport-") {
+		t.Errorf("report.json at %q, want it in %s/macemc-TestFixed_transport-*", rep.Files["report"], tmp)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the clean run's directory %s is left behind (%v)", dir, err)
+	}
+}
+
+// TestChecksOfOneNameKeepTheirEvidence: two failing checks of tests with
+// the same name (one in each of two packages) write to directories of
+// their own, and both are kept.
+func TestChecksOfOneNameKeepTheirEvidence(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var dirs []string
+	for range 2 {
+		f := &fakeTB{TB: t, name: "TestCheck"}
+		rep := searchtest.Check(f, lookup(t, simtest.Panic), search.Options{Seed: 1, NoCritical: true})
+		if len(f.errs) != 1 || rep == nil {
+			t.Fatalf("errors %q", f.errs)
+		}
+		dirs = append(dirs, filepath.Dir(rep.Files["error_trace"]))
+	}
+	if dirs[0] == dirs[1] {
+		t.Fatalf("both checks wrote to %s", dirs[0])
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "error.trace")); err != nil {
+			t.Errorf("evidence lost: %v", err)
+		}
 	}
 }
 
