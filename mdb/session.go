@@ -269,6 +269,8 @@ func (s *Session) Intro() {
 		what = "a message changed in flight: after it was sent, before its delivery"
 	case t.Kind == trace.KindNondeterministic && t.Property == walks.SharedProperty:
 		what = "nodes share memory: a node's state changed while another node's handler ran"
+	case t.Kind == trace.KindNondeterministic && t.Property == walks.ReadOnlyProperty:
+		what = "a property changed the state: checking it wrote a node's fields"
 	case t.Kind == trace.KindNondeterministic:
 	case t.Property != "":
 		what += " of " + t.Property

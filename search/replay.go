@@ -85,12 +85,15 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 	fmt.Fprintf(ew, "replayed %s: system %s, %d of %d steps (%s)\n", source, name, r.Steps, r.Total, t.Kind)
 	var mc *engine.MessageChangedError
 	var ss *engine.SharedStateError
+	var pw *engine.PropertyWriteError
 	changed, shared := errors.As(r.Err, &mc), errors.As(r.Err, &ss)
 	switch {
 	case changed:
 		fmt.Fprintf(ew, "  a message changed in flight: %v\n", r.Err)
 	case shared:
 		fmt.Fprintf(ew, "  nodes share memory: %v\n", r.Err)
+	case errors.As(r.Err, &pw):
+		fmt.Fprintf(ew, "  a property changed the state: %v\n", r.Err)
 	case r.Err != nil && t.Kind == trace.KindNondeterministic:
 		fmt.Fprintf(ew, "  replays of these choices differ: %v\n", r.Err)
 	case r.Err != nil:

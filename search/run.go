@@ -397,8 +397,11 @@ func errNode(err error) (int, string) {
 	var esc *engine.EscapeError
 	var mc *engine.MessageChangedError
 	var ss *engine.SharedStateError
+	var pw *engine.PropertyWriteError
 	var nd *engine.NondeterminismError
 	switch {
+	case errors.As(err, &pw):
+		return int(pw.Node), ""
 	case errors.As(err, &hp):
 		return int(hp.Node), hp.Stack
 	case errors.As(err, &hang):
@@ -448,11 +451,14 @@ func (p *pipeline) nondeterminism(err error, choices []int32, failuresUntil int)
 	t.Kind, t.Property, t.Choices, t.FailuresUntil = trace.KindNondeterministic, walks.DeterminismProperty, choices, failuresUntil
 	var mc *engine.MessageChangedError
 	var ss *engine.SharedStateError
+	var pw *engine.PropertyWriteError
 	switch {
 	case errors.As(err, &mc):
 		t.Property = walks.MessagesProperty
 	case errors.As(err, &ss):
 		t.Property = walks.SharedProperty
+	case errors.As(err, &pw):
+		t.Property = walks.ReadOnlyProperty
 	}
 	f := &Finding{Kind: KindNondeterminism, Certainty: Certain, Verdict: VerdictNondeterministic, Property: t.Property,
 		Outcome: walks.Failed, Err: err, Trace: &t}
@@ -466,6 +472,8 @@ func (p *pipeline) nondeterminism(err error, choices []int32, failuresUntil int)
 		f.Kind, f.Steps = KindEscape, mc.Delivered
 	case errors.As(err, &ss):
 		f.Kind, f.Steps = KindEscape, ss.Step
+	case errors.As(err, &pw):
+		f.Kind, f.Steps = KindEscape, pw.Step
 	case errors.As(err, &nd):
 		f.Steps = nd.Step
 	}

@@ -114,11 +114,14 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 	case VerdictNondeterministic:
 		var mc *engine.MessageChangedError
 		var ss *engine.SharedStateError
+		var pw *engine.PropertyWriteError
 		switch {
 		case errors.As(f.Err, &mc):
 			fmt.Fprintf(w, "SERVICE CHANGED A MESSAGE IN FLIGHT: the %s node %d sent to node %d changed before its delivery\n  %v\n", mc.Message, mc.From, mc.To, f.Err)
 		case errors.As(f.Err, &ss):
 			fmt.Fprintf(w, "SERVICE SHARES MEMORY BETWEEN NODES: node %d's state changed while node %d's handler ran\n  %v\n", ss.Node, ss.By, f.Err)
+		case errors.As(f.Err, &pw):
+			fmt.Fprintf(w, "PROPERTY CHANGED THE STATE: checking %s changed node %d's state\n  %v\n", pw.Property, pw.Node, f.Err)
 		case f.Kind == KindEscape:
 			fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: node %d acted outside its handlers\n  %v\n", f.Node, f.Err)
 		default:

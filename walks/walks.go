@@ -245,7 +245,8 @@ func failedProperty(err error) string {
 // system's code outside the handlers, such as a property's predicate:
 // engine.HangError.Outside) is reported as a safety violation, and a service whose replays differ or
 // whose message changed in flight (engine.MessageChangedError) as
-// nondeterministic (engine.SharedStateError: nodes that share memory).
+// nondeterministic (engine.SharedStateError: nodes that share memory;
+// engine.PropertyWriteError: a property that changed the state).
 const (
 	PanicProperty       = "panic in handler"
 	HangProperty        = "handler did not return"
@@ -253,6 +254,7 @@ const (
 	DeterminismProperty = "deterministic replay"
 	MessagesProperty    = "messages delivered as sent"
 	SharedProperty      = "nodes share no memory"
+	ReadOnlyProperty    = "properties only read the state"
 )
 
 // HangPropertyOf is the property under which hang err (an

@@ -142,10 +142,14 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 	if early == nil {
 		return earlyErr
 	}
-	if err := lockstep(sims, recs[0], errs, choices, replays, stop); err != nil || (stop != nil && stop()) {
+	if err := lockstep(sims, recs[0], errs, choices, replays, true, stop); err != nil || (stop != nil && stop()) {
 		var mc *MessageChangedError
-		if errors.As(err, &mc) {
+		var pw *PropertyWriteError
+		switch {
+		case errors.As(err, &mc):
 			mc.Field, mc.Detail = messageChange(cfg, choices, opts, mc)
+		case errors.As(err, &pw):
+			describePropertyWrite(cfg, choices, opts, pw)
 		}
 		return err
 	}
@@ -155,7 +159,7 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 	if late == nil {
 		return lateErr
 	}
-	err := lockstep([]*Sim{early, late}, rec, []error{earlyErr, lateErr}, choices, 2, stop)
+	err := lockstep([]*Sim{early, late}, rec, []error{earlyErr, lateErr}, choices, 2, false, stop)
 	if ne, ok := err.(*NondeterminismError); ok {
 		ne.Across, ne.Replays = true, replays+2
 	}
@@ -205,11 +209,21 @@ func messageChange(cfg *sim.Config, choices []int32, opts Options, mc *MessageCh
 }
 
 // lockstep steps sims together through choices (rec is the first's
-// chooser) and compares their states after every step (compareReplays).
-func lockstep(sims []*Sim, rec *Recorded, errs []error, choices []int32, replays int, stop func() bool) error {
+// chooser) and compares their states after every step (compareReplays);
+// with checkProps, the first also checks its properties only read the
+// state (propertyWrite) in its first readOnlySteps states.
+func lockstep(sims []*Sim, rec *Recorded, errs []error, choices []int32, replays int, checkProps bool, stop func() bool) error {
 	for {
 		if err := compareReplays(sims, errs, replays); err != nil {
 			return err
+		}
+		// The first replay also checks that the properties only read the
+		// state (the others compare its state with theirs at the next
+		// step, so a write shows there too, as a divergence).
+		if first := sims[0]; checkProps && errs[0] == nil && first.w.step < readOnlySteps {
+			if pw := first.propertyWrite(); pw != nil {
+				return pw
+			}
 		}
 		if errs[0] != nil || rec.Used() >= len(choices) {
 			return nil

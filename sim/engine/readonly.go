@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"strconv"
+
+	"github.com/huandu/go-clone"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// PropertyWriteError reports a property whose predicate changed a node's
+// state (a lazily filled cache, a counter of its calls). The search hashes
+// a node again only after its own handlers, so such a write makes the
+// states it compares depend on when properties ran, which differs with
+// the number of workers: the report would too. The determinism check
+// reports it rather than a verdict that may be wrong.
+type PropertyWriteError struct {
+	// Property changed node Node's state when it was checked in the state
+	// after step Step (logs' numbering).
+	Property string
+	Node     sim.NodeID
+	Step     int
+	// Field is the first field that changed, and Detail its values before
+	// and after the check (FirstDifference), when the check could compare
+	// them.
+	Field, Detail string
+}
+
+func (e *PropertyWriteError) Error() string {
+	what := ""
+	if e.Field != "" {
+		what = " (field " + e.Field + ", before the check and after it: " + e.Detail + ")"
+	}
+	when := "in the initial state"
+	if e.Step > 0 {
+		when = "after step " + strconv.Itoa(e.Step)
+	}
+	return "sim: property " + strconv.Quote(e.Property) + " changed node " + strconv.Itoa(int(e.Node)) + "'s state when it was checked " +
+		when + what + ": a property must only read the state, or the states the search compares depend on when properties ran " +
+		"(and the report on --workers); compute into local variables, or keep a cache in a field tagged `macemc:\"-\"`"
+}
+
+// Unwrap lets errors.Is match ErrEscape and ErrNondeterministic: like a
+// goroutine's, the write changes the state outside the handlers.
+func (e *PropertyWriteError) Unwrap() []error { return []error{ErrEscape, ErrNondeterministic} }
+
+// readOnlySteps bounds the steps of a path at which the determinism check
+// looks for properties that write: a cache is filled the first time, a
+// counter moves every time.
+const readOnlySteps = 200
+
+// propertyWrite checks every safety and liveness property of the config
+// in the current state, one at a time, and returns the first that changed
+// a node's state (its hash, encoded afresh), or nil. A predicate that
+// panics is left for the search to report.
+func (s *Sim) propertyWrite() *PropertyWriteError {
+	props := append(append([]sim.Property(nil), s.cfg.Safety...), s.cfg.Liveness...)
+	if len(props) == 0 {
+		return nil
+	}
+	before := make([]uint64, len(s.w.svcs))
+	for i, svc := range s.w.svcs {
+		before[i] = s.hashNode(svc)
+	}
+	for p := range props {
+		_, _ = s.Holds(&props[p])
+		for i, svc := range s.w.svcs {
+			if s.hashNode(svc) != before[i] {
+				return &PropertyWriteError{Property: props[p].Name, Node: sim.NodeID(i), Step: s.w.step}
+			}
+		}
+	}
+	return nil
+}
+
+// describePropertyWrite fills in the field pw's property changed: it
+// replays choices to pw's state, copies the node, checks the property and
+// compares.
+func describePropertyWrite(cfg *sim.Config, choices []int32, opts Options, pw *PropertyWriteError) {
+	opts.Chooser, opts.CheckEscapes, opts.CheckMessages = NewRecorded(choices), false, false
+	s, err := New(cfg, opts)
+	if err != nil {
+		return
+	}
+	for s.Steps() < pw.Step {
+		if ok, err := s.Step(); !ok || err != nil {
+			return
+		}
+	}
+	props := append(append([]sim.Property(nil), cfg.Safety...), cfg.Liveness...)
+	for p := range props {
+		if props[p].Name != pw.Property {
+			continue
+		}
+		svc := s.w.svcs[pw.Node]
+		was := clone.Slowly(svc)
+		_, _ = s.Holds(&props[p])
+		pw.Field, pw.Detail = FirstDifference(was, svc)
+		return
+	}
+}
