@@ -128,9 +128,13 @@ func (p *pipeline) findingFiles(f *Finding) error {
 	if err := p.linFiles(f); err != nil {
 		return err
 	}
-	if reg, err := sim.Lookup(p.sys.Name); err != nil || reg != p.sys {
-		// The traces name the system; the commands look it up.
+	// The traces name the system; the commands look it up.
+	switch reg, err := sim.Lookup(p.sys.Name); {
+	case err != nil:
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("system %s is not registered (sim.Register): the replay and debug commands below need a binary that registers it, such as one built on cli.Main", p.sys.Name))
+	case reg != p.sys:
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the system searched is not the one registered as %s (sim.Register), which the replay and debug commands below would run instead: "+
+			"register the system searched under a name of its own, or search the registered one", p.sys.Name))
 	}
 	p.rep.Replay = fmt.Sprintf("%s replay --trace %s --log %s", p.opts.Command, Quote(p.rep.Files["error_trace"]), Quote(p.outPath("error.log")))
 	p.rep.Debug = fmt.Sprintf("%s mdb %s", p.opts.Command, Quote(p.opts.Out))

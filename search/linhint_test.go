@@ -81,3 +81,18 @@ func TestUnregisteredSystemWritesItsFiles(t *testing.T) {
 		t.Errorf("warnings: %q", rep.Warnings)
 	}
 }
+
+// A system searched under the name of another, registered system gets a
+// warning that the replay and debug commands would run the registered one
+// (they replayed it, and reported "not reproduced").
+func TestSystemUnderARegisteredNameIsWarnedOf(t *testing.T) {
+	clash := *wrongModel
+	clash.Name = register.SystemName
+	rep, err := search.Run(context.Background(), &clash, search.Options{Seed: 1, Params: map[string]string{"variant": "correct"}, MaxPaths: 2000, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.First() == nil || len(rep.Warnings) != 1 || !strings.HasPrefix(rep.Warnings[0], "the system searched is not the one registered as register (sim.Register)") {
+		t.Errorf("finding %v, warnings: %q", rep.First(), rep.Warnings)
+	}
+}
