@@ -398,10 +398,15 @@ func errNode(err error) (int, string) {
 	var mc *engine.MessageChangedError
 	var ss *engine.SharedStateError
 	var pw *engine.PropertyWriteError
+	var pp *engine.PropertyPanicError
 	var nd *engine.NondeterminismError
 	switch {
 	case errors.As(err, &pw):
 		return int(pw.Node), ""
+	case errors.As(err, &pp) && pp.Condition:
+		return pp.Node, pp.Stack
+	case errors.As(err, &pp):
+		return -1, pp.Stack
 	case errors.As(err, &hp):
 		return int(hp.Node), hp.Stack
 	case errors.As(err, &hang):

@@ -140,6 +140,12 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		switch f.Kind {
 		case KindHandlerPanic:
 			what = fmt.Sprintf("SAFETY VIOLATION: a handler of node %d panicked", f.Node)
+			var pp *engine.PropertyPanicError
+			if errors.As(f.Err, &pp) && pp.Condition {
+				what = fmt.Sprintf("SAFETY VIOLATION: the condition of node %d's driver request %s panicked", pp.Node, pp.Property)
+			} else if errors.As(f.Err, &pp) {
+				what = fmt.Sprintf("SAFETY VIOLATION: property %s panicked", pp.Property)
+			}
 		case KindMisuse:
 			what = fmt.Sprintf("SAFETY VIOLATION: node %d used the API wrongly", f.Node)
 		case KindHandlerHang:

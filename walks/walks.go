@@ -126,7 +126,7 @@ func Walk(s *engine.Sim, c *Config) (res Result) {
 		if chk.ps != nil {
 			if r := recover(); r != nil {
 				name := chk.ps[chk.i].Name
-				res = Result{Outcome: Failed, Steps: s.Steps(), Property: name, Err: &engine.PropertyPanicError{Property: name, Step: s.Steps(), Value: r}}
+				res = Result{Outcome: Failed, Steps: s.Steps(), Property: name, Err: engine.NewPropertyPanic(name, s.Steps(), r)}
 			}
 		}
 	}()

@@ -30,13 +30,27 @@ const DefaultHandlerTimeout = 5 * time.Second
 
 // PropertyPanicError reports a property predicate that panicked.
 type PropertyPanicError struct {
+	// Property is the property's name, or for a driver request's
+	// condition (Condition) its request's name (sim.Request.Name, or the
+	// request's text).
 	Property string
-	Step     int
-	Value    any
+	// Step is the state the predicate was evaluated in: after Step steps.
+	Step  int
+	Value any
+	// Condition marks the condition of node Node's driver request
+	// (sim.Request.When) rather than a property.
+	Condition bool
+	Node      int
+	// Stack holds the predicate's own frames (the system's code, not the
+	// engine's or the runtime's), when they were taken.
+	Stack string
 }
 
 func (e *PropertyPanicError) Error() string {
-	return fmt.Sprintf("sim: property %s panicked at step %d: %v", e.Property, e.Step, e.Value)
+	if e.Condition {
+		return fmt.Sprintf("sim: the condition of node %d's driver request %s panicked in the state after step %d: %v", e.Node, e.Property, e.Step, e.Value)
+	}
+	return fmt.Sprintf("sim: property %s panicked in the state after step %d: %v", e.Property, e.Step, e.Value)
 }
 
 // Unwrap lets errors.Is match ErrPropertyPanic.

@@ -311,7 +311,10 @@ func TestPropertyPanic(t *testing.T) {
 	s := mustNew(t, cfg, engine.Options{})
 	i, err := s.FirstViolated(ps)
 	var pe *engine.PropertyPanicError
-	if i != 1 || !errors.Is(err, engine.ErrPropertyPanic) || !errors.As(err, &pe) || pe.Property != "bad" || pe.Step != 0 {
+	// The error names the property, not a node, and keeps the predicate's
+	// own frames.
+	if i != 1 || !errors.Is(err, engine.ErrPropertyPanic) || !errors.As(err, &pe) || pe.Property != "bad" || pe.Step != 0 || pe.Condition ||
+		!strings.Contains(pe.Stack, "TestPropertyPanic") || strings.Contains(pe.Stack, "engine.(*Sim)") {
 		t.Fatalf("FirstViolated: %d %v", i, err)
 	}
 	if ok, err := s.AllHold(ps); ok || err == nil {

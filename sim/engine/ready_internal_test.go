@@ -19,7 +19,7 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 	var ws []float64
 	add := func(e Event, w float64) { evs, ws = append(evs, e), append(ws, w) }
 	for i := range s.w.nodes {
-		if nd := &s.w.nodes[i]; nd.appNext < len(nd.app) && !nd.down && s.driverReady(nd) {
+		if nd := &s.w.nodes[i]; nd.appNext < len(nd.app) && !nd.down && s.driverReady(i, nd) {
 			add(Event{Kind: EvApp, Node: sim.NodeID(i), Msg: appRequest(nd.app[nd.appNext])}, s.weights.App)
 		}
 	}

@@ -1060,7 +1060,7 @@ func (s *Sim) buildReady() {
 	nodes := s.w.nodes
 	if s.w.apps > 0 {
 		for i := range nodes {
-			if nd := &nodes[i]; nd.appNext < len(nd.app) && !nd.down && s.driverReady(nd) {
+			if nd := &nodes[i]; nd.appNext < len(nd.app) && !nd.down && s.driverReady(i, nd) {
 				ready = append(ready, readyEnt{kind: EvApp, node: int32(i)})
 				readyW = append(readyW, wt.App)
 			}
@@ -1533,7 +1533,7 @@ func appRequest(r any) any {
 
 // driverReady reports whether nd's next driver request is ready: it is no
 // sim.Request, or its condition holds.
-func (s *Sim) driverReady(nd *node) bool {
+func (s *Sim) driverReady(id int, nd *node) bool {
 	var q *sim.Request
 	switch r := nd.app[nd.appNext].(type) {
 	case sim.Request:
@@ -1547,21 +1547,21 @@ func (s *Sim) driverReady(nd *node) bool {
 		return true
 	}
 	s.volatile = true
-	return s.condition(q)
+	return s.condition(id, q)
 }
 
-// condition evaluates a driver request's condition; a panic makes the next
-// Step fail with a *PropertyPanicError.
-func (s *Sim) condition(q *sim.Request) (ok bool) {
+// condition evaluates the condition of node id's driver request q; a panic
+// makes the next Step fail with a *PropertyPanicError.
+func (s *Sim) condition(id int, q *sim.Request) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			ok = false
 			if s.stepErr == nil {
 				name := q.Name
 				if name == "" {
-					name = "the condition of driver request " + FormatValue(q.Req)
+					name = FormatValue(q.Req)
 				}
-				s.stepErr = &PropertyPanicError{Property: name, Step: s.w.step, Value: r}
+				s.stepErr = &PropertyPanicError{Property: name, Step: s.w.step, Value: r, Condition: true, Node: id, Stack: predicateStack()}
 			}
 		}
 	}()

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"reflect"
 	goruntime "runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,7 +76,8 @@ func trimStack(stack string) string {
 // internalFrame reports whether a stack frame's function belongs to the
 // simulator or to package sim.
 func internalFrame(fn string) bool {
-	return strings.HasPrefix(fn, enginePkg) || strings.HasPrefix(fn, simPkg) || strings.HasPrefix(fn, "github.com/macemc/macemc/sim/internal/")
+	return strings.HasPrefix(fn, enginePkg) || strings.HasPrefix(fn, simPkg) || strings.HasPrefix(fn, "github.com/macemc/macemc/sim/internal/") ||
+		strings.HasPrefix(fn, "github.com/macemc/macemc/walks.") // the walks check properties themselves (walks.Walk)
 }
 
 // EscapeError reports code of a node's service that acted outside its
@@ -295,4 +297,17 @@ func infrastructure(fn string) bool {
 		}
 	}
 	return false
+}
+
+// predicateStack returns the frames of a property's or a driver
+// condition's panic, as trimStack does for a handler's: called in the
+// deferred recover, while the panic unwinds.
+func predicateStack() string { return trimStack(string(debug.Stack())) }
+
+// NewPropertyPanic returns the error of property name's predicate that
+// panicked with value in the state after step steps, with the predicate's
+// own frames: call it in the deferred recover, while the panic unwinds
+// (walks.Walk does, for the properties it checks itself).
+func NewPropertyPanic(name string, step int, value any) *PropertyPanicError {
+	return &PropertyPanicError{Property: name, Step: step, Value: value, Stack: predicateStack()}
 }

@@ -11,7 +11,7 @@ func (s *Sim) View() *sim.View { return s.view }
 func (s *Sim) Holds(p *sim.Property) (ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			ok, err = false, &PropertyPanicError{Property: p.Name, Step: s.w.step, Value: r}
+			ok, err = false, &PropertyPanicError{Property: p.Name, Step: s.w.step, Value: r, Stack: predicateStack()}
 		}
 	}()
 	return p.Check(s.view), nil
@@ -29,7 +29,7 @@ func (s *Sim) FirstViolated(ps []sim.Property) (i int, err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = &PropertyPanicError{Property: ps[i].Name, Step: s.w.step, Value: r}
+			err = &PropertyPanicError{Property: ps[i].Name, Step: s.w.step, Value: r, Stack: predicateStack()}
 		}
 	}()
 	v := s.view

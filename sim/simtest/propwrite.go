@@ -30,15 +30,21 @@ func (t *tally) total() int {
 func init() {
 	sim.Register(&sim.System{
 		Name: PropertyWrite,
-		Doc:  "test system: a property reads the node through an accessor that fills a cache in the node's state",
-		Build: func(sim.Params) (*sim.Config, error) {
+		Doc:  "test system: a property reads the node through an accessor that fills a cache in the node's state (mode cache) or indexes past a slice once a request was handled (mode panic)",
+		Params: []sim.ParamSpec{{Name: "mode", Kind: sim.ParamString, Default: "cache", Doc: "cache or panic"}},
+		Build: func(p sim.Params) (*sim.Config, error) {
+			check := func(v *sim.View) bool { return sim.Node[tally](v, 0).total() <= 2 }
+			if p.String("mode") == "panic" {
+				check = func(v *sim.View) bool {
+					seen := []int{}
+					return seen[sim.Node[tally](v, 0).Handled-1] >= 0
+				}
+			}
 			return &sim.Config{
 				Nodes:   1,
 				Service: func(sim.NodeID) sim.Service { return &tally{} },
 				App:     func(sim.NodeID) []any { return []any{1, 2} },
-				Safety: []sim.Property{{Name: "AtMostTwo", Check: func(v *sim.View) bool {
-					return sim.Node[tally](v, 0).total() <= 2
-				}}},
+				Safety:  []sim.Property{{Name: "AtMostTwo", Check: check}},
 			}, nil
 		},
 	})
