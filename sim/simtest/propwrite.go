@@ -29,8 +29,8 @@ func (t *tally) total() int {
 
 func init() {
 	sim.Register(&sim.System{
-		Name: PropertyWrite,
-		Doc:  "test system: a property reads the node through an accessor that fills a cache in the node's state (mode cache) or indexes past a slice once a request was handled (mode panic)",
+		Name:   PropertyWrite,
+		Doc:    "test system: a property reads the node through an accessor that fills a cache in the node's state (mode cache) or indexes past a slice once a request was handled (mode panic)",
 		Params: []sim.ParamSpec{{Name: "mode", Kind: sim.ParamString, Default: "cache", Doc: "cache or panic"}},
 		Build: func(p sim.Params) (*sim.Config, error) {
 			check := func(v *sim.View) bool { return sim.Node[tally](v, 0).total() <= 2 }
