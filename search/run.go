@@ -384,7 +384,29 @@ func (p *pipeline) finding(v *explore.Violation) Finding {
 	if v.Checked {
 		p.linFinding(&f, v)
 	}
+	if f.Kind == KindSafety && f.Err == nil {
+		f.Err = p.monitorFailure(f.Property, v)
+	}
 	return f
+}
+
+// monitorFailure returns the assertion failure of monitor name (when the
+// property violated is a monitor's) at the end of v's path: the text of the
+// error its Handle returned, which the property alone does not carry.
+func (p *pipeline) monitorFailure(name string, v *explore.Violation) error {
+	for i := range p.cfg.Monitors {
+		if p.cfg.Monitors[i].Name != name {
+			continue
+		}
+		s, err := engine.Replay(p.cfg, v.Choices, v.Steps, engine.Options{FailuresUntil: v.FailuresUntil})
+		if err != nil {
+			return nil
+		}
+		if _, failure := s.Monitor(i); failure != "" {
+			return &engine.MonitorError{Monitor: name, Step: s.Steps(), Failure: failure}
+		}
+	}
+	return nil
 }
 
 // errNode returns the node a handler failure, an escape or a

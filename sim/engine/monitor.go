@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/macemc/macemc/sim"
@@ -97,4 +98,17 @@ func (s *Sim) MonitorText(i int) string {
 	}
 	b.WriteString(FormatState(ms.m))
 	return b.String()
+}
+
+// MonitorError is a monitor's first assertion failure (the error its
+// Handle returned), as found in the state after step Step: what a
+// violation of the monitor's safety property says.
+type MonitorError struct {
+	Monitor string
+	Step    int
+	Failure string
+}
+
+func (e *MonitorError) Error() string {
+	return "sim: monitor " + e.Monitor + "'s assertion failed (by step " + strconv.Itoa(e.Step) + "): " + e.Failure
 }

@@ -1,0 +1,70 @@
+package search_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+)
+
+// jobs is a monitor that fails when a job completes that was never issued.
+type jobs struct{ Issued map[int]bool }
+
+type issued struct{ ID int }
+type completed struct{ ID int }
+
+func (j *jobs) Handle(ev any) error {
+	switch e := ev.(type) {
+	case issued:
+		j.Issued[e.ID] = true
+	case completed:
+		if !j.Issued[e.ID] {
+			return fmt.Errorf("job %d completed but never issued", e.ID)
+		}
+	}
+	return nil
+}
+
+// worker completes job 2 without issuing it, at its second request.
+type worker struct {
+	sim.Base
+	Done int
+}
+
+func (w *worker) HandleApp(ctx *sim.Context, req any) {
+	w.Done++
+	if w.Done == 1 {
+		ctx.Notify(issued{ID: 1})
+	}
+	ctx.Notify(completed{ID: w.Done})
+}
+
+var monitored = &sim.System{
+	Name: "searchtest-monitored",
+	Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{
+			Nodes:    1,
+			Service:  func(sim.NodeID) sim.Service { return &worker{} },
+			App:      func(sim.NodeID) []any { return []any{1, 2} },
+			Monitors: []sim.MonitorSpec{{Name: "Jobs", New: func() sim.Monitor { return &jobs{Issued: map[int]bool{}} }}},
+		}, nil
+	},
+}
+
+// TestMonitorFailureIsInTheFinding: the violation of a monitor's property
+// carries the assertion's text (before, it was only in error.log).
+func TestMonitorFailureIsInTheFinding(t *testing.T) {
+	rep, err := search.Run(context.Background(), monitored, search.Options{Seed: 1, MaxPaths: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	var me *engine.MonitorError
+	if f == nil || f.Property != "Jobs" || !errors.As(f.Err, &me) || me.Failure != "job 2 completed but never issued" || me.Step != 2 {
+		t.Fatalf("finding %+v", f)
+	}
+}
