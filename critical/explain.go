@@ -82,7 +82,7 @@ func (r *Result) Explain() string {
 			b.WriteString(r.Confidence.String() + " ")
 		}
 		if r.Live != nil {
-			fmt.Fprintf(&b, "The live alternative shares %d steps with the dead path and is live after %d steps; compare the two at step %d. ", r.Live.Shared, r.Live.Steps, r.Step)
+			fmt.Fprintf(&b, "The live alternative shares %s with the dead path and is live after %s; compare the two at step %d. ", steps(r.Live.Shared), steps(r.Live.Steps), r.Step)
 		}
 		if r.Premature {
 			fmt.Fprintf(&b, "But the live alternative passes through state %d and still becomes live, so that state is not dead: it was near dead, and the critical transition is later; raise --walks (k = %d now) and re-run.", r.Step, r.Walks)
@@ -111,7 +111,7 @@ func (r *Result) Explain() string {
 		fmt.Fprintf(&b, "Condition C2: no dead state found. Random walks still reached a live state from %s, and the next probe, state %d, lies beyond d_max/2 = %d, where walks are too short to tell (k = %d, d_max = %d). ", state(prev), r.Step, r.WalkDepth/2, r.Walks, r.WalkDepth)
 		fmt.Fprintf(&b, "The execution did not become live within d_max but might later: raise --walk-depth (d_max) and repeat. If that does not help, this may be a transient-state (TS) liveness violation, which has no critical transition: the system keeps moving between transient states without becoming live; look for a cycle with lasso detection")
 		if r.Live != nil {
-			fmt.Fprintf(&b, " and compare E with the live alternative (it shares %d steps with E and is live after %d steps)", r.Live.Shared, r.Live.Steps)
+			fmt.Fprintf(&b, " and compare E with the live alternative (it shares %s with E and is live after %s)", steps(r.Live.Shared), steps(r.Live.Steps))
 		}
 		b.WriteString(".")
 	default:
@@ -121,4 +121,12 @@ func (r *Result) Explain() string {
 		fmt.Fprintf(&b, " Note: %d recovery walks broke a safety property or failed (first: %s) and were counted as not recovering; check that violation on its own.", r.Unsafe, r.UnsafeProperty)
 	}
 	return b.String()
+}
+
+// steps writes n steps: "1 step", "3 steps".
+func steps(n int) string {
+	if n == 1 {
+		return "1 step"
+	}
+	return strconv.Itoa(n) + " steps"
 }

@@ -154,8 +154,8 @@ func findCritical(ctx context.Context, c critical.Config, quiescent bool) (criti
 		cc.Condition, cc.Step, cc.Note = critical.C1, 0, ""
 		cc.Event, cc.Node, cc.Kind, cc.Message = "", -1, "", ""
 		cc.Explain = fmt.Sprintf("Dead from the start (step 0): none of k = %d random walks from the initial state reached a live state within d_max = %d steps, "+
-			"and this path falls quiescent after %d steps without one. No transition is critical: as configured, the system does not become live; "+
-			"check the driver's requests, the failure budgets and the liveness properties.", cr.Walks, cr.WalkDepth, cr.ESteps)
+			"and this path falls quiescent after %s without one. No transition is critical: as configured, the system does not become live; "+
+			"check the driver's requests, the failure budgets and the liveness properties.", cr.Walks, cr.WalkDepth, plural(cr.ESteps, "step"))
 	}
 	return cr, cc, nil
 }

@@ -79,7 +79,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			plural(st.Rounds, "round"), st.Depth, st.DeepestComplete, paths, plural(st.Walks, "walk"), plural(st.Transitions, "transition"), states, took, st.Stop)
 	}
 	if g := r.Stats.Graph; g != nil && g.States > 0 {
-		fmt.Fprintf(w, "state graph: %d states, %d transitions, %d MiB; %s\n", g.States, g.Edges, g.Bytes>>20, r.GraphVerdict())
+		fmt.Fprintf(w, "state graph: %s, %s, %d MiB; %s\n", plural(g.States, "state"), plural(g.Edges, "transition"), g.Bytes>>20, r.GraphVerdict())
 	}
 	if st.Blocked > 0 {
 		fmt.Fprintf(w, "  %d paths ended by their scheduler: every way on is explored by other paths\n", st.Blocked)
@@ -157,7 +157,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		}
 		switch {
 		case f.Kind == KindLinearizability:
-			fmt.Fprintf(w, "LINEARIZABILITY VIOLATION: the clients' history of an execution of %d steps is not linearizable\n", f.Steps)
+			fmt.Fprintf(w, "LINEARIZABILITY VIOLATION: the clients' history of an execution of %s is not linearizable\n", plural(f.Steps, "step"))
 		case f.Kind == KindHandlerHang && errors.As(f.Err, &hang) && hang.Boot,
 			f.Steps == 0 && (f.Kind == KindHandlerPanic || f.Kind == KindMisuse):
 			fmt.Fprintf(w, "%s while the system booted\n", what)
@@ -201,7 +201,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		case f.Kind == KindDead && f.Certainty == Likely:
 			how = "dead state (critical transition C1): no live state in"
 		}
-		fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %d steps)\n", f.Property, how, f.Steps)
+		fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %s)\n", f.Property, how, plural(f.Steps, "step"))
 		if c := f.Critical; c != nil {
 			switch {
 			case c.Step >= 0 && c.Condition == critical.C2 && f.Kind == KindLasso && f.Lasso != nil && f.Lasso.Proof && c.Recovered < 0 && c.Dead == 0:
@@ -224,7 +224,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 				}
 			}
 			if c.LiveSteps > 0 {
-				fmt.Fprintf(w, "live alternative: %d steps, sharing the first %d with the dead path\n", c.LiveSteps, c.Shared)
+				fmt.Fprintf(w, "live alternative: %s, sharing the first %d with the dead path\n", plural(c.LiveSteps, "step"), c.Shared)
 			}
 		}
 		writeDoomed(w, f, stable)
