@@ -39,7 +39,8 @@ var (
 // Phase says what a run is doing, for progress reports.
 type Phase int
 
-// The phases of a run, in order.
+// The phases of a run, in order (PhasePrecheck, added later, comes
+// between PhasePrefix and PhaseSearch).
 const (
 	PhasePrefix   Phase = iota // walking to a live steady state (PrefixSteps)
 	PhaseSearch                // the search itself
@@ -47,9 +48,10 @@ const (
 	PhaseCritical              // searching for the critical transition
 	PhaseLasso                 // looking for a lasso
 	PhaseFiles                 // writing traces, logs and the report
+	PhasePrecheck              // checking a walk replays deterministically, before the search
 )
 
-var phaseNames = [...]string{"prefix", "search", "check", "critical", "lasso", "files"}
+var phaseNames = [...]string{"prefix", "search", "check", "critical", "lasso", "files", "precheck"}
 
 // String returns the phase's name, e.g. "critical".
 func (ph Phase) String() string {
@@ -108,6 +110,11 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	// A nondeterministic service makes every result untrustworthy: check
 	// a short walk replays identically before spending the budget. (The
 	// walk can also meet a handler that allocates without returning.)
+	if len(p.cfg.Safety)+len(p.cfg.Liveness) == 0 && p.cfg.Model == nil {
+		p.rep.Warnings = append(p.rep.Warnings, "the system has no safety or liveness properties, monitors or linearizability model: "+
+			"the search looks only for handlers that panic, misuse the API or do not return, and for nondeterminism")
+	}
+	p.progress(PhasePrecheck, "checking the system replays deterministically (a walk of up to 1,000 steps, replayed side by side)...")
 	if f := p.precheck(); f != nil {
 		p.rep.Verdict = f.Verdict
 		p.rep.Findings = []Finding{*f}

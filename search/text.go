@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
@@ -61,9 +62,15 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		fmt.Fprintf(w, "faults: %s\n", r.Faults)
 	}
 	st := &r.Stats
-	if st.Stop == 0 {
+	switch {
+	case st.Stop == 0:
 		fmt.Fprintln(w, "not searched: the check of the system's replays before the search found the fault below")
-	} else {
+	case st.Rounds == 0 && st.Paths == 0 && st.Stop == explore.StopMemory:
+		fmt.Fprintln(w, "not searched: the run reached its memory limit before the search started, in the check of the system's replays "+
+			"(its replays run side by side: --replays lowers their number, --max-memory raises the limit)")
+	case st.Rounds == 0 && st.Paths == 0 && st.Stop == explore.StopInterrupted:
+		fmt.Fprintln(w, "not searched: the run was stopped before the search started")
+	default:
 		took := fmt.Sprintf(" in %.2fs", r.SearchTime.Seconds())
 		if stable {
 			took = ""

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -100,7 +101,7 @@ func (a *App) search(args []string) (int, error) {
 	o.Command = a.Name
 	ctx, stop := a.signals()
 	defer stop()
-	prog := &progress{w: a.Stderr, on: progOn, lines: progLines, budget: o.Time, maxPaths: o.MaxPaths}
+	prog := &progress{w: a.Stderr, on: progOn, lines: progLines, budget: o.Time, maxPaths: o.MaxPaths, start: time.Now()}
 	o.Progress = prog.show
 	if *shard != "" {
 		return a.runShard(ctx, sys, o, *shard, asJSON, prog)

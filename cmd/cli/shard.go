@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -67,7 +68,7 @@ func (a *App) merge(args []string) (int, error) {
 	mo.Command = a.Name
 	ctx, stop := a.signals()
 	defer stop()
-	prog := &progress{w: a.Stderr, on: progOn, lines: progLines}
+	prog := &progress{w: a.Stderr, on: progOn, lines: progLines, start: time.Now()}
 	mo.Progress = prog.show
 	rep, err := search.Merge(ctx, fs.Args(), mo)
 	prog.clear()
