@@ -279,21 +279,6 @@ type Sim struct {
 	log      *zerolog.Logger
 	failures bool
 	until    int
-	// sent holds the pointer and map messages node sentFrom's handler of
-	// step sentStep has sent so far (see ownCopy).
-	sent               []unsafe.Pointer
-	sentStep, sentFrom int
-	// sentType is the type word of the last message sent, and sentRef
-	// whether that type is a pointer or a map.
-	sentType unsafe.Pointer
-	sentRef  bool
-	// initErr is what made newSim fail to give every node a struct (a
-	// *ServiceError), which New returns.
-	initErr error
-	// lastHidden is what the value stateHash hashed last holds that
-	// hashing cannot read ("" for nothing; see HiddenState).
-	lastHidden string
-
 	// The ready list, rebuilt after every step: compact entries (which
 	// queue, node or timer each event comes from) and their weights. The
 	// Events themselves are only built for the event that runs, and for
@@ -362,6 +347,22 @@ type Sim struct {
 	deadline func() bool // see SetInterrupt
 	encErr   error       // the first state encoding that failed; see HashErr
 	texts    *textMemo   // see serviceText; nil until NodeText is called
+
+	// Rarely used: kept after the fields of the step loop.
+	// sent holds the pointer and map messages node sentFrom's handler of
+	// step sentStep has sent so far (see ownCopy).
+	sent               []unsafe.Pointer
+	sentStep, sentFrom int
+	// sentType is the type word of the last message sent, and sentRef
+	// whether that type is a pointer or a map.
+	sentType unsafe.Pointer
+	sentRef  bool
+	// initErr is what made newSim fail to give every node a struct (a
+	// *ServiceError), which New returns.
+	initErr error
+	// lastHidden is what the value stateHash hashed last holds that
+	// hashing cannot read ("" for nothing; see HiddenState).
+	lastHidden string
 
 	_ [cacheLine]byte // see padded
 }
