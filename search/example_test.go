@@ -7,8 +7,8 @@ import (
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search"
-	"github.com/macemc/macemc/sim"
 	_ "github.com/macemc/macemc/services/all"
+	"github.com/macemc/macemc/sim"
 )
 
 // Run checks MaceTransport with its stale-SYN bug: the report says what

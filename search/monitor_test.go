@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/macemc/macemc/search"
@@ -66,5 +67,30 @@ func TestMonitorFailureIsInTheFinding(t *testing.T) {
 	var me *engine.MonitorError
 	if f == nil || f.Property != "Jobs" || !errors.As(f.Err, &me) || me.Failure != "job 2 completed but never issued" || me.Step != 2 {
 		t.Fatalf("finding %+v", f)
+	}
+}
+
+// silent has no properties at all.
+var silent = &sim.System{
+	Name: "searchtest-silent",
+	Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &worker{} }, App: func(sim.NodeID) []any { return []any{1} }}, nil
+	},
+}
+
+// TestWarningsShowWhenNothingIsFound: the report of a run that found
+// nothing still prints its warnings (they were printed only under a
+// finding), here that the system has no properties to check.
+func TestWarningsShowWhenNothingIsFound(t *testing.T) {
+	rep, err := search.Run(context.Background(), silent, search.Options{Seed: 1, MaxPaths: 10})
+	if err != nil || rep.First() != nil {
+		t.Fatal(err, rep.First())
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "nothing found within this budget\nwarning: the system has no safety or liveness properties") {
+		t.Errorf("text:\n%s", b.String())
 	}
 }

@@ -115,6 +115,9 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			fmt.Fprintln(w, "nothing found within this budget")
 		}
 		r.writeLasso(w, nil)
+		if !stable {
+			r.writeWarnings(w)
+		}
 		return
 	}
 	switch f.Verdict {
@@ -255,9 +258,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 	if stable {
 		return
 	}
-	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
+	r.writeWarnings(w)
 	if r.LogsSkipped {
 		fmt.Fprintln(w, "  (logs not written: the run was interrupted; the replay command below writes error.log)")
 	}
@@ -356,4 +357,12 @@ func plural[N int | int64](n N, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// writeWarnings writes what the run could not do or says the user should
+// know (Report.Warnings), a line each.
+func (r *Report) writeWarnings(w io.Writer) {
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
 }
