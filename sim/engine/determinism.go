@@ -173,20 +173,9 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 // with its message, still in flight there. "" when the replay does not get
 // there or nothing differs.
 func messageChange(cfg *sim.Config, choices []int32, opts Options, mc *MessageChangedError) (field, detail string) {
-	opts.Chooser, opts.CheckEscapes, opts.CheckMessages = NewRecorded(choices), false, false
-	s, err := New(cfg, opts)
+	opts.CheckEscapes, opts.CheckMessages = false, false
+	s, err := Replay(cfg, choices, mc.Sent, opts)
 	if err != nil {
-		return "", ""
-	}
-	step := func(to int) bool {
-		for s.Steps() < to {
-			if ok, err := s.Step(); !ok || err != nil {
-				return false
-			}
-		}
-		return true
-	}
-	if !step(mc.Sent) {
 		return "", ""
 	}
 	sent := map[unsafe.Pointer]any{}
@@ -196,8 +185,10 @@ func messageChange(cfg *sim.Config, choices []int32, opts Options, mc *MessageCh
 			sent[efaceData(&m)] = clone.Slowly(m)
 		}
 	})
-	if len(sent) == 0 || !step(mc.Delivered-1) {
-		return "", ""
+	for len(sent) > 0 && s.Steps() < mc.Delivered-1 {
+		if ok, err := s.Step(); !ok || err != nil {
+			return "", ""
+		}
 	}
 	s.eachInFlight(func(_ int, p *pending) {
 		m := any(p.msg)

@@ -54,7 +54,7 @@ const readOnlySteps = 200
 // a node's state (its hash, encoded afresh), or nil. A predicate that
 // panics is left for the search to report.
 func (s *Sim) propertyWrite() *PropertyWriteError {
-	props := append(append([]sim.Property(nil), s.cfg.Safety...), s.cfg.Liveness...)
+	props := properties(s.cfg)
 	if len(props) == 0 {
 		return nil
 	}
@@ -77,17 +77,12 @@ func (s *Sim) propertyWrite() *PropertyWriteError {
 // replays choices to pw's state, copies the node, checks the property and
 // compares.
 func describePropertyWrite(cfg *sim.Config, choices []int32, opts Options, pw *PropertyWriteError) {
-	opts.Chooser, opts.CheckEscapes, opts.CheckMessages = NewRecorded(choices), false, false
-	s, err := New(cfg, opts)
+	opts.CheckEscapes, opts.CheckMessages = false, false
+	s, err := Replay(cfg, choices, pw.Step, opts)
 	if err != nil {
 		return
 	}
-	for s.Steps() < pw.Step {
-		if ok, err := s.Step(); !ok || err != nil {
-			return
-		}
-	}
-	props := append(append([]sim.Property(nil), cfg.Safety...), cfg.Liveness...)
+	props := properties(cfg)
 	for p := range props {
 		if props[p].Name != pw.Property {
 			continue
@@ -98,4 +93,9 @@ func describePropertyWrite(cfg *sim.Config, choices []int32, opts Options, pw *P
 		pw.Field, pw.Detail = FirstDifference(was, svc)
 		return
 	}
+}
+
+// properties lists cfg's safety and liveness properties, in that order.
+func properties(cfg *sim.Config) []sim.Property {
+	return append(append([]sim.Property(nil), cfg.Safety...), cfg.Liveness...)
 }
