@@ -394,3 +394,32 @@ func TestFixtureFixed(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpenWarnsOfAnotherExecution: a trace whose replay leaves the states
+// it recorded (here: a recorded state altered) is opened with a warning
+// that names the step; what mdb shows from there is another execution.
+func TestOpenWarnsOfAnotherExecution(t *testing.T) {
+	_, f := writeFixture(t)
+	tr := *f.Error
+	if err := tr.Stamp(); err != nil || len(tr.States) < 8*4 {
+		t.Fatalf("stamping the fixture's trace: %v (%d bytes of states)", err, len(tr.States))
+	}
+	stamped := filepath.Join(t.TempDir(), "error.trace")
+	if err := tr.Write(stamped); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := mdb.Open(stamped, "", mdb.Options{Out: &buf}); err != nil || strings.Contains(buf.String(), "warning") {
+		t.Fatalf("the trace as recorded: %v\n%s", err, buf.String())
+	}
+	tr.States[8*3] ^= 1 // the state after step 3
+	file := filepath.Join(t.TempDir(), "error.trace")
+	if err := tr.Write(file); err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if _, err := mdb.Open(file, "", mdb.Options{Out: &buf}); err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, buf.String(), "warning: the error trace: the replay is not the recorded execution: its state after step 3 differs")
+}

@@ -230,12 +230,34 @@ func (s *Session) tracePath(name string, t *trace.Trace) (*path, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s trace: %w (is this mdb built with the system's package?)", ErrInput, name, err)
 	}
+	diverged := s.checkRecorded(cfg, t)
 	p, err := newPath(name, cfg, t.Options(), t.Choices, t.Steps, s.o.SnapshotEvery)
-	if err != nil {
+	switch {
+	case err != nil && diverged != nil:
+		return nil, fmt.Errorf("%w: %w: %w; %w", ErrInput, errReplay, err, diverged)
+	case err != nil:
 		return nil, fmt.Errorf("%w: %w: %w", ErrInput, errReplay, err)
+	case diverged != nil:
+		fmt.Fprintf(s.out, "warning: the %s trace: %v\n", name, diverged)
 	}
 	p.tr, p.timeout = t, t.HandlerTimeout
 	return p, nil
+}
+
+// checkSteps bounds the steps of a trace replayed when mdb opens it, to
+// compare them with the states it recorded.
+const checkSteps = 100_000
+
+// checkRecorded replays the trace's first steps and returns how the replay
+// left the execution the trace recorded (trace.Trace.States), or nil: what
+// mdb shows from there on is another execution than the one the search
+// found.
+func (s *Session) checkRecorded(cfg *sim.Config, t *trace.Trace) *trace.DivergedError {
+	if len(t.States) == 0 {
+		return nil
+	}
+	_, diverged, _ := t.ReplayChecked(cfg, min(t.Steps, checkSteps), t.Options())
+	return diverged
 }
 
 // Intro prints what was opened: the violation, the step count, the

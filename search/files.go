@@ -63,6 +63,13 @@ func (p *pipeline) writeTrace(t *trace.Trace, name string) error {
 		return nil
 	}
 	path := p.outPath(name + ".trace")
+	// Its states, for replays to check against: a replay of the whole
+	// path, skipped when interrupted (like the logs). A trace whose
+	// states cannot be recorded is still whole.
+	t.States = nil
+	if p.ctx.Err() == nil {
+		_ = t.Stamp()
+	}
 	if err := t.Write(path); err != nil {
 		return fmt.Errorf("%w: %w", ErrOutput, err)
 	}

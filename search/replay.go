@@ -45,6 +45,11 @@ type Replayed struct {
 	Err error
 	// Trace is the trace replayed.
 	Trace *trace.Trace
+	// Diverged, when set, says that the replay left the execution the
+	// trace recorded (trace.Trace.States): the system's code changed
+	// since, or it is nondeterministic. What the replay shows from that
+	// step on is another execution.
+	Diverged *trace.DivergedError
 }
 
 // ReplayLog is Replay with the log streamed into the file at path, written
@@ -99,6 +104,9 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 	case r.Err != nil:
 		fmt.Fprintf(ew, "  stopped: %v\n", r.Err)
 	}
+	if r.Diverged != nil {
+		fmt.Fprintf(ew, "  %v\n", r.Diverged)
+	}
 	for _, p := range r.Properties {
 		fmt.Fprintf(ew, "  %-8s %-20s holds=%v\n", p.Kind, p.Name, p.Holds)
 	}
@@ -115,8 +123,12 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 		fmt.Fprintf(ew, "reproduced: node %d's state changed while node %d's handler ran\n", ss.Node, ss.By)
 	case r.Reproduced && t.Kind == trace.KindNondeterministic:
 		fmt.Fprintln(ew, "reproduced: the service is nondeterministic (replays of the same choices differ)")
+	case r.Reproduced && r.Diverged != nil:
+		fmt.Fprintf(ew, "reproduced: %s, by another execution than the trace's (above)\n", t.Property)
 	case r.Reproduced:
 		fmt.Fprintf(ew, "reproduced: %s\n", t.Property)
+	case t.Property != "" && r.Diverged != nil:
+		fmt.Fprintf(ew, "not reproduced: %s, but this replay is not the trace's execution (above): it says nothing of the bug\n", t.Property)
 	case t.Property != "":
 		fmt.Fprintf(ew, "not reproduced: %s (replay the whole trace to see it)\n", t.Property)
 	}
@@ -133,6 +145,10 @@ func (r *Replayed) MarshalJSON() ([]byte, error) {
 		"critical": t.Critical, "condition": t.Condition, "properties": r.Properties, "reproduced": r.Reproduced}
 	if r.Err != nil {
 		m["error"] = r.Err.Error()
+	}
+	if d := r.Diverged; d != nil {
+		m["diverged"] = map[string]any{"step": d.Step, "since": d.Since, "recorded_build": d.Recorded, "build": d.Build,
+			"same_build": d.SameBuild(), "text": d.Error()}
 	}
 	return json.Marshal(m)
 }
@@ -159,7 +175,8 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 		opts.Logger = engine.NewLogger(log)
 	}
 	r := &Replayed{Total: t.Steps, Trace: t}
-	s, err := engine.Replay(cfg, t.Choices, steps, opts)
+	s, diverged, err := t.ReplayChecked(cfg, steps, opts)
+	r.Diverged = diverged
 	var failed bool
 	switch {
 	case err != nil && (errors.Is(err, engine.ErrHandlerPanic) || errors.Is(err, engine.ErrHang)):
@@ -209,6 +226,10 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	}
 	whole := r.Steps == t.Steps || failed
 	switch {
+	case r.Diverged != nil && t.Kind != trace.KindSafety:
+		// Another execution that is not live at its end says nothing
+		// of a dead state (a safety violation, though, is one whatever
+		// the execution that shows it).
 	case !whole || t.Kind == trace.KindLive || t.Kind == trace.KindPrefix:
 	case t.Property == walks.HangProperty, t.Property == walks.OutsideHangProperty:
 		r.Reproduced = errors.Is(r.Err, engine.ErrHang)
@@ -222,6 +243,26 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 		}
 	}
 	return r, nil
+}
+
+// CheckFits replays t and returns an error wrapping ErrInput when the
+// replay leaves the execution t recorded (its states, trace.DivergedError)
+// or its choices do not fit the system (trace.ErrNoFit): what is run
+// from its choices then is not the path it records. A handler failure
+// on the way is the caller's to meet.
+func CheckFits(t *trace.Trace) error {
+	cfg, err := t.Config()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	_, diverged, err := t.ReplayChecked(cfg, -1, t.Options())
+	switch {
+	case errors.Is(err, trace.ErrNoFit):
+		return fmt.Errorf("%w: %w", ErrInput, err)
+	case diverged != nil:
+		return fmt.Errorf("%w: %w", ErrInput, diverged)
+	}
+	return nil
 }
 
 // hangsNext reports whether a replay of steps steps of t that did not fail
@@ -279,6 +320,9 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	// The files of a minimized path's search are named apart: min.trace
 	// sits beside error.trace and the live.trace that goes with it.
 	liveTrace, liveLog, critJSON := "live.trace", "live.log", "critical.json"
+	if err := CheckFits(t); err != nil {
+		return nil, err
+	}
 	minimized := t.Kind == trace.KindMinimized
 	if minimized {
 		liveTrace, liveLog, critJSON = "min-"+liveTrace, "min-"+liveLog, "min-"+critJSON
@@ -346,8 +390,10 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 		out.Critical.LiveSteps, out.Critical.Shared = cr.Live.Steps, cr.Live.Shared
 		lt := *t
 		lt.Kind, lt.Choices, lt.Steps, lt.Shared, lt.Critical, lt.Condition = trace.KindLive, cr.Live.Choices, cr.Live.Steps, cr.Live.Shared, out.Critical.Step, ""
+		lt.States = nil
 		if !interrupted {
 			lt.Condition = cr.Condition.String()
+			_ = lt.Stamp() // its states, for replays to check against
 		}
 		tp, lp := filepath.Join(o.Out, liveTrace), filepath.Join(o.Out, liveLog)
 		if err := lt.Write(tp); err != nil {
@@ -423,7 +469,7 @@ func walkMinimized(t *trace.Trace, o CriticalOptions) (*trace.Trace, error) {
 	}
 	ext := *t
 	ext.Kind, ext.Choices, ext.Steps, ext.Depth, ext.WalkDepth, ext.Seed = trace.KindLiveness, s.ChoiceValues(), s.Steps(), t.Steps, depth, seed
-	ext.Critical, ext.Condition = 0, ""
+	ext.Critical, ext.Condition, ext.States = 0, "", nil
 	return &ext, nil
 }
 

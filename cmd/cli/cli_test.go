@@ -37,8 +37,12 @@ func (p *poison) HandleTimer(ctx *sim.Context, name string) {
 
 func (p *poison) HandleApp(ctx *sim.Context, req any) { ctx.Send(0, "poison") }
 
+// poisonFixedInCode stands for a fix made in the code rather than by a
+// parameter: a trace recorded before it is replayed by another build.
+var poisonFixedInCode bool
+
 func (p *poison) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
-	if !p.Fixed && p.N < 3 {
+	if !p.Fixed && !poisonFixedInCode && p.N < 3 {
 		p.Poisoned = true
 	}
 }
@@ -294,4 +298,58 @@ type Report struct {
 	CriticalNote string            `json:"critical_note"`
 	Files        map[string]string `json:"files"`
 	Replay       string            `json:"replay"`
+}
+
+// TestReplayOfAChangedSystem: a trace replayed after the system's code
+// changed says where the replay left the recorded execution and exits 2,
+// instead of showing another execution as the recorded one ("not
+// reproduced", exit 0, before traces recorded their states); critical
+// refuses it the same way.
+func TestReplayOfAChangedSystem(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errs := run(t, "search", "--system", "clitest-poison", "--out", dir, "--seed", "1", "--walk-depth", "200"); code != ExitViolation {
+		t.Fatalf("search: exit %d\n%s%s", code, out, errs)
+	}
+	errTrace := filepath.Join(dir, "error.trace")
+	tr, err := trace.Read(errTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.States) == 0 || tr.Build != trace.BuildID() {
+		t.Fatalf("the search's trace records %d bytes of states, build %q", len(tr.States), tr.Build)
+	}
+	// The same build replays it as recorded.
+	if code, out, errs := run(t, "replay", "--trace", errTrace, "--log", filepath.Join(t.TempDir(), "x.log")); code != ExitViolation || strings.Contains(out+errs, "not the recorded execution") {
+		t.Fatalf("replay by the same build: exit %d\n%s%s", code, out, errs)
+	}
+	poisonFixedInCode = true
+	defer func() { poisonFixedInCode = false }()
+	code, out, errs := run(t, "replay", "--trace", errTrace, "--json")
+	var r struct {
+		Reproduced bool
+		Diverged   struct {
+			Step      int
+			SameBuild bool `json:"same_build"`
+			Text      string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("replay --json: %v\n%s%s", err, out, errs)
+	}
+	if code != ExitUsage || r.Reproduced || r.Diverged.Step != tr.Critical || !r.Diverged.SameBuild {
+		t.Errorf("replay by a changed build: exit %d, %+v (the poison's delivery is step %d)\n%s%s", code, r, tr.Critical, out, errs)
+	}
+	code, out, _ = run(t, "replay", "--trace", errTrace, "--log", filepath.Join(t.TempDir(), "y.log"))
+	if code != ExitUsage || !strings.Contains(out, "the replay is not the recorded execution: its state after step") ||
+		!strings.Contains(out, "not reproduced: Counted, but this replay is not the trace's execution") {
+		t.Errorf("replay by a changed build: exit %d\n%s", code, out)
+	}
+	code, _, errs = run(t, "critical", "--trace", errTrace, "--out", t.TempDir())
+	if code != ExitUsage || !strings.Contains(errs, "not the recorded execution") {
+		t.Errorf("critical on a changed build: exit %d\n%s", code, errs)
+	}
+	code, _, errs = run(t, "report", dir, "--html", filepath.Join(t.TempDir(), "page.html"))
+	if code != ExitUsage || !strings.Contains(errs, "not the recorded execution") {
+		t.Errorf("report on a changed build: exit %d\n%s", code, errs)
+	}
 }

@@ -58,8 +58,12 @@ func (a *App) replay(args []string) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
-	if r.Reproduced {
+	switch {
+	case r.Reproduced:
 		return ExitViolation, nil
+	case r.Diverged != nil:
+		// The trace does not describe what this binary runs.
+		return ExitUsage, nil
 	}
 	return ExitNone, nil
 }

@@ -8,7 +8,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/macemc/macemc/mdb/htmlreport"
+	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/trace"
 )
 
 // report makes the HTML page of a result directory (again).
@@ -28,6 +30,15 @@ func (a *App) report(args []string) (int, error) {
 	in, err := htmlreport.ReadDir(dir)
 	if err != nil {
 		return ExitUsage, usageError{err}
+	}
+	// A page of another build's replay would show another execution.
+	for _, t := range []*trace.Trace{in.Error, in.Live, in.Min} {
+		if t == nil {
+			continue
+		}
+		if err := search.CheckFits(t); err != nil {
+			return ExitUsage, usageError{fmt.Errorf("%s: %w", dir, err)}
+		}
 	}
 	in.Options.Tool = a.Name
 	// The page replays the findings: a handler that allocates without

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 )
 
 // ErrBadChoice is returned when a chooser answers a choice point with a
@@ -178,8 +179,16 @@ func (e *BadChoiceError) Error() string {
 	if e.Value < 0 {
 		return fmt.Sprintf("sim: bad choice: the recorded choices ran out at choice %d (step %d, %s among %d)", e.Index, e.Step, e.Kind, e.N)
 	}
-	return fmt.Sprintf("sim: bad choice: choice %d (step %d) answered %d for a %s choice among %d", e.Index, e.Step, e.Value, e.Kind, e.N)
+	return fmt.Sprintf("sim: bad choice: choice %d (step %d) answered %d for %s choice among %d", e.Index, e.Step, e.Value, article(e.Kind.String()), e.N)
 }
 
 // Unwrap lets errors.Is match ErrBadChoice.
 func (e *BadChoiceError) Unwrap() error { return ErrBadChoice }
+
+// article puts "a" or "an" before a word.
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
+}

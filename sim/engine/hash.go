@@ -122,6 +122,12 @@ func (s *Sim) forget() {
 // it is dirty too).
 func (s *Sim) touch(id sim.NodeID) { s.w.hs.touched[id>>6] |= 1 << (id & 63) }
 
+// HashVersion names how Hash reads a state. Equal versions give equal
+// hashes of equal states in every build and process, which traces rely on
+// (their recorded state hashes, sim/trace); it changes whenever a change to
+// hashing changes the hash of some state.
+const HashVersion = 1
+
 // Hash returns the 64-bit hash of the global state: every node's struct,
 // every monitor (sim.Monitor) and every pending event (messages on each
 // connection in order, datagrams as a multiset with reordering and as a

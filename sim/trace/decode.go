@@ -21,16 +21,21 @@ const (
 	// this is 2^26, six times the longest with the largest d_max.
 	MaxChoices = 1 << 26
 	// MaxBody bounds the msgpack body: MaxChoices choices of at most five
-	// bytes each, plus room for the rest.
-	MaxBody = 5*MaxChoices + 1<<20
+	// bytes each, the states of as many steps (States), plus room for the
+	// rest.
+	MaxBody = 5*MaxChoices + 8*(denseSteps+1+MaxChoices/sparseEvery+1) + 1<<20
 	// maxDepth bounds the nesting of values the decoder skips (fields of a
 	// newer format): a file of nested one-element arrays would otherwise
 	// recurse once per byte.
 	maxDepth = 32
 )
 
-// remaining is how many bytes of the body are left to decode.
-type remaining interface{ Len() int }
+// remaining is the rest of the body: how many bytes are left to decode,
+// and a reader of them.
+type remaining interface {
+	Len() int
+	io.Reader
+}
 
 // decoder reads a trace body, checking every declared length against the
 // bytes left: a msgpack array of n elements needs at least n bytes, a map
@@ -141,6 +146,12 @@ func (dc *decoder) field(t *Trace, key string) error {
 		t.Note, err = d.DecodeString()
 	case "faults":
 		t.Faults, err = d.DecodeString()
+	case "build":
+		t.Build, err = d.DecodeString()
+	case "hash_version":
+		t.HashVersion, err = d.DecodeInt()
+	case "states":
+		t.States, err = dc.bytes(8*stateCount(MaxChoices), "states")
 	case "handler_timeout":
 		var ns int64
 		ns, err = d.DecodeInt64()
@@ -171,6 +182,28 @@ func (dc *decoder) int32s() ([]int32, error) {
 		if out[i], err = dc.d.DecodeInt32(); err != nil {
 			return nil, fmt.Errorf("choice %d: %w", i, err)
 		}
+	}
+	return out, nil
+}
+
+// bytes reads a msgpack bin of at most max bytes.
+func (dc *decoder) bytes(max int, what string) ([]byte, error) {
+	n, err := dc.d.DecodeBytesLen()
+	if err != nil {
+		return nil, err
+	}
+	if err := dc.length(n, 1, what); err != nil {
+		return nil, err
+	}
+	if n > max {
+		return nil, fmt.Errorf("%s: %d bytes, at most %d allowed", what, n, max)
+	}
+	if n < 0 {
+		return nil, nil
+	}
+	out := make([]byte, n)
+	if _, err := io.ReadFull(dc.buf, out); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return out, nil
 }
@@ -288,6 +321,8 @@ func (t *Trace) Validate() error {
 			t.FailuresUntil, t.Depth, t.WalkDepth, t.Shared)
 	case t.Critical < -1:
 		return fmt.Errorf("%w: critical step %d", ErrCorrupt, t.Critical)
+	case len(t.States)%8 != 0 || len(t.States)/8 > stateCount(t.Steps):
+		return fmt.Errorf("%w: %d bytes of states for %d steps (8 bytes for each of at most %d)", ErrCorrupt, len(t.States), t.Steps, stateCount(t.Steps))
 	case t.CycleStart < 0 || t.CycleLen < 0:
 		return fmt.Errorf("%w: cycle from step %d of length %d", ErrCorrupt, t.CycleStart, t.CycleLen)
 	case t.CycleLen > 0 && (t.CycleStart > t.Steps || t.CycleLen > t.Steps-t.CycleStart):

@@ -14,6 +14,14 @@
 // steps). Parameters are encoded in key order, so equal traces have equal
 // bytes.
 //
+// A trace a search writes also fingerprints its execution (Stamp): the
+// build that wrote it (BuildID) and the state hash after every step up to
+// 1,000 and every 100th after (States, StateSteps). ReplayChecked replays
+// the choices and compares: another build of the system, whose handlers
+// changed, may follow the same choices into another execution, and a
+// DivergedError says from which step, instead of that execution passing
+// for the recorded one; choices that no longer fit wrap ErrNoFit.
+//
 // Files are written to a temporary name and renamed (WriteAtomic), and
 // only ever replace a regular file: a symlink, device, FIFO or directory
 // at the path is refused with ErrNotRegular. Read reads regular files only.
@@ -25,4 +33,8 @@
 //
 //	t, err := trace.Read("macemc-out/error.trace")
 //	s, err := t.Replay(-1, nil) // the simulator after the last step
+//
+//	cfg, err := t.Config()
+//	s, diverged, err := t.ReplayChecked(cfg, -1, t.Options())
+//	if diverged != nil { ... } // not the execution the trace recorded
 package trace

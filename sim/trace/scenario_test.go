@@ -15,6 +15,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -25,6 +26,13 @@ import (
 //	decode                   decode them: the trace's fields, and whether it
 //	                         equals the recording and encodes to the same bytes
 //	replay                   replay the decoded trace against the recording
+//	stamp                    record the recording's states (Trace.Stamp)
+//	                         and encode it again
+//	replay-checked [limit=L] [steps=N]
+//	                         replay the decoded trace with ReplayChecked,
+//	                         the relay's code changed to stop at tokens
+//	                         of L (default 8, the recording's): where it
+//	                         left the recorded execution, and its error
 //	truncate n=N             decode the first N bytes
 //	flip at=I [mask=M]       decode with byte I xor M (default 0xff); I < 0
 //	                         counts from the end
@@ -88,6 +96,40 @@ func TestScenarios(t *testing.T) {
 					return fmt.Sprintf("error: %v\n", err)
 				}
 				return fmt.Sprintf("replayed %d steps; the state equals the recording's: %v\n", s.Steps(), s.Hash() == want.Hash() && s.Steps() == want.Steps())
+			case "stamp":
+				if err := rec.Stamp(); err != nil {
+					return fmt.Sprintf("error: %v\n", err)
+				}
+				var err error
+				if data, err = rec.Marshal(); err != nil {
+					td.Fatalf(t, "%v", err)
+				}
+				return fmt.Sprintf("%d states, after steps %v; build recorded: %v; hash version %d\n",
+					len(rec.States)/8, trace.StateSteps(rec.Steps), rec.Build == trace.BuildID() && rec.Build != "", rec.HashVersion)
+			case "replay-checked":
+				got, err := trace.Unmarshal(data)
+				if err != nil {
+					td.Fatalf(t, "%v", err)
+				}
+				defer setRelayLimit(int(num("limit", "8")))()
+				cfg, err := got.Config()
+				if err != nil {
+					td.Fatalf(t, "%v", err)
+				}
+				steps, err := strconv.Atoi(arg("steps", "-1"))
+				if err != nil {
+					td.Fatalf(t, "steps: %v", err)
+				}
+				s, diverged, err := got.ReplayChecked(cfg, steps, got.Options())
+				var b strings.Builder
+				fmt.Fprintf(&b, "replayed %d steps\n", s.Steps())
+				if diverged != nil {
+					fmt.Fprintf(&b, "diverged: step %d, since %d, same build %v\n%v\n", diverged.Step, diverged.Since, diverged.SameBuild(), diverged)
+				}
+				if err != nil {
+					fmt.Fprintf(&b, "error (ErrNoFit %v, ErrBadChoice %v): %v\n", errors.Is(err, trace.ErrNoFit), errors.Is(err, engine.ErrBadChoice), err)
+				}
+				return b.String()
 			case "truncate":
 				return decodeError(unmarshal(data[:num("n", "0")]))
 			case "flip":
@@ -159,9 +201,17 @@ func fields(t *trace.Trace) string {
 		}
 		f := v.Field(i)
 		var s string
-		if m, ok := f.Interface().(map[string]string); ok {
-			s = mapText(m)
-		} else {
+		switch x := f.Interface().(type) {
+		case map[string]string:
+			s = mapText(x)
+		case []byte: // States: hashes, which change with the hashing
+			s = fmt.Sprintf("%d bytes", len(x))
+		case string:
+			s = x
+			if x != "" && x == trace.BuildID() {
+				s = "(this binary)" // a build ID changes with every build
+			}
+		default:
 			s = fmt.Sprint(f.Interface())
 		}
 		fmt.Fprintf(&b, "%s: %s\n", v.Type().Field(i).Name, s)

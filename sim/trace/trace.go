@@ -80,6 +80,17 @@ type Trace struct {
 	// not return"; zero otherwise): replay runs the step after Steps, the
 	// hung one, under it.
 	HandlerTimeout time.Duration `msgpack:"handler_timeout,omitempty"`
+	// Build names the binary that wrote the trace (BuildID), and
+	// HashVersion its engine.HashVersion.
+	Build       string `msgpack:"build,omitempty"`
+	HashVersion int    `msgpack:"hash_version,omitempty"`
+	// States fingerprints the recorded execution (Stamp): the state hash
+	// (engine.Sim.Hash) after each step StateSteps(Steps) lists, 8 bytes
+	// each, little endian; empty when not recorded. A replay compares its
+	// states with them (Checker): a trace replayed by a build of the
+	// system that behaves differently says where, instead of showing
+	// another execution as if it were the recorded one.
+	States []byte `msgpack:"states,omitempty"`
 	// Sys, when set, is the system itself, which Config builds instead of
 	// looking System up among the registered systems: a search sets it on
 	// the traces it makes, so that a library user's system need not be

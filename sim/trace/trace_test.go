@@ -23,10 +23,22 @@ import (
 // make the execution depend on choices of every kind.
 type relay struct {
 	sim.Base
-	Seen []int
+	Limit int `macemc:"-"` // the relaying stops at tokens this high
+	Seen  []int
 }
 
 type token struct{ N int }
+
+// relayLimit stands for the relay's code: a trace recorded with one limit
+// and replayed with another is replayed by another build of the system.
+var relayLimit = 8
+
+// setRelayLimit changes relayLimit and returns what restores it.
+func setRelayLimit(limit int) (restore func()) {
+	old := relayLimit
+	relayLimit = limit
+	return func() { relayLimit = old }
+}
 
 func (r *relay) HandleApp(ctx *sim.Context, req any) {
 	ctx.Send((ctx.Self()+1)%sim.NodeID(ctx.Nodes()), token{N: req.(int) + ctx.Rand(3)})
@@ -36,7 +48,7 @@ func (r *relay) HandleApp(ctx *sim.Context, req any) {
 func (r *relay) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
 	t := m.(token)
 	r.Seen = append(r.Seen, t.N)
-	if t.N < 8 {
+	if t.N < r.Limit {
 		ctx.SendDatagram((ctx.Self()+1)%sim.NodeID(ctx.Nodes()), token{N: t.N + 1})
 	}
 }
@@ -46,9 +58,10 @@ func init() {
 		Name:   "tracetest-relay",
 		Params: []sim.ParamSpec{{Name: "nodes", Kind: sim.ParamInt, Default: "3"}},
 		Build: func(p sim.Params) (*sim.Config, error) {
+			limit := relayLimit
 			return &sim.Config{
 				Nodes:   p.Int("nodes"),
-				Service: func(sim.NodeID) sim.Service { return &relay{} },
+				Service: func(sim.NodeID) sim.Service { return &relay{Limit: limit} },
 				App: func(id sim.NodeID) []any {
 					if id == 0 {
 						return []any{1, 2, 3}
@@ -402,6 +415,10 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add(data)
 	f.Add(data[:20])
 	f.Add([]byte("MACEMCTR\x01\xff\xff\xff\xff\xff\xff\xff\xff"))
+	// A stamped trace: build, hash version and states.
+	stamped := &trace.Trace{System: "s", Choices: []int32{1, 2, 3}, Steps: 2, Build: "a/b", HashVersion: 1, States: make([]byte, 24)}
+	data, _ = stamped.Marshal()
+	f.Add(data)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := trace.Unmarshal(b)
 		if err != nil {
