@@ -32,7 +32,7 @@ func ExampleRun() {
 	if c := f.Critical; c != nil && c.Condition == critical.C1 {
 		fmt.Printf("critical transition at step %d: %s\n", c.Step, c.Event)
 	}
-	fmt.Println(rep.Files["error_trace"] != "", rep.Replay != "")
+	fmt.Println(rep.Files[search.FileErrorTrace] != "", rep.Replay != "")
 	// Output:
 	// liveness dead AllAcked
 	// critical transition at step 14: node 1 receives datagram Data{seq: 2001, syn: true, conn: 0, msg: "m0"} from node 0

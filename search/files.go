@@ -57,6 +57,26 @@ func CheckOut(dir string, names ...string) error {
 	return nil
 }
 
+// FileRole names what a result file is: the keys of Report.Files and
+// Refined.Files, and of report.json's "files".
+type FileRole string
+
+// The result files' roles.
+const (
+	FileErrorTrace      FileRole = "error_trace"       // the violation's path (error.trace)
+	FileErrorLog        FileRole = "error_log"         // its replay with full logging (error.log)
+	FileLiveTrace       FileRole = "live_trace"        // the live alternative of a dead path
+	FileLiveLog         FileRole = "live_log"          // its log
+	FileMinTrace        FileRole = "min_trace"         // the minimized doomed path
+	FileMinLog          FileRole = "min_log"           // its log
+	FilePrefixTrace     FileRole = "prefix_trace"      // the live prefix the search started from (Options.PrefixSteps)
+	FileReport          FileRole = "report"            // report.json
+	FileReportHTML      FileRole = "report_html"       // the report page (report.html)
+	FileHistoryHTML     FileRole = "history_html"      // a linearizability violation's minimal history
+	FileHistoryFullHTML FileRole = "history_full_html" // its whole history
+	FileCritical        FileRole = "critical"          // RefineCritical's critical.json
+)
+
 // writeTrace writes a trace as NAME.trace and records it in the report.
 func (p *pipeline) writeTrace(t *trace.Trace, name string) error {
 	if p.opts.Out == "" {
@@ -73,7 +93,7 @@ func (p *pipeline) writeTrace(t *trace.Trace, name string) error {
 	if err := t.Write(path); err != nil {
 		return fmt.Errorf("%w: %w", ErrOutput, err)
 	}
-	p.rep.Files[name+"_trace"] = path
+	p.rep.Files[FileRole(name+"_trace")] = path
 	return nil
 }
 
@@ -143,7 +163,7 @@ func (p *pipeline) findingFiles(f *Finding) error {
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the system searched is not the one registered as %s (sim.Register), which the replay and debug commands below would run instead: "+
 			"register the system searched under a name of its own, or search the registered one", p.sys.Name))
 	}
-	p.rep.Replay = fmt.Sprintf("%s replay --trace %s --log %s", p.opts.Command, Quote(p.rep.Files["error_trace"]), Quote(p.outPath("error.log")))
+	p.rep.Replay = fmt.Sprintf("%s replay --trace %s --log %s", p.opts.Command, Quote(p.rep.Files[FileErrorTrace]), Quote(p.outPath("error.log")))
 	p.rep.Debug = fmt.Sprintf("%s mdb %s", p.opts.Command, Quote(p.opts.Out))
 	if p.opts.Command == "macemc" {
 		p.rep.Debug = fmt.Sprintf("mdb %s", Quote(p.opts.Out))
@@ -157,7 +177,7 @@ func (p *pipeline) writeReport() error {
 		return nil
 	}
 	path := p.outPath(ReportFile)
-	p.rep.Files["report"] = path
+	p.rep.Files[FileReport] = path
 	if err := WriteJSON(path, p.rep); err != nil {
 		delete(p.rep.Files, "report")
 		return fmt.Errorf("%w: %w", ErrOutput, err)

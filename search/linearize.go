@@ -99,7 +99,7 @@ func (p *pipeline) linFiles(f *Finding) error {
 	if p.opts.Out == "" || f.History == nil || p.lin == nil {
 		return nil
 	}
-	write := func(name, role string, h []sim.HistoryEvent) error {
+	write := func(name string, role FileRole, h []sim.HistoryEvent) error {
 		if len(h) == 0 {
 			return nil
 		}
@@ -114,8 +114,8 @@ func (p *pipeline) linFiles(f *Finding) error {
 		p.rep.Files[role] = path
 		return nil
 	}
-	if err := write("history.html", "history_html", f.History.Minimal); err != nil {
+	if err := write("history.html", FileHistoryHTML, f.History.Minimal); err != nil {
 		return err
 	}
-	return write("history-full.html", "history_full_html", f.History.Events)
+	return write("history-full.html", FileHistoryFullHTML, f.History.Events)
 }

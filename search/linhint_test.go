@@ -72,7 +72,7 @@ func TestUnregisteredSystemWritesItsFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, role := range []string{"error_trace", "error_log", "report", "report_html"} {
+	for _, role := range []search.FileRole{search.FileErrorTrace, search.FileErrorLog, search.FileReport, search.FileReportHTML} {
 		if rep.Files[role] == "" {
 			t.Errorf("no %s: %v", role, rep.Files)
 		}

@@ -30,7 +30,7 @@ const MaxReportSize = 64 << 20
 // what the report says (known verdicts and kinds, no negative counts, a
 // lasso's cycle within the steps) with UnmarshalJSON. The report's
 // in-memory traces (Finding.Trace, Live) are not in the file: read
-// Files["error_trace"] with trace.Read.
+// Files[FileErrorTrace] with trace.Read.
 func ReadReport(path string) (*Report, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -127,7 +127,7 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 		out.Params = map[string]string{}
 	}
 	if out.Files == nil {
-		out.Files = map[string]string{}
+		out.Files = map[FileRole]string{}
 	}
 	if j.Rounds < 0 || j.DeepestComplete < 0 || j.Paths < 0 || j.Pruned < 0 || j.Walks < 0 || j.Transitions < 0 || j.DistinctStates < 0 ||
 		j.Pruned > j.Paths || j.Walks > j.Paths {

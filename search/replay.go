@@ -301,8 +301,9 @@ type CriticalOptions struct {
 // Refined is the result of RefineCritical.
 type Refined struct {
 	Critical *Critical
-	// Files maps live_trace, live_log and critical to their paths.
-	Files map[string]string
+	// Files maps FileLiveTrace, FileLiveLog and FileCritical to their
+	// paths.
+	Files map[FileRole]string
 }
 
 // RefineCritical re-runs the critical-transition search on a liveness
@@ -385,7 +386,7 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 			Explain: interruptedText(lo, hi, c.Walks)}
 	}
 	crit.Elapsed, crit.Recovered, crit.Dead = time.Since(start), lo, hi
-	out := &Refined{Files: map[string]string{}, Critical: crit}
+	out := &Refined{Files: map[FileRole]string{}, Critical: crit}
 	if cr.Live != nil {
 		out.Critical.LiveSteps, out.Critical.Shared = cr.Live.Steps, cr.Live.Shared
 		lt := *t
@@ -399,17 +400,17 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 		if err := lt.Write(tp); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrOutput, err)
 		}
-		out.Files["live_trace"] = tp
+		out.Files[FileLiveTrace] = tp
 		if !interrupted {
 			// A log replays the whole path: skipped when interrupted.
 			if err := WriteLog(&lt, lp); err != nil {
 				return nil, fmt.Errorf("%w: %w", ErrOutput, err)
 			}
-			out.Files["live_log"] = lp
+			out.Files[FileLiveLog] = lp
 		}
 	}
 	jp := filepath.Join(o.Out, critJSON)
-	out.Files["critical"] = jp
+	out.Files[FileCritical] = jp
 	if err := WriteJSON(jp, out); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOutput, err)
 	}

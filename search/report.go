@@ -162,9 +162,9 @@ type Report struct {
 	// Lin says what the linearizability check saw (systems with a
 	// sim.Model); nil without one.
 	Lin *LinStats
-	// Files maps each result file's role (error_trace, error_log,
-	// live_trace, live_log, prefix_trace, report) to its path.
-	Files map[string]string
+	// Files maps each result file's role (FileErrorTrace, FileErrorLog,
+	// FileReport, ...) to its path.
+	Files map[FileRole]string
 	// Replay and Debug are the commands that replay the first finding and
 	// open it in the debugger.
 	Replay, Debug string
@@ -423,11 +423,11 @@ type reportJSON struct {
 	Minimal      []string         `json:"minimal_history,omitempty"`
 	TypeHint     string           `json:"history_type_hint,omitempty"`
 
-	Violations []violationJSON   `json:"violations,omitempty"`
-	Files      map[string]string `json:"files"`
-	Replay     string            `json:"replay,omitempty"`
-	Debug      string            `json:"debug,omitempty"`
-	Warnings   []string          `json:"warnings,omitempty"`
+	Violations []violationJSON     `json:"violations,omitempty"`
+	Files      map[FileRole]string `json:"files"`
+	Replay     string              `json:"replay,omitempty"`
+	Debug      string              `json:"debug,omitempty"`
+	Warnings   []string            `json:"warnings,omitempty"`
 }
 
 type violationJSON struct {
@@ -520,7 +520,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		j.Properties = []string{}
 	}
 	if j.Files == nil {
-		j.Files = map[string]string{}
+		j.Files = map[FileRole]string{}
 	}
 	for i := range r.Findings {
 		f := &r.Findings[i]

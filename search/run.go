@@ -188,7 +188,7 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrOptions, strat.Name(), err)
 	}
 	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start, strat: strat, sparams: sparams}
-	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), Files: map[string]string{},
+	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), Files: map[FileRole]string{},
 		Faults: cfg.Failures.String(), GraphPartial: !opts.Graph.Off && opts.Lasso.Partial}
 	if p.rep.Properties == nil {
 		p.rep.Properties = []string{}
@@ -258,10 +258,10 @@ func (p *pipeline) progress(ph Phase, format string, args ...any) {
 func (p *pipeline) finish(err error) (*Report, error) {
 	page := p.rep.First() != nil && p.opts.Out != "" && err == nil && p.ctx.Err() == nil
 	if page {
-		p.rep.Files["report_html"] = p.outPath(htmlreport.PageFile)
+		p.rep.Files[FileReportHTML] = p.outPath(htmlreport.PageFile)
 	}
 	for _, l := range p.logs {
-		p.rep.Files[l.name+"_log"] = l.path
+		p.rep.Files[FileRole(l.name+"_log")] = l.path
 	}
 	p.rep.Incomplete = p.ctx.Err() != nil
 	if p.memoryLimited() {
@@ -303,19 +303,19 @@ func (p *pipeline) finish(err error) (*Report, error) {
 			// Interrupted while replaying: the log is left out (the
 			// replay command writes it), the trace is there.
 			p.rep.LogsSkipped = true
-			delete(p.rep.Files, p.logs[i].name+"_log")
+			delete(p.rep.Files, FileRole(p.logs[i].name+"_log"))
 		case errors.Is(lerr, engine.ErrBadChoice):
 			// Not an output problem: the trace does not replay.
-			delete(p.rep.Files, p.logs[i].name+"_log")
+			delete(p.rep.Files, FileRole(p.logs[i].name+"_log"))
 			p.rep.Warnings = append(p.rep.Warnings, divergedWarning(p.logs[i].name+".log", p.logs[i].name+".trace", lerr))
 		case err == nil:
-			delete(p.rep.Files, p.logs[i].name+"_log")
+			delete(p.rep.Files, FileRole(p.logs[i].name+"_log"))
 			err = fmt.Errorf("%w: %w", ErrOutput, lerr)
 		}
 	}
 	switch {
 	case pageErr != nil && p.ctx.Err() != nil:
-		delete(p.rep.Files, "report_html")
+		delete(p.rep.Files, FileReportHTML)
 		why := "the run was interrupted"
 		if p.memoryLimited() {
 			why = "the run stopped at the memory limit"
@@ -324,12 +324,12 @@ func (p *pipeline) finish(err error) (*Report, error) {
 	case errors.Is(pageErr, engine.ErrBadChoice):
 		// The run's own traces do not replay: not another version of the
 		// system, a service that does not behave the same on a replay.
-		delete(p.rep.Files, "report_html")
+		delete(p.rep.Files, FileReportHTML)
 		p.rep.Warnings = append(p.rep.Warnings, divergedWarning("the report page", "a path it shows", pageErr))
 	case pageErr != nil:
 		// The page is a view of the evidence, which is written: say why
 		// it is missing rather than fail the run.
-		delete(p.rep.Files, "report_html")
+		delete(p.rep.Files, FileReportHTML)
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %v", pageErr))
 	}
 	p.rep.Incomplete = p.ctx.Err() != nil

@@ -107,7 +107,7 @@ func TestRunFindsTypedLivenessViolation(t *testing.T) {
 	if rep.Stats.Stop != explore.StopViolation || rep.Incomplete {
 		t.Errorf("stop %v incomplete %v", rep.Stats.Stop, rep.Incomplete)
 	}
-	for _, name := range []string{"error_trace", "error_log", "live_trace", "live_log", "report"} {
+	for _, name := range []search.FileRole{search.FileErrorTrace, search.FileErrorLog, search.FileLiveTrace, search.FileLiveLog, search.FileReport} {
 		if _, err := os.Stat(rep.Files[name]); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -429,7 +429,7 @@ func TestFaultsOverrideInEveryTrace(t *testing.T) {
 			t.Errorf("%s: %v", file, err)
 		}
 	}
-	for _, name := range []string{"error_trace", "live_trace", "min_trace"} {
+	for _, name := range []search.FileRole{"error_trace", "live_trace", "min_trace"} {
 		if rep.Files[name] == "" {
 			t.Fatalf("no %s written: %v", name, rep.Files)
 		}

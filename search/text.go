@@ -243,7 +243,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 	if len(r.Findings) > 1 {
 		fmt.Fprintf(w, "%d violating paths in all (the first is described)\n", len(r.Findings))
 	}
-	keys := make([]string, 0, len(r.Files))
+	keys := make([]FileRole, 0, len(r.Files))
 	for k := range r.Files {
 		keys = append(keys, k)
 	}

@@ -119,7 +119,7 @@ func (a *App) critical(args []string) (int, error) {
 	c := r.Critical
 	fmt.Fprintln(a.Stdout, c.Headline())
 	fmt.Fprintf(a.Stdout, "  %s\n", strings.ReplaceAll(strings.TrimSpace(c.Explain), "\n", "\n  "))
-	for _, key := range []string{"critical", "live_log", "live_trace"} {
+	for _, key := range []search.FileRole{search.FileCritical, search.FileLiveLog, search.FileLiveTrace} {
 		if p, ok := r.Files[key]; ok {
 			fmt.Fprintf(a.Stdout, "  %-12s %s\n", key, p)
 		}
