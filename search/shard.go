@@ -139,22 +139,32 @@ func Merge(ctx context.Context, dirs []string, mo MergeOptions) (*Report, error)
 		return nil, fmt.Errorf("%w: no shard directories to merge", ErrInput)
 	}
 	var header []byte
+	var sh shardSearch
 	var shards []*explore.ShardRecords
+	first := filepath.Join(dirs[0], ShardFile)
 	for _, dir := range dirs {
 		path := filepath.Join(dir, ShardFile)
 		h, recs, err := ReadShardFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInput, err)
 		}
-		if header != nil && !bytes.Equal(h, header) {
-			return nil, fmt.Errorf("%w: %w: %s is a shard of another search than %s", ErrInput, ErrShardFile, path, filepath.Join(dirs[0], ShardFile))
+		var this shardSearch
+		if err := json.Unmarshal(h, &this); err != nil {
+			return nil, fmt.Errorf("%w: %w: %s: its search: %v", ErrInput, ErrShardFile, path, err)
 		}
-		header = h
+		if header != nil && (this.Build != sh.Build || this.HashVersion != sh.HashVersion) {
+			return nil, fmt.Errorf("%w: %w: %s was written by %s, %s by %s: shards of one search run the same binary",
+				ErrInput, ErrShardBuild, path, trace.BuildName(this.Build), first, trace.BuildName(sh.Build))
+		}
+		if header != nil && !bytes.Equal(h, header) {
+			return nil, fmt.Errorf("%w: %w: %s is a shard of another search than %s", ErrInput, ErrShardFile, path, first)
+		}
+		header, sh = h, this
 		shards = append(shards, recs)
 	}
-	var sh shardSearch
-	if err := json.Unmarshal(header, &sh); err != nil {
-		return nil, fmt.Errorf("%w: %w: its search: %v", ErrInput, ErrShardFile, err)
+	if sh.HashVersion != engine.HashVersion || sh.Build != "" && sh.Build != trace.BuildID() {
+		return nil, fmt.Errorf("%w: %w: the shards were written by %s, this is %s: merge them with the binary that ran them (the records hold states as that build hashed them, and paths as its system ran them)",
+			ErrInput, ErrShardBuild, trace.BuildName(sh.Build), trace.BuildName(trace.BuildID()))
 	}
 	sys, err := sim.Lookup(sh.System)
 	if err != nil {
@@ -175,7 +185,15 @@ func Merge(ctx context.Context, dirs []string, mo MergeOptions) (*Report, error)
 type shardSearch struct {
 	System  string
 	Options Options
+	// Build is the binary that ran the shard (trace.BuildID), and
+	// HashVersion its engine.HashVersion: the records are that build's.
+	Build       string `json:",omitempty"`
+	HashVersion int    `json:",omitempty"`
 }
+
+// ErrShardBuild marks shards that another build than the merging one
+// wrote, or shards of one search written by different builds.
+var ErrShardBuild = errors.New("search: shards of another build")
 
 // shardHeader returns the description of the search of a shard: the
 // system and the options, without those that do not change the result
@@ -183,7 +201,7 @@ type shardSearch struct {
 func shardHeader(sys *sim.System, o *Options) ([]byte, error) {
 	c := *o
 	c.Out, c.Workers, c.Command, c.MaxMemory, c.Progress = "", 0, "", 0, nil
-	b, err := json.Marshal(shardSearch{System: sys.Name, Options: c})
+	b, err := json.Marshal(shardSearch{System: sys.Name, Options: c, Build: trace.BuildID(), HashVersion: engine.HashVersion})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}

@@ -159,9 +159,11 @@ func noteBuildID(note []byte) string {
 	return string(note[16 : 16+descSize])
 }
 
-// shortBuild is how a message names a build: the last part of a Go build
-// ID (the linked binary's own), at most 12 characters of it.
-func shortBuild(b string) string {
+// BuildName is how a message names a build (BuildID): "build " and the
+// last part of a Go build ID (the linked binary's own), at most 12
+// characters of it; "revision REV" for a version-control revision; "an
+// unknown build" for "".
+func BuildName(b string) string {
 	switch {
 	case b == "":
 		return "an unknown build"
@@ -244,7 +246,7 @@ func (e *DivergedError) Error() string {
 		where = fmt.Sprintf("after one of steps %d to %d", e.Since+1, e.Step)
 	}
 	cause := fmt.Sprintf("the trace was written by %s, this is %s: the system's code (or macemc) changed since, so its choices now run another execution; search again (the same flags and seed) to see whether this build has the bug",
-		shortBuild(e.Recorded), shortBuild(e.Build))
+		BuildName(e.Recorded), BuildName(e.Build))
 	if e.SameBuild() {
 		cause = "this is the binary that wrote it, so the system is nondeterministic (a search checks every violation for that and names the node and field)"
 	}

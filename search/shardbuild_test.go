@@ -1,0 +1,69 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macemc/macemc/sim"
+)
+
+// TestMergeRefusesAnotherBuild: a shard file says which build ran it; a
+// merge refuses shards of one search run by different builds, and shards
+// another build than its own ran (their records hold that build's state
+// hashes and paths), with ErrShardBuild and both builds named.
+func TestMergeRefusesAnotherBuild(t *testing.T) {
+	sys, err := sim.Lookup("scheduler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{t.TempDir(), t.TempDir()}
+	for i, dir := range dirs {
+		if _, err := RunShard(context.Background(), sys, Options{Seed: 1, MaxPaths: 12, WalkDepth: 30, Out: dir}, i, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// rebuilt writes dir's shard file again as if the build named build
+	// had run it.
+	rebuilt := func(dir, build string) string {
+		path := filepath.Join(dir, ShardFile)
+		h, recs, err := ReadShardFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sh shardSearch
+		if err := json.Unmarshal(h, &sh); err != nil || sh.Build == "" {
+			t.Fatalf("the shard's search %s (%v): no build", h, err)
+		}
+		sh.Build = build
+		if h, err = json.Marshal(sh); err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		if err := writeShardFile(filepath.Join(out, ShardFile), h, recs); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		dirs []string
+		want string
+	}{
+		{"one shard of another build", []string{dirs[0], rebuilt(dirs[1], "a/b/c/other")}, "was written by build other, "},
+		{"all shards of another build", []string{rebuilt(dirs[0], "a/b/c/other"), rebuilt(dirs[1], "a/b/c/other")}, "the shards were written by build other, this is build "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Merge(context.Background(), c.dirs, MergeOptions{Out: t.TempDir()})
+			if !errors.Is(err, ErrShardBuild) || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Merge: %v, want ErrShardBuild saying %q", err, c.want)
+			}
+		})
+	}
+	if _, err := Merge(context.Background(), dirs, MergeOptions{Out: t.TempDir()}); err != nil {
+		t.Errorf("the shards as written: %v", err)
+	}
+}
