@@ -81,10 +81,18 @@ type ifaceCanon struct {
 	f     func(any) any
 }
 
+// generation counts the registrations of canonical forms: what a caller
+// worked out of a type's forms holds while it does not change.
+var generation atomic.Uint64
+
+// Generation returns the number of canonical forms registered so far.
+func Generation() uint64 { return generation.Load() }
+
 // RegisterCanonical records f as the canonical form of type t.
 func RegisterCanonical(t reflect.Type, f func(v reflect.Value) any) {
 	canonicals.Store(t, f)
 	nones.Clear()
+	generation.Add(1)
 }
 
 // RegisterCanonicalInterface records f as the canonical form of every
@@ -109,6 +117,7 @@ func RegisterCanonicalInterface(iface reflect.Type, f func(any) any) {
 		return true
 	})
 	nones.Clear()
+	generation.Add(1)
 }
 
 // ifaceForm is a canonical form derived from a registered interface.
