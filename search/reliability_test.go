@@ -399,6 +399,21 @@ func TestPrefixWithoutRoom(t *testing.T) {
 	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3006, MaxPaths: 1, NoCritical: true, Prefix: filepath.Join(dir, "error.trace")}); err != nil {
 		t.Errorf("d_max 3006 after a prefix of 3000 steps: %v", err)
 	}
+	// A prefix whose replay leaves the states it recorded (another build
+	// of the system would run its choices into another state) is refused.
+	tr, err := trace.Read(filepath.Join(dir, "error.trace"))
+	if err != nil || len(tr.States) < 8*11 {
+		t.Fatalf("the trace records %d bytes of states (%v)", len(tr.States), err)
+	}
+	tr.States[8*10] ^= 1
+	other := filepath.Join(t.TempDir(), "prefix.trace")
+	if err := tr.Write(other); err != nil {
+		t.Fatal(err)
+	}
+	_, err = search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 8000, MaxPaths: 5, Prefix: other})
+	if !errors.Is(err, search.ErrInput) || !strings.Contains(err.Error(), "its state after step 10 differs from the one the trace recorded") {
+		t.Errorf("a prefix that is not the recorded execution: %v", err)
+	}
 }
 
 // TestLinearizabilityReplays: a history that is not linearizable is a

@@ -657,6 +657,11 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 		if err := p.prefixRoom(t.Steps); err != nil {
 			return fmt.Errorf("%w: --prefix %s: %w", ErrInput, o.Prefix, err)
 		}
+		// Another build may run the prefix's choices into another state.
+		t.Sys = p.sys
+		if err := CheckFits(t); err != nil {
+			return fmt.Errorf("--prefix %s: %w", o.Prefix, err)
+		}
 		ecfg.Prefix, ecfg.PrefixSteps = t.Choices, t.Steps
 	case o.PrefixSteps > 0:
 		p.progress(PhasePrefix, "walking to a live steady state of at least %d steps...", o.PrefixSteps)
