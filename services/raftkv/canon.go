@@ -105,8 +105,11 @@ func storageOf(s *raft.MemoryStorage) any {
 		if err != nil {
 			return err.Error()
 		}
-		for _, e := range ents {
-			st.Entries = append(st.Entries, entryOf(e))
+		if len(ents) > 0 {
+			st.Entries = make([]entryState, len(ents))
+		}
+		for i, e := range ents {
+			st.Entries[i] = entryOf(e)
 		}
 	}
 	return st
