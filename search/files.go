@@ -88,7 +88,7 @@ func (p *pipeline) writeTrace(t *trace.Trace, name string) error {
 	// states cannot be recorded is still whole.
 	t.States = nil
 	if p.ctx.Err() == nil {
-		_ = t.Stamp()
+		_ = t.StampContext(p.ctx)
 	}
 	if err := t.Write(path); err != nil {
 		return fmt.Errorf("%w: %w", ErrOutput, err)

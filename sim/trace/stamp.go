@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -188,7 +189,12 @@ func BuildName(b string) string {
 // A trace of a nondeterministic service (KindNondeterministic) records no
 // states: its replays do not agree on them. Stamp returns why the states
 // could not be recorded; the trace is still whole without them.
-func (t *Trace) Stamp() error {
+func (t *Trace) Stamp() error { return t.StampContext(context.Background()) }
+
+// StampContext is Stamp, given up (no states recorded, ctx's error
+// returned) when ctx is cancelled: a path of millions of steps takes
+// seconds to replay.
+func (t *Trace) StampContext(ctx context.Context) error {
 	t.Build, t.HashVersion, t.States = BuildID(), engine.HashVersion, nil
 	if t.Kind == KindNondeterministic {
 		return nil
@@ -209,6 +215,9 @@ func (t *Trace) Stamp() error {
 			}
 			if s.Steps() >= t.Steps {
 				return s.HashErr()
+			}
+			if s.Steps()&1023 == 0 && ctx.Err() != nil {
+				return ctx.Err()
 			}
 			if ok, err := s.Step(); err != nil || !ok {
 				return s.HashErr()

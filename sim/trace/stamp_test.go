@@ -1,6 +1,8 @@
 package trace_test
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -63,5 +65,18 @@ func TestDivergedText(t *testing.T) {
 func TestBuildID(t *testing.T) {
 	if id := trace.BuildID(); id == "" || id != trace.BuildID() {
 		t.Errorf("BuildID %q", id)
+	}
+}
+
+// TestStampGivesUp: a cancelled stamp records no states and says why.
+func TestStampGivesUp(t *testing.T) {
+	tr, _ := recorded(t, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := tr.StampContext(ctx); !errors.Is(err, context.Canceled) || tr.States != nil || tr.Build != trace.BuildID() {
+		t.Errorf("StampContext: %v, %d bytes of states, build %q", err, len(tr.States), tr.Build)
+	}
+	if err := tr.Stamp(); err != nil || len(tr.States) != 8*len(trace.StateSteps(tr.Steps)) {
+		t.Errorf("Stamp: %v, %d bytes of states for %d steps", err, len(tr.States), tr.Steps)
 	}
 }
