@@ -35,7 +35,11 @@ func FormatValue(v any) string {
 // debugger's state views and diffs (seed 003 Figure 3): one field per
 // line, nested values indented, short values kept on one line.
 func FormatState(v any) string {
-	f := formatter{limit: maxTextValues, memo: map[memoKey]memoText{}}
+	return formatState(v, &formatter{limit: maxTextValues, memo: map[memoKey]memoText{}})
+}
+
+// formatState is FormatState with formatter f.
+func formatState(v any, f *formatter) string {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
 		rv = rv.Elem()

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -22,34 +21,13 @@ type memoItem struct {
 	Back *memoRing
 }
 
-// formatPlain is FormatState without the memo.
-func formatPlain(v any, limit int) string {
-	f := formatter{limit: limit}
-	rv := reflect.ValueOf(v)
-	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
-		rv = rv.Elem()
-	}
-	var b strings.Builder
-	f.block(&b, rv, "")
-	if f.n > f.limit {
-		b.WriteString(cutText + "\n")
-	}
-	return b.String()
-}
+// formatPlain is FormatState without the memo, and with a formatter limit
+// of limit.
+func formatPlain(v any, limit int) string { return formatState(v, &formatter{limit: limit}) }
 
 // formatMemo is FormatState with a formatter limit of limit.
 func formatMemo(v any, limit int) string {
-	f := formatter{limit: limit, memo: map[memoKey]memoText{}}
-	rv := reflect.ValueOf(v)
-	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
-		rv = rv.Elem()
-	}
-	var b strings.Builder
-	f.block(&b, rv, "")
-	if f.n > f.limit {
-		b.WriteString(cutText + "\n")
-	}
-	return b.String()
+	return formatState(v, &formatter{limit: limit, memo: map[memoKey]memoText{}})
 }
 
 // TestTextMemoChangesNothing: the memo of one-line texts (formatter.inline)
