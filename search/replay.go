@@ -176,6 +176,7 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	}
 	r := &Replayed{Total: t.Steps, Trace: t}
 	s, diverged, err := t.ReplayChecked(cfg, steps, opts)
+	explainDivergence(cfg, t, diverged)
 	r.Diverged = diverged
 	var failed bool
 	switch {
@@ -256,6 +257,7 @@ func CheckFits(t *trace.Trace) error {
 		return fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	_, diverged, err := t.ReplayChecked(cfg, -1, t.Options())
+	explainDivergence(cfg, t, diverged)
 	switch {
 	case errors.Is(err, trace.ErrNoFit):
 		return fmt.Errorf("%w: %w", ErrInput, err)
@@ -263,6 +265,21 @@ func CheckFits(t *trace.Trace) error {
 		return fmt.Errorf("%w: %w", ErrInput, diverged)
 	}
 	return nil
+}
+
+// explainDivergence compares replays of t's choices in this process when
+// the binary that wrote t replays it into another execution (d): the
+// system is nondeterministic, and the replays either name the step, node
+// and field where they differ, or agree, and then what the system depends
+// on was otherwise when t was written (trace.DivergedError.Here).
+func explainDivergence(cfg *sim.Config, t *trace.Trace, d *trace.DivergedError) {
+	if d == nil || !d.SameBuild() {
+		return
+	}
+	d.Checked = true
+	if err := engine.CheckDeterminismN(cfg, t.Choices, t.Options(), defaultReplays(t.Steps)); errors.Is(err, engine.ErrNondeterministic) {
+		d.Here = err
+	}
 }
 
 // hangsNext reports whether a replay of steps steps of t that did not fail

@@ -35,6 +35,13 @@ func (p *poison) HandleTimer(ctx *sim.Context, name string) {
 	}
 }
 
+// poisonFlaky stands for a change to the code that makes it
+// nondeterministic; poisonCalls is what it counts with.
+var (
+	poisonFlaky bool
+	poisonCalls int
+)
+
 func (p *poison) HandleApp(ctx *sim.Context, req any) { ctx.Send(0, "poison") }
 
 // poisonFixedInCode stands for a fix made in the code rather than by a
@@ -42,6 +49,12 @@ func (p *poison) HandleApp(ctx *sim.Context, req any) { ctx.Send(0, "poison") }
 var poisonFixedInCode bool
 
 func (p *poison) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
+	if poisonFlaky {
+		// Counts in a package variable: each call differs from the last.
+		poisonCalls++
+		p.N = 10 + poisonCalls
+		return
+	}
 	if !p.Fixed && !poisonFixedInCode && p.N < 3 {
 		p.Poisoned = true
 	}
@@ -341,9 +354,19 @@ func TestReplayOfAChangedSystem(t *testing.T) {
 	}
 	code, out, _ = run(t, "replay", "--trace", errTrace, "--log", filepath.Join(t.TempDir(), "y.log"))
 	if code != ExitUsage || !strings.Contains(out, "the replay is not the recorded execution: its state after step") ||
-		!strings.Contains(out, "not reproduced: Counted, but this replay is not the trace's execution") {
+		!strings.Contains(out, "not reproduced: Counted, but this replay is not the trace's execution") ||
+		!strings.Contains(out, "replays of its choices in this process agree: what it depends on was otherwise when the trace was written") {
 		t.Errorf("replay by a changed build: exit %d\n%s", code, out)
 	}
+	// Changed to count in a package variable: replays in this process
+	// differ too, and say where.
+	poisonFixedInCode, poisonFlaky = false, true
+	defer func() { poisonFlaky = false }()
+	code, out, _ = run(t, "replay", "--trace", errTrace, "--log", filepath.Join(t.TempDir(), "z.log"))
+	if code != ExitUsage || !strings.Contains(out, "replays of its choices in this process differ too: ") || !strings.Contains(out, "node 0 (*cli.poison) field .N") {
+		t.Errorf("replay by a nondeterministic build: exit %d\n%s", code, out)
+	}
+	poisonFixedInCode, poisonFlaky = true, false
 	code, _, errs = run(t, "critical", "--trace", errTrace, "--out", t.TempDir())
 	if code != ExitUsage || !strings.Contains(errs, "not the recorded execution") {
 		t.Errorf("critical on a changed build: exit %d\n%s", code, errs)

@@ -243,6 +243,13 @@ type DivergedError struct {
 	// Recorded is the build that wrote the trace, Build the one
 	// replaying it (BuildID; "" when unknown).
 	Recorded, Build string
+	// Checked says that replays of the trace's choices were compared in
+	// the replaying process (by the binary that wrote the trace: see
+	// SameBuild), and Here how they differed (an
+	// *engine.NondeterminismError naming the step, node and field), nil
+	// when they agreed.
+	Checked bool
+	Here    error
 }
 
 // SameBuild reports whether the trace was written by the binary that
@@ -256,7 +263,13 @@ func (e *DivergedError) Error() string {
 	}
 	cause := fmt.Sprintf("the trace was written by %s, this is %s: the system's code (or macemc) changed since, so its choices now run another execution; search again (the same flags and seed) to see whether this build has the bug",
 		BuildName(e.Recorded), BuildName(e.Build))
-	if e.SameBuild() {
+	switch {
+	case e.SameBuild() && e.Checked && e.Here != nil:
+		cause = fmt.Sprintf("this is the binary that wrote it, so the system is nondeterministic, and replays of its choices in this process differ too: %v", e.Here)
+	case e.SameBuild() && e.Checked:
+		cause = "this is the binary that wrote it, so the system is nondeterministic, but replays of its choices in this process agree: " +
+			"what it depends on was otherwise when the trace was written (a file it reads, an environment variable, the time, a package variable set before the run)"
+	case e.SameBuild():
 		cause = "this is the binary that wrote it, so the system is nondeterministic (a search checks every violation for that and names the node and field)"
 	}
 	return fmt.Sprintf("the replay is not the recorded execution: its state %s differs from the one the trace recorded; %s", where, cause)
