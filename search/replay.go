@@ -127,6 +127,10 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 		fmt.Fprintf(ew, "reproduced: %s, by another execution than the trace's (above)\n", t.Property)
 	case r.Reproduced:
 		fmt.Fprintf(ew, "reproduced: %s\n", t.Property)
+	case t.Kind == trace.KindLive || t.Kind == trace.KindPrefix:
+		// Live by design: there is no violation to reproduce (a live
+		// alternative that critical wrote keeps the dead path's
+		// property, for the report).
 	case t.Property != "" && r.Diverged != nil:
 		fmt.Fprintf(ew, "not reproduced: %s, but this replay is not the trace's execution (above): it says nothing of the bug\n", t.Property)
 	case t.Property != "":

@@ -20,7 +20,7 @@ import (
 func TestReplayTextOfTheLiveAlternative(t *testing.T) {
 	out := t.TempDir()
 	rep, err := search.Run(context.Background(), system(t, "transport"), search.Options{Seed: 1, MaxPaths: 1000, Out: out})
-	if err != nil || rep.First() == nil || rep.Files["live_trace"] == "" {
+	if err != nil || rep.First() == nil || rep.Files[search.FileLiveTrace] == "" {
 		t.Fatalf("setup: %v, %v", err, rep.Files)
 	}
 	c := rep.First().Critical
@@ -73,11 +73,16 @@ func TestRefineBesideASearchKeepsItsFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Files["live_trace"] != filepath.Join(out, "refined-live.trace") || r.Files["critical"] != filepath.Join(out, "refined-critical.json") {
+	if r.Files[search.FileLiveTrace] != filepath.Join(out, "refined-live.trace") || r.Files[search.FileCritical] != filepath.Join(out, "refined-critical.json") {
 		t.Errorf("refined files %v", r.Files)
 	}
 	if after, err := os.ReadFile(live); err != nil || !bytes.Equal(after, before) {
 		t.Errorf("the search's live.trace changed (%v)", err)
+	}
+	// The refined live alternative replays as one: no violation to
+	// reproduce, though it keeps the dead path's property.
+	if got := replayText(t, out, "refined-live.trace"); !strings.Contains(got, "the live alternative of a dead path") || strings.Contains(got, "reproduced") {
+		t.Errorf("replay of refined-live.trace:\n%s", got)
 	}
 	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 1, MaxPaths: 1000, Out: out, NoCritical: true}); err != nil {
 		t.Fatal(err)
