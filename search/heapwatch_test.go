@@ -197,7 +197,7 @@ func TestPathsThatDoNotReplayAreNotAnOutputError(t *testing.T) {
 	if err != nil {
 		t.Fatalf("got %v, want the results written with a warning", err)
 	}
-	if rep.First() == nil || rep.Files["error_log"] != "" || rep.Files["error_trace"] == "" {
+	if rep.First() == nil || rep.Files[search.FileErrorLog] != "" || rep.Files[search.FileErrorTrace] == "" {
 		t.Fatalf("finding %v, files %v: want the trace without its log", rep.First(), rep.Files)
 	}
 	if len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[0], "error.log was not written: error.trace does not replay from the initial state as the run went") ||

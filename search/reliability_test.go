@@ -427,7 +427,7 @@ func TestLinearizabilityReplays(t *testing.T) {
 	if f == nil || f.Kind != search.KindLinearizability {
 		t.Fatalf("finding %+v", f)
 	}
-	tr, err := trace.Read(rep.Files["error_trace"])
+	tr, err := trace.Read(rep.Files[search.FileErrorTrace])
 	if err != nil {
 		t.Fatal(err)
 	}

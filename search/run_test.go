@@ -115,10 +115,10 @@ func TestRunFindsTypedLivenessViolation(t *testing.T) {
 	if rep.Replay != "macemc replay --trace "+filepath.Join(dir, "error.trace")+" --log "+filepath.Join(dir, "error.log") {
 		t.Errorf("replay command %q", rep.Replay)
 	}
-	if f.Minimized != nil || f.Min != nil || rep.Files["min_trace"] != "" {
+	if f.Minimized != nil || f.Min != nil || rep.Files[search.FileMinTrace] != "" {
 		t.Errorf("minimized without Options.Minimize: %+v %v", f.Minimized, rep.Files)
 	}
-	tr, err := trace.Read(rep.Files["error_trace"])
+	tr, err := trace.Read(rep.Files[search.FileErrorTrace])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestRunFindsTypedLivenessViolation(t *testing.T) {
 		t.Errorf("replay: %v %+v", err, r)
 	}
 	var j map[string]any
-	data, _ := os.ReadFile(rep.Files["report"])
+	data, _ := os.ReadFile(rep.Files[search.FileReport])
 	if err := json.Unmarshal(data, &j); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestRunHandlerPanicIsAFinding(t *testing.T) {
 	if rep.Verdict != search.VerdictSafety || f == nil || f.Kind != search.KindHandlerPanic || f.Certainty != search.Certain || f.Property != walks.PanicProperty {
 		t.Fatalf("verdict %v finding %+v", rep.Verdict, f)
 	}
-	tr, err := trace.Read(rep.Files["error_trace"])
+	tr, err := trace.Read(rep.Files[search.FileErrorTrace])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestRunHandlerPanicIsAFinding(t *testing.T) {
 	if err != nil || !r.Reproduced || r.Err == nil || !strings.Contains(r.Err.Error(), "poisoned") {
 		t.Errorf("replay of the panic: %v %+v", err, r)
 	}
-	if data, err := os.ReadFile(rep.Files["error_log"]); err != nil || !strings.Contains(string(data), "replay stopped at step") {
+	if data, err := os.ReadFile(rep.Files[search.FileErrorLog]); err != nil || !strings.Contains(string(data), "replay stopped at step") {
 		t.Errorf("error.log: %v\n%s", err, data)
 	}
 }
@@ -221,7 +221,7 @@ func TestRunEscapeIsAFinding(t *testing.T) {
 		!errors.Is(f.Err, engine.ErrEscape) {
 		t.Fatalf("verdict %v finding %+v", rep.Verdict, f)
 	}
-	tr, err := trace.Read(rep.Files["error_trace"])
+	tr, err := trace.Read(rep.Files[search.FileErrorTrace])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,10 +247,10 @@ func TestRunCancelledKeepsWhatWasFound(t *testing.T) {
 	if !rep.Incomplete || f == nil || f.Kind != search.KindDead || f.Critical == nil || !f.Critical.Interrupted {
 		t.Fatalf("incomplete %v finding %+v", rep.Incomplete, f)
 	}
-	if _, err := os.Stat(rep.Files["error_trace"]); err != nil {
+	if _, err := os.Stat(rep.Files[search.FileErrorTrace]); err != nil {
 		t.Errorf("no error trace after the interruption: %v", err)
 	}
-	data, _ := os.ReadFile(rep.Files["report"])
+	data, _ := os.ReadFile(rep.Files[search.FileReport])
 	if !strings.Contains(string(data), `"incomplete": true`) || !strings.Contains(string(data), `"interrupted": true`) {
 		t.Errorf("report.json does not say it was interrupted:\n%s", data)
 	}
@@ -365,14 +365,14 @@ func TestCriticalOfMinimizedPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.First() == nil || rep.Files["min_trace"] == "" || rep.Files["live_trace"] == "" {
+	if rep.First() == nil || rep.Files[search.FileMinTrace] == "" || rep.Files[search.FileLiveTrace] == "" {
 		t.Fatalf("want a violation with min.trace and live.trace: %+v", rep.Files)
 	}
-	min, err := trace.Read(rep.Files["min_trace"])
+	min, err := trace.Read(rep.Files[search.FileMinTrace])
 	if err != nil {
 		t.Fatal(err)
 	}
-	liveBefore, err := os.ReadFile(rep.Files["live_trace"])
+	liveBefore, err := os.ReadFile(rep.Files[search.FileLiveTrace])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,13 +384,13 @@ func TestCriticalOfMinimizedPath(t *testing.T) {
 	if c := refined.Critical; c.Step != min.Steps || c.Condition != critical.C1 {
 		t.Errorf("critical transition of the %d-step minimized path: step %d, %v", min.Steps, c.Step, c.Condition)
 	}
-	if want := filepath.Join(dir, "min-live.trace"); refined.Files["live_trace"] != want || refined.Files["critical"] != filepath.Join(dir, "min-critical.json") {
+	if want := filepath.Join(dir, "min-live.trace"); refined.Files[search.FileLiveTrace] != want || refined.Files[search.FileCritical] != filepath.Join(dir, "min-critical.json") {
 		t.Errorf("files of the minimized path's search: %v", refined.Files)
 	}
-	if after, err := os.ReadFile(rep.Files["live_trace"]); err != nil || !bytes.Equal(after, liveBefore) {
+	if after, err := os.ReadFile(rep.Files[search.FileLiveTrace]); err != nil || !bytes.Equal(after, liveBefore) {
 		t.Errorf("the search's live.trace changed (%v): it goes with error.trace", err)
 	}
-	live, err := trace.Read(rep.Files["live_trace"])
+	live, err := trace.Read(rep.Files[search.FileLiveTrace])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,7 +435,7 @@ func TestFaultsOverrideInEveryTrace(t *testing.T) {
 		}
 		replays(rep.Files[name])
 	}
-	tr, err := trace.Read(rep.Files["error_trace"])
+	tr, err := trace.Read(rep.Files[search.FileErrorTrace])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +444,7 @@ func TestFaultsOverrideInEveryTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replays(refined.Files["live_trace"])
+	replays(refined.Files[search.FileLiveTrace])
 }
 
 // TestFaultsRangeNamesEverySetting: the range an unknown --faults setting
