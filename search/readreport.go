@@ -151,6 +151,19 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	out.Stats.Elapsed = out.SearchTime
+	// The phases in their order of the run's (a map keeps none): the
+	// order of the Phase constants, the precheck first.
+	for _, ph := range []Phase{PhasePrefix, PhasePrecheck, PhaseSearch, PhaseCheck, PhaseCritical, PhaseLasso, PhaseFiles} {
+		s, ok := j.PhasesS[ph.String()]
+		if !ok {
+			continue
+		}
+		d, err := seconds(s)
+		if err != nil {
+			return err
+		}
+		out.Phases = append(out.Phases, PhaseTime{Phase: ph, Time: d})
+	}
 	if g := j.Graph; g != nil {
 		if g.States < 0 || g.Edges < 0 || g.Bytes < 0 || g.Checks < 0 || g.Rejected < 0 {
 			return fmt.Errorf("%w: negative counts of the explored graph", ErrReport)

@@ -51,6 +51,7 @@ func reportBytes(t *testing.T, dir string) []byte {
 	}
 	delete(m, "elapsed_s")
 	delete(m, "search_s")
+	delete(m, "phases_s")
 	if c, ok := m["critical"].(map[string]any); ok {
 		delete(c, "elapsed_s")
 	}

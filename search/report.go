@@ -170,6 +170,9 @@ type Report struct {
 	Replay, Debug string
 	// SearchTime is the time to find the violation; Elapsed the whole run.
 	SearchTime, Elapsed time.Duration
+	// Phases is the time the run spent in each phase, in the order they
+	// began (a phase met again adds to its time): where Elapsed went.
+	Phases []PhaseTime
 	// Warnings say what the run could not do without failing: a result
 	// file that is only a view of the evidence (the report page).
 	Warnings []string
@@ -401,6 +404,8 @@ type reportJSON struct {
 	LogsSkipped     bool    `json:"logs_skipped,omitempty"`
 	ElapsedS        float64 `json:"elapsed_s"`
 	SearchS         float64 `json:"search_s"`
+	// PhasesS maps each phase's name (Phase.String) to its seconds.
+	PhasesS map[string]float64 `json:"phases_s,omitempty"`
 
 	Steps        int              `json:"steps,omitempty"`
 	Path         int64            `json:"path,omitempty"`
@@ -521,6 +526,12 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	}
 	if j.Files == nil {
 		j.Files = map[FileRole]string{}
+	}
+	if len(r.Phases) > 0 {
+		j.PhasesS = map[string]float64{}
+		for _, pt := range r.Phases {
+			j.PhasesS[pt.Phase.String()] = pt.Time.Seconds()
+		}
 	}
 	for i := range r.Findings {
 		f := &r.Findings[i]

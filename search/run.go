@@ -61,6 +61,12 @@ func (ph Phase) String() string {
 	return fmt.Sprintf("phase(%d)", int(ph))
 }
 
+// PhaseTime is the time a run spent in one phase (Report.Phases).
+type PhaseTime struct {
+	Phase Phase
+	Time  time.Duration
+}
+
 // Progress is what a run tells Options.Progress.
 type Progress struct {
 	Phase Phase
@@ -238,6 +244,37 @@ type pipeline struct {
 	// each replays its whole path, so they are written side by side with
 	// the report page (finish).
 	logs []logJob
+	// phase is the phase the run is in, since phaseFrom (progress), and
+	// phaseOn says it has begun one.
+	phase     Phase
+	phaseFrom time.Time
+	phaseOn   bool
+}
+
+// timePhase moves the run to phase ph at now, adding the time of the phase
+// it leaves to the report's (Report.Phases).
+func (p *pipeline) timePhase(ph Phase, now time.Time) {
+	if p.phaseOn && p.phase == ph {
+		return
+	}
+	p.endPhase(now)
+	p.phase, p.phaseFrom, p.phaseOn = ph, now, true
+}
+
+// endPhase adds the time of the phase the run is in to the report's.
+func (p *pipeline) endPhase(now time.Time) {
+	if !p.phaseOn {
+		return
+	}
+	p.phaseOn = false
+	d := now.Sub(p.phaseFrom)
+	for i := range p.rep.Phases {
+		if p.rep.Phases[i].Phase == p.phase {
+			p.rep.Phases[i].Time += d
+			return
+		}
+	}
+	p.rep.Phases = append(p.rep.Phases, PhaseTime{Phase: p.phase, Time: d})
 }
 
 // logJob is a log to write: the replay of trace t, as NAME.log at path.
@@ -248,6 +285,7 @@ type logJob struct {
 
 // progress tells the caller what the run does now.
 func (p *pipeline) progress(ph Phase, format string, args ...any) {
+	p.timePhase(ph, time.Now())
 	if p.opts.Progress != nil {
 		p.opts.Progress(Progress{Phase: ph, Message: fmt.Sprintf(format, args...)})
 	}
@@ -270,10 +308,11 @@ func (p *pipeline) finish(err error) (*Report, error) {
 			p.rep.Stats.Stop = explore.StopMemory
 		}
 	}
-	p.rep.Elapsed = time.Since(p.start)
 	if p.opts.Out != "" {
 		p.progress(PhaseFiles, "writing report.json...")
 	}
+	p.endPhase(time.Now())
+	p.rep.Elapsed = time.Since(p.start)
 	if werr := p.writeReport(); werr != nil && err == nil {
 		err = werr
 	}
@@ -333,6 +372,7 @@ func (p *pipeline) finish(err error) (*Report, error) {
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %v", pageErr))
 	}
 	p.rep.Incomplete = p.ctx.Err() != nil
+	p.endPhase(time.Now()) // the logs and the page
 	p.rep.Elapsed = time.Since(p.start)
 	if werr := p.writeReport(); werr != nil && err == nil {
 		err = werr

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search/explore"
@@ -262,7 +263,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 	if r.LogsSkipped {
 		fmt.Fprintln(w, "  (logs not written: the run was interrupted; the replay command below writes error.log)")
 	}
-	fmt.Fprintf(w, "total %.2fs (search, critical transition, determinism check, logs)\n", r.Elapsed.Seconds())
+	fmt.Fprintf(w, "total %.2fs%s\n", r.Elapsed.Seconds(), r.phasesText())
 	if r.Debug != "" {
 		fmt.Fprintf(w, "debug:  %s\n", r.Debug)
 	}
@@ -365,4 +366,34 @@ func (r *Report) writeWarnings(w io.Writer) {
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
+}
+
+// phaseWords names the phases in the report's summary.
+var phaseWords = map[Phase]string{PhasePrefix: "prefix walk", PhasePrecheck: "precheck", PhaseSearch: "search",
+	PhaseCheck: "determinism check", PhaseCritical: "critical transition", PhaseLasso: "lasso", PhaseFiles: "files"}
+
+// phasesText says where the run's time went, e.g. " (precheck 0.35s,
+// search 0.31s, determinism check 5.74s, critical transition 35.02s,
+// minimization 110.07s, files 9.79s)": the minimization of the doomed path,
+// which runs within the critical-transition phase, apart.
+func (r *Report) phasesText() string {
+	if len(r.Phases) == 0 {
+		return ""
+	}
+	var min time.Duration
+	if f := r.First(); f != nil && f.Minimized != nil {
+		min = f.Minimized.Elapsed
+	}
+	var parts []string
+	for _, pt := range r.Phases {
+		d := pt.Time
+		if pt.Phase == PhaseCritical && min > 0 && min <= d {
+			d -= min
+		}
+		parts = append(parts, fmt.Sprintf("%s %.2fs", phaseWords[pt.Phase], d.Seconds()))
+		if pt.Phase == PhaseCritical && min > 0 && min <= pt.Time {
+			parts = append(parts, fmt.Sprintf("minimization %.2fs", min.Seconds()))
+		}
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
