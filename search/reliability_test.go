@@ -461,3 +461,44 @@ func TestReportTimesRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestPhasesSayWhereTheTimeWent: a run's report times each phase in the
+// order they ran, report.json keeps them, and the summary's total line
+// lists them with the minimization apart from the critical transition.
+func TestPhasesSayWhereTheTimeWent(t *testing.T) {
+	dir := t.TempDir()
+	rep, err := search.Run(context.Background(), system(t, "transport"), search.Options{Seed: 7, WalkDepth: 3000, Out: dir, Minimize: true})
+	if err != nil || rep.First() == nil || rep.First().Minimized == nil {
+		t.Fatalf("setup: %v", err)
+	}
+	var names []string
+	var sum time.Duration
+	for _, pt := range rep.Phases {
+		names = append(names, pt.Phase.String())
+		if pt.Time < 0 {
+			t.Errorf("phase %v: %v", pt.Phase, pt.Time)
+		}
+		sum += pt.Time
+	}
+	if got := strings.Join(names, " "); got != "precheck search check critical files" || sum > rep.Elapsed {
+		t.Errorf("phases %q, %v in all of %v", got, sum, rep.Elapsed)
+	}
+	back, err := search.ReadReport(filepath.Join(dir, "report.json"))
+	if err != nil || len(back.Phases) != len(rep.Phases) {
+		t.Fatalf("report.json: %v, %d phases", err, len(back.Phases))
+	}
+	for i := range back.Phases {
+		if d := back.Phases[i].Time - rep.Phases[i].Time; back.Phases[i].Phase != rep.Phases[i].Phase || d < -time.Microsecond || d > time.Microsecond {
+			t.Errorf("report.json's phase %d: %+v, the run's %+v", i, back.Phases[i], rep.Phases[i])
+		}
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"precheck ", ", search ", ", determinism check ", ", critical transition ", ", minimization ", ", files "} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("the total line lacks %q:\n%s", w, b.String())
+		}
+	}
+}
