@@ -376,3 +376,23 @@ func TestReplayOfAChangedSystem(t *testing.T) {
 		t.Errorf("report on a changed build: exit %d\n%s", code, errs)
 	}
 }
+
+// TestNoBudgetNote: a search with progress shown and no budget says how it
+// will end; one with a budget does not.
+func TestNoBudgetNote(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		note bool
+	}{
+		{[]string{"--progress", "lines"}, true},
+		{[]string{"--progress", "lines", "--max-paths", "50"}, false},
+		{[]string{"--progress", "lines", "--depth", "5"}, false},
+		{[]string{"--progress", "none"}, false},
+	} {
+		args := append([]string{"search", "--system", "clitest-poison", "--seed", "1", "--walk-depth", "200", "--out", t.TempDir()}, c.args...)
+		_, _, errs := run(t, args...)
+		if got := strings.Contains(errs, "note: no budget given (--time or --max-paths): the search goes on until"); got != c.note {
+			t.Errorf("%v: note %v, want %v\n%s", c.args, got, c.note, errs)
+		}
+	}
+}

@@ -104,6 +104,18 @@ func (p *progress) line(format string, args ...any) {
 	p.drawn = true
 }
 
+// note writes a line that stays above the status line.
+func (p *progress) note(format string, args ...any) {
+	if !p.on {
+		return
+	}
+	if p.lines {
+		fmt.Fprintf(p.w, "[%7.2fs] note: "+format+"\n", append([]any{time.Since(p.start).Seconds()}, args...)...)
+		return
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K"+format+"\n", args...)
+}
+
 func (p *progress) clear() {
 	if p.on && p.drawn && !p.lines {
 		fmt.Fprint(p.w, "\r\x1b[K")

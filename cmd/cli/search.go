@@ -103,6 +103,15 @@ func (a *App) search(args []string) (int, error) {
 	defer stop()
 	prog := &progress{w: a.Stderr, on: progOn, lines: progLines, budget: o.Time, maxPaths: o.MaxPaths, start: time.Now()}
 	o.Progress = prog.show
+	if o.Time == 0 && o.MaxPaths == 0 && !(o.Depth > 0 && o.Strategy == "dfs") && *shard == "" {
+		// A system whose timers or retries make its state space infinite
+		// (most correct ones) is searched until one of these.
+		memory := "--max-memory " + maxMemory
+		if o.MaxMemory < 0 {
+			memory = "the machine's memory"
+		}
+		prog.note("no budget given (--time or --max-paths): the search goes on until it has nothing left to explore, its heap reaches %s, or Ctrl-C, which keeps what it found", memory)
+	}
 	if *shard != "" {
 		return a.runShard(ctx, sys, o, *shard, asJSON, prog)
 	}
