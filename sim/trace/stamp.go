@@ -113,9 +113,14 @@ const (
 // its ELF note, or from the first 32 KiB of another format; "" when it
 // cannot.
 func executableBuildID() string {
-	path, err := os.Executable()
-	if err != nil {
-		return ""
+	// On Linux, /proc/self/exe is the file the process runs even when its
+	// path was rebuilt since (a user editing code while a long search
+	// runs): the build that writes the trace is the one that ran.
+	path := "/proc/self/exe"
+	if _, err := os.Stat(path); err != nil {
+		if path, err = os.Executable(); err != nil {
+			return ""
+		}
 	}
 	if f, err := elf.Open(path); err == nil {
 		defer f.Close()
