@@ -170,9 +170,9 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	if steps < 0 {
 		steps = t.Steps
 	}
-	cfg, err := t.Config()
+	cfg, err := traceConfig(t)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return nil, err
 	}
 	opts := t.Options()
 	if log != nil {
@@ -256,9 +256,9 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 // from its choices then is not the path it records. A handler failure
 // on the way is the caller's to meet.
 func CheckFits(t *trace.Trace) error {
-	cfg, err := t.Config()
+	cfg, err := traceConfig(t)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInput, err)
+		return err
 	}
 	_, diverged, err := t.ReplayChecked(cfg, -1, t.Options())
 	explainDivergence(cfg, t, diverged)
@@ -269,6 +269,19 @@ func CheckFits(t *trace.Trace) error {
 		return fmt.Errorf("%w: %w", ErrInput, diverged)
 	}
 	return nil
+}
+
+// traceConfig builds t's system config; its error wraps ErrInput, and says
+// how to replay a system this binary does not know.
+func traceConfig(t *trace.Trace) (*sim.Config, error) {
+	cfg, err := t.Config()
+	switch {
+	case errors.Is(err, sim.ErrUnknownSystem):
+		return nil, fmt.Errorf("%w: %w (run it with a binary that registers the system: a main package that imports the system's package and calls cli.Main)", ErrInput, err)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	return cfg, nil
 }
 
 // explainDivergence compares replays of t's choices in this process when

@@ -192,8 +192,21 @@ func TestCorruptTraceIsRefused(t *testing.T) {
 			t.Errorf("%s trace: exit %d: %s", name, code, errs)
 		}
 	}
-	if _, err := trace.Read(filepath.Join(dir, "error.trace")); err != nil {
-		t.Errorf("the good trace no longer reads: %v", err)
+	tr, err := trace.Read(filepath.Join(dir, "error.trace"))
+	if err != nil {
+		t.Fatalf("the good trace no longer reads: %v", err)
+	}
+	// A trace of a system this binary does not register: the message says
+	// which binary replays it.
+	tr.System = "clitest-unregistered"
+	if err := tr.Write(bad); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"replay", "critical"} {
+		code, _, errs := run(t, cmd, "--trace", bad)
+		if code != ExitUsage || !strings.Contains(errs, `unknown system "clitest-unregistered"`) || !strings.Contains(errs, "a main package that imports the system's package and calls cli.Main") {
+			t.Errorf("%s of an unregistered system: exit %d: %s", cmd, code, errs)
+		}
 	}
 }
 
