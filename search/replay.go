@@ -50,6 +50,10 @@ type Replayed struct {
 	// since, or it is nondeterministic. What the replay shows from that
 	// step on is another execution.
 	Diverged *trace.DivergedError
+	// Unchecked, when set, says why the replay's states were not compared
+	// with those the trace recorded (another version of the engine's
+	// hashing wrote them).
+	Unchecked string
 }
 
 // ReplayLog is Replay with the log streamed into the file at path, written
@@ -107,6 +111,9 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 	if r.Diverged != nil {
 		fmt.Fprintf(ew, "  %v\n", r.Diverged)
 	}
+	if r.Unchecked != "" {
+		fmt.Fprintf(ew, "  note: %s\n", r.Unchecked)
+	}
 	for _, p := range r.Properties {
 		fmt.Fprintf(ew, "  %-8s %-20s holds=%v\n", p.Kind, p.Name, p.Holds)
 	}
@@ -150,6 +157,9 @@ func (r *Replayed) MarshalJSON() ([]byte, error) {
 	if r.Err != nil {
 		m["error"] = r.Err.Error()
 	}
+	if r.Unchecked != "" {
+		m["unchecked"] = r.Unchecked
+	}
 	if d := r.Diverged; d != nil {
 		m["diverged"] = map[string]any{"step": d.Step, "since": d.Since, "recorded_build": d.Recorded, "build": d.Build,
 			"same_build": d.SameBuild(), "text": d.Error()}
@@ -182,6 +192,9 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	s, diverged, err := t.ReplayChecked(cfg, steps, opts)
 	explainDivergence(cfg, t, diverged)
 	r.Diverged = diverged
+	if len(t.States) > 0 && t.HashVersion != engine.HashVersion {
+		r.Unchecked = fmt.Sprintf("the trace's states were hashed by another version of macemc (hash version %d, this one's %d): the replay is not checked against them", t.HashVersion, engine.HashVersion)
+	}
 	var failed bool
 	switch {
 	case err != nil && (errors.Is(err, engine.ErrHandlerPanic) || errors.Is(err, engine.ErrHang)):
