@@ -690,8 +690,9 @@ func (f *formatter) block(b *strings.Builder, v reflect.Value, indent string) {
 	}
 	if v.Kind() == reflect.Struct {
 		v = addressable(v)
-		for _, i := range stateFields(v.Type()) {
-			f.line(b, indent, v.Type().Field(i).Name, field(v, i))
+		tt := textTypeOf(v.Type())
+		for k, i := range tt.fields {
+			f.line(b, indent, tt.names[k], field(v, i))
 		}
 		return
 	}
@@ -734,10 +735,11 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 	inner := indent + "  "
 	switch v.Kind() {
 	case reflect.Struct:
-		b.WriteString(indent + name + ": " + typeName(v.Type()) + "{\n")
+		tt := textTypeOf(v.Type())
+		b.WriteString(indent + name + ": " + tt.name + "{\n")
 		v = addressable(v)
-		for _, i := range stateFields(v.Type()) {
-			f.line(b, inner, v.Type().Field(i).Name, field(v, i))
+		for k, i := range tt.fields {
+			f.line(b, inner, tt.names[k], field(v, i))
 		}
 		b.WriteString(indent + "}\n")
 	case reflect.Map:

@@ -208,32 +208,59 @@ func (t *Trace) StampContext(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("trace: stamp: %w", err)
 	}
-	s, err := engine.Replay(cfg, t.Choices, 0, t.Options())
-	if err != nil {
-		return fmt.Errorf("trace: stamp: %w", err)
-	}
 	states := make([]byte, 0, 8*stateCount(t.Steps))
+	s, err := t.replayEach(cfg, t.Steps, t.Options(), func(s *engine.Sim) error {
+		if stateIndex(s.Steps(), t.Steps) >= 0 {
+			states = binary.LittleEndian.AppendUint64(states, s.Hash())
+		}
+		if s.Steps()&1023 == 0 {
+			return ctx.Err()
+		}
+		return nil
+	})
+	switch {
+	case len(states) == 0 || ctx.Err() != nil || errors.Is(err, engine.ErrHang):
+		// Not booted, given up, or abandoned to a handler.
+		return fmt.Errorf("trace: stamp: %w", err)
+	case s.HashErr() != nil:
+		return fmt.Errorf("trace: stamp: %w", s.HashErr())
+	}
+	// A step that failed (a trace of a handler failure) ends the states.
+	t.States = states
+	return nil
+}
+
+// replayEach replays the trace's choices on cfg with opts up to step steps,
+// under the watchdog with the trace's handler timeout (another build's
+// handler may not return), and calls each in every state from the initial
+// one on; an error of each ends the replay. A choice the system does not
+// offer, or an execution that ends before steps, is an error wrapping
+// engine.ErrBadChoice. When the system does not boot, the simulator is
+// engine.Replay's (nil, or its failed state) with its error; after an
+// error wrapping engine.ErrHang it is abandoned.
+func (t *Trace) replayEach(cfg *sim.Config, steps int, opts engine.Options, each func(*engine.Sim) error) (*engine.Sim, error) {
+	s, err := engine.Replay(cfg, t.Choices, 0, opts)
+	if err != nil {
+		return s, err
+	}
 	err = s.Guard(t.HandlerTimeout, func() error {
 		for {
-			if stateIndex(s.Steps(), t.Steps) >= 0 {
-				states = binary.LittleEndian.AppendUint64(states, s.Hash())
+			if err := each(s); err != nil {
+				return err
 			}
-			if s.Steps() >= t.Steps {
-				return s.HashErr()
+			if s.Steps() >= steps {
+				return nil
 			}
-			if s.Steps()&1023 == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if ok, err := s.Step(); err != nil || !ok {
-				return s.HashErr()
+			ok, err := s.Step()
+			switch {
+			case err != nil:
+				return fmt.Errorf("replay step %d: %w", s.Steps(), err)
+			case !ok:
+				return fmt.Errorf("replay: %w: quiescent after %d steps, %d asked", engine.ErrBadChoice, s.Steps(), steps)
 			}
 		}
 	})
-	if err != nil {
-		return fmt.Errorf("trace: stamp: %w", err)
-	}
-	t.States = states
-	return nil
+	return s, err
 }
 
 // DivergedError says that a replay of a trace did not go through the
@@ -296,40 +323,22 @@ func (t *Trace) ReplayChecked(cfg *sim.Config, steps int, opts engine.Options) (
 	if steps < 0 {
 		steps = t.Steps
 	}
-	s, err = engine.Replay(cfg, t.Choices, 0, opts)
-	if err != nil {
-		return s, nil, err
-	}
 	check := t.HashVersion == engine.HashVersion && len(t.States) > 0
 	since := -1
-	// Under the watchdog, with the timeout of the search that wrote the
-	// trace: another build's handler may not return.
-	err = s.Guard(t.HandlerTimeout, func() error {
-		for {
-			if check && diverged == nil {
-				step := s.Steps()
-				if i := stateIndex(step, t.Steps); i >= 0 && 8*i+8 <= len(t.States) {
-					if binary.LittleEndian.Uint64(t.States[8*i:]) == s.Hash() {
-						since = step
-					} else {
-						diverged = &DivergedError{Step: step, Since: since, Recorded: t.Build, Build: BuildID()}
-					}
-				}
-			}
-			if s.Steps() >= steps {
-				return nil
-			}
-			ok, err := s.Step()
-			switch {
-			case err != nil && errors.Is(err, engine.ErrBadChoice):
-				return t.noFit(fmt.Errorf("replay step %d: %w", s.Steps(), err), diverged)
-			case err != nil:
-				return fmt.Errorf("replay step %d: %w", s.Steps(), err)
-			case !ok:
-				return t.noFit(fmt.Errorf("replay: %w: quiescent after %d steps, %d asked", engine.ErrBadChoice, s.Steps(), steps), diverged)
+	s, err = t.replayEach(cfg, steps, opts, func(s *engine.Sim) error {
+		step := s.Steps()
+		if i := stateIndex(step, t.Steps); check && diverged == nil && i >= 0 && 8*i+8 <= len(t.States) {
+			if binary.LittleEndian.Uint64(t.States[8*i:]) == s.Hash() {
+				since = step
+			} else {
+				diverged = &DivergedError{Step: step, Since: since, Recorded: t.Build, Build: BuildID()}
 			}
 		}
+		return nil
 	})
+	if errors.Is(err, engine.ErrBadChoice) {
+		err = t.noFit(err, diverged)
+	}
 	return s, diverged, err
 }
 
