@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/macemc/macemc/internal/recovered"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
@@ -182,10 +183,11 @@ type searcher struct {
 	eSteps    int // E's length, or math.MaxInt when unknown
 	cancelled atomic.Bool
 	stopWatch func() bool
-	// copyErr is the first bad copy of a state a recovery walk started
-	// from (engine.ErrCopy): no walk from it is evidence, so the search
-	// stops with it.
-	copyErr     atomic.Pointer[error]
+	// walkErr is the first bad copy of a state a recovery walk started
+	// from (engine.ErrCopy), or a panic of macemc's own code in a walk
+	// (recovered.ErrInternal): no walk of the probe is evidence then, so
+	// the search stops with it.
+	walkErr     atomic.Pointer[error]
 	walksRun    atomic.Int64
 	transitions atomic.Int64
 }
@@ -208,7 +210,10 @@ func newSearcher(ctx context.Context, c *Config) *searcher {
 func (r *searcher) close() { r.stopWatch() }
 
 func (r *searcher) ctxErr() error {
-	if err := r.copyErr.Load(); err != nil {
+	if err := r.walkErr.Load(); err != nil {
+		if errors.Is(*err, recovered.ErrInternal) {
+			return fmt.Errorf("critical: a recovery walk failed: %w", *err)
+		}
 		return fmt.Errorf("critical: a recovery walk could not start from its state: %w", *err)
 	}
 	if err := r.ctx.Err(); err != nil {
@@ -278,6 +283,15 @@ func (r *searcher) run(snap *engine.Sim, i int, b batch) (Probe, *Alternative, e
 	var wg sync.WaitGroup
 	for range min(c.Workers, b.n) {
 		wg.Go(func() {
+			defer func() {
+				// A fault in macemc's own code (copying the state, say)
+				// ends the probe with an error, not the process.
+				if p := recover(); p != nil {
+					err := recovered.Error(p)
+					r.walkErr.CompareAndSwap(nil, &err)
+					r.cancelled.Store(true)
+				}
+			}()
 			for {
 				j := int(next.Add(1) - 1)
 				if j >= b.n || r.cancelled.Load() || forced.Load() ||
@@ -418,7 +432,7 @@ func (r *searcher) walkWith(snap *engine.Sim, i, j, depth int, chooser engine.Ch
 		// deterministic, copied by replay): the walk says nothing about
 		// state i, and no other walk from such a copy does either.
 		err := res.Err
-		r.copyErr.CompareAndSwap(nil, &err)
+		r.walkErr.CompareAndSwap(nil, &err)
 		r.cancelled.Store(true)
 		return walkOut{}
 	}

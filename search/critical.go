@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/internal/recovered"
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -29,7 +30,12 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 	if o.NoConfirm {
 		ccfg.ConfirmWalks = -1
 	}
-	cr, c, err := findCritical(p.ctx, ccfg, v.Outcome == walks.Quiescent)
+	var cr critical.Result
+	var c *Critical
+	err := recovered.Call(func() (err error) {
+		cr, c, err = findCritical(p.ctx, ccfg, v.Outcome == walks.Quiescent)
+		return err
+	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			// Interrupted: report how far the probes had narrowed the

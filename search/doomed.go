@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/internal/recovered"
 )
 
 // Minimized is the report's view of a minimized doomed path
@@ -38,7 +39,11 @@ func (p *pipeline) minimize(f *Finding, ccfg critical.Config, cr *critical.Resul
 	}
 	p.progress(PhaseCritical, "minimizing the doomed path (%d steps)...", cr.Step)
 	ccfg.Progress = nil
-	m, err := critical.Minimize(p.ctx, ccfg, cr.Step, critical.MinimizeConfig{Budget: o.MinimizeBudget})
+	var m *critical.Minimized
+	err := recovered.Call(func() (err error) {
+		m, err = critical.Minimize(p.ctx, ccfg, cr.Step, critical.MinimizeConfig{Budget: o.MinimizeBudget})
+		return err
+	})
 	if m == nil {
 		f.Minimized = &Minimized{StepsBefore: cr.Step, Note: fmt.Sprintf("not minimized: %v", err)}
 		return

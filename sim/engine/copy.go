@@ -84,7 +84,24 @@ func copyMessage(msg sim.Message) sim.Message {
 	if !v.IsValid() || !mayNeedWalk(v.Type()) || uncopyable(v) != "" {
 		return msg
 	}
-	return clone.Slowly(msg).(sim.Message)
+	return deepClone(msg)
+}
+
+// copier is the deep copier of simulators, messages and services: go-clone's
+// heap allocator, except that a channel is copied as the value it is (the
+// same channel, or nil) instead of replaced by a new empty channel of the
+// same capacity. That replacement would turn a nil channel into a made
+// one (a node that tests `n.ch != nil` would then take another branch in
+// the copy) and panics on a send-only or receive-only channel type. A
+// state that holds a channel that is not nil is copied by replay
+// (CopyProblem); copyMessage shares a message that holds one.
+var copier = clone.NewAllocator(nil, &clone.AllocatorMethods{
+	IsScalar: func(k reflect.Kind) bool { return k == reflect.Chan || clone.IsScalar(k) },
+})
+
+// deepClone returns a deep copy of v made by copier.
+func deepClone[T any](v T) T {
+	return copier.CloneSlowly(reflect.ValueOf(&v).Elem()).Interface().(T)
 }
 
 // deepCopy copies the world with the deep copier.
@@ -94,7 +111,7 @@ func (s *Sim) deepCopy(c Chooser) *Sim {
 	// memcpy instead of element by element through the deep copier.
 	w := s.w
 	w.choices, w.stepStarts, w.settings = nil, nil, nil
-	cp.w = clone.Slowly(w).(world)
+	cp.w = deepClone(w)
 	cp.w.choices = slices.Clone(s.w.choices)
 	cp.w.stepStarts = slices.Clone(s.w.stepStarts)
 	cp.w.settings = slices.Clone(s.w.settings)

@@ -302,3 +302,55 @@ func TestCloneInteriorPointers(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// chans is a node whose behaviour depends on its channels: whether they
+// are nil and what capacity they were made with.
+type chans struct {
+	sim.Base
+	Out   chan<- int // nil: send-only channel types cannot be made by a copier
+	In    <-chan int // nil
+	Later chan int   // made at the third tick
+	Count int
+}
+
+func (n *chans) Start(ctx *sim.Context) { ctx.SetPeriodic("tick") }
+
+func (n *chans) HandleTimer(ctx *sim.Context, _ string) {
+	n.Count++
+	if n.Out != nil || n.In != nil || n.Later != nil && cap(n.Later) != 2 {
+		n.Count += 100 // what a copy that made up a channel would do
+	}
+	if n.Count == 3 {
+		n.Later = make(chan int, 2)
+	}
+}
+
+// TestCloneKeepsChannels: a copy keeps a nil channel nil (of any
+// direction) and a made one as it was (by replay), so the copy behaves as
+// its original.
+func TestCloneKeepsChannels(t *testing.T) {
+	cfg := &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &chans{} }}
+	s := mustNew(t, cfg, engine.Options{Chooser: engine.NewRandom(3)})
+	for _, steps := range []int{1, 4, 10} {
+		walk(t, s, steps)
+		c := s.Clone(engine.NewRandom(9))
+		for id := range sim.NodeID(2) {
+			n := sim.Node[chans](c.View(), id)
+			if n.Out != nil || n.In != nil {
+				t.Fatalf("after %d steps, node %d of the copy: nil channels made up", s.Steps(), id)
+			}
+			if (n.Later == nil) != (sim.Node[chans](s.View(), id).Later == nil) {
+				t.Fatalf("after %d steps, node %d of the copy: Later %v", s.Steps(), id, n.Later)
+			}
+		}
+		if err := engine.CheckCopy(s, s.Clone(nil)); err != nil {
+			t.Fatalf("after %d steps: %v", s.Steps(), err)
+		}
+		walk(t, c, s.Steps()+20)
+		for id := range sim.NodeID(2) {
+			if n := sim.Node[chans](c.View(), id); n.Count >= 100 {
+				t.Fatalf("node %d of the copy took the branch of a made-up channel (Count %d)", id, n.Count)
+			}
+		}
+	}
+}

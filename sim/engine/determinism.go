@@ -10,8 +10,6 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/huandu/go-clone"
-
 	"github.com/macemc/macemc/sim"
 )
 
@@ -182,7 +180,7 @@ func messageChange(cfg *sim.Config, choices []int32, opts Options, mc *MessageCh
 	s.eachInFlight(func(_ int, p *pending) {
 		if p.from == mc.From && p.to == mc.To && int(p.cause)+1 == mc.Sent {
 			m := any(p.msg)
-			sent[efaceData(&m)] = clone.Slowly(m)
+			sent[efaceData(&m)] = deepClone(m)
 		}
 	})
 	for len(sent) > 0 && s.Steps() < mc.Delivered-1 {

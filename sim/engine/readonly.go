@@ -3,8 +3,6 @@ package engine
 import (
 	"strconv"
 
-	"github.com/huandu/go-clone"
-
 	"github.com/macemc/macemc/sim"
 )
 
@@ -88,7 +86,7 @@ func describePropertyWrite(cfg *sim.Config, choices []int32, opts Options, pw *P
 			continue
 		}
 		svc := s.w.svcs[pw.Node]
-		was := clone.Slowly(svc)
+		was := deepClone(svc)
 		_, _ = s.Holds(&props[p])
 		pw.Field, pw.Detail = FirstDifference(was, svc)
 		return
