@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -31,14 +32,15 @@ type History struct {
 // Checked executions (paths judged where they ended), Distinct histories
 // among them (distinct up to the real-time order of their operations), of
 // which Illegal were not linearizable and Unknown could not be decided
-// within the timeout (never counted as linearizable). ModelError is the
-// first panic of the model, if any.
+// within the timeout (never counted as linearizable), and on ModelFailed
+// the model failed: it panicked or changed a state it was given (each such
+// history is a finding: Finding.Err says how).
 type LinStats struct {
-	Checked    int64  `json:"checked"`
-	Distinct   int64  `json:"distinct_histories"`
-	Illegal    int64  `json:"not_linearizable"`
-	Unknown    int64  `json:"unknown"`
-	ModelError string `json:"model_error,omitempty"`
+	Checked     int64 `json:"checked"`
+	Distinct    int64 `json:"distinct_histories"`
+	Illegal     int64 `json:"not_linearizable"`
+	Unknown     int64 `json:"unknown"`
+	ModelFailed int64 `json:"model_failed,omitempty"`
 }
 
 // linCheck is the linearizability check as the executor's path check.
@@ -53,6 +55,9 @@ func (l linCheck) Check(s *engine.Sim) explore.Judgement {
 		j.Detail = slices.Clone(s.History())
 	case lin.Unknown:
 		j.Outcome = explore.CheckUnknown
+	case lin.ModelFailed:
+		j.Outcome = explore.CheckFailed
+		j.Detail = slices.Clone(s.History())
 	}
 	return j
 }
@@ -72,19 +77,24 @@ func (p *pipeline) linStats(st *explore.Stats) *LinStats {
 	if p.lin == nil {
 		return nil
 	}
-	ls := &LinStats{Checked: st.Checked, Distinct: st.CheckedDistinct, Illegal: st.CheckedViolated, Unknown: st.CheckedUnknown}
-	if err := p.lin.Err(); err != nil {
-		ls.ModelError = err.Error()
-	}
-	return ls
+	return &LinStats{Checked: st.Checked, Distinct: st.CheckedDistinct, Illegal: st.CheckedViolated, Unknown: st.CheckedUnknown, ModelFailed: st.CheckedFailed}
 }
 
 // linFinding completes a linearizability finding: its history and a
-// minimal non-linearizable part of it.
+// minimal non-linearizable part of it, or, when the model panicked on the
+// history, how (Finding.Err, a *lin.ModelPanicError or
+// *lin.ModelMutationError).
 func (p *pipeline) linFinding(f *Finding, v *explore.Violation) {
 	f.Kind, f.Certainty, f.Verdict = KindLinearizability, Certain, VerdictSafety
 	events, _ := v.Observed.([]sim.HistoryEvent)
 	f.History = &History{Events: events}
+	if p.lin != nil {
+		if err := p.lin.ModelErr(events); err != nil {
+			f.Err = err
+			f.Trace.Kind = "linearizability"
+			return
+		}
+	}
 	if p.lin != nil && v == p.first {
 		p.progress(PhaseCheck, "minimizing the non-linearizable history...")
 		f.History.Minimal = p.lin.Minimize(events)
@@ -96,8 +106,8 @@ func (p *pipeline) linFinding(f *Finding, v *explore.Violation) {
 // linFiles writes the HTML visualizations of a linearizability finding's
 // minimal and whole histories (porcupine's).
 func (p *pipeline) linFiles(f *Finding) error {
-	if p.opts.Out == "" || f.History == nil || p.lin == nil {
-		return nil
+	if p.opts.Out == "" || f.History == nil || p.lin == nil || errors.Is(f.Err, lin.ErrModel) {
+		return nil // a visualization runs the model, which fails on this history
 	}
 	write := func(name string, role FileRole, h []sim.HistoryEvent) error {
 		if len(h) == 0 {

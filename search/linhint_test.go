@@ -2,13 +2,16 @@ package search_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/services/register"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/trace"
 )
 
 // boxed is a result type no client of the register records.
@@ -94,5 +97,75 @@ func TestSystemUnderARegisteredNameIsWarnedOf(t *testing.T) {
 	}
 	if rep.First() == nil || len(rep.Warnings) != 1 || !strings.HasPrefix(rep.Warnings[0], "the system searched is not the one registered as register (sim.Register)") {
 		t.Errorf("finding %v, warnings: %q", rep.First(), rep.Warnings)
+	}
+}
+
+// panickyModel is the correct register checked with a model whose Apply
+// panics once the register holds a value (a user's model with a bug).
+var panickyModel = &sim.System{
+	Name:   "register-panickymodel",
+	Params: register.Params,
+	Build: func(p sim.Params) (*sim.Config, error) {
+		cfg, err := register.Build(p)
+		if err != nil {
+			return nil, err
+		}
+		m := *cfg.Model
+		apply, init := m.Apply, m.Init()
+		m.Apply = func(state, op any) (any, any) {
+			if !reflect.DeepEqual(state, init) {
+				var nilMap map[string]int
+				nilMap["written"]++
+			}
+			return apply(state, op)
+		}
+		cfg.Model = &m
+		return cfg, nil
+	},
+}
+
+func init() { sim.Register(panickyModel) } // for its traces' replays
+
+// A model that panics on a history is a finding, not a history counted
+// unknown under "nothing found": the report names the panic and where it
+// happened, keeps the history, and the trace replays to the same panic;
+// with any number of workers.
+func TestModelPanicIsAFinding(t *testing.T) {
+	var reports []string
+	for _, workers := range []int{1, 2} {
+		out := t.TempDir()
+		o := search.Options{Seed: 1, Params: map[string]string{"variant": "correct"}, MaxPaths: 2000, Workers: workers, Out: out}
+		rep, err := search.Run(context.Background(), panickyModel, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := rep.First()
+		var mp *lin.ModelPanicError
+		if f == nil || f.Kind != search.KindLinearizability || !errors.As(f.Err, &mp) || f.History == nil || len(f.History.Events) == 0 {
+			t.Fatalf("%d workers: want a finding of the model's panic with its history, got %+v", workers, f)
+		}
+		if !strings.Contains(mp.Site, "search_test.init.func") || mp.Value == nil {
+			t.Errorf("the panic's site %q, value %v", mp.Site, mp.Value)
+		}
+		if rep.Lin == nil || rep.Lin.ModelFailed == 0 {
+			t.Errorf("linearizability statistics %+v", rep.Lin)
+		}
+		var b strings.Builder
+		rep.WriteSummary(&b)
+		if !strings.Contains(b.String(), "LINEARIZABILITY NOT CHECKED: the model failed") {
+			t.Errorf("report:\n%s", b.String())
+		}
+		reports = append(reports, b.String())
+		tr, err := trace.Read(rep.Files[search.FileErrorTrace])
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := search.Replay(tr, -1, nil)
+		if err != nil || !r.Reproduced || !errors.Is(r.Err, lin.ErrModel) {
+			t.Errorf("replay: %v, reproduced %v, %v", err, r != nil && r.Reproduced, r)
+		}
+	}
+	if reports[0] != reports[1] {
+		t.Errorf("the report depends on the workers:\n%s\n---\n%s", reports[0], reports[1])
 	}
 }

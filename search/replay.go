@@ -105,6 +105,8 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 		fmt.Fprintf(ew, "  a property changed the state: %v\n", r.Err)
 	case r.Err != nil && t.Kind == trace.KindNondeterministic:
 		fmt.Fprintf(ew, "  replays of these choices differ: %v\n", r.Err)
+	case errors.Is(r.Err, lin.ErrModel):
+		fmt.Fprintf(ew, "  the linearizability check failed on the clients' history: %v\n", r.Err)
 	case r.Err != nil:
 		fmt.Fprintf(ew, "  stopped: %v\n", r.Err)
 	}
@@ -132,6 +134,8 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 		fmt.Fprintln(ew, "reproduced: the service is nondeterministic (replays of the same choices differ)")
 	case r.Reproduced && r.Diverged != nil:
 		fmt.Fprintf(ew, "reproduced: %s, by another execution than the trace's (above)\n", t.Property)
+	case r.Reproduced && errors.Is(r.Err, lin.ErrModel):
+		fmt.Fprintf(ew, "reproduced: %s (the model failed on the history)\n", t.Property)
 	case r.Reproduced:
 		fmt.Fprintf(ew, "reproduced: %s\n", t.Property)
 	case t.Kind == trace.KindLive || t.Kind == trace.KindPrefix:
@@ -222,8 +226,12 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 			failed, r.Err = true, err
 		} else {
 			if cfg.Model != nil {
-				v := lin.New(cfg.Model, 0).CheckSim(s)
+				c := lin.New(cfg.Model, 0)
+				v := c.CheckSim(s)
 				r.Properties = append(r.Properties, PropertyState{Name: lin.Property, Kind: "linearizability", Holds: v == lin.Ok, Unknown: v == lin.Unknown})
+				if v == lin.ModelFailed && r.Err == nil {
+					r.Err = c.ModelErr(s.History())
+				}
 			}
 			// After the properties: a hung handler may go on changing its
 			// node's state.

@@ -689,7 +689,7 @@ func (sd *shardDecoder) judgement() (*explore.Judgement, error) {
 	if jd.Key, err = sd.d.DecodeUint64(); err != nil {
 		return nil, err
 	}
-	v, err := sd.int("judgement", int64(explore.CheckOK), int64(explore.CheckUnknown))
+	v, err := sd.int("judgement", int64(explore.CheckOK), int64(explore.CheckFailed))
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/walks"
@@ -93,11 +94,12 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		fmt.Fprintf(w, "  %d paths ended by their scheduler: every way on is explored by other paths\n", st.Blocked)
 	}
 	if l := r.Lin; l != nil {
-		fmt.Fprintf(w, "linearizability: %d executions checked, %d distinct histories, %d not linearizable, %d unknown (checker timeout)\n",
-			l.Checked, l.Distinct, l.Illegal, l.Unknown)
-		if l.ModelError != "" {
-			fmt.Fprintf(w, "  %s\n", l.ModelError)
+		panicked := ""
+		if l.ModelFailed > 0 {
+			panicked = fmt.Sprintf(", %d on which the model failed", l.ModelFailed)
 		}
+		fmt.Fprintf(w, "linearizability: %d executions checked, %d distinct histories, %d not linearizable, %d unknown (the checker timed out)%s\n",
+			l.Checked, l.Distinct, l.Illegal, l.Unknown, panicked)
 	}
 	switch {
 	case r.MemoryLimited:
@@ -167,6 +169,8 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			what += ", allocating past the run's memory limit"
 		}
 		switch {
+		case f.Kind == KindLinearizability && errors.Is(f.Err, lin.ErrModel):
+			fmt.Fprintf(w, "LINEARIZABILITY NOT CHECKED: the model failed on the clients' history of an execution of %s\n", plural(f.Steps, "step"))
 		case f.Kind == KindLinearizability:
 			fmt.Fprintf(w, "LINEARIZABILITY VIOLATION: the clients' history of an execution of %s is not linearizable\n", plural(f.Steps, "step"))
 		case f.Kind == KindHandlerHang && errors.As(f.Err, &hang) && hang.Boot,
@@ -185,6 +189,10 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		}
 		if f.Err != nil {
 			fmt.Fprintf(w, "  %v\n", f.Err)
+		}
+		var mp *lin.ModelPanicError
+		if f.Kind == KindLinearizability && errors.As(f.Err, &mp) {
+			fmt.Fprintln(w, "  the model (sim.Config.Model) has a bug, or the history holds what it does not expect (an operation or a response of another type); the history below is what it was given")
 		}
 		if f.Stack != "" {
 			stack := strings.TrimRight(f.Stack, "\n")

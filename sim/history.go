@@ -73,7 +73,11 @@ type Model struct {
 	// returns the new state and the operation's result, which is compared
 	// with a response's Value (by canonical form: the same encoding as
 	// the simulator's state hash). It must not modify state: return a new
-	// value (maps and slices copied) instead.
+	// value (maps and slices copied) instead. The checker applies one
+	// state to operations in many orders, so a change of state would make
+	// histories look not linearizable: before it calls one so, it checks
+	// that Apply left every state as it was, and reports the model's
+	// failure instead when not (as it reports a model that panics).
 	Apply func(state, op any) (next, result any)
 	// Partition, when set, returns the key an operation touches (a map's
 	// key): operations on different keys are checked separately, which

@@ -133,9 +133,9 @@ type Judgement struct {
 	// Key identifies what was judged (the history's hash): the statistics
 	// count distinct keys (Stats.CheckedDistinct).
 	Key uint64
-	// Outcome is the verdict. CheckViolated makes the path a violation
-	// (verdict Safety, Violation.Checked set); CheckUnknown is counted,
-	// never taken for CheckOK.
+	// Outcome is the verdict. CheckViolated and CheckFailed make the path
+	// a violation (verdict Safety, Violation.Checked set); CheckUnknown is
+	// counted, never taken for CheckOK.
 	Outcome CheckOutcome
 	// Property names what was violated; Detail describes it
 	// (Violation.Observed).
@@ -154,6 +154,11 @@ const (
 	CheckViolated
 	// CheckUnknown: the check could not decide (it timed out).
 	CheckUnknown
+	// CheckFailed: the check itself failed on the execution (the model
+	// it checks against panicked): the path is reported as a violation
+	// is, so that the failure can be replayed and looked at, but counted
+	// apart (Stats.CheckedFailed).
+	CheckFailed
 )
 
 func (c *Config) validate() error {
@@ -327,8 +332,9 @@ type Stats struct {
 	// Checked counts the paths the path check (Config.Check) judged where
 	// they ended, CheckedDistinct the distinct things it judged (for
 	// linearizability, distinct histories), and of those CheckedViolated
-	// were violations and CheckedUnknown could not be decided.
-	Checked, CheckedDistinct, CheckedViolated, CheckedUnknown int64
+	// were violations, CheckedUnknown could not be decided and
+	// CheckedFailed made the check fail.
+	Checked, CheckedDistinct, CheckedViolated, CheckedUnknown, CheckedFailed int64
 	// Transitions executed in all (bounded parts and walks).
 	Transitions int64
 	// DistinctStates is the number of distinct states the bounded parts
@@ -700,6 +706,8 @@ func (r *runner) add(j *job) {
 				st.CheckedViolated++
 			case CheckUnknown:
 				st.CheckedUnknown++
+			case CheckFailed:
+				st.CheckedFailed++
 			}
 		}
 	}
@@ -1280,7 +1288,7 @@ func (pr *pathRunner) blocked(j *job) (*job, End, error) {
 func (r *runner) check(s *engine.Sim, j *job, depth int) *Violation {
 	jd := r.cfg.Check.Check(s)
 	j.stats.checked, j.stats.judged = true, jd
-	if jd.Outcome != CheckViolated {
+	if jd.Outcome != CheckViolated && jd.Outcome != CheckFailed {
 		return nil
 	}
 	return &Violation{Verdict: Safety, Outcome: walks.Unsafe, Property: jd.Property, Observed: jd.Detail, Checked: true,

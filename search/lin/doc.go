@@ -13,9 +13,10 @@
 //
 // # Verdicts and the cache
 //
-// A check is Ok, Illegal or Unknown: Unknown when porcupine did not decide
-// within the timeout (or the model panicked; Err says how), and it is
-// never counted as Ok. Verdicts are cached by the history's canonical hash
+// A check is Ok, Illegal, Unknown or Panicked: Unknown when porcupine did
+// not decide within the timeout, Panicked when the model panicked on the
+// history (ModelPanic says what and where: a bug of the model, or a
+// history it does not expect), and neither is ever counted as Ok. Verdicts are cached by the history's canonical hash
 // (engine.Sim.HistoryHash): histories that order the same operations the
 // same way in real time are linearizable alike, so each is checked once.
 // Without a timeout (and the default is 10 s for histories that take
@@ -39,5 +40,7 @@
 //		_, err := c.Visualize(witness, w) // porcupine's HTML
 //	case lin.Unknown:
 //		// the checker timed out: not a verdict
+//	case lin.ModelFailed:
+//		err := c.ModelErr(s.History()) // a *lin.ModelPanicError
 //	}
 package lin

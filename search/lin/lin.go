@@ -12,6 +12,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/macemc/macemc/internal/recovered"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 )
@@ -19,9 +20,46 @@ import (
 // Property is the name a linearizability violation is reported under.
 const Property = sim.Linearizable
 
-// ErrModel marks a model that panicked while the checker ran it; the
-// history it was checking is reported as Unknown.
-var ErrModel = errors.New("lin: the model panicked")
+// ErrModel marks a model that failed while the checker ran it: it
+// panicked (a *ModelPanicError) or changed a state it was given (a
+// *ModelMutationError). The history it was checking is ModelFailed.
+var ErrModel = errors.New("lin: the model failed")
+
+// ModelPanicError is a panic of the model's Init, Apply, Partition or
+// Describe functions: Value is the panic's value, Site the function and
+// line that panicked.
+type ModelPanicError struct {
+	Value any
+	Site  string
+}
+
+// Error says what panicked and where.
+func (e *ModelPanicError) Error() string {
+	return fmt.Sprintf("lin: the model panicked: %v (at %s)", e.Value, e.Site)
+}
+
+// Unwrap returns ErrModel.
+func (e *ModelPanicError) Unwrap() error { return ErrModel }
+
+// ModelMutationError is an Apply that changed the state it was given:
+// porcupine applies an operation to one state several times (it tries
+// the operations in many orders), so a model whose Apply changes its
+// argument in place instead of returning a new state judges histories
+// wrongly. Op is the operation, Before and After the state (as text)
+// before and after the call.
+type ModelMutationError struct {
+	Op            any
+	Before, After string
+}
+
+// Error says which operation changed which state, and how to fix it.
+func (e *ModelMutationError) Error() string {
+	return fmt.Sprintf("lin: the model's Apply changed the state it was given: Apply(%s, %s) left it %s; Apply must leave its state argument as it is and return a new one (copy a map or slice before changing it)",
+		e.Before, engine.FormatValue(e.Op), e.After)
+}
+
+// Unwrap returns ErrModel.
+func (e *ModelMutationError) Unwrap() error { return ErrModel }
 
 // Verdict is what a check concluded about one history.
 type Verdict int
@@ -32,14 +70,20 @@ const (
 	Ok Verdict = iota
 	// Illegal: the history is not linearizable.
 	Illegal
-	// Unknown: the checker did not decide within its timeout (or the
-	// model panicked). It is never taken for Ok.
+	// Unknown: the checker did not decide within its timeout. It is
+	// never taken for Ok.
 	Unknown
+	// ModelFailed: the model panicked on the history, or its Apply
+	// changed the state it was given (ModelErr says how). Either the
+	// model has a bug or the history holds what it does not expect (a
+	// response of another type, an operation it does not know): the
+	// history was not checked, and is never taken for Ok.
+	ModelFailed
 )
 
-var verdictNames = [...]string{"ok", "illegal", "unknown"}
+var verdictNames = [...]string{"ok", "illegal", "unknown", "model failed"}
 
-// String returns "ok", "illegal" or "unknown".
+// String returns "ok", "illegal", "unknown" or "model failed".
 func (v Verdict) String() string {
 	if int(v) < len(verdictNames) {
 		return verdictNames[v]
@@ -86,7 +130,15 @@ func (c *Checker) Check(key uint64, h []sim.HistoryEvent) Verdict {
 	if ok {
 		return v
 	}
-	v = c.check(Operations(h))
+	v, _ = c.check(Operations(h))
+	if v == Illegal {
+		// Before a history is called not linearizable, make sure the
+		// model did not cause it by changing the states it was given
+		// (only then: the detection encodes every state twice a call).
+		if mv, _ := c.checkMutations(Operations(h)); mv == ModelFailed {
+			v = ModelFailed
+		}
+	}
 	c.mu.Lock()
 	c.cache[key] = v
 	c.mu.Unlock()
@@ -96,27 +148,63 @@ func (c *Checker) Check(key uint64, h []sim.HistoryEvent) Verdict {
 // CheckSim checks the history of s's execution.
 func (c *Checker) CheckSim(s *engine.Sim) Verdict { return c.Check(s.HistoryHash(), s.History()) }
 
-// Err returns the first panic of the model the checker saw (wrapping
-// ErrModel), or nil.
+// ModelErr checks history h again and returns how the model failed on it
+// (a *ModelPanicError or a *ModelMutationError) when h is ModelFailed, or
+// nil.
+func (c *Checker) ModelErr(h []sim.HistoryEvent) error {
+	if _, err := c.check(Operations(h)); err != nil {
+		return err
+	}
+	_, err := c.checkMutations(Operations(h))
+	return err
+}
+
+// Err returns the first panic of the model the checker saw (a
+// *ModelPanicError), or nil. With histories checked in parallel, which
+// panic came first depends on timing; ModelErr says how the model failed
+// on one history.
 func (c *Checker) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
 }
 
-// check runs porcupine on ops.
-func (c *Checker) check(ops []porcupine.Operation) Verdict {
-	pm, panicked := c.adapt()
-	res := porcupine.CheckOperationsTimeout(pm, ops, c.timeout)
-	return verdict(res, panicked)
+// check runs porcupine on ops; when the model failed, the error is the
+// first of its failures in this check.
+func (c *Checker) check(ops []porcupine.Operation) (Verdict, error) {
+	return c.checkWith(ops, false)
 }
 
-// verdict turns porcupine's result into a Verdict: Unknown when the model
-// panicked during the check.
-func verdict(res porcupine.CheckResult, panicked *atomic.Bool) Verdict {
+// checkMutations is check with every Apply watched for a change of the
+// state it was given (ModelMutationError).
+func (c *Checker) checkMutations(ops []porcupine.Operation) (Verdict, error) {
+	return c.checkWith(ops, true)
+}
+
+func (c *Checker) checkWith(ops []porcupine.Operation, watch bool) (Verdict, error) {
+	pm, g := c.adapt()
+	if watch {
+		step := pm.Step
+		pm.Step = func(state, input, output any) (bool, any) {
+			before, text := engine.AppendCanonical(nil, state), engine.FormatValue(state)
+			ok, next := step(state, input, output)
+			if after := engine.AppendCanonical(nil, state); !bytes.Equal(before, after) {
+				var err error = &ModelMutationError{Op: input, Before: text, After: engine.FormatValue(state)}
+				g.first.CompareAndSwap(nil, &err)
+			}
+			return ok, next
+		}
+	}
+	res := porcupine.CheckOperationsTimeout(pm, ops, c.timeout)
+	if err := g.first.Load(); err != nil {
+		return ModelFailed, *err
+	}
+	return verdict(res), nil
+}
+
+// verdict turns porcupine's result into a Verdict.
+func verdict(res porcupine.CheckResult) Verdict {
 	switch {
-	case panicked.Load():
-		return Unknown
 	case res == porcupine.Ok:
 		return Ok
 	case res == porcupine.Illegal:
@@ -125,16 +213,22 @@ func verdict(res porcupine.CheckResult, panicked *atomic.Bool) Verdict {
 	return Unknown
 }
 
+// guards collects the panics of the model's calls during one check.
+type guards struct {
+	first atomic.Pointer[error] // the check's first panic
+}
+
 // guard runs a call of the model, which porcupine makes on goroutines of
-// its own: a panic sets panicked, is kept as the checker's first error,
-// and returns the zero values.
-func (c *Checker) guard(panicked *atomic.Bool, f func()) {
+// its own: a panic is kept as the check's first and the checker's first
+// error, and the call returns the zero values.
+func (c *Checker) guard(g *guards, f func()) {
 	defer func() {
 		if r := recover(); r != nil {
-			panicked.Store(true)
+			var err error = &ModelPanicError{Value: r, Site: recovered.Site()}
+			g.first.CompareAndSwap(nil, &err)
 			c.mu.Lock()
 			if c.err == nil {
-				c.err = fmt.Errorf("%w: %v", ErrModel, r)
+				c.err = err
 			}
 			c.mu.Unlock()
 		}
@@ -163,15 +257,19 @@ func (c *Checker) guard(panicked *atomic.Bool, f func()) {
 // observations and the context left: adding the context's real results
 // back only constrains it more, so it is not linearizable either.
 func (c *Checker) Minimize(h []sim.HistoryEvent) []sim.HistoryEvent {
+	check := func(ops []porcupine.Operation) Verdict {
+		v, _ := c.check(ops)
+		return v
+	}
 	ops := operationsOf(h)
 	all := make([]state, len(ops))
-	if c.check(c.porcupineOps(h, ops, all)) != Illegal {
+	if check(c.porcupineOps(h, ops, all)) != Illegal {
 		return nil
 	}
 	cur := slices.Clone(all)
 	for i := range ops {
 		cur[i] = weak
-		if c.check(c.porcupineOps(h, ops, cur)) != Illegal {
+		if check(c.porcupineOps(h, ops, cur)) != Illegal {
 			cur[i] = strong
 		}
 	}
@@ -180,7 +278,7 @@ func (c *Checker) Minimize(h []sim.HistoryEvent) []sim.HistoryEvent {
 	explained := func(i int, ctx []state) bool {
 		one := slices.Clone(ctx)
 		one[i] = strong
-		return c.check(c.porcupineOps(h, ops, one)) == Ok
+		return check(c.porcupineOps(h, ops, one)) == Ok
 	}
 	context := func(with []state) []state {
 		out := slices.Clone(with)
@@ -202,7 +300,7 @@ func (c *Checker) Minimize(h []sim.HistoryEvent) []sim.HistoryEvent {
 			continue
 		}
 		cur[i] = gone
-		ok := c.check(c.porcupineOps(h, ops, cur)) == Illegal
+		ok := check(c.porcupineOps(h, ops, cur)) == Illegal
 		for _, o := range obs {
 			ok = ok && explained(o, context(cur))
 		}
@@ -235,17 +333,17 @@ const (
 // linearizable, the longest partial linearizations and where they fail.
 // It returns the verdict of the (verbose) check it ran.
 func (c *Checker) Visualize(h []sim.HistoryEvent, w io.Writer) (Verdict, error) {
-	pm, panicked := c.adapt()
+	pm, g := c.adapt()
 	res, info := porcupine.CheckOperationsVerbose(pm, Operations(h), c.timeout)
-	v := verdict(res, panicked)
+	v := verdict(res)
 	var buf bytes.Buffer
 	var err error
-	c.guard(panicked, func() { err = porcupine.Visualize(pm, info, &buf) })
+	c.guard(g, func() { err = porcupine.Visualize(pm, info, &buf) })
 	switch {
 	case err != nil:
 		return v, fmt.Errorf("lin: visualize: %w", err)
-	case panicked.Load():
-		return Unknown, fmt.Errorf("lin: visualize: %w", c.Err())
+	case g.first.Load() != nil:
+		return ModelFailed, fmt.Errorf("lin: visualize: %w", *g.first.Load())
 	}
 	_, err = w.Write(buf.Bytes())
 	return v, err
@@ -333,20 +431,20 @@ func (c *Checker) porcupineOps(h []sim.HistoryEvent, ops []op, st []state) []por
 type meta struct{ call, ret int }
 
 // adapt turns the checker's sim.Model into a porcupine.Model whose calls
-// of the model are guarded: panicked tells whether one panicked.
-func (c *Checker) adapt() (porcupine.Model, *atomic.Bool) {
+// of the model are guarded: g holds their panics.
+func (c *Checker) adapt() (porcupine.Model, *guards) {
 	m := c.model
-	panicked := new(atomic.Bool)
+	g := new(guards)
 	canon := func(v any) []byte { return engine.AppendCanonical(nil, v) }
 	pm := porcupine.Model{
 		Init: func() (s any) {
-			c.guard(panicked, func() { s = m.Init() })
+			c.guard(g, func() { s = m.Init() })
 			return s
 		},
 		Step: func(state, input, output any) (bool, any) {
 			var next, res any
 			ok := false
-			c.guard(panicked, func() { next, res = m.Apply(state, input); ok = true })
+			c.guard(g, func() { next, res = m.Apply(state, input); ok = true })
 			if !ok {
 				return false, state
 			}
@@ -361,14 +459,14 @@ func (c *Checker) adapt() (porcupine.Model, *atomic.Bool) {
 			if _, ok := output.(pending); ok {
 				if m.DescribeOp != nil {
 					var d string
-					c.guard(panicked, func() { d = m.DescribeOp(input, nil) })
+					c.guard(g, func() { d = m.DescribeOp(input, nil) })
 					return d + " (pending)"
 				}
 				return engine.FormatValue(input) + " → (pending)"
 			}
 			if m.DescribeOp != nil {
 				var d string
-				c.guard(panicked, func() { d = m.DescribeOp(input, output) })
+				c.guard(g, func() { d = m.DescribeOp(input, output) })
 				return d
 			}
 			return engine.FormatValue(input) + " → " + engine.FormatValue(output)
@@ -376,7 +474,7 @@ func (c *Checker) adapt() (porcupine.Model, *atomic.Bool) {
 		DescribeState: func(state any) string {
 			if m.DescribeState != nil {
 				var d string
-				c.guard(panicked, func() { d = m.DescribeState(state) })
+				c.guard(g, func() { d = m.DescribeState(state) })
 				return d
 			}
 			return engine.FormatValue(state)
@@ -398,7 +496,7 @@ func (c *Checker) adapt() (porcupine.Model, *atomic.Bool) {
 			var keys []string
 			for _, o := range ops {
 				var k string
-				c.guard(panicked, func() { k = m.Partition(o.Input) })
+				c.guard(g, func() { k = m.Partition(o.Input) })
 				if _, ok := byKey[k]; !ok {
 					keys = append(keys, k)
 				}
@@ -412,5 +510,5 @@ func (c *Checker) adapt() (porcupine.Model, *atomic.Bool) {
 			return out
 		}
 	}
-	return pm, panicked
+	return pm, g
 }

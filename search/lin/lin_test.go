@@ -173,7 +173,8 @@ func TestCache(t *testing.T) {
 }
 
 // TestUnknown: a check that outlasts the timeout is Unknown, never Ok; a
-// model that panics makes the history Unknown and is reported.
+// model that panics makes the history Panicked, and ModelPanic says what
+// panicked where.
 func TestUnknown(t *testing.T) {
 	slow := registerModel
 	slow.Apply = func(state, op any) (any, any) {
@@ -187,11 +188,18 @@ func TestUnknown(t *testing.T) {
 	bad := registerModel
 	bad.Apply = func(any, any) (any, any) { panic("broken model") }
 	c := lin.New(&bad, 0)
-	if v := c.Check(0, h); v != lin.Unknown {
+	if v := c.Check(0, h); v != lin.ModelFailed {
 		t.Fatalf("a panicking model: %s", v)
 	}
 	if err := c.Err(); !errors.Is(err, lin.ErrModel) || !strings.Contains(err.Error(), "broken model") {
 		t.Fatalf("Err() = %v", err)
+	}
+	var mp *lin.ModelPanicError
+	if err := c.ModelErr(h); !errors.As(err, &mp) || mp.Value != "broken model" || !strings.Contains(mp.Site, "lin_test.TestUnknown.func") {
+		t.Fatalf("ModelPanic() = %v", err)
+	}
+	if err := lin.New(&registerModel, 0).ModelErr(h); err != nil {
+		t.Fatalf("ModelPanic of a sound model: %v", err)
 	}
 }
 
@@ -212,5 +220,36 @@ func TestVisualize(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("the visualization lacks %q", want)
 		}
+	}
+}
+
+// TestModelThatChangesItsState: a model whose Apply changes the map it was
+// given makes a linearizable history look illegal (porcupine applies
+// operations to one state in several orders). The checker does not call
+// such a history not linearizable: ModelErr names the operation and the
+// state before and after. The same history with a sound model is Ok.
+func TestModelThatChangesItsState(t *testing.T) {
+	mutating := mapModel
+	mutating.Apply = func(state, op any) (any, any) {
+		m := state.(map[string]int)
+		if p, ok := op.(put); ok {
+			m[p.K] = p.V // in place: the bug
+			return m, "ok"
+		}
+		return m, m[op.(get).K]
+	}
+	// The get took effect before the put: linearizable.
+	h := parseHistory(t, "0 invoke put x 1\n1 invoke get x\n1 return 0\n0 return ok")
+	if v := lin.New(&mapModel, 0).Check(0, h); v != lin.Ok {
+		t.Fatalf("a sound model: %s", v)
+	}
+	c := lin.New(&mutating, 0)
+	if v := c.Check(0, h); v != lin.ModelFailed {
+		t.Fatalf("a model that changes its state: %s", v)
+	}
+	var me *lin.ModelMutationError
+	err := c.ModelErr(h)
+	if !errors.As(err, &me) || !errors.Is(err, lin.ErrModel) || me.Op != (put{"x", 1}) || me.Before != "{}" || me.After != `{"x": 1}` {
+		t.Fatalf("ModelErr() = %v", err)
 	}
 }
