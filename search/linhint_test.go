@@ -114,8 +114,7 @@ var panickyModel = &sim.System{
 		apply, init := m.Apply, m.Init()
 		m.Apply = func(state, op any) (any, any) {
 			if !reflect.DeepEqual(state, init) {
-				var nilMap map[string]int
-				nilMap["written"]++
+				panic("the model's bug")
 			}
 			return apply(state, op)
 		}
