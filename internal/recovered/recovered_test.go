@@ -20,7 +20,7 @@ func TestCall(t *testing.T) {
 	if !errors.Is(err, ErrInternal) {
 		t.Fatalf("Call of a panicking function: %v", err)
 	}
-	for _, want := range []string{"index out of range [3] with length 0", "recovered.fails ", "recovered_test.go:12"} {
+	for _, want := range []string{"index out of range [3] with length 0", "recovered.fails ", "recovered_test.go:13"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q does not say %q", err, want)
 		}
