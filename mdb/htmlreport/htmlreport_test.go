@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,8 @@ import (
 	"github.com/macemc/macemc/mdb/htmlreport"
 	"github.com/macemc/macemc/mdb/htmlreport/reporttest"
 	"github.com/macemc/macemc/mdb/mdbtest"
+	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/services/register"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/simtest"
@@ -1102,4 +1105,65 @@ func TestHungHandler(t *testing.T) {
 	if ep := p.data.Paths[0]; ep.Fail != 1 || ep.FailText != "the handler of step 2 did not return within 50ms" {
 		t.Errorf("fail %d %q: want the hang of step 2 after step 1", ep.Fail, ep.FailText)
 	}
+}
+
+// badModel is the correct register checked with a model whose Apply
+// panics once the register holds a value.
+var badModel = &sim.System{
+	Name:   "htmlreport-badmodel",
+	Params: register.Params,
+	Build: func(p sim.Params) (*sim.Config, error) {
+		cfg, err := register.Build(p)
+		if err != nil {
+			return nil, err
+		}
+		m := *cfg.Model
+		apply, init := m.Apply, m.Init()
+		m.Apply = func(state, op any) (any, any) {
+			if !reflect.DeepEqual(state, init) {
+				panic("the model's bug")
+			}
+			return apply(state, op)
+		}
+		cfg.Model = &m
+		return cfg, nil
+	},
+}
+
+// TestFailuresNoStepShows: a finding whose failure no step of the log
+// shows (memory shared between nodes, a goroutine a node started, a model
+// that panicked) has a headline that names it and a "What failed" section
+// with the report's text, as `macemc search` prints it.
+func TestFailuresNoStepShows(t *testing.T) {
+	for _, c := range []struct {
+		sys               *sim.System
+		params            map[string]string
+		headline, failure string
+	}{
+		{lookup(t, simtest.Shared), nil, "A message changed in flight", "changed"},
+		{lookup(t, simtest.Shared), map[string]string{"mode": "keep"}, "Nodes that share memory", "the two nodes share memory"},
+		{lookup(t, simtest.Escape), nil, "A service that acts outside its handlers", "goroutine"},
+		{badModel, map[string]string{"variant": "correct"}, "Linearizability not checked: the model failed", "the model panicked: the model's bug"},
+	} {
+		dir := t.TempDir()
+		if _, err := search.Run(context.Background(), c.sys, search.Options{Seed: 1, Params: c.params, MaxPaths: 2000, Workers: 1, Out: dir}); err != nil {
+			t.Fatal(err)
+		}
+		p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+		if h1 := text(find(p.doc, func(n *html.Node) bool { return n.Data == "h1" })[0]); !strings.Contains(h1, c.headline) {
+			t.Errorf("%s: headline %q, want %q", c.sys.Name, h1, c.headline)
+		}
+		if f := byID(p.doc, "failure"); f == nil || !strings.Contains(text(f), c.failure) {
+			t.Errorf("%s: the failure section does not say %q", c.sys.Name, c.failure)
+		}
+	}
+}
+
+func lookup(t *testing.T, name string) *sim.System {
+	t.Helper()
+	sys, err := sim.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sys
 }

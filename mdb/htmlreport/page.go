@@ -15,6 +15,7 @@ import (
 
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/trace"
+	"github.com/macemc/macemc/walks"
 )
 
 //go:embed assets
@@ -343,12 +344,29 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 			v.Headline = "Handler panic"
 		case r.Kind == "hang":
 			v.Headline = "A handler that does not return"
+		case r.Kind == "linearizability" && strings.HasPrefix(r.Error, "lin: the model"):
+			v.Headline = "Linearizability not checked: the model failed"
 		case r.Kind == "linearizability":
 			v.Headline = "Linearizability violation"
 		}
 	case "nondeterministic":
 		v.Headline = "Nondeterministic service"
 		v.Kind = "two replays of the same choices diverge: the search cannot trust its results"
+		// The report's property says which check failed.
+		switch {
+		case r.Property == walks.SharedProperty:
+			v.Headline = "Nodes that share memory"
+			v.Kind = "a handler of one node changed another node's state: nodes on a network share nothing, so the search cannot trust its results"
+		case r.Property == walks.MessagesProperty:
+			v.Headline = "A message changed in flight"
+			v.Kind = "a message changed between its send and its delivery: the search cannot trust its results"
+		case r.Property == walks.ReadOnlyProperty:
+			v.Headline = "A property that changes the state"
+			v.Kind = "checking a property changed a node's state: the search cannot trust its results"
+		case r.Kind == "escape":
+			v.Headline = "A service that acts outside its handlers"
+			v.Kind = "a node ran code outside its handlers (a goroutine it started, a Context it kept): the search cannot trust its results"
+		}
 	case "none":
 		v.Headline = "Nothing found within the budget"
 		v.VerdictClass = "none"
@@ -372,11 +390,11 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	}
 	if ep != nil {
 		steps := comma(ep.Steps) + " steps"
-		if r.Outcome != "" {
+		if r.Outcome != "" && r.Kind != "linearizability" {
 			steps += " (the walk ended " + r.Outcome + ")"
 		}
 		add("path", steps)
-		if t.Depth > 0 {
+		if t.Depth > 0 && r.Verdict == "liveness" {
 			add("search depth", fmt.Sprintf("%d (liveness counts after it)", t.Depth))
 		}
 		if t.WalkDepth > 0 {
@@ -401,8 +419,12 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		add("critical transition", fmt.Sprintf("step %d (condition %s)", ep.Crit, ep.Cond))
 	}
 	if r.Rounds > 0 || r.Paths > 0 {
-		add("coverage", fmt.Sprintf("%d rounds, depth %d complete, %s paths (%s cut by a repeated state), %s walks, %s transitions, %s distinct states",
-			r.Rounds, r.DeepestComplete, comma64(r.Paths), comma64(r.Pruned), comma64(r.Walks), comma64(r.Transitions), comma64(r.DistinctStates)))
+		rounds := "1 round"
+		if r.Rounds != 1 {
+			rounds = fmt.Sprintf("%d rounds", r.Rounds)
+		}
+		add("coverage", fmt.Sprintf("%s, depth %d complete, %s paths (%s cut by a repeated state), %s walks, %s transitions, %s distinct states",
+			rounds, r.DeepestComplete, comma64(r.Paths), comma64(r.Pruned), comma64(r.Walks), comma64(r.Transitions), comma64(r.DistinctStates)))
 	}
 	if r.Stop != "" {
 		stop := fmt.Sprintf("%s after %.2fs (search %.2fs)", r.Stop, r.ElapsedS, r.SearchS)
@@ -426,12 +448,17 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 			v.Notes = append(v.Notes, tp.Note)
 		}
 	}
-	if ep != nil && ep.Fail >= 0 {
+	switch {
+	case ep != nil && ep.Fail >= 0:
 		text := ep.FailText
 		if r.Error != "" && ep.Stack == "" && !strings.Contains(text, r.Error) {
 			text += "\n" + r.Error
 		}
 		v.Failure = &failure{Step: ep.Fail, Text: text, Stack: ep.Stack}
+	case r.Error != "":
+		// A failure no step of the log shows (replays that differ, memory
+		// shared between nodes, a model that failed): the report's text.
+		v.Failure = &failure{Step: r.Steps, Text: r.Error}
 	}
 	if t != nil && t.Note != "" && (r.Lasso == nil || r.Lasso.Note != t.Note) {
 		v.Notes = append(v.Notes, t.Note)
