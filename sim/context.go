@@ -14,8 +14,11 @@ import (
 
 // Context is what a handler uses to act on the world: every effect of a
 // handler (sending, timers, random numbers, time, logging) goes through it.
-// The simulator hands a Context to each handler call; keep it only for the
-// duration of that call.
+// The simulator hands a Context to each handler call. A node may keep it
+// (to hand a library a send callback) and use it in its later handlers:
+// it is the node's handle on the simulator. Using it anywhere else (from
+// a goroutine, or from code that runs between handlers) is acting outside
+// the handlers, which the checker reports.
 type Context struct {
 	rt   hook.Runtime
 	node NodeID

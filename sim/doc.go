@@ -71,7 +71,8 @@
 // holds reliable messages across it and loses datagrams across it until it
 // heals. Timers are logical: a set timer is a pending event that may fire
 // at any later step. Context.Rand and Context.Elapsed are choice points:
-// the checker explores their answers. A handler must not keep the Context,
+// the checker explores their answers. A handler may keep its Context for
+// its node's later handlers, but must not use it elsewhere,
 // start goroutines, read the clock or use a global random source, and must
 // not let map iteration order decide anything: the checker replays every
 // violation many times and reports a service whose replays differ, naming

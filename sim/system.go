@@ -185,8 +185,10 @@ type Failures struct {
 	// Drops bounds datagram drops per execution.
 	Drops int
 	// Duplicates bounds datagram duplications per execution: a datagram in
-	// flight is delivered twice (the message value is shared, so a
-	// message must not be changed after it is sent).
+	// flight is delivered twice, the second time as a deep copy of what
+	// was sent (not the value the first delivery handed its receiver,
+	// which may have changed it). A message that holds what cannot be
+	// copied (a func, a channel) is delivered as the same value twice.
 	Duplicates int
 	// Partitions bounds network partitions per execution: the nodes are
 	// split in two sides (see Splits) until the partition heals, which may

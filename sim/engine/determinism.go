@@ -143,11 +143,14 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 	if err := lockstep(sims, recs[0], errs, choices, replays, true, stop); err != nil || (stop != nil && stop()) {
 		var mc *MessageChangedError
 		var pw *PropertyWriteError
+		var ss *SharedStateError
 		switch {
 		case errors.As(err, &mc):
 			mc.Field, mc.Detail = messageChange(cfg, choices, opts, mc)
 		case errors.As(err, &pw):
 			describePropertyWrite(cfg, choices, opts, pw)
+		case errors.As(err, &ss) && ss.Field == "":
+			describeSharedState(cfg, choices, opts, ss)
 		}
 		return err
 	}

@@ -77,3 +77,34 @@ func TestMemorySharedThroughMessages(t *testing.T) {
 		}
 	}
 }
+
+// counted is a node that shares its counter with every other node of its
+// config (made once in the config, as a user's Build might).
+type counted struct {
+	sim.Base
+	ID sim.NodeID
+	C  *struct{ N int }
+}
+
+func (n *counted) Start(ctx *sim.Context) {
+	if n.ID == 0 {
+		ctx.SetTimer("inc")
+	}
+}
+
+func (n *counted) HandleTimer(*sim.Context, string) { n.C.N++ }
+
+// TestMemorySharedByEveryReplay: memory two nodes share that every replay
+// shares too (an object the config made once) is reported with its field,
+// although no replay still holds the value from before the step.
+func TestMemorySharedByEveryReplay(t *testing.T) {
+	c := &struct{ N int }{}
+	cfg := &sim.Config{Nodes: 2, Service: func(id sim.NodeID) sim.Service { return &counted{ID: id, C: c} }}
+	s := mustNew(t, cfg, engine.Options{})
+	walk(t, s, 1)
+	err := engine.CheckDeterminism(cfg, s.ChoiceValues(), engine.Options{})
+	var ss *engine.SharedStateError
+	if !errors.As(err, &ss) || ss.Node != 1 || ss.By != 0 || ss.Step != 1 || ss.Field != ".C.N" {
+		t.Fatalf("got %v, want node 1's .C.N changed by node 0's handler at step 1", err)
+	}
+}
