@@ -98,7 +98,7 @@ func (p *pipeline) linFinding(f *Finding, v *explore.Violation) {
 	if p.lin != nil && v == p.first {
 		p.progress(PhaseCheck, "minimizing the non-linearizable history...")
 		f.History.Minimal = p.lin.Minimize(events)
-		f.History.TypeMismatch = p.lin.TypeMismatch(f.History.Minimal)
+		f.History.TypeMismatch = p.lin.TypeMismatch(f.History.Minimal, events)
 	}
 	f.Trace.Kind = "linearizability"
 }

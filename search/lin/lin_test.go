@@ -148,7 +148,7 @@ func TestHistories(t *testing.T) {
 			b.WriteString("minimal:\n")
 			min := c.Minimize(h)
 			b.WriteString(engine.HistoryText(min))
-			if tm := c.TypeMismatch(min); tm != nil {
+			if tm := c.TypeMismatch(min, h); tm != nil {
 				fmt.Fprintf(&b, "hint: %s\n", tm)
 			}
 		}

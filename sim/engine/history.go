@@ -120,11 +120,11 @@ func (r *runtime) Invoke(node, id int, op any) {
 	}
 	s := r.sim()
 	if id < 0 {
-		panic(fmt.Sprintf("sim: node %d invokes %s for client %d: clients are numbered from 0", node, FormatValue(op), id))
+		misuse(node, "Invoke", "node %d invokes %s for client %d: clients are numbered from 0", node, FormatValue(op), id)
 	}
 	c := &s.w.clients[s.clientIndex(id)]
 	if c.pending {
-		panic(fmt.Sprintf("sim: client %d invokes %s while an operation of its own is pending (a client is sequential)", id, FormatValue(op)))
+		misuse(node, "Invoke", "client %d invokes %s at node %d while an operation of its own is pending (a client is sequential: give each concurrent client its own id)", id, FormatValue(op), node)
 	}
 	rec := mix(mix(mix(tagRecord, uint64(id)+1), uint64(c.invoked)), s.historyValueHash(op))
 	for i := range s.w.clients {
@@ -148,7 +148,7 @@ func (r *runtime) Return(node, id int, result any) {
 	i := s.clientIndex(id)
 	c := &s.w.clients[i]
 	if !c.pending {
-		panic(fmt.Sprintf("sim: client %d returns %s with no operation pending", id, FormatValue(result)))
+		misuse(node, "Return", "client %d returns %s at node %d with no operation pending (each Invoke gets one Return)", id, FormatValue(result), node)
 	}
 	s.w.histHash += fmix(mix(c.rec, s.historyValueHash(result))) - c.rec
 	c.pending = false

@@ -132,7 +132,8 @@ func TestHistoryCanonical(t *testing.T) {
 }
 
 // TestHistoryMisuse: a client that invokes while its operation is pending,
-// or returns with none pending, is a handler panic.
+// or returns with none pending, misuses the API (ErrMisuse, a kind of
+// handler panic).
 func TestHistoryMisuse(t *testing.T) {
 	cfg := scriptConfig(1, func(sim.NodeID) []Do {
 		return []Do{
@@ -143,7 +144,7 @@ func TestHistoryMisuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Step(); !errors.Is(err, engine.ErrHandlerPanic) || !strings.Contains(err.Error(), "pending") {
+	if _, err := s.Step(); !errors.Is(err, engine.ErrMisuse) || !errors.Is(err, engine.ErrHandlerPanic) || !strings.Contains(err.Error(), "pending") {
 		t.Fatalf("invoke while pending: %v", err)
 	}
 	cfg = scriptConfig(1, func(sim.NodeID) []Do {
@@ -152,7 +153,7 @@ func TestHistoryMisuse(t *testing.T) {
 	if s, err = engine.New(cfg, engine.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Step(); !errors.Is(err, engine.ErrHandlerPanic) || !strings.Contains(err.Error(), "no operation pending") {
+	if _, err := s.Step(); !errors.Is(err, engine.ErrMisuse) || !strings.Contains(err.Error(), "no operation pending") {
 		t.Fatalf("return with nothing pending: %v", err)
 	}
 }
