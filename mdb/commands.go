@@ -180,6 +180,7 @@ func (s *Session) cmdNext(args []string, _ string) error {
 				return fmt.Errorf("at the end of the %s path (step %d); a lists what could run next, B I branches", p.name, p.steps())
 			}
 			// Run new steps on the branch until one is the node's.
+			start := p.steps()
 			for {
 				if err := p.extend(-1); err != nil {
 					if moved > 0 {
@@ -190,8 +191,9 @@ func (s *Session) cmdNext(args []string, _ string) error {
 				if s.node < 0 || involves(p.events[p.steps()-1], s.node) {
 					break
 				}
-				if p.steps()-s.pos > 10000 {
-					return fmt.Errorf("node %d had no event in 10000 new steps", s.node)
+				if p.steps()-start >= 10000 {
+					p.truncate(start)
+					return fmt.Errorf("node %d had no event in 10,000 new steps of the branch (they were dropped: the branch still ends at step %d)", s.node, start)
 				}
 			}
 			next = p.steps()

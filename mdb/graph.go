@@ -130,7 +130,7 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 		opts := p.opts
 		opts.Chooser, opts.Logger = engine.NewRecorded(p.choices), &logger
 		if sm, err = engine.New(p.cfg, opts); err != nil && !(sm != nil && p.steps() == 0 && p.endErr != nil) {
-			return nil, fmt.Errorf("graph: %w", err)
+			return nil, err
 		}
 	} else {
 		snap := p.snaps[start]
@@ -153,10 +153,10 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 		before := sm.Steps()
 		_, err := sm.Step()
 		if err != nil && !(sm.Steps() == p.steps() && p.endErr != nil) {
-			return nil, fmt.Errorf("graph: replay step %d: %w", n, err)
+			return nil, fmt.Errorf("replay step %d: %w", n, err)
 		}
 		if sm.Steps() == before {
-			return nil, fmt.Errorf("graph: replay stuck at step %d", before)
+			return nil, fmt.Errorf("replay stuck at step %d", before)
 		}
 		ev := sm.LastEvent()
 		rec := &stepRec{n: n, ev: ev, sends: w.sends, timers: w.tm[n]}

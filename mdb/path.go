@@ -226,6 +226,18 @@ func (p *path) extend(i int) error {
 	return nil
 }
 
+// truncate drops the branch's steps after step n (n <= p.steps()).
+func (p *path) truncate(n int) {
+	if n >= p.steps() {
+		return
+	}
+	p.choices = p.choices[:p.choiceAt(n)]
+	p.starts, p.events = p.starts[:n], p.events[:n]
+	p.snaps = p.snaps[:n/p.k+1]
+	p.endErr, p.hung, p.quiet = nil, nil, false
+	p.cur, p.log = nil, nil
+}
+
 // shared returns the number of leading steps p and q have in common.
 func shared(p, q *path) int {
 	n := 0

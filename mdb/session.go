@@ -85,6 +85,9 @@ func Resolve(arg string) (errFile, liveFile string, err error) {
 	if fi.IsDir() {
 		errFile = filepath.Join(arg, "error.trace")
 		if _, err := os.Stat(errFile); err != nil {
+			if fileExists(filepath.Join(arg, "report.json")) {
+				return "", "", fmt.Errorf("%w: %s has no error.trace: the search that wrote its report.json found nothing to debug (or was stopped before it wrote the trace)", ErrInput, arg)
+			}
 			return "", "", fmt.Errorf("%w: %s has no error.trace (is it a macemc search output directory?)", ErrInput, arg)
 		}
 		if l := filepath.Join(arg, "live.trace"); fileExists(l) {

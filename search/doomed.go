@@ -181,9 +181,13 @@ func writeDoomed(w io.Writer, f *Finding, stable bool) {
 		took = ""
 	}
 	if m.StepsAfter == m.StepsBefore {
-		fmt.Fprintf(w, "minimized doomed path: all %d steps are needed (%s, %d tests%s), min.trace:\n", m.StepsAfter, how, m.Tests, took)
+		needed := "all " + plural(m.StepsAfter, "step") + " are needed"
+		if m.StepsAfter == 1 {
+			needed = "its 1 step is needed"
+		}
+		fmt.Fprintf(w, "minimized doomed path: %s (%s, %s%s), min.trace:\n", needed, how, plural(m.Tests, "test"), took)
 	} else {
-		fmt.Fprintf(w, "minimized doomed path: %d steps instead of %d (%s, %d tests%s), min.trace:\n", m.StepsAfter, m.StepsBefore, how, m.Tests, took)
+		fmt.Fprintf(w, "minimized doomed path: %s instead of %d (%s, %s%s), min.trace:\n", plural(m.StepsAfter, "step"), m.StepsBefore, how, plural(m.Tests, "test"), took)
 	}
 	for i, e := range m.Events {
 		fmt.Fprintf(w, "  %3d  %s\n", i+1, e)

@@ -174,7 +174,11 @@ func Merge(ctx context.Context, dirs []string, mo MergeOptions) (*Report, error)
 	opts.Out, opts.Workers, opts.Command, opts.MaxMemory, opts.Progress = mo.Out, mo.Workers, mo.Command, mo.MaxMemory, mo.Progress
 	for _, s := range shards {
 		if s.Count != len(dirs) {
-			return nil, fmt.Errorf("%w: %w: shard %d of %d, but %d directories given", ErrInput, explore.ErrShard, s.Index, s.Count, len(dirs))
+			given := fmt.Sprintf("%d directories", len(dirs))
+			if len(dirs) == 1 {
+				given = "1 directory"
+			}
+			return nil, fmt.Errorf("%w: %w: shard %d of %d, but %s given: merge the result directories of all %d shards", ErrInput, explore.ErrShard, s.Index, s.Count, given, s.Count)
 		}
 	}
 	return run(ctx, sys, opts, shards)

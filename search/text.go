@@ -257,12 +257,16 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	width := 12
+	for _, k := range keys {
+		width = max(width, len(k))
+	}
 	for _, k := range keys {
 		path := r.Files[k]
 		if stable {
 			path = filepath.Base(path)
 		}
-		fmt.Fprintf(w, "  %-12s %s\n", k, path)
+		fmt.Fprintf(w, "  %-*s %s\n", width, k, path)
 	}
 	if stable {
 		return
