@@ -589,7 +589,7 @@ func CheckCopy(s, cp *Sim) error {
 	}
 	before := s.partHashes()
 	if got := cp.partHashes(); !slices.Equal(before, got) {
-		return fmt.Errorf("%w: the copy's %s differs from the original's", ErrCopy, partName(s, firstDiff(before, got)))
+		return fmt.Errorf("%w: the copy's %s differs from the original's", ErrCopy, partDiff(s, cp, firstDiff(before, got)))
 	}
 	seed := uint64(s.w.step) + 1
 	ref := s.replayCopy(NewRandom(seed))
@@ -619,7 +619,7 @@ func stepBeside(s, cp, ref *Sim) error {
 			return nil
 		}
 		if a, b := cp.partHashes(), ref.partHashes(); !slices.Equal(a, b) {
-			return fmt.Errorf("%w: after step %d the copy's %s differs from a copy by replay's", ErrCopy, cp.w.step, partName(s, firstDiff(b, a)))
+			return fmt.Errorf("%w: after step %d the copy's %s differs from a copy by replay's", ErrCopy, cp.w.step, partDiff(ref, cp, firstDiff(b, a)))
 		}
 	}
 	return nil
@@ -662,6 +662,18 @@ func firstDiff(a, b []uint64) int {
 		}
 	}
 	return len(a)
+}
+
+// partDiff is partName for part i of a and b, with the first field of a
+// node that differs and its two values (FirstDifference), when it finds one.
+func partDiff(a, b *Sim, i int) string {
+	name := partName(a, i)
+	if i < a.n {
+		if field, detail := FirstDifference(a.w.svcs[i], b.w.svcs[i]); field != "" {
+			name += " (field " + field + ": " + detail + ")"
+		}
+	}
+	return name
 }
 
 func partName(s *Sim, i int) string {

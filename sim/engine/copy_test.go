@@ -86,6 +86,14 @@ func TestCheckCopyCatchesSharing(t *testing.T) {
 	if err := engine.CheckCopy(s, shared); !errors.Is(err, engine.ErrCopy) || !strings.Contains(err.Error(), "stepping a copy changed the original's node 0") {
 		t.Fatalf("CheckCopy on a sharing copy: %v", err)
 	}
+	// A copy that differs from the start: the error names the field.
+	s = mustNew(t, boundConfig(), engine.Options{Chooser: engine.NewRandom(7)})
+	walk(t, s, 10)
+	off := s.Clone(nil)
+	sim.Node[bound](off.View(), 1).Count += 5
+	if err := engine.CheckCopy(s, off); !errors.Is(err, engine.ErrCopy) || !strings.Contains(err.Error(), "the copy's node 1 (*engine_test.bound) (field .Count: ") {
+		t.Fatalf("CheckCopy on a copy that differs: %v", err)
+	}
 }
 
 // TestCopyProblems lists what a deep copy cannot copy, with where.
