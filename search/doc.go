@@ -11,9 +11,10 @@
 //     Meanwhile it records the explored state graph and looks in it for a
 //     fair cycle of hot states after every round (package walks/fair,
 //     seed 002; Options.Graph): a lasso, confirmed by replaying it.
-//  2. The first violation is replayed twice: a service whose replays
-//     diverge is reported as nondeterministic (nothing else about it can be
-//     trusted).
+//  2. The first violation is replayed in lockstep many times (64 for a
+//     path of up to 1,562 steps; a longer one whole a few times and its
+//     first 1,562 steps 64 times): a service whose replays diverge is
+//     reported as nondeterministic (nothing else about it can be trusted).
 //  3. A liveness violation gets its critical transition (package critical,
 //     Algorithm 3) and the live alternative that shares the longest prefix
 //     with it; a lasso behind it is looked for when there is no dead state

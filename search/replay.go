@@ -245,7 +245,7 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	if t.Kind == trace.KindNondeterministic && steps == t.Steps && !failed {
 		// One replay cannot show that replays differ: check as the
 		// search did, replaying the choices many times.
-		if err := engine.CheckDeterminismN(cfg, t.Choices, t.Options(), defaultReplays(t.Steps)); errors.Is(err, engine.ErrNondeterministic) {
+		if err := checkReplays(cfg, t.Choices, t.Options(), t.Steps, 0, nil); errors.Is(err, engine.ErrNondeterministic) {
 			r.Err, r.Reproduced = err, true
 		}
 		return r, nil
@@ -315,7 +315,7 @@ func explainDivergence(cfg *sim.Config, t *trace.Trace, d *trace.DivergedError) 
 		return
 	}
 	d.Checked = true
-	if err := engine.CheckDeterminismN(cfg, t.Choices, t.Options(), defaultReplays(t.Steps)); errors.Is(err, engine.ErrNondeterministic) {
+	if err := checkReplays(cfg, t.Choices, t.Options(), t.Steps, 0, nil); errors.Is(err, engine.ErrNondeterministic) {
 		d.Here = err
 	}
 }

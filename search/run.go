@@ -558,26 +558,57 @@ func (p *pipeline) nondeterminism(err error, choices []int32, failuresUntil int)
 	return f
 }
 
-// replays is how many times the determinism checks replay a path of steps
-// steps: Options.Replays, or by default 64 for paths up to 1,562 steps and
-// fewer for longer ones (100,000 steps in all), down to
+// defaultReplays is the determinism checks' default number of replays of a
+// path of steps steps, when Options.Replays does not say: 64 for paths up
+// to 1,562 steps and fewer for longer ones (100,000 steps in all), down to
 // engine.DefaultReplays (the replays cost steps times replays steps, with
 // two state encodings a step for the escape checks). A handler that lets
 // the order of a two-entry map decide something once in a path makes a
 // replay differ from the first only about one time in five to eight (Go's
 // swiss-table maps): 32 replays caught it in 97-100 of 100 runs, 64 in all
-// of them; see scripts/nondet.
-func (p *pipeline) replays(steps int) int {
-	if p.opts.Replays > 0 {
-		return p.opts.Replays
-	}
-	return defaultReplays(steps)
-}
-
-// defaultReplays is the determinism checks' default number of replays of a
-// path of steps steps (see pipeline.replays).
+// of them; see scripts/nondet. A longer path's first steps get 64 replays
+// too (checkReplays).
 func defaultReplays(steps int) int {
 	return min(64, max(engine.DefaultReplays, 100_000/max(steps, 1)))
+}
+
+// headSteps is the longest path the default replays check 64 times; a
+// longer one has its first headSteps steps replayed 64 times as well
+// (checkReplays).
+const headSteps = 100_000 / 64
+
+// checkReplays is engine.CheckDeterminismUntil with replays replays (0:
+// the default for a path of steps steps). With the default, a path longer
+// than headSteps steps, replayed whole only a few times (5 for a
+// 20,000-step liveness path), also has its first headSteps steps replayed
+// 64 times, in the replays' first 100,000 steps more: that is where the
+// search's own choices are (the bounded prefix, the failures), and a
+// choice left to a map's order there, which a few replays pass over one
+// time in four or five, is then caught as on a short path.
+func checkReplays(cfg *sim.Config, choices []int32, opts engine.Options, steps, replays int, stop func() bool) error {
+	if replays > 0 {
+		return engine.CheckDeterminismUntil(cfg, choices, opts, replays, stop)
+	}
+	if steps > headSteps {
+		if head := headChoices(cfg, choices, opts); head != nil {
+			if err := engine.CheckDeterminismUntil(cfg, head, opts, defaultReplays(headSteps), stop); err != nil {
+				return err
+			}
+		}
+	}
+	return engine.CheckDeterminismUntil(cfg, choices, opts, defaultReplays(steps), stop)
+}
+
+// headChoices returns the choices of the first headSteps steps of the path
+// choices, cut where a step begins, or nil when one replay does not reach
+// that far (the check of the whole path says why).
+func headChoices(cfg *sim.Config, choices []int32, opts engine.Options) []int32 {
+	opts.CheckEscapes, opts.CheckMessages, opts.Logger = false, false, nil
+	s, err := engine.Replay(cfg, choices, headSteps, opts)
+	if err != nil || s.Steps() < headSteps {
+		return nil
+	}
+	return choices[:s.StepStart(headSteps)]
 }
 
 // precheck replays a seeded walk of up to 1,000 steps several times (see
@@ -677,7 +708,7 @@ func (p *pipeline) memoryHang(err error) *Finding {
 // number of replays by the path's length, Options.Replays), giving up
 // without a verdict when the run is cancelled.
 func (p *pipeline) checkDeterminism(choices []int32, opts engine.Options, steps int) error {
-	return engine.CheckDeterminismUntil(p.cfg, choices, opts, p.replays(steps), func() bool { return p.ctx.Err() != nil })
+	return checkReplays(p.cfg, choices, opts, steps, p.opts.Replays, func() bool { return p.ctx.Err() != nil })
 }
 
 // prefix sets up a prefix search: from a prefix trace (Options.Prefix) or
