@@ -19,7 +19,7 @@ import (
 
 const usage = `usage: %s DIR | ERROR_TRACE_OR_LOG [--live LIVE_TRACE_OR_LOG] [-c "cmd; cmd"]
 
-mdb replays what 'macemc search' wrote: DIR is its output directory
+mdb replays what '%s search' wrote: DIR is its output directory
 (error.trace and, when there is one, live.trace); a .log file stands for
 the .trace file next to it. Type help in a session for the commands.
 
@@ -35,6 +35,12 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 	// heap alarm gives up on it, as the search did, before it takes the
 	// machine's memory.
 	defer engine.WatchHeap(engine.DefaultHeapBound, nil)()
+	// The tool whose search wrote what mdb reads: "macemc", or the
+	// user's binary that runs mdb as a subcommand.
+	tool, sub := strings.CutSuffix(name, " mdb")
+	if !sub {
+		tool = "macemc"
+	}
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	live := fs.StringP("live", "l", "", "the live path's trace (or log) to compare with")
@@ -44,7 +50,7 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 	echo := fs.Bool("echo", true, "when not interactive, print each command after the prompt")
 	hist := fs.String("history", defaultHistory(), "history `FILE` of the interactive session (empty: none)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, usage, name)
+		fmt.Fprintf(stderr, usage, name, tool)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -56,7 +62,7 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 	}
 	if fs.NArg() != 1 {
 		if fs.NArg() == 0 {
-			fmt.Fprintf(stderr, "%s: give the output directory of macemc search, or an error trace\n", name)
+			fmt.Fprintf(stderr, "%s: give the output directory of %s search, or an error trace\n", name, tool)
 		} else {
 			fmt.Fprintf(stderr, "%s: one directory or trace expected, got %d arguments (use --live for the live trace)\n", name, fs.NArg())
 		}

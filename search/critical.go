@@ -42,7 +42,7 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 			// critical transition, and the live alternative found so far.
 			lo, hi := probeBounds(cr.Probes)
 			f.Critical = &Critical{Step: -1, Walks: o.Walks, WalkDepth: ccfg.WalkDepth, Probes: len(cr.Probes), Elapsed: cr.Elapsed, Interrupted: true,
-				Recovered: lo, Dead: hi, Explain: interruptedText(lo, hi, o.Walks)}
+				Recovered: lo, Dead: hi, Explain: interruptedText(lo, hi, o.Walks, o.Command)}
 			p.liveAlternative(f, v, cr.Live, -1, critical.Condition(0))
 			return
 		}
@@ -111,7 +111,7 @@ func probeBounds(probes []critical.Probe) (recovered, dead int) {
 }
 
 // interruptedText explains an interrupted critical-transition search.
-func interruptedText(recovered, dead, k int) string {
+func interruptedText(recovered, dead, k int, command string) string {
 	s := "The run was interrupted before the critical transition was found."
 	switch {
 	case recovered >= 0 && dead >= 0:
@@ -123,7 +123,7 @@ func interruptedText(recovered, dead, k int) string {
 	default:
 		s += " No probe had finished."
 	}
-	return s + " Re-run it on the trace with `macemc critical --trace`."
+	return s + " Re-run it on the trace with `" + command + " critical --trace`."
 }
 
 // findCritical runs critical.Find on c (Algorithm 3, the search below

@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -84,7 +85,10 @@ type Options struct {
 	// the system's values. Traces record it, so replays apply it again.
 	Faults string
 	// Strategy names the exploration order (default "dfs"; see
-	// explore.Strategies) and StrategyParams its own options.
+	// explore.Strategies) and StrategyParams its own options, keyed by
+	// their names as the strategy declares them: the flag --pct-depth is
+	// StrategyParams["depth"] (a key with the strategy's prefix,
+	// "pct-depth" or "--pct-depth", is taken the same).
 	Strategy       string
 	StrategyParams map[string]string
 	// Depth caps the bounded search (0: deepen until a budget ends or the
@@ -303,6 +307,7 @@ func (o *Options) Validate() error {
 	if err != nil {
 		return &OptionError{Field: "Strategy", Flag: "strategy", Value: o.Strategy, Range: StrategyNames()}
 	}
+	o.StrategyParams = unprefixed(strat.Name(), o.StrategyParams)
 	if err := checkStrategyParams(strat, o.StrategyParams); err != nil {
 		return err
 	}
@@ -327,6 +332,30 @@ func (o *Options) Validate() error {
 		return &OptionError{Field: "PrefixSteps", Flag: "prefix-steps", Value: o.PrefixSteps, Range: "0 when Prefix (--prefix) is set: they exclude each other"}
 	}
 	return nil
+}
+
+// unprefixed returns params with the prefix of strategy name's flags
+// ("pct-" or "--pct-") taken off its keys: a new map when a key had one
+// (the caller's is left as it was), params itself otherwise.
+func unprefixed(name string, params map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range params {
+		short, ok := strings.CutPrefix(strings.TrimPrefix(k, "--"), name+"-")
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(params)
+		}
+		delete(out, k)
+		if _, both := params[short]; !both {
+			out[short] = v
+		}
+	}
+	if out == nil {
+		return params
+	}
+	return out
 }
 
 // checkStrategyParams checks the values given for a strategy's own

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -351,6 +352,9 @@ type CriticalOptions struct {
 	// so that the search's own live alternative beside it stays).
 	Out      string
 	Progress func(critical.Probe)
+	// Command is the name the tool runs under, for the command an
+	// interrupted search suggests (default "macemc").
+	Command string
 }
 
 // Refined is the result of RefineCritical.
@@ -438,7 +442,7 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	lo, hi := probeBounds(cr.Probes)
 	if interrupted {
 		crit = &Critical{Step: -1, Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: len(cr.Probes), Interrupted: true,
-			Explain: interruptedText(lo, hi, c.Walks)}
+			Explain: interruptedText(lo, hi, c.Walks, cmp.Or(o.Command, "macemc"))}
 	}
 	crit.Elapsed, crit.Recovered, crit.Dead = time.Since(start), lo, hi
 	out := &Refined{Files: map[FileRole]string{}, Critical: crit}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -318,6 +319,18 @@ func TestOptionsValidate(t *testing.T) {
 	}
 	if r, ok := search.Allowed("walk-depth"); !ok || r != "1 to 10000000" {
 		t.Errorf("Allowed(walk-depth) = %q %v", r, ok)
+	}
+	// A strategy's option keyed as its flag is taken as its name; the
+	// caller's map is left as it was.
+	given := map[string]string{"pct-depth": "2", "--pct-steps": "30"}
+	o = search.Options{Strategy: "pct", StrategyParams: given}
+	if err := o.Validate(); err != nil || !maps.Equal(o.StrategyParams, map[string]string{"depth": "2", "steps": "30"}) || len(given) != 2 || given["pct-depth"] != "2" {
+		t.Errorf("prefixed strategy options: %v, %v (given %v)", err, o.StrategyParams, given)
+	}
+	o = search.Options{Strategy: "pct", StrategyParams: map[string]string{"pct-nope": "2"}}
+	var oe *search.OptionError
+	if err := o.Validate(); !errors.As(err, &oe) || oe.Flag != "pct-nope" || !strings.Contains(oe.Range, "depth, steps, unit") {
+		t.Errorf("an unknown prefixed option: %v", err)
 	}
 }
 

@@ -48,6 +48,25 @@ type ShardSummary struct {
 	File string
 }
 
+// MarshalJSON writes the summary as `macemc search --shard --json` prints
+// it, in report.json's style: snake-case keys, the stop reason as a word,
+// seconds.
+func (s *ShardSummary) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Index       int     `json:"shard"`
+		Count       int     `json:"shards"`
+		Rounds      int     `json:"rounds"`
+		Tasks       int     `json:"tasks"`
+		Paths       int64   `json:"paths"`
+		Walks       int64   `json:"walks"`
+		Transitions int64   `json:"transitions"`
+		Violations  int     `json:"violations"`
+		Stop        string  `json:"stop"`
+		ElapsedS    float64 `json:"elapsed_s"`
+		File        string  `json:"file"`
+	}{s.Index, s.Count, s.Rounds, s.Tasks, s.Paths, s.Walks, s.Transitions, s.Violations, s.Stop.String(), s.Elapsed.Seconds(), s.File})
+}
+
 // ParseShard parses a shard given as "I/N" (shard I of N, from 0).
 func ParseShard(s string) (index, count int, err error) {
 	if _, err := fmt.Sscanf(s, "%d/%d", &index, &count); err != nil || fmt.Sprintf("%d/%d", index, count) != s {

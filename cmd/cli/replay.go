@@ -72,7 +72,7 @@ func (a *App) replay(args []string) (int, error) {
 func (a *App) critical(args []string) (int, error) {
 	fs := a.newFlags("critical", "--trace FILE [--walks K] [--walk-depth D] [--seed S] [--workers N] [--out DIR] [--json]")
 	path := fs.String("trace", "", "trace of a liveness violation (error.trace) or a minimized doomed path (min.trace)")
-	var o search.CriticalOptions
+	o := search.CriticalOptions{Command: a.Name}
 	fs.IntVar(&o.Walks, "walks", search.DefaultWalks, "k: random walks per probe")
 	fs.IntVar(&o.WalkDepth, "walk-depth", 0, "d_max (default: the trace's)")
 	seed := fs.Uint64("seed", 0, "random seed (default: the trace's)")

@@ -57,7 +57,8 @@ func TestShardsMerge(t *testing.T) {
 			t.Fatalf("shard %d: exit %d\n%s%s", i, code, out, errs)
 		}
 		var sum map[string]any
-		if err := json.Unmarshal([]byte(out), &sum); err != nil || sum["Index"] != float64(i) || sum["Count"] != float64(4) {
+		err := json.Unmarshal([]byte(out), &sum)
+		if _, stopIsWord := sum["stop"].(string); err != nil || sum["shard"] != float64(i) || sum["shards"] != float64(4) || !stopIsWord || sum["elapsed_s"] == nil {
 			t.Fatalf("shard %d: summary %v (%v)\n%s", i, sum, err, out)
 		}
 	}
