@@ -104,7 +104,11 @@ type Options struct {
 	Seed uint64
 	// Time and MaxPaths are budgets (0: none). A time budget stops the
 	// search at a moment that depends on the machine; a MaxPaths or Depth
-	// budget gives the same report every time.
+	// budget gives the same report every time. Time also bounds the
+	// analysis of a violation found (its determinism check, critical
+	// transition and minimization), which gets the same time again and
+	// stops as on cancellation, keeping what it found (Report.Warnings
+	// says so); the files are written after it.
 	Time     time.Duration
 	MaxPaths int64
 	// MaxViolations stops after this many violating paths (default 1).

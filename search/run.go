@@ -146,11 +146,35 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	}
 	p.rep.LassoStats = lr.stats(p.opts)
 	if len(res.Violations) > 0 {
+		done := p.analysisBudget()
 		p.analyse(&res.Violations[0], lr)
+		done()
 		p.rep.Verdict = p.rep.Findings[0].Verdict
 		return p.finish(p.findingFiles(&p.rep.Findings[0]))
 	}
 	return p.finish(nil)
+}
+
+// analysisBudget gives the analysis of a violation (its determinism
+// check, critical transition, lasso and minimization) the run's time
+// budget, Options.Time, again: past it the analysis stops as it does on
+// Ctrl-C, keeping what it found, and the report warns that it is partial.
+// The files are written after, whatever the time. done ends the budget.
+func (p *pipeline) analysisBudget() (done func()) {
+	if p.opts.Time <= 0 {
+		return func() {}
+	}
+	parent := p.ctx
+	ctx, cancel := context.WithTimeout(parent, p.opts.Time)
+	p.ctx = ctx
+	return func() {
+		if ctx.Err() != nil && parent.Err() == nil {
+			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the analysis of the violation stopped at the time budget (--time %v, given to the search and again to the analysis after it): "+
+				"what it says of the critical transition or the minimized path is partial; %s critical --trace on the error trace finishes it", p.opts.Time, p.opts.Command))
+		}
+		cancel()
+		p.ctx = parent
+	}
 }
 
 // newPipeline checks opts and builds the system for a run of sys.

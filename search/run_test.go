@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/search"
@@ -472,5 +473,33 @@ func TestFaultsRangeNamesEverySetting(t *testing.T) {
 		if !strings.Contains(search.FaultsRange, " "+name) {
 			t.Errorf("FaultsRange does not name %q: %s", name, search.FaultsRange)
 		}
+	}
+}
+
+// TestTimeBoundsTheAnalysis: the time budget is given again to the
+// analysis of the violation the search found; a critical-transition
+// search that outlasts it stops as on Ctrl-C, keeping the bounds it had
+// narrowed to, and the report warns that it is partial.
+func TestTimeBoundsTheAnalysis(t *testing.T) {
+	// transport's search finds its stale-SYN bug in about 10 ms; with
+	// k = 100,000 walks a probe, its critical transition takes far more
+	// than the 200 ms budget on any machine.
+	sys, err := sim.Lookup("transport")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Properties: []string{"AllAcked"}, Time: 200 * time.Millisecond, Walks: 100_000, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Critical == nil || !f.Critical.Interrupted {
+		t.Fatalf("want a finding whose critical transition was interrupted, got %+v", f)
+	}
+	if len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[len(rep.Warnings)-1], "the analysis of the violation stopped at the time budget (--time 200ms") {
+		t.Errorf("warnings %q", rep.Warnings)
+	}
+	if rep.Incomplete || rep.Stats.Stop != explore.StopViolation {
+		t.Errorf("the search itself was not cut short: incomplete %v, stop %v", rep.Incomplete, rep.Stats.Stop)
 	}
 }
