@@ -145,7 +145,11 @@ type Options struct {
 	// state (seed 003 §4.2 point 4). They exclude each other.
 	Prefix      string
 	PrefixSteps int
-	// HandlerTimeout reports a handler that runs longer (default 5s).
+	// HandlerTimeout reports a handler that runs longer (default 5s). Go
+	// cannot stop a goroutine: the hung handler's goroutine is abandoned
+	// and runs on after Run returns, until the process exits (a handler
+	// that spins keeps a core busy; in go test, for the rest of the
+	// package's tests). Fix the hang it reports, or run such a check last.
 	HandlerTimeout time.Duration
 	// MaxMemory is the most memory the run may be estimated to need
 	// (EstimateMemory) before Run refuses it with a *MemoryError (0:

@@ -19,4 +19,9 @@
 // report, and the commands run with a main package of your module that
 // imports the system's package and calls cli.Main (or set Options.Command
 // to its name).
+//
+// A handler that does not return is reported as a finding, but Go cannot
+// stop it: its goroutine runs on until the test binary exits, and one that
+// spins keeps a core busy for the package's other tests
+// (search.Options.HandlerTimeout).
 package searchtest
