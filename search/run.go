@@ -145,6 +145,14 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 		p.rep.Findings = append(p.rep.Findings, p.finding(&res.Violations[i]))
 	}
 	p.rep.LassoStats = lr.stats(p.opts)
+	if len(res.Violations) == 0 && p.ctx.Err() == nil && !p.memoryLimited() {
+		p.progress(PhaseCheck, "nothing found: checking %d more walks for code that acts outside its handlers...", postcheckWalks)
+		if f := p.postcheck(); f != nil {
+			p.rep.Verdict = f.Verdict
+			p.rep.Findings = []Finding{*f}
+			return p.finish(p.findingFiles(&p.rep.Findings[0]))
+		}
+	}
 	if len(res.Violations) > 0 {
 		done := p.analysisBudget()
 		p.analyse(&res.Violations[0], lr)
@@ -672,6 +680,49 @@ func (p *pipeline) precheck() *Finding {
 	choices := s.ChoiceValues()[:s.StepStart(steps)]
 	if err := p.checkDeterminism(choices, engine.Options{}, steps); errors.Is(err, engine.ErrNondeterministic) {
 		return p.nondeterminism(err, choices, 0)
+	}
+	return nil
+}
+
+// postcheckWalks is how many walks postcheck checks.
+const postcheckWalks = 16
+
+// postcheck looks, after a search that found nothing, for what the
+// search's verdicts cannot see: a message its sender changed in flight,
+// memory two nodes share, a goroutine, replays that differ. The search
+// checks that only on the walk before it (precheck) and on the paths of
+// its violations, and such a fault often needs a failure to show (a list
+// that a sender changes only once a node is suspected, the walk before the
+// search having had none). So postcheckWalks more seeded walks of up to
+// 1,000 steps, failures on as in the bounded search, are each replayed
+// twice with those checks; the first that fails is the finding. A walk
+// that meets a handler failure ends there (the search's budget did not
+// reach that path; its check covers the steps before).
+func (p *pipeline) postcheck() *Finding {
+	stop := func() bool { return p.ctx.Err() != nil }
+	for i := range uint64(postcheckWalks) {
+		s, err := engine.NewGuarded(p.cfg, engine.Options{Chooser: walks.NewChooser(walks.SeedFor(p.opts.Seed, 1<<41+1+i), false)}, p.opts.HandlerTimeout)
+		if err != nil {
+			return nil
+		}
+		steps := 0
+		err = s.Guard(p.opts.HandlerTimeout, func() error {
+			for s.Steps() < 1000 && !stop() {
+				if ok, err := s.Step(); err != nil || !ok {
+					break
+				}
+				steps = s.Steps()
+			}
+			return nil
+		})
+		if err != nil || stop() {
+			return nil
+		}
+		choices := s.ChoiceValues()[:s.StepStart(steps)]
+		if err := engine.CheckDeterminismUntil(p.cfg, choices, engine.Options{}, 2, stop); errors.Is(err, engine.ErrNondeterministic) {
+			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the search found nothing; the fault above was found after it, on walk %d of the %d that a search that finds nothing checks for code acting outside its handlers", i+1, postcheckWalks))
+			return p.nondeterminism(err, choices, 0)
+		}
 	}
 	return nil
 }

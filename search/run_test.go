@@ -503,3 +503,66 @@ func TestTimeBoundsTheAnalysis(t *testing.T) {
 		t.Errorf("the search itself was not cut short: incomplete %v, stop %v", rep.Incomplete, rep.Stats.Stop)
 	}
 }
+
+// gossiper is node 0 of searchtest-alias: it sends node 1 its list of
+// suspects every tick, the slice itself (the bug), and adds a suspect
+// when its connection to node 2 breaks: only then does a message in
+// flight change.
+type gossiper struct {
+	sim.Base
+	ID       sim.NodeID
+	Suspects []int
+}
+
+type suspects struct{ List []int }
+
+func (g *gossiper) Start(ctx *sim.Context) {
+	if g.ID == 0 {
+		ctx.SetPeriodic("tick")
+		ctx.Send(2, suspects{})
+	}
+}
+
+func (g *gossiper) HandleTimer(ctx *sim.Context, _ string) {
+	ctx.Send(1, suspects{List: g.Suspects[:len(g.Suspects):len(g.Suspects)]})
+}
+
+func (g *gossiper) HandleConnError(ctx *sim.Context, peer sim.NodeID) {
+	if len(g.Suspects) > 0 {
+		g.Suspects[0] = int(peer) // in place: the message sent before changes
+	}
+	g.Suspects = append(g.Suspects, int(peer))
+}
+
+var aliasSystem = &sim.System{
+	Name: "searchtest-alias",
+	Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{
+			Nodes:    3,
+			Service:  func(id sim.NodeID) sim.Service { return &gossiper{ID: id, Suspects: []int{-1}} },
+			Safety:   []sim.Property{{Name: "True", Check: func(*sim.View) bool { return true }}},
+			Failures: sim.Failures{Breaks: 1},
+		}, nil
+	},
+}
+
+func init() { sim.Register(aliasSystem) }
+
+// TestNothingFoundIsChecked: a search that finds nothing checks more walks
+// (with failures) for a service that acts outside its handlers: a message
+// that changes in flight only once a connection broke is reported, not
+// "nothing found".
+func TestNothingFoundIsChecked(t *testing.T) {
+	rep, err := search.Run(context.Background(), aliasSystem, search.Options{Seed: 1, MaxPaths: 50, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	var mc *engine.MessageChangedError
+	if f == nil || f.Kind != search.KindEscape || !errors.As(f.Err, &mc) {
+		t.Fatalf("want the message changed in flight, got %+v", f)
+	}
+	if len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[len(rep.Warnings)-1], "the search found nothing; the fault above was found after it, on walk ") {
+		t.Errorf("warnings %q", rep.Warnings)
+	}
+}
