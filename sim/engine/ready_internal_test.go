@@ -456,3 +456,42 @@ func withReorder(f sim.Failures) sim.Failures {
 	f.Reorder = true
 	return f
 }
+
+// flooder sends three datagrams to each other node at every tick: more
+// datagrams pile up in flight than buildReady looks back over one by one.
+type flooder struct{ sim.Base }
+
+func (f *flooder) Start(ctx *sim.Context) { ctx.SetPeriodic("tick") }
+
+func (f *flooder) HandleTimer(ctx *sim.Context, _ string) {
+	for to := range sim.NodeID(ctx.Nodes()) {
+		if to != ctx.Self() {
+			for range 3 {
+				ctx.SendDatagram(to, churnNote(1))
+			}
+		}
+	}
+}
+
+// TestReadyManyDatagrams: with dozens of datagrams in flight, only the
+// oldest of each pair is ready (without reordering), as the plain way says.
+func TestReadyManyDatagrams(t *testing.T) {
+	cfg := &sim.Config{Nodes: 3, Service: func(sim.NodeID) sim.Service { return &flooder{} }, Weights: sim.Weights{Timer: 50}}
+	s, err := New(cfg, Options{Chooser: NewRandom(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	for range 400 {
+		if err := checkReady(s); err != nil {
+			t.Fatalf("step %d (%d datagrams in flight): %v", s.Steps(), len(s.w.dgrams), err)
+		}
+		most = max(most, len(s.w.dgrams))
+		if ok, err := s.Step(); err != nil || !ok {
+			t.Fatalf("step %d: %v", s.Steps(), err)
+		}
+	}
+	if most <= 16 {
+		t.Errorf("at most %d datagrams in flight: the test does not reach the bitset", most)
+	}
+}

@@ -285,6 +285,8 @@ type Sim struct {
 	// Ready when asked (readyEv).
 	ready      []readyEnt
 	readyW     []float64
+	pairs      []uint64           // buildReady's scratch bitset of node pairs (see there)
+	msgTexts   map[textKey]string // messageText's texts
 	readyValid bool
 	readyEv    []Event
 	readyEvOK  bool
@@ -1088,13 +1090,40 @@ func (s *Sim) buildReady() {
 	}
 	reorder := s.cfg.Failures.Reorder
 	dgrams := s.w.dgrams
+	// Without reordering only the oldest datagram of a pair is ready. Many
+	// datagrams in flight are told apart with a bitset of the pairs seen
+	// (s.pairs, kept from one call to the next and cleared after use),
+	// not by looking back for each (quadratic).
+	seen := s.pairs
+	if !reorder && len(dgrams) > 16 {
+		if words := (s.n*s.n + 63) / 64; len(seen) < words {
+			seen = make([]uint64, words)
+			s.pairs = seen
+		}
+	} else {
+		seen = nil
+	}
 	for d := range dgrams {
 		p := &dgrams[d]
-		if !reorder && s.earlierDatagram(d) {
+		switch {
+		case reorder:
+		case seen != nil:
+			k := int(p.from)*s.n + int(p.to)
+			if seen[k>>6]&(1<<(k&63)) != 0 {
+				continue
+			}
+			seen[k>>6] |= 1 << (k & 63)
+		case s.earlierDatagram(d):
 			continue
 		}
 		ready = append(ready, readyEnt{kind: EvDatagram, node: int32(p.to), ref: int32(d)})
 		readyW = append(readyW, p.weight)
+	}
+	if seen != nil {
+		for d := range dgrams {
+			k := int(dgrams[d].from)*s.n + int(dgrams[d].to)
+			seen[k>>6] = 0
+		}
 	}
 	if s.w.armed > 0 {
 		for i := range nodes {

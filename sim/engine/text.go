@@ -168,11 +168,12 @@ func (s *Sim) NetworkText() string {
 		q := &s.w.conns[c]
 		for j := q.head; j < len(q.items); j++ {
 			p := &q.items[j]
-			fmt.Fprintf(&b, "conn %d->%d: %s\n", p.from, p.to, FormatValue(p.msg))
+			fmt.Fprintf(&b, "conn %d->%d: %s\n", p.from, p.to, s.messageText(p))
 		}
 	}
-	for _, p := range s.w.dgrams {
-		fmt.Fprintf(&b, "datagram %d->%d: %s\n", p.from, p.to, FormatValue(p.msg))
+	for i := range s.w.dgrams {
+		p := &s.w.dgrams[i]
+		fmt.Fprintf(&b, "datagram %d->%d: %s\n", p.from, p.to, s.messageText(p))
 	}
 	for i, nd := range s.w.nodes {
 		for _, p := range nd.connErrs {
@@ -180,6 +181,34 @@ func (s *Sim) NetworkText() string {
 		}
 	}
 	return b.String()
+}
+
+// messageText is FormatValue of the message in flight p, remembered by
+// its type and canonical hash (msgHash, cached with it): NetworkText,
+// which a report page asks for after every step, formats each message
+// once, not once a step for as long as it is in flight. A message that
+// holds what hashing cannot read is formatted afresh.
+func (s *Sim) messageText(p *pending) string {
+	h := s.msgHash(p)
+	if h == 1 || h&2 != 0 {
+		return FormatValue(p.msg)
+	}
+	k := textKey{h, reflect.TypeOf(p.msg)}
+	if t, ok := s.msgTexts[k]; ok {
+		return t
+	}
+	if len(s.msgTexts) >= 1<<14 || s.msgTexts == nil {
+		s.msgTexts = make(map[textKey]string)
+	}
+	t := FormatValue(p.msg)
+	s.msgTexts[k] = t
+	return t
+}
+
+// textKey names a message's text: its canonical hash and its type.
+type textKey struct {
+	hash uint64
+	t    reflect.Type
 }
 
 func typeName(t reflect.Type) string {
