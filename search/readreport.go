@@ -143,7 +143,7 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	}
 	out.Stats = explore.Stats{Rounds: j.Rounds, Depth: j.DepthBound, DeepestComplete: j.DeepestComplete, Paths: j.Paths, Pruned: j.Pruned, Walks: j.Walks,
 		Transitions: j.Transitions, DistinctStates: j.DistinctStates, Unhashed: j.Unhashed, Stop: stop, Violations: len(j.Violations), Blocked: j.Blocked}
-	out.Faults, out.Lin = j.Faults, j.Lin
+	out.Faults, out.Lin, out.PrefixSteps = j.Faults, j.Lin, j.PrefixSteps
 	if out.Elapsed, err = seconds(j.ElapsedS); err != nil {
 		return err
 	}

@@ -133,6 +133,10 @@ type Report struct {
 	// Faults are the failure budgets and filters in force (sim.Failures in
 	// sim.ParseFailures' form).
 	Faults string
+	// PrefixSteps, when not 0, is the length of the prefix the search
+	// started from (Options.Prefix or PrefixSteps): every path, and every
+	// verdict, is of executions that begin with it.
+	PrefixSteps int
 	// Stats say what the search covered and why it stopped.
 	Stats explore.Stats
 	// GraphPartial says the explored state graph's states are partial
@@ -387,6 +391,8 @@ type reportJSON struct {
 	Seed       uint64            `json:"seed"`
 	Strategy   string            `json:"strategy"`
 	Faults     string            `json:"faults"`
+	// PrefixSteps is Report.PrefixSteps.
+	PrefixSteps int `json:"prefix_steps,omitempty"`
 
 	Rounds          int     `json:"rounds"`
 	DepthBound      int     `json:"depth_bound"`
@@ -508,7 +514,7 @@ func (f *Finding) outcomeText() string {
 // MarshalJSON writes the report as report.json has it.
 func (r *Report) MarshalJSON() ([]byte, error) {
 	j := reportJSON{
-		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy, Faults: r.Faults,
+		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy, Faults: r.Faults, PrefixSteps: r.PrefixSteps,
 		Rounds: r.Stats.Rounds, DepthBound: r.Stats.Depth, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
 		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Unhashed: r.Stats.Unhashed, Stop: r.Stats.Stop.String(),
 		Blocked: r.Stats.Blocked, Lin: r.Lin,
@@ -601,6 +607,8 @@ func (r *Report) GraphVerdict() string {
 		return "no fair cycle of hot partial states among all reachable states (the search exhausted them); partial states merge states that differ, so this is no proof of liveness (search without --partial-hash for one)"
 	case r.Stats.Stop == explore.StopExhausted && !g.Full && reducesOrders(r.Strategy):
 		return "no fair cycle of hot states among the states this search ran; " + r.Strategy + " runs one order of independent events, so its graph lacks the transitions of the other orders and this is no proof of liveness (search with --strategy dfs for one)"
+	case r.Stats.Stop == explore.StopExhausted && !g.Full && g.Rejected == 0 && r.PrefixSteps > 0:
+		return fmt.Sprintf("no fair cycle of hot states among all states reachable from the end of the %d-step prefix (the search exhausted them): every fair execution that begins with the prefix becomes live again (up to 64-bit hash collisions; fairness per event source); this says nothing of the executions that leave it earlier", r.PrefixSteps)
 	case r.Stats.Stop == explore.StopExhausted && !g.Full && g.Rejected == 0:
 		return "no fair cycle of hot states among all reachable states (the search exhausted them): every fair execution becomes live again, so liveness holds (up to 64-bit hash collisions; fairness per event source)"
 	case g.Full:

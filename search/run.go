@@ -272,6 +272,9 @@ type pipeline struct {
 	base    trace.Trace        // what every trace of the run records
 	lin     *lin.Checker       // the linearizability check, when the system has a model
 	first   *explore.Violation // the violation analysed
+	// coldMonitors are the liveness monitors cold in the initial state
+	// (precheck): a search that finds nothing warns of them.
+	coldMonitors []string
 	// logs are the logs to write once the traces are (writeTraceAndLog):
 	// each replays its whole path, so they are written side by side with
 	// the report page (finish).
@@ -326,6 +329,9 @@ func (p *pipeline) progress(ph Phase, format string, args ...any) {
 // finish completes the report and writes report.json; err is the error of
 // writing the finding's files, reported after report.json is written.
 func (p *pipeline) finish(err error) (*Report, error) {
+	if p.rep.First() == nil && len(p.coldMonitors) > 0 {
+		p.rep.Warnings = append(p.rep.Warnings, coldMonitorWarning(p.coldMonitors))
+	}
 	page := p.rep.First() != nil && p.opts.Out != "" && err == nil && p.ctx.Err() == nil
 	if page {
 		p.rep.Files[FileReportHTML] = p.outPath(htmlreport.PageFile)
@@ -656,6 +662,13 @@ func (p *pipeline) precheck() *Finding {
 		return nil // Start panicked or hung: the search reports it
 	}
 	p.valueReceiverWarnings(s)
+	for i := range s.Monitors() {
+		if m, _ := s.Monitor(i); m != nil {
+			if lm, ok := m.(sim.LivenessMonitor); ok && !lm.Hot() && i < len(p.cfg.Monitors) {
+				p.coldMonitors = append(p.coldMonitors, p.cfg.Monitors[i].Name)
+			}
+		}
+	}
 	steps, hidden := 0, ""
 	err = s.Guard(p.opts.HandlerTimeout, func() error {
 		for s.Steps() < 1000 && p.ctx.Err() == nil {
@@ -725,6 +738,15 @@ func (p *pipeline) postcheck() *Finding {
 		}
 	}
 	return nil
+}
+
+// coldMonitorWarning says what a search that found nothing did not check
+// of liveness monitors that are cold in the initial state (names).
+func coldMonitorWarning(names []string) string {
+	return fmt.Sprintf("liveness monitor %s is cold in the initial state. As in MaceMC (seed 003 Algorithm 2), each path's walk ends at its first live state "+
+		"after the search depth, so an obligation a monitor takes on later (hot from an event on) is judged only on the bounded prefixes that reach that event: "+
+		"make the monitor hot from the start of the scenario until its obligation is met (as the storage example's RepairChecker is), raise --depth, "+
+		"or search from a --prefix that reaches the event", strings.Join(names, ", "))
 }
 
 // valueReceiverWarnings warns of every node type with state whose handlers
@@ -809,6 +831,7 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 			return fmt.Errorf("--prefix %s: %w", o.Prefix, err)
 		}
 		ecfg.Prefix, ecfg.PrefixSteps = t.Choices, t.Steps
+		p.rep.PrefixSteps = t.Steps
 	case o.PrefixSteps > 0:
 		p.progress(PhasePrefix, "walking to a live steady state of at least %d steps...", o.PrefixSteps)
 		choices, steps, err := steadyPrefix(p.ctx, p.cfg, o.PrefixSteps, o.WalkDepth, o.Seed)
@@ -824,6 +847,7 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 			return err
 		}
 		ecfg.Prefix, ecfg.PrefixSteps = choices, steps
+		p.rep.PrefixSteps = steps
 	}
 	return nil
 }

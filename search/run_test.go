@@ -566,3 +566,44 @@ func TestNothingFoundIsChecked(t *testing.T) {
 		t.Errorf("warnings %q", rep.Warnings)
 	}
 }
+
+// obligation is a liveness monitor in the style of seed 001: cold until a
+// request, hot until its reply.
+type obligation struct{ Open int }
+
+func (o *obligation) Handle(ev any) error {
+	switch ev.(string) {
+	case "request":
+		o.Open++
+	case "reply":
+		o.Open--
+	}
+	return nil
+}
+
+func (o *obligation) Hot() bool { return o.Open > 0 }
+
+// A search that finds nothing on a system whose liveness monitor starts
+// cold warns that obligations it takes on later are judged only on the
+// prefixes that reach them.
+func TestColdMonitorWarning(t *testing.T) {
+	sys := &sim.System{
+		Name: "searchtest-cold",
+		Build: func(sim.Params) (*sim.Config, error) {
+			cfg := &sim.Config{
+				Nodes:    1,
+				Service:  func(sim.NodeID) sim.Service { return &sim.Base{} },
+				Monitors: []sim.MonitorSpec{{Name: "Replies", New: func() sim.Monitor { return &obligation{} }}},
+			}
+			cfg.AddMonitorProperties()
+			return cfg, nil
+		},
+	}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, MaxPaths: 10, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.First() != nil || len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[len(rep.Warnings)-1], "liveness monitor Replies is cold in the initial state") {
+		t.Errorf("finding %v, warnings %q", rep.First(), rep.Warnings)
+	}
+}

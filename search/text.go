@@ -63,6 +63,9 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 	if f, err := sim.ParseFailures(sim.Failures{}, r.Faults); err == nil && (f.Any() || f.Reorder) {
 		fmt.Fprintf(w, "faults: %s\n", r.Faults)
 	}
+	if r.PrefixSteps > 0 {
+		fmt.Fprintf(w, "prefix: searched from the end of a %d-step prefix: every path and verdict below is of executions that begin with it\n", r.PrefixSteps)
+	}
 	st := &r.Stats
 	switch {
 	case st.Stop == 0:

@@ -46,6 +46,7 @@ type Report struct {
 	Properties      []string          `json:"properties"`
 	Seed            uint64            `json:"seed"`
 	Strategy        string            `json:"strategy"`
+	PrefixSteps     int               `json:"prefix_steps"`
 	Rounds          int               `json:"rounds"`
 	DeepestComplete int               `json:"deepest_complete"`
 	Paths           int64             `json:"paths"`

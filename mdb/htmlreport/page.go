@@ -388,6 +388,9 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	if len(r.Properties) > 0 {
 		add("properties", strings.Join(r.Properties, ", "))
 	}
+	if r.PrefixSteps > 0 {
+		add("prefix", fmt.Sprintf("searched from the end of a %d-step prefix: every path and verdict is of executions that begin with it", r.PrefixSteps))
+	}
 	if ep != nil {
 		steps := comma(ep.Steps) + " steps"
 		if r.Outcome != "" && r.Kind != "linearizability" {
