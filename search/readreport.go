@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -217,8 +218,8 @@ func (j *reportJSON) first(f *Finding) error {
 	if f.Outcome, err = parseOutcome(j.Outcome); err != nil {
 		return err
 	}
-	if j.Steps < 0 || j.Depth < 0 || j.Path != f.Path {
-		return fmt.Errorf("%w: first finding: %d steps, depth %d, path %d (its summary: path %d)", ErrReport, j.Steps, j.Depth, j.Path, f.Path)
+	if path := cmp.Or(j.Path, new(int64)); j.Steps < 0 || j.Depth < 0 || *path != f.Path {
+		return fmt.Errorf("%w: first finding: %d steps, depth %d, path %d (its summary: path %d)", ErrReport, j.Steps, j.Depth, *path, f.Path)
 	}
 	f.Property, f.Steps, f.Depth, f.Stack, f.Node = j.Property, j.Steps, j.Depth, j.Stack, -1
 	if j.Node != nil {

@@ -414,7 +414,7 @@ type reportJSON struct {
 	PhasesS map[string]float64 `json:"phases_s,omitempty"`
 
 	Steps        int              `json:"steps,omitempty"`
-	Path         int64            `json:"path,omitempty"`
+	Path         *int64           `json:"path,omitempty"` // the first finding's (0 included)
 	Depth        int              `json:"depth,omitempty"`
 	Error        string           `json:"error,omitempty"`
 	Node         *int             `json:"node,omitempty"`
@@ -546,7 +546,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	}
 	if f := r.First(); f != nil {
 		j.Kind, j.Certainty, j.Property, j.Outcome = f.Kind.String(), f.Certainty.String(), f.Property, f.outcomeText()
-		j.Steps, j.Path, j.Depth = f.Steps, f.Path, f.Depth
+		j.Steps, j.Path, j.Depth = f.Steps, &f.Path, f.Depth
 		if f.Err != nil {
 			j.Error = f.Err.Error()
 		}

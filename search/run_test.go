@@ -607,3 +607,21 @@ func TestColdMonitorWarning(t *testing.T) {
 		t.Errorf("finding %v, warnings %q", rep.First(), rep.Warnings)
 	}
 }
+
+// report.json names the first finding's path, path 0 too.
+func TestReportJSONNamesPathZero(t *testing.T) {
+	rep := run(t, context.Background(), search.Options{Seed: 1, MaxPaths: 100, Workers: 1, NoCritical: true})
+	f := rep.First()
+	if f == nil {
+		t.Fatal("no finding")
+	}
+	rep.Findings[0].Path = 0
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j map[string]any
+	if err := json.Unmarshal(b, &j); err != nil || j["path"] != float64(0) {
+		t.Errorf("report.json path %v (%v)", j["path"], err)
+	}
+}
