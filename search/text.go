@@ -87,8 +87,15 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		if st.Unhashed {
 			paths, states = plural(st.Paths, "path"), "states not hashed"
 		}
+		rounds := plural(st.Rounds, "round")
+		if r.Strategy == "delay" && st.Rounds > 0 {
+			// Round r of iterative delay bounding runs the schedules of
+			// at most r-1 delays; a round capped by --delay-max ends the
+			// search as a depth cap does.
+			rounds += fmt.Sprintf(" (delay bounds 0 to %d)", st.Rounds-1)
+		}
 		fmt.Fprintf(w, "searched: %s, depth bound %d (deepest complete %d), %s, %s, %s, %s%s; stopped: %s\n",
-			plural(st.Rounds, "round"), st.Depth, st.DeepestComplete, paths, plural(st.Walks, "walk"), plural(st.Transitions, "transition"), states, took, st.Stop)
+			rounds, st.Depth, st.DeepestComplete, paths, plural(st.Walks, "walk"), plural(st.Transitions, "transition"), states, took, st.Stop)
 	}
 	if g := r.Stats.Graph; g != nil && g.States > 0 {
 		fmt.Fprintf(w, "state graph: %s, %s, %d MiB; %s\n", plural(g.States, "state"), plural(g.Edges, "transition"), g.Bytes>>20, r.GraphVerdict())
