@@ -230,7 +230,14 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		case f.Kind == KindDead && f.Certainty == Likely:
 			how = "dead state (critical transition C1): no live state in"
 		}
-		fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %s)\n", f.Property, how, plural(f.Steps, "step"))
+		if tp := f.Temperature; f.Kind == KindTemperature && tp != nil && tp.Verdict == "false alarm" {
+			// The method reports every alarm (seed 000 Algorithm 2); its
+			// own execution shows this one false.
+			fmt.Fprintf(w, "LIVENESS VIOLATION of %s as the temperature method reports it (%s %s), but a FALSE ALARM: the execution became live at step %d and its path holds no lasso; raise --temperature\n",
+				f.Property, how, plural(f.Steps, "step"), tp.LiveAt)
+		} else {
+			fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %s)\n", f.Property, how, plural(f.Steps, "step"))
+		}
 		if c := f.Critical; c != nil {
 			switch {
 			case c.Step >= 0 && c.Condition == critical.C2 && f.Kind == KindLasso && f.Lasso != nil && f.Lasso.Proof && c.Recovered < 0 && c.Dead == 0:
