@@ -11,8 +11,9 @@ type Message any
 // Service is the code one node runs: an ordinary Go struct whose methods
 // handle events. Handlers are atomic: each runs to completion, and every
 // effect it has on the world (sending, timers, random numbers, time,
-// logging) goes through the Context it is handed. A handler must not keep
-// the Context, start goroutines, read the clock or use a global random
+// logging) goes through the Context it is handed. A handler may keep the
+// Context for its node's later handlers (see Context), but must not use it
+// elsewhere, start goroutines, read the clock or use a global random
 // source; the simulator owns all of those so that executions replay exactly.
 //
 // Embed Base to get no-op handlers and override only what the node needs.
