@@ -108,7 +108,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		if l.ModelFailed > 0 {
 			panicked = fmt.Sprintf(", %d on which the model failed", l.ModelFailed)
 		}
-		fmt.Fprintf(w, "linearizability: %d executions checked, %d distinct histories, %d not linearizable, %d unknown (the checker timed out)%s\n",
+		fmt.Fprintf(w, "linearizability: %d executions checked, %d distinct histories, %d not linearizable, %d undecided (the check timed out)%s\n",
 			l.Checked, l.Distinct, l.Illegal, l.Unknown, panicked)
 	}
 	switch {

@@ -77,7 +77,7 @@ func TestLinearizability(t *testing.T) {
 		{"--system", "kvmap", "--param", "fixed=true", "--strategy", "dpor"},
 	} {
 		code, out, errs := run(t, append([]string{"search", "--out", t.TempDir()}, tc...)...)
-		if code != ExitNone || !strings.Contains(out, "stopped: exhausted") || !strings.Contains(out, "0 not linearizable, 0 unknown") {
+		if code != ExitNone || !strings.Contains(out, "stopped: exhausted") || !strings.Contains(out, "0 not linearizable, 0 undecided") {
 			t.Errorf("%v: exit %d\n%s%s", tc, code, out, errs)
 		}
 	}
