@@ -223,6 +223,10 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 	// A strategy checks its options when it starts: try it now, before
 	// anything is written (or a previous run's results removed).
 	if _, err := strat.New(explore.Setup{Seed: opts.Seed, DepthStep: opts.DepthStep, MaxDepth: opts.Depth, Params: sparams}); err != nil {
+		var pe *explore.ParamError
+		if errors.As(err, &pe) {
+			return nil, &OptionError{Field: "StrategyParams[" + pe.Name + "]", Flag: strat.Name() + "-" + pe.Name, Value: pe.Value, Range: pe.Range}
+		}
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrOptions, strat.Name(), err)
 	}
 	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start, strat: strat, sparams: sparams}

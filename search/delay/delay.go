@@ -50,7 +50,7 @@ func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
 		base = DefaultBase
 	}
 	if !slices.Contains(Bases, base) {
-		return nil, fmt.Errorf("base %q: want %s", base, strings.Join(Bases, ", "))
+		return nil, &explore.ParamError{Name: "base", Value: base, Range: strings.Join(Bases, ", ")}
 	}
 	steps, err := s.Steps(DefaultSteps)
 	if err != nil {
@@ -58,7 +58,7 @@ func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
 	}
 	maxBound := s.Params.Int("max")
 	if maxBound < 0 {
-		return nil, fmt.Errorf("max %d: want 0 (no cap) or a positive delay bound", maxBound)
+		return nil, &explore.ParamError{Name: "max", Value: maxBound, Range: "0 (no cap) or a positive delay bound"}
 	}
 	e := &explorer{steps: steps, max: maxBound, bound: -1}
 	if base == "rtc" {

@@ -59,10 +59,22 @@ func (s Setup) Steps(def int) (int, error) {
 		steps = min(steps, s.MaxDepth)
 	}
 	if steps < 1 || steps > MaxSteps {
-		return 0, fmt.Errorf("steps %d: want 1 to %d", steps, MaxSteps)
+		return 0, &ParamError{Name: "steps", Value: steps, Range: fmt.Sprintf("1 to %d", MaxSteps)}
 	}
 	return steps, nil
 }
+
+// ParamError is a strategy's option whose value is out of its range, as
+// Strategy.New returns it: Name is the option (Setup.Params' key), Value
+// its value, Range the values allowed.
+type ParamError struct {
+	Name  string
+	Value any
+	Range string
+}
+
+// Error says which option and what it allows, e.g. "depth 0: want 1 to 101".
+func (e *ParamError) Error() string { return fmt.Sprintf("%s %v: want %s", e.Name, e.Value, e.Range) }
 
 // MaxSteps bounds the bounded part of a path (the visited set records
 // costs below 2^32, depths below 2^20).

@@ -52,7 +52,7 @@ func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
 		d = s.Params.Int("depth")
 	}
 	if d < 1 || d > steps+1 {
-		return nil, fmt.Errorf("depth %d: want 1 to steps+1 = %d", d, steps+1)
+		return nil, &explore.ParamError{Name: "depth", Value: d, Range: fmt.Sprintf("1 to steps+1 = %d", steps+1)}
 	}
 	unit := s.Params.String("unit")
 	switch unit {
@@ -60,7 +60,7 @@ func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
 		unit = "source"
 	case "source", "node":
 	default:
-		return nil, fmt.Errorf("unit %q: want source or node", unit)
+		return nil, &explore.ParamError{Name: "unit", Value: unit, Range: "source or node"}
 	}
 	sc := &scheduler{k: steps, d: d, byNode: unit == "node", prio: map[uint64]float64{}, change: make([]int, d-1)}
 	sc.rng = rand.New(&sc.pcg)
