@@ -764,7 +764,7 @@ func (s *Session) cmdRun(args []string, _ string) error {
 	if len(cfg.Liveness) == 0 {
 		return fmt.Errorf("the system has no liveness properties: nothing to run to")
 	}
-	limit := s.errT.WalkDepth
+	limit := min(s.errT.WalkDepth, maxCount)
 	if limit <= 0 {
 		limit = 20000
 	}

@@ -700,8 +700,17 @@ func countArg(args []string, def int) (int, error) {
 	if err != nil || n <= 0 {
 		return 0, fmt.Errorf("%q is not a positive count", args[0])
 	}
+	if n > maxCount {
+		// A branch keeps every step it runs (and a snapshot every few):
+		// a count of 2^63 would take the machine's memory.
+		return 0, fmt.Errorf("%d: at most %d steps a command", n, maxCount)
+	}
 	return n, nil
 }
+
+// maxCount bounds the steps one command moves or runs: 50 times the
+// default d_max.
+const maxCount = 1_000_000
 
 // involves reports whether ev is an event of node n.
 func involves(ev engine.Event, n int) bool {

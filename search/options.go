@@ -13,6 +13,7 @@ import (
 	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks/lasso"
 )
 
@@ -47,7 +48,7 @@ const (
 
 	// MaxWalkDepth bounds d_max: a walk keeps its choices, about 13 bytes
 	// a step, once per worker and per violation kept.
-	MaxWalkDepth = 10_000_000
+	MaxWalkDepth = trace.MaxWalkDepth
 	// MaxDepthBound bounds the depth of the bounded part (the visited set
 	// records depths below 2^20).
 	MaxDepthBound = 1<<20 - 1

@@ -20,6 +20,9 @@ const (
 	// about d_max + depth + prefix steps of one to three choices each;
 	// this is 2^26, six times the longest with the largest d_max.
 	MaxChoices = 1 << 26
+	// MaxWalkDepth bounds a trace's d_max (WalkDepth) and search depth:
+	// search's --walk-depth range (search.MaxWalkDepth).
+	MaxWalkDepth = 10_000_000
 	// MaxBody bounds the msgpack body: MaxChoices choices of at most five
 	// bytes each, the states of as many steps (States), plus room for the
 	// rest.
@@ -314,11 +317,15 @@ func (t *Trace) Validate() error {
 		return fmt.Errorf("%w: %d choices, at most %d allowed", ErrCorrupt, len(t.Choices), MaxChoices)
 	case t.Steps < 0 || t.Steps > len(t.Choices):
 		return fmt.Errorf("%w: %d steps with %d choices (every step makes at least one)", ErrCorrupt, t.Steps, len(t.Choices))
-	case t.HandlerTimeout < 0:
-		return fmt.Errorf("%w: handler timeout %v", ErrCorrupt, t.HandlerTimeout)
+	case t.HandlerTimeout < 0 || t.HandlerTimeout > 0 && (t.HandlerTimeout < time.Millisecond || t.HandlerTimeout > time.Hour):
+		return fmt.Errorf("%w: handler timeout %v (a search's is 1ms to 1h)", ErrCorrupt, t.HandlerTimeout)
 	case t.FailuresUntil < 0 || t.Depth < 0 || t.WalkDepth < 0 || t.Shared < 0:
 		return fmt.Errorf("%w: a negative count (failures_until %d, depth %d, walk_depth %d, shared %d)", ErrCorrupt,
 			t.FailuresUntil, t.Depth, t.WalkDepth, t.Shared)
+	case t.WalkDepth > MaxWalkDepth || t.Depth > MaxWalkDepth:
+		// Walks of d_max steps are what replays and probes run: a
+		// declared d_max is checked before anything runs that long.
+		return fmt.Errorf("%w: walk_depth %d, depth %d (a search's are at most %d)", ErrCorrupt, t.WalkDepth, t.Depth, MaxWalkDepth)
 	case t.Critical < -1:
 		return fmt.Errorf("%w: critical step %d", ErrCorrupt, t.Critical)
 	case len(t.States)%8 != 0 || len(t.States)/8 > stateCount(t.Steps):

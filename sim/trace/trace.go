@@ -63,7 +63,7 @@ type Trace struct {
 	Property string `msgpack:"property"`
 	// Depth is the bounded search depth: liveness counts only beyond it.
 	Depth int `msgpack:"depth"`
-	// WalkDepth is d_max.
+	// WalkDepth is d_max (at most MaxWalkDepth).
 	WalkDepth int `msgpack:"walk_depth"`
 	// Critical is the critical step (-1 when unknown), Condition C1 or C2.
 	Critical  int    `msgpack:"critical"`
