@@ -630,8 +630,8 @@ func (g *graph) svg(w io.Writer) error {
 }
 
 func writeSVGFile(file string, g *graph) error {
-	if err := trace.WriteAtomic(file, g.svg); err != nil {
-		return fmt.Errorf("graph: %w", err)
+	if err := trace.CheckNotTrace(file); err != nil {
+		return err
 	}
-	return nil
+	return trace.WriteAtomic(file, g.svg) // the command's name is added by the session
 }

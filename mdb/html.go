@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/macemc/macemc/mdb/htmlreport"
+	"github.com/macemc/macemc/sim/trace"
 )
 
 // writePage writes the report page (package htmlreport) of the session's
@@ -25,8 +26,11 @@ func (s *Session) writePage(file string) error {
 	if s.p == s.paths[0] {
 		in.Select = s.pos
 	}
+	if err := trace.CheckNotTrace(file); err != nil {
+		return err
+	}
 	if err := htmlreport.WriteFile(file, in); err != nil {
-		return fmt.Errorf("graph: %w", err)
+		return err // the command's name is added by the session
 	}
 	fmt.Fprintf(s.out, "wrote %s (the report page of the error path", file)
 	if s.liveT != nil {

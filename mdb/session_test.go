@@ -99,7 +99,7 @@ func session(t *testing.T, path string) {
 					td.Fatalf(t, "run before open")
 				}
 				out.Reset()
-				_ = s.RunScript(strings.NewReader(td.Input), true) // failures show as "error: ..." lines
+				_ = s.RunScript(strings.NewReader(strings.ReplaceAll(td.Input, "$DIR", dir)), true) // failures show as "error: ..." lines
 			default:
 				td.Fatalf(t, "unknown command %q", td.Cmd)
 			}

@@ -64,6 +64,9 @@ func ReplayLog(t *trace.Trace, steps int, path string) (*Replayed, error) {
 	if err := trace.CheckReplaceable(path); err != nil {
 		return nil, fmt.Errorf("%w: log %w", ErrOutput, err)
 	}
+	if err := trace.CheckNotTrace(path); err != nil {
+		return nil, fmt.Errorf("%w: log %w", ErrOutput, err)
+	}
 	var r *Replayed
 	var rerr error
 	werr := trace.WriteAtomic(path, func(w io.Writer) error {

@@ -409,3 +409,22 @@ func TestNoBudgetNote(t *testing.T) {
 		}
 	}
 }
+
+// A replay's log is never written over a trace: not the trace replayed
+// (--log given its path by mistake), nor another.
+func TestReplayLogNeverReplacesATrace(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errs := run(t, "search", "--system", "clitest-poison", "--out", dir, "--seed", "1", "--walk-depth", "200"); code != ExitViolation {
+		t.Fatalf("search: exit %d\n%s%s", code, out, errs)
+	}
+	errTrace := filepath.Join(dir, "error.trace")
+	for _, target := range []string{errTrace, filepath.Join(dir, "live.trace")} {
+		code, out, errs := run(t, "replay", "--trace", errTrace, "--log", target)
+		if code != ExitUsage || !strings.Contains(errs, "refusing to replace it: trace: the file is a macemc trace") {
+			t.Errorf("--log %s: exit %d\n%s%s", filepath.Base(target), code, out, errs)
+		}
+		if _, err := trace.Read(target); err != nil {
+			t.Errorf("%s was replaced: %v", filepath.Base(target), err)
+		}
+	}
+}

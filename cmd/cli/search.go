@@ -98,6 +98,11 @@ func (a *App) search(args []string) (int, error) {
 	if o.StrategyParams, err = sflags.values(fs, o.Strategy); err != nil {
 		return ExitUsage, err
 	}
+	if o.Out == "" {
+		// The library's Options.Out "" writes nothing; on the command
+		// line it would print a finding with no trace to replay.
+		return ExitUsage, usagef("--out \"\": allowed a directory for the results (default macemc-out)")
+	}
 	o.Command = a.Name
 	ctx, stop := a.signals()
 	defer stop()

@@ -51,6 +51,30 @@ func CheckReplaceable(path string) error {
 	return nil
 }
 
+// ErrIsTrace marks an output path that holds a macemc trace, which a log,
+// a graph or a page is never written over (CheckNotTrace).
+var ErrIsTrace = errors.New("trace: the file is a macemc trace")
+
+// CheckNotTrace returns an error wrapping ErrIsTrace when path is a
+// regular file that starts as a trace does: the evidence a log or a
+// picture of it would replace (`replay --trace T --log T`). Other files,
+// and paths that do not exist, pass.
+func CheckNotTrace(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // not there, or not readable: the writer says
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	head := make([]byte, len(magic))
+	if n, _ := io.ReadFull(f, head); n == len(magic) && string(head) == magic {
+		return fmt.Errorf("write %s: refusing to replace it: %w (give another file name)", path, ErrIsTrace)
+	}
+	return nil
+}
+
 // WriteAtomic writes a file through a temporary file in the same directory
 // and renames it into place, so a reader never sees half of it. It only
 // replaces a regular file: an existing symlink, device, FIFO, socket or
