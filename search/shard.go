@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -379,6 +380,9 @@ func writeRecord(e *msgpack.Encoder, r *explore.Record) error {
 // and its records. It reads regular files only, and checks every length
 // the file declares before allocating.
 func ReadShardFile(path string) ([]byte, *explore.ShardRecords, error) {
+	if err := checkShardSum(path); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
 	data, err := trace.ReadRegular(path, int64(shardHead)+maxShardBody+8)
 	if errors.Is(err, trace.ErrTooLarge) {
 		return nil, nil, fmt.Errorf("%s: %w: %w", path, ErrShardFile, err)
@@ -391,6 +395,40 @@ func ReadShardFile(path string) ([]byte, *explore.ShardRecords, error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return h, recs, nil
+}
+
+// checkShardSum checks a shard file's header and checksum by streaming it,
+// before ReadShardFile holds it in memory: a corrupt file of gigabytes
+// (or one whose header declares gigabytes) is refused in constant memory.
+// What it cannot open, or what is not a regular file, is left to
+// ReadRegular to report.
+func checkShardSum(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	head := make([]byte, shardHead)
+	if _, err := io.ReadFull(f, head); err != nil || string(head[:len(shardMagic)]) != shardMagic || head[len(shardMagic)] != shardVersion {
+		return nil // UnmarshalShard says what is wrong with a short or foreign file
+	}
+	n := binary.LittleEndian.Uint64(head[len(shardMagic)+1:])
+	if size := fi.Size() - int64(shardHead) - 8; n > maxShardBody || size < 0 || n != uint64(size) {
+		return fmt.Errorf("%w: truncated or corrupt: body length %d in %d bytes", ErrShardFile, n, fi.Size())
+	}
+	h := xxhash.New()
+	if _, err := io.CopyN(h, f, int64(n)); err != nil {
+		return fmt.Errorf("%w: %w", ErrShardFile, err)
+	}
+	sum := make([]byte, 8)
+	if _, err := io.ReadFull(f, sum); err != nil || h.Sum64() != binary.LittleEndian.Uint64(sum) {
+		return fmt.Errorf("%w: checksum mismatch", ErrShardFile)
+	}
+	return nil
 }
 
 // UnmarshalShard decodes the bytes of a shard file (see ReadShardFile).

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
@@ -82,4 +83,30 @@ func FuzzUnmarshalShard(f *testing.F) {
 			t.Fatal("encoding is not stable")
 		}
 	})
+}
+
+// TestLargeCorruptShardInConstantMemory: a shard file of 64 MiB whose
+// checksum is wrong (a sparse file, as a crafted one can be) is refused
+// after streaming it, without holding it in memory.
+func TestLargeCorruptShardInConstantMemory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ShardFile)
+	const body = 64 << 20
+	head := append([]byte(shardMagic), shardVersion)
+	head = binary.LittleEndian.AppendUint64(head, body)
+	if err := os.WriteFile(path, head, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, int64(len(head))+body+8); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, err := ReadShardFile(path)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrShardFile) {
+		t.Fatalf("ReadShardFile: %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("allocated %d MiB to refuse it", got>>20)
+	}
 }
