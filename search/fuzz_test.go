@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/macemc/macemc/search"
@@ -38,4 +42,25 @@ func FuzzReportJSON(f *testing.F) {
 			t.Fatalf("not stable:\n%s\n%s", again, third)
 		}
 	})
+}
+
+// TestReadReportOfManyEmptyObjects: a report.json of a few megabytes
+// holding a million and a half empty violations is refused before it is
+// decoded (it decoded into gigabytes).
+func TestReadReportOfManyEmptyObjects(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.json")
+	doc := `{"verdict":"liveness","violations":[` + strings.Repeat("{},", 1_500_000) + `{}]}`
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := search.ReadReport(path)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, search.ErrReport) || !strings.Contains(err.Error(), "too many values") {
+		t.Fatalf("ReadReport: %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 32<<20 {
+		t.Errorf("allocated %d MiB to refuse it", got>>20)
+	}
 }

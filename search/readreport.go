@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/macemc/macemc/internal/jsonbound"
 	"io"
 	"math"
 	"os"
@@ -25,6 +26,12 @@ var ErrReport = errors.New("search: bad report")
 // report holds one finding in full and a line per further finding (at
 // most MaxViolationsBound); a lasso's events are its largest part.
 const MaxReportSize = 64 << 20
+
+// maxReportValues bounds the values a report.json may hold (see
+// jsonbound): a real one holds at most MaxViolationsBound violations of a
+// dozen values and a few histories; a few megabytes of empty objects
+// would decode into gigabytes.
+const maxReportValues = 1_000_000
 
 // ReadReport reads a report.json as Run writes it. The file is untrusted:
 // ReadReport reads regular files of at most MaxReportSize bytes and checks
@@ -54,6 +61,9 @@ func ReadReport(path string) (*Report, error) {
 	}
 	if len(data) > MaxReportSize {
 		return nil, fmt.Errorf("%w: %s grew past %d bytes", ErrReport, path, MaxReportSize)
+	}
+	if err := jsonbound.Check(data, maxReportValues); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrReport, path, err)
 	}
 	var r Report
 	if err := json.Unmarshal(data, &r); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/macemc/macemc/internal/jsonbound"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,6 +32,11 @@ var ErrInput = errors.New("htmlreport: bad input")
 // maxReportBytes bounds the report.json read: a real one is a few
 // kilobytes (the cycle's events of a lasso are its largest part).
 const maxReportBytes = 64 << 20
+
+// maxReportValues bounds the values in the report.json read (see
+// jsonbound): a few megabytes of empty objects would decode into
+// gigabytes.
+const maxReportValues = 1_000_000
 
 // Report is the part of a search's report.json the page shows. The fields
 // mirror `macemc search`'s report; unknown fields are ignored and missing
@@ -204,6 +210,9 @@ func ReadReport(path string) (*Report, error) {
 		return nil, fmt.Errorf("%w: %s is larger than %d bytes: not a macemc report", ErrInput, path, maxReportBytes)
 	}
 	var r Report
+	if err := jsonbound.Check(data, maxReportValues); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrInput, path, err)
+	}
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInput, path, err)
 	}
