@@ -24,7 +24,7 @@ go test -count=1 -race -short -timeout 12m ./sim/... ./search/... ./critical/...
 echo "== fuzz (about 3s a target)"
 for target in sim/trace:FuzzUnmarshal:100000 search:FuzzReportJSON:200 search:FuzzUnmarshalShard:20000 mdb:FuzzExec:6000 \
   mdb/htmlreport:FuzzReadReport:4000 mdb/htmlreport:FuzzScan:40000 sim/engine:FuzzCanonical:2000 \
-  sim/engine:FuzzConsoleWriter:40000 sim:FuzzParseFailures:100000; do
+  sim/engine:FuzzConsoleWriter:40000 sim:FuzzParseFailures:100000 internal/jsonbound:FuzzValues:100000; do
   IFS=: read -r pkg fn count <<<"$target"
   go test -run '^$' -fuzz "^${fn}\$" -fuzztime "${count}x" "./${pkg}"
 done
