@@ -210,7 +210,8 @@ func (a *App) lostResults(rep *search.Report, args []string) {
 }
 
 // signals returns a context cancelled by the first SIGINT or SIGTERM; a
-// second one ends the process at once. The returned function ends the
+// second one ends the process at once, unless it is the same signal within
+// a second (one interruption delivered twice). The returned function ends the
 // handling: when the App owns the process (Main, which exits right after),
 // signals that arrive after the run are swallowed instead, since the
 // report is written by then and the default action would kill the process
@@ -221,20 +222,30 @@ func (a *App) signals() (context.Context, func()) {
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
+		var firstSig os.Signal
 		select {
-		case <-ch:
+		case firstSig = <-ch:
 			fmt.Fprintf(a.Stderr, "\n%s: stopping; the report will cover what was found so far (interrupt again to quit at once)\n", a.Name)
 			cancel()
 		case <-done:
 			a.swallow(ch)
 			return
 		}
-		select {
-		case <-ch:
-			fmt.Fprintf(a.Stderr, "%s: interrupted twice: quitting without a report\n", a.Name)
-			os.Exit(ExitUsage)
-		case <-done:
-			a.swallow(ch)
+		first := time.Now()
+		for {
+			select {
+			case sig := <-ch:
+				if sig == firstSig && time.Since(first) < time.Second {
+					// The same interruption delivered twice: GNU timeout
+					// signals the process and then its group.
+					continue
+				}
+				fmt.Fprintf(a.Stderr, "%s: interrupted twice: quitting without a report\n", a.Name)
+				os.Exit(ExitUsage)
+			case <-done:
+				a.swallow(ch)
+				return
+			}
 		}
 	}()
 	return ctx, func() {
