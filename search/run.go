@@ -105,6 +105,7 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	if err := p.prepareOut(); err != nil {
 		return nil, err
 	}
+	defer p.unlockOut()
 	ecfg, err := p.exploreConfig()
 	if errors.Is(err, ErrInterrupted) {
 		p.rep.Stats.Stop = explore.StopInterrupted
@@ -279,6 +280,8 @@ type pipeline struct {
 	base    trace.Trace        // what every trace of the run records
 	lin     *lin.Checker       // the linearizability check, when the system has a model
 	first   *explore.Violation // the violation analysed
+	// unlockOut gives back the result directory (lockOut).
+	unlockOut func()
 	// coldMonitors are the liveness monitors cold in the initial state
 	// (precheck): a search that finds nothing warns of them.
 	coldMonitors []string
@@ -916,16 +919,23 @@ func strategyParams(s explore.Strategy, given map[string]string) (sim.Params, er
 // prepareOut makes the output directory and removes the result files of a
 // previous run there, so that they cannot pair with this run's.
 func (p *pipeline) prepareOut() error {
+	p.unlockOut = func() {}
 	if p.opts.Out == "" {
 		return nil
 	}
 	if err := CheckOut(p.opts.Out, ResultFiles...); err != nil {
 		return err
 	}
+	release, err := lockOut(p.opts.Out)
+	if err != nil {
+		return err
+	}
 	for _, name := range ResultFiles {
 		if err := os.Remove(p.outPath(name)); err != nil && !os.IsNotExist(err) {
+			release()
 			return fmt.Errorf("%w: %w", ErrOutput, err)
 		}
 	}
+	p.unlockOut = release
 	return nil
 }
