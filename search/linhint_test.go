@@ -17,27 +17,35 @@ import (
 // boxed is a result type no client of the register records.
 type boxed struct{ V any }
 
-// wrongModel is the correct register (ABD) checked with a model whose
-// results have another type than the clients' responses, as when a
-// user's model returns int64 where the client records int.
-var wrongModel = &sim.System{
-	Name:   "register-wrongmodel",
-	Params: register.Params,
-	Build: func(p sim.Params) (*sim.Config, error) {
-		cfg, err := register.Build(p)
-		if err != nil {
-			return nil, err
-		}
-		m := *cfg.Model
-		apply := m.Apply
-		m.Apply = func(state, op any) (any, any) {
-			next, res := apply(state, op)
-			return next, boxed{res}
-		}
-		cfg.Model = &m
-		return cfg, nil
-	},
+// withApply returns the correct register (ABD) named name, checked with
+// its model's Apply replaced by apply(the model's own Apply, its initial
+// state): a user's model with a mistake.
+func withApply(name string, apply func(orig func(state, op any) (any, any), init any) func(state, op any) (any, any)) *sim.System {
+	return &sim.System{
+		Name:   name,
+		Params: register.Params,
+		Build: func(p sim.Params) (*sim.Config, error) {
+			cfg, err := register.Build(p)
+			if err != nil {
+				return nil, err
+			}
+			m := *cfg.Model
+			m.Apply = apply(m.Apply, m.Init())
+			cfg.Model = &m
+			return cfg, nil
+		},
+	}
 }
+
+// wrongModel checks the register with a model whose results have another
+// type than the clients' responses, as when a user's model returns int64
+// where the client records int.
+var wrongModel = withApply("register-wrongmodel", func(orig func(state, op any) (any, any), _ any) func(state, op any) (any, any) {
+	return func(state, op any) (any, any) {
+		next, res := orig(state, op)
+		return next, boxed{res}
+	}
+})
 
 // A linearizability violation that the model's result types explain says
 // so: the finding's history carries the mismatch, which names both types.
@@ -100,28 +108,16 @@ func TestSystemUnderARegisteredNameIsWarnedOf(t *testing.T) {
 	}
 }
 
-// panickyModel is the correct register checked with a model whose Apply
-// panics once the register holds a value (a user's model with a bug).
-var panickyModel = &sim.System{
-	Name:   "register-panickymodel",
-	Params: register.Params,
-	Build: func(p sim.Params) (*sim.Config, error) {
-		cfg, err := register.Build(p)
-		if err != nil {
-			return nil, err
+// panickyModel checks the register with a model whose Apply panics once
+// the register holds a value (a user's model with a bug).
+var panickyModel = withApply("register-panickymodel", func(orig func(state, op any) (any, any), init any) func(state, op any) (any, any) {
+	return func(state, op any) (any, any) {
+		if !reflect.DeepEqual(state, init) {
+			panic("the model's bug")
 		}
-		m := *cfg.Model
-		apply, init := m.Apply, m.Init()
-		m.Apply = func(state, op any) (any, any) {
-			if !reflect.DeepEqual(state, init) {
-				panic("the model's bug")
-			}
-			return apply(state, op)
-		}
-		cfg.Model = &m
-		return cfg, nil
-	},
-}
+		return orig(state, op)
+	}
+})
 
 func init() { sim.Register(panickyModel) } // for its traces' replays
 
