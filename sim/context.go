@@ -26,6 +26,7 @@ type Context struct {
 
 func init() {
 	hook.NewContext = func(rt hook.Runtime, node int) any { return &Context{rt: rt, node: NodeID(node)} }
+	hook.Rebind = func(ctx any, rt hook.Runtime) { ctx.(*Context).rt = rt }
 	hook.NewView = func(rt hook.Runtime, services, history any) any {
 		return &View{rt: rt, services: services.(*[]Service), history: history.(*[]HistoryEvent)}
 	}

@@ -281,6 +281,13 @@ func (s *Sim) SwapState(o *Sim) {
 		panic("sim: SwapState between simulators of different configs")
 	}
 	s.w, o.w = o.w, s.w
+	// A node may keep the Context its handlers get and use it in later
+	// handlers: the Contexts go with the execution, each then backed by
+	// the simulator that holds it, or a kept Context would send into the
+	// other simulator's execution.
+	s.ctxs, o.ctxs = o.ctxs, s.ctxs
+	s.rebindContexts()
+	o.rebindContexts()
 	s.chooser, o.chooser = o.chooser, s.chooser
 	s.failures, o.failures = o.failures, s.failures
 	s.until, o.until = o.until, s.until

@@ -497,6 +497,14 @@ func (s *Sim) bind() {
 	s.view = hook.NewView(rt, &s.w.svcs, &s.w.hist).(*sim.View)
 }
 
+// rebindContexts makes the Contexts s holds act on s (SwapState).
+func (s *Sim) rebindContexts() {
+	rt := (*runtime)(s)
+	for _, c := range s.ctxs {
+		hook.Rebind(c, rt)
+	}
+}
+
 // boot runs Start on every node in order, as part of the initial state.
 func (s *Sim) boot() error {
 	s.booting = true

@@ -50,4 +50,8 @@ var (
 	// history a *[]sim.HistoryEvent that it keeps up to date with the
 	// client history.
 	NewView func(rt Runtime, services, history any) any
+	// Rebind makes ctx, a *sim.Context, act on rt from now on: the
+	// simulator that holds its execution after an exchange of executions
+	// (a node may keep its Context for its later handlers).
+	Rebind func(ctx any, rt Runtime)
 )
