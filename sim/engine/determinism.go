@@ -110,8 +110,9 @@ func CheckDeterminismN(cfg *sim.Config, choices []int32, opts Options, replays i
 }
 
 // CheckDeterminismUntil is CheckDeterminismN that gives up, answering nil,
-// once stop returns true (asked every 1,024 steps): cancellation reaches
-// inside the replays of a long path.
+// once stop returns true (asked after each replay boots and before each
+// step): cancellation, a time budget or a memory alarm reaches inside the
+// replays of a long path or of a state that takes long to boot.
 func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, replays int, stop func() bool) error {
 	replays = max(replays, 2)
 	opts.Logger = nil
@@ -129,6 +130,9 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 			return err
 		}
 		sims[i], errs[i] = s, err
+		if stop != nil && stop() {
+			return nil
+		}
 	}
 	// One more replay boots now, before the others run, and steps only
 	// after them, in lockstep with one that boots then: state a service
@@ -220,7 +224,7 @@ func lockstep(sims []*Sim, rec *Recorded, errs []error, choices []int32, replays
 		if errs[0] != nil || rec.Used() >= len(choices) {
 			return nil
 		}
-		if stop != nil && sims[0].w.step&1023 == 0 && stop() {
+		if stop != nil && stop() {
 			return nil
 		}
 		oks := make([]bool, replays)
@@ -250,7 +254,21 @@ func lockstep(sims []*Sim, rec *Recorded, errs []error, choices []int32, replays
 
 // compareReplays compares the replays' current states (and how their last
 // step ended) with the first's.
-func compareReplays(sims []*Sim, errs []error, replays int) error {
+func compareReplays(sims []*Sim, errs []error, replays int) (err error) {
+	// A goroutine a handler left running (seen by the replays that look
+	// for escapes, at boot as at a step) is the finding: the replays
+	// that did not see it, or a state it changes while it is read, would
+	// only make it look like nondeterminism.
+	for _, err := range errs {
+		if errors.Is(err, ErrEscape) {
+			return err
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = racedRead(sims, r)
+		}
+	}()
 	a := sims[0]
 	ha := a.Hash()
 	for i := 1; i < len(sims); i++ {
@@ -263,9 +281,11 @@ func compareReplays(sims []*Sim, errs []error, replays int) error {
 			return err
 		}
 		if b.w.step != a.w.step || b.Hash() != ha {
-			ne := diffStates(a, b)
-			ne.Replays = replays
-			return ne
+			err := diffStates(a, b)
+			if ne, ok := err.(*NondeterminismError); ok {
+				ne.Replays = replays
+			}
+			return err
 		}
 	}
 	return nil
@@ -301,12 +321,24 @@ func eventText(s *Sim) string {
 	return s.w.lastEvent.String()
 }
 
+// racedRead is the error of a comparison of replays whose reading of the
+// states panicked with r: most likely a goroutine that a handler left
+// running changes a node while the comparison reads it (a map or slice
+// seen half written; hashicorp/raft's did). Go cannot say which goroutine;
+// the error names the node whose handler ran last, and the panic.
+func racedRead(sims []*Sim, r any) error {
+	a := sims[0]
+	return &EscapeError{Node: sim.NodeID(max(stepNode(a), 0)), Step: a.logStep(),
+		Detail: fmt.Sprintf("reading the nodes' states to compare the replays panicked (%v): code outside the handlers (a goroutine) "+
+			"changes a node's state while it is read, or a canonical form (a Canonical method, sim.RegisterCanonical) panics", r)}
+}
+
 // diffStates says where two simulators' states first differ, right after
 // their Hash calls: the first node whose struct encodes differently and its
 // first field that differs; else the first node whose struct changed since
 // Hash encoded it (code outside the handlers is changing it); or else the
 // first line of their text forms (timers, driver, network) that differs.
-func diffStates(a, b *Sim) *NondeterminismError {
+func diffStates(a, b *Sim) error {
 	ne := nondeterminismAt(a, 0, "")
 	fresh := make([][2]uint64, len(a.w.nodes))
 	for i := range a.w.nodes {
@@ -323,9 +355,8 @@ func diffStates(a, b *Sim) *NondeterminismError {
 	}
 	for i := range a.w.nodes {
 		if fresh[i][0] != a.w.nodes[i].hash || fresh[i][1] != b.w.nodes[i].hash {
-			ne.Node, ne.Type = i, fmt.Sprintf("%T", a.w.svcs[i])
-			ne.Detail = "its state changed while the replays were compared, after its handler had returned: code outside the handlers (a goroutine) changes it"
-			return ne
+			return &EscapeError{Node: sim.NodeID(i), Step: a.logStep(),
+				Detail: "its state changed while the replays were compared, after its handler had returned: code outside the handlers (a goroutine) changes it"}
 		}
 	}
 	ta, tb := a.stateText(), b.stateText()

@@ -470,3 +470,113 @@ func TestNondeterministicPool(t *testing.T) {
 		}
 	}
 }
+
+// bootCounter is a node that counts its boots and steps in counters outside the
+// state, and ticks forever.
+type bootCounter struct {
+	sim.Base
+	boots, steps *atomic.Int64 `macemc:"-"`
+	Ticks        int
+}
+
+func (c *bootCounter) Start(ctx *sim.Context) {
+	c.boots.Add(1)
+	ctx.SetPeriodic("tick")
+}
+
+func (c *bootCounter) HandleTimer(*sim.Context, string) {
+	c.steps.Add(1)
+	c.Ticks++
+}
+
+// TestDeterminismCheckStops: CheckDeterminismUntil asks stop after each
+// replay boots and before each step, so that a cancellation, a time budget
+// or a memory alarm stops it at once, however slow a boot or a step is.
+func TestDeterminismCheckStops(t *testing.T) {
+	var boots, steps atomic.Int64
+	cfg := &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &bootCounter{boots: &boots, steps: &steps} }}
+	s := mustNew(t, cfg, engine.Options{Chooser: engine.NewRandom(1)})
+	walk(t, s, 5000)
+	choices := s.ChoiceValues()
+	for _, c := range []struct {
+		stopAt            int64 // the call of stop that answers true
+		boots, stepsTaken int64
+	}{
+		{stopAt: 1, boots: 1, stepsTaken: 0},   // after the first boot
+		{stopAt: 3, boots: 3, stepsTaken: 0},   // after the third
+		{stopAt: 8, boots: 5, stepsTaken: 12},  // 4 booted and the early one; 3 lockstep steps of 4
+		{stopAt: 1e9, boots: 6, stepsTaken: 5000 * 6},
+	} {
+		boots.Store(0)
+		steps.Store(0)
+		calls := int64(0)
+		err := engine.CheckDeterminismUntil(cfg, choices, engine.Options{}, 4, func() bool { calls++; return calls >= c.stopAt })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if boots.Load() != c.boots || steps.Load() != c.stepsTaken {
+			t.Errorf("stop at call %d: %d boots and %d steps, want %d and %d", c.stopAt, boots.Load(), steps.Load(), c.boots, c.stepsTaken)
+		}
+	}
+}
+
+// keeper is a worker that keeps the Context of its Start and sends with it
+// from a later handler, as sim.Context's documentation allows; node 0
+// counts the Done messages.
+type keeper struct {
+	sim.Base
+	ctx  *sim.Context
+	Done int
+}
+
+type assign struct{}
+type done struct{}
+
+func (k *keeper) Start(ctx *sim.Context) {
+	k.ctx = ctx
+	if ctx.Self() == 0 {
+		for to := sim.NodeID(1); to < sim.NodeID(ctx.Nodes()); to++ {
+			ctx.Send(to, assign{})
+		}
+	}
+}
+
+func (k *keeper) HandleMessage(ctx *sim.Context, _ sim.NodeID, m sim.Message) {
+	switch m.(type) {
+	case assign:
+		ctx.SetTimer("work")
+	case done:
+		k.Done++
+	}
+}
+
+func (k *keeper) HandleTimer(*sim.Context, string) { k.ctx.Send(0, done{}) }
+
+// TestSwapStateMovesKeptContexts: after SwapState, a node that sends with
+// the Context it kept from Start sends into the simulator that now holds
+// its execution, not into the one it booted in (which made a search's walk
+// fall quiescent with a timer still to fire, and report a false liveness
+// violation).
+func TestSwapStateMovesKeptContexts(t *testing.T) {
+	cfg := &sim.Config{Nodes: 4, Service: func(sim.NodeID) sim.Service { return &keeper{} }}
+	for seed := range uint64(20) {
+		a := mustNew(t, cfg, engine.Options{Chooser: engine.NewRandom(seed)})
+		b := mustNew(t, cfg, engine.Options{Chooser: engine.NewRandom(seed + 100)})
+		walk(t, b, 2)
+		a.SwapState(b) // a goes on with b's execution; b with a's initial state
+		for _, s := range []*engine.Sim{a, b} {
+			for {
+				ok, err := s.Step()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					break
+				}
+			}
+			if got := sim.Node[keeper](s.View(), 0).Done; got != 3 {
+				t.Fatalf("seed %d: node 0 got %d Done messages of 3 when its execution fell quiescent after %d steps", seed, got, s.Steps())
+			}
+		}
+	}
+}
