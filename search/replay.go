@@ -249,7 +249,7 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	if t.Kind == trace.KindNondeterministic && steps == t.Steps && !failed {
 		// One replay cannot show that replays differ: check as the
 		// search did, replaying the choices many times.
-		if err := checkReplays(cfg, t.Choices, t.Options(), t.Steps, 0, nil); errors.Is(err, engine.ErrNondeterministic) {
+		if _, err := checkReplays(cfg, t.Choices, t.Options(), t.Steps, 0, replayRoom, nil); errors.Is(err, engine.ErrNondeterministic) {
 			r.Err, r.Reproduced = err, true
 		}
 		return r, nil
@@ -319,7 +319,7 @@ func explainDivergence(cfg *sim.Config, t *trace.Trace, d *trace.DivergedError) 
 		return
 	}
 	d.Checked = true
-	if err := checkReplays(cfg, t.Choices, t.Options(), t.Steps, 0, nil); errors.Is(err, engine.ErrNondeterministic) {
+	if _, err := checkReplays(cfg, t.Choices, t.Options(), t.Steps, 0, replayRoom, nil); errors.Is(err, engine.ErrNondeterministic) {
 		d.Here = err
 	}
 }

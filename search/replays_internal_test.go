@@ -2,11 +2,14 @@ package search
 
 import (
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 
+	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/walks"
 )
 
 // greeter is node 0 of a system whose boot greets nodes 1 and 2 by
@@ -67,7 +70,10 @@ func TestLongPathHeadReplayedOften(t *testing.T) {
 			}
 		}
 		booted.Store(0)
-		err = checkReplays(cfg, s.ChoiceValues(), engine.Options{}, steps, 0, nil)
+		cut, err := checkReplays(cfg, s.ChoiceValues(), engine.Options{}, steps, 0, replayRoom, nil)
+		if cut != nil {
+			t.Fatalf("seed %d: replays cut for a state of a few bytes: %+v", seed, cut)
+		}
 		if seed < 10 {
 			if errors.Is(err, engine.ErrNondeterministic) {
 				caught++
@@ -77,14 +83,129 @@ func TestLongPathHeadReplayedOften(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Nodes booted: the replay that finds where the head ends, 64
-		// replays of the head and 5 of the whole path, each check with
-		// two more (booted early and late), 3 nodes each.
-		if got, want := booted.Load(), int64(3*(1+64+2+defaultReplays(steps)+2)); got != want {
+		// Nodes booted: the replay that finds where the head ends, one
+		// that measures the head's state, 64 replays of the head, one
+		// that measures the path's end state and 5 replays of the whole
+		// path, each check with two more (booted early and late), 3
+		// nodes each.
+		if got, want := booted.Load(), int64(3*(1+1+64+2+1+defaultReplays(steps)+2)); got != want {
 			t.Errorf("seed %d: %d boots, want %d", seed, got, want)
 		}
 	}
 	if caught != 10 {
 		t.Errorf("caught the nondeterminism on %d of 10 paths", caught)
+	}
+}
+
+// hoarder is a node that holds Size bytes and pings its peer forever.
+type hoarder struct {
+	sim.Base
+	Buf    []byte
+	Pings  int
+	booted *atomic.Int64 `macemc:"-"`
+}
+
+type ping struct{}
+
+func (h *hoarder) Start(ctx *sim.Context) {
+	h.booted.Add(1)
+	if ctx.Self() == 0 {
+		ctx.Send(1, ping{})
+	}
+}
+
+func (h *hoarder) HandleMessage(ctx *sim.Context, from sim.NodeID, _ sim.Message) {
+	h.Pings++
+	ctx.Send(from, ping{})
+}
+
+// TestReplaysFitInMemory: the default replays of a path whose state is
+// big are cut to what fits in the room given (64 copies of a state of
+// 100 MB took 13 GB), and the cut is reported; replays the caller asks
+// for are not cut.
+func TestReplaysFitInMemory(t *testing.T) {
+	var booted atomic.Int64
+	cfg := &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service {
+		return &hoarder{Buf: make([]byte, 1<<20), booted: &booted}
+	}}
+	s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s.Steps() < 50 {
+		if ok, err := s.Step(); !ok || err != nil {
+			t.Fatalf("step %d: %v", s.Steps(), err)
+		}
+	}
+	size := s.StateBytes()
+	if size < 2<<20 || size > 2<<20+64<<10 {
+		t.Fatalf("state of two 1 MiB nodes: %d bytes", size)
+	}
+	// Room for 7 copies with the collector's headroom: 6 replays and the
+	// one the check keeps beside them.
+	room := 7 * 2 * size
+	booted.Store(0)
+	cut, err := checkReplays(cfg, s.ChoiceValues(), engine.Options{}, 50, 0, room, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cut == nil || cut.Replays != 6 || cut.Want != 64 || cut.StateBytes != size || cut.Room != room {
+		t.Fatalf("cut %+v, want 6 replays of 64 for a state of %d bytes in %d", cut, size, room)
+	}
+	// Two nodes booted by the replay that measures, the 6 replays and
+	// the two the check boots early and late.
+	if got, want := booted.Load(), int64(2*(1+6+2)); got != want {
+		t.Errorf("%d boots, want %d", got, want)
+	}
+	booted.Store(0)
+	if cut, err := checkReplays(cfg, s.ChoiceValues(), engine.Options{}, 50, 10, room, nil); cut != nil || err != nil {
+		t.Fatalf("10 replays asked for: cut %+v, %v", cut, err)
+	}
+	if got, want := booted.Load(), int64(2*(10+2)); got != want {
+		t.Errorf("10 replays asked for: %d boots, want %d", got, want)
+	}
+	// Never fewer than two, whatever the room.
+	if cut, _ := checkReplays(cfg, s.ChoiceValues(), engine.Options{}, 50, 0, 1, nil); cut == nil || cut.Replays != 2 {
+		t.Fatalf("no room: cut %+v, want 2 replays", cut)
+	}
+}
+
+// TestUnreproducedOutcome: a liveness violation whose path, replayed in a
+// fresh simulator, does not end as the search said (a live end, events
+// ready where the search saw quiescence) is named, so that the pipeline
+// does not call it certain; one that does end so is not.
+func TestUnreproducedOutcome(t *testing.T) {
+	var booted atomic.Int64
+	cfg := &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &hoarder{booted: &booted} },
+		Liveness: []sim.Property{{Name: "Pinged", Check: func(v *sim.View) bool {
+			return sim.Node[hoarder](v, 1).Pings > 0
+		}}}}
+	p := &pipeline{cfg: cfg}
+	s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk := func(steps int) []int32 {
+		for s.Steps() < steps {
+			if ok, err := s.Step(); !ok || err != nil {
+				t.Fatalf("step %d: %v", s.Steps(), err)
+			}
+		}
+		return slices.Clone(s.ChoiceValues())
+	}
+	zero := walk(0) // node 1 not pinged yet: not live, a ping in flight
+	one := walk(1)  // node 1 pinged: live
+	for _, c := range []struct {
+		name    string
+		v       explore.Violation
+		unknown bool
+	}{
+		{"dead and not live", explore.Violation{Outcome: walks.Dead, Property: "Pinged", Choices: zero, Steps: 0}, false},
+		{"dead but live", explore.Violation{Outcome: walks.Dead, Property: "Pinged", Choices: one, Steps: 1}, true},
+		{"quiescent with a message in flight", explore.Violation{Outcome: walks.Quiescent, Property: "Pinged", Choices: zero, Steps: 0}, true},
+	} {
+		if why := p.unreproduced(&c.v); (why != "") != c.unknown {
+			t.Errorf("%s: %q", c.name, why)
+		}
 	}
 }

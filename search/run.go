@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -122,10 +123,23 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 			"the search looks only for handlers that panic, misuse the API or do not return, and for nondeterminism")
 	}
 	p.progress(PhasePrecheck, "checking the system replays deterministically (a walk of up to 1,000 steps, replayed side by side)...")
-	if f := p.precheck(); f != nil {
+	precheckStart := time.Now()
+	done := p.precheckBudget()
+	f := p.precheck()
+	done()
+	if f != nil {
 		p.rep.Verdict = f.Verdict
 		p.rep.Findings = []Finding{*f}
 		return p.finish(p.findingFiles(&p.rep.Findings[0]))
+	}
+	if p.ctx.Err() != nil {
+		// Ctrl-C or the memory limit during the check: a search started
+		// now would stop at once, or take a leftover alarm for its own.
+		p.rep.Stats.Stop = explore.StopInterrupted
+		return p.finish(nil)
+	}
+	if ecfg.Time > 0 {
+		ecfg.Time = max(ecfg.Time-time.Since(precheckStart), time.Nanosecond)
 	}
 	lr := p.lassoSetup(&ecfg)
 	p.progress(PhaseSearch, "searching (strategy %s, seed %d)...", p.rep.Strategy, p.opts.Seed)
@@ -148,7 +162,10 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	p.rep.LassoStats = lr.stats(p.opts)
 	if len(res.Violations) == 0 && p.ctx.Err() == nil && !p.memoryLimited() {
 		p.progress(PhaseCheck, "nothing found: checking %d more walks for code that acts outside its handlers...", postcheckWalks)
-		if f := p.postcheck(); f != nil {
+		done := p.postcheckBudget()
+		f := p.postcheck()
+		done()
+		if f != nil {
 			p.rep.Verdict = f.Verdict
 			p.rep.Findings = []Finding{*f}
 			return p.finish(p.findingFiles(&p.rep.Findings[0]))
@@ -164,12 +181,39 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	return p.finish(nil)
 }
 
+// precheckBudget bounds the check before the search (precheck) by the
+// run's time budget, Options.Time, which the search then gets what is
+// left of: a system whose steps are slow (a hundred thousand timers set
+// at boot) took 421 s to check with --time 10s. A check cut short finds
+// nothing and the report warns that it was. done ends the budget.
+func (p *pipeline) precheckBudget() (done func()) {
+	return p.timeBudget(fmt.Sprintf("the check that the system replays deterministically, before the search, used the whole time budget (--time %v) and stopped unfinished: "+
+		"the system's steps are slow; no time was left to search", p.opts.Time))
+}
+
+// postcheckBudget gives the checks after a search that found nothing
+// (postcheck) the run's time budget again, as analysisBudget does the
+// analysis of a violation.
+func (p *pipeline) postcheckBudget() (done func()) {
+	return p.timeBudget(fmt.Sprintf("the checks after the search for code that acts outside its handlers stopped at the time budget (--time %v, given to the search and again to these checks): "+
+		"they covered fewer than their %d walks", p.opts.Time, postcheckWalks))
+}
+
 // analysisBudget gives the analysis of a violation (its determinism
 // check, critical transition, lasso and minimization) the run's time
 // budget, Options.Time, again: past it the analysis stops as it does on
 // Ctrl-C, keeping what it found, and the report warns that it is partial.
 // The files are written after, whatever the time. done ends the budget.
 func (p *pipeline) analysisBudget() (done func()) {
+	return p.timeBudget(fmt.Sprintf("the analysis of the violation stopped at the time budget (--time %v, given to the search and again to the analysis after it): "+
+		"what it says of the critical transition or the minimized path is partial; %s critical --trace on the error trace finishes it", p.opts.Time, p.opts.Command))
+}
+
+// timeBudget bounds what the run does until done is called by
+// Options.Time (nothing without one): it replaces p.ctx with a context
+// that ends then, and done restores it, warning with warning when the time
+// ran out (and the run was not stopped otherwise).
+func (p *pipeline) timeBudget(warning string) (done func()) {
 	if p.opts.Time <= 0 {
 		return func() {}
 	}
@@ -178,8 +222,7 @@ func (p *pipeline) analysisBudget() (done func()) {
 	p.ctx = ctx
 	return func() {
 		if ctx.Err() != nil && parent.Err() == nil {
-			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the analysis of the violation stopped at the time budget (--time %v, given to the search and again to the analysis after it): "+
-				"what it says of the critical transition or the minimized path is partial; %s critical --trace on the error trace finishes it", p.opts.Time, p.opts.Command))
+			p.rep.Warnings = append(p.rep.Warnings, warning)
 		}
 		cancel()
 		p.ctx = parent
@@ -561,10 +604,44 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 	if f.Verdict != VerdictLiveness {
 		return
 	}
+	if why := p.unreproduced(v); why != "" {
+		f.Certainty = Suspected
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the violation is not certain: %s, while replays of them agree with each other. "+
+			"The search ran this path otherwise than a replay does: %v", why, ErrInternal))
+	}
 	if !p.opts.NoCritical {
 		p.critical(f, v)
 	}
 	p.lassoCheck(f, v, lr)
+}
+
+// unreproduced replays the liveness violation v's path in a fresh
+// simulator and says how its end differs from what the search saw ("":
+// it does not): a live state where the search saw its property fail, or
+// events ready where the search saw the system fall quiescent. After the
+// determinism check has passed, such a difference is macemc's own error
+// (a simulator that ran the path with state from another execution), not
+// the service's; it makes a "certain" verdict wrong, so it is looked for.
+// A replay that cannot run (a handler that fails only here) says nothing.
+func (p *pipeline) unreproduced(v *explore.Violation) string {
+	if v.Outcome != walks.Quiescent && v.Outcome != walks.Dead {
+		return ""
+	}
+	s, err := engine.Replay(p.cfg, v.Choices, v.Steps, engine.Options{FailuresUntil: v.FailuresUntil})
+	if err != nil || s.Steps() != v.Steps {
+		return ""
+	}
+	for i := range p.cfg.Liveness {
+		if prop := &p.cfg.Liveness[i]; prop.Name == v.Property {
+			if ok, err := s.Holds(prop); ok && err == nil {
+				return fmt.Sprintf("%s holds at the end of a replay of the path's choices (step %d)", prop.Name, v.Steps)
+			}
+		}
+	}
+	if n := len(s.Ready()); v.Outcome == walks.Quiescent && n > 0 {
+		return fmt.Sprintf("the search saw the system fall quiescent after step %d, but a replay of the path's choices has %d events ready there", v.Steps, n)
+	}
+	return ""
 }
 
 // nondeterminism is the finding of a path whose replays diverged.
@@ -633,18 +710,70 @@ const headSteps = 100_000 / 64
 // search's own choices are (the bounded prefix, the failures), and a
 // choice left to a map's order there, which a few replays pass over one
 // time in four or five, is then caught as on a short path.
-func checkReplays(cfg *sim.Config, choices []int32, opts engine.Options, steps, replays int, stop func() bool) error {
+//
+// The default is also cut to what fits in room bytes (replaysWithin): the
+// replays run side by side, each holding a copy of the state, and 64
+// copies of a state of 100 MB took 13 GB. The returned replayCut says
+// when it was (nil: it was not).
+func checkReplays(cfg *sim.Config, choices []int32, opts engine.Options, steps, replays int, room int64, stop func() bool) (*replayCut, error) {
 	if replays > 0 {
-		return engine.CheckDeterminismUntil(cfg, choices, opts, replays, stop)
+		return nil, engine.CheckDeterminismUntil(cfg, choices, opts, replays, stop)
+	}
+	var cut *replayCut
+	fit := func(want int, choices []int32) int {
+		ropts := opts
+		ropts.CheckEscapes, ropts.CheckMessages, ropts.Logger = false, false, nil
+		s, err := engine.Replay(cfg, choices, -1, ropts)
+		if err != nil {
+			return want
+		}
+		size := s.StateBytes()
+		n := replaysWithin(want, size, room)
+		if n < want && cut == nil {
+			cut = &replayCut{Replays: n, Want: want, StateBytes: size, Room: room}
+		}
+		return n
 	}
 	if steps > headSteps {
 		if head := headChoices(cfg, choices, opts); head != nil {
-			if err := engine.CheckDeterminismUntil(cfg, head, opts, defaultReplays(headSteps), stop); err != nil {
-				return err
+			if err := engine.CheckDeterminismUntil(cfg, head, opts, fit(defaultReplays(headSteps), head), stop); err != nil {
+				return cut, err
 			}
 		}
 	}
-	return engine.CheckDeterminismUntil(cfg, choices, opts, defaultReplays(steps), stop)
+	return cut, engine.CheckDeterminismUntil(cfg, choices, opts, fit(defaultReplays(steps), choices), stop)
+}
+
+// replayRoom is the memory the determinism checks' replays may hold at
+// once when no memory limit says otherwise (the replay command, a search
+// with --max-memory none): half of the heap bound of the commands without
+// a limit.
+const replayRoom int64 = engine.DefaultHeapBound / 2
+
+// replaysWithin is how many replays of a path whose state holds stateBytes
+// (engine.Sim.StateBytes, at the path's end) fit in room, with the garbage
+// collector's headroom and the one replay engine.CheckDeterminismUntil
+// keeps beside them: want, or fewer when they do not fit, but at least 2
+// (a check needs two).
+func replaysWithin(want int, stateBytes, room int64) int {
+	if stateBytes <= 0 {
+		return want
+	}
+	return int(max(2, min(int64(want), room/(gcFactor*stateBytes)-1)))
+}
+
+// replayCut says that a determinism check replayed a path fewer times than
+// its default, for memory.
+type replayCut struct {
+	Replays, Want    int
+	StateBytes, Room int64
+}
+
+// warning says what the cut costs and how to avoid it.
+func (c *replayCut) warning() string {
+	return fmt.Sprintf("the determinism check replayed a path %d times side by side, not %d: its state holds about %s (each replay holds a copy), "+
+		"and the run's memory leaves %s for them; a handler that lets a map's order decide something once is caught less often "+
+		"(make the state smaller, raise --max-memory, or set --replays)", c.Replays, c.Want, FormatBytes(c.StateBytes), FormatBytes(c.Room))
 }
 
 // headChoices returns the choices of the first headSteps steps of the path
@@ -815,7 +944,22 @@ func (p *pipeline) memoryHang(err error) *Finding {
 // number of replays by the path's length, Options.Replays), giving up
 // without a verdict when the run is cancelled.
 func (p *pipeline) checkDeterminism(choices []int32, opts engine.Options, steps int) error {
-	return checkReplays(p.cfg, choices, opts, steps, p.opts.Replays, func() bool { return p.ctx.Err() != nil })
+	room := replayRoom
+	if b := heapBound(EstimateMemory(p.cfg, &p.opts), &p.opts); b > 0 {
+		room = b / 2
+	}
+	cut, err := checkReplays(p.cfg, choices, opts, steps, p.opts.Replays, room, func() bool { return p.ctx.Err() != nil })
+	if cut != nil {
+		p.warnOnce(cut.warning())
+	}
+	return err
+}
+
+// warnOnce adds the warning w to the report unless it holds it already.
+func (p *pipeline) warnOnce(w string) {
+	if !slices.Contains(p.rep.Warnings, w) {
+		p.rep.Warnings = append(p.rep.Warnings, w)
+	}
 }
 
 // prefix sets up a prefix search: from a prefix trace (Options.Prefix) or
