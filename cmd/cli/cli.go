@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/macemc/macemc/mdb"
+	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/trace"
 )
@@ -62,20 +63,31 @@ type App struct {
 func Main(args []string) int {
 	name := "macemc"
 	if len(os.Args) > 0 && os.Args[0] != "" && !strings.HasSuffix(os.Args[0], ".test") {
-		name = baseName(os.Args[0])
+		name = commandName(os.Args[0])
 	}
 	app := &App{Name: name, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Terminal: stderrIsTerminal(), ownsProcess: true}
 	return app.Run(args)
 }
 
-func baseName(p string) string {
-	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
-		p = p[i+1:]
+// commandName is how the commands a run prints (replay, debug) name the
+// program invoked as arg0 (os.Args[0]), so that they can be pasted as
+// printed: as it was typed when it was run by a path (./bin/mytool, not
+// mytool, which the shell would look for on PATH), else by its name; a
+// binary of go run (in the build cache) or a debugger is named macemc.
+func commandName(arg0 string) string {
+	base := arg0
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
 	}
-	if strings.HasPrefix(p, "__debug_bin") || p == "main" || p == "" {
+	switch {
+	case strings.HasPrefix(base, "__debug_bin") || base == "main" || base == "":
 		return "macemc"
+	case base == arg0:
+		return base
+	case strings.Contains(arg0, "go-build") && strings.Contains(strings.ReplaceAll(arg0, `\`, "/"), "/exe/"):
+		return base // go run's binary, which is gone once it exits
 	}
-	return p
+	return search.Quote(arg0)
 }
 
 const topUsage = `%[1]s finds liveness and safety bugs in distributed systems.
