@@ -504,6 +504,48 @@ func TestTimeBoundsTheAnalysis(t *testing.T) {
 	}
 }
 
+// alarmClock is a node that sets 20,000 timers at boot: every step then
+// costs a walk over them, and the check before the search (a 1,000-step
+// walk replayed 64 times side by side) takes seconds (about 1.5 s here;
+// 10^5 timers took 421 s).
+type alarmClock struct {
+	sim.Base
+	Fired int
+}
+
+func (a *alarmClock) Start(ctx *sim.Context) {
+	for i := range 20_000 {
+		ctx.SetTimer(fmt.Sprintf("t%05d", i))
+	}
+}
+
+func (a *alarmClock) HandleTimer(*sim.Context, string) { a.Fired++ }
+
+// TestTimeBoundsTheChecks: --time bounds the check before the search,
+// which the search then gets what is left of, and again the checks after a
+// search that found nothing; each warns when it was cut short.
+func TestTimeBoundsTheChecks(t *testing.T) {
+	sys := &sim.System{Name: "alarmclock", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &alarmClock{} }}, nil
+	}}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Time: 300 * time.Millisecond, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.First() != nil || rep.Stats.Stop != explore.StopTime {
+		t.Fatalf("want nothing found and the search stopped by time, got %v, stop %v", rep.First(), rep.Stats.Stop)
+	}
+	want := []string{
+		"the check that the system replays deterministically, before the search, used the whole time budget (--time 300ms) and stopped unfinished",
+		"the checks after the search for code that acts outside its handlers stopped at the time budget (--time 300ms",
+	}
+	for _, w := range want {
+		if !slices.ContainsFunc(rep.Warnings, func(s string) bool { return strings.HasPrefix(s, w) }) {
+			t.Errorf("no warning %q in %q", w, rep.Warnings)
+		}
+	}
+}
+
 // gossiper is node 0 of searchtest-alias: it sends node 1 its list of
 // suspects every tick, the slice itself (the bug), and adds a suspect
 // when its connection to node 2 breaks: only then does a message in
