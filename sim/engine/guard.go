@@ -78,6 +78,12 @@ type HangError struct {
 	// (Node is -1): a property's predicate, a driver request's condition,
 	// Config.Service; At is the name of its file.
 	Outside, At string
+	// Blocked, when set, says where a handler that did not return waits
+	// (engine's blockedAt): "blocked (sync.Mutex.Lock) in
+	// sync.(*Mutex).Lock, called by jobs.(*Coordinator).note (jobs.go)".
+	// A handler that loops, not waiting, has none: where it is found
+	// varies from one look to the next.
+	Blocked string
 	// Goexit marks a handler that ended its goroutine with runtime.Goexit
 	// (testing.T's FailNow, Fatal and SkipNow, testify's require) instead
 	// of returning; Timeout is 0. Node is -1 when the goroutine ended
@@ -101,6 +107,9 @@ func (e *HangError) Error() string {
 	}
 	if e.Memory {
 		return fmt.Sprintf("sim: the handler of node %d did not return, and the heap grew past the run's memory limit while it ran (%v) %s (%s)", e.Node, e.Timeout.Round(time.Millisecond), at, e.Event)
+	}
+	if e.Blocked != "" {
+		return fmt.Sprintf("sim: the handler of node %d did not return within %v %s (%s): %s", e.Node, e.Timeout, at, e.Event, e.Blocked)
 	}
 	return fmt.Sprintf("sim: the handler of node %d did not return within %v %s (%s)", e.Node, e.Timeout, at, e.Event)
 }
@@ -189,7 +198,7 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 			switch {
 			case now.Sub(since) < timeout:
 			case p%2 == 1:
-				if err := s.giveUp(p, &HangError{Timeout: timeout}); err != nil {
+				if err := s.giveUp(p, &HangError{Timeout: timeout, Blocked: blockedAt(gid.Load())}); err != nil {
 					return err
 				}
 			case !looked:

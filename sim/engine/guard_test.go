@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -97,12 +98,23 @@ func (h *hanger) HandleApp(ctx *sim.Context, req any) {
 		ctx.Send(1-ctx.Self(), Num{})
 		return
 	}
-	if h.Mode == "select" {
+	switch h.Mode {
+	case "select":
 		select {}
+	case "mutex":
+		h.lockTwice()
 	}
 	for {
 		ctx.Self()
 	}
+}
+
+// lockTwice locks a mutex it holds: it waits forever in
+// sync.(*Mutex).Lock.
+func (h *hanger) lockTwice() {
+	var mu sync.Mutex
+	mu.Lock()
+	mu.Lock()
 }
 
 func hangConfig(mode string) *sim.Config {
@@ -119,7 +131,14 @@ func hangConfig(mode string) *sim.Config {
 }
 
 func TestGuardHang(t *testing.T) {
-	for _, mode := range []string{"spin", "select"} {
+	// Where a handler that waits is blocked is said; a loop's place is
+	// not (it varies from one look to the next).
+	blocked := map[string]string{
+		"spin":   "",
+		"select": "blocked (select (no cases)) in github.com/macemc/macemc/sim/engine_test.(*hanger).HandleApp (guard_test.go)",
+		"mutex":  "blocked (sync.Mutex.Lock) in sync.(*Mutex).Lock, called by github.com/macemc/macemc/sim/engine_test.(*hanger).lockTwice (guard_test.go)",
+	}
+	for _, mode := range []string{"spin", "select", "mutex"} {
 		t.Run(mode, func(t *testing.T) {
 			cfg := hangConfig(mode)
 			s := mustNew(t, cfg, engine.Options{Chooser: engine.NewRandom(4)})
@@ -140,6 +159,9 @@ func TestGuardHang(t *testing.T) {
 			}
 			if he.Timeout != 100*time.Millisecond || he.Event != `node 0 handles app request "hang"` {
 				t.Fatalf("hang error %+v", he)
+			}
+			if he.Blocked != blocked[mode] {
+				t.Errorf("blocked %q, want %q", he.Blocked, blocked[mode])
 			}
 			// The path: replaying all but the last choice reaches the state
 			// before the hanging step, where the last choice picks the

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	goruntime "runtime"
@@ -245,33 +246,56 @@ var outsideSites = []string{
 	enginePkg + "(*Sim).driver",
 }
 
-// outsideAt looks at goroutine gid's stack for the system's code called
-// from one of outsideSites: it returns that function (the predicate) and
-// its file's name, or "" when the goroutine is elsewhere (waiting, in the
-// simulator's own work).
-func outsideAt(gid uint64) (fn, at string) {
+// goroutineStack returns goroutine gid's wait state ("running", "chan
+// receive", "sync.Mutex.Lock", without how long) and its frames, two lines
+// each (function, then file:line), innermost first; "" and nil when it is
+// not found.
+func goroutineStack(gid uint64) (state string, lines []string) {
 	if gid == 0 {
-		return "", ""
+		return "", nil
 	}
 	dump, head := allStacks(), "goroutine "+strconv.FormatUint(gid, 10)+" ["
 	i := strings.Index(dump, head)
 	for i > 0 && dump[i-1] != '\n' {
 		j := strings.Index(dump[i+1:], head)
 		if j < 0 {
-			return "", ""
+			return "", nil
 		}
 		i += 1 + j
 	}
 	if i < 0 {
-		return "", ""
+		return "", nil
 	}
 	block, _, _ := strings.Cut(dump[i:], "\n\n")
-	lines := strings.Split(block, "\n")[1:]
+	lines = strings.Split(block, "\n")
+	state, _, _ = strings.Cut(strings.TrimPrefix(lines[0], head), "]")
+	state, _, _ = strings.Cut(state, ",")
+	return state, lines[1:]
+}
+
+// frameName is a stack line's function without its arguments.
+func frameName(line string) string {
+	if p := strings.LastIndexByte(line, '('); p > 0 && strings.HasSuffix(line, ")") {
+		return line[:p]
+	}
+	return line
+}
+
+// frameFile is the base name of a stack line's file (the line after the
+// function's), without the line number.
+func frameFile(line string) string {
+	file, _, _ := strings.Cut(strings.TrimSpace(line), ":")
+	return filepath.Base(file)
+}
+
+// outsideAt looks at goroutine gid's stack for the system's code called
+// from one of outsideSites: it returns that function (the predicate) and
+// its file's name, or "" when the goroutine is elsewhere (waiting, in the
+// simulator's own work).
+func outsideAt(gid uint64) (fn, at string) {
+	_, lines := goroutineStack(gid)
 	for k := 0; k+1 < len(lines); k += 2 {
-		name := lines[k]
-		if p := strings.LastIndexByte(name, '('); p > 0 && strings.HasSuffix(name, ")") {
-			name = name[:p]
-		}
+		name := frameName(lines[k])
 		if slices.Contains(outsideSites, name) {
 			return fn, at
 		}
@@ -279,11 +303,57 @@ func outsideAt(gid uint64) (fn, at string) {
 		if !infrastructure(name) && !strings.HasPrefix(name, simPkg) {
 			// The file, not the line: where a loop's goroutine is found
 			// varies from one look to the next, and reports must not.
-			file, _, _ := strings.Cut(strings.TrimSpace(lines[k+1]), ":")
-			fn, at = name, filepath.Base(file) // the function names the package
+			fn, at = name, frameFile(lines[k+1]) // the function names the package
 		}
 	}
 	return "", ""
+}
+
+// blockedAt says where goroutine gid, running a handler the watchdog gives
+// up on, is blocked: "blocked (sync.Mutex.Lock) in sync.(*Mutex).Lock,
+// called by jobs.(*Coordinator).note (jobs.go)": the wait, the function it
+// waits in, and the first function of another package on the way out (the
+// caller that asked for the wait), with its file, not its line. "" when it
+// is not waiting (a handler that loops: where it is found varies from one
+// look to the next, and reports must not) or not found.
+func blockedAt(gid uint64) string {
+	state, lines := goroutineStack(gid)
+	if state == "" || state == "running" || state == "runnable" {
+		return ""
+	}
+	type frame struct{ name, file string }
+	var frames []frame
+	for k := 0; k+1 < len(lines); k += 2 {
+		if name := frameName(lines[k]); !strings.HasPrefix(name, "runtime.") && !strings.HasPrefix(name, "internal/") {
+			frames = append(frames, frame{name, frameFile(lines[k+1])})
+		}
+	}
+	ours := func(f frame) bool { return infrastructure(f.name) || strings.HasPrefix(f.name, simPkg) }
+	if len(frames) == 0 || ours(frames[0]) {
+		return ""
+	}
+	in := frames[0]
+	for _, f := range frames[1:] {
+		if funcPackage(f.name) == funcPackage(in.name) {
+			continue
+		}
+		if ours(f) {
+			break // the system's own code waits
+		}
+		return fmt.Sprintf("blocked (%s) in %s, called by %s (%s)", state, in.name, f.name, f.file)
+	}
+	return fmt.Sprintf("blocked (%s) in %s (%s)", state, in.name, in.file)
+}
+
+// funcPackage is the import path of a function's name as a stack shows it
+// ("example.com/x/jobs" of "example.com/x/jobs.(*C).note").
+func funcPackage(fn string) string {
+	dir, base := "", fn
+	if i := strings.LastIndexByte(fn, '/'); i >= 0 {
+		dir, base = fn[:i+1], fn[i+1:]
+	}
+	pkg, _, _ := strings.Cut(base, ".")
+	return dir + pkg
 }
 
 // infrastructure reports whether fn belongs to the runtime, the test
