@@ -502,9 +502,9 @@ func TestDeterminismCheckStops(t *testing.T) {
 		stopAt            int64 // the call of stop that answers true
 		boots, stepsTaken int64
 	}{
-		{stopAt: 1, boots: 1, stepsTaken: 0},   // after the first boot
-		{stopAt: 3, boots: 3, stepsTaken: 0},   // after the third
-		{stopAt: 8, boots: 5, stepsTaken: 12},  // 4 booted and the early one; 3 lockstep steps of 4
+		{stopAt: 1, boots: 1, stepsTaken: 0},  // after the first boot
+		{stopAt: 3, boots: 3, stepsTaken: 0},  // after the third
+		{stopAt: 8, boots: 5, stepsTaken: 12}, // 4 booted and the early one; 3 lockstep steps of 4
 		{stopAt: 1e9, boots: 6, stepsTaken: 5000 * 6},
 	} {
 		boots.Store(0)
