@@ -12,10 +12,13 @@
 # parallel, a Slurm array, a Kubernetes Indexed Job: scripts/k8s); the
 # shards only need to write where the merge can read. MACEMC=BINARY runs
 # that binary instead of building cmd/macemc: your own (cli.Main), for
-# systems of your own module.
+# systems of your own module. Without --keep the shards go to a temporary
+# directory, removed at the end unless the merge found something or
+# failed: then it is kept, and named, for the replay and debug commands
+# the merge printed.
 set -euo pipefail
 if [ $# -lt 2 ]; then
-	sed -n '2,15p' "$0" >&2
+	sed -n '2,18p' "$0" >&2
 	exit 2
 fi
 n=$1
@@ -60,5 +63,10 @@ done
 code=0
 "$bin" merge "${dirs[@]}" --progress none --out "$dir/merged" || code=$?
 end=$(date +%s.%N)
-echo "# $n shards in $(echo "$shards - $start" | bc) s, merge in $(echo "$end - $shards" | bc) s; results in ${keep:-a temporary directory}" >&2
+where=${keep:-a temporary directory, removed}
+if [ -z "$keep" ] && [ $code != 0 ]; then
+	trap - EXIT # the merge's replay and debug commands name files there
+	where="$dir (kept: the commands above use it)"
+fi
+echo "# $n shards in $(echo "$shards - $start" | bc) s, merge in $(echo "$end - $shards" | bc) s; results in $where" >&2
 exit $code
