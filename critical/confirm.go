@@ -90,6 +90,16 @@ func chanceText(p float64) string {
 	return fmt.Sprintf("a chance of %.2g", p)
 }
 
+// percentText writes a probability as a percentage with one decimal, or
+// two significant digits below 1% ("5.7%", "0.06%": a bound of 0.0006
+// read "0.0%" or "0.1%" with one decimal).
+func percentText(p float64) string {
+	if 100*p >= 1 {
+		return fmt.Sprintf("%.1f%%", 100*p)
+	}
+	return fmt.Sprintf("%.2g%%", 100*p)
+}
+
 // String describes the evidence in one or two sentences.
 func (c *Confidence) String() string {
 	if c == nil {
@@ -110,10 +120,10 @@ func (c *Confidence) String() string {
 		fmt.Fprintf(&b, "Confirmation: %s; every walk from state %d is one and the same execution (none of its steps has an alternative), and it reaches no live state within d_max: state %d is dead for certain. ", before, c.At.Step, c.At.Step)
 	case c.Before.Live:
 		fmt.Fprintf(&b, "Confirmation: state %d is live itself; %d of %d walks from state %d recovered", c.Before.Step, c.At.Recovered, c.At.Walks, c.At.Step)
-		fmt.Fprintf(&b, " (recovery from state %d below %.1f%% at 95%% confidence). ", c.At.Step, 100*c.Upper95)
+		fmt.Fprintf(&b, " (recovery from state %d below %s at 95%% confidence). ", c.At.Step, percentText(c.Upper95))
 	default:
 		fmt.Fprintf(&b, "Confirmation: %d of %d walks from state %d recovered; %d of %d from state %d did", c.Before.Recovered, c.Before.Walks, c.Before.Step, c.At.Recovered, c.At.Walks, c.At.Step)
-		fmt.Fprintf(&b, " (recovery from state %d below %.1f%% at 95%% confidence; had it recovered as often as state %d, %d failures in a row would have %s). ", c.At.Step, 100*c.Upper95, c.Before.Step, c.At.Walks, chanceText(c.Chance))
+		fmt.Fprintf(&b, " (recovery from state %d below %s at 95%% confidence; had it recovered as often as state %d, %d failures in a row would have %s). ", c.At.Step, percentText(c.Upper95), c.Before.Step, c.At.Walks, chanceText(c.Chance))
 	}
 	switch {
 	case c.Partial:
