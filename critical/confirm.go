@@ -123,7 +123,7 @@ func (c *Confidence) String() string {
 		fmt.Fprintf(&b, " (recovery from state %d below %s at 95%% confidence). ", c.At.Step, percentText(c.Upper95))
 	default:
 		fmt.Fprintf(&b, "Confirmation: %d of %d walks from state %d recovered; %d of %d from state %d did", c.Before.Recovered, c.Before.Walks, c.Before.Step, c.At.Recovered, c.At.Walks, c.At.Step)
-		fmt.Fprintf(&b, " (recovery from state %d below %s at 95%% confidence; had it recovered as often as state %d, %d failures in a row would have %s). ", c.At.Step, percentText(c.Upper95), c.Before.Step, c.At.Walks, chanceText(c.Chance))
+		fmt.Fprintf(&b, " (recovery from state %d below %s at 95%% confidence; had it recovered as often as state %d, %d %s in a row would have %s). ", c.At.Step, percentText(c.Upper95), c.Before.Step, c.At.Walks, plural(c.At.Walks, "failure", "failures"), chanceText(c.Chance))
 	}
 	switch {
 	case c.Partial:
@@ -131,7 +131,7 @@ func (c *Confidence) String() string {
 	case c.Thin && c.At.Recovered > 0:
 		fmt.Fprintf(&b, "State %d recovers: it is not dead.", c.At.Step)
 	case c.Thin:
-		b.WriteString("The evidence is thin: the state may be near dead rather than dead; raise the confirmation budget or k and re-run.")
+		b.WriteString("The evidence is thin: the state may be near dead rather than dead; raise the confirmation budget (--confirm-budget) or k (--walks) and re-run (critical --trace on the error trace does, without searching again).")
 	case !c.Certain && !(c.At.Forced && c.At.Recovered == 0):
 		b.WriteString("The evidence is strong.")
 	}
@@ -199,4 +199,12 @@ func Confirm(ctx context.Context, c Config, step int) (*Confidence, error) {
 		return newConfidence(pb, pa, true), errA
 	}
 	return newConfidence(pb, pa, false), nil
+}
+
+// plural is one when n is 1, many otherwise.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -350,6 +350,10 @@ func stepGuarded(s *engine.Sim, t *trace.Trace) error {
 type CriticalOptions struct {
 	Walks, WalkDepth, Workers int
 	Seed                      *uint64
+	// ConfirmBudget bounds the transitions of each confirmation sample
+	// (critical.Config.ConfirmBudget; 0: 50 walks of d_max), as
+	// Options.ConfirmBudget does in a search.
+	ConfirmBudget int64
 	// Out is where live.trace, live.log and critical.json go (for a
 	// minimized path, min-live.trace, min-live.log and min-critical.json,
 	// so that the search's own live alternative beside it stays).
@@ -405,6 +409,9 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	c.Walks, c.Workers, c.Progress = o.Walks, o.Workers, o.Progress
 	if o.WalkDepth > 0 {
 		c.WalkDepth = o.WalkDepth
+	}
+	if o.ConfirmBudget > 0 {
+		c.ConfirmBudget = o.ConfirmBudget
 	}
 	// The dead path itself is d_max long; a shorter d_max could not judge it.
 	c.WalkDepth = max(c.WalkDepth, t.Steps)

@@ -84,8 +84,10 @@ func commandName(arg0 string) string {
 		return "macemc"
 	case base == arg0:
 		return base
-	case strings.Contains(arg0, "go-build") && strings.Contains(strings.ReplaceAll(arg0, `\`, "/"), "/exe/"):
-		return base // go run's binary, which is gone once it exits
+	case strings.Contains(strings.ReplaceAll(arg0, `\`, "/"), "/go-build"):
+		// go run's binary, in the build cache (GOCACHE, .../go-build/...)
+		// or a temporary go-build directory: run again by go run.
+		return base
 	}
 	return search.Quote(arg0)
 }

@@ -13,8 +13,9 @@ func TestCommandName(t *testing.T) {
 		"/usr/local/bin/mytool":             "/usr/local/bin/mytool",
 		"/home/me/my tools/mytool":          "'/home/me/my tools/mytool'",
 		"/tmp/go-build1234/b001/exe/mytool": "mytool",
-		"/home/me/proj/__debug_bin3029":     "macemc",
-		"":                                  "macemc",
+		"/root/.cache/go-build/d8/d80e4f26-d/mytool": "mytool",
+		"/home/me/proj/__debug_bin3029":              "macemc",
+		"":                                           "macemc",
 		`C:\Users\me\go-build99\b001\exe\tool.exe`: "tool.exe",
 	} {
 		if got := commandName(arg0); got != want {

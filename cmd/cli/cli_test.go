@@ -156,6 +156,15 @@ func TestSearchFindsReportsAndReplays(t *testing.T) {
 	if code != ExitViolation || !strings.Contains(out, "condition C1") {
 		t.Errorf("critical: exit %d\n%s%s", code, out, errs)
 	}
+	// --confirm-budget bounds its confirmation samples: one transition
+	// takes one walk from each side.
+	code, out, errs = run(t, "critical", "--trace", filepath.Join(dir, "error.trace"), "--confirm-budget", "1", "--json", "--out", t.TempDir())
+	var refined struct {
+		Confidence struct{ Walks int }
+	}
+	if err := json.Unmarshal([]byte(out), &refined); code != ExitViolation || err != nil || refined.Confidence.Walks != 1 {
+		t.Errorf("critical --confirm-budget 1: exit %d, %v, confidence %+v\n%s%s", code, err, refined.Confidence, out, errs)
+	}
 	// Without --json the summary ends with the replay command.
 	code, out, _ = run(t, "search", "--system", "clitest-poison", "--out", t.TempDir(), "--seed", "1", "--walk-depth", "200")
 	lines := strings.Split(strings.TrimSpace(out), "\n")

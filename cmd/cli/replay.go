@@ -70,13 +70,14 @@ func (a *App) replay(args []string) (int, error) {
 
 // critical re-runs the critical-transition search on a saved trace.
 func (a *App) critical(args []string) (int, error) {
-	fs := a.newFlags("critical", "--trace FILE [--walks K] [--walk-depth D] [--seed S] [--workers N] [--out DIR] [--json]")
+	fs := a.newFlags("critical", "--trace FILE [--walks K] [--walk-depth D] [--confirm-budget T] [--seed S] [--workers N] [--out DIR] [--json]")
 	path := fs.String("trace", "", "trace of a liveness violation (error.trace) or a minimized doomed path (min.trace)")
 	o := search.CriticalOptions{Command: a.Name}
 	fs.IntVar(&o.Walks, "walks", search.DefaultWalks, "k: random walks per probe")
 	fs.IntVar(&o.WalkDepth, "walk-depth", 0, "d_max (default: the trace's)")
 	seed := fs.Uint64("seed", 0, "random seed (default: the trace's)")
 	fs.IntVar(&o.Workers, "workers", 0, "parallel workers (0: all cores)")
+	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 50 walks of d_max)")
 	fs.StringVar(&o.Out, "out", "", "write live.trace, live.log and critical.json here (refined-live.trace, refined-live.log and refined-critical.json beside a search's report.json; min-live.* and min-critical.json for a min.trace) (default: beside the trace)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	if err := parse(fs, args); err != nil {
@@ -91,6 +92,8 @@ func (a *App) critical(args []string) (int, error) {
 		return ExitUsage, usagef("--walk-depth %d: allowed 0 (the trace's) to %d", o.WalkDepth, search.MaxWalkDepth)
 	case o.Workers < 0 || o.Workers > search.MaxWorkers:
 		return ExitUsage, usagef("--workers %d: allowed 0 (all cores) to %d", o.Workers, search.MaxWorkers)
+	case o.ConfirmBudget < 0:
+		return ExitUsage, usagef("--confirm-budget %d: allowed 0 (50 walks of d_max) to %d", o.ConfirmBudget, int64(1<<63-1))
 	}
 	if fs.Changed("seed") {
 		o.Seed = seed
