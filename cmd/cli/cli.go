@@ -180,12 +180,34 @@ func parse(fs *pflag.FlagSet, args []string) error {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
 		}
+		var bad *pflag.InvalidValueError
+		if errors.As(err, &bad) {
+			return usagef("--%s %s: %s", bad.GetFlag().Name, bad.GetValue(), valueKind(bad.GetFlag().Value.Type()))
+		}
 		return usageError{err}
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
+}
+
+// valueKind says what a flag of pflag type typ takes, for a value it could
+// not parse (the ranges within are checked after parsing, and named then).
+func valueKind(typ string) string {
+	switch typ {
+	case "uint64", "uint":
+		return "want a whole number from 0 to 18446744073709551615"
+	case "int", "int64":
+		return "want a whole number"
+	case "float64":
+		return "want a number"
+	case "duration":
+		return "want a duration such as 90s, 5m or 1h30m"
+	case "bool":
+		return "want true or false"
+	}
+	return "want a value of type " + typ
 }
 
 // parseParams turns repeated --param k=v (or k=v,k2=v2) into a map.
