@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,7 +24,8 @@ var ErrOptions = errors.New("search: bad options")
 // OptionError names an option whose value is out of its range.
 type OptionError struct {
 	// Field is the Options field (e.g. "DepthStep"); Flag the command-line
-	// flag that sets it (e.g. "depth-step").
+	// flag that sets it (e.g. "depth-step"), "" when none does (a key of
+	// StrategyParams that is no option of the strategy).
 	Field, Flag string
 	// Value is the value given, Range the values allowed.
 	Value any
@@ -31,6 +33,9 @@ type OptionError struct {
 }
 
 func (e *OptionError) Error() string {
+	if e.Flag == "" {
+		return fmt.Sprintf("search: option %s is %v; allowed: %s", e.Field, e.Value, e.Range)
+	}
 	return fmt.Sprintf("search: option %s (--%s) is %v; allowed: %s", e.Field, e.Flag, e.Value, e.Range)
 }
 
@@ -388,7 +393,9 @@ func checkStrategyParams(s explore.Strategy, given map[string]string) error {
 			if len(known) > 0 {
 				r = "the options of strategy " + s.Name() + ": " + strings.Join(known, ", ")
 			}
-			return &OptionError{Field: "StrategyParams", Flag: s.Name() + "-" + name, Value: name, Range: r}
+			// No flag: --STRATEGY-NAME is no flag for a name the strategy
+			// does not have (and may be another flag: --walk-depth).
+			return &OptionError{Field: "StrategyParams key", Value: strconv.Quote(name), Range: r}
 		}
 		spec := specs[i]
 		one := sim.System{Name: "strategy " + s.Name(), Params: []sim.ParamSpec{spec}}

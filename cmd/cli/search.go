@@ -132,7 +132,7 @@ func (a *App) search(args []string) (int, error) {
 func (a *App) printReport(rep *search.Report, err error, asJSON bool, args []string) (int, error) {
 	if rep == nil {
 		var oe *search.OptionError
-		if errors.As(err, &oe) {
+		if errors.As(err, &oe) && oe.Flag != "" {
 			return ExitUsage, usagef("--%s %v: allowed %s", oe.Flag, oe.Value, oe.Range)
 		}
 		return ExitUsage, usagef("%s", strings.TrimPrefix(err.Error(), "search: "))

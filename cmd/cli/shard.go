@@ -31,7 +31,7 @@ func (a *App) runShard(ctx context.Context, sys *sim.System, o search.Options, s
 		}
 	}
 	var oe *search.OptionError
-	if errors.As(err, &oe) {
+	if errors.As(err, &oe) && oe.Flag != "" {
 		return ExitUsage, usagef("--%s %v: allowed %s", oe.Flag, oe.Value, oe.Range)
 	}
 	return ExitUsage, usagef("%s", strings.TrimPrefix(err.Error(), "search: "))
