@@ -330,7 +330,7 @@ func TestOptionsValidate(t *testing.T) {
 	}
 	o = search.Options{Strategy: "pct", StrategyParams: map[string]string{"pct-nope": "2"}}
 	var oe *search.OptionError
-	if err := o.Validate(); !errors.As(err, &oe) || oe.Flag != "pct-nope" || !strings.Contains(oe.Range, "depth, steps, unit") {
+	if err := o.Validate(); !errors.As(err, &oe) || oe.Flag != "" || oe.Value != `"nope"` || !strings.Contains(oe.Range, "depth, steps, unit") {
 		t.Errorf("an unknown prefixed option: %v", err)
 	}
 }
