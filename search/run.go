@@ -153,6 +153,10 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	p.rep.Stats = res.Stats
 	p.rep.SearchTime = res.Stats.Elapsed
 	p.rep.Lin = p.linStats(&res.Stats)
+	if res.Stats.Unrecorded > 0 {
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the visited-state set was full (--max-states %d): new states it could not record cut no path, "+
+			"so the search repeated work it had done and covered less within its budget (it stays right); raise --max-states", p.opts.MaxStates))
+	}
 	if len(res.Violations) > 0 {
 		p.first = &res.Violations[0]
 	}
