@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/vmihailenco/msgpack/v5"
+	"github.com/vmihailenco/msgpack/v5/msgpcode"
 
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
@@ -160,11 +162,13 @@ func Merge(ctx context.Context, dirs []string, mo MergeOptions) (*Report, error)
 	}
 	var header []byte
 	var sh shardSearch
-	var shards []*explore.ShardRecords
 	first := filepath.Join(dirs[0], ShardFile)
+	// The shards' searches and builds first, from their files' first
+	// bytes: shards that cannot be merged are refused before their
+	// records (hundreds of megabytes) are read.
 	for _, dir := range dirs {
 		path := filepath.Join(dir, ShardFile)
-		h, recs, err := ReadShardFile(path)
+		h, err := readShardHeader(path)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInput, err)
 		}
@@ -180,7 +184,6 @@ func Merge(ctx context.Context, dirs []string, mo MergeOptions) (*Report, error)
 			return nil, fmt.Errorf("%w: %w: %s is a shard of another search than %s", ErrInput, ErrShardFile, path, first)
 		}
 		header, sh = h, this
-		shards = append(shards, recs)
 	}
 	if sh.HashVersion != engine.HashVersion || sh.Build != "" && sh.Build != trace.BuildID() {
 		return nil, fmt.Errorf("%w: %w: the shards were written by %s, this is %s: merge them with the binary that ran them (the records hold states as that build hashed them, and paths as its system ran them)",
@@ -189,6 +192,21 @@ func Merge(ctx context.Context, dirs []string, mo MergeOptions) (*Report, error)
 	sys, err := sim.Lookup(sh.System)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the shards searched %w", ErrSystem, err)
+	}
+	if err := mergeRoom(dirs, mo.MaxMemory); err != nil {
+		return nil, err
+	}
+	var shards []*explore.ShardRecords
+	for _, dir := range dirs {
+		path := filepath.Join(dir, ShardFile)
+		h, recs, err := ReadShardFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		}
+		if !bytes.Equal(h, header) {
+			return nil, fmt.Errorf("%w: %w: %s is a shard of another search than %s", ErrInput, ErrShardFile, path, first)
+		}
+		shards = append(shards, recs)
 	}
 	opts := sh.Options
 	opts.Out, opts.Workers, opts.Command, opts.MaxMemory, opts.Progress = mo.Out, mo.Workers, mo.Command, mo.MaxMemory, mo.Progress
@@ -202,6 +220,37 @@ func Merge(ctx context.Context, dirs []string, mo MergeOptions) (*Report, error)
 		}
 	}
 	return run(ctx, sys, opts, shards)
+}
+
+// mergeMemoryFactor is how many times the bytes of its shard files a merge
+// holds at its peak: the records decoded, then the tasks the search
+// follows and the explored graph's states (measured on randtree,
+// transport, pastry and chord, 100,000 paths in 2 shards: 96-132 MB of
+// files, 550-630 MB of RSS).
+const mergeMemoryFactor = 5
+
+// mergeRoom refuses a merge whose shard files would take more memory
+// than limit (0: DefaultMaxMemory; negative: no limit) before it reads
+// them: the limit's watch begins with the search, after they are read.
+func mergeRoom(dirs []string, limit int64) error {
+	if limit == 0 {
+		limit = DefaultMaxMemory
+	}
+	if limit < 0 {
+		return nil
+	}
+	var files int64
+	for _, dir := range dirs {
+		if fi, err := os.Stat(filepath.Join(dir, ShardFile)); err == nil {
+			files += fi.Size()
+		}
+	}
+	if need := mulSat(files, mergeMemoryFactor); need > limit {
+		return fmt.Errorf("%w: merging these shards would need about %s: their records take %s in %d files, and a merge holds about %d times that; "+
+			"raise --max-memory (the merge needs more than one shard's search), or give the search a smaller budget (--max-paths, --time)",
+			ErrOptions, FormatBytes(need), FormatBytes(files), len(dirs), mergeMemoryFactor)
+	}
+	return nil
 }
 
 // shardSearch is what a shard file says of its search: the system and the
@@ -240,7 +289,7 @@ func shardHeader(sys *sim.System, o *Options) ([]byte, error) {
 // is checked against the bytes left before anything is allocated.
 const (
 	shardMagic   = "MACEMCSH"
-	shardVersion = 1
+	shardVersion = 2
 	shardHead    = len(shardMagic) + 1 + 8
 	// maxShardBody bounds a shard file's body.
 	maxShardBody = 1 << 36
@@ -279,6 +328,7 @@ func encodeShard(e *msgpack.Encoder, header []byte, recs *explore.ShardRecords) 
 		}
 		return nil
 	}
+	given := map[uint64]struct{}{}
 	if err := e.EncodeArrayLen(9); err != nil {
 		return err
 	}
@@ -309,7 +359,7 @@ func encodeShard(e *msgpack.Encoder, header []byte, recs *explore.ShardRecords) 
 				return err
 			}
 			for i := range t.Records {
-				if err := writeRecord(e, &t.Records[i]); err != nil {
+				if err := writeRecord(e, &t.Records[i], given); err != nil {
 					return err
 				}
 			}
@@ -321,7 +371,10 @@ func encodeShard(e *msgpack.Encoder, header []byte, recs *explore.ShardRecords) 
 // recordFields is the length of a record's array.
 const recordFields = 14
 
-func writeRecord(e *msgpack.Encoder, r *explore.Record) error {
+// writeRecord writes record r; given holds the states whose graph info
+// (hot, units) an earlier record gave, which it leaves out (nil units:
+// explore.GraphStep.Repeat), and it adds those it gives.
+func writeRecord(e *msgpack.Encoder, r *explore.Record, given map[uint64]struct{}) error {
 	ch := make([]byte, 0, 9*len(r.Choices))
 	for _, c := range r.Choices {
 		ch = append(ch, byte(c.Kind))
@@ -343,11 +396,22 @@ func writeRecord(e *msgpack.Encoder, r *explore.Record) error {
 	if err := e.EncodeArrayLen(len(r.Graph)); err != nil {
 		return err
 	}
-	for _, g := range r.Graph {
-		if err := e.EncodeArrayLen(6); err != nil {
+	for i, g := range r.Graph {
+		if err := e.EncodeArrayLen(5); err != nil {
 			return err
 		}
-		for _, v := range []any{g.Key, g.Hot, g.Units, g.Unit, g.Failure, g.Ch} {
+		units := g.Units
+		if units == nil {
+			units = []uint64{} // nil is a repeat's
+		}
+		if i < len(r.Hashes) {
+			if _, ok := given[r.Hashes[i]]; ok {
+				units = nil
+			} else {
+				given[r.Hashes[i]] = struct{}{}
+			}
+		}
+		for _, v := range []any{g.Key, g.Hot, units, g.Unit, g.Failure} {
 			if err := e.Encode(v); err != nil {
 				return err
 			}
@@ -383,19 +447,137 @@ func ReadShardFile(path string) ([]byte, *explore.ShardRecords, error) {
 	if err := checkShardSum(path); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	data, err := trace.ReadRegular(path, int64(shardHead)+maxShardBody+8)
-	if errors.Is(err, trace.ErrTooLarge) {
-		return nil, nil, fmt.Errorf("%s: %w: %w", path, ErrShardFile, err)
-	}
+	f, err := trace.OpenRegular(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	h, recs, err := UnmarshalShard(data)
+	defer f.Close()
+	// Decoded from the file as it is read (checkShardSum has read it
+	// whole once): the merge holds the records, not their bytes too.
+	br := bufio.NewReaderSize(f, 1<<16)
+	head := make([]byte, shardHead)
+	if _, err := io.ReadFull(br, head); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w: truncated: %v", path, ErrShardFile, err)
+	}
+	n, err := checkShardHead(head, -1)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	cr := &countingReader{r: br, left: int(n), sum: xxhash.New()}
+	h, recs, err := decodeShardBody(cr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// The bytes decoded are the bytes checked, should the file have
+	// changed since checkShardSum read it.
+	sum := make([]byte, 8)
+	if _, err := io.ReadFull(br, sum); err != nil || cr.sum.Sum64() != binary.LittleEndian.Uint64(sum) {
+		return nil, nil, fmt.Errorf("%s: %w: checksum mismatch", path, ErrShardFile)
+	}
 	return h, recs, nil
 }
+
+// readShardHeader reads the description of the search of a shard file
+// (the first field of its body; ReadShardFile reads and checks the rest),
+// in constant memory.
+func readShardHeader(path string) ([]byte, error) {
+	if err := checkShardSum(path); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	f, err := trace.OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	head := make([]byte, shardHead)
+	if _, err := io.ReadFull(br, head); err != nil {
+		return readShardError(path)
+	}
+	n, err := checkShardHead(head, -1)
+	if err != nil {
+		return readShardError(path)
+	}
+	cr := &countingReader{r: br, left: int(n), sum: xxhash.New()}
+	sd := &shardDecoder{d: msgpack.NewDecoder(cr), r: cr}
+	if err := sd.want(9, "shard"); err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", path, ErrShardFile, err)
+	}
+	h, err := sd.d.DecodeString()
+	if err != nil || len(h) > maxHeader {
+		return readShardError(path)
+	}
+	return []byte(h), nil
+}
+
+// readShardError is ReadShardFile's error for a file whose header
+// readShardHeader could not read (a short or foreign file: refused at its
+// first bytes).
+func readShardError(path string) ([]byte, error) {
+	if _, _, err := ReadShardFile(path); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("%s: %w: its search cannot be read", path, ErrShardFile)
+}
+
+// countingReader reads a shard body from r, of which left bytes remain:
+// the decoder checks every declared length against them. It is a byte
+// scanner, so that msgpack reads it without a buffer of its own (whose
+// read-ahead would make left understate what remains).
+//
+// It also hashes the bytes as they are consumed (sum): a byte read again
+// after UnreadByte is hashed once.
+type countingReader struct {
+	r      *bufio.Reader
+	left   int
+	sum    *xxhash.Digest
+	unread bool    // the next byte was read and hashed before
+	one    [1]byte // a byte to hash
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, io.EOF
+	}
+	n, err := c.r.Read(p[:min(len(p), c.left)])
+	c.left -= n
+	if hashed := p[:n]; n > 0 {
+		if c.unread {
+			hashed, c.unread = hashed[1:], false
+		}
+		c.sum.Write(hashed)
+	}
+	return n, err
+}
+
+func (c *countingReader) ReadByte() (byte, error) {
+	if c.left <= 0 {
+		return 0, io.EOF
+	}
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.left--
+		if c.unread {
+			c.unread = false
+		} else {
+			c.one[0] = b
+			c.sum.Write(c.one[:])
+		}
+	}
+	return b, err
+}
+
+func (c *countingReader) UnreadByte() error {
+	err := c.r.UnreadByte()
+	if err == nil {
+		c.left++
+		c.unread = true
+	}
+	return err
+}
+
+// Len is how many bytes of the body remain.
+func (c *countingReader) Len() int { return c.left }
 
 // checkShardSum checks a shard file's header and checksum by streaming it,
 // before ReadShardFile holds it in memory: a corrupt file of gigabytes
@@ -439,19 +621,45 @@ func UnmarshalShard(data []byte) ([]byte, *explore.ShardRecords, error) {
 	if len(data) < shardHead {
 		return nil, nil, fmt.Errorf("%w: truncated: %d bytes, the header needs %d", ErrShardFile, len(data), shardHead)
 	}
-	if v := data[len(shardMagic)]; v != shardVersion {
-		return nil, nil, fmt.Errorf("%w: version %d (this macemc reads %d)", ErrShardFile, v, shardVersion)
-	}
-	n := binary.LittleEndian.Uint64(data[len(shardMagic)+1 : shardHead])
-	if rest := uint64(len(data) - shardHead); n > maxShardBody || rest < 8 || n != rest-8 {
-		return nil, nil, fmt.Errorf("%w: truncated or corrupt: body length %d in %d bytes", ErrShardFile, n, len(data))
+	n, err := checkShardHead(data[:shardHead], int64(len(data)))
+	if err != nil {
+		return nil, nil, err
 	}
 	body := data[shardHead : shardHead+int(n)]
 	if xxhash.Sum64(body) != binary.LittleEndian.Uint64(data[shardHead+int(n):]) {
 		return nil, nil, fmt.Errorf("%w: checksum mismatch", ErrShardFile)
 	}
-	r := bytes.NewReader(body)
-	sd := &shardDecoder{d: msgpack.NewDecoder(r), r: r}
+	return decodeShardBody(bytes.NewReader(body))
+}
+
+// checkShardHead checks a shard file's header (its first shardHead bytes)
+// and returns the body's length; size is the file's, or -1 when the
+// caller has checked it (checkShardSum).
+func checkShardHead(head []byte, size int64) (uint64, error) {
+	if string(head[:len(shardMagic)]) != shardMagic {
+		return 0, fmt.Errorf("%w: not a shard file", ErrShardFile)
+	}
+	if v := head[len(shardMagic)]; v != shardVersion {
+		return 0, fmt.Errorf("%w: version %d (this macemc reads %d)", ErrShardFile, v, shardVersion)
+	}
+	n := binary.LittleEndian.Uint64(head[len(shardMagic)+1 : shardHead])
+	if n > maxShardBody || size >= 0 && (size < int64(shardHead)+8 || n != uint64(size-int64(shardHead)-8)) {
+		return 0, fmt.Errorf("%w: truncated or corrupt: body length %d in %d bytes", ErrShardFile, n, size)
+	}
+	return n, nil
+}
+
+// bodyReader is what a shard body is decoded from: a byte scanner that
+// knows how many bytes remain.
+type bodyReader interface {
+	io.Reader
+	io.ByteScanner
+	Len() int
+}
+
+// decodeShardBody decodes a shard body whose checksum was checked.
+func decodeShardBody(r bodyReader) ([]byte, *explore.ShardRecords, error) {
+	sd := &shardDecoder{d: msgpack.NewDecoder(r), r: r, given: map[uint64]struct{}{}}
 	h, recs, err := sd.shard()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrShardFile, err)
@@ -466,7 +674,9 @@ func UnmarshalShard(data []byte) ([]byte, *explore.ShardRecords, error) {
 // against the bytes left (an array of n elements needs n bytes at least).
 type shardDecoder struct {
 	d *msgpack.Decoder
-	r *bytes.Reader
+	r bodyReader
+	// given holds the states whose graph info a record gave.
+	given map[uint64]struct{}
 }
 
 func (sd *shardDecoder) array(min int, what string) (int, error) {
@@ -523,6 +733,15 @@ func (sd *shardDecoder) int(what string, lo, hi int64) (int64, error) {
 
 func (sd *shardDecoder) int32s(what string) ([]int32, error) {
 	return decodeSlice(sd, what, sd.d.DecodeInt32)
+}
+
+// nilNext reports whether the next value is nil, and decodes it if so.
+func (sd *shardDecoder) nilNext() (bool, error) {
+	c, err := sd.d.PeekCode()
+	if err != nil || c != msgpcode.Nil {
+		return false, err
+	}
+	return true, sd.d.DecodeNil()
 }
 
 func (sd *shardDecoder) uint64s(what string) ([]uint64, error) {
@@ -688,8 +907,8 @@ func (sd *shardDecoder) record() (explore.Record, error) {
 	if ng != 0 && ng != r.Checked {
 		return r, fmt.Errorf("graph: %d steps for %d states", ng, r.Checked)
 	}
-	for range ng {
-		if err := sd.want(6, "graph step"); err != nil {
+	for i := range ng {
+		if err := sd.want(5, "graph step"); err != nil {
 			return r, err
 		}
 		var g explore.GraphStep
@@ -699,8 +918,13 @@ func (sd *shardDecoder) record() (explore.Record, error) {
 		if g.Hot, err = sd.d.DecodeBool(); err != nil {
 			return r, err
 		}
-		if g.Units, err = sd.uint64s("units"); err != nil {
+		if g.Repeat, err = sd.nilNext(); err != nil {
 			return r, err
+		}
+		if !g.Repeat {
+			if g.Units, err = sd.uint64s("units"); err != nil {
+				return r, err
+			}
 		}
 		if g.Unit, err = sd.d.DecodeUint64(); err != nil {
 			return r, err
@@ -708,8 +932,21 @@ func (sd *shardDecoder) record() (explore.Record, error) {
 		if g.Failure, err = sd.d.DecodeBool(); err != nil {
 			return r, err
 		}
-		if g.Ch, err = sd.int32s("step choices"); err != nil {
-			return r, err
+		// A state's info comes with its first record in the shard, and
+		// only then (what a writer would write again is dropped: the
+		// merge keeps the first).
+		if i < len(r.Hashes) {
+			_, seen := sd.given[r.Hashes[i]]
+			switch {
+			case g.Repeat && !seen:
+				return r, fmt.Errorf("graph step %d: its state's info is left to an earlier record, and none gave it", i)
+			case seen:
+				g.Repeat, g.Units = true, nil
+			default:
+				sd.given[r.Hashes[i]] = struct{}{}
+			}
+		} else if g.Repeat {
+			return r, fmt.Errorf("graph step %d: its info is left to an earlier record, but it has no hash", i)
 		}
 		r.Graph = append(r.Graph, g)
 	}

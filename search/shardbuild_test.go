@@ -67,3 +67,27 @@ func TestMergeRefusesAnotherBuild(t *testing.T) {
 		t.Errorf("the shards as written: %v", err)
 	}
 }
+
+// TestMergeRoom: a merge whose shard files would take more memory than
+// --max-memory (about mergeMemoryFactor times their bytes) is refused
+// before it reads their records, with ErrOptions; one that fits merges.
+func TestMergeRoom(t *testing.T) {
+	sys, err := sim.Lookup("scheduler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{t.TempDir(), t.TempDir()}
+	for i, dir := range dirs {
+		if _, err := RunShard(context.Background(), sys, Options{Seed: 1, MaxPaths: 12, WalkDepth: 30, Out: dir}, i, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	_, err = Merge(context.Background(), dirs, MergeOptions{Out: out, MaxMemory: 1 << 10})
+	if !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "merging these shards would need about") {
+		t.Fatalf("a merge over its memory limit: %v", err)
+	}
+	if _, err := Merge(context.Background(), dirs, MergeOptions{Out: out}); err != nil {
+		t.Fatalf("a merge within the default limit: %v", err)
+	}
+}

@@ -105,7 +105,8 @@ type Config struct {
 	// Records, when set, merges shards (Shard) of this search: the
 	// coordinator follows the strategy's paths through the records of all
 	// of them and runs itself only what they do not cover, with the
-	// result of one process (see shard.go).
+	// result of one process (see shard.go). Run takes them over: it
+	// empties their rounds as it reads them, to hold one copy.
 	Records []*ShardRecords
 
 	pathHook func(choices []int32)                 // tests: called with each bounded path

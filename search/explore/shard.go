@@ -92,7 +92,11 @@ type GraphStep struct {
 	Units   []uint64
 	Unit    uint64
 	Failure bool
-	Ch      []int32
+	// Repeat says the state's Hot and Units were given by an earlier
+	// record of the same shard (a shard file writes them at a state's
+	// first record only: every path replays the states of the paths
+	// before it, and their units made most of a file); Units is then nil.
+	Repeat bool
 }
 
 // record returns the Record of a speculative record (gr: the search's
@@ -101,11 +105,7 @@ func (sr *specRec) record(gr *graphRun) Record {
 	rec := Record{Choices: sr.choices, Starts: sr.starts, Begun: sr.begun, Checked: sr.checked, Hashes: sr.hashes, End: sr.end}
 	for i, g := range sr.graph {
 		hot, units, _ := gr.infos.get(sr.hashes[i], nil)
-		var ch []int32
-		for _, c := range sr.choices[sr.starts[i]:sr.stepEnd(i)] {
-			ch = append(ch, c.Value)
-		}
-		rec.Graph = append(rec.Graph, GraphStep{Key: g.key, Hot: hot, Units: units, Unit: g.unit, Failure: g.failure, Ch: ch})
+		rec.Graph = append(rec.Graph, GraphStep{Key: g.key, Hot: hot, Units: units, Unit: g.unit, Failure: g.failure})
 	}
 	if j := sr.job; j != nil {
 		rec.Walked, rec.Cycle, rec.Transitions = j.stats.walked, j.stats.cycle, j.stats.transitions
@@ -127,7 +127,7 @@ func (rec *Record) specRec(gr *graphRun) *specRec {
 	sr := &specRec{choices: rec.Choices, starts: rec.Starts, begun: rec.Begun, checked: rec.Checked, hashes: rec.Hashes, end: rec.End, redo: rec.Violation}
 	for i, g := range rec.Graph {
 		sr.graph = append(sr.graph, graphStep{key: g.Key, unit: g.Unit, failure: g.Failure})
-		if gr != nil && i < len(rec.Hashes) {
+		if gr != nil && i < len(rec.Hashes) && !g.Repeat {
 			gr.infos.put(rec.Hashes[i], g.Hot, g.Units)
 		}
 	}
@@ -300,16 +300,23 @@ func mergeRecords(shards []*ShardRecords, gr *graphRun) (map[int][]*task, error)
 	rounds := map[int][]*task{}
 	for _, s := range shards {
 		for _, r := range s.Rounds {
-			for _, st := range r.Tasks {
+			for k := range r.Tasks {
+				st := &r.Tasks[k]
 				t := newTask(st.Ord, r.Round, r.Depth, nil)
 				t.above = st.Prefix
+				t.recs = make([]*specRec, len(st.Records))
 				for i := range st.Records {
-					t.recs = append(t.recs, st.Records[i].specRec(gr))
+					t.recs[i] = st.Records[i].specRec(gr)
 				}
+				// The records live on in the tasks, which the search lets
+				// go of as it passes them: their shard's copy goes now
+				// (a merge of 245 MB of shard files held 650 MB).
+				st.Records = nil
 				t.done = true
 				rounds[r.Round] = append(rounds[r.Round], t)
 			}
 		}
+		s.Rounds = nil
 	}
 	for _, ts := range rounds {
 		// The paths above the split before task k come before it, in

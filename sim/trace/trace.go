@@ -254,6 +254,25 @@ var ErrTooLarge = errors.New("file too large")
 // (ErrTooLarge). A file that grows while it is read is read up to its size
 // when opened, and one byte more (which a decoder then refuses).
 func ReadRegular(path string, max int64) ([]byte, error) {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%d bytes, at most %d allowed: %w", fi.Size(), max, ErrTooLarge)
+	}
+	return io.ReadAll(io.LimitReader(f, fi.Size()+1))
+}
+
+// OpenRegular opens a file that must be a regular file (ErrNotRegular
+// otherwise: a FIFO or a device could block or never end), for a reader
+// that streams it.
+func OpenRegular(path string) (*os.File, error) {
 	// Stat before opening: opening a FIFO blocks until a writer comes.
 	if fi, err := os.Stat(path); err != nil {
 		return nil, err
@@ -264,18 +283,16 @@ func ReadRegular(path string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
+		f.Close()
 		return nil, fmt.Errorf("%s is %s: %w", path, fileType(fi.Mode()), ErrNotRegular)
 	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("%d bytes, at most %d allowed: %w", fi.Size(), max, ErrTooLarge)
-	}
-	return io.ReadAll(io.LimitReader(f, fi.Size()+1))
+	return f, nil
 }
 
 // Write writes the trace file whole or not at all; it replaces only a
