@@ -42,7 +42,7 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 			// critical transition, and the live alternative found so far.
 			lo, hi := probeBounds(cr.Probes)
 			f.Critical = &Critical{Step: -1, Walks: o.Walks, WalkDepth: ccfg.WalkDepth, Probes: len(cr.Probes), Elapsed: cr.Elapsed, Interrupted: true,
-				Recovered: lo, Dead: hi, Explain: interruptedText(lo, hi, o.Walks, o.Command)}
+				Recovered: lo, Dead: hi, Explain: interruptedText(lo, hi, o.Walks, o.Command, errors.Is(err, context.DeadlineExceeded))}
 			p.liveAlternative(f, v, cr.Live, -1, critical.Condition(0))
 			return
 		}
@@ -111,8 +111,11 @@ func probeBounds(probes []critical.Probe) (recovered, dead int) {
 }
 
 // interruptedText explains an interrupted critical-transition search.
-func interruptedText(recovered, dead, k int, command string) string {
+func interruptedText(recovered, dead, k int, command string, outOfTime bool) string {
 	s := "The run was interrupted before the critical transition was found."
+	if outOfTime {
+		s = "The time budget (--time) ran out before the critical transition was found."
+	}
 	switch {
 	case recovered >= 0 && dead >= 0:
 		s += fmt.Sprintf(" The probes had narrowed it to transitions %d-%d: state %d recovered, and none of k = %d walks recovered from state %d.", recovered+1, dead, recovered, k, dead)

@@ -496,6 +496,9 @@ func TestTimeBoundsTheAnalysis(t *testing.T) {
 	if f == nil || f.Critical == nil || !f.Critical.Interrupted {
 		t.Fatalf("want a finding whose critical transition was interrupted, got %+v", f)
 	}
+	if !strings.HasPrefix(f.Critical.Explain, "The time budget (--time) ran out before the critical transition was found.") {
+		t.Errorf("explanation %q", f.Critical.Explain)
+	}
 	if len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[len(rep.Warnings)-1], "the analysis of the violation stopped at the time budget (--time 200ms") {
 		t.Errorf("warnings %q", rep.Warnings)
 	}
