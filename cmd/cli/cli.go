@@ -192,22 +192,22 @@ func parse(fs *pflag.FlagSet, args []string) error {
 	return nil
 }
 
-// valueKind says what a flag of pflag type typ takes, for a value it could
-// not parse (the ranges within are checked after parsing, and named then).
+// valueKind says what a flag of pflag type typ allows, for a value it
+// could not parse (the ranges within are checked after parsing, and named then).
 func valueKind(typ string) string {
 	switch typ {
 	case "uint64", "uint":
-		return "want a whole number from 0 to 18446744073709551615"
+		return "allowed a whole number from 0 to 18446744073709551615"
 	case "int", "int64":
-		return "want a whole number"
+		return "allowed a whole number"
 	case "float64":
-		return "want a number"
+		return "allowed a number"
 	case "duration":
-		return "want a duration such as 90s, 5m or 1h30m"
+		return "allowed a duration such as 90s, 5m or 1h30m"
 	case "bool":
-		return "want true or false"
+		return "allowed true or false"
 	}
-	return "want a value of type " + typ
+	return "allowed a value of type " + typ
 }
 
 // parseParams turns repeated --param k=v (or k=v,k2=v2) into a map.
