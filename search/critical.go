@@ -186,7 +186,13 @@ func (c *Critical) headline(stable bool) string {
 	case c.Event == "":
 		return fmt.Sprintf("dead from step %d (condition %s, %s)", c.Step, c.Condition, how)
 	}
-	return fmt.Sprintf("critical transition: step %d, %s (condition %s: dead from this step, %s)", c.Step, c.Event, c.Condition, how)
+	dead := "dead from this step"
+	if cf := c.Confidence; cf != nil && cf.Thin && cf.At.Recovered == 0 {
+		// The confirmation could not tell the state from the one before:
+		// it may be near dead rather than dead (see its explanation).
+		dead = "dead from this step, on thin evidence"
+	}
+	return fmt.Sprintf("critical transition: step %d, %s (condition %s: %s, %s)", c.Step, c.Event, c.Condition, dead, how)
 }
 
 // budget is what the search spent: k, d_max, probes and (unless stable)
