@@ -190,6 +190,19 @@ func writeDoomed(w io.Writer, f *Finding, stable bool) {
 		fmt.Fprintf(w, "minimized doomed path: %s instead of %d (%s, %s%s), min.trace:\n", plural(m.StepsAfter, "step"), m.StepsBefore, how, plural(m.Tests, "test"), took)
 	}
 	for i, e := range m.Events {
-		fmt.Fprintf(w, "  %3d  %s\n", i+1, e)
+		if len(m.Events) > shownEvents && i == shownEvents-shownLast {
+			fmt.Fprintf(w, "  ...  %d more steps (min.log has them all)\n", len(m.Events)-shownEvents)
+		}
+		if len(m.Events) <= shownEvents || i < shownEvents-shownLast || i >= len(m.Events)-shownLast {
+			fmt.Fprintf(w, "  %3d  %s\n", i+1, e)
+		}
 	}
 }
+
+// shownEvents is how many steps of a minimized path the summary lists, the
+// last shownLast of them after the others are left out (a 1,011-step path
+// took 1,011 lines); report.json and min.log have them all.
+const (
+	shownEvents = 40
+	shownLast   = 5
+)
