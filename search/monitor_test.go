@@ -70,6 +70,38 @@ func TestMonitorFailureIsInTheFinding(t *testing.T) {
 	}
 }
 
+// TestAlsoViolated: a safety violation lists the other safety properties
+// and monitor assertions that fail in the same state, the monitor's with
+// its message (a user's monitor said more than the property met first).
+func TestAlsoViolated(t *testing.T) {
+	twice := func(v *sim.View) bool { return sim.Node[worker](v, 0).Done < 2 }
+	sys := &sim.System{Name: "searchtest-also", Build: func(p sim.Params) (*sim.Config, error) {
+		cfg, err := monitored.Build(p)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Safety = []sim.Property{{Name: "OneJob", Check: twice}, {Name: "AtMostOne", Check: twice}, {Name: "Fine", Check: func(*sim.View) bool { return true }}}
+		return cfg, nil
+	}}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, MaxPaths: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Property != "OneJob" || f.Steps != 2 {
+		t.Fatalf("finding %+v", f)
+	}
+	want := []string{"AtMostOne", "Jobs: job 2 completed but never issued"}
+	if strings.Join(f.AlsoViolated, "; ") != strings.Join(want, "; ") {
+		t.Errorf("also violated %q, want %q", f.AlsoViolated, want)
+	}
+	var b strings.Builder
+	rep.WriteSummary(&b)
+	if !strings.Contains(b.String(), "\n  also failing in that state: Jobs: job 2 completed but never issued\n") {
+		t.Errorf("summary:\n%s", b.String())
+	}
+}
+
 // silent has no properties at all.
 var silent = &sim.System{
 	Name: "searchtest-silent",

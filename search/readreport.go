@@ -231,7 +231,7 @@ func (j *reportJSON) first(f *Finding) error {
 	if path := cmp.Or(j.Path, new(int64)); j.Steps < 0 || j.Depth < 0 || *path != f.Path {
 		return fmt.Errorf("%w: first finding: %d steps, depth %d, path %d (its summary: path %d)", ErrReport, j.Steps, j.Depth, *path, f.Path)
 	}
-	f.Property, f.Steps, f.Depth, f.Stack, f.Node = j.Property, j.Steps, j.Depth, j.Stack, -1
+	f.Property, f.Steps, f.Depth, f.Stack, f.Node, f.AlsoViolated = j.Property, j.Steps, j.Depth, j.Stack, -1, j.AlsoViolated
 	if j.Node != nil {
 		if *j.Node < 0 {
 			return fmt.Errorf("%w: node %d", ErrReport, *j.Node)

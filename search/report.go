@@ -218,6 +218,11 @@ type Finding struct {
 	// Stack is a panicking handler's own stack frames (see
 	// engine.HandlerPanicError).
 	Stack string
+	// AlsoViolated lists, for a safety violation, the other safety
+	// properties and monitor assertions that fail in the same state, as
+	// "NAME" or "NAME: its assertion's message" (a monitor's message often
+	// says more than the property the search met first).
+	AlsoViolated []string
 	// Critical is the critical transition of a dead-state violation.
 	Critical *Critical
 	// Lasso is the cycle behind a liveness violation, when one was found.
@@ -419,6 +424,7 @@ type reportJSON struct {
 	Error        string           `json:"error,omitempty"`
 	Node         *int             `json:"node,omitempty"`
 	Stack        string           `json:"stack,omitempty"`
+	AlsoViolated []string         `json:"also_violated,omitempty"`
 	Critical     *criticalJSON    `json:"critical,omitempty"`
 	CriticalNote string           `json:"critical_note,omitempty"`
 	Lasso        *lassoJSON       `json:"lasso,omitempty"`
@@ -554,7 +560,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 			node := f.Node
 			j.Node = &node
 		}
-		j.Stack = f.Stack
+		j.Stack, j.AlsoViolated = f.Stack, f.AlsoViolated
 		if c := f.Critical; c != nil {
 			j.Critical = &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event, Node: c.Node, Kind: c.Kind, Message: c.Message,
 				Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: c.Probes, LiveSteps: c.LiveSteps, Shared: c.Shared,

@@ -605,6 +605,9 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 			return
 		}
 	}
+	if f.Kind == KindSafety {
+		f.AlsoViolated = p.alsoViolated(v)
+	}
 	if f.Verdict != VerdictLiveness {
 		return
 	}
@@ -617,6 +620,38 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 		p.critical(f, v)
 	}
 	p.lassoCheck(f, v, lr)
+}
+
+// alsoViolated replays the safety violation v's path and lists the other
+// safety properties and monitor assertions that fail in its last state
+// (Finding.AlsoViolated).
+func (p *pipeline) alsoViolated(v *explore.Violation) []string {
+	s, err := engine.Replay(p.cfg, v.Choices, v.Steps, engine.Options{FailuresUntil: v.FailuresUntil})
+	if err != nil || s.Steps() != v.Steps {
+		return nil
+	}
+	var also []string
+	monitor := map[string]bool{}
+	for i := range p.cfg.Monitors {
+		monitor[p.cfg.Monitors[i].Name] = true
+	}
+	for i := range p.cfg.Safety {
+		// A monitor's safety property is the monitor's: listed below,
+		// with its assertion's message.
+		if prop := &p.cfg.Safety[i]; prop.Name != v.Property && !monitor[prop.Name] {
+			if ok, err := s.Holds(prop); !ok && err == nil {
+				also = append(also, prop.Name)
+			}
+		}
+	}
+	for i := range p.cfg.Monitors {
+		if name := p.cfg.Monitors[i].Name; name != v.Property {
+			if _, failure := s.Monitor(i); failure != "" {
+				also = append(also, name+": "+failure)
+			}
+		}
+	}
+	return also
 }
 
 // unreproduced replays the liveness violation v's path in a fresh

@@ -200,6 +200,9 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		if f.Err != nil {
 			fmt.Fprintf(w, "  %v\n", f.Err)
 		}
+		for _, a := range f.AlsoViolated {
+			fmt.Fprintf(w, "  also failing in that state: %s\n", a)
+		}
 		var mp *lin.ModelPanicError
 		if f.Kind == KindLinearizability && errors.As(f.Err, &mp) {
 			fmt.Fprintln(w, "  the model (sim.Config.Model) has a bug, or the history holds what it does not expect (an operation or a response of another type); the history below is what it was given")
