@@ -16,16 +16,7 @@ import (
 // another build than its own ran (their records hold that build's state
 // hashes and paths), with ErrShardBuild and both builds named.
 func TestMergeRefusesAnotherBuild(t *testing.T) {
-	sys, err := sim.Lookup("scheduler")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dirs := []string{t.TempDir(), t.TempDir()}
-	for i, dir := range dirs {
-		if _, err := RunShard(context.Background(), sys, Options{Seed: 1, MaxPaths: 12, WalkDepth: 30, Out: dir}, i, 2); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dirs := schedulerShards(t)
 	// rebuilt writes dir's shard file again as if the build named build
 	// had run it.
 	rebuilt := func(dir, build string) string {
@@ -72,6 +63,21 @@ func TestMergeRefusesAnotherBuild(t *testing.T) {
 // --max-memory (about mergeMemoryFactor times their bytes) is refused
 // before it reads their records, with ErrOptions; one that fits merges.
 func TestMergeRoom(t *testing.T) {
+	dirs := schedulerShards(t)
+	out := t.TempDir()
+	_, err := Merge(context.Background(), dirs, MergeOptions{Out: out, MaxMemory: 1 << 10})
+	if !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "merging these shards would need about") {
+		t.Fatalf("a merge over its memory limit: %v", err)
+	}
+	if _, err := Merge(context.Background(), dirs, MergeOptions{Out: out}); err != nil {
+		t.Fatalf("a merge within the default limit: %v", err)
+	}
+}
+
+// schedulerShards runs the 2 shards of a small scheduler search and
+// returns their result directories.
+func schedulerShards(t *testing.T) []string {
+	t.Helper()
 	sys, err := sim.Lookup("scheduler")
 	if err != nil {
 		t.Fatal(err)
@@ -82,12 +88,5 @@ func TestMergeRoom(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out := t.TempDir()
-	_, err = Merge(context.Background(), dirs, MergeOptions{Out: out, MaxMemory: 1 << 10})
-	if !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "merging these shards would need about") {
-		t.Fatalf("a merge over its memory limit: %v", err)
-	}
-	if _, err := Merge(context.Background(), dirs, MergeOptions{Out: out}); err != nil {
-		t.Fatalf("a merge within the default limit: %v", err)
-	}
+	return dirs
 }
