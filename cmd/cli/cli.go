@@ -219,7 +219,11 @@ func parseParams(list []string) (map[string]string, error) {
 			if !ok || strings.TrimSpace(k) == "" {
 				return nil, usagef("--param %q: want NAME=VALUE", part)
 			}
-			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+			if was, twice := out[k]; twice && was != v {
+				return nil, usagef("--param %s given twice, as %q and %q: give it once", k, was, v)
+			}
+			out[k] = v
 		}
 	}
 	return out, nil
