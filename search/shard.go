@@ -210,7 +210,8 @@ func Merge(ctx context.Context, dirs []string, mo MergeOptions) (*Report, error)
 	}
 	opts := sh.Options
 	opts.Out, opts.Workers, opts.Command, opts.MaxMemory, opts.Progress = mo.Out, mo.Workers, mo.Command, mo.MaxMemory, mo.Progress
-	for _, s := range shards {
+	at := map[int]string{} // shard index: its directory
+	for i, s := range shards {
 		if s.Count != len(dirs) {
 			given := fmt.Sprintf("%d directories", len(dirs))
 			if len(dirs) == 1 {
@@ -218,6 +219,11 @@ func Merge(ctx context.Context, dirs []string, mo MergeOptions) (*Report, error)
 			}
 			return nil, fmt.Errorf("%w: %w: shard %d of %d, but %s given: merge the result directories of all %d shards", ErrInput, explore.ErrShard, s.Index, s.Count, given, s.Count)
 		}
+		if other, twice := at[s.Index]; twice {
+			return nil, fmt.Errorf("%w: %w: shard %d of %d is given twice, in %s and %s: merge the result directories of all %d shards, each once",
+				ErrInput, explore.ErrShard, s.Index, s.Count, other, dirs[i], s.Count)
+		}
+		at[s.Index] = dirs[i]
 	}
 	return run(ctx, sys, opts, shards)
 }

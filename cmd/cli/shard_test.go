@@ -99,13 +99,13 @@ func TestShardsMerge(t *testing.T) {
 	}{
 		{append([]string{"merge"}, dirs[:3]...), "shard 0 of 4, but 3 directories given"},
 		{[]string{"merge", dirs[0], dirs[1], dirs[2], other}, "a shard of another search"},
-		{[]string{"merge", dirs[0], dirs[1], dirs[2], dirs[2]}, "given twice"},
+		{[]string{"merge", dirs[0], dirs[1], dirs[2], dirs[2]}, "shard 2 of 4 is given twice, in " + dirs[2] + " and " + dirs[2]},
 		{[]string{"merge", bad, dirs[1], dirs[2], dirs[3]}, "checksum mismatch"},
 		{[]string{"merge", filepath.Join(dir, "nowhere")}, "no such file"},
 		{[]string{"merge"}, "give the result directories"},
 		{[]string{"search", "--system", "clitest-poison", "--shard", "4/4"}, "--shard 4/4: allowed I/N: shard I of N, 0 <= I < N <= 4096"},
 		{[]string{"search", "--system", "clitest-poison", "--shard", "1/2", "--lasso"}, "cannot be sharded"},
-		{[]string{"search", "--system", "clitest-poison", "--shard", "0/2", "--strategy", "random"}, "does not search depth first"},
+		{[]string{"search", "--system", "clitest-poison", "--shard", "0/2", "--strategy", "random"}, "strategy random cannot be sharded: its paths do not split into subtrees"},
 	} {
 		code, out, errs := run(t, append(tc.args, "--out", filepath.Join(dir, "refused"), "--progress", "none")...)
 		if code != ExitUsage || !strings.Contains(errs, tc.want) {

@@ -168,7 +168,7 @@ func Shard(ctx context.Context, c Config, index, count int) (*ShardRecords, erro
 	}
 	fk, ok := ex.(Forker)
 	if !ok {
-		return nil, fmt.Errorf("%w: strategy %s does not search depth first", ErrShard, c.Strategy.Name())
+		return nil, fmt.Errorf("%w: strategy %s cannot be sharded: its paths do not split into subtrees (only dfs's do)", ErrShard, c.Strategy.Name())
 	}
 	if len(c.Prefix) > 0 {
 		if _, err := engine.Replay(c.System, c.Prefix, c.PrefixSteps, engine.Options{}); err != nil {
