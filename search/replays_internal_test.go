@@ -83,12 +83,11 @@ func TestLongPathHeadReplayedOften(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Nodes booted: the replay that finds where the head ends, one
-		// that measures the head's state, 64 replays of the head, one
-		// that measures the path's end state and 5 replays of the whole
-		// path, each check with two more (booted early and late), 3
-		// nodes each.
-		if got, want := booted.Load(), int64(3*(1+1+64+2+1+defaultReplays(steps)+2)); got != want {
+		// Nodes booted: the replay that finds where the head ends and
+		// measures the states there and at the path's end, 64 replays
+		// of the head and 5 of the whole path, each check with two more
+		// (booted early and late), 3 nodes each.
+		if got, want := booted.Load(), int64(3*(1+64+2+defaultReplays(steps)+2)); got != want {
 			t.Errorf("seed %d: %d boots, want %d", seed, got, want)
 		}
 	}

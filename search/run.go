@@ -758,29 +758,50 @@ func checkReplays(cfg *sim.Config, choices []int32, opts engine.Options, steps, 
 	if replays > 0 {
 		return nil, engine.CheckDeterminismUntil(cfg, choices, opts, replays, stop)
 	}
+	head, headBytes, endBytes := measurePath(cfg, choices, opts, steps > headSteps)
 	var cut *replayCut
-	fit := func(want int, choices []int32) int {
-		ropts := opts
-		ropts.CheckEscapes, ropts.CheckMessages, ropts.Logger = false, false, nil
-		s, err := engine.Replay(cfg, choices, -1, ropts)
-		if err != nil {
-			return want
-		}
-		size := s.StateBytes()
+	fit := func(want int, size int64) int {
 		n := replaysWithin(want, size, room)
 		if n < want && cut == nil {
 			cut = &replayCut{Replays: n, Want: want, StateBytes: size, Room: room}
 		}
 		return n
 	}
-	if steps > headSteps {
-		if head := headChoices(cfg, choices, opts); head != nil {
-			if err := engine.CheckDeterminismUntil(cfg, head, opts, fit(defaultReplays(headSteps), head), stop); err != nil {
-				return cut, err
+	if head != nil {
+		if err := engine.CheckDeterminismUntil(cfg, head, opts, fit(defaultReplays(headSteps), headBytes), stop); err != nil {
+			return cut, err
+		}
+	}
+	return cut, engine.CheckDeterminismUntil(cfg, choices, opts, fit(defaultReplays(steps), endBytes), stop)
+}
+
+// measurePath replays the path choices once and returns, with withHead,
+// the choices of its first headSteps steps (cut where a step begins; nil
+// when the replay does not get that far: the check of the whole path says
+// why) and the memory its state holds there (engine.Sim.StateBytes), and
+// the memory its state holds at its end (0 when the replay fails).
+func measurePath(cfg *sim.Config, choices []int32, opts engine.Options, withHead bool) (head []int32, headBytes, endBytes int64) {
+	opts.CheckEscapes, opts.CheckMessages, opts.Logger = false, false, nil
+	steps := -1
+	if withHead {
+		steps = headSteps
+	}
+	s, err := engine.Replay(cfg, choices, steps, opts)
+	if err != nil {
+		return nil, 0, 0
+	}
+	if withHead {
+		if s.Steps() < headSteps {
+			return nil, 0, 0
+		}
+		head, headBytes = choices[:s.StepStart(headSteps)], s.StateBytes()
+		for len(s.Choices()) < len(choices) {
+			if ok, err := s.Step(); !ok || err != nil {
+				return head, headBytes, 0
 			}
 		}
 	}
-	return cut, engine.CheckDeterminismUntil(cfg, choices, opts, fit(defaultReplays(steps), choices), stop)
+	return head, headBytes, s.StateBytes()
 }
 
 // replayRoom is the memory the determinism checks' replays may hold at
@@ -813,18 +834,6 @@ func (c *replayCut) warning() string {
 	return fmt.Sprintf("the determinism check replayed a path %d times side by side, not %d: its state holds about %s (each replay holds a copy), "+
 		"and the run's memory leaves %s for them; a handler that lets a map's order decide something once is caught less often "+
 		"(make the state smaller, raise --max-memory, or set --replays)", c.Replays, c.Want, FormatBytes(c.StateBytes), FormatBytes(c.Room))
-}
-
-// headChoices returns the choices of the first headSteps steps of the path
-// choices, cut where a step begins, or nil when one replay does not reach
-// that far (the check of the whole path says why).
-func headChoices(cfg *sim.Config, choices []int32, opts engine.Options) []int32 {
-	opts.CheckEscapes, opts.CheckMessages, opts.Logger = false, false, nil
-	s, err := engine.Replay(cfg, choices, headSteps, opts)
-	if err != nil || s.Steps() < headSteps {
-		return nil
-	}
-	return choices[:s.StepStart(headSteps)]
 }
 
 // precheck replays a seeded walk of up to 1,000 steps several times (see
