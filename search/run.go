@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/mdb/htmlreport"
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/search/lin"
@@ -620,6 +621,32 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 		p.critical(f, v)
 	}
 	p.lassoCheck(f, v, lr)
+	if c, l := f.Critical, f.Lasso; c != nil && l != nil && l.Proof && f.Kind == KindLasso && c.Condition == critical.C2 && !c.Interrupted {
+		lassoCritical(f)
+	}
+}
+
+// lassoCritical replaces the C2 answer of a violation that a lasso proves
+// by what it means there. Algorithm 3 ran on the path the search found,
+// which repeats the cycle up to d_max, and stopped past the lasso's trace
+// (it ends after the cycle's first round): its step, its live alternative
+// (sharing thousands of steps with a trace of fifteen) and its advice to
+// raise d_max contradicted the proof in report.json, the page and mdb. A
+// lasso is a transient-state violation, which has no critical transition
+// (seed 003 §2), unless no walk recovered even from the initial state.
+func lassoCritical(f *Finding) {
+	c := f.Critical
+	if c.Recovered < 0 && c.Dead == 0 {
+		c.Explain = "No critical transition: no random walk from the states probed, the initial state among them, reached a live state, " +
+			"so the system looks dead from the start and the lasso proves it can stay so; check the driver's requests, the failure budgets and the liveness properties, " +
+			"or raise --walk-depth if a live state needs more steps."
+	} else {
+		c.Explain = "No critical transition, as expected of this lasso: random walks from its states still reach live states, " +
+			"so it is a transient-state violation (seed 003 §2), which has none: the system can become live from every state of the cycle, and a fair execution may still never do so."
+	}
+	c.Step, c.Event, c.Node, c.Kind, c.Message = -1, "", 0, "", ""
+	c.LiveSteps, c.Shared = 0, 0
+	f.Live = nil
 }
 
 // alsoViolated replays the safety violation v's path and lists the other

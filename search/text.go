@@ -243,12 +243,12 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		}
 		if c := f.Critical; c != nil {
 			switch {
-			case c.Step >= 0 && c.Condition == critical.C2 && f.Kind == KindLasso && f.Lasso != nil && f.Lasso.Proof && c.Recovered < 0 && c.Dead == 0:
+			case !c.Interrupted && c.Condition == critical.C2 && f.Kind == KindLasso && f.Lasso != nil && f.Lasso.Proof && c.Recovered < 0 && c.Dead == 0:
 				// No walk recovered from any state probed, the initial
 				// state included: not a transient-state violation but a
 				// system that does not become live from the start.
 				fmt.Fprintf(w, "no critical transition: no random walk from the states probed, the initial state among them, reached a live state (condition C2, %s), so the system looks dead from the start and the lasso proves it can stay so; check the driver's requests, the failure budgets and the liveness properties, or raise --walk-depth if a live state needs more steps\n", c.budget(stable))
-			case c.Step >= 0 && c.Condition == critical.C2 && f.Kind == KindLasso && f.Lasso != nil && f.Lasso.Proof:
+			case !c.Interrupted && c.Condition == critical.C2 && f.Kind == KindLasso && f.Lasso != nil && f.Lasso.Proof:
 				// Walks recover from the lasso's states: a transient-state
 				// violation, which has no critical transition. C2 is
 				// then the expected answer, not a call to raise d_max.
