@@ -239,7 +239,7 @@ func (s *Session) graphRange(args []string) (from, to int, svg, page string, err
 			if s.errT.CycleLen > 0 {
 				return 0, 0, "", "", fmt.Errorf("the lasso's cycle is on the error path (path error)")
 			}
-			return 0, 0, "", "", fmt.Errorf("the trace has no lasso cycle (macemc search --lasso records one)")
+			return 0, 0, "", "", fmt.Errorf("the trace has no lasso cycle (a search records one when it finds a lasso: a fair cycle of its state graph, or --lasso in its walks)")
 		}
 		from, to = start+1, start+n
 	case 2:

@@ -632,13 +632,16 @@ func (s *Session) stepArg(a string, p *path) (int, error) {
 	case "cycle", "cyc", "loop":
 		t := s.errT
 		if t.CycleLen <= 0 {
-			return 0, fmt.Errorf("the trace has no lasso cycle (macemc search --lasso records one)")
+			return 0, fmt.Errorf("the trace has no lasso cycle (a search records one when it finds a lasso: a fair cycle of its state graph, or --lasso in its walks)")
 		}
 		if t.CycleStart < 0 || t.CycleStart > p.steps() {
 			return 0, fmt.Errorf("the cycle's first state, step %d, is beyond the %s path's %d steps", t.CycleStart, p.name, p.steps())
 		}
 		return t.CycleStart, nil
 	case "crit", "critical", "c":
+		if s.errT.Condition == "C2" && s.errT.CycleLen > 0 {
+			return 0, fmt.Errorf("a lasso has no critical transition: its cycle (j cycle) can repeat forever without a live state (the report says whether walks from its states still become live)")
+		}
 		if s.errT.Condition == "C2" {
 			return 0, fmt.Errorf("no critical transition was found within the search depth (C2: not enough evidence): raise the walk depth and run the critical subcommand on the trace again")
 		}
