@@ -15,10 +15,11 @@ import (
 // panics, since nothing deterministic can answer there.
 //
 // Reader only works once UseDeterministicCryptoRand (or
-// EnableHandlerReader) has been called: the simulator then runs one
-// handler at a time in the whole process, so that the global can tell
-// whose handler is reading. That costs the parallelism of the handlers
-// themselves (the checker's own work stays parallel).
+// EnableHandlerReader) has been called: the simulator then publishes the
+// Context of each handler it runs under the goroutine that runs it, and
+// Reader draws from the Context of the goroutine that reads. Handlers of
+// all simulators still run in parallel; a goroutine a handler started
+// reads outside a handler.
 var Reader io.Reader = globalReader{}
 
 type globalReader struct{}
@@ -57,9 +58,9 @@ func (globalSource) Uint64() uint64 {
 //		sim.Register(...)
 //	}
 //
-// While it is in force, the handlers of every simulator in the process run
-// one at a time (see Reader), and code outside handlers must not read
-// crypto/rand.
+// While it is in force, code outside handlers (a goroutine a handler
+// started, a property, the driver) must not read crypto/rand: Reader
+// panics there.
 //
 // A library that copied crypto/rand.Reader into a variable of its own
 // when its package was initialized (a UUID generator's default source,

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/sim"
-	"github.com/macemc/macemc/sim/internal/hook"
 )
 
 // Sentinel errors of the guards.
@@ -264,11 +263,6 @@ func (s *Sim) giveUp(p uint64, he *HangError) error {
 		he.Event = fmt.Sprintf("node %d starts", he.Node)
 	}
 	s.abandoned.Store(true)
-	if hook.Exclusive() {
-		// The hung handler may hold the process-wide slot (sim.Reader)
-		// for good: let the others go on.
-		hook.Poison()
-	}
 	return he
 }
 

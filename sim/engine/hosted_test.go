@@ -163,6 +163,41 @@ func TestDeterministicRandom(t *testing.T) {
 	}
 }
 
+// TestReaderAfterAHang: a handler that hangs while sim.Reader is in force
+// does not take Reader from the handlers that run after it, of this or
+// any other simulator in the process (it held a process-wide slot for
+// good: later handlers ran without a Context, and every later search of
+// a system reading crypto/rand failed or looked nondeterministic), and a
+// goroutine a handler started still finds no Context.
+func TestReaderAfterAHang(t *testing.T) {
+	defer sim.UseDeterministicCryptoRand()()
+	hang := hangConfig("select")
+	s := mustNew(t, hang, engine.Options{Chooser: engine.NewRandom(4)})
+	if err := s.Guard(20*time.Millisecond, func() error { return stepAll(s, 1000) }); !errors.Is(err, engine.ErrHang) {
+		t.Fatalf("want a hang, got %v", err)
+	}
+	cfg := &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &drawer{} }}
+	for seed := range uint64(20) {
+		r := record(t, cfg, engine.NewRandom(seed), 10)
+		if err := engine.CheckDeterminism(cfg, r.s.ChoiceValues(), engine.Options{}); err != nil {
+			t.Fatalf("seed %d, after a hang: %v", seed, err)
+		}
+	}
+	outside := make(chan any, 1)
+	cfg2 := scriptConfig(1, func(sim.NodeID) []Do {
+		return []Do{func(*sim.Context, *Script) {
+			go func() {
+				defer func() { outside <- recover() }()
+				cryptorand.Read(make([]byte, 4))
+			}()
+		}}
+	})
+	walk(t, mustNew(t, cfg2, engine.Options{}), 1)
+	if r := <-outside; r == nil {
+		t.Fatal("a goroutine a handler started read sim.Reader without panicking")
+	}
+}
+
 // escaper starts a goroutine in a handler that acts after the handler
 // returned: once release is closed (so that the race detector sees its act
 // ordered after the simulator's step), then after delay.

@@ -1685,7 +1685,11 @@ func (s *Sim) runChecked(ev *Event) (err error) {
 		}
 		goroutines = goruntime.NumGoroutine()
 	}
-	exclusive := hook.Exclusive() && hook.Enter(s.ctxs[id])
+	exclusive := hook.Exclusive()
+	var gid uint64
+	if exclusive {
+		gid = hook.Enter(s.ctxs[id])
+	}
 	began := s.progress.Add(running(id))
 	returned := false
 	defer func() {
@@ -1693,13 +1697,13 @@ func (s *Sim) runChecked(ev *Event) (err error) {
 		if r == nil && !returned {
 			// runtime.Goexit in the handler (see run).
 			if exclusive {
-				hook.Leave()
+				hook.Leave(gid)
 			}
 			return
 		}
 		givenUp := !s.progress.CompareAndSwap(began, began+2-running(id))
 		if exclusive {
-			hook.Leave()
+			hook.Leave(gid)
 		}
 		if givenUp {
 			err = errGivenUp

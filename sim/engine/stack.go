@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/internal/hook"
 )
 
 // The packages whose frames a service's panic stack leaves out: the
@@ -224,15 +225,7 @@ func allStacks() string {
 }
 
 // goroutineID returns the calling goroutine's id, as stacks print it.
-func goroutineID() uint64 {
-	var buf [64]byte
-	f := strings.Fields(string(buf[:goruntime.Stack(buf[:], false)]))
-	if len(f) < 2 || f[0] != "goroutine" {
-		return 0
-	}
-	id, _ := strconv.ParseUint(f[1], 10, 64)
-	return id
-}
+func goroutineID() uint64 { return hook.GoroutineID() }
 
 // outsideSites are the simulator's functions that call the system's code
 // outside the handlers: properties' predicates, driver requests'

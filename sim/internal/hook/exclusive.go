@@ -1,25 +1,28 @@
 package hook
 
 import (
+	"bytes"
 	"reflect"
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
 
-// Exclusive handler execution, for sim.Reader: while it is on, the
-// simulator runs one handler at a time in the whole process and publishes
-// the running handler's Context, so that a process-wide reader can draw
-// from it.
+// Handler contexts for sim.Reader: while they are on, the simulator
+// publishes the Context of every handler it runs under the ID of the
+// goroutine that runs it, so that a process-wide reader can draw from the
+// Context of the handler that reads. Handlers of different simulators go
+// on running side by side; a goroutine a handler started finds no
+// Context (it reads outside a handler). It replaced a process-wide slot
+// that let one handler run at a time: a handler that hung held the slot
+// for good, and every later handler ran without a Context to draw from.
 var (
 	exclusive atomic.Int32 // how many enablers are in force
-	sem       = make(chan struct{}, 1)
-	poisoned  = make(chan struct{})
-	poisonMu  sync.Once
-	current   any // the running handler's *sim.Context, under sem
+	running   sync.Map     // goroutine ID -> the *sim.Context of the handler it runs
 )
 
-// SetExclusive turns exclusive handler execution on (counted: every on
-// needs an off).
+// SetExclusive turns the publication of handler contexts on (counted:
+// every on needs an off).
 func SetExclusive(on bool) {
 	if on {
 		exclusive.Add(1)
@@ -28,39 +31,47 @@ func SetExclusive(on bool) {
 	}
 }
 
-// Exclusive reports whether handlers run one at a time.
+// Exclusive reports whether handler contexts are published.
 func Exclusive() bool { return exclusive.Load() > 0 }
 
-// Enter waits for the process-wide handler slot and publishes ctx as the
-// running handler's Context. It returns false, publishing nothing, once
-// the slot is poisoned (a hung handler holds it for good).
-func Enter(ctx any) bool {
-	select {
-	case sem <- struct{}{}:
-		current = ctx
-		return true
-	case <-poisoned:
-		return false
-	}
+// Enter publishes ctx as the Context of the handler the calling goroutine
+// runs, and returns the goroutine's ID for Leave.
+func Enter(ctx any) uint64 {
+	id := GoroutineID()
+	running.Store(id, ctx)
+	return id
 }
 
-// Leave releases the slot Enter took.
-func Leave() {
-	current = nil
-	<-sem
-}
+// Leave withdraws the Context that Enter published for goroutine id.
+func Leave(id uint64) { running.Delete(id) }
 
-// Poison gives up on the slot for the rest of the process: a handler that
-// holds it hangs, and every other handler runs without it from now on.
-func Poison() { poisonMu.Do(func() { close(poisoned) }) }
-
-// Current returns the running handler's Context while handlers run
-// exclusively, or nil.
+// Current returns the Context of the handler the calling goroutine runs,
+// while handler contexts are published, or nil.
 func Current() any {
 	if !Exclusive() {
 		return nil
 	}
-	return current
+	ctx, _ := running.Load(GoroutineID())
+	return ctx
+}
+
+// GoroutineID returns the calling goroutine's ID, from the first line of
+// its stack ("goroutine 18 [running]:"); 0 if it cannot be read.
+func GoroutineID() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b, ok := bytes.CutPrefix(b, []byte("goroutine "))
+	if !ok {
+		return 0
+	}
+	var id uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
 }
 
 // Canonical forms registered for types the user does not own (see
