@@ -141,13 +141,13 @@ func checkMemory(cfg *sim.Config, o *Options) error {
 	why := ""
 	switch {
 	case e.Graph >= e.Simulators && e.Graph >= e.Walks && e.Graph >= e.Visited:
-		why = "the explored state graph: lower --graph-states, or turn it off with --no-graph"
+		why = "the explored state graph: lower --graph-states (Options.Graph.MaxStates), or turn it off with --no-graph (Graph.Off)"
 	case e.Simulators >= e.Walks && e.Simulators >= e.Visited:
-		why = fmt.Sprintf("%d nodes make %d connection queues in each of %d simulators: use fewer nodes", cfg.Nodes, int64(cfg.Nodes)*int64(cfg.Nodes), simulators(workers(o)))
+		why = fmt.Sprintf("%d nodes make %d connection queues in each of %d simulators: use fewer nodes, or fewer --workers (Options.Workers)", cfg.Nodes, int64(cfg.Nodes)*int64(cfg.Nodes), simulators(workers(o)))
 	case e.Walks >= e.Visited:
-		why = "walks of --walk-depth steps on every worker: lower --walk-depth or --workers"
+		why = "walks of --walk-depth steps on every worker: lower --walk-depth (Options.WalkDepth) or --workers (Workers)"
 	default:
-		why = "the visited-state set: lower --max-states"
+		why = "the visited-state set: lower --max-states (Options.MaxStates)"
 	}
 	return &MemoryError{Estimate: e, Limit: o.MaxMemory, Why: why}
 }
@@ -162,7 +162,7 @@ type MemoryError struct {
 }
 
 func (e *MemoryError) Error() string {
-	return fmt.Sprintf("this run would need about %s, over the limit of %s (--max-memory): %s; or raise --max-memory",
+	return fmt.Sprintf("this run would need about %s, over the limit of %s (--max-memory, Options.MaxMemory): %s; or raise --max-memory",
 		e.Estimate, FormatBytes(e.Limit), e.Why)
 }
 

@@ -159,12 +159,15 @@ type Options struct {
 	HandlerTimeout time.Duration
 	// MaxMemory is the most memory the run may be estimated to need
 	// (EstimateMemory) before Run refuses it with a *MemoryError (0:
-	// DefaultMaxMemory; negative: no limit). A run also watches its heap:
+	// DefaultMaxMemory; negative: no limit). A run also watches the heap:
 	// when its objects (garbage included) have grown by more than the limit
 	// leaves after the visited-state table, it stops as an interrupted run
 	// does, keeping what it found, with Report.MemoryLimited set
 	// (ErrMemoryLimit), and a handler that allocates without returning is
-	// given up on and reported (engine.HangError.Memory).
+	// given up on and reported (engine.HangError.Memory). The heap is the
+	// process's (Go cannot tell one run's objects from another's): what
+	// runs searching side by side in one process, or the calling program,
+	// allocate after a run began counts against its limit too.
 	MaxMemory int64
 	// LinTimeout bounds the linearizability check of one history (default
 	// 10s); a history it cannot decide in time is counted unknown, never

@@ -177,7 +177,9 @@ func (r *Replayed) MarshalJSON() ([]byte, error) {
 
 // Replay replays t up to steps steps (all of it when steps < 0), logging
 // every transition to log (nil: no log), and says whether the violation it
-// records reproduces.
+// records reproduces. A trace read from a file names its system, which
+// must then be registered (sim.Register), unless t.Sys is set to it (the
+// traces of a Report's findings carry theirs); so for RefineCritical.
 func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	// A trace may record a handler that allocates without returning: the
 	// heap alarm gives up on it as the search did.

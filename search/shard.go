@@ -86,9 +86,11 @@ func ParseShard(s string) (index, count int, err error) {
 // opts.Workers workers) and writes its records to opts.Out (ShardFile).
 // Merge turns the result directories of all count shards into the report
 // one process gives. A shard reports no finding of its own; it stops at
-// opts.MaxViolations violating paths of its own, at the Time budget, or
-// at its share of MaxPaths. Lasso detection and the temperature method
-// (they observe every walk) cannot be sharded.
+// the end of the subtree (task) in which it reaches opts.MaxViolations
+// violating paths of its own (so it may count more), at the Time budget,
+// or at its share of MaxPaths (twice MaxPaths over count, and 100 paths
+// more: the merge runs itself what the shards left out). Lasso detection
+// and the temperature method (they observe every walk) cannot be sharded.
 func RunShard(ctx context.Context, sys *sim.System, opts Options, index, count int) (*ShardSummary, error) {
 	if count < 1 || count > MaxShards || index < 0 || index >= count {
 		return nil, &OptionError{Field: "Shard", Flag: "shard", Value: fmt.Sprintf("%d/%d", index, count), Range: fmt.Sprintf("I/N: shard I of N, 0 <= I < N <= %d", MaxShards)}
