@@ -28,6 +28,10 @@ type Minimized struct {
 	Tests   int
 	Elapsed time.Duration
 	Note    string
+	// Stopped says what ended a minimization that is not proved
+	// 1-minimal: its bound of tests (Options.MinimizeTests), its budget of
+	// transitions (Options.MinimizeBudget) or an interruption.
+	Stopped string
 }
 
 // minimize reduces the doomed path of a C1 answer (critical.Minimize) and
@@ -41,7 +45,7 @@ func (p *pipeline) minimize(f *Finding, ccfg critical.Config, cr *critical.Resul
 	ccfg.Progress = nil
 	var m *critical.Minimized
 	err := recovered.Call(func() (err error) {
-		m, err = critical.Minimize(p.ctx, ccfg, cr.Step, critical.MinimizeConfig{Budget: o.MinimizeBudget})
+		m, err = critical.Minimize(p.ctx, ccfg, cr.Step, critical.MinimizeConfig{Budget: o.MinimizeBudget, MaxTests: o.MinimizeTests})
 		return err
 	})
 	if m == nil {
@@ -51,6 +55,15 @@ func (p *pipeline) minimize(f *Finding, ccfg critical.Config, cr *critical.Resul
 	mt := m.Trace(f.Trace)
 	f.Min = mt
 	mr := &Minimized{StepsBefore: m.From, StepsAfter: m.Steps, OneMinimal: m.Minimal, Kept: m.Kept, Tests: m.Tests, Elapsed: m.Elapsed, Note: mt.Note}
+	switch {
+	case m.Minimal:
+	case m.Tests >= o.MinimizeTests:
+		mr.Stopped = fmt.Sprintf("its bound of %d tests (--minimize-tests)", o.MinimizeTests)
+	case p.ctx.Err() != nil:
+		mr.Stopped = "an interruption"
+	default:
+		mr.Stopped = fmt.Sprintf("its budget of %d transitions (--minimize-budget)", o.MinimizeBudget)
+	}
 	for _, e := range m.Events {
 		mr.Events = append(mr.Events, e.String())
 	}
@@ -122,6 +135,7 @@ type minimizedJSON struct {
 	Kept        []int    `json:"kept,omitempty"`
 	Events      []string `json:"events,omitempty"`
 	Note        string   `json:"note,omitempty"`
+	Stopped     string   `json:"stopped,omitempty"`
 }
 
 // decode reads a minimized section back, checking that its transitions
@@ -150,7 +164,7 @@ func (j *minimizedJSON) decode() (*Minimized, error) {
 		return nil, err
 	}
 	return &Minimized{StepsBefore: j.StepsBefore, StepsAfter: j.StepsAfter, OneMinimal: j.OneMinimal, Kept: j.Kept, Events: j.Events,
-		Tests: j.Tests, Elapsed: el, Note: j.Note}, nil
+		Tests: j.Tests, Elapsed: el, Note: j.Note, Stopped: j.Stopped}, nil
 }
 
 func newMinimizedJSON(m *Minimized) *minimizedJSON {
@@ -158,7 +172,7 @@ func newMinimizedJSON(m *Minimized) *minimizedJSON {
 		return nil
 	}
 	return &minimizedJSON{StepsBefore: m.StepsBefore, StepsAfter: m.StepsAfter, OneMinimal: m.OneMinimal, Tests: m.Tests,
-		ElapsedS: m.Elapsed.Seconds(), Kept: m.Kept, Events: m.Events, Note: m.Note}
+		ElapsedS: m.Elapsed.Seconds(), Kept: m.Kept, Events: m.Events, Note: m.Note, Stopped: m.Stopped}
 }
 
 // writeDoomed prints the minimized path of a finding (the critical
@@ -175,6 +189,9 @@ func writeDoomed(w io.Writer, f *Finding, stable bool) {
 	how := "1-minimal"
 	if !m.OneMinimal {
 		how = "not proved 1-minimal"
+		if m.Stopped != "" {
+			how += ": ddmin stopped at " + m.Stopped
+		}
 	}
 	took := fmt.Sprintf(", %.2fs", m.Elapsed.Seconds())
 	if stable {
@@ -182,7 +199,10 @@ func writeDoomed(w io.Writer, f *Finding, stable bool) {
 	}
 	if m.StepsAfter == m.StepsBefore {
 		needed := "all " + plural(m.StepsAfter, "step") + " are needed"
-		if m.StepsAfter == 1 {
+		switch {
+		case !m.OneMinimal:
+			needed = "none of its " + plural(m.StepsAfter, "step") + " dropped"
+		case m.StepsAfter == 1:
 			needed = "its 1 step is needed"
 		}
 		fmt.Fprintf(w, "minimized doomed path: %s (%s, %s%s), min.trace:\n", needed, how, plural(m.Tests, "test"), took)

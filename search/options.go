@@ -73,6 +73,8 @@ const (
 	MaxLassoReplays = 10_000
 	// MaxReplays bounds Replays.
 	MaxReplays = 1000
+	// MaxMinimizeTests bounds MinimizeTests.
+	MaxMinimizeTests = 100_000_000
 )
 
 // FaultsRange says in words what Options.Faults allows.
@@ -144,8 +146,11 @@ type Options struct {
 	// line does it unless --no-minimize.
 	Minimize bool
 	// MinimizeBudget bounds the minimization's transitions (default
-	// critical.DefaultMinimizeBudget).
+	// critical.DefaultMinimizeBudget), and MinimizeTests the subsets it
+	// replays (default critical.DefaultMinimizeTests): a minimization
+	// that reaches either is not proved 1-minimal (Minimized.Stopped).
 	MinimizeBudget int64
+	MinimizeTests  int
 	// Prefix (a trace file) or PrefixSteps (walk to a live steady state of
 	// at least this many steps first) start the search from a live steady
 	// state (seed 003 §4.2 point 4). They exclude each other.
@@ -237,6 +242,7 @@ var bounds = []bound{
 	{"PrefixSteps", "prefix-steps", func(o *Options) int64 { return int64(o.PrefixSteps) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "none"},
 	{"ConfirmBudget", "confirm-budget", func(o *Options) int64 { return o.ConfirmBudget }, constant(1), constant(1<<63 - 1), "50 walks of d_max"},
 	{"MinimizeBudget", "minimize-budget", func(o *Options) int64 { return o.MinimizeBudget }, constant(1), constant(1<<63 - 1), ""},
+	{"MinimizeTests", "minimize-tests", func(o *Options) int64 { return int64(o.MinimizeTests) }, constant(1), constant(MaxMinimizeTests), ""},
 	{"HandlerTimeout", "handler-timeout", func(o *Options) int64 { return int64(o.HandlerTimeout) }, constant(int64(MinHandlerTimeout)), constant(int64(MaxHandlerTimeout)), ""},
 	{"LinTimeout", "lin-timeout", func(o *Options) int64 { return int64(o.LinTimeout) }, constant(int64(time.Millisecond)), constant(int64(time.Hour)), ""},
 	{"Lasso.Replays", "lasso-replays", func(o *Options) int64 { return int64(o.Lasso.Replays) }, constant(1), constant(MaxLassoReplays), ""},
@@ -298,6 +304,7 @@ func (o *Options) fillDefaults() {
 	def(&o.MaxStates, DefaultMaxStates)
 	def(&o.Graph.MaxStates, DefaultGraphStates)
 	def(&o.Lasso.Replays, lasso.DefaultReplays)
+	def(&o.MinimizeTests, critical.DefaultMinimizeTests)
 	if o.MinimizeBudget == 0 {
 		o.MinimizeBudget = critical.DefaultMinimizeBudget
 	}

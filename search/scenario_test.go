@@ -66,6 +66,7 @@ var setters = map[string]func(o *search.Options, v string) error{
 	"max-paths":      func(o *search.Options, v string) (err error) { o.MaxPaths, err = strconv.ParseInt(v, 10, 64); return },
 	"max-violations": func(o *search.Options, v string) (err error) { o.MaxViolations, err = strconv.Atoi(v); return },
 	"max-states":     func(o *search.Options, v string) (err error) { o.MaxStates, err = strconv.Atoi(v); return },
+	"minimize-tests": func(o *search.Options, v string) (err error) { o.MinimizeTests, err = strconv.Atoi(v); return },
 	"strategy":       func(o *search.Options, v string) error { o.Strategy = v; return nil },
 	"temperature":    func(o *search.Options, v string) (err error) { o.Lasso.Temperature, err = strconv.Atoi(v); return },
 	"prefix-steps":   func(o *search.Options, v string) (err error) { o.PrefixSteps, err = strconv.Atoi(v); return },

@@ -55,6 +55,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 50 walks of d_max)")
 	noMinimize := fs.Bool("no-minimize", false, "do not minimize the doomed path (min.trace)")
 	fs.Int64Var(&o.MinimizeBudget, "minimize-budget", search.Options{}.MinimizeBudget, "transitions the minimization of the doomed path may take (default 100000000)")
+	fs.IntVar(&o.MinimizeTests, "minimize-tests", 0, "subsets of the doomed path the minimization may replay (0: 2000)")
 	fs.BoolVar(&o.Lasso.On, "lasso", false, "detect hot fair lassos during walks: a repeated state, a cycle with no live state in which nothing is starved, replayed --lasso-replays times (seed 000)")
 	fs.IntVar(&o.Lasso.Replays, "lasso-replays", 10, "RT: times a suspected cycle is replayed before it is reported")
 	fs.BoolVar(&o.Lasso.Partial, "partial-hash", false, "compare states by node type (or a service's LassoKey) and pending message types only, for systems whose exact state never repeats")
