@@ -383,7 +383,7 @@ func (f *finder) probe(i int, phase Phase) (bool, error) {
 	switch {
 	case i > r.eSteps:
 		if !f.quiescent {
-			return false, fmt.Errorf("%w: E has %d steps and does not end quiescent; the search needs state %d (lower WalkDepth to at most %d, or give a longer E)", ErrShort, r.eSteps, i, 2*r.eSteps)
+			return false, fmt.Errorf("%w: E has %d steps and does not end quiescent; the search needs state %d (lower the walk depth, --walk-depth or Config.WalkDepth, to at most %d, or give a longer E)", ErrShort, r.eSteps, i, 2*r.eSteps)
 		}
 		// E stays in its last, quiescent and non-live state: dead.
 		p = Probe{Step: i, Phase: phase, Witness: -1}

@@ -392,6 +392,10 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	if err := CheckFits(t); err != nil {
 		return nil, err
 	}
+	if t.CycleLen > 0 {
+		return nil, fmt.Errorf("%w: the trace is a lasso, a cycle of %d steps from its state %d that can repeat forever without a live state: "+
+			"the lasso proves the violation, and has no critical transition to search for (mdb's j cycle shows it)", ErrInput, t.CycleLen, t.CycleStart)
+	}
 	minimized := t.Kind == trace.KindMinimized
 	if minimized {
 		liveTrace, liveLog, critJSON = "min-"+liveTrace, "min-"+liveLog, "min-"+critJSON

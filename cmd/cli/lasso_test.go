@@ -95,6 +95,12 @@ func checkLassoView(t *testing.T, rep map[string]any, dir, hash, kind string) {
 	if code != ExitViolation || !strings.Contains(out, `"reproduced": true`) {
 		t.Errorf("replay: exit %d\n%s%s", code, out, errs)
 	}
+	// A lasso has no critical transition: critical says so (it failed
+	// with "lower WalkDepth", or searched the cycle's path for one).
+	code, out, errs = run(t, "critical", "--trace", filepath.Join(dir, "error.trace"), "--out", t.TempDir())
+	if code != ExitUsage || !strings.Contains(errs, "the trace is a lasso") || !strings.Contains(errs, "has no critical transition") {
+		t.Errorf("critical on a lasso: exit %d\n%s%s", code, out, errs)
+	}
 }
 
 // TestSearchLassoPhilosophers: `search --lasso` reports the philosophers'
