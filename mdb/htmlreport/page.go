@@ -213,7 +213,11 @@ func build(in Input) (*page, error) {
 			}
 		}
 		for _, p := range pd.Paths {
-			b.collapse(p)
+			if p == ep {
+				// The dead path's: a live path's last step is where it
+				// becomes live, and a minimized one is short.
+				b.collapse(p)
+			}
 			p.nonNil()
 		}
 		pd.Select = in.Select
@@ -300,7 +304,7 @@ func marks(i int, p *pathData) []mark {
 		add(p.Fail, "fail", fmt.Sprintf("step %d: %s", p.Fail, firstLine(p.FailText)))
 	}
 	if p.Tail >= 0 {
-		add(p.Tail+1, "tail", fmt.Sprintf("steps %d-%d: repeat what came before (collapsed)", p.Tail+1, p.Steps))
+		add(p.Tail+1, "tail", fmt.Sprintf("steps %d-%d: only kinds of events seen before (collapsed)", p.Tail+1, p.Steps))
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Step < out[b].Step })
 	return out
