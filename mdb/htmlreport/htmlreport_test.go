@@ -459,6 +459,53 @@ func checkMessages(t *testing.T, p *page) {
 
 // ---- a dead path's tail, a minimized path, a panic ----
 
+// rally plays Rounds round trips between nodes 0 and 1 over one
+// connection; a break of it loses the ball for good (nothing resends).
+type rally struct {
+	sim.Base
+	Rounds, Count int
+}
+
+type ball struct{ N int }
+
+func (r *rally) HandleApp(ctx *sim.Context, _ any) { ctx.Send(1, ball{N: 1}) }
+
+func (r *rally) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
+	b := m.(ball)
+	r.Count = b.N
+	if b.N < r.Rounds {
+		ctx.Send(from, ball{N: b.N + 1})
+	}
+}
+
+// TestLiveTailNotCollapsed: the live alternative is drawn whole, its
+// last step being where it becomes live, though every step after its
+// first few repeats a kind of event seen before (its tail of 250 steps was
+// collapsed as "repeat what came before").
+func TestLiveTailNotCollapsed(t *testing.T) {
+	sys := &sim.System{Name: "htmlreport-rally", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &rally{Rounds: 300} },
+			App:      func(id sim.NodeID) []any { return []any{"serve"}[:1-min(int(id), 1)] },
+			Failures: sim.Failures{Breaks: 1},
+			Liveness: []sim.Property{{Name: "Rallied", Check: func(v *sim.View) bool { return sim.Node[rally](v, 1).Count >= 299 }}},
+		}, nil
+	}}
+	dir := t.TempDir()
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Workers: 1, WalkDepth: 2000, Walks: 10, MaxPaths: 200, Out: dir})
+	if err != nil || rep.First() == nil || rep.First().Critical == nil || rep.First().Critical.LiveSteps < 250 {
+		t.Fatalf("want a finding with a long live alternative: %v %+v", err, rep.First().Critical)
+	}
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{System: sys}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	for _, path := range p.data.Paths {
+		if path.Name == "live" && (path.Tail != -1 || path.Steps < 250) {
+			t.Errorf("live path of %d steps collapsed after step %d", path.Steps, path.Tail)
+		}
+	}
+}
+
 // TestTailCollapses checks that transport's 2,000-step dead path starts
 // collapsed after its last new kind of event, and that the summary counts
 // the tail's events.
