@@ -339,6 +339,37 @@ func checkHeadline(t *testing.T, p *page, rep *htmlreport.Report) {
 	if !strings.Contains(facts, rep.Debug) {
 		t.Errorf("the headline does not give the mdb command %q", rep.Debug)
 	}
+	for _, a := range rep.AlsoViolated {
+		if !strings.Contains(facts, "also failing"+a) {
+			t.Errorf("the headline does not say %q also fails", a)
+		}
+	}
+}
+
+// TestAlsoFailing: the page of a safety violation names the other
+// properties failing in the same state.
+func TestAlsoFailing(t *testing.T) {
+	over := func(v *sim.View) bool { return sim.Node[rally](v, 1).Count < 3 }
+	sys := &sim.System{Name: "htmlreport-also", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &rally{Rounds: 10} },
+			App:    func(id sim.NodeID) []any { return []any{"serve"}[:1-min(int(id), 1)] },
+			Safety: []sim.Property{{Name: "Short", Check: over}, {Name: "Brief", Check: over}},
+		}, nil
+	}}
+	dir := t.TempDir()
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Workers: 1, MaxPaths: 100, Out: dir})
+	if err != nil || rep.First() == nil || len(rep.First().AlsoViolated) != 1 {
+		t.Fatalf("want a safety violation with another property failing: %v %+v", err, rep.First())
+	}
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{System: sys}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	r, err := htmlreport.ReadReport(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHeadline(t, p, r)
 }
 
 // checkSelfContained fails when the page refers to anything outside it.

@@ -440,6 +440,9 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		}
 		add("stopped", stop)
 	}
+	for _, a := range r.AlsoViolated {
+		add("also failing", a)
+	}
 	if r.Files["history_html"] != "" {
 		add("clients' history", "not linearizable: history.html beside this page shows it (history-full.html, every operation)")
 	}
