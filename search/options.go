@@ -78,7 +78,7 @@ const (
 )
 
 // FaultsRange says in words what Options.Faults allows.
-const FaultsRange = "comma-separated NAME=VALUE settings: resets, crashes, breaks, drops, duplicates, partitions, pernode (counts), reorder (true or false), nodes (0+1+...), links (0-1+1-2...), splits (0+1/2...)"
+const FaultsRange = "comma-separated NAME=VALUE settings: resets, crashes, breaks, drops, duplicates, partitions, pernode (counts), reorder (true or false), nodes (0+1+... or all), links (0-1+1-2... or all; they limit breaks, drops and duplicates), splits (0+1/2... or default), each given once"
 
 // Options say what to search and with what budget. The zero value of a
 // field means its default; Validate fills the defaults in.

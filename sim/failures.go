@@ -28,12 +28,17 @@ func ParseFailures(f Failures, spec string) (Failures, error) {
 	if strings.TrimSpace(spec) == "" {
 		return f, nil
 	}
+	given := map[string]string{}
 	for _, part := range strings.Split(spec, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok {
 			return f, fmt.Errorf("%w: %q is not NAME=VALUE", ErrBadFailures, part)
 		}
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if was, twice := given[k]; twice {
+			return f, fmt.Errorf("%w: %s given twice (%s=%s and %s=%s): give it once", ErrBadFailures, k, k, was, k, v)
+		}
+		given[k] = v
 		budget := map[string]*int{"resets": &f.Resets, "crashes": &f.Crashes, "breaks": &f.Breaks, "drops": &f.Drops,
 			"duplicates": &f.Duplicates, "partitions": &f.Partitions, "pernode": &f.PerNode}
 		if p, ok := budget[k]; ok {
@@ -63,6 +68,9 @@ func ParseFailures(f Failures, spec string) (Failures, error) {
 					y, err2 := strconv.Atoi(b)
 					if !ok || err1 != nil || err2 != nil || x < 0 || y < 0 {
 						return f, fmt.Errorf("%w: links=%q: %q is not a node pair a-b", ErrBadFailures, v, l)
+					}
+					if x == y {
+						return f, fmt.Errorf("%w: links=%q: %q links a node to itself (a link joins two nodes)", ErrBadFailures, v, l)
 					}
 					f.Links = append(f.Links, Link{NodeID(x), NodeID(y)})
 				}
@@ -94,6 +102,9 @@ func parseNodes(v string) ([]NodeID, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(x))
 		if err != nil || n < 0 {
 			return nil, fmt.Errorf("%q is not a node", x)
+		}
+		if slices.Contains(out, NodeID(n)) {
+			return nil, fmt.Errorf("node %d given twice", n)
 		}
 		out = append(out, NodeID(n))
 	}

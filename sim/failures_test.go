@@ -26,7 +26,8 @@ func TestParseFailures(t *testing.T) {
 	if g, err := sim.ParseFailures(f, "nodes=all,links=all,splits=default"); err != nil || g.Nodes != nil || g.Links != nil || g.Splits != nil {
 		t.Fatalf("clearing filters: %+v %v", g, err)
 	}
-	for _, bad := range []string{"crashes", "crashes=-1", "crashes=x", "wings=2", "nodes=a", "links=0", "links=0-x", "splits=", "reorder=maybe"} {
+	for _, bad := range []string{"crashes", "crashes=-1", "crashes=x", "wings=2", "nodes=a", "links=0", "links=0-x", "splits=", "reorder=maybe",
+		"resets=1,resets=2", "resets=1,resets=1", "links=0-0", "nodes=0+0", "splits=1+1/2"} {
 		if _, err := sim.ParseFailures(base, bad); !errors.Is(err, sim.ErrBadFailures) {
 			t.Errorf("%q: %v", bad, err)
 		}

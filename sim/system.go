@@ -260,7 +260,7 @@ func (f *Failures) validate(n int) error {
 	}
 	node := func(what string, id NodeID) error {
 		if id < 0 || int(id) >= n {
-			return fmt.Errorf("%w: Failures.%s names node %d of %d", ErrBadConfig, what, id, n)
+			return fmt.Errorf("%w: Failures.%s names node %d, but the nodes are 0 to %d", ErrBadConfig, what, id, n-1)
 		}
 		return nil
 	}
