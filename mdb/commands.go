@@ -296,6 +296,13 @@ func (s *Session) cmdInfo(args []string, _ string) error {
 	if t.WalkDepth > 0 {
 		fmt.Fprintf(s.out, "walk depth:    %d\n", t.WalkDepth)
 	}
+	if f := s.p.cfg.Failures; f.Any() || f.Reorder {
+		given := ""
+		if t.Faults != "" {
+			given = " (set by --faults)"
+		}
+		fmt.Fprintf(s.out, "faults:        %s%s\n", f, given)
+	}
 	if t.FailuresUntil > 0 {
 		fmt.Fprintf(s.out, "failures:      off from step %d\n", t.FailuresUntil)
 	}

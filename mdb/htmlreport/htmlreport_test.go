@@ -339,6 +339,9 @@ func checkHeadline(t *testing.T, p *page, rep *htmlreport.Report) {
 	if !strings.Contains(facts, rep.Debug) {
 		t.Errorf("the headline does not give the mdb command %q", rep.Debug)
 	}
+	if f, err := sim.ParseFailures(sim.Failures{}, rep.Faults); err == nil && (f.Any() || f.Reorder) && !strings.Contains(facts, "faults"+rep.Faults) {
+		t.Errorf("the headline does not give the faults in force, %s", rep.Faults)
+	}
 	for _, a := range rep.AlsoViolated {
 		if !strings.Contains(facts, "also failing"+a) {
 			t.Errorf("the headline does not say %q also fails", a)

@@ -68,6 +68,7 @@ type Report struct {
 	Path            int64             `json:"path"`
 	Depth           int               `json:"depth"`
 	Error           string            `json:"error"`
+	Faults          string            `json:"faults"`
 	AlsoViolated    []string          `json:"also_violated"`
 	Critical        *Critical         `json:"critical"`
 	CriticalNote    string            `json:"critical_note"`

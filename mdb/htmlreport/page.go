@@ -443,6 +443,9 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	for _, a := range r.AlsoViolated {
 		add("also failing", a)
 	}
+	if f, err := sim.ParseFailures(sim.Failures{}, r.Faults); err == nil && (f.Any() || f.Reorder) {
+		add("faults", r.Faults)
+	}
 	if r.Files["history_html"] != "" {
 		add("clients' history", "not linearizable: history.html beside this page shows it (history-full.html, every operation)")
 	}
