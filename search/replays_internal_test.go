@@ -2,7 +2,9 @@ package search
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -206,5 +208,21 @@ func TestUnreproducedOutcome(t *testing.T) {
 		if why := p.unreproduced(&c.v); (why != "") != c.unknown {
 			t.Errorf("%s: %q", c.name, why)
 		}
+	}
+}
+
+// TestBadChoiceIsNondeterminism: a recorded choice that no longer fits
+// when the search re-runs a path's first steps is a finding of
+// nondeterminism, not a handler's panic (a trial's time.Since was
+// reported as "a handler of node -1 panicked").
+func TestBadChoiceIsNondeterminism(t *testing.T) {
+	var booted atomic.Int64
+	cfg := &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &hoarder{booted: &booted} }}
+	p := &pipeline{cfg: cfg, rep: &Report{}}
+	bad := fmt.Errorf("step 3: %w", &engine.BadChoiceError{Index: 3, Step: 3, Kind: engine.ChooseEvent, N: 1, Value: 1})
+	f := p.finding(&explore.Violation{Verdict: explore.Safety, Outcome: walks.Failed, Property: walks.PanicProperty, Choices: []int32{0, 0, 0, 1}, Steps: 3, Err: bad})
+	var nd *engine.NondeterminismError
+	if f.Kind != KindNondeterminism || f.Verdict != VerdictNondeterministic || !errors.As(f.Err, &nd) || !strings.Contains(nd.Detail, "a choice no longer fit the events ready") {
+		t.Fatalf("finding %v %v %v: %v", f.Kind, f.Verdict, f.Property, f.Err)
 	}
 }

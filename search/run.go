@@ -489,6 +489,16 @@ func divergedWarning(file, what string, err error) string {
 // finding turns a violating path into a finding: its kind, verdict and
 // certainty, and the trace that replays it.
 func (p *pipeline) finding(v *explore.Violation) Finding {
+	if v.Outcome == walks.Failed && errors.Is(v.Err, engine.ErrBadChoice) {
+		// The search re-runs a path's first steps from the initial state
+		// with their recorded choices (Algorithm 1); one that no longer
+		// fits the events ready is replays that differ, not a handler's
+		// failure (a trial's time.Since was reported as a panic of node
+		// -1).
+		nd := &engine.NondeterminismError{Step: v.Steps, Node: -1, StepNode: -1, Replays: 2,
+			Detail: "the search ran these steps again from the initial state with the choices they were made with, and a choice no longer fit the events ready: " + v.Err.Error()}
+		return *p.nondeterminism(nd, v.Choices, v.FailuresUntil)
+	}
 	f := Finding{Property: v.Property, Outcome: v.Outcome, Steps: v.Steps, PathSteps: v.Steps, Path: v.Path, Depth: v.LiveAfter, Err: v.Err}
 	f.Node, f.Stack = errNode(v.Err)
 	switch {
@@ -613,9 +623,17 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 		return
 	}
 	if why := p.unreproduced(v); why != "" {
-		f.Certainty = Suspected
-		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the violation is not certain: %s, while replays of them agree with each other. "+
-			"The search ran this path otherwise than a replay does: %v", why, ErrInternal))
+		// The search's own run of these choices and the replays of them
+		// in fresh simulators, which agree with one another, end apart:
+		// the service depends on something the replays side by side
+		// share and the search's run did not (addresses, a cache that
+		// earlier executions filled), or macemc erred; either way the
+		// verdict cannot stand.
+		nd := &engine.NondeterminismError{Step: v.Steps, Node: -1, StepNode: -1, Replays: 1,
+			Detail: why + ", and replays of them side by side agree with one another: the search's own run of these choices went otherwise " +
+				"(it depended on something the replays share and it did not: pointer addresses, a package variable or cache that earlier executions filled; or macemc erred)"}
+		*f = *p.nondeterminism(nd, v.Choices, v.FailuresUntil)
+		return
 	}
 	if !p.opts.NoCritical {
 		p.critical(f, v)
@@ -685,10 +703,13 @@ func (p *pipeline) alsoViolated(v *explore.Violation) []string {
 // simulator and says how its end differs from what the search saw ("":
 // it does not): a live state where the search saw its property fail, or
 // events ready where the search saw the system fall quiescent. After the
-// determinism check has passed, such a difference is macemc's own error
-// (a simulator that ran the path with state from another execution), not
-// the service's; it makes a "certain" verdict wrong, so it is looked for.
-// A replay that cannot run (a handler that fails only here) says nothing.
+// determinism check has passed, such a difference comes from what replays
+// side by side share and the search's run did not (pointer addresses, a
+// cache earlier executions filled: a trial's sort by address made 5 runs
+// of 6 report a liveness violation), or from an error of macemc's (a
+// simulator that ran the path with another execution's Contexts did); it
+// makes the verdict wrong, so it is looked for, and the finding becomes
+// one of nondeterminism. A replay that cannot run says nothing.
 func (p *pipeline) unreproduced(v *explore.Violation) string {
 	if v.Outcome != walks.Quiescent && v.Outcome != walks.Dead {
 		return ""
@@ -700,12 +721,12 @@ func (p *pipeline) unreproduced(v *explore.Violation) string {
 	for i := range p.cfg.Liveness {
 		if prop := &p.cfg.Liveness[i]; prop.Name == v.Property {
 			if ok, err := s.Holds(prop); ok && err == nil {
-				return fmt.Sprintf("%s holds at the end of a replay of the path's choices (step %d)", prop.Name, v.Steps)
+				return fmt.Sprintf("the search saw %s fail at the end of the path (step %d), but it holds at the end of a replay of the path's choices", prop.Name, v.Steps)
 			}
 		}
 	}
 	if n := len(s.Ready()); v.Outcome == walks.Quiescent && n > 0 {
-		return fmt.Sprintf("the search saw the system fall quiescent after step %d, but a replay of the path's choices has %d events ready there", v.Steps, n)
+		return fmt.Sprintf("the search saw the system fall quiescent after step %d, but a replay of the path's choices has %s ready there", v.Steps, plural(n, "event"))
 	}
 	return ""
 }
