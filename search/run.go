@@ -904,6 +904,13 @@ func (p *pipeline) precheck() *Finding {
 			}
 		}
 	}
+	// A shadow replays the walk's choices a step behind it, booted after
+	// it: the walk is the first execution of the process (of the run, in
+	// a library), so a cache of a package's that handlers fill changes
+	// the shadow's run, where replays that all start later agree.
+	follow := engine.NewRecorded(nil)
+	shadow, shadowErr := engine.New(p.cfg, engine.Options{Chooser: follow})
+	var across *engine.NondeterminismError
 	steps, hidden := 0, ""
 	err = s.Guard(p.opts.HandlerTimeout, func() error {
 		for s.Steps() < 1000 && p.ctx.Err() == nil {
@@ -916,6 +923,12 @@ func (p *pipeline) precheck() *Finding {
 				break
 			}
 			steps = s.Steps()
+			if shadowErr == nil && across == nil {
+				follow.Seq = s.ChoiceValues()
+				if ok, err := shadow.Step(); !ok || err != nil || shadow.Hash() != s.Hash() {
+					across = firstAndLater(s, shadow)
+				}
+			}
 		}
 		return nil
 	})
@@ -925,11 +938,33 @@ func (p *pipeline) precheck() *Finding {
 	if err != nil {
 		return nil // a hang: the search reports it
 	}
+	if across != nil {
+		choices := s.ChoiceValues()[:s.StepStart(across.Step)]
+		return p.nondeterminism(across, choices, 0)
+	}
 	choices := s.ChoiceValues()[:s.StepStart(steps)]
 	if err := p.checkDeterminism(choices, engine.Options{}, steps); errors.Is(err, engine.ErrNondeterministic) {
 		return p.nondeterminism(err, choices, 0)
 	}
 	return nil
+}
+
+// firstAndLater describes how first, the first execution of some choices
+// in the process, and later, a replay of them booted after it, differ
+// after first's last step: the first node whose struct differs, and its
+// first field that does (engine.FirstDifference), as state kept across
+// executions (NondeterminismError.Across).
+func firstAndLater(first, later *engine.Sim) *engine.NondeterminismError {
+	ne := &engine.NondeterminismError{Step: first.Steps(), Event: first.LastEvent().String(), Node: -1, StepNode: -1, Replays: 2, Across: true,
+		Detail: "the first run of these choices in this process and a replay of them booted after it differ there"}
+	for id := range sim.NodeID(first.Nodes()) {
+		a, b := first.Service(id), later.Service(id)
+		if path, detail := engine.FirstDifference(a, b); path != "" || detail != "" {
+			ne.Node, ne.Type, ne.Path, ne.Detail = int(id), fmt.Sprintf("%T", a), path, detail
+			return ne
+		}
+	}
+	return ne
 }
 
 // postcheckWalks is how many walks postcheck checks.

@@ -670,3 +670,47 @@ func TestReportJSONNamesPathZero(t *testing.T) {
 		t.Errorf("report.json path %v (%v)", j["path"], err)
 	}
 }
+
+// memo is a package-level cache that handlers fill and read: it outlives
+// an execution, so the first execution in the process runs otherwise
+// than every later one.
+var memo = map[int]string{}
+
+// memoized tags itself from the cache, filling it on a miss.
+type memoized struct {
+	sim.Base
+	Tag string
+}
+
+func (m *memoized) HandleApp(ctx *sim.Context, _ any) {
+	if tag, ok := memo[int(ctx.Self())]; ok {
+		m.Tag = tag
+		return
+	}
+	m.Tag = "computed"
+	memo[int(ctx.Self())] = "cached"
+}
+
+// TestCacheAcrossExecutions: a cache that handlers fill and read across
+// executions is found before the search, with its node and field (the
+// replays side by side all ran after it was filled, and agreed; a trial's
+// search called the system "dead from the start", certain).
+func TestCacheAcrossExecutions(t *testing.T) {
+	clear(memo)
+	sys := &sim.System{Name: "searchtest-memo", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &memoized{} },
+			App: func(sim.NodeID) []any { return []any{"go"} },
+			Liveness: []sim.Property{{Name: "Computed", Check: func(v *sim.View) bool {
+				return sim.All(v, func(_ sim.NodeID, m *memoized) bool { return m.Tag == "computed" })
+			}}},
+		}, nil
+	}}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, MaxPaths: 1000, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nd *engine.NondeterminismError
+	if f := rep.First(); f == nil || f.Kind != search.KindNondeterminism || !errors.As(f.Err, &nd) || !nd.Across || nd.Path != ".Tag" {
+		t.Fatalf("finding %+v", rep.First())
+	}
+}
