@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -141,6 +142,18 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	}
 	if ecfg.Time > 0 {
 		ecfg.Time = max(ecfg.Time-time.Since(precheckStart), time.Nanosecond)
+	}
+	if p.sharedMap != "" {
+		// Simulators stepping side by side would write the map at once:
+		// Go kills the process ("concurrent map writes"). One worker
+		// gives the same report (it does not depend on the workers).
+		w := "the nodes of every execution share one map, " + p.sharedMap + " (Build, or a package variable, made it once): " +
+			"what a handler writes there leaks into every other execution; give each node its own (make it in Config.Service or Start)"
+		if workers(&p.opts) > 1 {
+			w += "; the run used one worker, since simulators writing the map side by side would crash the process (the report is the same)"
+			p.opts.Workers, ecfg.Workers = 1, 1
+		}
+		p.rep.Warnings = append(p.rep.Warnings, w)
 	}
 	lr := p.lassoSetup(&ecfg)
 	p.progress(PhaseSearch, "searching (strategy %s, seed %d)...", p.rep.Strategy, p.opts.Seed)
@@ -333,6 +346,9 @@ type pipeline struct {
 	// coldMonitors are the liveness monitors cold in the initial state
 	// (precheck): a search that finds nothing warns of them.
 	coldMonitors []string
+	// sharedMap names a map that every execution shares (precheck,
+	// engine.SharedMap), "" when none is.
+	sharedMap string
 	// logs are the logs to write once the traces are (writeTraceAndLog):
 	// each replays its whole path, so they are written side by side with
 	// the report page (finish).
@@ -942,6 +958,11 @@ func (p *pipeline) precheck() *Finding {
 		choices := s.ChoiceValues()[:s.StepStart(across.Step)]
 		return p.nondeterminism(across, choices, 0)
 	}
+	if shadowErr == nil {
+		if node, path, ok := engine.SharedMap(s, shadow); ok {
+			p.sharedMap = fmt.Sprintf("node %d's %s", node, cmp.Or(path, "struct"))
+		}
+	}
 	choices := s.ChoiceValues()[:s.StepStart(steps)]
 	if err := p.checkDeterminism(choices, engine.Options{}, steps); errors.Is(err, engine.ErrNondeterministic) {
 		return p.nondeterminism(err, choices, 0)
@@ -957,12 +978,21 @@ func (p *pipeline) precheck() *Finding {
 func firstAndLater(first, later *engine.Sim) *engine.NondeterminismError {
 	ne := &engine.NondeterminismError{Step: first.Steps(), Event: first.LastEvent().String(), Node: -1, StepNode: -1, Replays: 2, Across: true,
 		Detail: "the first run of these choices in this process and a replay of them booted after it differ there"}
+	shared, sharedPath, sharing := engine.SharedMap(first, later)
 	for id := range sim.NodeID(first.Nodes()) {
 		a, b := first.Service(id), later.Service(id)
 		if path, detail := engine.FirstDifference(a, b); path != "" || detail != "" {
 			ne.Node, ne.Type, ne.Path, ne.Detail = int(id), fmt.Sprintf("%T", a), path, detail
+			if sharing {
+				ne.Detail += fmt.Sprintf(" (the nodes of both runs hold one map, node %d's %s, which Build or a package variable made once)", shared, sharedPath)
+			}
 			return ne
 		}
+	}
+	if sharing {
+		// Their nodes agree: they hold one map, which both wrote.
+		ne.Node, ne.Type, ne.Path = int(shared), fmt.Sprintf("%T", first.Service(shared)), sharedPath
+		ne.Detail = "the nodes of both runs hold this one map (Build, or a package variable, made it once), and what one run writes there the other reads"
 	}
 	return ne
 }

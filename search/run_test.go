@@ -714,3 +714,63 @@ func TestCacheAcrossExecutions(t *testing.T) {
 		t.Fatalf("finding %+v", rep.First())
 	}
 }
+
+// router reads a routing table that Build made once for every node, and
+// changes it when Write is set.
+type router struct {
+	sim.Base
+	Table map[int]int
+	Write bool
+	Hops  int
+}
+
+func (r *router) HandleApp(ctx *sim.Context, _ any) {
+	r.Hops = r.Table[int(ctx.Self())]
+	if r.Write {
+		r.Table[int(ctx.Self())] = r.Hops + 1 // seen by every later execution
+	}
+}
+
+func routerSystem(write bool) *sim.System {
+	return &sim.System{Name: "searchtest-router", Build: func(sim.Params) (*sim.Config, error) {
+		table := map[int]int{0: 1, 1: 2}
+		return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &router{Table: table, Write: write} },
+			App: func(sim.NodeID) []any { return []any{"go"} },
+			Liveness: []sim.Property{{Name: "Routed", Check: func(v *sim.View) bool {
+				return sim.All(v, func(_ sim.NodeID, r *router) bool { return r.Hops > 0 })
+			}}},
+		}, nil
+	}}
+}
+
+// TestSharedMap: a map that Build made once and every execution's nodes
+// hold is named before the search, which then runs on one worker (two
+// simulators writing it side by side crash the process: "concurrent map
+// writes"), with the report of one worker; a handler that writes it is a
+// finding naming the field.
+func TestSharedMap(t *testing.T) {
+	one, err := search.Run(context.Background(), routerSystem(false), search.Options{Seed: 1, MaxPaths: 200, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := search.Run(context.Background(), routerSystem(false), search.Options{Seed: 1, MaxPaths: 200, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(two.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, "the nodes of every execution share one map, node 0's .Table") && strings.Contains(w, "the run used one worker")
+	}) {
+		t.Errorf("warnings %q", two.Warnings)
+	}
+	if one.First() != nil || two.First() != nil || one.Stats.Paths != two.Stats.Paths || one.Stats.DistinctStates != two.Stats.DistinctStates {
+		t.Errorf("1 worker: %v, %d paths; 2: %v, %d paths", one.First(), one.Stats.Paths, two.First(), two.Stats.Paths)
+	}
+	rep, err := search.Run(context.Background(), routerSystem(true), search.Options{Seed: 1, MaxPaths: 200, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nd *engine.NondeterminismError
+	if f := rep.First(); f == nil || !errors.As(f.Err, &nd) || nd.Path != ".Hops" || !strings.Contains(nd.Detail, "one map, node 0's .Table") {
+		t.Fatalf("a handler writing the shared map: %+v", rep.First())
+	}
+}
