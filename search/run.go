@@ -297,6 +297,9 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 	if opts.Depth > 0 && strat.Name() == "walk" {
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("--depth %d has no effect on --strategy walk: its paths have no bounded part (--walk-depth bounds the walks)", opts.Depth))
 	}
+	if opts.WalkFailures && strat.Name() == "walk" {
+		p.rep.Warnings = append(p.rep.Warnings, "--walk-failures has no effect on --strategy walk: its walks are the whole path, and failures are on all along them")
+	}
 	if p.rep.Properties == nil {
 		p.rep.Properties = []string{}
 	}
