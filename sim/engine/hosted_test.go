@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	cryptorand "crypto/rand"
 	"errors"
 	"math/big"
@@ -305,4 +306,51 @@ func TestEscapes(t *testing.T) {
 	}
 	close(release) // the goroutine was seen; now it writes
 	wg.Wait()
+}
+
+// failFirst picks the first ready event of kind Kind, else the first.
+type failFirst struct{ Kind engine.EventKind }
+
+func (f failFirst) Choose(engine.ChoiceKind, int, []float64) int { return 0 }
+
+func (f failFirst) ChooseEvent(ready []engine.Event, _ []float64) int {
+	for i, e := range ready {
+		if e.Kind == f.Kind {
+			return i
+		}
+	}
+	return 0
+}
+
+// TestLostMessagesLogged: the messages in flight that a break or a crash
+// loses are logged, as a partition's are (the log showed the break and
+// said nothing of the Commit it lost).
+func TestLostMessagesLogged(t *testing.T) {
+	for _, c := range []struct {
+		kind engine.EventKind
+		f    sim.Failures
+		want string
+	}{
+		{engine.EvBreak, sim.Failures{Breaks: 1}, "lost (connection break) Ball{N: 1}"},
+		{engine.EvCrash, sim.Failures{Crashes: 1, Nodes: []sim.NodeID{1}}, "lost (node crashed) Ball{N: 1}"},
+	} {
+		cfg := &sim.Config{Nodes: 2, Failures: c.f, Service: func(id sim.NodeID) sim.Service { return &pinger{} }}
+		var buf bytes.Buffer
+		s := mustNew(t, cfg, engine.Options{Chooser: failFirst{c.kind}, Logger: engine.NewLogger(&buf)})
+		if ok, err := s.Step(); !ok || err != nil || s.LastEvent().Kind != c.kind {
+			t.Fatalf("%v: step %v %v, event %v", c.kind, ok, err, s.LastEvent())
+		}
+		if !strings.Contains(buf.String(), c.want) {
+			t.Errorf("%v: the log lacks %q:\n%s", c.kind, c.want, buf.String())
+		}
+	}
+}
+
+// pinger sends node 1 a Ball when it starts.
+type pinger struct{ sim.Base }
+
+func (p *pinger) Start(ctx *sim.Context) {
+	if ctx.Self() == 0 {
+		ctx.Send(1, Ball{N: 1})
+	}
 }

@@ -1441,6 +1441,8 @@ func (s *Sim) execute(k readyEnt) error {
 	case EvBreak:
 		s.w.breaks++
 		a, b := ev.Node, ev.Peer
+		s.logQueueLost(int(a)*s.n+int(b), "connection break")
+		s.logQueueLost(int(b)*s.n+int(a), "connection break")
 		s.clearConn(int(a)*s.n + int(b))
 		s.clearConn(int(b)*s.n + int(a))
 		s.connErr(a, b)
@@ -1520,6 +1522,8 @@ func (s *Sim) crash(id sim.NodeID) {
 		}
 		out, in := int(id)*s.n+p, p*s.n+int(id)
 		if s.w.conns[out].len() > 0 || s.w.conns[in].len() > 0 {
+			s.logQueueLost(out, "node crashed")
+			s.logQueueLost(in, "node crashed")
 			s.clearConn(out)
 			s.clearConn(in)
 			s.connErr(sim.NodeID(p), id)
@@ -1527,6 +1531,7 @@ func (s *Sim) crash(id sim.NodeID) {
 	}
 	for d := 0; d < len(s.w.dgrams); {
 		if s.w.dgrams[d].to == id {
+			s.logLost(s.w.dgrams[d], "node crashed")
 			s.removeDatagram(d)
 			continue
 		}
@@ -1534,7 +1539,19 @@ func (s *Sim) crash(id sim.NodeID) {
 	}
 }
 
-// logLost logs a message lost to a crash or a partition.
+// logQueueLost logs the messages in flight on connection c, lost to a
+// crash or a break.
+func (s *Sim) logQueueLost(c int, why string) {
+	if s.log == nil {
+		return
+	}
+	q := &s.w.conns[c]
+	for j := q.head; j < len(q.items); j++ {
+		s.logLost(q.items[j], why)
+	}
+}
+
+// logLost logs a message lost to a crash, a break or a partition.
 func (s *Sim) logLost(p pending, why string) {
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(p.from)).Int("to", int(p.to)).Str("type", sim.MessageName(p.msg)).
