@@ -253,3 +253,38 @@ func TestModelThatChangesItsState(t *testing.T) {
 		t.Fatalf("ModelErr() = %v", err)
 	}
 }
+
+// TestCanonicalOrder: histories that differ only in the order of
+// concurrent events share a key, and are checked in one order: a model
+// that panics on some calls then fails on all of them or none, whichever
+// the checker meets first (a search's report depended on which of them its
+// workers checked first).
+func TestCanonicalOrder(t *testing.T) {
+	inv := func(c int, op any) sim.HistoryEvent { return sim.HistoryEvent{Kind: sim.Invocation, Client: c, Value: op} }
+	ret := func(c int, v any) sim.HistoryEvent { return sim.HistoryEvent{Kind: sim.Response, Client: c, Value: v} }
+	a := []sim.HistoryEvent{inv(0, write{1}), inv(1, read{}), inv(2, read{}), ret(1, 0), ret(0, "ok"), ret(2, 0)}
+	b := []sim.HistoryEvent{inv(1, read{}), inv(2, read{}), inv(0, write{1}), ret(1, 0), ret(0, "ok"), ret(2, 0)}
+	if ca, cb := lin.Canonical(a), lin.Canonical(b); fmt.Sprint(ca) != fmt.Sprint(cb) {
+		t.Fatalf("canonical orders differ:\n%v\n%v", ca, cb)
+	}
+	// A model whose Apply panics once the register holds a value.
+	panicky := registerModel
+	panicky.Apply = func(state, op any) (any, any) {
+		if state != 0 {
+			panic("the model's bug")
+		}
+		return registerModel.Apply(state, op)
+	}
+	first := func(hs ...[]sim.HistoryEvent) []lin.Verdict {
+		c := lin.New(&panicky, 0)
+		var out []lin.Verdict
+		for _, h := range hs {
+			out = append(out, c.Check(lin.Key(lin.Canonical(h)), h))
+		}
+		return out
+	}
+	ab, ba := first(a, b), first(b, a)
+	if ab[0] != ba[0] || ab[0] != ab[1] {
+		t.Errorf("a then b: %v; b then a: %v", ab, ba)
+	}
+}
