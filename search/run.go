@@ -201,9 +201,9 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 
 // precheckBudget bounds the check before the search (precheck) by the
 // run's time budget, Options.Time, which the search then gets what is
-// left of: a system whose steps are slow (a hundred thousand timers set
-// at boot) took 421 s to check with --time 10s. A check cut short finds
-// nothing and the report warns that it was. done ends the budget.
+// left of (a system whose steps are slow, a hundred thousand timers set
+// at boot, takes minutes to check). A check cut short finds nothing and
+// the report warns that it was. done ends the budget.
 func (p *pipeline) precheckBudget() (done func()) {
 	return p.timeBudget(fmt.Sprintf("the check that the system replays deterministically, before the search, used the whole time budget (--time %v) and stopped unfinished: "+
 		"the system's steps are slow; no time was left to search", p.opts.Time))
@@ -512,8 +512,7 @@ func (p *pipeline) finding(v *explore.Violation) Finding {
 		// The search re-runs a path's first steps from the initial state
 		// with their recorded choices (Algorithm 1); one that no longer
 		// fits the events ready is replays that differ, not a handler's
-		// failure (a trial's time.Since was reported as a panic of node
-		// -1).
+		// failure.
 		nd := &engine.NondeterminismError{Step: v.Steps, Node: -1, StepNode: -1, Replays: 2,
 			Detail: "the search ran these steps again from the initial state with the choices they were made with, and a choice no longer fit the events ready: " + v.Err.Error()}
 		return *p.nondeterminism(nd, v.Choices, v.FailuresUntil)
@@ -666,11 +665,11 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 // lassoCritical replaces the C2 answer of a violation that a lasso proves
 // by what it means there. Algorithm 3 ran on the path the search found,
 // which repeats the cycle up to d_max, and stopped past the lasso's trace
-// (it ends after the cycle's first round): its step, its live alternative
-// (sharing thousands of steps with a trace of fifteen) and its advice to
-// raise d_max contradicted the proof in report.json, the page and mdb. A
-// lasso is a transient-state violation, which has no critical transition
-// (seed 003 §2), unless no walk recovered even from the initial state.
+// (it ends after the cycle's first round): its step and live alternative
+// are of that path, not the trace, and its advice to raise d_max does not
+// apply. A lasso is a transient-state violation, which has no critical
+// transition (seed 003 §2), unless no walk recovered even from the
+// initial state.
 func lassoCritical(f *Finding) {
 	c := f.Critical
 	if c.Recovered < 0 && c.Dead == 0 {
@@ -724,11 +723,10 @@ func (p *pipeline) alsoViolated(v *explore.Violation) []string {
 // events ready where the search saw the system fall quiescent. After the
 // determinism check has passed, such a difference comes from what replays
 // side by side share and the search's run did not (pointer addresses, a
-// cache earlier executions filled: a trial's sort by address made 5 runs
-// of 6 report a liveness violation), or from an error of macemc's (a
-// simulator that ran the path with another execution's Contexts did); it
-// makes the verdict wrong, so it is looked for, and the finding becomes
-// one of nondeterminism. A replay that cannot run says nothing.
+// cache earlier executions filled), or from an error of macemc's (a
+// simulator running the path with another execution's Contexts); it makes
+// the verdict wrong, so it is looked for, and the finding becomes one of
+// nondeterminism. A replay that cannot run says nothing.
 func (p *pipeline) unreproduced(v *explore.Violation) string {
 	if v.Outcome != walks.Quiescent && v.Outcome != walks.Dead {
 		return ""

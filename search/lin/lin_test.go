@@ -260,7 +260,9 @@ func TestModelThatChangesItsState(t *testing.T) {
 // the checker meets first (a search's report depended on which of them its
 // workers checked first).
 func TestCanonicalOrder(t *testing.T) {
-	inv := func(c int, op any) sim.HistoryEvent { return sim.HistoryEvent{Kind: sim.Invocation, Client: c, Value: op} }
+	inv := func(c int, op any) sim.HistoryEvent {
+		return sim.HistoryEvent{Kind: sim.Invocation, Client: c, Value: op}
+	}
 	ret := func(c int, v any) sim.HistoryEvent { return sim.HistoryEvent{Kind: sim.Response, Client: c, Value: v} }
 	a := []sim.HistoryEvent{inv(0, write{1}), inv(1, read{}), inv(2, read{}), ret(1, 0), ret(0, "ok"), ret(2, 0)}
 	b := []sim.HistoryEvent{inv(1, read{}), inv(2, read{}), inv(0, write{1}), ret(1, 0), ret(0, "ok"), ret(2, 0)}

@@ -13,9 +13,8 @@ import (
 // goroutine that runs it, so that a process-wide reader can draw from the
 // Context of the handler that reads. Handlers of different simulators go
 // on running side by side; a goroutine a handler started finds no
-// Context (it reads outside a handler). It replaced a process-wide slot
-// that let one handler run at a time: a handler that hung held the slot
-// for good, and every later handler ran without a Context to draw from.
+// Context (it reads outside a handler). A handler the watchdog gave up
+// on keeps its entry, and blocks no other.
 var (
 	exclusive atomic.Int32 // how many enablers are in force
 	running   sync.Map     // goroutine ID -> the *sim.Context of the handler it runs
