@@ -130,9 +130,7 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	f := p.precheck()
 	done()
 	if f != nil {
-		p.rep.Verdict = f.Verdict
-		p.rep.Findings = []Finding{*f}
-		return p.finish(p.findingFiles(&p.rep.Findings[0]))
+		return p.finishWith(f)
 	}
 	if p.ctx.Err() != nil {
 		// Ctrl-C or the memory limit during the check: a search started
@@ -184,9 +182,7 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 		f := p.postcheck()
 		done()
 		if f != nil {
-			p.rep.Verdict = f.Verdict
-			p.rep.Findings = []Finding{*f}
-			return p.finish(p.findingFiles(&p.rep.Findings[0]))
+			return p.finishWith(f)
 		}
 	}
 	if len(res.Violations) > 0 {
@@ -197,6 +193,14 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 		return p.finish(p.findingFiles(&p.rep.Findings[0]))
 	}
 	return p.finish(nil)
+}
+
+// finishWith ends a run whose one finding is f, found by a check around
+// the search (precheck, postcheck) rather than by it.
+func (p *pipeline) finishWith(f *Finding) (*Report, error) {
+	p.rep.Verdict = f.Verdict
+	p.rep.Findings = []Finding{*f}
+	return p.finish(p.findingFiles(&p.rep.Findings[0]))
 }
 
 // precheckBudget bounds the check before the search (precheck) by the
@@ -927,7 +931,7 @@ func (p *pipeline) precheck() *Finding {
 	// the shadow's run, where replays that all start later agree.
 	follow := engine.NewRecorded(nil)
 	shadow, shadowErr := engine.New(p.cfg, engine.Options{Chooser: follow})
-	var across *engine.NondeterminismError
+	var across error
 	steps, hidden := 0, ""
 	err = s.Guard(p.opts.HandlerTimeout, func() error {
 		for s.Steps() < 1000 && p.ctx.Err() == nil {
@@ -944,6 +948,7 @@ func (p *pipeline) precheck() *Finding {
 				follow.Seq = s.ChoiceValues()
 				if ok, err := shadow.Step(); !ok || err != nil || shadow.Hash() != s.Hash() {
 					across = firstAndLater(s, shadow)
+					break
 				}
 			}
 		}
@@ -956,7 +961,7 @@ func (p *pipeline) precheck() *Finding {
 		return nil // a hang: the search reports it
 	}
 	if across != nil {
-		choices := s.ChoiceValues()[:s.StepStart(across.Step)]
+		choices := s.ChoiceValues()[:s.StepStart(steps)]
 		return p.nondeterminism(across, choices, 0)
 	}
 	if shadowErr == nil {
@@ -973,26 +978,21 @@ func (p *pipeline) precheck() *Finding {
 
 // firstAndLater describes how first, the first execution of some choices
 // in the process, and later, a replay of them booted after it, differ
-// after first's last step: the first node whose struct differs, and its
-// first field that does (engine.FirstDifference), as state kept across
-// executions (NondeterminismError.Across).
-func firstAndLater(first, later *engine.Sim) *engine.NondeterminismError {
-	ne := &engine.NondeterminismError{Step: first.Steps(), Event: first.LastEvent().String(), Node: -1, StepNode: -1, Replays: 2, Across: true,
-		Detail: "the first run of these choices in this process and a replay of them booted after it differ there"}
-	shared, sharedPath, sharing := engine.SharedMap(first, later)
-	for id := range sim.NodeID(first.Nodes()) {
-		a, b := first.Service(id), later.Service(id)
-		if path, detail := engine.FirstDifference(a, b); path != "" || detail != "" {
-			ne.Node, ne.Type, ne.Path, ne.Detail = int(id), fmt.Sprintf("%T", a), path, detail
-			if sharing {
-				ne.Detail += fmt.Sprintf(" (the nodes of both runs hold one map, node %d's %s, which Build or a package variable made once)", shared, sharedPath)
-			}
-			return ne
-		}
+// after first's last step (engine.DiffStates), as state kept across
+// executions (NondeterminismError.Across), naming a map the nodes of both
+// hold (engine.SharedMap).
+func firstAndLater(first, later *engine.Sim) error {
+	err := engine.DiffStates(first, later)
+	ne, ok := err.(*engine.NondeterminismError)
+	if !ok {
+		return err // a node changed after its handler: an escape
 	}
-	if sharing {
+	ne.Replays, ne.Across = 2, true
+	if shared, path, sharing := engine.SharedMap(first, later); sharing && ne.Node >= 0 {
+		ne.Detail += fmt.Sprintf(" (the nodes of both runs hold one map, node %d's %s, which Build or a package variable made once)", shared, path)
+	} else if sharing {
 		// Their nodes agree: they hold one map, which both wrote.
-		ne.Node, ne.Type, ne.Path = int(shared), fmt.Sprintf("%T", first.Service(shared)), sharedPath
+		ne.Node, ne.Type, ne.Path = int(shared), fmt.Sprintf("%T", first.Service(shared)), path
 		ne.Detail = "the nodes of both runs hold this one map (Build, or a package variable, made it once), and what one run writes there the other reads"
 	}
 	return ne

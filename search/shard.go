@@ -201,7 +201,8 @@ func Merge(ctx context.Context, dirs []string, mo MergeOptions) (*Report, error)
 	var shards []*explore.ShardRecords
 	for _, dir := range dirs {
 		path := filepath.Join(dir, ShardFile)
-		h, recs, err := ReadShardFile(path)
+		// readShardHeader checked the file's sum: it is decoded now.
+		h, recs, err := decodeShardFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInput, err)
 		}
@@ -455,6 +456,12 @@ func ReadShardFile(path string) ([]byte, *explore.ShardRecords, error) {
 	if err := checkShardSum(path); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	return decodeShardFile(path)
+}
+
+// decodeShardFile is ReadShardFile after checkShardSum: it decodes the
+// file as it reads it, and checks the checksum of what it decoded.
+func decodeShardFile(path string) ([]byte, *explore.ShardRecords, error) {
 	f, err := trace.OpenRegular(path)
 	if err != nil {
 		return nil, nil, err

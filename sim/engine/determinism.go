@@ -333,6 +333,14 @@ func racedRead(sims []*Sim, r any) error {
 			"changes a node's state while it is read, or a canonical form (a Canonical method, sim.RegisterCanonical) panics", r)}
 }
 
+// DiffStates says where the states of a and b, two simulators of one
+// Config whose Hash was just called (and differed), first differ: a
+// *NondeterminismError naming the first node whose struct differs and its
+// first field that does, or what the nodes left pending, as the
+// determinism checks report it; an *EscapeError when a node changed after
+// Hash read it.
+func DiffStates(a, b *Sim) error { return diffStates(a, b) }
+
 // diffStates says where two simulators' states first differ, right after
 // their Hash calls: the first node whose struct encodes differently and its
 // first field that differs; else the first node whose struct changed since
