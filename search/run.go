@@ -983,18 +983,21 @@ func (p *pipeline) precheck() *Finding {
 // hold (engine.SharedMap).
 func firstAndLater(first, later *engine.Sim) error {
 	err := engine.DiffStates(first, later)
+	shared, path, sharing := engine.SharedMap(first, later)
 	ne, ok := err.(*engine.NondeterminismError)
-	if !ok {
+	switch {
+	case ok && ne.Node >= 0 && sharing:
+		ne.Detail += fmt.Sprintf(" (the nodes of both runs hold one map, node %d's %s, which Build or a package variable made once)", shared, path)
+	case sharing:
+		// The nodes agree, or one changed under the other's hash: they
+		// hold one map, which both runs wrote.
+		ne = &engine.NondeterminismError{Step: first.Steps(), Event: first.LastEvent().String(), StepNode: -1,
+			Node: int(shared), Type: fmt.Sprintf("%T", first.Service(shared)), Path: path,
+			Detail: "the nodes of both runs hold this one map (Build, or a package variable, made it once), and what one run writes there the other reads"}
+	case !ok:
 		return err // a node changed after its handler: an escape
 	}
 	ne.Replays, ne.Across = 2, true
-	if shared, path, sharing := engine.SharedMap(first, later); sharing && ne.Node >= 0 {
-		ne.Detail += fmt.Sprintf(" (the nodes of both runs hold one map, node %d's %s, which Build or a package variable made once)", shared, path)
-	} else if sharing {
-		// Their nodes agree: they hold one map, which both wrote.
-		ne.Node, ne.Type, ne.Path = int(shared), fmt.Sprintf("%T", first.Service(shared)), path
-		ne.Detail = "the nodes of both runs hold this one map (Build, or a package variable, made it once), and what one run writes there the other reads"
-	}
 	return ne
 }
 
