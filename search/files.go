@@ -210,7 +210,7 @@ func writeLog(ctx context.Context, t *trace.Trace, path string, timeout time.Dur
 		bw := bufio.NewWriterSize(w, 1<<16)
 		ew := &errWriter{w: bw}
 		logger := engine.NewLogger(ew)
-		fmt.Fprintf(ew, "# macemc %s: system %s %s, %d steps, %s\n", trace.ToolVersion, t.System, sim.Params(t.Params).Canonical(), t.Steps, t.Kind)
+		writeLogHeader(ew, t, -1)
 		s, err := replayContext(ctx, t, logger, timeout)
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
@@ -229,14 +229,10 @@ func writeLog(ctx context.Context, t *trace.Trace, path string, timeout time.Dur
 		switch {
 		case err != nil && (s == nil || !failed):
 			return fmt.Errorf("replay: %w", err)
-		case err != nil && steps == 0:
-			// A handler panicked or hung while the system booted.
-			fmt.Fprintf(ew, "# replay stopped at boot: %v\n", err)
-		case err != nil:
-			// A path that ends in a handler failure replays up to it.
-			fmt.Fprintf(ew, "# replay stopped at step %d: %v\n# end of path after %d steps\n", steps, err, steps)
 		default:
-			fmt.Fprintf(ew, "# end of path after %d steps\n", steps)
+			// A path that ends in a handler failure (at step 0: while
+			// the system booted) replays up to it.
+			writeLogFooter(ew, steps, err)
 		}
 		if ew.err != nil {
 			return ew.err

@@ -180,7 +180,60 @@ func (r *Replayed) MarshalJSON() ([]byte, error) {
 // records reproduces. A trace read from a file names its system, which
 // must then be registered (sim.Register), unless t.Sys is set to it (the
 // traces of a Report's findings carry theirs); so for RefineCritical.
+// The log opens and ends with the "#" lines of a search's logs: the
+// system and the steps replayed, then where the replay ended.
 func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
+	if log == nil {
+		return replay(t, steps, nil)
+	}
+	ew := &errWriter{w: log}
+	writeLogHeader(ew, t, steps)
+	r, err := replay(t, steps, ew)
+	if err != nil {
+		return nil, err
+	}
+	failed := errors.Is(r.Err, engine.ErrHandlerPanic) || errors.Is(r.Err, engine.ErrHang)
+	switch {
+	case !failed && r.Steps < t.Steps:
+		fmt.Fprintf(ew, "# replay stopped after %d of the path's %d steps (--steps)\n", r.Steps, t.Steps)
+	case failed:
+		writeLogFooter(ew, r.Steps, r.Err)
+	default:
+		writeLogFooter(ew, r.Steps, nil)
+	}
+	if ew.err != nil {
+		return nil, fmt.Errorf("%w: log: %w", ErrOutput, ew.err)
+	}
+	return r, nil
+}
+
+// writeLogHeader writes the first line of a path's log: the tool, the
+// system and its parameters, the steps logged (of the path's, when fewer:
+// steps below 0 means all) and the path's kind.
+func writeLogHeader(w io.Writer, t *trace.Trace, steps int) {
+	shown := fmt.Sprintf("%d steps", t.Steps)
+	if steps >= 0 && steps < t.Steps {
+		shown = fmt.Sprintf("%d of %d steps", steps, t.Steps)
+	}
+	fmt.Fprintf(w, "# macemc %s: system %s %s, %s, %s\n", trace.ToolVersion, t.System, sim.Params(t.Params).Canonical(), shown, t.Kind)
+}
+
+// writeLogFooter writes the last lines of a path's log: where the replay
+// stopped if a handler failed (err; at step 0, while the system booted),
+// and the path's end.
+func writeLogFooter(w io.Writer, steps int, err error) {
+	switch {
+	case err != nil && steps == 0:
+		fmt.Fprintf(w, "# replay stopped at boot: %v\n", err)
+		return
+	case err != nil:
+		fmt.Fprintf(w, "# replay stopped at step %d: %v\n", steps, err)
+	}
+	fmt.Fprintf(w, "# end of path after %d steps\n", steps)
+}
+
+// replay is Replay without the log's "#" lines.
+func replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	// A trace may record a handler that allocates without returning: the
 	// heap alarm gives up on it as the search did.
 	defer engine.WatchHeap(engine.DefaultHeapBound, nil)()

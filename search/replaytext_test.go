@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,5 +134,47 @@ func TestReplayOfAnotherHashVersion(t *testing.T) {
 	got := replayText(t, out, "other.trace")
 	if !strings.Contains(got, "note: the trace's states were hashed by another version of macemc") || strings.Contains(got, "not the recorded execution") || !strings.Contains(got, "reproduced: AllAcked") {
 		t.Errorf("replay:\n%s", got)
+	}
+}
+
+// TestReplayLogLines: a replay's log opens and ends with the "#" lines of
+// the search's logs; a replay cut short by --steps says so in both.
+func TestReplayLogLines(t *testing.T) {
+	out := t.TempDir()
+	if _, err := search.Run(context.Background(), system(t, "transport"), search.Options{Seed: 1, MaxPaths: 1000, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Read(filepath.Join(out, "error.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const params = "drops=1,fixed=false,messages=2,nodes=2,resets=0,retries=1"
+	hashes := func(log string) []string {
+		var lines []string
+		for _, l := range strings.Split(log, "\n") {
+			if strings.HasPrefix(l, "# ") {
+				lines = append(lines, l)
+			}
+		}
+		return lines
+	}
+	for _, c := range []struct {
+		steps int
+		want  []string
+	}{
+		{-1, []string{
+			fmt.Sprintf("# macemc %s: system transport %s, %d steps, liveness", trace.ToolVersion, params, tr.Steps),
+			fmt.Sprintf("# end of path after %d steps", tr.Steps)}},
+		{5, []string{
+			fmt.Sprintf("# macemc %s: system transport %s, 5 of %d steps, liveness", trace.ToolVersion, params, tr.Steps),
+			fmt.Sprintf("# replay stopped after 5 of the path's %d steps (--steps)", tr.Steps)}},
+	} {
+		var b bytes.Buffer
+		if _, err := search.Replay(tr, c.steps, &b); err != nil {
+			t.Fatal(err)
+		}
+		if got := hashes(b.String()); !slices.Equal(got, c.want) {
+			t.Errorf("--steps %d: the log's # lines are\n%s\nwant\n%s", c.steps, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+		}
 	}
 }

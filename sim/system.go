@@ -189,6 +189,9 @@ type Failures struct {
 	// was sent (not the value the first delivery handed its receiver,
 	// which may have changed it). A message that holds what cannot be
 	// copied (a func, a channel) is delivered as the same value twice.
+	// The copy joins the datagrams in flight as if sent at the duplication,
+	// so it arrives after the datagrams between the same nodes that were in
+	// flight then, even with Reorder off (a late duplicate).
 	Duplicates int
 	// Partitions bounds network partitions per execution: the nodes are
 	// split in two sides (see Splits) until the partition heals, which may
