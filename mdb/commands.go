@@ -799,6 +799,11 @@ func (s *Session) cmdRun(args []string, _ string) error {
 		return nil
 	}
 	live := func(sm *engine.Sim) bool { ok, _ := sm.AllHold(cfg.Liveness); return ok }
+	// The critical step speaks of the error path's states: of this
+	// path's up to where it leaves the error path, and of all its later
+	// ones if it leaves after the critical step (they descend from a dead
+	// state).
+	shared := sharedSteps(s.p, s.paths[0])
 	q, from, why, err := s.runRandom(limit, seed, live)
 	if err != nil {
 		return err
@@ -809,10 +814,13 @@ func (s *Session) cmdRun(args []string, _ string) error {
 	case "":
 		fmt.Fprintf(s.out, "not live after %d random steps from step %d (seed %d)", q.steps()-from, from, q.seed)
 		if c := s.errT.Critical; c >= 0 && s.errT.Condition == "C1" {
-			if from >= c {
+			switch {
+			case from >= c && shared >= c:
 				fmt.Fprintf(s.out, "; step %d is at or after the critical step %d", from, c)
-			} else {
+			case from < c && from <= shared:
 				fmt.Fprintf(s.out, "; the critical step is %d", c)
+			default:
+				fmt.Fprintf(s.out, "; this path left the error path after step %d, before its critical step %d", shared, c)
 			}
 		}
 		fmt.Fprintln(s.out)

@@ -54,6 +54,26 @@ func (p *path) choiceAt(n int) int {
 	return len(p.choices)
 }
 
+// sharedSteps returns how many first steps paths a and b share: the same
+// choices answered, so the same states up to there.
+func sharedSteps(a, b *path) int {
+	if a == b {
+		return a.steps()
+	}
+	if x, y := a.choiceAt(0), b.choiceAt(0); x != y || !slices.Equal(a.choices[:x], b.choices[:y]) {
+		return 0 // not even the boot
+	}
+	n := 0
+	for n < a.steps() && n < b.steps() {
+		a0, a1, b0, b1 := a.choiceAt(n), a.choiceAt(n+1), b.choiceAt(n), b.choiceAt(n+1)
+		if !slices.Equal(a.choices[a0:a1], b.choices[b0:b1]) {
+			break
+		}
+		n++
+	}
+	return n
+}
+
 // newPath replays choices for steps steps on cfg, recording every event
 // and a snapshot every k steps. A handler panic on the last recorded step
 // is kept as endErr (a safety trace ends that way); any other failure to

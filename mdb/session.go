@@ -657,6 +657,9 @@ func (s *Session) stepArg(a string, p *path) (int, error) {
 		if s.errT.Critical > p.steps() {
 			return 0, fmt.Errorf("the critical step %d is beyond the %s path's %d steps", s.errT.Critical, p.name, p.steps())
 		}
+		if n := sharedSteps(p, s.paths[0]); n+1 < s.errT.Critical {
+			return 0, fmt.Errorf("the %s path leaves the error path after step %d: its step %d is not the critical transition (path error, then j crit)", p.name, n, s.errT.Critical)
+		}
 		return s.errT.Critical, nil
 	case "home", "first", "start", "^":
 		return 0, nil
