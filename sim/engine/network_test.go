@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strings"
@@ -205,6 +206,23 @@ func TestDatagramReorder(t *testing.T) {
 	mustStepEvent(t, s, findReady(t, s, "datagram 4", func(e engine.Event) bool { return e.Kind == engine.EvDatagram && e.Msg.(Num).Seq == 4 }))
 	if got := sim.Node[Script](s.View(), 1).Got; len(got) != 1 || got[0].Seq != 4 {
 		t.Fatalf("got %v", got)
+	}
+	// The log says which deliveries overtake datagrams sent earlier: the
+	// 4th ahead of three, then the 1st (in order) without a word.
+	var log bytes.Buffer
+	s = mustNew(t, cfg(true), engine.Options{Logger: engine.NewLogger(&log)})
+	mustStepEvent(t, s, 0)
+	for _, seq := range []int{4, 1} {
+		mustStepEvent(t, s, findReady(t, s, "a datagram", func(e engine.Event) bool { return e.Kind == engine.EvDatagram && e.Msg.(Num).Seq == seq }))
+	}
+	var marks []string
+	for _, l := range strings.Split(log.String(), "\n") {
+		if strings.Contains(l, "out of order") {
+			marks = append(marks, l)
+		}
+	}
+	if want := "INF out of order: Num{From: 0, Seq: 4} arrives ahead of 3 earlier datagrams from node 0 still in flight from=0 node=1 step=2 type=Num"; len(marks) != 1 || marks[0] != want {
+		t.Errorf("the log's out-of-order lines:\n%s\nwant\n%s", strings.Join(marks, "\n"), want)
 	}
 	// And random executions do reorder.
 	reordered := false

@@ -8,6 +8,7 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -1422,6 +1423,9 @@ func (s *Sim) execute(k readyEnt) error {
 	case EvMessage:
 		s.popConn(int(k.ref))
 	case EvDatagram:
+		if s.log != nil && s.reorder {
+			s.logOvertaking(int(k.ref))
+		}
 		s.removeDatagram(int(k.ref))
 	case EvTimer:
 		if !nd.timers[k.ref].periodic {
@@ -1557,6 +1561,28 @@ func (s *Sim) logLost(p pending, why string) {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(p.from)).Int("to", int(p.to)).Str("type", sim.MessageName(p.msg)).
 			Msg("lost (" + why + ") " + FormatValue(p.msg))
 	}
+}
+
+// logOvertaking logs, before datagram d is delivered, how many datagrams
+// between the same nodes sent before it are still in flight: with
+// reordering it arrives ahead of them (nothing is logged when none is).
+func (s *Sim) logOvertaking(d int) {
+	p := &s.w.dgrams[d]
+	n := 0
+	for e := 0; e < d; e++ {
+		if q := &s.w.dgrams[e]; q.from == p.from && q.to == p.to {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	what := "an earlier datagram"
+	if n > 1 {
+		what = strconv.Itoa(n) + " earlier datagrams"
+	}
+	s.log.Info().Int("step", s.logStep()).Int("node", int(p.to)).Int("from", int(p.from)).Str("type", sim.MessageName(p.msg)).
+		Msg("out of order: " + FormatValue(p.msg) + " arrives ahead of " + what + " from node " + strconv.Itoa(int(p.from)) + " still in flight")
 }
 
 func (s *Sim) logEvent(ev Event) {
