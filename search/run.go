@@ -413,6 +413,9 @@ func (p *pipeline) finish(err error) (*Report, error) {
 	if p.rep.First() == nil && len(p.coldMonitors) > 0 {
 		p.rep.Warnings = append(p.rep.Warnings, coldMonitorWarning(p.coldMonitors))
 	}
+	if st := p.rep.Stats; p.rep.First() == nil && p.rep.Strategy == "walk" && st.Walks > 0 && st.Transitions < 2*st.Walks {
+		p.rep.Warnings = append(p.rep.Warnings, shortWalksWarning(float64(st.Transitions)/float64(st.Walks)))
+	}
 	page := p.rep.First() != nil && p.opts.Out != "" && err == nil && p.ctx.Err() == nil
 	if page {
 		p.rep.Files[FileReportHTML] = p.outPath(htmlreport.PageFile)
@@ -1051,6 +1054,15 @@ func coldMonitorWarning(names []string) string {
 		"after the search depth, so an obligation a monitor takes on later (hot from an event on) is judged only on the bounded prefixes that reach that event: "+
 		"make the monitor hot from the start of the scenario until its obligation is met (as the storage example's RepairChecker is), raise --depth, "+
 		"or search from a --prefix that reaches the event", strings.Join(names, ", "))
+}
+
+// shortWalksWarning says what a walk search whose walks took mean steps
+// on average (under 2) checked: little.
+func shortWalksWarning(mean float64) string {
+	return fmt.Sprintf("the walks took %.1f steps on average: each ends at its first live state (seed 003 Algorithm 2), and safety is checked only "+
+		"on the states before it, so with states live that soon little beyond the initial state was checked. Check that the liveness properties "+
+		"and monitors say what you mean (a liveness monitor that is never hot makes every state live), or use --strategy random or dfs, "+
+		"whose bounded paths are checked for safety whatever the liveness", mean)
 }
 
 // valueReceiverWarnings warns of every node type with state whose handlers

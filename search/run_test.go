@@ -653,6 +653,44 @@ func TestColdMonitorWarning(t *testing.T) {
 	}
 }
 
+// liveAt2 is the safety bug of TestShortWalksWarning: node 0 counts its
+// timer's firings; the property fails at the third.
+type liveAt2 struct {
+	sim.Base
+	N int
+}
+
+func (l *liveAt2) Start(ctx *sim.Context)               { ctx.SetPeriodic("t") }
+func (l *liveAt2) HandleTimer(_ *sim.Context, _ string) { l.N++ }
+
+// TestShortWalksWarning: a walk search whose every state is live walks one
+// step at a time and checks safety nowhere deeper: it says so, and random
+// finds the bug the walks never reach.
+func TestShortWalksWarning(t *testing.T) {
+	sys := &sim.System{
+		Name: "searchtest-alwayslive",
+		Build: func(sim.Params) (*sim.Config, error) {
+			return &sim.Config{
+				Nodes:    1,
+				Service:  func(sim.NodeID) sim.Service { return &liveAt2{} },
+				Safety:   []sim.Property{{Name: "FewTicks", Check: func(v *sim.View) bool { return sim.Node[liveAt2](v, 0).N < 3 }}},
+				Liveness: []sim.Property{{Name: "Always", Check: func(*sim.View) bool { return true }}},
+			}, nil
+		},
+	}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, MaxPaths: 100, Workers: 1, Strategy: "walk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.First() != nil || len(rep.Warnings) == 0 || !strings.HasPrefix(rep.Warnings[len(rep.Warnings)-1], "the walks took 1.0 steps on average") {
+		t.Errorf("finding %v, warnings %q", rep.First(), rep.Warnings)
+	}
+	rep, err = search.Run(context.Background(), sys, search.Options{Seed: 1, MaxPaths: 100, Workers: 1, Strategy: "random", NoCritical: true})
+	if err != nil || rep.First() == nil || rep.First().Property != "FewTicks" {
+		t.Errorf("random: %v, finding %v", err, rep.First())
+	}
+}
+
 // report.json names the first finding's path, path 0 too.
 func TestReportJSONNamesPathZero(t *testing.T) {
 	rep := run(t, context.Background(), search.Options{Seed: 1, MaxPaths: 100, Workers: 1, NoCritical: true})

@@ -94,8 +94,13 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			// search as a depth cap does.
 			rounds += fmt.Sprintf(" (delay bounds 0 to %d)", st.Rounds-1)
 		}
+		stop := st.Stop.String()
+		if r.Strategy == "delay" && st.Stop == explore.StopDepth {
+			// Either bound ends a delay search that does not exhaust.
+			stop += " (schedules reached the step bound, or the delay bound reached --delay-max)"
+		}
 		fmt.Fprintf(w, "searched: %s, depth bound %d (deepest complete %d), %s, %s, %s, %s%s; stopped: %s\n",
-			rounds, st.Depth, st.DeepestComplete, paths, plural(st.Walks, "walk"), plural(st.Transitions, "transition"), states, took, st.Stop)
+			rounds, st.Depth, st.DeepestComplete, paths, plural(st.Walks, "walk"), plural(st.Transitions, "transition"), states, took, stop)
 	}
 	if g := r.Stats.Graph; g != nil && g.States > 0 {
 		fmt.Fprintf(w, "state graph: %s, %s, %d MiB; %s\n", plural(g.States, "state"), plural(g.Edges, "transition"), g.Bytes>>20, r.GraphVerdict())
@@ -108,7 +113,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		if l.ModelFailed > 0 {
 			panicked = fmt.Sprintf(", %d on which the model failed", l.ModelFailed)
 		}
-		fmt.Fprintf(w, "linearizability: %d executions checked, %d distinct histories, %d not linearizable, %d undecided (the check timed out)%s\n",
+		fmt.Fprintf(w, "linearizability: %d executions checked, %d distinct histories, %d not linearizable, %d undecided (their check timed out)%s\n",
 			l.Checked, l.Distinct, l.Illegal, l.Unknown, panicked)
 	}
 	switch {

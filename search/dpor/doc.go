@@ -33,7 +33,12 @@
 //     break happens at both its ends), since a node's handlers see each
 //     other's effects;
 //   - they are failures of the same kind (they draw on one budget);
-//   - both used Context.Monotone's shared counter (engine.Sim.Shared);
+//   - both used state every node shares (engine.Sim.Shared):
+//     Context.Monotone's counter, or the monitors (Context.Notify: a
+//     monitor sees notifications in the order they come);
+//   - one is a driver request held back by a condition (sim.Request.When,
+//     engine.Sim.Global): the condition may read any node, so any event
+//     may enable or disable the request;
 //   - one recorded a response and the other an invocation in the clients'
 //     history, which is part of the state: the history's canonical form
 //     (see package sim/engine) orders exactly those pairs, so two
@@ -85,11 +90,15 @@
 // would never be added. Yang et al. (SPIN 2008) keep a summary of every
 // visited state's subtree to make it sound; this package does not. What it
 // keeps of hashing is the executor's cut of a path that returns to a state
-// of its own (a cycle, after which the path walks): like the depth bound,
-// that cut hides the races between the path and what would follow it, so
-// for systems whose executions cycle the reduction is relative to the cut
-// paths, as it is to the bound; the DS2 systems' executions all end. The
-// clients' history is part of the hashed state.
+// of its own (a cycle, after which the path walks). That cut hides the
+// races between the path and what would follow it: an event that every
+// state of the cycle postpones would never run (a periodic timer that
+// does nothing leads back to the state it fired in, and ended every path
+// before the events that race). So the state before the cut is fully
+// expanded: every event ready there is explored from it (the cycle
+// proviso of partial-order reduction, Godefroid 1996, condition C3: a
+// state of every cycle is fully expanded). The clients' history is part of
+// the hashed state.
 //
 // The order of exploration depends only on the system and the setup, so
 // a search is as reproducible as with dfs.

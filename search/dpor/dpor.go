@@ -63,6 +63,9 @@ func (e *explorer) Next(prev *explore.End) (explore.Path, bool) {
 		return e.path(), true
 	}
 	e.reached = e.reached || prev.Reason == explore.EndDepth
+	if prev.Reason == explore.EndCycle {
+		e.sched.expandLast()
+	}
 	e.sched.analyse()
 	if e.sched.backtrack() {
 		return e.path(), true
@@ -105,7 +108,8 @@ func (e *explorer) Status() explore.Status { return e.st }
 const (
 	effInvoke uint8 = 1 << iota // recorded an invocation in the history
 	effReturn                   // recorded a response, or abandoned operations (a reset)
-	effShared                   // used Context.Monotone's shared counter
+	effShared                   // used state every node shares: Context.Monotone's counter, the monitors
+	effGlobal                   // a driver request held back by a condition over the whole state
 )
 
 // desc describes one event for the reduction: its identity, where it
@@ -128,12 +132,15 @@ type desc struct {
 }
 
 // dependent reports whether the order of a and b can matter: they touch a
-// common node, draw on the same failure budget, both use the shared
-// counter, or one records a response and the other an invocation (the
-// history's canonical form orders exactly those).
+// common node, draw on the same failure budget, both use shared state
+// (the Monotone counter, the monitors), one records a response and the
+// other an invocation (the history's canonical form orders exactly
+// those), or one is a driver request whose condition reads the whole state
+// (any event may enable or disable it).
 func dependent(a, b *desc) bool {
 	switch {
-	case a.node == b.node,
+	case (a.eff|b.eff)&effGlobal != 0,
+		a.node == b.node,
 		a.peer >= 0 && (a.peer == b.node || a.peer == b.peer),
 		b.peer >= 0 && b.peer == a.node,
 		a.fail != 0 && a.fail == b.fail,
@@ -280,6 +287,9 @@ func (s *scheduler) Watch(sm *engine.Sim) bool {
 	if sm.Shared(step) {
 		d.eff |= effShared
 	}
+	if sm.Global(step) {
+		d.eff |= effGlobal
+	}
 	h := sm.History()
 	for k := len(h) - 1; k >= 0 && h[k].Step == sm.Steps(); k-- {
 		if h[k].Kind == sim.Invocation {
@@ -343,6 +353,25 @@ func asleep(sleep []desc, id uint64) bool {
 		}
 	}
 	return false
+}
+
+// expandLast adds every event ready in the state before the path's last
+// step to that state's backtrack set. The path returned there to a state
+// of its own and was cut, which hides the races between its steps and
+// the steps that would follow: the cycle proviso of partial-order
+// reduction (a state of every cycle is fully expanded; Godefroid 1996,
+// condition C3) keeps an event that the cycle's states all postpone from
+// being left out for good.
+func (s *scheduler) expandLast() {
+	if len(s.steps) == 0 {
+		return
+	}
+	nd := &s.nodes[s.steps[len(s.steps)-1]]
+	for r := range nd.ready {
+		if !slices.Contains(nd.back, int32(r)) {
+			nd.back = append(nd.back, int32(r))
+		}
+	}
 }
 
 // analyse finds the races of the path just run and adds to the backtrack

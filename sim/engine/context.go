@@ -272,15 +272,18 @@ func (r *runtime) Monotone(node int) uint64 {
 	if !r.inHandler(node, "Monotone") {
 		return 0
 	}
-	if !r.booting {
-		i := r.w.step
-		for len(r.w.shared) <= i>>6 {
-			r.w.shared = append(r.w.shared, 0)
-		}
-		r.w.shared[i>>6] |= 1 << (i & 63)
-	}
+	r.markShared()
 	r.w.monotone++
 	return r.w.monotone
+}
+
+// markShared records that the running step used state every node shares
+// (see Sim.Shared).
+func (r *runtime) markShared() {
+	if r.booting {
+		return
+	}
+	r.w.shared = setBit(r.w.shared, r.w.step)
 }
 
 // Restarted implements hook.Runtime.
@@ -328,6 +331,9 @@ func (r *runtime) Log(node int) *zerolog.Event {
 func (r *runtime) Notify(node int, event any) {
 	if !r.inHandler(node, "Notify") {
 		return
+	}
+	if len(r.w.mons) > 0 {
+		r.markShared() // the monitors are every node's
 	}
 	r.sim().notify(node, event)
 }

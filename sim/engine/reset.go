@@ -28,6 +28,8 @@ func (s *Sim) Reset(c Chooser) error {
 	s.rehash()
 	clear(w.shared)
 	w.shared = w.shared[:0]
+	clear(w.global)
+	w.global = w.global[:0]
 	s.resetHistory()
 	s.readyValid, s.listOK = false, false
 	s.err, s.stepErr, s.broken, s.prevSvc, s.encErr = nil, nil, nil, nil, nil

@@ -214,8 +214,11 @@ type world struct {
 	clients  []client
 	histHash uint64
 	// shared has bit i set when transition i's handler used state beyond
-	// its node (Context.Monotone's counter); see Sim.Shared.
+	// its node (Context.Monotone's counter, the monitors); see Sim.Shared.
 	shared []uint64
+	// global has bit i set when transition i's event was enabled by a
+	// condition over the whole state; see Sim.Global.
+	global []uint64
 	hs     hashState // see Hash
 }
 
@@ -1263,13 +1266,43 @@ func (s *Sim) cause() int32 {
 
 // Shared reports whether the handler of transition i (counting from 0:
 // the transition from the state after i steps) used state beyond its own
-// node: Context.Monotone's counter, which every node shares. The client
+// node: Context.Monotone's counter or the monitors (Context.Notify, with
+// monitors configured), which every node shares. The client
 // history, which every node shares too, says itself which steps recorded
 // events (sim.HistoryEvent.Step). Partial-order reduction needs both: two
 // steps at different nodes commute unless they share such state.
-func (s *Sim) Shared(i int) bool {
+func (s *Sim) Shared(i int) bool { return hasBit(s.w.shared, i) }
+
+// Global reports whether the event of transition i (counting from 0) was
+// a driver request held back by a condition (sim.Request.When), which may
+// read any node's state and the monitors: any other event can enable or
+// disable it, so partial-order reduction takes it as dependent on all.
+func (s *Sim) Global(i int) bool { return hasBit(s.w.global, i) }
+
+// hasBit reports whether bit i of set is set.
+func hasBit(set []uint64, i int) bool {
 	w := i >> 6
-	return i >= 0 && w < len(s.w.shared) && s.w.shared[w]&(1<<(i&63)) != 0
+	return i >= 0 && w < len(set) && set[w]&(1<<(i&63)) != 0
+}
+
+// setBit sets bit i of set, growing it as needed.
+func setBit(set []uint64, i int) []uint64 {
+	for len(set) <= i>>6 {
+		set = append(set, 0)
+	}
+	set[i>>6] |= 1 << (i & 63)
+	return set
+}
+
+// gated reports whether driver request r is held back by a condition.
+func gated(r any) bool {
+	switch q := r.(type) {
+	case sim.Request:
+		return q.When != nil
+	case *sim.Request:
+		return q != nil && q.When != nil
+	}
+	return false
 }
 
 // logStep is the step number logs show: transition N counts from 1 (it
@@ -1415,6 +1448,9 @@ func (s *Sim) execute(k readyEnt) error {
 	nd := &s.w.nodes[ev.Node]
 	switch ev.Kind {
 	case EvApp:
+		if gated(nd.app[nd.appNext]) {
+			s.w.global = setBit(s.w.global, s.w.step)
+		}
 		nd.appNext++
 		if nd.appNext == len(nd.app) {
 			s.w.apps--
