@@ -33,6 +33,8 @@
 //     break happens at both its ends), since a node's handlers see each
 //     other's effects;
 //   - they are failures of the same kind (they draw on one budget);
+//   - one is a partition or its healing: it decides the fate of whatever
+//     crosses the split, sent at any node;
 //   - both used state every node shares (engine.Sim.Shared):
 //     Context.Monotone's counter, or the monitors (Context.Notify: a
 //     monitor sees notifications in the order they come);

@@ -209,12 +209,18 @@ func (s *scheduler) describeOne(e *engine.Event) desc {
 	key := e.Source()
 	var tag uint64
 	switch e.Kind {
-	case engine.EvDatagram, engine.EvDrop:
+	case engine.EvDatagram, engine.EvDrop, engine.EvDuplicate:
 		// Datagrams of one pair may be reordered: tell them apart by
-		// content (equal datagrams are interchangeable).
+		// content (equal datagrams are interchangeable), and so their
+		// drops and duplications (the duplications of two datagrams at
+		// one node are two events, not the first and second of one
+		// source).
 		key = mix(engine.Event{Kind: engine.EvDatagram, Node: e.Node, Peer: e.Peer}.Source(), engine.Hash(e.Msg))
-		if e.Kind == engine.EvDrop {
+		switch e.Kind {
+		case engine.EvDrop:
 			tag = 1
+		case engine.EvDuplicate:
+			tag = 2
 		}
 	case engine.EvBreak:
 		key = mix(key, uint64(e.Peer)+1)
@@ -222,6 +228,11 @@ func (s *scheduler) describeOne(e *engine.Event) desc {
 	}
 	if e.Kind.IsFailure() {
 		d.fail = uint8(e.Kind) + 1
+	}
+	if e.Kind == engine.EvPartition || e.Kind == engine.EvHeal {
+		// A partition decides the fate of whatever crosses it, sent at
+		// any node: a datagram lost or delivered, a message held.
+		d.eff = effGlobal
 	}
 	if e.Kind == engine.EvReset {
 		d.eff = effReturn // it may abandon pending operations
