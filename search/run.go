@@ -176,6 +176,9 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 		p.rep.Findings = append(p.rep.Findings, p.finding(&res.Violations[i]))
 	}
 	p.rep.LassoStats = lr.stats(p.opts)
+	if len(res.Violations) == 0 && p.earlyHang != nil && !p.memoryLimited() {
+		return p.finishWith(p.hangAfterSearch(p.earlyHang, "on the walk of the check before the search"))
+	}
 	if len(res.Violations) == 0 && p.ctx.Err() == nil && !p.memoryLimited() {
 		p.progress(PhaseCheck, "nothing found: checking %d more walks for code that acts outside its handlers...", postcheckWalks)
 		done := p.postcheckBudget()
@@ -356,6 +359,9 @@ type pipeline struct {
 	// sharedMap names a map that every execution shares (precheck,
 	// engine.SharedMap), "" when none is.
 	sharedMap string
+	// earlyHang is a handler that did not return on the walk of the check
+	// before the search (precheck): reported if the search finds nothing.
+	earlyHang *explore.Violation
 	// logs are the logs to write once the traces are (writeTraceAndLog):
 	// each replays its whole path, so they are written side by side with
 	// the report page (finish).
@@ -961,7 +967,11 @@ func (p *pipeline) precheck() *Finding {
 		return f
 	}
 	if err != nil {
-		return nil // a hang: the search reports it
+		// A hang: the search finds it too, unless it cuts the path
+		// there at a state it saw before (a lock left held is no
+		// state); then it is reported after the search.
+		p.earlyHang = hangViolation(err)
+		return nil
 	}
 	if across != nil {
 		choices := s.ChoiceValues()[:s.StepStart(steps)]
@@ -1035,6 +1045,9 @@ func (p *pipeline) postcheck() *Finding {
 			}
 			return nil
 		})
+		if v := hangViolation(err); v != nil && !stop() {
+			return p.hangAfterSearch(v, fmt.Sprintf("on walk %d of the %d that a search that finds nothing checks for code acting outside its handlers", i+1, postcheckWalks))
+		}
 		if err != nil || stop() {
 			return nil
 		}
@@ -1108,6 +1121,28 @@ func hiddenWarning(what string, step int) string {
 // because it allocated past the memory limit without returning
 // (engine.HangError.Memory): the run stops (its heap is past the limit),
 // so the search would not meet it again.
+// hangViolation is the violation of a handler that did not return
+// (engine.HangError in err), nil for another error.
+func hangViolation(err error) *explore.Violation {
+	var he *engine.HangError
+	if !errors.As(err, &he) {
+		return nil
+	}
+	return &explore.Violation{Verdict: explore.Safety, Outcome: walks.Failed, Property: walks.HangPropertyOf(err), Choices: he.Choices, Steps: he.Step, Err: err}
+}
+
+// hangAfterSearch reports, after a search that found nothing, a handler
+// that did not return on a walk of the checks around it (where says
+// which): the search cut the path to it at a state it had seen.
+func (p *pipeline) hangAfterSearch(v *explore.Violation, where string) *Finding {
+	p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the search found nothing; the handler below that does not return was met %s, "+
+		"where the search cut the path at a state it had seen: what made it hang is no state hashing reads (a lock a handler left held, "+
+		"a sync type's or a channel's waiters), so the search took the state for one it had explored. Fix the handler (--no-hashing "+
+		"searches without cutting)", where))
+	f := p.finding(v)
+	return &f
+}
+
 func (p *pipeline) memoryHang(err error) *Finding {
 	var he *engine.HangError
 	if !errors.As(err, &he) || !he.Memory {

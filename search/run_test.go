@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -688,6 +689,66 @@ func TestShortWalksWarning(t *testing.T) {
 	rep, err = search.Run(context.Background(), sys, search.Options{Seed: 1, MaxPaths: 100, Workers: 1, Strategy: "random", NoCritical: true})
 	if err != nil || rep.First() == nil || rep.First().Property != "FewTicks" {
 		t.Errorf("random: %v, finding %v", err, rep.First())
+	}
+}
+
+// locker is node 0 of TestHangCutBySearch: its request handler takes its
+// lock and, on one of two answers, returns without unlocking it; its
+// message handler then blocks for good.
+type locker struct {
+	sim.Base
+	mu    sync.Mutex
+	Count int
+}
+
+func (l *locker) HandleApp(ctx *sim.Context, _ any) {
+	l.mu.Lock()
+	l.Count++
+	if ctx.Rand(2) == 1 {
+		return
+	}
+	l.mu.Unlock()
+}
+
+func (l *locker) HandleMessage(*sim.Context, sim.NodeID, sim.Message) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.Count++
+}
+
+// poker sends node 0 a message on its request.
+type poker struct{ sim.Base }
+
+func (poker) HandleApp(ctx *sim.Context, _ any) { ctx.Send(0, "poke") }
+
+// TestHangCutBySearch: a lock left held is no state, so the search takes
+// the state after the request that forgot to unlock for the one after the
+// request that did, and cuts the path that hangs; the checks around the
+// search meet the hang, and it is the finding (it was dropped, and the
+// report said liveness holds).
+func TestHangCutBySearch(t *testing.T) {
+	sys := &sim.System{
+		Name: "searchtest-locker",
+		Build: func(sim.Params) (*sim.Config, error) {
+			return &sim.Config{
+				Nodes: 2,
+				Service: func(id sim.NodeID) sim.Service {
+					if id == 0 {
+						return &locker{}
+					}
+					return poker{}
+				},
+				App:      func(sim.NodeID) []any { return []any{"go"} },
+				Liveness: []sim.Property{{Name: "Counted", Check: func(v *sim.View) bool { return sim.Node[locker](v, 0).Count >= 1 }}},
+			}, nil
+		},
+	}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, MaxPaths: 2000, Workers: 1, HandlerTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.First(); f == nil || f.Kind != search.KindHandlerHang || len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[len(rep.Warnings)-1], "a lock a handler left held") {
+		t.Fatalf("finding %+v, warnings %q", f, rep.Warnings)
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"reflect"
 	goruntime "runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 	"sync"
 	"unsafe"
 
@@ -31,7 +33,8 @@ func registered(t reflect.Type) (func(reflect.Value) any, bool) {
 // standard library's types whose state its fields do not show: a sync.Map
 // (its entries sit behind atomic pointers, beside a random seed) is the
 // map of its entries, an atomic.Pointer[T] (an unsafe.Pointer inside) is
-// the *T it holds.
+// the *T it holds, a time.Time its instant (in UTC) and its location's
+// name, a time.Location its name.
 func libraryForm(t reflect.Type) (func(reflect.Value) any, bool) {
 	if t.Kind() != reflect.Struct {
 		return nil, false
@@ -47,6 +50,18 @@ func libraryForm(t reflect.Type) (func(reflect.Value) any, bool) {
 			(*sync.Map)(unsafe.Pointer(v.UnsafeAddr())).Range(func(k, x any) bool { m[k] = x; return true })
 			return m
 		}
+	case t == reflect.TypeFor[time.Time]():
+		// The instant and the location's name: not the *Location it
+		// points to, whose fields the time package fills on first use
+		// (time.Local: a node that holds a time in it would seem changed
+		// outside its handlers by the first code anywhere to use local
+		// time), nor the monotonic reading.
+		form = func(v reflect.Value) any {
+			tm := *(*time.Time)(unsafe.Pointer(v.UnsafeAddr()))
+			return tm.UTC().Format(time.RFC3339Nano) + " " + tm.Location().String()
+		}
+	case t == reflect.TypeFor[time.Location]():
+		form = func(v reflect.Value) any { return (*time.Location)(unsafe.Pointer(v.UnsafeAddr())).String() }
 	case t.PkgPath() == "sync/atomic" && strings.HasPrefix(t.Name(), "Pointer["):
 		if f, ok := t.FieldByName("v"); ok && f.Type.Kind() == reflect.UnsafePointer && t.Field(0).Type.Kind() == reflect.Array {
 			target := t.Field(0).Type.Elem() // the *T of its _ [0]*T
@@ -305,9 +320,87 @@ func typeHash(t reflect.Type) uint64 {
 	if h, ok := typeHashes.Load(t); ok {
 		return h.(uint64)
 	}
-	h := xxhash.Sum64String(t.PkgPath() + "." + t.String())
+	h := xxhash.Sum64String(qualifiedName(t))
 	typeHashes.Store(t, h)
 	return h
+}
+
+// qualifiedName names t for typeHash: every named type in it by its
+// package path, not by the last element of the path as reflect's String
+// does (*v1/wire.Hello and *v2/wire.Hello read alike there, and so hashed
+// alike), and a struct by its fields too (two types of one name declared
+// in different functions differ unless their fields are the same).
+func qualifiedName(t reflect.Type) string {
+	var b strings.Builder
+	writeTypeName(&b, t, true)
+	return b.String()
+}
+
+// writeTypeName writes t's qualified name to b; with fields, a named
+// struct's fields follow its name (named types in them by name only).
+func writeTypeName(b *strings.Builder, t reflect.Type, fields bool) {
+	if t.Name() != "" {
+		b.WriteString(t.PkgPath())
+		b.WriteByte('.')
+		b.WriteString(t.Name())
+		if !fields || t.Kind() != reflect.Struct {
+			return
+		}
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		b.WriteByte('*')
+		writeTypeName(b, t.Elem(), false)
+	case reflect.Slice:
+		b.WriteString("[]")
+		writeTypeName(b, t.Elem(), false)
+	case reflect.Array:
+		b.WriteString("[" + strconv.Itoa(t.Len()) + "]")
+		writeTypeName(b, t.Elem(), false)
+	case reflect.Map:
+		b.WriteString("map[")
+		writeTypeName(b, t.Key(), false)
+		b.WriteByte(']')
+		writeTypeName(b, t.Elem(), false)
+	case reflect.Chan:
+		b.WriteString(t.ChanDir().String() + " ")
+		writeTypeName(b, t.Elem(), false)
+	case reflect.Struct:
+		b.WriteString("struct{")
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.Anonymous {
+				b.WriteString("embedded ")
+			}
+			b.WriteString(f.PkgPath + "." + f.Name + " ")
+			writeTypeName(b, f.Type, false)
+			b.WriteString("; ")
+		}
+		b.WriteByte('}')
+	case reflect.Func:
+		b.WriteString("func(")
+		for i := range t.NumIn() {
+			writeTypeName(b, t.In(i), false)
+			b.WriteString(", ")
+		}
+		b.WriteString(") (")
+		for i := range t.NumOut() {
+			writeTypeName(b, t.Out(i), false)
+			b.WriteString(", ")
+		}
+		b.WriteString(")" + strconv.FormatBool(t.IsVariadic()))
+	case reflect.Interface:
+		b.WriteString("interface{")
+		for i := range t.NumMethod() {
+			m := t.Method(i)
+			b.WriteString(m.PkgPath + "." + m.Name + " ")
+			writeTypeName(b, m.Type, false)
+			b.WriteString("; ")
+		}
+		b.WriteByte('}')
+	default:
+		b.WriteString(t.String())
+	}
 }
 
 func (e *encoder) u64(x uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf, x) }

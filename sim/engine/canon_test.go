@@ -3,10 +3,13 @@ package engine_test
 import (
 	"bytes"
 	"fmt"
+	htemplate "html/template"
 	"math/rand/v2"
 	"slices"
 	"sort"
 	"testing"
+	ttemplate "text/template"
+	"time"
 
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -447,5 +450,53 @@ func TestTextFormUsesStringerOfScalars(t *testing.T) {
 	// The hash still encodes the numbers: equal names, equal hashes.
 	if engine.Hash(&withPhase{P: 1}) == engine.Hash(&withPhase{P: 0}) {
 		t.Error("different phases hash equal")
+	}
+}
+
+// TestTypesOfSameNamedPackages: values of types whose packages share a
+// name (text/template and html/template), reached through a pointer, a
+// slice or a map, hash apart: their names differ only in the package path,
+// which reflect's String leaves out.
+func TestTypesOfSameNamedPackages(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		a, b any
+	}{
+		{"pointer", (*ttemplate.Template)(nil), (*htemplate.Template)(nil)},
+		{"slice", []*ttemplate.Template{}, []*htemplate.Template{}},
+		{"map", map[string]*ttemplate.Template{}, map[string]*htemplate.Template{}},
+		{"struct", ttemplate.Template{}, htemplate.Template{}},
+	} {
+		if engine.Hash(c.a) == engine.Hash(c.b) {
+			t.Errorf("%s: %T and %T hash alike", c.name, c.a, c.b)
+		}
+	}
+}
+
+// timeNode holds a time in the local zone.
+type timeNode struct {
+	sim.Base
+	At time.Time
+}
+
+// TestTimeInLocalZone: a node's time.Time in time.Local hashes the same
+// before and after other code first uses local time (which fills
+// time.Local's fields), and times are told apart by instant and zone.
+func TestTimeInLocalZone(t *testing.T) {
+	n := &timeNode{At: time.Unix(1_700_000_000, 0)}
+	// What is hashed and shown is the instant and the zone's name, not
+	// the *time.Location's fields.
+	if got, want := engine.FormatValue(n.At), `"2023-11-14T22:13:20Z Local"`; got != want {
+		t.Errorf("the time reads %s, want %s", got, want)
+	}
+	before := engine.Hash(n)
+	_ = time.Unix(1_700_000_000, 0).Weekday().String() + time.Now().Local().String()
+	if after := engine.Hash(n); after != before {
+		t.Errorf("the hash changed when local time was first used: %x then %x", before, after)
+	}
+	for _, other := range []time.Time{time.Unix(1_700_000_001, 0), time.Unix(1_700_000_000, 0).UTC()} {
+		if engine.Hash(&timeNode{At: other}) == before {
+			t.Errorf("%v hashes like %v", other, n.At)
+		}
 	}
 }

@@ -126,7 +126,7 @@ func (s *Sim) touch(id sim.NodeID) { s.w.hs.touched[id>>6] |= 1 << (id & 63) }
 // hashes of equal states in every build and process, which traces rely on
 // (their recorded state hashes, sim/trace); it changes whenever a change to
 // hashing changes the hash of some state.
-const HashVersion = 1
+const HashVersion = 2
 
 // Hash returns the 64-bit hash of the global state: every node's struct,
 // every monitor (sim.Monitor) and every pending event (messages on each
