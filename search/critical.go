@@ -42,7 +42,7 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 			// critical transition, and the live alternative found so far.
 			lo, hi := probeBounds(cr.Probes)
 			f.Critical = &Critical{Step: -1, Walks: o.Walks, WalkDepth: ccfg.WalkDepth, Probes: len(cr.Probes), Elapsed: cr.Elapsed, Interrupted: true,
-				Recovered: lo, Dead: hi, Explain: interruptedText(lo, hi, o.Walks, o.Command, errors.Is(err, context.DeadlineExceeded))}
+				Recovered: lo, Dead: hi, Explain: interruptedText(lo, hi, o.Walks, o.Command+" critical --trace "+Quote(p.outPath("error.trace")), stopCause(p.ctx, err))}
 			p.liveAlternative(f, v, cr.Live, -1, critical.Condition(0))
 			return
 		}
@@ -111,11 +111,8 @@ func probeBounds(probes []critical.Probe) (recovered, dead int) {
 }
 
 // interruptedText explains an interrupted critical-transition search.
-func interruptedText(recovered, dead, k int, command string, outOfTime bool) string {
-	s := "The run was interrupted before the critical transition was found."
-	if outOfTime {
-		s = "The time budget (--time) ran out before the critical transition was found."
-	}
+func interruptedText(recovered, dead, k int, rerun, cause string) string {
+	s := cause + " before the critical transition was found."
 	switch {
 	case recovered >= 0 && dead >= 0:
 		s += fmt.Sprintf(" The probes had narrowed it to transitions %d-%d: state %d recovered, and none of k = %d walks recovered from state %d.", recovered+1, dead, recovered, k, dead)
@@ -126,7 +123,20 @@ func interruptedText(recovered, dead, k int, command string, outOfTime bool) str
 	default:
 		s += " No probe had finished."
 	}
-	return s + " Re-run it on the trace with `" + command + " critical --trace`."
+	return s + " Re-run it on the trace with `" + rerun + "`."
+}
+
+// stopCause says what ended a run whose context ctx ended with err: its
+// time budget (Options.Time), the deadline of the caller's context, or an
+// interruption (a cancel, Ctrl-C).
+func stopCause(ctx context.Context, err error) string {
+	switch {
+	case errors.Is(context.Cause(ctx), errTimeBudget):
+		return "The time budget (--time) ran out"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "The run's context reached its deadline"
+	}
+	return "The run was interrupted"
 }
 
 // findCritical runs critical.Find on c (Algorithm 3, the search below

@@ -511,7 +511,7 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	lo, hi := probeBounds(cr.Probes)
 	if interrupted {
 		crit = &Critical{Step: -1, Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: len(cr.Probes), Interrupted: true,
-			Explain: interruptedText(lo, hi, c.Walks, cmp.Or(o.Command, "macemc"), errors.Is(err, context.DeadlineExceeded))}
+			Explain: interruptedText(lo, hi, c.Walks, cmp.Or(o.Command, "macemc")+" critical --trace TRACE", stopCause(ctx, err))}
 	}
 	crit.Elapsed, crit.Recovered, crit.Dead = time.Since(start), lo, hi
 	out := &Refined{Files: map[FileRole]string{}, Critical: crit}

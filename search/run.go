@@ -234,6 +234,10 @@ func (p *pipeline) analysisBudget() (done func()) {
 		"what it says of the critical transition or the minimized path is partial; %s critical --trace on the error trace finishes it", p.opts.Time, p.opts.Command))
 }
 
+// errTimeBudget is the cause of the end of a context that timeBudget made
+// when the budget ran out (rather than the caller's context).
+var errTimeBudget = errors.New("the time budget (Options.Time) ran out")
+
 // timeBudget bounds what the run does until done is called by
 // Options.Time (nothing without one): it replaces p.ctx with a context
 // that ends then, and done restores it, warning with warning when the time
@@ -243,7 +247,7 @@ func (p *pipeline) timeBudget(warning string) (done func()) {
 		return func() {}
 	}
 	parent := p.ctx
-	ctx, cancel := context.WithTimeout(parent, p.opts.Time)
+	ctx, cancel := context.WithTimeoutCause(parent, p.opts.Time, errTimeBudget)
 	p.ctx = ctx
 	return func() {
 		if ctx.Err() != nil && parent.Err() == nil {

@@ -506,6 +506,19 @@ func TestTimeBoundsTheAnalysis(t *testing.T) {
 	if rep.Incomplete || rep.Stats.Stop != explore.StopViolation {
 		t.Errorf("the search itself was not cut short: incomplete %v, stop %v", rep.Incomplete, rep.Stats.Stop)
 	}
+	// The caller's deadline, without a time budget, is called so, and the
+	// command that finishes the analysis names the trace.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	out := t.TempDir()
+	rep, err = search.Run(ctx, sys, search.Options{Seed: 1, Properties: []string{"AllAcked"}, Walks: 100_000, Workers: 1, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.First(); f == nil || f.Critical == nil || !strings.HasPrefix(f.Critical.Explain, "The run's context reached its deadline before the critical transition was found.") ||
+		!strings.HasSuffix(f.Critical.Explain, "`macemc critical --trace "+filepath.Join(out, "error.trace")+"`.") {
+		t.Errorf("finding %+v", f)
+	}
 }
 
 // alarmClock is a node that sets 20,000 timers at boot: every step then

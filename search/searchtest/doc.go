@@ -20,6 +20,14 @@
 // imports the system's package and calls cli.Main (or set Options.Command
 // to its name).
 //
+// A run that stops before its budget fails the test too: at the memory
+// limit (search.Options.MaxMemory bounds the heap of the whole test
+// binary, so parallel tests count against each other's limit), or a
+// margin before the test's deadline (go test -timeout), where a violation
+// already found is reported with its files rather than lost to the
+// timeout's panic. A run that passes logs what it searched and its
+// warnings (go test -v shows them).
+//
 // A handler that does not return is reported as a finding, but Go cannot
 // stop it: its goroutine runs on until the test binary exits, and one that
 // spins keeps a core busy for the package's other tests

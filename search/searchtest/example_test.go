@@ -21,6 +21,7 @@ type reporter struct {
 
 func (r reporter) Helper()      {}
 func (r reporter) Name() string { return "TestTransport" }
+func (r reporter) Log(...any)   {}
 func (r reporter) Errorf(format string, args ...any) {
 	lines := strings.Split(strings.TrimSpace(fmt.Sprintf(format, args...)), "\n")
 	for _, l := range lines {

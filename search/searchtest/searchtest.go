@@ -3,6 +3,7 @@ package searchtest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -10,15 +11,23 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/sim"
 )
 
 // Check runs search.Run on sys with opts and fails t when it finds a
-// violation (with the report and the replay command) or cannot run (bad
-// options, a system that does not build). It returns the report, nil when
-// the run could not start.
+// violation (with the report and the replay command), cannot run (bad
+// options, a system that does not build), or stops before its budget: at
+// the memory limit (Options.MaxMemory counts every search of the test
+// binary: parallel tests share it), or at the test's deadline. The run's
+// context is the test's (t.Context), ending a margin before the test's
+// deadline (go test -timeout; a tenth of the time left, 1 to 30 s), so
+// that a violation found before then is reported with its files rather
+// than lost to the timeout's panic. The report's text (what was searched,
+// its warnings) goes to t.Log. It returns the report, nil when the run
+// could not start.
 func Check(t testing.TB, sys *sim.System, opts search.Options) *search.Report {
 	t.Helper()
 	own := ""
@@ -34,7 +43,9 @@ func Check(t testing.TB, sys *sim.System, opts search.Options) *search.Report {
 		}
 		opts.Out, own = dir, dir
 	}
-	rep, err := search.Run(context.Background(), sys, opts)
+	ctx, cancel := testContext(t)
+	defer cancel()
+	rep, err := search.Run(ctx, sys, opts)
 	if err != nil {
 		t.Errorf("macemc search %s: %v", sys.Name, err)
 		return rep
@@ -42,17 +53,61 @@ func Check(t testing.TB, sys *sim.System, opts search.Options) *search.Report {
 	if own != "" && rep.First() == nil {
 		_ = os.RemoveAll(own) // nothing to replay
 	}
-	if rep.First() != nil {
-		var b bytes.Buffer
-		rep.WriteText(&b)
+	var b bytes.Buffer
+	rep.WriteText(&b)
+	switch {
+	case rep.First() != nil:
 		if opts.Command == "" && !knownToMacemc(sys) {
-			fmt.Fprintf(&b, "(the commands above name macemc's own command, which does not know system %s: run them with a "+
+			fmt.Fprintf(&b, "(the commands above name macemc's own commands, macemc and mdb, which do not know system %s: run them with a "+
 				"binary that registers it, a main package of your module that imports the system's package and calls "+
-				"cli.Main (package github.com/macemc/macemc/cmd/cli), or set Options.Command to that binary's name)\n", sys.Name)
+				"cli.Main (package github.com/macemc/macemc/cmd/cli), as BINARY replay ... and BINARY mdb DIR, or set Options.Command "+
+				"to that binary's name)\n", sys.Name)
 		}
 		t.Errorf("macemc found a violation in %s:\n%s", sys.Name, b.String())
+	case rep.MemoryLimited:
+		t.Errorf("macemc search %s stopped at the memory limit before its budget (Options.MaxMemory: the heap of the whole test binary, "+
+			"parallel tests' included, counts against it): nothing was found, but not everything was searched\n%s", sys.Name, b.String())
+	case rep.Incomplete && ctx.Err() != nil && errors.Is(context.Cause(ctx), errDeadline):
+		t.Errorf("macemc search %s stopped at the test's deadline before its budget (go test -timeout): nothing was found, "+
+			"but not everything was searched; lower the budget (Options.MaxPaths, Options.Time) or raise -timeout\n%s", sys.Name, b.String())
+	case rep.Incomplete:
+		t.Errorf("macemc search %s was interrupted before its budget: nothing was found, but not everything was searched\n%s", sys.Name, b.String())
+	default:
+		t.Log(b.String())
 	}
 	return rep
+}
+
+// contextOf returns t.Context(), or context.Background() for a stand-in
+// for testing.TB that embeds a nil one (whose Context panics).
+func contextOf(t testing.TB) (ctx context.Context) {
+	defer func() {
+		if recover() != nil {
+			ctx = context.Background()
+		}
+	}()
+	return t.Context()
+}
+
+// errDeadline is the cause of the end of Check's context at the test's
+// deadline.
+var errDeadline = errors.New("the test's deadline is near")
+
+// testContext is the context of a run of Check: t's, ending a margin
+// before t's deadline, if it has one.
+func testContext(t testing.TB) (context.Context, context.CancelFunc) {
+	ctx := contextOf(t)
+	dt, ok := t.(interface{ Deadline() (time.Time, bool) })
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	deadline, ok := dt.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	left := time.Until(deadline)
+	margin := min(max(left/10, time.Second), 30*time.Second, left/2)
+	return context.WithDeadlineCause(ctx, deadline.Add(-margin), errDeadline)
 }
 
 // knownToMacemc reports whether the macemc command knows sys: it registers

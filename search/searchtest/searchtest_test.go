@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/search/searchtest"
@@ -104,7 +105,7 @@ func TestCheckBuggy(t *testing.T) {
 		t.Fatalf("message:\n%s", msg)
 	}
 	// simtest's systems are not the macemc command's (services/all).
-	if !strings.HasPrefix(hint, "(the commands above name macemc's own command, which does not know system simtest-panic: run them with a binary that registers it") {
+	if !strings.HasPrefix(hint, "(the commands above name macemc's own commands, macemc and mdb, which do not know system simtest-panic: run them with a binary that registers it") {
 		t.Errorf("no word on the command for a system macemc does not know:\n%s", msg)
 	}
 	tr, err := trace.Read(trace0)
@@ -143,5 +144,54 @@ func TestCheckBadOptions(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "macemc-"+t.Name())); err == nil {
 		t.Errorf("a directory was made for a run that could not start")
+	}
+}
+
+// deadlineTB is a fakeTB whose test ends at a deadline.
+type deadlineTB struct {
+	*fakeTB
+	deadline time.Time
+}
+
+func (d deadlineTB) Deadline() (time.Time, bool) { return d.deadline, true }
+
+// TestCheckStopsBeforeTheDeadline: a search longer than the test's time
+// left stops a margin before the deadline and fails the test, saying so
+// (it ran into go test's timeout panic, losing what it had found).
+func TestCheckStopsBeforeTheDeadline(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	f := &fakeTB{TB: t, name: "TestLong"}
+	start := time.Now()
+	rep := searchtest.Check(deadlineTB{f, start.Add(3 * time.Second)}, lookup(t, "transport"),
+		search.Options{Params: map[string]string{"fixed": "true"}, Seed: 3, MaxPaths: 100_000_000, Workers: 1})
+	if rep == nil || !rep.Incomplete || len(f.errs) != 1 || !strings.Contains(f.errs[0], "stopped at the test's deadline") {
+		t.Fatalf("report incomplete %v, errors %q", rep != nil && rep.Incomplete, f.errs)
+	}
+}
+
+// hog is the node of TestCheckMemoryLimit: it keeps a megabyte more at
+// every tick of its timer, out of the state, and never becomes live.
+type hog struct {
+	sim.Base
+	Kept [][]byte `macemc:"-"`
+}
+
+func (h *hog) Start(ctx *sim.Context) { ctx.SetPeriodic("tick") }
+
+func (h *hog) HandleTimer(*sim.Context, string) { h.Kept = append(h.Kept, make([]byte, 1<<20)) }
+
+// TestCheckMemoryLimit: a run stopped at the memory limit searched less
+// than its budget, so the test fails (it passed, on a system that is
+// never live).
+func TestCheckMemoryLimit(t *testing.T) {
+	sys := &sim.System{Name: "searchtest-hog", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &hog{} },
+			Liveness: []sim.Property{{Name: "Never", Check: func(*sim.View) bool { return false }}}}, nil
+	}}
+	t.Setenv("TMPDIR", t.TempDir())
+	f := &fakeTB{TB: t, name: "TestHog"}
+	rep := searchtest.Check(f, sys, search.Options{Seed: 1, MaxPaths: 100, WalkDepth: 100_000, Workers: 1, MaxMemory: 256 << 20, MaxStates: 1 << 16, Graph: search.GraphOptions{Off: true}})
+	if rep == nil || !rep.MemoryLimited || len(f.errs) != 1 || !strings.Contains(f.errs[0], "stopped at the memory limit") {
+		t.Fatalf("report memory-limited %v, errors %q", rep != nil && rep.MemoryLimited, f.errs)
 	}
 }

@@ -22,8 +22,11 @@ import (
 // original; see Clone and CheckCopy.
 var ErrCopy = errors.New("sim: bad copy of a simulator")
 
-// checkCopiesEnv turns Options.CheckCopies on for every simulator.
-var checkCopiesEnv = os.Getenv("MACEMC_CHECK_COPIES") == "1"
+// checkCopiesEnv turns Options.CheckCopies on for every simulator. It is
+// read when the first simulator is made, not at package init: go test's
+// cache keys a package's results on the variables its tests read, and a
+// read before the tests start is not seen.
+var checkCopiesEnv = sync.OnceValue(func() bool { return os.Getenv("MACEMC_CHECK_COPIES") == "1" })
 
 // checkingCopies serializes the clones of checked simulators. A snapshot
 // is cloned by several goroutines at once (the workers of a probe), which

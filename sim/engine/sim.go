@@ -441,7 +441,7 @@ func newSim(cfg *sim.Config, opts Options) *Sim {
 	s.opts = opts
 	s.opts.Chooser, s.opts.Logger = nil, nil
 	s.reorder = cfg.Failures.Reorder
-	if checkCopiesEnv {
+	if checkCopiesEnv() {
 		s.opts.CheckCopies = true
 	}
 	s.maxBytes = opts.MaxStateBytes
