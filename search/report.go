@@ -248,8 +248,9 @@ type Critical struct {
 	// (no evidence of death within d_max).
 	Step      int
 	Condition critical.Condition
-	// Event is the critical transition's event, its Node, Kind and
-	// Message type.
+	// Event is the critical transition's event, its Node, Kind (as
+	// engine.EventKind's String names it: "message", "timer", "drop", ...;
+	// engine.ParseEventKind reads it back) and Message type.
 	Event   string
 	Node    int
 	Kind    string
