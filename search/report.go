@@ -615,9 +615,9 @@ func (r *Report) GraphVerdict() string {
 	case r.Stats.Stop == explore.StopExhausted && !g.Full && reducesOrders(r.Strategy):
 		return "no fair cycle of hot states among the states this search ran; " + r.Strategy + " runs one order of independent events, so its graph lacks the transitions of the other orders and this is no proof of liveness (search with --strategy dfs for one)"
 	case r.Stats.Stop == explore.StopExhausted && !g.Full && g.Rejected == 0 && r.PrefixSteps > 0:
-		return fmt.Sprintf("no fair cycle of hot states among all states reachable from the end of the %d-step prefix (the search exhausted them): every fair execution that begins with the prefix becomes live again (up to 64-bit hash collisions; fairness per event source); this says nothing of the executions that leave it earlier", r.PrefixSteps)
+		return fmt.Sprintf("no fair cycle of hot states among all states reachable from the end of the %d-step prefix (the search exhausted them): every fair execution that begins with the prefix becomes live again (up to 64-bit hash collisions and what hashing cannot see, README: What cannot be caught; fairness per event source); this says nothing of the executions that leave it earlier", r.PrefixSteps)
 	case r.Stats.Stop == explore.StopExhausted && !g.Full && g.Rejected == 0:
-		return "no fair cycle of hot states among all reachable states (the search exhausted them): every fair execution becomes live again, so liveness holds (up to 64-bit hash collisions; fairness per event source)"
+		return "no fair cycle of hot states among all reachable states (the search exhausted them): every fair execution becomes live again, so liveness holds (up to 64-bit hash collisions and what hashing cannot see, README: What cannot be caught; fairness per event source)"
 	case g.Full:
 		return "no fair cycle of hot states among the states recorded; the graph is full (raise --graph-states)"
 	default:
