@@ -477,6 +477,21 @@ func TestFaultsRangeNamesEverySetting(t *testing.T) {
 	}
 }
 
+// deadlineAt is a context whose deadline passes when done is closed.
+type deadlineAt struct{ done chan struct{} }
+
+func (d *deadlineAt) Deadline() (time.Time, bool) { return time.Now().Add(time.Hour), true }
+func (d *deadlineAt) Done() <-chan struct{}       { return d.done }
+func (d *deadlineAt) Value(any) any               { return nil }
+func (d *deadlineAt) Err() error {
+	select {
+	case <-d.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
 // TestTimeBoundsTheAnalysis: the time budget is given again to the
 // analysis of the violation the search found; a critical-transition
 // search that outlasts it stops as on Ctrl-C, keeping the bounds it had
@@ -507,11 +522,18 @@ func TestTimeBoundsTheAnalysis(t *testing.T) {
 		t.Errorf("the search itself was not cut short: incomplete %v, stop %v", rep.Incomplete, rep.Stats.Stop)
 	}
 	// The caller's deadline, without a time budget, is called so, and the
-	// command that finishes the analysis names the trace.
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
+	// command that finishes the analysis names the trace. The deadline
+	// passes once the critical-transition search has begun, however slow
+	// the machine.
+	ctx := &deadlineAt{done: make(chan struct{})}
 	out := t.TempDir()
-	rep, err = search.Run(ctx, sys, search.Options{Seed: 1, Properties: []string{"AllAcked"}, Walks: 100_000, Workers: 1, Out: out})
+	var once sync.Once
+	progress := func(pr search.Progress) {
+		if pr.Phase == search.PhaseCritical {
+			once.Do(func() { time.AfterFunc(100*time.Millisecond, func() { close(ctx.done) }) })
+		}
+	}
+	rep, err = search.Run(ctx, sys, search.Options{Seed: 1, Properties: []string{"AllAcked"}, Walks: 100_000, Workers: 1, Out: out, Progress: progress})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -756,7 +778,7 @@ func TestHangCutBySearch(t *testing.T) {
 			}, nil
 		},
 	}
-	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, MaxPaths: 2000, Workers: 1, HandlerTimeout: 100 * time.Millisecond})
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, MaxPaths: 2000, Workers: 1, HandlerTimeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -187,6 +187,71 @@ func (e *encoder) within(limit int, encode func()) (ok bool) {
 	return true
 }
 
+// ptrKey is a pointer followed by an encoding, with its type (a struct
+// and its first field share an address).
+type ptrKey struct {
+	p uintptr
+	t reflect.Type
+}
+
+// ptrSeen numbers the pointers an encoding followed, in order.
+// Performance: a few are searched in the list; past maxSeenList an index
+// is kept too.
+type ptrSeen struct {
+	list  []ptrKey
+	index map[ptrKey]int
+}
+
+const maxSeenList = 32
+
+// find returns the number of k, if it was followed.
+func (s *ptrSeen) find(k ptrKey) (int, bool) {
+	if s.index != nil {
+		i, ok := s.index[k]
+		return i, ok
+	}
+	for i := range s.list {
+		if s.list[i] == k {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// add numbers k, which was not followed.
+func (s *ptrSeen) add(k ptrKey) {
+	s.list = append(s.list, k)
+	switch {
+	case s.index != nil:
+		s.index[k] = len(s.list) - 1
+	case len(s.list) > maxSeenList:
+		s.index = make(map[ptrKey]int, 2*len(s.list))
+		for i, q := range s.list {
+			s.index[q] = i
+		}
+	}
+}
+
+func (s *ptrSeen) len() int { return len(s.list) }
+
+// truncate forgets the pointers numbered n and after.
+func (s *ptrSeen) truncate(n int) {
+	if n >= len(s.list) {
+		return
+	}
+	if s.index != nil {
+		if n <= maxSeenList {
+			s.index = nil
+		} else {
+			for _, q := range s.list[n:] {
+				delete(s.index, q)
+			}
+		}
+	}
+	clear(s.list[n:])
+	s.list = s.list[:n]
+}
+
 type encoder struct {
 	// limit bounds buf (0: no bound); past it, or when interrupt says so
 	// (checked every checkEvery bytes), the encoding stops by panicking
@@ -195,7 +260,7 @@ type encoder struct {
 	next      int
 	interrupt func() bool
 	buf       []byte
-	ptrs      []uintptr // pointers being encoded, for cycles
+	seen      ptrSeen // pointers followed so far (see the pointer encoder)
 	tmp       []mapEntry
 	scratch   []byte           // encodeMap's copy of a map's region, reused
 	types     []typeEntry      // see dynamic
@@ -431,6 +496,7 @@ func (e *encoder) grow() {
 
 // arm sets the encoder's limit for one encoding.
 func (e *encoder) arm(limit int) {
+	e.seen.truncate(0)
 	e.limit = limit
 	e.next = min(limit, checkEvery)
 	if limit <= 0 {
@@ -674,23 +740,40 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 		return func(e *encoder, v reflect.Value) { e.encodeMap(v, m) }
 	case reflect.Pointer:
 		elem := encoderFor(t.Elem())
+		if p := progFor(t.Elem()); p != nil && p.tree {
+			// A tree type reaches no pointer to itself: every pointer is
+			// followed, as hashPure follows it.
+			return func(e *encoder, v reflect.Value) {
+				if v.IsNil() {
+					e.buf = append(e.buf, 0)
+					return
+				}
+				e.buf = append(e.buf, 1)
+				elem(e, v.Elem())
+				e.grow()
+			}
+		}
+		// A pointer followed before in this encoding (a cycle, or a
+		// target shared by several pointers: a list whose elements
+		// point back into it, a skip list) is written as the number of
+		// the pointer that first reached it: the value is encoded once,
+		// not once per path to it (which is exponential in a skip list),
+		// and two pointers to one value encode otherwise than two
+		// pointers to equal values, as they behave otherwise.
 		return func(e *encoder, v reflect.Value) {
 			if v.IsNil() {
 				e.buf = append(e.buf, 0)
 				return
 			}
-			p := v.Pointer()
-			for i, q := range e.ptrs {
-				if q == p {
-					e.buf = append(e.buf, 2)
-					e.u64(uint64(len(e.ptrs) - i))
-					return
-				}
+			k := ptrKey{v.Pointer(), t}
+			if i, ok := e.seen.find(k); ok {
+				e.buf = append(e.buf, 2)
+				e.u64(uint64(i))
+				return
 			}
 			e.buf = append(e.buf, 1)
-			e.ptrs = append(e.ptrs, p)
+			e.seen.add(k)
 			elem(e, v.Elem())
-			e.ptrs = e.ptrs[:len(e.ptrs)-1]
 			e.grow()
 		}
 	case reflect.Interface:
@@ -896,7 +979,13 @@ func (e *encoder) encodeMap(v reflect.Value, m *mapEnc) {
 	}
 	var it reflect.MapIter
 	it.Reset(v)
+	// Each entry is encoded as if alone after what came before the map:
+	// the pointers its encoding follows are forgotten after it, so that
+	// a target two entries share is encoded in both, whatever the order
+	// in which Go iterates the map.
+	mark := e.seen.len()
 	for it.Next() {
+		e.seen.truncate(mark)
 		ks := len(e.buf)
 		if kp != nil {
 			kv.SetIterKey(&it)
@@ -914,6 +1003,7 @@ func (e *encoder) encodeMap(v reflect.Value, m *mapEnc) {
 		e.tmp = append(e.tmp, mapEntry{ks, ke, len(e.buf)})
 		e.grow()
 	}
+	e.seen.truncate(mark)
 	it.Reset(reflect.Value{})
 	entries := e.tmp[base:]
 	if n > 1 {
@@ -1047,7 +1137,8 @@ func (s *Sim) encode(v any) (ok bool) {
 			if !isStop {
 				panic(r)
 			}
-			e.ptrs, e.tmp = e.ptrs[:0], e.tmp[:0]
+			e.seen.truncate(0)
+			e.tmp = e.tmp[:0]
 			if s.encErr == nil {
 				s.encErr = encodingError(v, s.maxBytes, stop.interrupted)
 			}

@@ -121,7 +121,8 @@ func (s *Sim) serviceText(id sim.NodeID) string {
 		m.nodes = make([]nodeText, s.n)
 	}
 	// From scratch, even after an encoding a panicking Canonical cut short.
-	m.enc.buf, m.enc.ptrs, m.enc.tmp = m.enc.buf[:0], m.enc.ptrs[:0], m.enc.tmp[:0]
+	m.enc.buf, m.enc.tmp = m.enc.buf[:0], m.enc.tmp[:0]
+	m.enc.seen.truncate(0)
 	nm := &m.nodes[id]
 	if !m.encode(svc, s.maxBytes) {
 		// Past the simulator's bound (a library's type graph reached
@@ -151,7 +152,8 @@ func (m *textMemo) encode(v any, limit int) (ok bool) {
 			if _, stop := r.(encodeStop); !stop {
 				panic(r)
 			}
-			m.enc.ptrs, m.enc.tmp = m.enc.ptrs[:0], m.enc.tmp[:0]
+			m.enc.seen.truncate(0)
+			m.enc.tmp = m.enc.tmp[:0]
 			ok = false
 		}
 	}()
