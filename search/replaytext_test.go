@@ -3,6 +3,7 @@ package search_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -176,5 +177,47 @@ func TestReplayLogLines(t *testing.T) {
 		if got := hashes(b.String()); !slices.Equal(got, c.want) {
 			t.Errorf("--steps %d: the log's # lines are\n%s\nwant\n%s", c.steps, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
 		}
+	}
+}
+
+// TestPrefixErrorKeepsResults: a --prefix that cannot be read, or that is
+// one of the result files the run would replace, is an input error that
+// leaves the previous results in --out; a prefix.trace there (written by
+// --prefix-steps) is searched from and kept.
+func TestPrefixErrorKeepsResults(t *testing.T) {
+	out := t.TempDir()
+	sys := system(t, "transport")
+	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 3, MaxPaths: 1000, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	files := func() []string {
+		entries, _ := os.ReadDir(out)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	before := files()
+	for _, prefix := range []string{filepath.Join(out, "missing.trace"), filepath.Join(out, "live.trace"), filepath.Join(out, "report.json")} {
+		_, err := search.Run(context.Background(), sys, search.Options{Seed: 3, MaxPaths: 1000, Out: out, Prefix: prefix})
+		if !errors.Is(err, search.ErrInput) {
+			t.Errorf("--prefix %s: %v, want an input error", prefix, err)
+		}
+		if after := files(); !slices.Equal(after, before) {
+			t.Fatalf("--prefix %s: the results went from %q to %q", prefix, before, after)
+		}
+	}
+	fixed := map[string]string{"fixed": "true"}
+	if _, err := search.Run(context.Background(), sys, search.Options{Params: fixed, Seed: 3, MaxPaths: 100, WalkDepth: 2000, Out: out, PrefixSteps: 8}); err != nil {
+		t.Fatal(err)
+	}
+	prefix := filepath.Join(out, "prefix.trace")
+	rep, err := search.Run(context.Background(), sys, search.Options{Params: fixed, Seed: 3, MaxPaths: 100, WalkDepth: 2000, Out: out, Prefix: prefix})
+	if err != nil || rep.PrefixSteps < 8 {
+		t.Fatalf("searching from the prefix in --out: %v", err)
+	}
+	if _, err := os.Stat(prefix); err != nil {
+		t.Errorf("the prefix searched from is gone: %v", err)
 	}
 }

@@ -105,16 +105,30 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 		return nil, err
 	}
 	defer p.watchHeap(heapBound(EstimateMemory(p.cfg, &p.opts), &p.opts))()
-	if err := p.prepareOut(); err != nil {
+	if err := p.lockOut(); err != nil {
 		return nil, err
 	}
 	defer p.unlockOut()
+	// The prefix is read (and walked to) before the previous results are
+	// removed: an input error leaves them, and a prefix kept among them
+	// is read before it could go.
 	ecfg, err := p.exploreConfig()
 	if errors.Is(err, ErrInterrupted) {
+		if err := p.cleanOut(); err != nil {
+			return nil, err
+		}
 		p.rep.Stats.Stop = explore.StopInterrupted
 		return p.finish(nil)
 	} else if err != nil {
 		return nil, err
+	}
+	if err := p.cleanOut(); err != nil {
+		return nil, err
+	}
+	if pt := p.walkedPrefix; pt != nil {
+		if err := p.writeTrace(pt, "prefix"); err != nil {
+			return nil, err
+		}
 	}
 	ecfg.Records = records
 	// A nondeterministic service makes every result untrustworthy: check
@@ -363,6 +377,9 @@ type pipeline struct {
 	// sharedMap names a map that every execution shares (precheck,
 	// engine.SharedMap), "" when none is.
 	sharedMap string
+	// walkedPrefix is the prefix trace of Options.PrefixSteps, written
+	// once the previous results are removed.
+	walkedPrefix *trace.Trace
 	// earlyHang is a handler that did not return on the walk of the check
 	// before the search (precheck): reported if the search finds nothing.
 	earlyHang *explore.Violation
@@ -1184,6 +1201,9 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 	o := &p.opts
 	switch {
 	case o.Prefix != "":
+		if err := p.prefixNotAResult(); err != nil {
+			return err
+		}
 		t, err := trace.Read(o.Prefix)
 		if err != nil {
 			return fmt.Errorf("%w: --prefix: %w", ErrInput, err)
@@ -1213,9 +1233,7 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 		}
 		pt := p.base
 		pt.Kind, pt.Choices, pt.Steps, pt.NoFailures = trace.KindPrefix, choices, steps, true
-		if err := p.writeTrace(&pt, "prefix"); err != nil {
-			return err
-		}
+		p.walkedPrefix = &pt // written once the previous results are removed
 		ecfg.Prefix, ecfg.PrefixSteps = choices, steps
 		p.rep.PrefixSteps = steps
 	}
@@ -1276,9 +1294,9 @@ func strategyParams(s explore.Strategy, given map[string]string) (sim.Params, er
 	return p, nil
 }
 
-// prepareOut makes the output directory and removes the result files of a
-// previous run there, so that they cannot pair with this run's.
-func (p *pipeline) prepareOut() error {
+// lockOut makes the output directory, checks its result files can be
+// replaced, and takes its lock (see lockOut).
+func (p *pipeline) lockOut() error {
 	p.unlockOut = func() {}
 	if p.opts.Out == "" {
 		return nil
@@ -1290,12 +1308,49 @@ func (p *pipeline) prepareOut() error {
 	if err != nil {
 		return err
 	}
+	p.unlockOut = release
+	return nil
+}
+
+// cleanOut removes the result files of a previous run in the output
+// directory, so that they cannot pair with this run's; but for the prefix
+// trace this run searches from (--prefix DIR/prefix.trace), which is this
+// run's too.
+func (p *pipeline) cleanOut() error {
+	if p.opts.Out == "" {
+		return nil
+	}
 	for _, name := range ResultFiles {
+		if name == "prefix.trace" && p.opts.Prefix != "" && sameFile(p.opts.Prefix, p.outPath(name)) {
+			continue
+		}
 		if err := os.Remove(p.outPath(name)); err != nil && !os.IsNotExist(err) {
-			release()
 			return fmt.Errorf("%w: %w", ErrOutput, err)
 		}
 	}
-	p.unlockOut = release
 	return nil
+}
+
+// prefixNotAResult refuses a --prefix that is one of the result files this
+// run replaces in --out (but its prefix.trace, which it keeps).
+func (p *pipeline) prefixNotAResult() error {
+	if p.opts.Out == "" {
+		return nil
+	}
+	for _, name := range ResultFiles {
+		if name != "prefix.trace" && sameFile(p.opts.Prefix, p.outPath(name)) {
+			return fmt.Errorf("%w: --prefix %s is a result file of --out %s, which this run replaces: copy it elsewhere first, or give another --out", ErrInput, p.opts.Prefix, p.opts.Out)
+		}
+	}
+	return nil
+}
+
+// sameFile reports whether paths a and b name one existing file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
