@@ -352,6 +352,18 @@ func (o *Options) Validate() error {
 	if _, err := sim.ParseFailures(sim.Failures{}, o.Faults); err != nil {
 		return &OptionError{Field: "Faults", Flag: "faults", Value: o.Faults, Range: FaultsRange + " (" + strings.TrimPrefix(err.Error(), "sim: ") + ")"}
 	}
+	if name := strat.Name(); name == "dfs" || name == "dpor" {
+		// Walks no longer than the first round's bounded part never
+		// check liveness: every path would look doomed.
+		first := o.DepthStep
+		if o.Depth > 0 {
+			first = min(first, o.Depth)
+		}
+		if o.WalkDepth <= first {
+			return &OptionError{Field: "WalkDepth", Flag: "walk-depth", Value: o.WalkDepth,
+				Range: fmt.Sprintf("%d to %d: above the first round's depth bound, %d (--depth-step, or --depth when lower), or liveness is never checked", first+1, MaxWalkDepth, first)}
+		}
+	}
 	if o.Prefix != "" && o.PrefixSteps > 0 {
 		return &OptionError{Field: "PrefixSteps", Flag: "prefix-steps", Value: o.PrefixSteps, Range: "0 when Prefix (--prefix) is set: they exclude each other"}
 	}

@@ -254,7 +254,7 @@ func (j *reportJSON) first(f *Finding) error {
 		default:
 			return fmt.Errorf("%w: unknown condition %q", ErrReport, c.Condition)
 		}
-		if c.Step < -1 || c.Node < 0 || c.Walks < 0 || c.WalkDepth < 0 || c.Probes < 0 || c.LiveSteps < 0 || c.Shared < 0 || c.Recovered < -1 || c.Dead < -1 {
+		if c.Step < -1 || c.Node < -1 || c.Walks < 0 || c.WalkDepth < 0 || c.Probes < 0 || c.LiveSteps < 0 || c.Shared < 0 || c.Recovered < -1 || c.Dead < -1 {
 			return fmt.Errorf("%w: critical transition: a negative count", ErrReport)
 		}
 		if cc.Elapsed, err = seconds(c.ElapsedS); err != nil {

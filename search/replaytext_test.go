@@ -221,3 +221,25 @@ func TestPrefixErrorKeepsResults(t *testing.T) {
 		t.Errorf("the prefix searched from is gone: %v", err)
 	}
 }
+
+// TestWalkDepthJustAboveTheBound: a search whose walks are one step
+// longer than its first round's bound (the least --walk-depth allowed)
+// ends in a C2 answer past the path, with no event; report.json reads
+// back (its node, -1, was refused as a negative count).
+func TestWalkDepthJustAboveTheBound(t *testing.T) {
+	out := t.TempDir()
+	rep, err := search.Run(context.Background(), system(t, "transport"), search.Options{Seed: 1, MaxPaths: 3, WalkDepth: 6, Walks: 2, Out: out})
+	if err != nil || rep.First() == nil || rep.First().Critical == nil || rep.First().Critical.Node != -1 {
+		t.Fatalf("setup: %v, %+v", err, rep.First())
+	}
+	back, err := search.ReadReport(filepath.Join(out, search.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := back.First().Critical; c.Node != -1 || c.Condition != rep.First().Critical.Condition {
+		t.Errorf("read back %+v", c)
+	}
+	if _, err := search.Run(context.Background(), system(t, "transport"), search.Options{Seed: 1, WalkDepth: 5}); !errors.Is(err, search.ErrOptions) {
+		t.Errorf("--walk-depth 5 with the first bound 5: %v, want it refused", err)
+	}
+}

@@ -505,7 +505,7 @@ func TestEdgeFlags(t *testing.T) {
 	small := []string{"--system", "transport", "--max-paths", "3", "--walk-depth", "500", "--walks", "2", "--no-minimize"}
 	bad := [][]string{
 		{"--depth", "-1"}, {"--depth", "1048576"}, {"--depth-step", "0"}, {"--depth-step", "1048576"},
-		{"--walk-depth", "0"}, {"--walk-depth", "10000001"}, {"--walks", "0"}, {"--walks", "100001"},
+		{"--walk-depth", "0"}, {"--walk-depth", "5"}, {"--walk-depth", "10000001"}, {"--walks", "0"}, {"--walks", "100001"},
 		{"--max-violations", "0"}, {"--max-violations", "10001"}, {"--workers", "-1"}, {"--workers", "1025"},
 		{"--max-states", "0"}, {"--max-states", "1073741825"}, {"--max-states", "9223372036854775807"},
 		{"--handler-timeout", "1ns"}, {"--handler-timeout", "-1s"}, {"--handler-timeout", "2h"},
@@ -524,7 +524,7 @@ func TestEdgeFlags(t *testing.T) {
 		}
 	}
 	good := [][]string{
-		{"--depth", "1"}, {"--depth", "1048575"}, {"--depth-step", "1"}, {"--walk-depth", "1"}, {"--walks", "1"},
+		{"--depth", "1"}, {"--depth", "1048575"}, {"--depth-step", "1"}, {"--walk-depth", "6"}, {"--depth", "2", "--walk-depth", "3"}, {"--walks", "1"},
 		{"--max-violations", "10000"}, {"--workers", "1"}, {"--workers", "1024"}, {"--max-states", "1"},
 		{"--max-states", "1073741824", "--max-memory", "none"}, {"--handler-timeout", "1ms"}, {"--handler-timeout", "1h"},
 		{"--lasso", "--lasso-replays", "1"}, {"--temperature", "500"}, {"--prefix-steps", "1"}, {"--time", "1ns"},
