@@ -494,10 +494,17 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 			liveTrace, liveLog, critJSON = "refined-"+liveTrace, "refined-"+liveLog, "refined-"+critJSON
 		}
 	}
-	// Check the results can be written before spending the time.
+	// Check the results can be written before spending the time, and
+	// hold the directory as a search does: a search started there
+	// meanwhile would have its results paired with this answer.
 	if err := CheckOut(o.Out, liveTrace, liveLog, critJSON); err != nil {
 		return nil, err
 	}
+	release, err := lockOut(o.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	start := time.Now()
 	quiescent := false
 	if s, err := t.Replay(-1, nil); err == nil {
@@ -515,27 +522,34 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	}
 	crit.Elapsed, crit.Recovered, crit.Dead = time.Since(start), lo, hi
 	out := &Refined{Files: map[FileRole]string{}, Critical: crit}
+	if interrupted {
+		// An unfinished answer replaces no file: a finished one written
+		// before stays, whole.
+		return out, nil
+	}
+	// The previous answer's files go first: this one may have no live
+	// alternative, and its trace must not sit beside an older log.
+	for _, name := range []string{liveTrace, liveLog, critJSON} {
+		if err := os.Remove(filepath.Join(o.Out, name)); err != nil && !os.IsNotExist(err) {
+			return nil, fmt.Errorf("%w: %w", ErrOutput, err)
+		}
+	}
 	if cr.Live != nil {
 		out.Critical.LiveSteps, out.Critical.Shared = cr.Live.Steps, cr.Live.Shared
 		lt := *t
 		lt.Kind, lt.Choices, lt.Steps, lt.Shared, lt.Critical, lt.Condition = trace.KindLive, cr.Live.Choices, cr.Live.Steps, cr.Live.Shared, out.Critical.Step, ""
 		lt.States = nil
-		if !interrupted {
-			lt.Condition = cr.Condition.String()
-			_ = lt.Stamp() // its states, for replays to check against
-		}
+		lt.Condition = cr.Condition.String()
+		_ = lt.Stamp() // its states, for replays to check against
 		tp, lp := filepath.Join(o.Out, liveTrace), filepath.Join(o.Out, liveLog)
 		if err := lt.Write(tp); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrOutput, err)
 		}
 		out.Files[FileLiveTrace] = tp
-		if !interrupted {
-			// A log replays the whole path: skipped when interrupted.
-			if err := WriteLog(&lt, lp); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrOutput, err)
-			}
-			out.Files[FileLiveLog] = lp
+		if err := WriteLog(&lt, lp); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrOutput, err)
 		}
+		out.Files[FileLiveLog] = lp
 	}
 	jp := filepath.Join(o.Out, critJSON)
 	out.Files[FileCritical] = jp

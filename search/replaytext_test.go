@@ -81,6 +81,20 @@ func TestRefineBesideASearchKeepsItsFiles(t *testing.T) {
 	if after, err := os.ReadFile(live); err != nil || !bytes.Equal(after, before) {
 		t.Errorf("the search's live.trace changed (%v)", err)
 	}
+	// An interrupted refinement writes nothing: the finished answer
+	// stays, whole.
+	answer, err := os.ReadFile(filepath.Join(out, "refined-critical.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if r, err := search.RefineCritical(cancelled, tr, search.CriticalOptions{Workers: 1, Out: out, Seed: &seed}); err != nil || !r.Critical.Interrupted || len(r.Files) != 0 {
+		t.Errorf("interrupted refinement: %v, %+v", err, r)
+	}
+	if again, err := os.ReadFile(filepath.Join(out, "refined-critical.json")); err != nil || !bytes.Equal(again, answer) {
+		t.Errorf("the finished answer was replaced by the interrupted one (%v)", err)
+	}
 	// The refined live alternative replays as one: no violation to
 	// reproduce, though it keeps the dead path's property.
 	if got := replayText(t, out, "refined-live.trace"); !strings.Contains(got, "the live alternative of a dead path") || strings.Contains(got, "reproduced") {

@@ -127,5 +127,8 @@ func (a *App) critical(args []string) (int, error) {
 			fmt.Fprintf(a.Stdout, "  %-12s %s\n", key, p)
 		}
 	}
+	if c.Interrupted {
+		fmt.Fprintf(a.Stdout, "  no file written: the search was interrupted (an answer written to %s before is kept)\n", o.Out)
+	}
 	return ExitViolation, nil
 }
