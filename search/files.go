@@ -208,7 +208,7 @@ func WriteLog(t *trace.Trace, path string) error {
 func writeLog(ctx context.Context, t *trace.Trace, path string, timeout time.Duration) error {
 	return trace.WriteAtomic(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<16)
-		ew := &errWriter{w: bw}
+		ew := &errWriter{w: bw, quiet: true}
 		logger := engine.NewLogger(ew)
 		writeLogHeader(ew, t, -1)
 		s, err := replayContext(ctx, t, logger, timeout)

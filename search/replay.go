@@ -186,7 +186,7 @@ func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	if log == nil {
 		return replay(t, steps, nil)
 	}
-	ew := &errWriter{w: log}
+	ew := &errWriter{w: log, quiet: true}
 	writeLogHeader(ew, t, steps)
 	r, err := replay(t, steps, ew)
 	if err != nil {

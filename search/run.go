@@ -496,9 +496,12 @@ func (p *pipeline) finish(err error) (*Report, error) {
 			// Not an output problem: the trace does not replay.
 			delete(p.rep.Files, FileRole(p.logs[i].name+"_log"))
 			p.rep.Warnings = append(p.rep.Warnings, divergedWarning(p.logs[i].name+".log", p.logs[i].name+".trace", lerr))
-		case err == nil:
+		default:
+			// The log is a view of the trace, which is written: say
+			// why it is missing rather than fail the run.
 			delete(p.rep.Files, FileRole(p.logs[i].name+"_log"))
-			err = fmt.Errorf("%w: %w", ErrOutput, lerr)
+			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("%s.log was not written: %v (%s replay --trace %s --log FILE writes it)",
+				p.logs[i].name, lerr, p.opts.Command, Quote(p.outPath(p.logs[i].name+".trace"))))
 		}
 	}
 	switch {

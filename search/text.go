@@ -41,15 +41,23 @@ func (r *Report) WriteSummary(w io.Writer) error {
 type errWriter struct {
 	w   io.Writer
 	err error
+	// quiet: a write reports no error (the first is kept in err): a
+	// logger that writes to it would print a line on stderr for every
+	// entry it could not write, thousands for a log on a full disk.
+	quiet bool
 }
 
 func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err == nil {
+		_, e.err = e.w.Write(p)
+	}
+	if e.quiet {
+		return len(p), nil
+	}
 	if e.err != nil {
 		return 0, e.err
 	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
+	return len(p), nil
 }
 
 // writeText writes the text report; stable leaves out times, directories

@@ -612,15 +612,23 @@ func TestOutputFaults(t *testing.T) {
 			t.Errorf("replay --log %s: exit %d %s", p, res.code, res.stderr)
 		}
 	}
-	// A file size limit of 64 KiB: the probe and report.json fit, the
-	// traces and logs do not.
+	// A file size limit of 16 KiB: the probe and report.json fit, the
+	// error trace (24 KB) does not.
 	out = filepath.Join(t.TempDir(), "out")
-	res = run(t, append(base, "--out", out), plan{}, 5*time.Minute, "ulimit -f 128")
+	res = run(t, append(base, "--out", out), plan{}, 5*time.Minute, "ulimit -f 16")
 	fig.add(func(f *figures) { f.out++ })
 	m := regexp.MustCompile(`(?m)^  (\S+ search .*) --max-paths (\d+) --out DIR$`).FindStringSubmatch(res.stderr)
 	if res.code != 1 || !strings.Contains(res.stderr, "FOUND liveness") || m == nil {
 		fig.add(func(f *figures) { f.lost++ })
 		t.Fatalf("full disk: exit %d\n%s", res.code, res.stderr)
+	}
+	// A limit the traces fit and the 20,000-step logs do not: the run
+	// says which log is missing and how to write it, once (a logger
+	// printed a line on stderr for each of its 12,000 entries).
+	logless := filepath.Join(t.TempDir(), "out")
+	res = run(t, []string{"search", "--system", "transport", "--seed", "3", "--no-minimize", "--out", logless}, plan{}, 5*time.Minute, "ulimit -f 1000")
+	if res.code != 1 || strings.Contains(res.stderr, "zerolog") || !strings.Contains(res.stdout, "warning: error.log was not written") {
+		t.Errorf("logs past the file size limit: exit %d\n%s\n%.2000s", res.code, res.stdout, res.stderr)
 	}
 	again := filepath.Join(t.TempDir(), "again")
 	args := append(strings.Fields(m[1])[1:], "--max-paths", m[2], "--out", again)
