@@ -262,10 +262,13 @@ func replayContext(ctx context.Context, t *trace.Trace, logger *zerolog.Logger, 
 	if timeout <= 0 {
 		timeout = t.HandlerTimeout
 	}
+	done := ctx.Done()
 	err = s.Guard(timeout, func() error {
 		for s.Steps() < t.Steps {
-			if s.Steps()&1023 == 0 && ctx.Err() != nil {
+			select { // every step: handlers may take seconds each
+			case <-done:
 				return ctx.Err()
+			default:
 			}
 			ok, err := s.Step()
 			if err != nil {

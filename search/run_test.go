@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -906,5 +907,55 @@ func TestSharedMap(t *testing.T) {
 	var nd *engine.NondeterminismError
 	if f := rep.First(); f == nil || !errors.As(f.Err, &nd) || nd.Path != ".Hops" || !strings.Contains(nd.Detail, "one map, node 0's .Table") {
 		t.Fatalf("a handler writing the shared map: %+v", rep.First())
+	}
+}
+
+// ticking counts its timer's firings, and cancels the run (once armed)
+// at the first firing after its arming.
+type ticking struct{ sim.Base }
+
+var tickRun struct {
+	armed, cancelled atomic.Bool
+	armedFor, after  atomic.Int64 // firings since the arming, after the cancel
+	cancel           context.CancelFunc
+}
+
+func (ticking) Start(ctx *sim.Context) { ctx.SetPeriodic("t") }
+
+// HandleTimer cancels at the 100th firing after the arming: in the first
+// path's walk (the bounded part ends at its first step, a repeated state).
+func (ticking) HandleTimer(*sim.Context, string) {
+	switch {
+	case tickRun.cancelled.Load():
+		tickRun.after.Add(1)
+	case tickRun.armed.Load() && tickRun.armedFor.Add(1) == 100:
+		tickRun.cancelled.Store(true)
+		tickRun.cancel()
+	}
+}
+
+// TestCancelStopsAWalkAtItsNextStep: a walk looks at the run's context at
+// every step, not every 1,024 (a Ctrl-C waited minutes for a walk whose
+// handlers took seconds): once the run is cancelled, its walk runs no
+// more than a step or two.
+func TestCancelStopsAWalkAtItsNextStep(t *testing.T) {
+	sys := &sim.System{Name: "searchtest-ticking", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return ticking{} },
+			Liveness: []sim.Property{{Name: "Never", Check: func(*sim.View) bool { return false }}}}, nil
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tickRun.cancel = cancel
+	progress := func(pr search.Progress) {
+		if pr.Phase == search.PhaseSearch {
+			tickRun.armed.Store(true)
+		}
+	}
+	rep, err := search.Run(ctx, sys, search.Options{Seed: 1, Workers: 1, WalkDepth: 100_000, Progress: progress, NoCritical: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tickRun.cancelled.Load() || !rep.Incomplete || tickRun.after.Load() > 2 {
+		t.Errorf("cancelled %v, incomplete %v, %d firings after the cancel", tickRun.cancelled.Load(), rep.Incomplete, tickRun.after.Load())
 	}
 }

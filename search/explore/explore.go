@@ -1593,7 +1593,7 @@ func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 	}
 	s.SetFailuresUntil(r.failuresUntil(j.depth))
 	wc := &walks.Config{MaxSteps: c.WalkDepth, LiveAfter: r.liveAfter(j.depth), Safety: c.System.Safety, Liveness: c.System.Liveness}
-	obs := &walkObserver{r: r, index: j.index}
+	obs := &walkObserver{r: r, index: j.index, done: r.ctx.Done()}
 	if c.Observe != nil {
 		obs.inner = c.Observe()
 		j.observer = obs.inner
@@ -1628,20 +1628,25 @@ type walkObserver struct {
 	r           *runner
 	index       int64
 	inner       walks.Observer
+	done        <-chan struct{} // r.ctx.Done()
 	cut         bool
 	interrupted bool
 }
 
+// Observe looks at the run's context after every step: a walk whose
+// handlers take seconds stops at the next (every 1,024 steps, a Ctrl-C
+// waited minutes for such a walk). Performance: a receive that does not
+// block, on a channel that is not closed, takes no lock.
 func (o *walkObserver) Observe(s *engine.Sim) bool {
-	if s.Steps()&1023 == 0 {
-		if o.r.ctx.Err() != nil {
-			o.cut, o.interrupted = true, true
-			return false
-		}
-		if o.r.stopping.Load() && o.r.beyondStop(o.index) {
-			o.cut = true
-			return false
-		}
+	select {
+	case <-o.done:
+		o.cut, o.interrupted = true, true
+		return false
+	default:
+	}
+	if s.Steps()&1023 == 0 && o.r.stopping.Load() && o.r.beyondStop(o.index) {
+		o.cut = true
+		return false
 	}
 	return o.inner == nil || o.inner.Observe(s)
 }
