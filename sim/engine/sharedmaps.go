@@ -20,7 +20,10 @@ const maxSharedWalk = 1 << 20
 // "concurrent map writes", which no recover catches. It returns the node
 // of a that reaches it and the path to it, e.g. ".Peers"; ok is false
 // when the nodes share no map. Maps reached through unexported fields
-// count too; maps behind a func or an unsafe.Pointer are not seen.
+// count too; maps behind a func or an unsafe.Pointer are not seen, nor
+// those inside a value with a canonical form (sim.RegisterCanonical, a
+// Canonical method), which says what of it is state (a protobuf message
+// reaches the process's type registry).
 func SharedMap(a, b *Sim) (node sim.NodeID, path string, ok bool) {
 	type at struct {
 		node sim.NodeID
@@ -62,6 +65,12 @@ func walkMaps(s *Sim, found func(id sim.NodeID, path string, m uintptr) bool) {
 			stack = stack[:len(stack)-1]
 			visited++
 			v := it.v
+			if v.IsValid() && hasCanon(v.Type()) {
+				// What its canonical form leaves out is no state
+				// (a protobuf message's pointer to the global type
+				// registry).
+				continue
+			}
 			switch v.Kind() {
 			case reflect.Pointer:
 				if v.IsNil() || seen[v.Pointer()] {
@@ -75,7 +84,7 @@ func walkMaps(s *Sim, found func(id sim.NodeID, path string, m uintptr) bool) {
 				}
 			case reflect.Struct:
 				for i := v.NumField() - 1; i >= 0; i-- {
-					if z.hasPointers(v.Type().Field(i).Type) {
+					if f := v.Type().Field(i); z.hasPointers(f.Type) {
 						stack = append(stack, item{v.Field(i), it.path + "." + v.Type().Field(i).Name})
 					}
 				}

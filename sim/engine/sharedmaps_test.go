@@ -40,3 +40,33 @@ func TestSharedMap(t *testing.T) {
 		}
 	}
 }
+
+// registry stands for a library value whose canonical form leaves out a
+// map every holder shares (a protobuf message's pointer into the process's
+// type registry).
+type registry struct {
+	Name  string
+	types map[string]int
+}
+
+// withRegistry holds a registry.
+type withRegistry struct {
+	sim.Base
+	Reg registry
+}
+
+var globalTypes = map[string]int{"t": 1}
+
+func init() { sim.RegisterCanonical(func(r *registry) any { return r.Name }) }
+
+// TestSharedMapBehindCanonicalForm: a map inside a value with a canonical
+// form is no state, shared or not (raftkv warned on every run of a map in
+// protobuf's type registry, and ran on one worker).
+func TestSharedMapBehindCanonicalForm(t *testing.T) {
+	cfg := &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service {
+		return &withRegistry{Reg: registry{Name: "r", types: globalTypes}}
+	}}
+	if node, path, ok := engine.SharedMap(mustNew(t, cfg, engine.Options{}), mustNew(t, cfg, engine.Options{})); ok {
+		t.Errorf("node %d's %s reported shared", node, path)
+	}
+}
