@@ -176,7 +176,19 @@ func (a *App) newFlags(cmd, synopsis string) *pflag.FlagSet {
 
 // parse parses flags; extra positional arguments are a usage error.
 func parse(fs *pflag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	// A flag of one value given twice with two values is refused: which
+	// one the user meant cannot be told (pflag keeps the last).
+	given := map[string]string{}
+	set := func(f *pflag.Flag, value string) error {
+		if t := f.Value.Type(); !strings.HasSuffix(t, "Slice") && !strings.HasSuffix(t, "Array") {
+			if was, twice := given[f.Name]; twice && was != value {
+				return fmt.Errorf("--%s given twice, as %q and %q: give it once", f.Name, was, value)
+			}
+			given[f.Name] = value
+		}
+		return fs.Set(f.Name, value)
+	}
+	if err := fs.ParseAll(args, set); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
 		}
