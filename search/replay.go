@@ -61,6 +61,13 @@ type Replayed struct {
 // whole or not at all; only a regular file is replaced (never /dev/null, a
 // FIFO or a symlink).
 func ReplayLog(t *trace.Trace, steps int, path string) (*Replayed, error) {
+	return ReplayLogContext(context.Background(), t, steps, path)
+}
+
+// ReplayLogContext is ReplayLog, writing nothing (the error is ctx's) when
+// ctx ends before the log is whole: the replay then runs on to its end
+// without logging.
+func ReplayLogContext(ctx context.Context, t *trace.Trace, steps int, path string) (*Replayed, error) {
 	if err := trace.CheckReplaceable(path); err != nil {
 		return nil, fmt.Errorf("%w: log %w", ErrOutput, err)
 	}
@@ -71,18 +78,40 @@ func ReplayLog(t *trace.Trace, steps int, path string) (*Replayed, error) {
 	var rerr error
 	werr := trace.WriteAtomic(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<16)
-		if r, rerr = Replay(t, steps, bw); rerr != nil {
+		if r, rerr = Replay(t, steps, CancelWriter(ctx, bw)); rerr != nil {
 			return rerr
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		return bw.Flush()
 	})
 	switch {
 	case rerr != nil:
 		return nil, rerr
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
 	case werr != nil:
 		return nil, fmt.Errorf("%w: log %w", ErrOutput, werr)
 	}
 	return r, nil
+}
+
+// CancelWriter returns a writer to w that fails with ctx's error once ctx
+// is done: a replay logging to it stops writing (and runs on to its end,
+// without the cost of the log).
+func CancelWriter(ctx context.Context, w io.Writer) io.Writer { return &cancelWriter{ctx: ctx, w: w} }
+
+type cancelWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c *cancelWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }
 
 // WriteText says what the replay of the trace read from source showed: the

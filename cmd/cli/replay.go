@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -32,14 +34,22 @@ func (a *App) replay(args []string) (int, error) {
 	if *steps < -1 || *steps > t.Steps {
 		return ExitUsage, usagef("--steps %d: allowed -1 (the whole trace) or 0 to %d (the trace's steps)", *steps, t.Steps)
 	}
+	ctx, stop := a.signalsSaying("no log is written")
+	defer stop()
 	var r *search.Replayed
 	switch {
 	case *logPath != "":
-		r, err = search.ReplayLog(t, *steps, *logPath)
+		r, err = search.ReplayLogContext(ctx, t, *steps, *logPath)
 	case *asJSON:
 		r, err = search.Replay(t, *steps, nil)
 	default:
-		r, err = search.Replay(t, *steps, a.Stdout)
+		r, err = search.Replay(t, *steps, search.CancelWriter(ctx, a.Stdout))
+	}
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if errors.Is(err, context.Canceled) {
+		return ExitUsage, fmt.Errorf("interrupted: the replay stopped; no log was written (a log written there before is kept)")
 	}
 	if err != nil {
 		return ExitUsage, usageError{fmt.Errorf("%s: %w", *path, err)}

@@ -218,15 +218,20 @@ func (a *App) lostResults(rep *search.Report, args []string) {
 // report is written by then and the default action would kill the process
 // with a signal's exit status in the moment before it exits.
 func (a *App) signals() (context.Context, func()) {
+	return a.signalsSaying("the report will cover what was found so far")
+}
+
+// signalsSaying is signals, saying what the first signal leads to.
+func (a *App) signalsSaying(then string) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP) // SIGHUP: the terminal closed
 	done := make(chan struct{})
 	go func() {
 		var firstSig os.Signal
 		select {
 		case firstSig = <-ch:
-			fmt.Fprintf(a.Stderr, "\n%s: stopping; the report will cover what was found so far (interrupt again to quit at once)\n", a.Name)
+			fmt.Fprintf(a.Stderr, "\n%s: stopping; %s (interrupt again to quit at once)\n", a.Name, then)
 			cancel()
 		case <-done:
 			a.swallow(ch)

@@ -151,6 +151,9 @@ func run(t *testing.T, args []string, p plan, limit time.Duration, shell string)
 	var seen <-chan struct{} = phaseSeen
 	if p.phase == "" {
 		seen = nil
+		if p.sig != 0 {
+			fire = time.After(p.delay) // no phase to wait for
+		}
 	}
 	for {
 		select {
@@ -649,6 +652,27 @@ func TestOutputFaults(t *testing.T) {
 	rep := checkReport(t, "the command that finds it again", res, again, true)
 	if want, _ := strconv.Atoi(m[2]); rep == nil || rep.First() == nil || rep.First().Path != int64(want-1) {
 		t.Errorf("the command that finds it again (--max-paths %s) found %+v", m[2], rep)
+	}
+}
+
+// TestReplayInterrupted: Ctrl-C during replay --log writes no log (it
+// left a hidden temporary file of the log so far, and exited 130).
+func TestReplayInterrupted(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	res := run(t, []string{"search", "--system", "transport", "--seed", "3", "--walk-depth", "200000", "--no-critical", "--no-minimize", "--out", out}, plan{}, 5*time.Minute, "")
+	if res.code != 1 {
+		t.Fatalf("setup search: exit %d\n%s", res.code, res.stderr)
+	}
+	log := filepath.Join(out, "again.log")
+	res = run(t, []string{"replay", "--trace", filepath.Join(out, "error.trace"), "--log", log}, plan{sig: syscall.SIGINT, delay: 300 * time.Millisecond}, 5*time.Minute, "")
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), "again") || strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("left in the directory: %s", e.Name())
+		}
+	}
+	if res.code != 2 || !strings.Contains(res.stderr, "no log was written") {
+		t.Errorf("interrupted replay: exit %d\n%s", res.code, res.stderr)
 	}
 }
 
