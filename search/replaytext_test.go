@@ -257,3 +257,31 @@ func TestWalkDepthJustAboveTheBound(t *testing.T) {
 		t.Errorf("--walk-depth 5 with the first bound 5: %v, want it refused", err)
 	}
 }
+
+// TestMergeTellsOfViolationsPastTheBudget: shards search past the budget
+// (their share is twice the budget over N, plus 100 paths) and may find a
+// violation the one-process search, and so the merge, stops before; the
+// merge says so rather than only "nothing found".
+func TestMergeTellsOfViolationsPastTheBudget(t *testing.T) {
+	sys := system(t, "transport")
+	o := search.Options{Seed: 3, MaxPaths: 10, NoCritical: true}
+	var dirs []string
+	found := 0
+	for i := range 2 {
+		o.Out = t.TempDir()
+		sum, err := search.RunShard(context.Background(), sys, o, i, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found += sum.Violations
+		dirs = append(dirs, o.Out)
+	}
+	rep, err := search.Merge(context.Background(), dirs, search.MergeOptions{Out: t.TempDir()})
+	if err != nil || found == 0 || rep.First() != nil {
+		t.Fatalf("setup: %v, %d violating paths in the shards, merged finding %v", err, found, rep.First())
+	}
+	want := fmt.Sprintf("the shards found %d violating path", found)
+	if len(rep.Warnings) == 0 || !strings.HasPrefix(rep.Warnings[len(rep.Warnings)-1], want) {
+		t.Errorf("warnings %q, want one saying %q", rep.Warnings, want)
+	}
+}

@@ -131,6 +131,9 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 		}
 	}
 	ecfg.Records = records
+	for _, r := range records {
+		p.shardViolations += r.Violations
+	}
 	// A nondeterministic service makes every result untrustworthy: check
 	// a short walk replays identically before spending the budget. (The
 	// walk can also meet a handler that allocates without returning.)
@@ -377,6 +380,9 @@ type pipeline struct {
 	// sharedMap names a map that every execution shares (precheck,
 	// engine.SharedMap), "" when none is.
 	sharedMap string
+	// shardViolations counts the violating paths the shards merged found
+	// (each shard's own, past the budget too).
+	shardViolations int
 	// walkedPrefix is the prefix trace of Options.PrefixSteps, written
 	// once the previous results are removed.
 	walkedPrefix *trace.Trace
@@ -439,6 +445,12 @@ func (p *pipeline) progress(ph Phase, format string, args ...any) {
 func (p *pipeline) finish(err error) (*Report, error) {
 	if p.rep.First() == nil && len(p.coldMonitors) > 0 {
 		p.rep.Warnings = append(p.rep.Warnings, coldMonitorWarning(p.coldMonitors))
+	}
+	if n := p.shardViolations; n > 0 && p.rep.First() == nil && p.ctx.Err() == nil {
+		// The one-process search stops at its budget before them: so
+		// does the merge, but the shards' output said they found some.
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the shards found %d violating %s past this search's budget (it searches the paths one process "+
+			"would, in its order): a search with a larger --max-paths (Options.MaxPaths) reaches %s", n, pluralWord(n, "path"), pluralWord(n, "it", "them")))
 	}
 	if st := p.rep.Stats; p.rep.First() == nil && p.rep.Strategy == "walk" && st.Walks > 0 && st.Transitions < 2*st.Walks {
 		p.rep.Warnings = append(p.rep.Warnings, shortWalksWarning(float64(st.Transitions)/float64(st.Walks)))
