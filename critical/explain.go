@@ -59,7 +59,7 @@ func (r *Result) Explain() string {
 	case r.Condition == C1:
 		fmt.Fprintf(&b, "Critical transition at step %d (condition C1): %s. ", r.Step, event())
 		if r.Below {
-			fmt.Fprintf(&b, "No walk recovered from d_init = %d, where E's liveness checking began, and liveness was never checked inside the bounded search, so the critical transition was searched below d_init, in E's own prefix. ", r.DInit)
+			fmt.Fprintf(&b, "No walk recovered from d_init = %d, where the dead path's liveness checking began, and liveness was never checked inside the bounded search, so the critical transition was searched below d_init, in the path's own prefix. ", r.DInit)
 		}
 		if len(r.Refined) > 0 {
 			fmt.Fprintf(&b, "Algorithm 3's k = %d walks called %s dead, but confirmation walks recovered from %s (near dead, seed 003 §4.4), so the search went on above. ", r.Walks, states(r.Refined), them(len(r.Refined)))
@@ -72,7 +72,7 @@ func (r *Result) Explain() string {
 			}
 		}
 		if p, ok := r.probeAt(r.Step); ok && p.Walks == 0 {
-			fmt.Fprintf(&b, "After it, %s is dead: E falls quiescent there without being live. ", state(r.Step))
+			fmt.Fprintf(&b, "After it, %s is dead: the path falls quiescent there without being live. ", state(r.Step))
 		} else if ok && p.Forced {
 			fmt.Fprintf(&b, "After it, %s is dead: every walk from it is one and the same execution (none of its steps has an alternative), and that execution reaches no live state within d_max = %d steps. ", state(r.Step), r.WalkDepth)
 		} else {
@@ -92,7 +92,7 @@ func (r *Result) Explain() string {
 			fmt.Fprintf(&b, "With k = %d a near-dead state can pass for dead and put the critical transition a few steps early (seed 003 §4.4): if it is not clear why this step is critical, raise --walks and re-run.", r.Walks)
 		}
 	case r.Condition == C2 && r.AtDInit:
-		fmt.Fprintf(&b, "Condition C2 at d_init: none of k = %d random walks from %s, where E's liveness checking began (d_init = %d), reached a live state within d_max = %d steps", r.Walks, state(r.Step), r.DInit, r.WalkDepth)
+		fmt.Fprintf(&b, "Condition C2 at d_init: none of k = %d random walks from %s, where the dead path's liveness checking began (d_init = %d), reached a live state within d_max = %d steps", r.Walks, state(r.Step), r.DInit, r.WalkDepth)
 		if p, ok := r.probeAt(0); ok && r.DInit > 0 && !p.Recovers {
 			b.WriteString(", nor from the initial state, and no state before d_init is live")
 		}
@@ -111,7 +111,7 @@ func (r *Result) Explain() string {
 		fmt.Fprintf(&b, "Condition C2: no dead state found. Random walks still reached a live state from %s, and the next probe, state %d, lies beyond d_max/2 = %d, where walks are too short to tell (k = %d, d_max = %d). ", state(prev), r.Step, r.WalkDepth/2, r.Walks, r.WalkDepth)
 		fmt.Fprintf(&b, "The execution did not become live within d_max but might later: raise --walk-depth (d_max) and repeat. If that does not help, this may be a transient-state (TS) liveness violation, which has no critical transition: the system keeps moving between transient states without becoming live; look for a cycle with lasso detection")
 		if r.Live != nil {
-			fmt.Fprintf(&b, " and compare E with the live alternative (it shares %s with E and is live after %s)", steps(r.Live.Shared), steps(r.Live.Steps))
+			fmt.Fprintf(&b, " and compare the dead path with the live alternative (it shares %s with it and is live after %s)", steps(r.Live.Shared), steps(r.Live.Steps))
 		}
 		b.WriteString(".")
 	default:
