@@ -114,6 +114,8 @@ func probeBounds(probes []critical.Probe) (recovered, dead int) {
 func interruptedText(recovered, dead, k int, rerun, cause string) string {
 	s := cause + " before the critical transition was found."
 	switch {
+	case recovered >= 0 && dead == recovered+1:
+		s += fmt.Sprintf(" The probes had narrowed it to transition %d (state %d recovered, and none of k = %d walks recovered from state %d); the confirmation of state %d with more walks had not finished.", dead, recovered, k, dead, dead)
 	case recovered >= 0 && dead >= 0:
 		s += fmt.Sprintf(" The probes had narrowed it to transitions %d-%d: state %d recovered, and none of k = %d walks recovered from state %d.", recovered+1, dead, recovered, k, dead)
 	case recovered >= 0:

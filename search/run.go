@@ -230,7 +230,7 @@ func (p *pipeline) finishWith(f *Finding) (*Report, error) {
 // the report warns that it was. done ends the budget.
 func (p *pipeline) precheckBudget() (done func()) {
 	return p.timeBudget(fmt.Sprintf("the check that the system replays deterministically, before the search, used the whole time budget (--time %v) and stopped unfinished: "+
-		"the system's steps are slow; no time was left to search", p.opts.Time))
+		"the system's steps are slow, or the budget is short; no time was left to search", p.opts.Time))
 }
 
 // postcheckBudget gives the checks after a search that found nothing
