@@ -143,6 +143,10 @@ func (a *App) Run(args []string) int {
 		fmt.Fprintln(a.Stdout, a.Name, trace.ToolVersion)
 		return ExitNone
 	case "help", "-h", "--help":
+		if len(args) == 2 && args[0] == "help" && args[1] != "help" && args[1] != "version" {
+			// help COMMAND: the command's own usage.
+			return a.Run([]string{args[1], "--help"})
+		}
 		fmt.Fprintf(a.Stdout, topUsage, a.Name)
 		return ExitNone
 	default:
@@ -168,8 +172,8 @@ func (a *App) newFlags(cmd, synopsis string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(a.Name+" "+cmd, pflag.ContinueOnError)
 	fs.SetOutput(a.Stderr)
 	fs.SortFlags = false
-	fs.Usage = func() {
-		fmt.Fprintf(a.Stderr, "Usage: %s %s %s\n\nFlags:\n%s", a.Name, cmd, synopsis, fs.FlagUsages())
+	fs.Usage = func() { // only for --help, asked for: on stdout
+		fmt.Fprintf(a.Stdout, "Usage: %s %s %s\n\nFlags:\n%s", a.Name, cmd, synopsis, fs.FlagUsages())
 	}
 	return fs
 }

@@ -431,3 +431,18 @@ func TestReplayLogNeverReplacesATrace(t *testing.T) {
 		}
 	}
 }
+
+// TestHelp: a command's --help, and help COMMAND, print its usage on
+// stdout and exit 0 (it went to stderr, and help COMMAND printed the
+// general usage).
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"help", "replay"}, {"replay", "--help"}} {
+		code, out, errs := run(t, args...)
+		if code != ExitNone || !strings.HasPrefix(out, "Usage: macemc replay --trace FILE") || errs != "" {
+			t.Errorf("%v: exit %d\nstdout: %s\nstderr: %s", args, code, out, errs)
+		}
+	}
+	if code, _, errs := run(t, "help", "nope"); code != ExitUsage || !strings.Contains(errs, `unknown command "nope"`) {
+		t.Errorf("help nope: exit %d, %s", code, errs)
+	}
+}
