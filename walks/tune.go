@@ -2,6 +2,7 @@ package walks
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -40,6 +41,9 @@ type TuneConfig struct {
 	// HandlerTimeout bounds one handler (default engine.DefaultHandlerTimeout);
 	// a sample whose handler does not return counts as Unsafe.
 	HandlerTimeout time.Duration
+	// Context, when set, stops the sampling when it ends (every walk
+	// looks at it after each step): Tune then returns its error.
+	Context context.Context
 }
 
 // TuneResult is the distribution of steps to the first live state.
@@ -78,6 +82,19 @@ func Tune(c TuneConfig) (*TuneResult, error) {
 	if c.Workers <= 0 {
 		c.Workers = runtime.NumCPU()
 	}
+	ctx := c.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	done := ctx.Done()
+	going := ObserveFunc(func(*engine.Sim) bool {
+		select {
+		case <-done:
+			return false
+		default:
+			return true
+		}
+	})
 	steps := make([]int, c.Samples)
 	unsafe := make([]bool, c.Samples)
 	var firstErr error
@@ -104,7 +121,7 @@ func Tune(c TuneConfig) (*TuneResult, error) {
 				var r Result
 				steps[i] = -1
 				if err := s.Guard(c.HandlerTimeout, func() error {
-					r = Walk(s, &Config{MaxSteps: c.MaxSteps, LiveAfter: c.Depth, Safety: c.System.Safety, Liveness: c.System.Liveness})
+					r = Walk(s, &Config{MaxSteps: c.MaxSteps, LiveAfter: c.Depth, Safety: c.System.Safety, Liveness: c.System.Liveness, Observe: going})
 					return nil
 				}); err != nil {
 					unsafe[i] = true // a handler that did not return
@@ -119,11 +136,19 @@ func Tune(c TuneConfig) (*TuneResult, error) {
 			}
 		}()
 	}
+feed:
 	for i := 0; i < c.Samples; i++ {
-		next <- i
+		select {
+		case next <- i:
+		case <-done:
+			break feed
+		}
 	}
 	close(next)
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if firstErr != nil {
 		return nil, firstErr
 	}

@@ -1,6 +1,7 @@
 package walks_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -219,6 +220,13 @@ func TestTune(t *testing.T) {
 	if err != nil || !strings.Contains(string(page), "<svg") || !strings.Contains(string(page), "suggested --walk-depth 160") ||
 		!strings.Contains(string(page), "<td>p50</td><td>20</td>") || strings.Contains(string(page), "counter <20>") {
 		t.Errorf("tune page (%v):\n%s", err, page)
+	}
+	// A cancelled context stops the sampling, with its error (the tune
+	// command did not handle Ctrl-C).
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := walks.Tune(walks.TuneConfig{System: config(5000), Depth: 3, Samples: 1000, MaxSteps: 100000, Seed: 1, Context: cancelled}); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled tune: %v", err)
 	}
 	never, _ := walks.Tune(walks.TuneConfig{System: config(5000), Depth: 3, Samples: 10, MaxSteps: 100, Seed: 1})
 	if len(never.Steps) != 0 || never.Percentile(50) != -1 || never.Suggest() != 0 {

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,7 +58,13 @@ func (a *App) tune(args []string) (int, error) {
 		return ExitUsage, usageError{err}
 	}
 	c.System = cfg
+	ctx, stop := a.signalsSaying("nothing is written")
+	defer stop()
+	c.Context = ctx
 	res, err := walks.Tune(c)
+	if errors.Is(err, context.Canceled) {
+		return ExitUsage, fmt.Errorf("interrupted: nothing was written")
+	}
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
