@@ -141,7 +141,11 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 		p.rep.Warnings = append(p.rep.Warnings, "the system has no safety or liveness properties, monitors or linearizability model: "+
 			"the search looks only for handlers that panic, misuse the API or do not return, and for nondeterminism")
 	}
-	p.progress(PhasePrecheck, "checking the system replays deterministically (a walk of up to 1,000 steps, replayed side by side)...")
+	replays := "up to 64 times"
+	if p.opts.Replays > 0 {
+		replays = fmt.Sprintf("%d times", p.opts.Replays)
+	}
+	p.progress(PhasePrecheck, "checking the system replays deterministically (a walk of up to 1,000 steps, replayed side by side %s: --replays)...", replays)
 	precheckStart := time.Now()
 	done := p.precheckBudget()
 	f := p.precheck()
