@@ -16,6 +16,7 @@ import (
 
 	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/search/explore"
+	"github.com/macemc/macemc/sim"
 )
 
 func (a *App) search(args []string) (int, error) {
@@ -289,6 +290,11 @@ func strategyFlags(fs *pflag.FlagSet) strategyFlagSet {
 		for _, p := range st.Params() {
 			name := st.Name() + "-" + p.Name
 			fs.String(name, p.Default, fmt.Sprintf("--strategy %s: %s (%s)", st.Name(), p.Doc, p.Kind))
+			if p.Kind == sim.ParamBool {
+				// A bare --dpor-sleep means true, as a bool flag does
+				// (it took the next argument for its value).
+				fs.Lookup(name).NoOptDefVal = "true"
+			}
 			m[name] = [2]string{st.Name(), p.Name}
 		}
 	}
