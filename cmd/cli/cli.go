@@ -140,6 +140,10 @@ func (a *App) Run(args []string) int {
 		}
 		return mdb.Main(a.Name+" mdb", args[1:], stdin, a.Stdout, a.Stderr)
 	case "version", "--version":
+		if len(args) > 1 {
+			fmt.Fprintf(a.Stderr, "%s version: unexpected argument %q\n", a.Name, args[1])
+			return ExitUsage
+		}
 		fmt.Fprintln(a.Stdout, a.Name, trace.ToolVersion)
 		return ExitNone
 	case "help", "-h", "--help":
