@@ -305,6 +305,10 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 		if err := cfg.Validate(); err != nil {
 			return nil, &OptionError{Field: "Faults", Flag: "faults", Value: opts.Faults, Range: "nodes, links and splits of the system's " + fmt.Sprint(cfg.Nodes) + " nodes: " + err.Error()}
 		}
+		if f := cfg.Failures; len(f.Splits) > 0 && f.Partitions == 0 && strings.Contains(opts.Faults, "splits=") {
+			return nil, &OptionError{Field: "Faults", Flag: "faults", Value: opts.Faults,
+				Range: "splits with a partition budget: the splits say where partitions may cut, and partitions=0 allows none (add partitions=N)"}
+		}
 	}
 	strat, err := explore.Lookup(opts.Strategy)
 	if err != nil {
