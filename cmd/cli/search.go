@@ -291,8 +291,8 @@ func strategyFlags(fs *pflag.FlagSet) strategyFlagSet {
 			name := st.Name() + "-" + p.Name
 			fs.String(name, p.Default, fmt.Sprintf("--strategy %s: %s (%s)", st.Name(), p.Doc, p.Kind))
 			if p.Kind == sim.ParamBool {
-				// A bare --dpor-sleep means true, as a bool flag does
-				// (it took the next argument for its value).
+				// A bare --dpor-sleep means true, as a bool flag does,
+				// and takes no next argument for its value.
 				fs.Lookup(name).NoOptDefVal = "true"
 			}
 			m[name] = [2]string{st.Name(), p.Name}

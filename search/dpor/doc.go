@@ -95,8 +95,8 @@
 // of its own (a cycle, after which the path walks). That cut hides the
 // races between the path and what would follow it: an event that every
 // state of the cycle postpones would never run (a periodic timer that
-// does nothing leads back to the state it fired in, and ended every path
-// before the events that race). So the state before the cut is fully
+// does nothing leads back to the state it fired in, and can end every
+// path before the events that race). So the state before the cut is fully
 // expanded: every event ready there is explored from it (the cycle
 // proviso of partial-order reduction, Godefroid 1996, condition C3: a
 // state of every cycle is fully expanded). The clients' history is part of

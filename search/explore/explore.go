@@ -1633,10 +1633,10 @@ type walkObserver struct {
 	interrupted bool
 }
 
-// Observe looks at the run's context after every step: a walk whose
-// handlers take seconds stops at the next (every 1,024 steps, a Ctrl-C
-// waited minutes for such a walk). Performance: a receive that does not
-// block, on a channel that is not closed, takes no lock.
+// Observe looks at the run's context after every step, so that a walk
+// whose handlers take seconds stops at the next one when the run is
+// interrupted. Performance: a receive that does not block, on a channel
+// that is not closed, takes no lock.
 func (o *walkObserver) Observe(s *engine.Sim) bool {
 	select {
 	case <-o.done:
