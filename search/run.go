@@ -1161,10 +1161,6 @@ func hiddenWarning(what string, step int) string {
 		"or keep that state in fields or give the type a canonical form (sim.RegisterCanonical)", what, step)
 }
 
-// memoryHang returns the finding of err when it is a handler given up on
-// because it allocated past the memory limit without returning
-// (engine.HangError.Memory): the run stops (its heap is past the limit),
-// so the search would not meet it again.
 // hangViolation is the violation of a handler that did not return
 // (engine.HangError in err), nil for another error.
 func hangViolation(err error) *explore.Violation {
@@ -1177,22 +1173,26 @@ func hangViolation(err error) *explore.Violation {
 
 // hangAfterSearch reports, after a search that found nothing, a handler
 // that did not return on a walk of the checks around it (where says
-// which): the search cut the path to it at a state it had seen.
+// which): the search did not reach it.
 func (p *pipeline) hangAfterSearch(v *explore.Violation, where string) *Finding {
-	p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the search found nothing; the handler below that does not return was met %s, "+
-		"where the search cut the path at a state it had seen: what made it hang is no state hashing reads (a lock a handler left held, "+
-		"a sync type's or a channel's waiters), so the search took the state for one it had explored. Fix the handler (--no-hashing "+
-		"searches without cutting)", where))
+	p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the search found nothing; the handler below that does not return was met %s. "+
+		"The search did not reach it: its path lies past the budget, or the search cut it at a state it took for one it had explored, "+
+		"as it does when what makes the handler hang is no state hashing reads (a lock a handler left held, a sync type's or a "+
+		"channel's waiters; --no-hashing searches without cutting)", where))
 	f := p.finding(v)
 	return &f
 }
 
+// memoryHang returns the finding of err when it is a handler given up on
+// because it allocated past the memory limit without returning
+// (engine.HangError.Memory): the run stops (its heap is past the limit),
+// so the search would not meet it again.
 func (p *pipeline) memoryHang(err error) *Finding {
 	var he *engine.HangError
 	if !errors.As(err, &he) || !he.Memory {
 		return nil
 	}
-	f := p.finding(&explore.Violation{Verdict: explore.Safety, Outcome: walks.Failed, Property: walks.HangPropertyOf(err), Choices: he.Choices, Steps: he.Step, Err: err})
+	f := p.finding(hangViolation(err))
 	return &f
 }
 
