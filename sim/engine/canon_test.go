@@ -500,3 +500,39 @@ func TestTimeInLocalZone(t *testing.T) {
 		}
 	}
 }
+
+// cycleNode is a self-referential node: its pointers are numbered as an
+// encoding follows them.
+type cycleNode struct {
+	ID   int
+	Next *cycleNode
+}
+
+// TestSharedTargetsInMapsEncodeAlike: a map whose values point into one
+// cycle of nodes, built in another order each time (and so iterated in
+// another), hashes the same every time: each entry is encoded as if alone,
+// so the numbering of the pointers does not follow the map's order.
+func TestSharedTargetsInMapsEncodeAlike(t *testing.T) {
+	build := func(order []int) map[int]*cycleNode {
+		nodes := make([]*cycleNode, 5)
+		for i := range nodes {
+			nodes[i] = &cycleNode{ID: i}
+		}
+		for i := range nodes {
+			nodes[i].Next = nodes[(i+1)%5]
+		}
+		m := map[int]*cycleNode{}
+		for _, i := range order {
+			m[i] = nodes[i]
+		}
+		return m
+	}
+	want := engine.Hash(build([]int{0, 1, 2, 3, 4}))
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 50 {
+		order := r.Perm(5)
+		if got := engine.Hash(build(order)); got != want {
+			t.Fatalf("built in the order %v the map hashes %x, in order %x", order, got, want)
+		}
+	}
+}
