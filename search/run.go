@@ -305,7 +305,7 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 		if err := cfg.Validate(); err != nil {
 			return nil, &OptionError{Field: "Faults", Flag: "faults", Value: opts.Faults, Range: "nodes, links and splits of the system's " + fmt.Sprint(cfg.Nodes) + " nodes: " + err.Error()}
 		}
-		if f := cfg.Failures; len(f.Splits) > 0 && f.Partitions == 0 && strings.Contains(opts.Faults, "splits=") {
+		if given, _ := sim.ParseFailures(sim.Failures{}, opts.Faults); len(given.Splits) > 0 && cfg.Failures.Partitions == 0 {
 			return nil, &OptionError{Field: "Faults", Flag: "faults", Value: opts.Faults,
 				Range: "splits with a partition budget: the splits say where partitions may cut, and partitions=0 allows none (add partitions=N)"}
 		}
@@ -457,8 +457,12 @@ func (p *pipeline) finish(err error) (*Report, error) {
 	if n := p.shardViolations; n > 0 && p.rep.First() == nil && p.ctx.Err() == nil {
 		// The one-process search stops at its budget before them: so
 		// does the merge, but the shards' output said they found some.
-		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the shards found %d violating %s past this search's budget (it searches the paths one process "+
-			"would, in its order): a search with a larger --max-paths (Options.MaxPaths) reaches %s", n, pluralWord(n, "path"), pluralWord(n, "it", "them")))
+		them := "them"
+		if n == 1 {
+			them = "it"
+		}
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the shards found %s past this search's budget (it searches the paths one process "+
+			"would, in its order): a search with a larger --max-paths (Options.MaxPaths) reaches %s", plural(n, "violating path"), them))
 	}
 	if st := p.rep.Stats; p.rep.First() == nil && p.rep.Strategy == "walk" && st.Walks > 0 && st.Transitions < 2*st.Walks {
 		p.rep.Warnings = append(p.rep.Warnings, shortWalksWarning(float64(st.Transitions)/float64(st.Walks)))

@@ -231,17 +231,6 @@ func Merge(ctx context.Context, dirs []string, mo MergeOptions) (*Report, error)
 	return run(ctx, sys, opts, shards)
 }
 
-// pluralWord returns one (for n == 1) or its plural: many, or one+"s".
-func pluralWord(n int, one string, many ...string) string {
-	switch {
-	case n == 1:
-		return one
-	case len(many) > 0:
-		return many[0]
-	}
-	return one + "s"
-}
-
 // mergeMemoryFactor is how many times the bytes of its shard files a merge
 // holds at its peak: the records decoded, then the tasks the search
 // follows and the explored graph's states (measured on randtree,
@@ -1027,7 +1016,7 @@ func (sd *shardDecoder) judgement() (*explore.Judgement, error) {
 // WriteText describes what the shard ran and how to merge it; tool is
 // the program name for the merge command.
 func (s *ShardSummary) WriteText(w io.Writer, tool string) error {
-	_, err := fmt.Fprintf(w, "shard %d of %d: %d rounds, %d tasks, %d paths, %d walks, %d transitions, %d violating %s in %.2fs; stopped: %s\nrecords: %s\nmerge the %d shards' directories into the search's report:\n  %s merge DIR0 ... DIR%d --out DIR\n",
-		s.Index, s.Count, s.Rounds, s.Tasks, s.Paths, s.Walks, s.Transitions, s.Violations, pluralWord(s.Violations, "path"), s.Elapsed.Seconds(), s.Stop, s.File, s.Count, tool, s.Count-1)
+	_, err := fmt.Fprintf(w, "shard %d of %d: %d rounds, %d tasks, %d paths, %d walks, %d transitions, %s in %.2fs; stopped: %s\nrecords: %s\nmerge the %d shards' directories into the search's report:\n  %s merge DIR0 ... DIR%d --out DIR\n",
+		s.Index, s.Count, s.Rounds, s.Tasks, s.Paths, s.Walks, s.Transitions, plural(s.Violations, "violating path"), s.Elapsed.Seconds(), s.Stop, s.File, s.Count, tool, s.Count-1)
 	return err
 }

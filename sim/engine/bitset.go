@@ -25,3 +25,18 @@ func members(a, b []uint64) iter.Seq[int] {
 		}
 	}
 }
+
+// hasBit reports whether bit i of set is set.
+func hasBit(set []uint64, i int) bool {
+	w := i >> 6
+	return i >= 0 && w < len(set) && set[w]&(1<<(i&63)) != 0
+}
+
+// setBit sets bit i of set, growing it as needed.
+func setBit(set []uint64, i int) []uint64 {
+	for len(set) <= i>>6 {
+		set = append(set, 0)
+	}
+	set[i>>6] |= 1 << (i & 63)
+	return set
+}

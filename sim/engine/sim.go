@@ -1279,21 +1279,6 @@ func (s *Sim) Shared(i int) bool { return hasBit(s.w.shared, i) }
 // disable it, so partial-order reduction takes it as dependent on all.
 func (s *Sim) Global(i int) bool { return hasBit(s.w.global, i) }
 
-// hasBit reports whether bit i of set is set.
-func hasBit(set []uint64, i int) bool {
-	w := i >> 6
-	return i >= 0 && w < len(set) && set[w]&(1<<(i&63)) != 0
-}
-
-// setBit sets bit i of set, growing it as needed.
-func setBit(set []uint64, i int) []uint64 {
-	for len(set) <= i>>6 {
-		set = append(set, 0)
-	}
-	set[i>>6] |= 1 << (i & 63)
-	return set
-}
-
 // gated reports whether driver request r is held back by a condition.
 func gated(r any) bool {
 	switch q := r.(type) {
