@@ -182,13 +182,13 @@ func newGraphRun(c *Config) *graphRun {
 	return &graphRun{c: &gc, g: fair.New(gc.MaxStates)}
 }
 
-// unitOf returns the fairness unit of an event: its source, or with node
-// fairness its node.
-func unitOf(ev *engine.Event, nodeFairness bool) uint64 {
+// unitOf returns the fairness unit of an event of s (ready, or its last):
+// its source (engine.Sim.FairSource), or with node fairness its node.
+func unitOf(s *engine.Sim, ev *engine.Event, nodeFairness bool) uint64 {
 	if nodeFairness && !ev.Kind.IsFailure() {
 		return uint64(ev.Node) + 1
 	}
-	return ev.Source()
+	return s.FairSource(*ev)
 }
 
 // recordRoot records the state after the prefix, the graph's root, the
@@ -223,7 +223,7 @@ func (r *runner) record(s *engine.Sim, k int, h uint64) {
 			gr.ch = append(gr.ch, c.Value)
 		}
 	}
-	gr.step(k, id, unitOf(&ev, gr.c.NodeFairness), ev.Kind.IsFailure(), gr.ch)
+	gr.step(k, id, unitOf(s, &ev, gr.c.NodeFairness), ev.Kind.IsFailure(), gr.ch)
 }
 
 // stateOf returns whether s is hot (a liveness property fails: one that
@@ -233,7 +233,7 @@ func stateOf(s *engine.Sim, liveness []sim.Property, nodeFairness bool, units []
 	i, err := s.FirstViolated(liveness)
 	for _, ev := range s.Ready() {
 		if !ev.Kind.IsFailure() {
-			units = append(units, unitOf(&ev, nodeFairness))
+			units = append(units, unitOf(s, &ev, nodeFairness))
 		}
 	}
 	return err == nil && i >= 0, units
@@ -288,7 +288,7 @@ func (r *runner) graphStepOf(s *engine.Sim, h uint64, known bool, units []uint64
 		gr.infos.put(h, hot, units)
 	}
 	ev := s.LastEvent()
-	st.unit, st.failure = unitOf(&ev, gc.NodeFairness), ev.Kind.IsFailure()
+	st.unit, st.failure = unitOf(s, &ev, gc.NodeFairness), ev.Kind.IsFailure()
 	return st, units
 }
 

@@ -177,3 +177,22 @@ func (e Event) Source() uint64 {
 	}
 	return h
 }
+
+// FairSource returns ev's source for fairness (a lasso, a fair cycle of
+// the explored state graph): ev.Source(), except that with reordering
+// (sim.Failures.Reorder) each datagram is a source of its own, told by its
+// path and its message's hash. Datagrams that may arrive in any order are
+// no FIFO queue: one of them can wait forever while later ones on its path
+// arrive, and a cycle that leaves it waiting is not fair. Two equal
+// datagrams on one path are one source (delivering either is the same
+// step). ev is one of the simulator's Ready events or its LastEvent; a
+// handler that changes a datagram it received changes that datagram's
+// source, so a cycle through it can be taken for unfair, never the reverse.
+func (s *Sim) FairSource(ev Event) uint64 {
+	src := ev.Source()
+	if ev.Kind != EvDatagram || !s.reorder {
+		return src
+	}
+	h, _ := s.messageHash(ev.Msg)
+	return mix(src, h)
+}

@@ -36,7 +36,10 @@
 // Fairness: failure events (resets, breaks, drops) never count. By default
 // (SourceFairness) every event source enabled somewhere in the cycle must
 // run in it: a node's driver, the connection from one node to another, a
-// node's named timer, its connection errors. Seed 000's definition,
+// node's named timer, its connection errors, and with reordering each
+// datagram in flight (datagrams that may arrive in any order are no FIFO
+// queue: a cycle that delivers later datagrams on a path while one waits
+// is not fair). Seed 000's definition,
 // every node with an enabled event runs (NodeFairness), assumes one inbox
 // per process; in this simulator a node has a FIFO queue per peer and its
 // timers, and per-node fairness accepts a fork that answers one

@@ -118,11 +118,6 @@ func typeSig(t reflect.Type) uint64 {
 	return v
 }
 
-// Source identifies where an event comes from, for fairness: the node's
-// driver, the reliable connection or datagram path from Peer to Node, a
-// named timer of Node, or Node's connection errors (engine.Event.Source).
-func Source(ev engine.Event) uint64 { return ev.Source() }
-
 // enabledSet returns an order-free hash of the signatures of s's ready
 // events that are not failures, and calls each with every such event.
 func enabledSet(s *engine.Sim, each func(engine.Event)) uint64 {

@@ -64,11 +64,12 @@ const (
 	// SourceFairness: every event source with an enabled event somewhere
 	// in the cycle runs an event in the cycle. A source is a node's
 	// driver, the reliable connection (or datagram path) from one node to
-	// another, a named timer of a node, or a node's connection errors
-	// (see Source). This is the default: in the simulator a node has one
-	// FIFO queue per peer plus its timers, not one inbox, so a node that
-	// runs can still starve one of its queues forever (a fork answering
-	// one philosopher's retries while the other's Release waits).
+	// another, a named timer of a node, or a node's connection errors;
+	// with reordering, each datagram (engine.Sim.FairSource). This is
+	// the default: in the simulator a node has one FIFO queue per peer
+	// plus its timers, not one inbox, so a node that runs can still
+	// starve one of its queues forever (a fork answering one
+	// philosopher's retries while the other's Release waits).
 	SourceFairness Fairness = iota
 	// NodeFairness: every node with an enabled event somewhere in the
 	// cycle runs an event in the cycle (seed 000's definition, where a
@@ -297,7 +298,7 @@ func (d *Detector) begin(s *engine.Sim) {
 func (d *Detector) source(ev engine.Event) int32 {
 	key := uint64(ev.Node)
 	if d.o.Fairness != NodeFairness {
-		key = Source(ev)
+		key = d.s.FairSource(ev)
 	}
 	i, ok := d.srcIndex[key]
 	if !ok {
