@@ -320,12 +320,25 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 	}
 	// A strategy checks its options when it starts: try it now, before
 	// anything is written (or a previous run's results removed).
-	if _, err := strat.New(explore.Setup{Seed: opts.Seed, DepthStep: opts.DepthStep, MaxDepth: opts.Depth, Params: sparams}); err != nil {
+	ex, err := strat.New(explore.Setup{Seed: opts.Seed, DepthStep: opts.DepthStep, MaxDepth: opts.Depth, Params: sparams})
+	if err != nil {
 		var pe *explore.ParamError
 		if errors.As(err, &pe) {
 			return nil, &OptionError{Field: "StrategyParams[" + pe.Name + "]", Flag: strat.Name() + "-" + pe.Name, Value: pe.Value, Range: pe.Range}
 		}
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrOptions, strat.Name(), err)
+	}
+	if first, ok := ex.Next(nil); ok && opts.PrefixSteps+first.Depth >= opts.WalkDepth {
+		// Liveness counts only after a path's bounded part (the
+		// strategy's steps, or dfs's first depth bound): walks that end
+		// there never check it, and every path would look doomed.
+		bounded := fmt.Sprintf("its first path's bounded part, %d steps", first.Depth)
+		if opts.PrefixSteps > 0 {
+			bounded += fmt.Sprintf(", after the prefix's %d", opts.PrefixSteps)
+		}
+		return nil, &OptionError{Field: "WalkDepth", Flag: "walk-depth", Value: opts.WalkDepth,
+			Range: fmt.Sprintf("%d to %d with --strategy %s: above %s (lower the strategy's steps or raise --walk-depth), or liveness is never checked",
+				opts.PrefixSteps+first.Depth+1, MaxWalkDepth, strat.Name(), bounded)}
 	}
 	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start, strat: strat, sparams: sparams}
 	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), Files: map[FileRole]string{},

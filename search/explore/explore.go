@@ -436,6 +436,19 @@ type job struct {
 	seed uint64
 }
 
+// setup returns what the strategy is told of the search: its MaxDepth is
+// capped below the walk depth (less the prefix), since liveness counts
+// only after a path's bounded part. A bounded part that reached d_max
+// would never check it and every such path would look doomed: iterative
+// deepening ends (StopDepth) with the round whose bound is d_max-1.
+func (c *Config) setup() Setup {
+	maxDepth := c.MaxDepth
+	if room := c.WalkDepth - 1 - c.PrefixSteps; room >= 1 && (maxDepth == 0 || maxDepth > room) {
+		maxDepth = room
+	}
+	return Setup{Seed: c.Seed, DepthStep: c.DepthStep, MaxDepth: maxDepth, Params: c.StrategyParams}
+}
+
 // Run explores c.System: the strategy's paths in order, each path's
 // bounded part continued by a random walk of up to d_max steps (seed 003,
 // Algorithms 1 and 2). Safety is checked after every step, liveness only
@@ -445,7 +458,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	ex, err := c.Strategy.New(Setup{Seed: c.Seed, DepthStep: c.DepthStep, MaxDepth: c.MaxDepth, Params: c.StrategyParams})
+	ex, err := c.Strategy.New(c.setup())
 	if err != nil {
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrConfig, c.Strategy.Name(), err)
 	}

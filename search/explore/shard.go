@@ -162,7 +162,7 @@ func Shard(ctx context.Context, c Config, index, count int) (*ShardRecords, erro
 	if c.Observe != nil {
 		return nil, fmt.Errorf("%w: walks observed (lasso detection) cannot be sharded", ErrShard)
 	}
-	ex, err := c.Strategy.New(Setup{Seed: c.Seed, DepthStep: c.DepthStep, MaxDepth: c.MaxDepth, Params: c.StrategyParams})
+	ex, err := c.Strategy.New(c.setup())
 	if err != nil {
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrConfig, c.Strategy.Name(), err)
 	}
