@@ -328,7 +328,7 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 		}
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrOptions, strat.Name(), err)
 	}
-	if first, ok := ex.Next(nil); ok && opts.PrefixSteps+first.Depth >= opts.WalkDepth {
+	if first, ok := ex.Next(nil); ok && len(cfg.Liveness) > 0 && opts.PrefixSteps+first.Depth >= opts.WalkDepth {
 		// Liveness counts only after a path's bounded part (the
 		// strategy's steps, or dfs's first depth bound): walks that end
 		// there never check it, and every path would look doomed.

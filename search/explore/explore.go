@@ -436,14 +436,15 @@ type job struct {
 	seed uint64
 }
 
-// setup returns what the strategy is told of the search: its MaxDepth is
-// capped below the walk depth (less the prefix), since liveness counts
-// only after a path's bounded part. A bounded part that reached d_max
-// would never check it and every such path would look doomed: iterative
-// deepening ends (StopDepth) with the round whose bound is d_max-1.
+// setup returns what the strategy is told of the search: with liveness
+// properties, its MaxDepth is capped below the walk depth (less the
+// prefix), since liveness counts only after a path's bounded part. A
+// bounded part that reached d_max would never check it and every such
+// path would look doomed: iterative deepening ends (StopDepth) with the
+// round whose bound is d_max-1.
 func (c *Config) setup() Setup {
 	maxDepth := c.MaxDepth
-	if room := c.WalkDepth - 1 - c.PrefixSteps; room >= 1 && (maxDepth == 0 || maxDepth > room) {
+	if room := c.WalkDepth - 1 - c.PrefixSteps; len(c.System.Liveness) > 0 && room >= 1 && (maxDepth == 0 || maxDepth > room) {
 		maxDepth = room
 	}
 	return Setup{Seed: c.Seed, DepthStep: c.DepthStep, MaxDepth: maxDepth, Params: c.StrategyParams}
