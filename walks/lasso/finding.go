@@ -29,8 +29,14 @@ type Finding struct {
 	// Kind is KindLasso or KindTemperature.
 	Kind Kind
 	// Property is the first liveness property that does not hold at the
-	// finding's state.
+	// finding's state; for a lasso, the first that holds in no state of
+	// its cycle, when one does not.
 	Property string
+	// Never lists, for a lasso, the liveness properties that hold in no
+	// state of its cycle. It is empty when each holds somewhere in the
+	// cycle: the cycle is hot because they never all hold at once (a
+	// state is live only when every liveness property holds).
+	Never []string
 	// Choices replay the execution from the initial state to state Steps.
 	Choices []int32
 	Steps   int
@@ -94,8 +100,8 @@ func (f *Finding) Note() string {
 		}
 		switch f.Hashing {
 		case Exact:
-			fmt.Fprintf(&b, "Confirmed lasso: after a stem of %s, the cycle of %s (transitions %d-%d) returns to exactly the state it started from (the same canonical hash of every node's struct and of everything pending) and was replayed %d times. No state of it is live and %s, so it can repeat forever: an infinite fair execution in which %s never holds. With exact hashing this proves the liveness violation, up to a 64-bit hash collision; it needs no critical transition.",
-				steps(f.Stem), steps(f.CycleLen), f.Stem+1, f.Stem+f.CycleLen, f.Replays, fair, f.Property)
+			fmt.Fprintf(&b, "Confirmed lasso: after a stem of %s, the cycle of %s (transitions %d-%d) returns to exactly the state it started from (the same canonical hash of every node's struct and of everything pending) and was replayed %d times. No state of it is live and %s, so it can repeat forever: an infinite fair execution %s. With exact hashing this proves the liveness violation, up to a 64-bit hash collision; it needs no critical transition.",
+				steps(f.Stem), steps(f.CycleLen), f.Stem+1, f.Stem+f.CycleLen, f.Replays, fair, f.neverText())
 		default:
 			fmt.Fprintf(&b, "Suspected lasso (%s hashing): after a stem of %s, the cycle of %s (transitions %d-%d) returns to the same %s state and was replayed %d times with the same events enabled and no state live; %s. %s hashing ignores what it does not see (payloads, counters), so this shows %d repetitions, not an infinite execution: check that the cycle can go on forever.",
 				f.Hashing, steps(f.Stem), steps(f.CycleLen), f.Stem+1, f.Stem+f.CycleLen, f.Hashing, f.Replays, fair, capitalize(f.Hashing.String()), f.Replays)
@@ -106,13 +112,29 @@ func (f *Finding) Note() string {
 			fmt.Fprintf(&b, " The execution then went on repeating it for %d more steps (%d rounds) without a live state.", f.Spun, f.Spun/f.CycleLen)
 		}
 	case KindTemperature:
-		fmt.Fprintf(&b, "Temperature alarm: %d consecutive steps into states where %s does not hold, up to step %d (threshold %d). The temperature method shows no cycle, so the alarm may be false: the system may just need more steps to become live.",
-			f.Threshold, f.Property, f.Steps, f.Threshold)
+		fmt.Fprintf(&b, "Temperature alarm: %d consecutive steps into states that are not live (%s does not hold at step %d), up to step %d (threshold %d). The temperature method shows no cycle, so the alarm may be false: the system may just need more steps to become live.",
+			f.Threshold, f.Property, f.Steps, f.Steps, f.Threshold)
 		if f.LiveAt > 0 {
-			fmt.Fprintf(&b, " This execution did become live, at step %d (%d steps after the alarm).", f.LiveAt, f.LiveAt-f.Steps)
+			fmt.Fprintf(&b, " This execution did become live, at step %d (%s after the alarm).", f.LiveAt, steps(f.LiveAt-f.Steps))
 		}
 	}
 	return b.String()
+}
+
+// neverText says which liveness properties the lasso's cycle never
+// satisfies: "in which P never holds", or, when each holds in some state
+// of the cycle, that they never all hold at once.
+func (f *Finding) neverText() string {
+	switch len(f.Never) {
+	case 0:
+		if f.Property == "" {
+			return "that is never live"
+		}
+		return "in which the liveness properties never all hold at once (each holds in some state of the cycle, but a state is live only when every one does)"
+	case 1:
+		return "in which " + f.Never[0] + " never holds"
+	}
+	return "in which " + strings.Join(f.Never[:len(f.Never)-1], ", ") + " and " + f.Never[len(f.Never)-1] + " never hold"
 }
 
 func capitalize(s string) string {
@@ -127,6 +149,7 @@ func (f *Finding) clone() *Finding {
 	c := *f
 	c.Choices = slices.Clone(f.Choices)
 	c.Events = slices.Clone(f.Events)
+	c.Never = slices.Clone(f.Never)
 	return &c
 }
 

@@ -519,9 +519,9 @@ func (d *Detector) detect(s *engine.Sim, k int, h, enab uint64) (stop, found boo
 			return false, false
 		}
 		d.verified++
-		steps, events, ok := d.verify(s, int(i), k, h)
+		steps, events, never, ok := d.verify(s, int(i), k, h)
 		if ok {
-			return d.confirm(s, int(i), k, steps, events), true
+			return d.confirm(s, int(i), k, steps, events, never), true
 		}
 		if d.failed == nil {
 			d.failed = map[uint64]bool{}
@@ -562,9 +562,10 @@ func (d *Detector) cycleRoll(i, k int) uint64 {
 // verify replays the cycle from recorded state i to state k (whose hash
 // is h) RT times on a clone of s, from s's state: the same events must be
 // enabled after every step as in the recorded cycle, no state may be live,
-// and each round must end with hash h again. It returns the cycle's steps
-// and the events of the first replayed round.
-func (d *Detector) verify(s *engine.Sim, i, k int, h uint64) ([]cycleStep, []engine.Event, bool) {
+// and each round must end with hash h again. It returns the cycle's steps,
+// the events of the first replayed round and the liveness properties that
+// hold in none of its states.
+func (d *Detector) verify(s *engine.Sim, i, k int, h uint64) ([]cycleStep, []engine.Event, []string, bool) {
 	steps := cycleSteps(s, d.base+i, d.base+k)
 	for j := range steps {
 		steps[j].sig = d.sched[i+j]
@@ -574,31 +575,47 @@ func (d *Detector) verify(s *engine.Sim, i, k int, h uint64) ([]cycleStep, []eng
 	c.s = cl
 	L := k - i
 	events := make([]engine.Event, 0, L)
+	held := make([]bool, len(d.liveness))
 	for rep := 0; rep < d.o.Replays; rep++ {
 		for j := 0; j < L; j++ {
 			ok, err := cl.Step()
 			if err != nil || !ok || !c.stepDone() {
-				return nil, nil, false
+				return nil, nil, nil, false
 			}
 			if rep == 0 {
 				events = append(events, cl.LastEvent())
+				for p := range d.liveness {
+					if v, err := cl.FirstViolated(d.liveness[p : p+1]); v < 0 && err == nil {
+						held[p] = true
+					}
+				}
 			}
 			if d.live(cl) || enabledSet(cl, nil) != d.enab[i+(j+1)%L] {
-				return nil, nil, false
+				return nil, nil, nil, false
 			}
 		}
 		if d.hash(cl) != h {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 	}
-	return steps, events, true
+	var never []string
+	for p, ok := range held {
+		if !ok {
+			never = append(never, d.liveness[p].Name)
+		}
+	}
+	return steps, events, never, true
 }
 
 // confirm records the lasso from recorded state i to k and acts on it;
 // it reports whether the walk must stop.
-func (d *Detector) confirm(s *engine.Sim, i, k int, steps []cycleStep, events []engine.Event) bool {
+func (d *Detector) confirm(s *engine.Sim, i, k int, steps []cycleStep, events []engine.Event, never []string) bool {
 	n := d.base + k
-	d.finding = &Finding{Kind: KindLasso, Property: d.firstNotLive(s), Choices: s.ChoiceValues(), Steps: n, Start: d.base,
+	property := d.firstNotLive(s)
+	if len(never) > 0 {
+		property = never[0]
+	}
+	d.finding = &Finding{Kind: KindLasso, Property: property, Never: never, Choices: s.ChoiceValues(), Steps: n, Start: d.base,
 		FailuresUntil: s.FailuresUntil(), Stem: d.base + i, CycleLen: k - i, Replays: d.o.Replays, Hashing: d.o.Hash,
 		Fairness: d.o.Fairness, Events: events, startChoices: s.StepStart(d.base)}
 	d.count(func(c *counters) *atomic.Int64 { return &c.confirmed })

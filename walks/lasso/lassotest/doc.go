@@ -8,6 +8,10 @@
 //     not fair, so no liveness violation.
 //   - lasso-slow: a ball passed k times before the system is live: slow
 //     but live, the temperature method's false alarm.
+//   - lasso-alternating: two liveness properties that hold in turn
+//     forever, never both at once: a lasso, since a state is live only
+//     when every liveness property holds, though neither property alone
+//     fails for good.
 //
 // The systems with real transient-state violations are the example
 // systems services/philosophers (a livelock) and services/proposers (a

@@ -101,7 +101,41 @@ func Slow(k int) *sim.Config {
 	}
 }
 
+// Toggler flips its Flag at every Pong of the ping-pong it plays.
+type Toggler struct {
+	Player
+	Flag bool
+}
+
+// HandleMessage returns the ball, flipping the flag on a Pong.
+func (t *Toggler) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
+	if _, ok := m.(Pong); ok {
+		t.Flag = !t.Flag
+	}
+	t.Player.HandleMessage(ctx, from, m)
+}
+
+// Alternating returns two nodes that play ping-pong forever, node 0
+// flipping its flag at every Pong, with the liveness properties FlagSet
+// and FlagClear: each holds again and again, never both at once.
+func Alternating() *sim.Config {
+	flag := func(v *sim.View) bool { return sim.Node[Toggler](v, 0).Flag }
+	return &sim.Config{
+		Nodes:   2,
+		Service: func(sim.NodeID) sim.Service { return &Toggler{} },
+		Liveness: []sim.Property{
+			{Name: "FlagSet", Doc: "node 0's flag is set", Check: flag},
+			{Name: "FlagClear", Doc: "node 0's flag is clear", Check: func(v *sim.View) bool { return !flag(v) }},
+		},
+	}
+}
+
 func init() {
+	sim.Register(&sim.System{
+		Name:  "lasso-alternating",
+		Doc:   "two liveness properties that hold in turn forever, never both at once",
+		Build: func(sim.Params) (*sim.Config, error) { return Alternating(), nil },
+	})
 	sim.Register(&sim.System{
 		Name:   "lasso-starve",
 		Doc:    "ping-pong forever while a third node's request waits: hot but unfair cycles only",
