@@ -230,16 +230,27 @@ func valueKind(typ string) string {
 	return "allowed a value of type " + typ
 }
 
-// parseParams turns repeated --param k=v (or k=v,k2=v2) into a map.
+// parseParams turns repeated --param k=v (or k=v,k2=v2) into a map. A
+// comma starts another parameter only when NAME= follows it: in
+// "clients=P1,G" the comma is part of the value.
 func parseParams(list []string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, kv := range list {
+		var pairs [][2]string
 		for _, part := range strings.Split(kv, ",") {
 			k, v, ok := strings.Cut(part, "=")
-			if !ok || strings.TrimSpace(k) == "" {
+			switch {
+			case !ok && len(pairs) > 0:
+				// No NAME= after the comma: the comma is the value's.
+				pairs[len(pairs)-1][1] += "," + part
+				continue
+			case !ok || strings.TrimSpace(k) == "":
 				return nil, usagef("--param %q: want NAME=VALUE", part)
 			}
-			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+			pairs = append(pairs, [2]string{strings.TrimSpace(k), v})
+		}
+		for _, p := range pairs {
+			k, v := p[0], strings.TrimSpace(p[1])
 			if was, twice := out[k]; twice && was != v {
 				return nil, usagef("--param %s given twice, as %q and %q: give it once", k, was, v)
 			}

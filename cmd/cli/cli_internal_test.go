@@ -1,6 +1,9 @@
 package cli
 
-import "testing"
+import (
+	"maps"
+	"testing"
+)
 
 // TestCommandName: the printed commands name the program as it can be run
 // again: by the path it was run by, by its name from PATH, macemc for go
@@ -20,6 +23,28 @@ func TestCommandName(t *testing.T) {
 	} {
 		if got := commandName(arg0); got != want {
 			t.Errorf("commandName(%q) = %q, want %q", arg0, got, want)
+		}
+	}
+}
+
+// A comma starts another parameter only when NAME= follows it.
+func TestParseParamsCommas(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want map[string]string
+		err  bool
+	}{
+		{in: []string{"a=1,b=2"}, want: map[string]string{"a": "1", "b": "2"}},
+		{in: []string{"clients=P1,G"}, want: map[string]string{"clients": "P1,G"}},
+		{in: []string{"clients=P1,G,x=3", "y= 4 "}, want: map[string]string{"clients": "P1,G", "x": "3", "y": "4"}},
+		{in: []string{"a=1,,b=2"}, want: map[string]string{"a": "1,", "b": "2"}},
+		{in: []string{"G,a=1"}, err: true},
+		{in: []string{"=1"}, err: true},
+		{in: []string{"a=1", "a=2"}, err: true},
+	} {
+		got, err := parseParams(c.in)
+		if (err != nil) != c.err || err == nil && !maps.Equal(got, c.want) {
+			t.Errorf("parseParams(%q) = %v, %v; want %v (error %v)", c.in, got, err, c.want, c.err)
 		}
 	}
 }
