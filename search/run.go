@@ -346,6 +346,9 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 	if opts.Depth > 0 && strat.Name() == "walk" {
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("--depth %d has no effect on --strategy walk: its paths have no bounded part (--walk-depth bounds the walks)", opts.Depth))
 	}
+	if opts.NoHashing && !opts.Graph.Off && len(cfg.Liveness) > 0 && strat.Name() != "walk" {
+		p.rep.Warnings = append(p.rep.Warnings, "--no-hashing turns the explored state graph off (its states are hashes): no fair cycle is looked for in it and no exhausted search proves liveness; --lasso looks for cycles along each walk")
+	}
 	if opts.WalkFailures && strat.Name() == "walk" {
 		p.rep.Warnings = append(p.rep.Warnings, "--walk-failures has no effect on --strategy walk: its walks are the whole path, and failures are on all along them")
 	}

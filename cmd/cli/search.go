@@ -42,7 +42,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.IntVar(&o.Workers, "workers", 0, "goroutines that run the search, the bounded part of dfs included (0: all cores; the report does not depend on it)")
 	fs.StringVar(&o.Out, "out", "macemc-out", "directory for traces, logs and report.json (a previous run's there are replaced)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as one JSON object on stdout")
-	fs.BoolVar(&o.NoHashing, "no-hashing", false, "do not cut paths that reach a state seen before")
+	fs.BoolVar(&o.NoHashing, "no-hashing", false, "do not cut paths that reach a state seen before (turns the explored state graph off too)")
 	fs.IntVar(&o.MaxStates, "max-states", search.DefaultMaxStates, "bound of the visited-state set (12 bytes a slot); past it new states are not remembered, which costs repeated work, never a wrong verdict")
 	fs.BoolVar(&o.Unbiased, "unbiased", false, "random walks ignore event weights")
 	fs.BoolVar(&o.WalkFailures, "walk-failures", false, "keep failures on during random walks (default: off, as the original's gusto)")
