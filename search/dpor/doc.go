@@ -30,11 +30,23 @@
 //
 //   - they happen at the same node (deliveries of messages and datagrams,
 //     timers, driver requests, connection errors, resets; a connection
-//     break happens at both its ends), since a node's handlers see each
+//     break happens at both its ends, and a datagram's drop and
+//     duplication at its receiver), since a node's handlers see each
 //     other's effects;
+//   - one is a datagram's duplication and the other happens at the
+//     datagram's sender: the copy joins the datagrams in flight as if
+//     sent at the duplication (sim.Failures.Duplicates), so whether it is
+//     made before or after the sender's next datagram on the path decides
+//     which arrives first;
 //   - they are failures of the same kind (they draw on one budget);
 //   - one is a partition or its healing: it decides the fate of whatever
 //     crosses the split, sent at any node;
+//   - one is a crash and the other anything but a datagram's drop or
+//     duplication: what the crash loses and which peers learn of a broken
+//     connection depend on what every other node sent to the crashed node
+//     or received from it before (any handler, a reset's Start), and on
+//     the connection errors breaks queued and resets cleared at its peers;
+//     which handler sends where is not known to the reduction;
 //   - both used state every node shares (engine.Sim.Shared):
 //     Context.Monotone's counter, or the monitors (Context.Notify: a
 //     monitor sees notifications in the order they come);
@@ -47,7 +59,10 @@
 //     invocations, or two responses, at different nodes still commute.
 //
 // Everything else commutes: deliveries to different nodes, timers and
-// driver requests at different nodes. An event's identity across
+// driver requests at different nodes, and a reset, a connection break or a
+// datagram's drop with what happens at the nodes they do not touch (a
+// reset keeps what is in flight to and from its node; a drop removes one
+// datagram, wherever the others on its path are). An event's identity across
 // executions is its source (a connection, a timer, a node's driver, a
 // datagram's pair and content) and how many events of that source ran
 // before it. An event cannot run before the step that made it pending

@@ -119,8 +119,8 @@ type desc struct {
 	// a timer, a node's driver, ...) and how many events of that source
 	// ran before it in the path.
 	id uint64
-	// node is where it happens; peer the other end of a connection break
-	// (-1 otherwise).
+	// node is where it happens; peer the other end of a connection break,
+	// or the sender of a datagram a duplication copies (-1 otherwise).
 	node, peer int32
 	// fail is the failure kind + 1 (failures share budgets), or 0.
 	fail uint8
@@ -135,8 +135,9 @@ type desc struct {
 // common node, draw on the same failure budget, both use shared state
 // (the Monotone counter, the monitors), one records a response and the
 // other an invocation (the history's canonical form orders exactly
-// those), or one is a driver request whose condition reads the whole state
-// (any event may enable or disable it).
+// those), one is a driver request whose condition reads the whole state
+// (any event may enable or disable it), or one is a crash and the other
+// may change what its connections hold (see crashDependent).
 func dependent(a, b *desc) bool {
 	switch {
 	case (a.eff|b.eff)&effGlobal != 0,
@@ -146,10 +147,33 @@ func dependent(a, b *desc) bool {
 		a.fail != 0 && a.fail == b.fail,
 		a.eff&effShared != 0 && b.eff&effShared != 0,
 		a.eff&effInvoke != 0 && b.eff&effReturn != 0,
-		a.eff&effReturn != 0 && b.eff&effInvoke != 0:
+		a.eff&effReturn != 0 && b.eff&effInvoke != 0,
+		crashDependent(a, b), crashDependent(b, a):
 		return true
 	}
 	return false
+}
+
+const (
+	failCrash = uint8(engine.EvCrash) + 1
+	failDrop  = uint8(engine.EvDrop) + 1
+	failDup   = uint8(engine.EvDuplicate) + 1
+)
+
+// crashDependent reports whether a is a crash and b an event whose order
+// with it can matter although b happens at another node: every event but
+// the drops and duplications of datagrams (those to the crashed node
+// happen at it). A crash loses what is in flight on the crashed node's
+// connections and tells each peer with something in flight of the break
+// (engine: crash), so its effect depends on every step that may send to
+// the node, receive from it, or add to or clear a peer's connection
+// errors: any handler (it may send anywhere), a reset (its Start is one,
+// and it clears the node's connection errors) and a break (its connection
+// errors and the crash's queue at a common peer in the order they come).
+// Which handler sends where is not known to the reduction, so all are
+// taken as dependent.
+func crashDependent(a, b *desc) bool {
+	return a.fail == failCrash && b.fail != failDrop && b.fail != failDup
 }
 
 // node is one choice point of the current path: an event choice, or a
@@ -224,6 +248,13 @@ func (s *scheduler) describeOne(e *engine.Event) desc {
 		}
 	case engine.EvBreak:
 		key = mix(key, uint64(e.Peer)+1)
+		d.peer = int32(e.Peer)
+	}
+	if e.Kind == engine.EvDuplicate {
+		// The copy joins the datagrams in flight as if sent at the
+		// duplication: after those the sender sent before it, before
+		// those it sends after it (without reordering, the order they
+		// arrive in). So it happens at the sender too.
 		d.peer = int32(e.Peer)
 	}
 	if e.Kind.IsFailure() {

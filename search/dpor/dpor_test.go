@@ -64,8 +64,10 @@ func run(t *testing.T, cfg *sim.Config, st explore.Strategy, params sim.Params, 
 
 // compare checks that DPOR reaches exactly the end states plain DFS with
 // state hashing reaches (every reachable end state), with the same
-// non-linearizable histories, in fewer paths unless a partition may happen
-// (it is dependent on every event). With stateless set it also checks DPOR
+// non-linearizable histories, in fewer paths unless a partition or a crash
+// may happen (they are dependent on every event, or nearly: DPOR then runs
+// more paths than DFS with hashing, which stops a path at a state it has
+// seen). With stateless set it also checks DPOR
 // without hashing and without sleep sets, and compares with DFS without
 // hashing (DS2's exhaustive search).
 func compare(t *testing.T, cfg *sim.Config, depth int, stateless bool) {
@@ -102,7 +104,7 @@ func compare(t *testing.T, cfg *sim.Config, depth int, stateless bool) {
 		}
 		paths[v.name] = st.Paths
 	}
-	if paths["dpor"] >= paths["dfs"] && cfg.Failures.Partitions == 0 {
+	if paths["dpor"] >= paths["dfs"] && cfg.Failures.Partitions == 0 && cfg.Failures.Crashes == 0 {
 		t.Errorf("dpor ran %d paths, dfs %d: no reduction", paths["dpor"], paths["dfs"])
 	}
 	t.Logf("%d end states, %d non-linearizable histories; paths: %v", len(full.states), len(full.illegal), paths)
@@ -185,6 +187,10 @@ func (m *mesh) HandleMessage(ctx *sim.Context, from sim.NodeID, msg sim.Message)
 
 func (m *mesh) HandleTimer(ctx *sim.Context, name string) { ctx.Send(2, "Y") }
 
+func (m *mesh) HandleConnError(_ *sim.Context, peer sim.NodeID) {
+	m.Log = append(m.Log, fmt.Sprint("broke ", peer))
+}
+
 func meshConfig(nodes int, f sim.Failures) *sim.Config {
 	f.Reorder = true
 	return &sim.Config{
@@ -209,7 +215,8 @@ func TestMesh(t *testing.T) {
 		nodes int
 		f     sim.Failures
 	}{{4, sim.Failures{}}, {4, sim.Failures{Drops: 1}}, {3, sim.Failures{Resets: 1}}, {3, sim.Failures{Breaks: 1}}, {3, sim.Failures{Drops: 1, Resets: 1}},
-		{3, sim.Failures{Crashes: 1}}, {4, sim.Failures{Duplicates: 1}}, {3, sim.Failures{Partitions: 1}}, {3, sim.Failures{Partitions: 1, Drops: 1}}} {
+		{3, sim.Failures{Crashes: 1}}, {4, sim.Failures{Duplicates: 1}}, {3, sim.Failures{Partitions: 1}}, {3, sim.Failures{Partitions: 1, Drops: 1}},
+		{3, sim.Failures{Crashes: 1, Breaks: 1}}} {
 		// Without hashing, DFS runs half a million paths or more with a
 		// break, a reset, a crash, a duplicate or a partition; with them
 		// the test runs 3 nodes.
@@ -485,4 +492,194 @@ func TestPartitionCrossing(t *testing.T) {
 		Failures: sim.Failures{Partitions: 1, Splits: [][]sim.NodeID{{0, 1}}},
 	}
 	compare(t, cfg, 30, false)
+}
+
+// seqServer is node 0 of the Dup system: it drops a datagram numbered
+// below the newest it has seen, but applies a repeat of the newest (a
+// dedup bug: < where <= is meant). Datagram 1 adds one to X, datagram 2
+// reads X.
+type seqServer struct {
+	sim.Base
+	Newest, X, Read int
+	Got             []int
+}
+
+// numbered is a datagram of the Dup system.
+type numbered struct{ Num int }
+
+func (s *seqServer) HandleMessage(_ *sim.Context, _ sim.NodeID, m sim.Message) {
+	n := m.(numbered).Num
+	s.Got = append(s.Got, n)
+	if n < s.Newest {
+		return
+	}
+	s.Newest = n
+	if n == 1 {
+		s.X++
+	} else {
+		s.Read = s.X
+	}
+}
+
+// seqClient is node 1 of the Dup system: it sends datagram 1, then 2.
+type seqClient struct{ sim.Base }
+
+func (seqClient) HandleApp(ctx *sim.Context, req any) { ctx.SendDatagram(0, numbered{req.(int)}) }
+
+// dupConfig is the Dup system, with the safety property that the read
+// never sees datagram 1 applied twice when prop is set.
+func dupConfig(prop bool) *sim.Config {
+	cfg := &sim.Config{
+		Nodes: 2,
+		Service: func(id sim.NodeID) sim.Service {
+			if id == 0 {
+				return &seqServer{}
+			}
+			return seqClient{}
+		},
+		App: func(id sim.NodeID) []any {
+			if id == 1 {
+				return []any{1, 2}
+			}
+			return nil
+		},
+		Failures: sim.Failures{Duplicates: 1},
+	}
+	if prop {
+		cfg.Safety = []sim.Property{{Name: "AppliedOnce", Check: func(v *sim.View) bool { return sim.Node[seqServer](v, 0).Read < 2 }}}
+	}
+	return cfg
+}
+
+// TestDuplicateOrder: a duplication is dependent on its datagram's
+// sender. The copy joins the datagrams in flight as if sent at the
+// duplication: duplicated before node 1 sends datagram 2, the copy of
+// datagram 1 arrives before it (the server applies it twice, and the read
+// sees 2); duplicated after, it arrives after datagram 2 and is dropped.
+// The duplication happens "at" the receiver, node 0; DPOR missed the first
+// order when it took the duplication as independent of node 1's send.
+// DPOR reaches every end state DFS reaches, and finds the violation
+// within DFS's budget of 20 paths.
+func TestDuplicateOrder(t *testing.T) {
+	compare(t, dupConfig(false), 20, false)
+	assertFinds(t, dupConfig(true), explore.Safety, 20)
+}
+
+// assertFinds checks that DFS and DPOR, with and without sleep sets, each
+// find a violation of the verdict within budget paths (one round to depth
+// 20).
+func assertFinds(t *testing.T, cfg *sim.Config, verdict explore.Verdict, budget int64) {
+	t.Helper()
+	for _, c := range []struct {
+		st     explore.Strategy
+		params sim.Params
+	}{{dfs.Strategy{}, nil}, {dpor.Strategy{}, sim.Params{"sleep": "true"}}, {dpor.Strategy{}, sim.Params{"sleep": "false"}}} {
+		res, err := explore.Run(context.Background(), explore.Config{System: cfg, Strategy: c.st, StrategyParams: c.params,
+			DepthStep: 20, MaxDepth: 20, WalkDepth: 21, Workers: 1, Seed: 1, MaxPaths: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Violations) == 0 || res.Violations[0].Verdict != verdict {
+			t.Errorf("%s %v: no %s violation within %d paths (%d paths, stopped %s)", c.st.Name(), c.params, verdict, budget, res.Stats.Paths, res.Stats.Stop)
+		}
+	}
+}
+
+// pinger is a node of the Crash system: node 1 pings node 0 on its
+// request, node 0 answers; node 1 notes the answer or the news that its
+// connection broke.
+type pinger struct {
+	sim.Base
+	Done bool
+	Errs int
+}
+
+func (p *pinger) HandleApp(ctx *sim.Context, _ any) { ctx.Send(0, "ping") }
+
+func (p *pinger) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
+	if m == "ping" {
+		ctx.Send(from, "pong")
+		return
+	}
+	p.Done = true
+}
+
+func (p *pinger) HandleConnError(_ *sim.Context, _ sim.NodeID) { p.Errs++ }
+
+// crashConfig is the Crash system, with the liveness property that node 1
+// learns the outcome of its ping when prop is set.
+func crashConfig(prop bool) *sim.Config {
+	cfg := &sim.Config{
+		Nodes:   2,
+		Service: func(sim.NodeID) sim.Service { return &pinger{} },
+		App: func(id sim.NodeID) []any {
+			if id == 1 {
+				return []any{"go"}
+			}
+			return nil
+		},
+		Failures: sim.Failures{Crashes: 1, Nodes: []sim.NodeID{0}},
+	}
+	if prop {
+		cfg.Liveness = []sim.Property{{Name: "Answered", Check: func(v *sim.View) bool {
+			p := sim.Node[pinger](v, 1)
+			return p.Done || p.Errs > 0
+		}}}
+	}
+	return cfg
+}
+
+// TestCrashOrder: a crash of node 0 is dependent on node 1's events,
+// although they happen at another node. Crashed before node 1 sends its
+// ping, node 0 loses it silently and node 1 waits forever (a dead state);
+// crashed after, node 1 learns that its connection broke; crashed after
+// node 0 answered, the answer is lost or not, as node 1 received it before
+// or after. DPOR with sleep sets missed the dead state when it took the
+// crash as independent of node 1's send. DPOR reaches every end state DFS
+// reaches, and finds the dead state within DFS's budget of 10 paths.
+func TestCrashOrder(t *testing.T) {
+	compare(t, crashConfig(false), 20, false)
+	assertFinds(t, crashConfig(true), explore.Liveness, 10)
+}
+
+// teller2 is a node of the Broken system: node 1 sends a message to
+// nodes 0 and 2 on its request and logs the news of its broken
+// connections in the order they come.
+type teller2 struct {
+	sim.Base
+	Broke []sim.NodeID
+}
+
+func (b *teller2) HandleApp(ctx *sim.Context, _ any) {
+	ctx.Send(0, "m")
+	ctx.Send(2, "m")
+}
+
+func (b *teller2) HandleConnError(_ *sim.Context, peer sim.NodeID) { b.Broke = append(b.Broke, peer) }
+
+// TestCrashConnErrors: a crash of node 0 is dependent on failures at other
+// nodes that touch the connection errors its peers learn of. A break of
+// node 1's connection to node 2 and the crash queue node 1's two
+// connection errors in the order they happen; node 1's reset clears a
+// connection error the crash queued before it, not one queued after. DPOR
+// reaches every end state DFS reaches (within depth 20, exhausted).
+func TestCrashConnErrors(t *testing.T) {
+	for name, f := range map[string]sim.Failures{
+		"break": {Crashes: 1, Breaks: 1, Nodes: []sim.NodeID{0}, Links: []sim.Link{{1, 2}}},
+		"reset": {Crashes: 1, Resets: 1, Nodes: []sim.NodeID{0, 1}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			compare(t, &sim.Config{
+				Nodes:   3,
+				Service: func(sim.NodeID) sim.Service { return &teller2{} },
+				App: func(id sim.NodeID) []any {
+					if id == 1 {
+						return []any{"go"}
+					}
+					return nil
+				},
+				Failures: f,
+			}, 20, false)
+		})
+	}
 }
