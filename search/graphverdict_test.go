@@ -213,3 +213,25 @@ func TestReorderedDatagramStarvedIsNoLasso(t *testing.T) {
 		}
 	}
 }
+
+// Fair cycles of the graph that did not replay leave no proof of liveness,
+// exhausted or not, and the verdict says how many were set aside.
+func TestGraphVerdictAfterRejectedCycles(t *testing.T) {
+	for _, c := range []struct {
+		partial  bool
+		rejected int
+		want     string
+	}{
+		{false, 0, "liveness holds"},
+		{false, 1, "1 fair cycle of hot states found in the graph did not replay on the system and was set aside, so this is no proof of liveness"},
+		{true, 0, "no fair cycle of hot partial states among all reachable states"},
+		{true, 2, "2 fair cycles of hot partial states found in the graph did not replay on the system and were set aside (partial states merge states that differ), so this is no proof of liveness"},
+	} {
+		rep := &search.Report{GraphPartial: c.partial, Strategy: "dfs"}
+		rep.Stats.Stop = explore.StopExhausted
+		rep.Stats.Graph = &explore.GraphStats{States: 10, Edges: 40, Checks: 2, Rejected: c.rejected}
+		if v := rep.GraphVerdict(); !strings.Contains(v, c.want) || c.rejected > 0 && strings.Contains(v, "liveness holds") {
+			t.Errorf("partial %v, %d rejected: %q, want it to say %q", c.partial, c.rejected, v, c.want)
+		}
+	}
+}

@@ -610,6 +610,10 @@ func (r *Report) GraphVerdict() string {
 		return "a fair cycle of hot states: the lasso reported"
 	case f != nil:
 		return "no fair cycle of hot states found before the violation"
+	case g.Rejected > 0 && r.GraphPartial:
+		return rejectedCycles(g.Rejected, "hot partial states") + " (partial states merge states that differ), so this is no proof of liveness; another cycle through the same partial states may still be real: --lasso looks for cycles along each walk, and a search without --partial-hash finds one that repeats exactly"
+	case g.Rejected > 0:
+		return rejectedCycles(g.Rejected, "hot states") + ", so this is no proof of liveness (--lasso looks for cycles along each walk)"
 	case r.Stats.Stop == explore.StopExhausted && !g.Full && r.GraphPartial:
 		return "no fair cycle of hot partial states among all reachable states (the search exhausted them); partial states merge states that differ, so this is no proof of liveness (search without --partial-hash for one)"
 	case r.Stats.Stop == explore.StopExhausted && !g.Full && reducesOrders(r.Strategy):
@@ -623,6 +627,16 @@ func (r *Report) GraphVerdict() string {
 	default:
 		return "no fair cycle of hot states among the states explored so far"
 	}
+}
+
+// rejectedCycles says that n fair cycles of the graph's states did not
+// replay on the system.
+func rejectedCycles(n int, states string) string {
+	were := "were"
+	if n == 1 {
+		were = "was"
+	}
+	return fmt.Sprintf("%s of %s found in the graph did not replay on the system and %s set aside", plural(n, "fair cycle"), states, were)
 }
 
 // reducesOrders says whether the strategy named runs one order of the
