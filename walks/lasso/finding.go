@@ -37,6 +37,10 @@ type Finding struct {
 	// cycle: the cycle is hot because they never all hold at once (a
 	// state is live only when every liveness property holds).
 	Never []string
+	// Draws counts, for a lasso, the answers of sim.Context.Rand each
+	// round of its cycle takes as recorded (choice points of more than one
+	// answer).
+	Draws int
 	// Choices replay the execution from the initial state to state Steps.
 	Choices []int32
 	Steps   int
@@ -100,11 +104,14 @@ func (f *Finding) Note() string {
 		}
 		switch f.Hashing {
 		case Exact:
-			fmt.Fprintf(&b, "Confirmed lasso: after a stem of %s, the cycle of %s (transitions %d-%d) returns to exactly the state it started from (the same canonical hash of every node's struct and of everything pending) and was replayed %d times. No state of it is live and %s, so it can repeat forever: an infinite fair execution %s. With exact hashing this proves the liveness violation, up to a 64-bit hash collision; it needs no critical transition.",
+			fmt.Fprintf(&b, "Confirmed lasso: after a stem of %s, the cycle of %s (transitions %d-%d) returns to exactly the state it started from (the same canonical hash of every node's struct, fields tagged macemc:\"-\" aside, and of everything pending) and was replayed %d times. No state of it is live and %s, so it can repeat forever: an infinite fair execution %s. With exact hashing this proves the liveness violation, up to a 64-bit hash collision; it needs no critical transition.",
 				steps(f.Stem), steps(f.CycleLen), f.Stem+1, f.Stem+f.CycleLen, f.Replays, fair, f.neverText())
 		default:
 			fmt.Fprintf(&b, "Suspected lasso (%s hashing): after a stem of %s, the cycle of %s (transitions %d-%d) returns to the same %s state and was replayed %d times with the same events enabled and no state live; %s. %s hashing ignores what it does not see (payloads, counters), so this shows %d repetitions, not an infinite execution: check that the cycle can go on forever.",
 				f.Hashing, steps(f.Stem), steps(f.CycleLen), f.Stem+1, f.Stem+f.CycleLen, f.Hashing, f.Replays, fair, capitalize(f.Hashing.String()), f.Replays)
+		}
+		if f.Draws > 0 {
+			fmt.Fprintf(&b, " Each round takes %s of ctx.Rand as recorded: the search treats its answers as choices it may make (seed 003 §4.1); if the cycle needs those particular answers, an execution that draws them at random leaves it with probability 1, and this is a livelock only for a random source that can keep giving them.", plural(f.Draws, "answer"))
 		}
 		if f.Refuted {
 			fmt.Fprintf(&b, " But repeating it further failed at step %d: it is not a lasso.", f.RefutedAt)
@@ -171,9 +178,12 @@ func (f *Finding) before(g *Finding) bool {
 }
 
 // steps writes a count of steps: "1 step", "4 steps".
-func steps(n int) string {
+func steps(n int) string { return plural(n, "step") }
+
+// plural returns "1 thing" or "n things".
+func plural(n int, thing string) string {
 	if n == 1 {
-		return "1 step"
+		return "1 " + thing
 	}
-	return fmt.Sprintf("%d steps", n)
+	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -615,7 +615,15 @@ func (d *Detector) confirm(s *engine.Sim, i, k int, steps []cycleStep, events []
 	if len(never) > 0 {
 		property = never[0]
 	}
-	d.finding = &Finding{Kind: KindLasso, Property: property, Never: never, Choices: s.ChoiceValues(), Steps: n, Start: d.base,
+	draws := 0
+	for _, st := range steps {
+		for _, c := range st.sub {
+			if c.Kind == engine.ChooseRandom && c.N > 1 {
+				draws++
+			}
+		}
+	}
+	d.finding = &Finding{Kind: KindLasso, Property: property, Never: never, Draws: draws, Choices: s.ChoiceValues(), Steps: n, Start: d.base,
 		FailuresUntil: s.FailuresUntil(), Stem: d.base + i, CycleLen: k - i, Replays: d.o.Replays, Hashing: d.o.Hash,
 		Fairness: d.o.Fairness, Events: events, startChoices: s.StepStart(d.base)}
 	d.count(func(c *counters) *atomic.Int64 { return &c.confirmed })

@@ -12,6 +12,9 @@
 //     forever, never both at once: a lasso, since a state is live only
 //     when every liveness property holds, though neither property alone
 //     fails for good.
+//   - lasso-coin: ping-pong until a coin (sim.Context.Rand) comes up
+//     heads: a lasso for the search, which chooses the answers, that needs
+//     tails every round (probability 0 for a fair coin).
 //
 // The systems with real transient-state violations are the example
 // systems services/philosophers (a livelock) and services/proposers (a

@@ -130,7 +130,42 @@ func Alternating() *sim.Config {
 	}
 }
 
+// Tosser plays ping-pong; node 0 tosses a coin at every Pong and stops
+// the game on heads.
+type Tosser struct {
+	Player
+	Heads bool
+}
+
+// HandleMessage returns the ball unless node 0's coin came up heads.
+func (t *Tosser) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
+	if _, ok := m.(Pong); ok && ctx.Rand(2) == 0 {
+		t.Heads = true
+		return
+	}
+	t.Player.HandleMessage(ctx, from, m)
+}
+
+// Coin returns two nodes that play ping-pong until node 0's coin comes up
+// heads, liveness: it did. The game goes on forever only if the coin
+// always comes up tails: a lasso for the search, which chooses what
+// sim.Context.Rand answers, and probability 0 for a fair coin.
+func Coin() *sim.Config {
+	return &sim.Config{
+		Nodes:   2,
+		Service: func(sim.NodeID) sim.Service { return &Tosser{} },
+		Liveness: []sim.Property{{Name: "Heads", Doc: "node 0's coin came up heads", Check: func(v *sim.View) bool {
+			return sim.Node[Tosser](v, 0).Heads
+		}}},
+	}
+}
+
 func init() {
+	sim.Register(&sim.System{
+		Name:  "lasso-coin",
+		Doc:   "ping-pong until a coin comes up heads: a lasso only if it always comes up tails",
+		Build: func(sim.Params) (*sim.Config, error) { return Coin(), nil },
+	})
 	sim.Register(&sim.System{
 		Name:  "lasso-alternating",
 		Doc:   "two liveness properties that hold in turn forever, never both at once",
