@@ -106,6 +106,11 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		if r.Strategy == "delay" && st.Stop == explore.StopDepth {
 			// Either bound ends a delay search that does not exhaust.
 			stop += " (schedules reached the step bound, or the delay bound reached --delay-max)"
+			if !st.Unhashed {
+				// Seed 002's caching: a state is pruned when reached
+				// before, whatever the scheduler's state then.
+				stop += "; states are cached without the scheduler's state, so not every schedule within the bound ran (--no-hashing runs them all)"
+			}
 		}
 		fmt.Fprintf(w, "searched: %s, depth bound %d (deepest complete %d), %s, %s, %s, %s%s; stopped: %s\n",
 			rounds, st.Depth, st.DeepestComplete, paths, plural(st.Walks, "walk"), plural(st.Transitions, "transition"), states, took, stop)
