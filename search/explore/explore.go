@@ -551,6 +551,18 @@ func (r *runner) failuresUntil(depth int) int {
 	return r.cfg.PrefixSteps + depth
 }
 
+// walkFailuresUntil returns the step from which failures are off in job
+// j's walk: where its bounded part ended. That is the path's depth bound,
+// or earlier for a bounded part cut where its path came back to one of
+// its own states (EndCycle): failures happen only in the bounded part (as
+// in seed 003), not in the random steps a walk takes up to the bound.
+func (r *runner) walkFailuresUntil(j *job) int {
+	if until := r.failuresUntil(j.depth); until != 0 {
+		return min(until, j.steps)
+	}
+	return 0
+}
+
 func (r *runner) run() (*Result, error) {
 	if len(r.cfg.Prefix) > 0 {
 		if _, err := engine.Replay(r.cfg.System, r.cfg.Prefix, r.cfg.PrefixSteps, engine.Options{}); err != nil {
@@ -1605,7 +1617,7 @@ func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 			}
 		}
 	}
-	s.SetFailuresUntil(r.failuresUntil(j.depth))
+	s.SetFailuresUntil(r.walkFailuresUntil(j))
 	wc := &walks.Config{MaxSteps: c.WalkDepth, LiveAfter: r.liveAfter(j.depth), Safety: c.System.Safety, Liveness: c.System.Liveness}
 	obs := &walkObserver{r: r, index: j.index, done: r.ctx.Done()}
 	if c.Observe != nil {
@@ -1627,7 +1639,7 @@ func (r *runner) walk(s *engine.Sim, rnd *engine.Random, j *job) bool {
 			verdict = Safety
 		}
 		j.result = &Violation{Verdict: verdict, Outcome: res.Outcome, Property: res.Property, Observed: res.Observed, Choices: s.ChoiceValues(), Steps: s.Steps(),
-			Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: res.Err}
+			Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.walkFailuresUntil(j), Err: res.Err}
 	} else if c.Check != nil && res.Outcome != walks.Stopped {
 		j.result = r.check(s, j, j.depth)
 	}
@@ -1682,7 +1694,7 @@ func (r *runner) beyondStop(index int64) bool {
 
 func (r *runner) failed(j *job, s *engine.Sim, err error) *Violation {
 	v := &Violation{Verdict: Safety, Outcome: walks.Failed, Property: walks.PanicProperty, Choices: j.choices, Steps: j.steps,
-		Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.failuresUntil(j.depth), Err: err}
+		Path: j.index, Depth: j.depth, LiveAfter: r.liveAfter(j.depth), FailuresUntil: r.walkFailuresUntil(j), Err: err}
 	if s != nil {
 		v.Choices, v.Steps = s.ChoiceValues(), s.Steps()
 	}
