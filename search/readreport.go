@@ -132,6 +132,7 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	out.System, out.Params, out.Properties, out.Seed, out.Strategy = j.System, j.Params, j.Properties, j.Seed, j.Strategy
+	out.StrategyParams = j.StrategyParams
 	out.Files, out.Replay, out.Debug, out.Incomplete, out.LassoStats = j.Files, j.Replay, j.Debug, j.Incomplete, j.LassoStats
 	out.LogsSkipped, out.Warnings, out.MemoryLimited = j.LogsSkipped, j.Warnings, j.MemoryLimited
 	if out.Params == nil {

@@ -130,6 +130,9 @@ type Report struct {
 	Properties []string
 	Seed       uint64
 	Strategy   string
+	// StrategyParams are the strategy's own options as resolved, its
+	// defaults included (e.g. pct's depth, steps and unit).
+	StrategyParams map[string]string
 	// Faults are the failure budgets and filters in force (sim.Failures in
 	// sim.ParseFailures' form).
 	Faults string
@@ -396,7 +399,9 @@ type reportJSON struct {
 	Properties []string          `json:"properties"`
 	Seed       uint64            `json:"seed"`
 	Strategy   string            `json:"strategy"`
-	Faults     string            `json:"faults"`
+	// StrategyParams is Report.StrategyParams.
+	StrategyParams map[string]string `json:"strategy_params,omitempty"`
+	Faults         string            `json:"faults"`
 	// PrefixSteps is Report.PrefixSteps.
 	PrefixSteps int `json:"prefix_steps,omitempty"`
 
@@ -521,7 +526,7 @@ func (f *Finding) outcomeText() string {
 // MarshalJSON writes the report as report.json has it.
 func (r *Report) MarshalJSON() ([]byte, error) {
 	j := reportJSON{
-		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy, Faults: r.Faults, PrefixSteps: r.PrefixSteps,
+		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy, StrategyParams: r.StrategyParams, Faults: r.Faults, PrefixSteps: r.PrefixSteps,
 		Rounds: r.Stats.Rounds, DepthBound: r.Stats.Depth, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
 		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Unhashed: r.Stats.Unhashed, Stop: r.Stats.Stop.String(),
 		Blocked: r.Stats.Blocked, Lin: r.Lin,

@@ -341,7 +341,7 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 				opts.PrefixSteps+first.Depth+1, MaxWalkDepth, strat.Name(), bounded)}
 	}
 	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start, strat: strat, sparams: sparams}
-	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), Files: map[FileRole]string{},
+	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), StrategyParams: sparams, Files: map[FileRole]string{},
 		Faults: cfg.Failures.String(), GraphPartial: !opts.Graph.Off && opts.Lasso.Partial}
 	if opts.Depth > 0 && strat.Name() == "walk" {
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("--depth %d has no effect on --strategy walk: its paths have no bounded part (--walk-depth bounds the walks)", opts.Depth))

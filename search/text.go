@@ -67,7 +67,11 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 	if params := sim.Params(r.Params).Canonical(); params != "" {
 		name += " (" + params + ")"
 	}
-	fmt.Fprintf(w, "system %s, seed %d, strategy %s\n", name, r.Seed, r.Strategy)
+	strategy := r.Strategy
+	if params := sim.Params(r.StrategyParams).Canonical(); params != "" {
+		strategy += " (" + params + ")"
+	}
+	fmt.Fprintf(w, "system %s, seed %d, strategy %s\n", name, r.Seed, strategy)
 	if f, err := sim.ParseFailures(sim.Failures{}, r.Faults); err == nil && (f.Any() || f.Reorder) {
 		fmt.Fprintf(w, "faults: %s\n", r.Faults)
 	}
