@@ -663,5 +663,19 @@ func historyLines(h []sim.HistoryEvent) []string {
 	if text == "" {
 		return nil
 	}
-	return strings.Split(text, "\n")
+	lines := strings.Split(text, "\n")
+	// An invocation its client never got a response to is pending: it may
+	// or may not have taken effect.
+	answered := map[int]bool{}
+	for i := len(h) - 1; i >= 0 && i < len(lines); i-- {
+		switch {
+		case h[i].Kind == sim.Response:
+			answered[h[i].Client] = true
+		case !answered[h[i].Client]:
+			lines[i] += "  (pending: never returns, may or may not take effect)"
+		default:
+			delete(answered, h[i].Client)
+		}
+	}
+	return lines
 }
