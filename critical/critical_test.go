@@ -172,7 +172,8 @@ func TestFindC2Recoverable(t *testing.T) {
 }
 
 // TestFindDeadFromStart: no walk recovers from d_init, nor from state 0
-// below it: (d_init, C2).
+// below it, nor from state 0 in its confirmation sample (250 walks of 400
+// steps, the budget of 100,000 transitions): (d_init, C2).
 func TestFindDeadFromStart(t *testing.T) {
 	for _, dinit := range []int{0, 5} {
 		c := poisonConfig(t, poisonSys{apps: 50, startPoisoned: true}, 400, 400)
@@ -186,12 +187,14 @@ func TestFindDeadFromStart(t *testing.T) {
 			probes = append(probes, 0) // the lower bound below d_init
 		}
 		var got []int
-		for _, p := range res.Probes {
+		for i, p := range res.Probes {
 			got = append(got, p.Step)
-			if p.Walks != 20 || p.Recovers {
+			if confirm := i == len(res.Probes)-1; p.Recovers || p.Phase == critical.PhaseConfirm != confirm ||
+				!confirm && p.Walks != 20 || confirm && (p.Step != 0 || p.Walks != 250 || !p.Budget) {
 				t.Errorf("d_init %d: probe %+v", dinit, p)
 			}
 		}
+		probes = append(probes, 0) // the confirmation of state 0
 		if !slices.Equal(got, probes) || res.Live != nil || res.Confidence != nil {
 			t.Errorf("d_init %d: probes %+v live %+v", dinit, res.Probes, res.Live)
 		}
@@ -409,12 +412,13 @@ func TestUnsafeWalks(t *testing.T) {
 }
 
 // TestHangingWalks: a recovery walk whose handler hangs is abandoned by
-// the watchdog and counts as not recovering (budget: k = 4, 50 ms timeout).
+// the watchdog and counts as not recovering (budget: k = 4, 50 ms timeout,
+// and 4 walks confirming that state 0 does not recover).
 func TestHangingWalks(t *testing.T) {
 	c := poisonConfig(t, poisonSys{apps: 50, poison: 10, hangOnTick: true}, 400, 400)
-	c.Walks, c.HandlerTimeout = 4, 50*time.Millisecond
+	c.Walks, c.HandlerTimeout, c.ConfirmWalks = 4, 50*time.Millisecond, 4
 	res := find(t, c)
-	if res.Step != 0 || res.Condition != critical.C2 || res.Unsafe != 4 || res.UnsafeProperty != "handler did not return" {
+	if res.Step != 0 || res.Condition != critical.C2 || res.Unsafe != 8 || res.UnsafeProperty != "handler did not return" {
 		t.Errorf("got (%d, %v) unsafe %d %q", res.Step, res.Condition, res.Unsafe, res.UnsafeProperty)
 	}
 }

@@ -59,6 +59,13 @@
 //     c and the lowest state believed dead above it (or the exponential
 //     search from c, when none was probed) (Result.Refined). The confirmed
 //     candidate then gets a counting sample at c-1 (Result.Confidence).
+//     The initial state is confirmed the same way before Find gives up
+//     with C2 at d_init because no walk recovers from it nor from d_init
+//     (the caller may call that "dead from the start"): a state that
+//     recovers in 1 walk of 31 fails all k = 20 walks of its probe in 53%
+//     of seeds. If a confirmation walk recovers, state 0 counts as
+//     recoverable and the search goes on from it (below d_init, or
+//     Algorithm 3's doubling when d_init is 0).
 //
 // # Confidence
 //

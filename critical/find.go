@@ -47,7 +47,9 @@ type Result struct {
 	// AtDInit marks the corner case of line 2 of Algorithm 3: no walk
 	// recovered from state DInit. Algorithm 3 answers (d_init, C2) there;
 	// Find then searches below d_init (Below) and answers C2 only when no
-	// earlier state recovers either.
+	// earlier state recovers either, the initial state's confirmation
+	// sample included. (With DInit 0 and a confirmation walk that
+	// recovers, AtDInit is false and Refined starts with 0.)
 	AtDInit bool
 	// Below marks a C1 answer found below d_init: after AtDInit, a binary
 	// search between the last state of E's prefix known to recover (its
@@ -121,7 +123,9 @@ type Result struct {
 //     so the critical transition can lie there: Find searches E's own
 //     prefix below d_init (Result.Below), from its last live state or, when
 //     it has none, state 0 if walks recover from it, and answers C2 at
-//     d_init only when neither exists.
+//     d_init only when neither exists. State 0 is then confirmed like a C1
+//     candidate (below) first: if a confirmation walk recovers, the search
+//     goes on from it, below d_init or, with d_init = 0, by doubling.
 //   - A C1 candidate c is confirmed (Config.ConfirmWalks, ConfirmBudget):
 //     many more walks from c, stopping at the first that recovers. If one
 //     does, or a live alternative passes through c, c was near dead (seed
@@ -220,11 +224,58 @@ func (f *finder) search() error {
 			}
 		}
 		if lo < 0 {
-			return f.done(c.DInit, C2)
+			// State 0 is the candidate "dead from the start": confirm it
+			// like every C1 candidate before giving up.
+			ok, err := f.confirmStart()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return f.done(c.DInit, C2)
+			}
+			if c.DInit == 0 {
+				// State 0 recovers: Algorithm 3 from a live-reaching d_init.
+				f.res.AtDInit = false
+				prev, curr, dead, err := f.exponential(0)
+				if err != nil || !dead {
+					if err == nil {
+						err = f.done(curr, C2)
+					}
+					return err
+				}
+				return f.searchBetween(prev, curr)
+			}
+			lo = 0
 		}
 		f.res.Below = true
 		prev, curr = lo, c.DInit
 	}
+	return f.searchBetween(prev, curr)
+}
+
+// confirmStart confirms that the initial state, from which none of the k
+// walks of its probe recovered, does not recover: a confirmation sample
+// there (none with confirmation off). When a walk of it recovers, state 0
+// was near dead and counts as recoverable (Result.Refined).
+func (f *finder) confirmStart() (bool, error) {
+	if f.c.ConfirmWalks < 0 {
+		return false, nil
+	}
+	at, err := f.confirmAt(0)
+	if err != nil || !at.Recovers {
+		return false, err
+	}
+	f.res.Refined = append(f.res.Refined, 0)
+	f.verdict[0] = true
+	return true, nil
+}
+
+// searchBetween is phase 2 and the confirmation of its answer, from the
+// recoverable state prev and the state curr believed dead; a candidate
+// that confirmation shows to be near dead moves prev up and the search
+// goes on above it.
+func (f *finder) searchBetween(prev, curr int) error {
+	c, r := f.c, f.r
 	for {
 		// Phase 2: binary search. prev is the highest known recoverable
 		// state, curr the lowest believed irrecoverable.

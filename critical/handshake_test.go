@@ -1,0 +1,176 @@
+package critical_test
+
+import (
+	"github.com/macemc/macemc/critical"
+	"strings"
+	"testing"
+
+	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/engine"
+)
+
+// The handshake system (after a trial's hand-written system): node 0
+// ticks its timer "tick" Delay times (one ready event each step), then
+// sends datagram HSA and NB datagrams HSB to node 1, with reordering on.
+// Node 1 breaks for good if an HSB arrives before HSA; it is live once it
+// has HSA and every HSB, unbroken. The critical transition is the first
+// delivery of an HSB while HSA is in flight (step Delay+1); every state
+// before it recovers in about one walk of NB+1 (HSA delivered first).
+// With Noise, node 0 also has a timer "noise" that fires forever, so a
+// dead path never falls quiescent.
+type Handshake struct {
+	sim.Base
+	NB, Delay, Ticks int
+	Noise            bool
+	NoiseN           int
+	GotA, Broken     bool
+	GotB             int
+}
+
+// HSA and HSB are the handshake's datagrams.
+type (
+	HSA struct{}
+	HSB struct{ I int }
+)
+
+// Start arms node 0's timers, or sends at once without a delay.
+func (h *Handshake) Start(ctx *sim.Context) {
+	if ctx.Self() != 0 {
+		return
+	}
+	if h.Noise {
+		ctx.SetTimer("noise")
+	}
+	if h.Delay == 0 {
+		h.send(ctx)
+		return
+	}
+	ctx.SetTimer("tick")
+}
+
+func (h *Handshake) send(ctx *sim.Context) {
+	ctx.SendDatagram(1, HSA{})
+	for i := range h.NB {
+		ctx.SendDatagram(1, HSB{I: i})
+	}
+}
+
+// HandleTimer counts the ticks and sends after the last.
+func (h *Handshake) HandleTimer(ctx *sim.Context, name string) {
+	if name == "noise" {
+		h.NoiseN = (h.NoiseN + 1) % 2
+		ctx.SetTimer("noise")
+		return
+	}
+	if h.Ticks++; h.Ticks >= h.Delay {
+		h.send(ctx)
+		return
+	}
+	ctx.SetTimer("tick")
+}
+
+// HandleMessage breaks node 1 on an HSB before HSA.
+func (h *Handshake) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
+	if h.Broken {
+		return
+	}
+	switch m.(type) {
+	case HSA:
+		h.GotA = true
+	case HSB:
+		if !h.GotA {
+			h.Broken = true
+			return
+		}
+		h.GotB++
+	}
+}
+
+// handshake builds the system.
+func handshake(nb, delay int, noise bool) *sim.Config {
+	return &sim.Config{
+		Nodes:   2,
+		Service: func(sim.NodeID) sim.Service { return &Handshake{NB: nb, Delay: delay, Noise: noise} },
+		Liveness: []sim.Property{{Name: "AllDelivered", Check: func(v *sim.View) bool {
+			n := sim.Node[Handshake](v, 1)
+			return n.GotA && !n.Broken && n.GotB == nb
+		}}},
+		Failures: sim.Failures{Reorder: true},
+	}
+}
+
+// handshakePath is a dead path of the handshake: the first HSB is
+// delivered before HSA, then every step runs the first ready event, for
+// at most steps transitions or until the system falls quiescent.
+func handshakePath(t *testing.T, cfg *sim.Config, steps int) ([]int32, int) {
+	t.Helper()
+	s, err := engine.New(cfg, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doomed := false
+	for s.Steps() < steps {
+		ready := s.Ready()
+		if len(ready) == 0 {
+			break
+		}
+		i := 0
+		for j, e := range ready {
+			if !doomed && e.Kind == engine.EvDatagram {
+				if _, ok := e.Msg.(HSB); ok {
+					i, doomed = j, true
+					break
+				}
+			}
+		}
+		if err := s.StepEvent(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s.ChoiceValues(), s.Steps()
+}
+
+// TestNearDeadInitialState: state 0 of the handshake (30 HSBs) recovers
+// in about 1 walk of 31, so with seed 2 none of the k = 20 walks from it
+// recovers and Algorithm 3 alone answers C2 at d_init (dead from the
+// start, for a caller whose path is quiescent). Find confirms state 0
+// like any C1 candidate: a confirmation walk recovers, so state 0 is near
+// dead (Refined) and the search goes on to the true critical transition,
+// the first HSB delivered before HSA (step delay+1), from d_init 0 and
+// from a d_init inside the ticks (seed 5: no walk recovers from d_init
+// nor from state 0). Budget: d_max 2000, k 20, confirmation
+// samples of at most 2000 walks and 100,000 transitions.
+func TestNearDeadInitialState(t *testing.T) {
+	for _, tc := range []struct {
+		delay, dinit int
+		seed         uint64
+	}{{0, 0, 2}, {10, 5, 5}} {
+		cfg := handshake(30, tc.delay, false)
+		choices, n := handshakePath(t, cfg, 1000)
+		c := critical.Config{Sim: cfg, Choices: choices, Steps: n, DInit: tc.dinit, WalkDepth: 2000, Walks: 20, Seed: tc.seed, ConfirmWalks: 2000, ConfirmBudget: 100_000}
+		alone := find(t, algorithm3(c))
+		if alone.Condition != critical.C2 || !alone.AtDInit || alone.Step != tc.dinit {
+			t.Fatalf("delay %d: Algorithm 3 alone got (%d, %v, AtDInit %v): the seed no longer misses state 0's recovery", tc.delay, alone.Step, alone.Condition, alone.AtDInit)
+		}
+		res := find(t, c)
+		if res.Condition != critical.C1 || res.Step != tc.delay+1 || len(res.Refined) == 0 || res.Refined[0] != 0 || res.Confidence == nil || res.Confidence.At.Recovered != 0 {
+			t.Fatalf("delay %d: got (%d, %v), refined %v, confidence %+v; want C1 at %d with state 0 refined", tc.delay, res.Step, res.Condition, res.Refined, res.Confidence, tc.delay+1)
+		}
+		if res.AtDInit != (tc.dinit > 0) || res.Below != (tc.dinit > 0) {
+			t.Errorf("delay %d: AtDInit %v, Below %v", tc.delay, res.AtDInit, res.Below)
+		}
+		var confirm0 *critical.Probe
+		for i, p := range res.Probes {
+			if p.Step == 0 && p.Phase == critical.PhaseConfirm {
+				confirm0 = &res.Probes[i]
+				break
+			}
+		}
+		if confirm0 == nil || !confirm0.Recovers || confirm0.Recovered != 1 {
+			t.Errorf("delay %d: confirmation of state 0: %+v", tc.delay, confirm0)
+		}
+		if ex := res.Explain(); !strings.Contains(ex, "20 walks called state 0 dead, but confirmation walks recovered") && !strings.Contains(ex, "20 walks called states 0, ") {
+			t.Errorf("delay %d: Explain does not say state 0 was near dead:\n%s", tc.delay, ex)
+		}
+	}
+}
