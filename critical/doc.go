@@ -30,6 +30,14 @@
 //
 //   - With d_init = 0 doubling would stay at 0, so each doubling is
 //     d_curr = max(2·d_curr, 1); the first probes are then 0, 1, 2, 4, ...
+//   - A quiescent end. When E fell quiescent without a live state at
+//     most d_max/2 steps in, every state past its end is dead for certain
+//     (nothing can happen again), so a d_curr past it counts as dead even
+//     beyond d_max/2, where Algorithm 3 would answer C2 ("raise d_max"),
+//     and the binary search below it probes only states at most d_max/2
+//     in, whose walks are as long as Algorithm 3 wants them. A trial's
+//     path doomed at step 6001 and quiescent at 6003 got C2 at 10240 with
+//     d_max 20,000; it now gets C1 at 6001.
 //   - Below d_init. Liveness is never checked inside the bounded search
 //     (seed 003 §3.1), so E may become dead there, and then no walk
 //     recovers from d_init: Algorithm 3's line 2 answers C2 although the
@@ -62,7 +70,7 @@
 //     The initial state is confirmed the same way before Find gives up
 //     with C2 at d_init because no walk recovers from it nor from d_init
 //     (the caller may call that "dead from the start"): a state that
-//     recovers in 1 walk of 31 fails all k = 20 walks of its probe in 53%
+//     recovers in 1 walk of 31 fails all k = 20 walks of its probe in 52%
 //     of seeds. If a confirmation walk recovers, state 0 counts as
 //     recoverable and the search goes on from it (below d_init, or
 //     Algorithm 3's doubling when d_init is 0).

@@ -118,6 +118,10 @@ type Result struct {
 //
 //   - With d_init = 0, doubling would never leave 0, so each doubling step
 //     is d_curr = max(2·d_curr, 1).
+//   - When E fell quiescent without a live state at most d_max/2 steps in,
+//     a d_curr past its end is dead for certain even beyond d_max/2: the
+//     doubling stops there with a dead state, not with C2, and the binary
+//     search below it probes states no further in than Algorithm 3 does.
 //   - When no walk recovers from d_init (line 2), Algorithm 3 answers
 //     (d_init, C2). Liveness was never checked inside the bounded search,
 //     so the critical transition can lie there: Find searches E's own
@@ -343,7 +347,11 @@ func (f *finder) searchBetween(prev, curr int) error {
 
 // exponential doubles from the recoverable state from until a state is
 // believed dead (dead true: prev recovers, curr not) or lies beyond d_max/2
-// (dead false: the answer is (curr, C2)).
+// (dead false: the answer is (curr, C2)). A state past the end of an E
+// that fell quiescent at most d_max/2 steps in is dead for certain, so it
+// needs no walks long enough to tell: beyond d_max/2 it still counts as
+// dead, and every state the binary search then probes below it lies at
+// most d_max/2 in, as Algorithm 3's do.
 func (f *finder) exponential(from int) (prev, curr int, dead bool, err error) {
 	curr = from
 	for {
@@ -351,7 +359,7 @@ func (f *finder) exponential(from int) (prev, curr int, dead bool, err error) {
 		// Deviation: doubling 0 would stay at 0.
 		curr = max(2*curr, 1)
 		// d_curr > d_max/2, in integers.
-		if 2*curr > f.c.WalkDepth {
+		if 2*curr > f.c.WalkDepth && !(f.quiescent && curr > f.r.eSteps && 2*f.r.eSteps <= f.c.WalkDepth) {
 			return prev, curr, false, nil
 		}
 		ok, err := f.probe(curr, PhaseExponential)

@@ -174,3 +174,38 @@ func TestNearDeadInitialState(t *testing.T) {
 		}
 	}
 }
+
+// TestQuiescentEndPastHalfDMax: the handshake with 2 HSBs after 600
+// ticks is doomed at step 601 and quiescent at 603. With d_max 2000 the
+// doubling reaches 512 (recovers) and then 1024 > d_max/2, which
+// Algorithm 3 answers with C2; but 1024 lies past the end of E, which fell
+// quiescent 603 <= d_max/2 steps in, so it is dead for certain and the
+// binary search finds 601. With d_max 1200 the end (603) lies beyond
+// d_max/2 and the answer stays Algorithm 3's (1024, C2). Budget: k 20,
+// confirmation samples of at most 2000 walks and 100,000 transitions.
+func TestQuiescentEndPastHalfDMax(t *testing.T) {
+	cfg := handshake(2, 600, false)
+	choices, n := handshakePath(t, cfg, 5000)
+	if n != 603 {
+		t.Fatalf("E has %d steps, want 603", n)
+	}
+	for _, tc := range []struct {
+		dmax, step int
+		cond       critical.Condition
+	}{{2000, 601, critical.C1}, {1206, 601, critical.C1}, {1205, 1024, critical.C2}} {
+		c := critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: tc.dmax, Walks: 20, Seed: 1, ConfirmWalks: 2000, ConfirmBudget: 100_000}
+		res := find(t, c)
+		if res.Step != tc.step || res.Condition != tc.cond {
+			t.Errorf("d_max %d: got (%d, %v), want (%d, %v); probes %+v", tc.dmax, res.Step, res.Condition, tc.step, tc.cond, res.Probes)
+			continue
+		}
+		if tc.cond == critical.C1 && (res.Confidence == nil || res.Confidence.At.Recovered != 0 || !strings.Contains(res.EventText, "HSB{I: 0}")) {
+			t.Errorf("d_max %d: event %q, confidence %+v", tc.dmax, res.EventText, res.Confidence)
+		}
+		for _, p := range res.Probes {
+			if p.Step > n && p.Walks != 0 || p.Step <= n && 2*p.Step > tc.dmax {
+				t.Errorf("d_max %d: probe %+v: walks past E's end, or from beyond d_max/2", tc.dmax, p)
+			}
+		}
+	}
+}
