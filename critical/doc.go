@@ -81,8 +81,11 @@
 // c-1 recovered, that none from c did, the 95% upper bound on c's recovery
 // probability, and the chance that c, had it recovered as often as c-1,
 // would have shown no recovery in its sample. The evidence is thin when
-// that chance exceeds 5% or the bound exceeds 10% (fewer than 29 walks
-// from c): the state may still be near dead; raise ConfirmBudget or k.
+// that chance exceeds 5% or the bound exceeds 5% (fewer than 59 walks
+// from c; ThinUpper says why): the state may still be near dead; raise
+// ConfirmBudget or k. A trial's state that recovers in 2.3% of walks
+// passed its 51 confirmation walks, with a bound of 5.7%, and was called
+// dead on strong evidence when the bound was 10%.
 //
 // # Minimized doomed path
 //
