@@ -1,7 +1,10 @@
 package critical_test
 
 import (
+	"context"
 	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/sim/trace"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,23 +21,36 @@ import (
 // before it recovers in about one walk of NB+1 (HSA delivered first).
 // With Noise, node 0 also has a timer "noise" that fires forever, so a
 // dead path never falls quiescent.
+//
+// With Repair a third node sends datagram HSR to node 1 at boot; a broken
+// node 1 that receives it is repaired (and tolerates HSBs before HSA from
+// then on) only if its Rand(50) answers 0, and HSR is used up when it
+// arrives. A dead path that delivers HSR first and then an HSB before HSA
+// is dead for certain after that HSB; the same path without HSR's delivery
+// leaves it in flight, and about 2% of walks from its end recover.
 type Handshake struct {
 	sim.Base
 	NB, Delay, Ticks int
-	Noise            bool
+	Noise, Repair    bool
 	NoiseN           int
 	GotA, Broken     bool
-	GotB             int
+	Tolerant         bool
+	GotB, HeldB      int
 }
 
 // HSA and HSB are the handshake's datagrams.
 type (
 	HSA struct{}
 	HSB struct{ I int }
+	HSR struct{}
 )
 
 // Start arms node 0's timers, or sends at once without a delay.
 func (h *Handshake) Start(ctx *sim.Context) {
+	if ctx.Self() == 2 {
+		ctx.SendDatagram(1, HSR{})
+		return
+	}
 	if ctx.Self() != 0 {
 		return
 	}
@@ -71,15 +87,24 @@ func (h *Handshake) HandleTimer(ctx *sim.Context, name string) {
 
 // HandleMessage breaks node 1 on an HSB before HSA.
 func (h *Handshake) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Message) {
-	if h.Broken {
+	if h.Broken && !h.Repair {
 		return
 	}
 	switch m.(type) {
+	case HSR:
+		if h.Broken && ctx.Rand(50) == 0 {
+			h.Broken, h.Tolerant = false, true
+		}
 	case HSA:
 		h.GotA = true
+		h.GotB += h.HeldB
+		h.HeldB = 0
 	case HSB:
-		if !h.GotA {
+		if !h.GotA && !h.Tolerant {
 			h.Broken = true
+			if h.Repair {
+				h.HeldB++
+			}
 			return
 		}
 		h.GotB++
@@ -88,9 +113,18 @@ func (h *Handshake) HandleMessage(ctx *sim.Context, from sim.NodeID, m sim.Messa
 
 // handshake builds the system.
 func handshake(nb, delay int, noise bool) *sim.Config {
+	return handshakeRepair(nb, delay, noise, false)
+}
+
+// handshakeRepair builds the system, with the repairing node or not.
+func handshakeRepair(nb, delay int, noise, repair bool) *sim.Config {
+	nodes := 2
+	if repair {
+		nodes = 3
+	}
 	return &sim.Config{
-		Nodes:   2,
-		Service: func(sim.NodeID) sim.Service { return &Handshake{NB: nb, Delay: delay, Noise: noise} },
+		Nodes:   nodes,
+		Service: func(sim.NodeID) sim.Service { return &Handshake{NB: nb, Delay: delay, Noise: noise, Repair: repair} },
 		Liveness: []sim.Property{{Name: "AllDelivered", Check: func(v *sim.View) bool {
 			n := sim.Node[Handshake](v, 1)
 			return n.GotA && !n.Broken && n.GotB == nb
@@ -99,9 +133,10 @@ func handshake(nb, delay int, noise bool) *sim.Config {
 	}
 }
 
-// handshakePath is a dead path of the handshake: the first HSB is
-// delivered before HSA, then every step runs the first ready event, for
-// at most steps transitions or until the system falls quiescent.
+// handshakePath is a dead path of the handshake: HSR delivered (with
+// Repair), node 0's ticks, the first HSB delivered before HSA, then the
+// first ready event each step, for at most steps transitions or until the
+// system falls quiescent.
 func handshakePath(t *testing.T, cfg *sim.Config, steps int) ([]int32, int) {
 	t.Helper()
 	s, err := engine.New(cfg, engine.Options{})
@@ -115,13 +150,26 @@ func handshakePath(t *testing.T, cfg *sim.Config, steps int) ([]int32, int) {
 			break
 		}
 		i := 0
-		for j, e := range ready {
-			if !doomed && e.Kind == engine.EvDatagram {
-				if _, ok := e.Msg.(HSB); ok {
-					i, doomed = j, true
-					break
+		if !doomed {
+			// HSR first, then an HSB, else the tick.
+			rank := func(e engine.Event) int {
+				switch e.Msg.(type) {
+				case HSR:
+					return 3
+				case HSB:
+					return 2
+				}
+				if e.Kind == engine.EvTimer && e.Timer == "tick" {
+					return 1
+				}
+				return 0
+			}
+			for j, e := range ready {
+				if rank(e) > rank(ready[i]) {
+					i = j
 				}
 			}
+			_, doomed = ready[i].Msg.(HSB)
 		}
 		if err := s.StepEvent(i); err != nil {
 			t.Fatal(err)
@@ -207,5 +255,33 @@ func TestQuiescentEndPastHalfDMax(t *testing.T) {
 				t.Errorf("d_max %d: probe %+v: walks past E's end, or from beyond d_max/2", tc.dmax, p)
 			}
 		}
+	}
+}
+
+// TestMinimizeCheckRejectsNearDead: the handshake with repair (2 HSBs, 3
+// ticks, noise) is doomed at step 5, the HSB after HSR's delivery (step 1)
+// and the ticks. ddmin can drop HSR's delivery only by accepting a path
+// whose end recovers in about 2% of walks; with seed 6 (d_max 300) its
+// test of k = 20 walks and a confirmation sample of ~51 passes that path.
+// The check with fresh walks after ddmin finds a recovery there, so the
+// result is E's own prefix, not proved 1-minimal (Stop "check"). Budget:
+// the default confirmation (50 walks of d_max) and check (twice it).
+func TestMinimizeCheckRejectsNearDead(t *testing.T) {
+	cfg := handshakeRepair(2, 3, true, true)
+	choices, n := handshakePath(t, cfg, 300)
+	c := critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: 300, Walks: 20, Seed: 6}
+	res := find(t, c)
+	if res.Step != 5 || res.Condition != critical.C1 {
+		t.Fatalf("got (%d, %v), want (5, C1)", res.Step, res.Condition)
+	}
+	m, err := critical.Minimize(context.Background(), c, res.Step, critical.MinimizeConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.Kept, []int{1, 2, 3, 4, 5}) || m.Rejected != 1 || m.Minimal || m.Stop != "check" {
+		t.Errorf("kept %v, rejected %d, minimal %v, stop %q; want E's prefix after 1 rejection", m.Kept, m.Rejected, m.Minimal, m.Stop)
+	}
+	if tr := m.Trace(&trace.Trace{}); !strings.Contains(tr.Note, "not proved 1-minimal") {
+		t.Errorf("note %q", tr.Note)
 	}
 }

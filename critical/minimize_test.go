@@ -301,7 +301,7 @@ func TestMinimizeFlags(t *testing.T) {
 			t.Errorf("judging walks: before %+v after %+v confirm %+v", m.Before, m.After, m.AfterConfirm)
 		}
 		m.Elapsed = 0
-		m.Before.Elapsed, m.After.Elapsed, m.AfterConfirm.Elapsed = 0, 0, 0
+		m.Before.Elapsed, m.After.Elapsed, m.AfterConfirm.Elapsed, m.Check.Elapsed = 0, 0, 0, 0
 		if first == nil {
 			first = m
 		} else if !reflect.DeepEqual(m, first) {
