@@ -204,7 +204,7 @@ func TestFindDeadFromStart(t *testing.T) {
 			t.Errorf("d_init %d: HasEvent %v", dinit, res.HasEvent)
 		}
 		ex := res.Explain()
-		for _, s := range []string{"C2 at d_init", "--walk-depth", "inspect that state"} {
+		for _, s := range []string{"C2 at d_init", "--walk-depth", "inspect that state", "nor did any of 250 more walks from the initial state (its confirmation sample)"} {
 			if !strings.Contains(ex, s) {
 				t.Errorf("Explain lacks %q:\n%s", s, ex)
 			}
