@@ -16,9 +16,18 @@ const (
 	// with at least this probability.
 	ThinChance = 0.05
 	// ThinUpper: the evidence is thin when the 95% upper bound on the
-	// probability that a walk from c recovers exceeds this (fewer than 29
-	// walks from c).
-	ThinUpper = 0.10
+	// probability that a walk from c recovers exceeds this (fewer than 59
+	// walks from c, none recovering). At a rate of 5%, one walk in k = 20,
+	// Algorithm 3's k walks all miss the recovery 36% of the time: a sample
+	// that cannot exclude such a rate adds little to the probe it confirms.
+	// With the default ConfirmBudget a state whose walks run to d_max
+	// without falling quiescent gets about 51 walks (a bound of 5.7%), so
+	// its evidence is thin unless the budget is raised.
+	ThinUpper = 0.05
+	// ThinWalks is the fewest walks from c, none recovering, whose 95%
+	// upper bound is at most ThinUpper: the least n with
+	// 1 - 0.05^(1/n) <= ThinUpper.
+	ThinWalks = 59
 )
 
 // Confidence is the evidence for a critical transition at step c: two
@@ -131,7 +140,11 @@ func (c *Confidence) String() string {
 	case c.Thin && c.At.Recovered > 0:
 		fmt.Fprintf(&b, "State %d recovers: it is not dead.", c.At.Step)
 	case c.Thin:
-		b.WriteString("The evidence is thin: the state may be near dead rather than dead; raise the confirmation budget (--confirm-budget) or k (--walks) and re-run (critical --trace on the error trace does, without searching again).")
+		b.WriteString("The evidence is thin")
+		if c.Upper95 > ThinUpper {
+			fmt.Fprintf(&b, " (%d %s from state %d leave a 95%% bound of %s on its recovery, above %s: strong evidence needs %d walks without a recovery)", c.At.Walks, plural(c.At.Walks, "walk", "walks"), c.At.Step, percentText(c.Upper95), percentText(ThinUpper), ThinWalks)
+		}
+		b.WriteString(": the state may be near dead rather than dead; raise the confirmation budget (--confirm-budget) or k (--walks) and re-run (critical --trace on the error trace does, without searching again).")
 	case !c.Certain && !(c.At.Forced && c.At.Recovered == 0):
 		b.WriteString("The evidence is strong.")
 	}

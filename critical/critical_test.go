@@ -123,8 +123,10 @@ func TestFindProbeSequence(t *testing.T) {
 	if before.Step != 39 || before.Recovered != critical.ConfirmRecoveries || before.Walks != 55 || before.Budget || !before.Recovers {
 		t.Errorf("confirmation at 39: %+v", before)
 	}
+	// 52 walks leave a bound of 5.6% on state 40's recovery: above
+	// ThinUpper, so the evidence is thin although state 39 recovers at once.
 	conf := confirmed.Confidence
-	if conf == nil || conf.At != at || conf.Before != before || conf.Thin || conf.BeforeRate < 0.9 || conf.Chance > 1e-9 || conf.Upper95 > 0.06 {
+	if conf == nil || conf.At != at || conf.Before != before || !conf.Thin || conf.BeforeRate < 0.9 || conf.Chance > 1e-9 || conf.Upper95 > 0.06 {
 		t.Errorf("confidence %+v", conf)
 	}
 }
@@ -172,7 +174,8 @@ func TestFindC2Recoverable(t *testing.T) {
 }
 
 // TestFindDeadFromStart: no walk recovers from d_init, nor from state 0
-// below it: (d_init, C2).
+// below it, nor from state 0 in its confirmation sample (250 walks of 400
+// steps, the budget of 100,000 transitions): (d_init, C2).
 func TestFindDeadFromStart(t *testing.T) {
 	for _, dinit := range []int{0, 5} {
 		c := poisonConfig(t, poisonSys{apps: 50, startPoisoned: true}, 400, 400)
@@ -186,12 +189,14 @@ func TestFindDeadFromStart(t *testing.T) {
 			probes = append(probes, 0) // the lower bound below d_init
 		}
 		var got []int
-		for _, p := range res.Probes {
+		for i, p := range res.Probes {
 			got = append(got, p.Step)
-			if p.Walks != 20 || p.Recovers {
+			if confirm := i == len(res.Probes)-1; p.Recovers || p.Phase == critical.PhaseConfirm != confirm ||
+				!confirm && p.Walks != 20 || confirm && (p.Step != 0 || p.Walks != 250 || !p.Budget) {
 				t.Errorf("d_init %d: probe %+v", dinit, p)
 			}
 		}
+		probes = append(probes, 0) // the confirmation of state 0
 		if !slices.Equal(got, probes) || res.Live != nil || res.Confidence != nil {
 			t.Errorf("d_init %d: probes %+v live %+v", dinit, res.Probes, res.Live)
 		}
@@ -199,7 +204,7 @@ func TestFindDeadFromStart(t *testing.T) {
 			t.Errorf("d_init %d: HasEvent %v", dinit, res.HasEvent)
 		}
 		ex := res.Explain()
-		for _, s := range []string{"C2 at d_init", "--walk-depth", "inspect that state"} {
+		for _, s := range []string{"C2 at d_init", "--walk-depth", "inspect that state", "nor did any of 250 more walks from the initial state (its confirmation sample)"} {
 			if !strings.Contains(ex, s) {
 				t.Errorf("Explain lacks %q:\n%s", s, ex)
 			}
@@ -409,12 +414,13 @@ func TestUnsafeWalks(t *testing.T) {
 }
 
 // TestHangingWalks: a recovery walk whose handler hangs is abandoned by
-// the watchdog and counts as not recovering (budget: k = 4, 50 ms timeout).
+// the watchdog and counts as not recovering (budget: k = 4, 50 ms timeout,
+// and 4 walks confirming that state 0 does not recover).
 func TestHangingWalks(t *testing.T) {
 	c := poisonConfig(t, poisonSys{apps: 50, poison: 10, hangOnTick: true}, 400, 400)
-	c.Walks, c.HandlerTimeout = 4, 50*time.Millisecond
+	c.Walks, c.HandlerTimeout, c.ConfirmWalks = 4, 50*time.Millisecond, 4
 	res := find(t, c)
-	if res.Step != 0 || res.Condition != critical.C2 || res.Unsafe != 4 || res.UnsafeProperty != "handler did not return" {
+	if res.Step != 0 || res.Condition != critical.C2 || res.Unsafe != 8 || res.UnsafeProperty != "handler did not return" {
 		t.Errorf("got (%d, %v) unsafe %d %q", res.Step, res.Condition, res.Unsafe, res.UnsafeProperty)
 	}
 }
@@ -521,6 +527,7 @@ func TestPremature(t *testing.T) {
 	if res.Step != 38 || !res.Premature || !strings.Contains(res.Explain(), "near dead") {
 		t.Fatalf("got step %d premature %v:\n%s", res.Step, res.Premature, res.Explain())
 	}
+	c.ConfirmBudget = 120_000 // 62 walks from state 40: a bound of 4.7%, strong
 	res = find(t, c)
 	if res.Step != 40 || res.Premature || len(res.Refined) == 0 || res.Refined[0] != 38 || res.Confidence == nil || res.Confidence.Thin {
 		t.Errorf("confirmed: step %d premature %v refined %v confidence %+v", res.Step, res.Premature, res.Refined, res.Confidence)

@@ -30,6 +30,14 @@
 //
 //   - With d_init = 0 doubling would stay at 0, so each doubling is
 //     d_curr = max(2·d_curr, 1); the first probes are then 0, 1, 2, 4, ...
+//   - A quiescent end. When E fell quiescent without a live state at
+//     most d_max/2 steps in, every state past its end is dead for certain
+//     (nothing can happen again), so a d_curr past it counts as dead even
+//     beyond d_max/2, where Algorithm 3 would answer C2 ("raise d_max"),
+//     and the binary search below it probes only states at most d_max/2
+//     in, whose walks are as long as Algorithm 3 wants them. A trial's
+//     path doomed at step 6001 and quiescent at 6003 got C2 at 10240 with
+//     d_max 20,000; it now gets C1 at 6001.
 //   - Below d_init. Liveness is never checked inside the bounded search
 //     (seed 003 §3.1), so E may become dead there, and then no walk
 //     recovers from d_init: Algorithm 3's line 2 answers C2 although the
@@ -59,6 +67,13 @@
 //     c and the lowest state believed dead above it (or the exponential
 //     search from c, when none was probed) (Result.Refined). The confirmed
 //     candidate then gets a counting sample at c-1 (Result.Confidence).
+//     The initial state is confirmed the same way before Find gives up
+//     with C2 at d_init because no walk recovers from it nor from d_init
+//     (the caller may call that "dead from the start"): a state that
+//     recovers in 1 walk of 31 fails all k = 20 walks of its probe in 52%
+//     of seeds. If a confirmation walk recovers, state 0 counts as
+//     recoverable and the search goes on from it (below d_init, or
+//     Algorithm 3's doubling when d_init is 0).
 //
 // # Confidence
 //
@@ -66,8 +81,11 @@
 // c-1 recovered, that none from c did, the 95% upper bound on c's recovery
 // probability, and the chance that c, had it recovered as often as c-1,
 // would have shown no recovery in its sample. The evidence is thin when
-// that chance exceeds 5% or the bound exceeds 10% (fewer than 29 walks
-// from c): the state may still be near dead; raise ConfirmBudget or k.
+// that chance exceeds 5% or the bound exceeds 5% (fewer than 59 walks
+// from c; ThinUpper says why): the state may still be near dead; raise
+// ConfirmBudget or k. A trial's state that recovers in 2.3% of walks
+// passed its 51 confirmation walks, with a bound of 5.7%, and was called
+// dead on strong evidence when the bound was 10%.
 //
 // # Minimized doomed path
 //
@@ -79,7 +97,13 @@
 // test Find used (none of k walks recovers, nor any walk of a confirmation
 // sample) and the state before c still recovers. ddmin's last round drops
 // each remaining transition alone, so the result is 1-minimal unless its
-// budgets (tests, transitions) or the context end it first.
+// budgets (tests, transitions) or the context end it first. Every test
+// walks the same seeds, and ddmin keeps any reduction that passes, so
+// among many tests it can keep a path whose end is near dead (a trial's
+// recovered in 2% of walks, on 13 of 20 seeds): the result is checked
+// with fresh walks, up to twice a confirmation sample, and a path whose
+// end recovers in them gives way to the longest path accepted before it
+// that passes, or E's own prefix (Minimized.Rejected, Stop "check").
 //
 // # Cost and determinism
 //

@@ -96,6 +96,11 @@ func (r *Result) Explain() string {
 		if p, ok := r.probeAt(0); ok && r.DInit > 0 && !p.Recovers {
 			b.WriteString(", nor from the initial state, and no state before d_init is live")
 		}
+		for _, p := range r.Probes {
+			if p.Step == 0 && p.Phase == PhaseConfirm && !p.Recovers {
+				fmt.Fprintf(&b, "; nor did any of %d more walks from the initial state (its confirmation sample)", p.Walks)
+			}
+		}
 		b.WriteString(". ")
 		if r.HasEvent {
 			fmt.Fprintf(&b, "Transition %d was: %s. ", r.Step, r.EventText)

@@ -47,7 +47,9 @@ type Result struct {
 	// AtDInit marks the corner case of line 2 of Algorithm 3: no walk
 	// recovered from state DInit. Algorithm 3 answers (d_init, C2) there;
 	// Find then searches below d_init (Below) and answers C2 only when no
-	// earlier state recovers either.
+	// earlier state recovers either, the initial state's confirmation
+	// sample included. (With DInit 0 and a confirmation walk that
+	// recovers, AtDInit is false and Refined starts with 0.)
 	AtDInit bool
 	// Below marks a C1 answer found below d_init: after AtDInit, a binary
 	// search between the last state of E's prefix known to recover (its
@@ -116,12 +118,18 @@ type Result struct {
 //
 //   - With d_init = 0, doubling would never leave 0, so each doubling step
 //     is d_curr = max(2·d_curr, 1).
+//   - When E fell quiescent without a live state at most d_max/2 steps in,
+//     a d_curr past its end is dead for certain even beyond d_max/2: the
+//     doubling stops there with a dead state, not with C2, and the binary
+//     search below it probes states no further in than Algorithm 3 does.
 //   - When no walk recovers from d_init (line 2), Algorithm 3 answers
 //     (d_init, C2). Liveness was never checked inside the bounded search,
 //     so the critical transition can lie there: Find searches E's own
 //     prefix below d_init (Result.Below), from its last live state or, when
 //     it has none, state 0 if walks recover from it, and answers C2 at
-//     d_init only when neither exists.
+//     d_init only when neither exists. State 0 is then confirmed like a C1
+//     candidate (below) first: if a confirmation walk recovers, the search
+//     goes on from it, below d_init or, with d_init = 0, by doubling.
 //   - A C1 candidate c is confirmed (Config.ConfirmWalks, ConfirmBudget):
 //     many more walks from c, stopping at the first that recovers. If one
 //     does, or a live alternative passes through c, c was near dead (seed
@@ -220,11 +228,58 @@ func (f *finder) search() error {
 			}
 		}
 		if lo < 0 {
-			return f.done(c.DInit, C2)
+			// State 0 is the candidate "dead from the start": confirm it
+			// like every C1 candidate before giving up.
+			ok, err := f.confirmStart()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return f.done(c.DInit, C2)
+			}
+			if c.DInit == 0 {
+				// State 0 recovers: Algorithm 3 from a live-reaching d_init.
+				f.res.AtDInit = false
+				prev, curr, dead, err := f.exponential(0)
+				if err != nil || !dead {
+					if err == nil {
+						err = f.done(curr, C2)
+					}
+					return err
+				}
+				return f.searchBetween(prev, curr)
+			}
+			lo = 0
 		}
 		f.res.Below = true
 		prev, curr = lo, c.DInit
 	}
+	return f.searchBetween(prev, curr)
+}
+
+// confirmStart confirms that the initial state, from which none of the k
+// walks of its probe recovered, does not recover: a confirmation sample
+// there (none with confirmation off). When a walk of it recovers, state 0
+// was near dead and counts as recoverable (Result.Refined).
+func (f *finder) confirmStart() (bool, error) {
+	if f.c.ConfirmWalks < 0 {
+		return false, nil
+	}
+	at, err := f.confirmAt(0)
+	if err != nil || !at.Recovers {
+		return false, err
+	}
+	f.res.Refined = append(f.res.Refined, 0)
+	f.verdict[0] = true
+	return true, nil
+}
+
+// searchBetween is phase 2 and the confirmation of its answer, from the
+// recoverable state prev and the state curr believed dead; a candidate
+// that confirmation shows to be near dead moves prev up and the search
+// goes on above it.
+func (f *finder) searchBetween(prev, curr int) error {
+	c, r := f.c, f.r
 	for {
 		// Phase 2: binary search. prev is the highest known recoverable
 		// state, curr the lowest believed irrecoverable.
@@ -292,7 +347,11 @@ func (f *finder) search() error {
 
 // exponential doubles from the recoverable state from until a state is
 // believed dead (dead true: prev recovers, curr not) or lies beyond d_max/2
-// (dead false: the answer is (curr, C2)).
+// (dead false: the answer is (curr, C2)). A state past the end of an E
+// that fell quiescent at most d_max/2 steps in is dead for certain, so it
+// needs no walks long enough to tell: beyond d_max/2 it still counts as
+// dead, and every state the binary search then probes below it lies at
+// most d_max/2 in, as Algorithm 3's do.
 func (f *finder) exponential(from int) (prev, curr int, dead bool, err error) {
 	curr = from
 	for {
@@ -300,7 +359,7 @@ func (f *finder) exponential(from int) (prev, curr int, dead bool, err error) {
 		// Deviation: doubling 0 would stay at 0.
 		curr = max(2*curr, 1)
 		// d_curr > d_max/2, in integers.
-		if 2*curr > f.c.WalkDepth {
+		if 2*curr > f.c.WalkDepth && !(f.quiescent && curr > f.r.eSteps && 2*f.r.eSteps <= f.c.WalkDepth) {
 			return prev, curr, false, nil
 		}
 		ok, err := f.probe(curr, PhaseExponential)

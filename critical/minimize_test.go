@@ -3,6 +3,8 @@ package critical_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -225,8 +227,9 @@ func TestConfidenceThin(t *testing.T) {
 		upperLo, upperHigh float64
 		thin               bool
 	}{
-		{100_000, 52, 0.0559, 0.0561, false}, // 1 - 0.05^(1/52) = 5.60%
-		{40_000, 21, 0.1328, 0.1330, true},   // 13.29%: above ThinUpper
+		{120_000, 62, 0.0471, 0.0473, false}, // 1 - 0.05^(1/62) = 4.72%
+		{100_000, 52, 0.0559, 0.0561, true},  // 5.60%: above ThinUpper
+		{40_000, 21, 0.1328, 0.1330, true},   // 13.29%
 	} {
 		c.ConfirmBudget = tc.budget
 		conf, err := critical.Confirm(context.Background(), c, 40)
@@ -236,6 +239,16 @@ func TestConfidenceThin(t *testing.T) {
 		if conf.Thin != tc.thin || conf.At.Walks != tc.walks || conf.Upper95 < tc.upperLo || conf.Upper95 > tc.upperHigh || conf.At.Recovered != 0 || conf.Chance > 1e-20 {
 			t.Errorf("budget %d: %+v", tc.budget, conf)
 		}
+		want := "The evidence is strong."
+		if tc.thin {
+			want = fmt.Sprintf("The evidence is thin (%d walks from state 40 leave a 95%% bound of %.1f%% on its recovery, above 5.0%%: strong evidence needs 59 walks without a recovery): ", tc.walks, 100*conf.Upper95)
+		}
+		if !strings.Contains(conf.String(), want) {
+			t.Errorf("budget %d: the text lacks %q:\n%s", tc.budget, want, conf)
+		}
+	}
+	if up := func(n float64) float64 { return 1 - math.Pow(0.05, 1/n) }; up(critical.ThinWalks) > critical.ThinUpper || up(critical.ThinWalks-1) <= critical.ThinUpper {
+		t.Errorf("ThinWalks %d is not the fewest walks with a bound at most ThinUpper", critical.ThinWalks)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -288,7 +301,7 @@ func TestMinimizeFlags(t *testing.T) {
 			t.Errorf("judging walks: before %+v after %+v confirm %+v", m.Before, m.After, m.AfterConfirm)
 		}
 		m.Elapsed = 0
-		m.Before.Elapsed, m.After.Elapsed, m.AfterConfirm.Elapsed = 0, 0, 0
+		m.Before.Elapsed, m.After.Elapsed, m.AfterConfirm.Elapsed, m.Check.Elapsed = 0, 0, 0, 0
 		if first == nil {
 			first = m
 		} else if !reflect.DeepEqual(m, first) {

@@ -166,7 +166,7 @@ func findCritical(ctx context.Context, c critical.Config, quiescent bool) (criti
 	if !cr.HasEvent {
 		cc.Event, cc.Node, cc.Kind = "", -1, ""
 	}
-	if cr.Condition == critical.C2 && cr.AtDInit && quiescent && deadAtStart(cr.Probes) {
+	if dead, confirmed := deadAtStart(cr.Probes); cr.Condition == critical.C2 && cr.AtDInit && quiescent && dead {
 		// No walk from the initial state becomes live, and this path
 		// falls quiescent without a live state: the system is dead from
 		// the start, and no transition is critical.
@@ -174,9 +174,13 @@ func findCritical(ctx context.Context, c critical.Config, quiescent bool) (criti
 		cr.Event, cr.EventText, cr.HasEvent = engine.Event{}, "", false
 		cc.Condition, cc.Step, cc.Note = critical.C1, 0, ""
 		cc.Event, cc.Node, cc.Kind, cc.Message = "", -1, "", ""
-		cc.Explain = fmt.Sprintf("Dead from the start (step 0): none of k = %d random walks from the initial state reached a live state within d_max = %d steps, "+
+		more := ""
+		if confirmed > 0 {
+			more = fmt.Sprintf(", nor any of %s more (the confirmation sample)", plural(confirmed, "walk"))
+		}
+		cc.Explain = fmt.Sprintf("Dead from the start (step 0): none of k = %d random walks from the initial state reached a live state within d_max = %d steps%s, "+
 			"and this path falls quiescent after %s without one. No transition is critical: as configured, the system does not become live; "+
-			"check the driver's requests, the failure budgets and the liveness properties.", cr.Walks, cr.WalkDepth, plural(cr.ESteps, "step"))
+			"check the driver's requests, the failure budgets and the liveness properties.", cr.Walks, cr.WalkDepth, more, plural(cr.ESteps, "step"))
 	}
 	return cr, cc, nil
 }
@@ -216,13 +220,21 @@ func (c *Critical) budget(stable bool) string {
 	return fmt.Sprintf("k=%d, d_max=%d, %d probes, %.2fs", c.Walks, c.WalkDepth, c.Probes, c.Elapsed.Seconds())
 }
 
-// deadAtStart reports whether a probe of the initial state found no walk
-// that recovers.
-func deadAtStart(probes []critical.Probe) bool {
+// deadAtStart reports whether the initial state was probed and no walk
+// from it recovered, its confirmation sample's included (confirmed counts
+// that sample's walks).
+func deadAtStart(probes []critical.Probe) (dead bool, confirmed int) {
 	for _, p := range probes {
-		if p.Step == 0 && !p.Recovers {
-			return true
+		if p.Step != 0 {
+			continue
+		}
+		if p.Recovers {
+			return false, 0
+		}
+		dead = true
+		if p.Phase == critical.PhaseConfirm {
+			confirmed += p.Walks
 		}
 	}
-	return false
+	return dead, confirmed
 }

@@ -57,6 +57,8 @@ func (p *pipeline) minimize(f *Finding, ccfg critical.Config, cr *critical.Resul
 	mr := &Minimized{StepsBefore: m.From, StepsAfter: m.Steps, OneMinimal: m.Minimal, Kept: m.Kept, Tests: m.Tests, Elapsed: m.Elapsed, Note: mt.Note}
 	switch {
 	case m.Minimal:
+	case m.Stop == "check":
+		mr.Stopped = fmt.Sprintf("a check with fresh walks, which recovered from the end of %s it had accepted", plural(m.Rejected, "shorter path"))
 	case m.Tests >= o.MinimizeTests:
 		mr.Stopped = fmt.Sprintf("its bound of %d tests (--minimize-tests)", o.MinimizeTests)
 	case p.ctx.Err() != nil:
