@@ -126,13 +126,13 @@ func TestPaperSystemsMisses(t *testing.T) {
 // 2001 sent and retransmitted, the attempt abandoned and SYN 6001 sent,
 // the receiver taking SYN 6001 then the stale SYN 2001, and the sender
 // taking ACK 6001. Budget: the CLI's, k = 20, d_max = 20,000, confirmation
-// samples of 1,000,000 transitions; about 3 s on two cores. (With samples
+// samples of 1,200,000 transitions; about 3 s on two cores. (With samples
 // of 200,000 transitions the state before ACK 6001 without the second
 // SendRequest, which recovers in few walks, is not seen to recover, and
 // the 1-minimal path keeps that request: 7 steps.)
 func TestMinimizeTransport(t *testing.T) {
 	c := paperConfig(t, "transport-seed10.trace")
-	c.ConfirmBudget = 0 // the default: 50 walks of d_max
+	c.ConfirmBudget = 0 // the default: 60 walks of d_max
 	m, err := critical.Minimize(context.Background(), c, 10, critical.MinimizeConfig{})
 	if err != nil {
 		t.Fatal(err)

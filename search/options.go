@@ -139,7 +139,7 @@ type Options struct {
 	// critical transition with more walks (critical.Config.ConfirmWalks).
 	NoConfirm bool
 	// ConfirmBudget bounds the transitions of each confirmation sample
-	// (0: critical's default, 50 walks of d_max).
+	// (0: critical's default, 60 walks of d_max).
 	ConfirmBudget int64
 	// Minimize reduces the doomed path up to a C1 critical transition to a
 	// 1-minimal one (critical.Minimize), written as min.trace. The command
@@ -240,7 +240,7 @@ var bounds = []bound{
 	{"MaxStates", "max-states", func(o *Options) int64 { return int64(o.MaxStates) }, constant(1), constant(MaxStatesBound), ""},
 	{"Graph.MaxStates", "graph-states", func(o *Options) int64 { return int64(o.Graph.MaxStates) }, constant(1), constant(MaxStatesBound), ""},
 	{"PrefixSteps", "prefix-steps", func(o *Options) int64 { return int64(o.PrefixSteps) }, constant(1), func(o *Options) int64 { return int64(o.WalkDepth) }, "none"},
-	{"ConfirmBudget", "confirm-budget", func(o *Options) int64 { return o.ConfirmBudget }, constant(1), constant(1<<63 - 1), "50 walks of d_max"},
+	{"ConfirmBudget", "confirm-budget", func(o *Options) int64 { return o.ConfirmBudget }, constant(1), constant(1<<63 - 1), "60 walks of d_max"},
 	{"MinimizeBudget", "minimize-budget", func(o *Options) int64 { return o.MinimizeBudget }, constant(1), constant(1<<63 - 1), ""},
 	{"MinimizeTests", "minimize-tests", func(o *Options) int64 { return int64(o.MinimizeTests) }, constant(1), constant(MaxMinimizeTests), ""},
 	{"HandlerTimeout", "handler-timeout", func(o *Options) int64 { return int64(o.HandlerTimeout) }, constant(int64(MinHandlerTimeout)), constant(int64(MaxHandlerTimeout)), ""},

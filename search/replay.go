@@ -435,7 +435,7 @@ type CriticalOptions struct {
 	Walks, WalkDepth, Workers int
 	Seed                      *uint64
 	// ConfirmBudget bounds the transitions of each confirmation sample
-	// (critical.Config.ConfirmBudget; 0: 50 walks of d_max), as
+	// (critical.Config.ConfirmBudget; 0: 60 walks of d_max), as
 	// Options.ConfirmBudget does in a search.
 	ConfirmBudget int64
 	// Out is where live.trace, live.log and critical.json go (for a

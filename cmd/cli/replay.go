@@ -87,7 +87,7 @@ func (a *App) critical(args []string) (int, error) {
 	fs.IntVar(&o.WalkDepth, "walk-depth", 0, "d_max (default: the trace's)")
 	seed := fs.Uint64("seed", 0, "random seed (default: the trace's)")
 	fs.IntVar(&o.Workers, "workers", 0, "parallel workers (0: all cores)")
-	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 50 walks of d_max)")
+	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 60 walks of d_max)")
 	fs.StringVar(&o.Out, "out", "", "write live.trace, live.log and critical.json here (refined-live.trace, refined-live.log and refined-critical.json beside a search's report.json; min-live.* and min-critical.json for a min.trace) (default: beside the trace)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	if err := parse(fs, args); err != nil {
@@ -103,7 +103,7 @@ func (a *App) critical(args []string) (int, error) {
 	case o.Workers < 0 || o.Workers > search.MaxWorkers:
 		return ExitUsage, usagef("--workers %d: allowed 0 (all cores) to %d", o.Workers, search.MaxWorkers)
 	case o.ConfirmBudget < 0:
-		return ExitUsage, usagef("--confirm-budget %d: allowed 0 (50 walks of d_max) to %d", o.ConfirmBudget, int64(1<<63-1))
+		return ExitUsage, usagef("--confirm-budget %d: allowed 0 (60 walks of d_max) to %d", o.ConfirmBudget, int64(1<<63-1))
 	}
 	if fs.Changed("seed") {
 		o.Seed = seed

@@ -7,7 +7,7 @@
 // Each search checks the system's liveness properties only (the paper's
 // liveness search; chord's safety property SuccPred would otherwise stop
 // it first) with the default budgets: d_max 20,000, k = 20, confirmation
-// samples of 1,000,000 transitions. "Time" is the run's wall-clock time
+// samples of 1,200,000 transitions. "Time" is the run's wall-clock time
 // without the minimization, which has its own budget and column; the
 // search and critical columns are the parts of it spent in the bounded
 // search and in the critical-transition search (confirmation included).
