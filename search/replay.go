@@ -490,27 +490,9 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	if t.Kind != trace.KindLiveness {
 		return nil, fmt.Errorf("%w: the trace records a %q path, not a liveness violation", ErrInput, t.Kind)
 	}
-	c, err := critical.FromTrace(t)
+	c, err := refineConfig(t, o, minimized)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
-	}
-	c.Walks, c.Workers, c.Progress = o.Walks, o.Workers, o.Progress
-	if o.WalkDepth > 0 {
-		c.WalkDepth = o.WalkDepth
-	}
-	if o.ConfirmBudget > 0 {
-		c.ConfirmBudget = o.ConfirmBudget
-	}
-	// The dead path itself is d_max long; a shorter d_max could not judge it.
-	c.WalkDepth = max(c.WalkDepth, t.Steps)
-	// A path that fell quiescent before the search depth: liveness counts
-	// from its end (as the search does).
-	c.DInit = min(c.DInit, t.Steps)
-	if o.Seed != nil {
-		c.Seed = *o.Seed
-	}
-	if c.Walks == 0 {
-		c.Walks = DefaultWalks
+		return nil, err
 	}
 	if o.Out == "" {
 		o.Out = "."
@@ -592,10 +574,48 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 // walk from its end reached a live state. It comes wrapped with ErrInput.
 var ErrNotDead = errors.New("search: the path is not dead")
 
+// refineConfig returns the critical-transition search of RefineCritical
+// on the liveness trace t (a minimized path's extended execution when
+// minimized): the trace's settings, o's where given.
+func refineConfig(t *trace.Trace, o CriticalOptions, minimized bool) (critical.Config, error) {
+	c, err := critical.FromTrace(t)
+	if err != nil {
+		return c, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	c.Walks, c.Workers, c.Progress = o.Walks, o.Workers, o.Progress
+	if o.WalkDepth > 0 {
+		c.WalkDepth = o.WalkDepth
+	}
+	if o.ConfirmBudget > 0 {
+		c.ConfirmBudget = o.ConfirmBudget
+	}
+	// The dead path itself is d_max long; a shorter d_max could not judge it.
+	c.WalkDepth = max(c.WalkDepth, t.Steps)
+	// A path that fell quiescent before the search depth: liveness counts
+	// from its end (as the search does).
+	c.DInit = min(c.DInit, t.Steps)
+	switch {
+	case o.Seed != nil:
+		c.Seed = *o.Seed
+	case minimized:
+		c.Seed = walks.SeedFor(c.Seed, minimizedCheckStream)
+	}
+	if c.Walks == 0 {
+		c.Walks = DefaultWalks
+	}
+	return c, nil
+}
+
 // minimizedWalkStream is the random stream of the walk that extends a
 // minimized path (walks.SeedFor's stream argument), apart from the
 // search's walks and probes.
 const minimizedWalkStream = 1 << 44
+
+// minimizedCheckStream seeds the critical-transition search of a minimized
+// path (walks.SeedFor's stream argument): the minimization accepted the
+// path because the walks of the trace's seed found its end dead, so a
+// check with those same walks would only repeat that test.
+const minimizedCheckStream = 1<<44 + 1
 
 // walkMinimized returns the dead execution of a minimized doomed path for
 // the critical-transition search: the path, which ends with its critical
