@@ -182,13 +182,22 @@ func newGraphRun(c *Config) *graphRun {
 	return &graphRun{c: &gc, g: fair.New(gc.MaxStates)}
 }
 
-// unitOf returns the fairness unit of an event of s (ready, or its last):
-// its source (engine.Sim.FairSource), or with node fairness its node.
+// unitOf returns the fairness unit of a ready event of s: its source
+// (engine.Sim.FairSource), or with node fairness its node.
 func unitOf(s *engine.Sim, ev *engine.Event, nodeFairness bool) uint64 {
 	if nodeFairness && !ev.Kind.IsFailure() {
 		return uint64(ev.Node) + 1
 	}
 	return s.FairSource(*ev)
+}
+
+// lastUnit returns the fairness unit of the event s's last step ran
+// (engine.Sim.LastFairSource), as unitOf does of a ready one.
+func lastUnit(s *engine.Sim, nodeFairness bool) uint64 {
+	if ev := s.LastEvent(); nodeFairness && !ev.Kind.IsFailure() {
+		return uint64(ev.Node) + 1
+	}
+	return s.LastFairSource()
 }
 
 // recordRoot records the state after the prefix, the graph's root, the
@@ -223,7 +232,7 @@ func (r *runner) record(s *engine.Sim, k int, h uint64) {
 			gr.ch = append(gr.ch, c.Value)
 		}
 	}
-	gr.step(k, id, unitOf(s, &ev, gr.c.NodeFairness), ev.Kind.IsFailure(), gr.ch)
+	gr.step(k, id, lastUnit(s, gr.c.NodeFairness), ev.Kind.IsFailure(), gr.ch)
 }
 
 // stateOf returns whether s is hot (a liveness property fails: one that
@@ -288,7 +297,7 @@ func (r *runner) graphStepOf(s *engine.Sim, h uint64, known bool, units []uint64
 		gr.infos.put(h, hot, units)
 	}
 	ev := s.LastEvent()
-	st.unit, st.failure = unitOf(s, &ev, gc.NodeFairness), ev.Kind.IsFailure()
+	st.unit, st.failure = lastUnit(s, gc.NodeFairness), ev.Kind.IsFailure()
 	return st, units
 }
 

@@ -178,21 +178,42 @@ func (e Event) Source() uint64 {
 	return h
 }
 
-// FairSource returns ev's source for fairness (a lasso, a fair cycle of
-// the explored state graph): ev.Source(), except that with reordering
-// (sim.Failures.Reorder) each datagram is a source of its own, told by its
-// path and its message's hash. Datagrams that may arrive in any order are
-// no FIFO queue: one of them can wait forever while later ones on its path
-// arrive, and a cycle that leaves it waiting is not fair. Two equal
-// datagrams on one path are one source (delivering either is the same
-// step). ev is one of the simulator's Ready events or its LastEvent; a
-// handler that changes a datagram it received changes that datagram's
-// source, so a cycle through it can be taken for unfair, never the reverse.
+// FairSource returns the source for fairness (a lasso, a fair cycle of
+// the explored state graph) of ev, one of the simulator's Ready events:
+// ev.Source(), except that with reordering (sim.Failures.Reorder) each
+// datagram is a source of its own, told by its path and its message's
+// hash. Datagrams that may arrive in any order are no FIFO queue: one of
+// them can wait forever while later ones on its path arrive, and a cycle
+// that leaves it waiting is not fair. Two equal datagrams on one path are
+// one source (delivering either is the same step). The event the last
+// step ran has LastFairSource.
 func (s *Sim) FairSource(ev Event) uint64 {
 	src := ev.Source()
 	if ev.Kind != EvDatagram || !s.reorder {
 		return src
 	}
-	h, _ := s.messageHash(ev.Msg)
+	if d := ev.ref; d >= 0 && d < len(s.w.dgrams) && s.w.dgrams[d].from == ev.Peer && s.w.dgrams[d].to == ev.Node {
+		// The datagram in flight: its hash is kept for the state's.
+		return mix(src, s.msgHash(&s.w.dgrams[d]))
+	}
+	h, ok := s.messageHash(ev.Msg)
+	if !ok {
+		h = 1 // as msgHash
+	}
 	return mix(src, h)
+}
+
+// LastFairSource returns FairSource of the event the last step ran. A
+// datagram is told by its hash before its handler ran (a receiver may
+// change what it got: a cycle whose delivered datagram is marked seen is
+// still the cycle that delivered it), which a datagram in flight has once
+// it was hashed (every state of a search's bounded part, every Ready
+// event FairSource was asked about); otherwise by what it holds now.
+func (s *Sim) LastFairSource() uint64 {
+	ev := s.w.lastEvent
+	if ev.Kind != EvDatagram || !s.reorder || s.w.lastDgram == 0 {
+		ev.ref = -1 // delivered: no longer in flight
+		return s.FairSource(ev)
+	}
+	return mix(ev.Source(), s.w.lastDgram)
 }

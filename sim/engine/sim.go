@@ -205,6 +205,10 @@ type world struct {
 	settings   []setting
 	stepStarts []int32 // index into choices where each step began
 	lastEvent  Event
+	// lastDgram is the hash the datagram the last step delivered had
+	// before its handler ran, when it had been hashed (see
+	// LastFairSource); 0 otherwise.
+	lastDgram uint64
 	// salt hashes the first saltN choices (see salted).
 	salt  uint64
 	saltN int
@@ -1447,6 +1451,7 @@ func (s *Sim) execute(k readyEnt) error {
 		if s.log != nil && s.reorder {
 			s.logOvertaking(int(k.ref))
 		}
+		s.w.lastDgram = s.w.dgrams[k.ref].hash
 		s.removeDatagram(int(k.ref))
 	case EvTimer:
 		if !nd.timers[k.ref].periodic {

@@ -294,12 +294,26 @@ func (d *Detector) begin(s *engine.Sim) {
 	d.roll = append(d.roll, 0)
 }
 
-// source returns the dense index of ev's source, adding it if new.
+// source returns the dense index of the source of ev, a ready event of
+// d.s, adding it if new.
 func (d *Detector) source(ev engine.Event) int32 {
-	key := uint64(ev.Node)
-	if d.o.Fairness != NodeFairness {
-		key = d.s.FairSource(ev)
+	if d.o.Fairness == NodeFairness {
+		return d.sourceIndex(uint64(ev.Node))
 	}
+	return d.sourceIndex(d.s.FairSource(ev))
+}
+
+// lastSource returns the dense index of the source of the event the last
+// step of d.s ran, adding it if new.
+func (d *Detector) lastSource() int32 {
+	if d.o.Fairness == NodeFairness {
+		return d.sourceIndex(uint64(d.s.LastEvent().Node))
+	}
+	return d.sourceIndex(d.s.LastFairSource())
+}
+
+// sourceIndex returns the dense index of a source's key, adding it if new.
+func (d *Detector) sourceIndex(key uint64) int32 {
 	i, ok := d.srcIndex[key]
 	if !ok {
 		i = int32(len(d.lastEnabled))
@@ -366,7 +380,7 @@ func (d *Detector) Observe(s *engine.Sim) bool {
 		d.sched[k-1] = Signature(ev)
 		d.roll = append(d.roll, d.roll[k-1]*rollBase+d.sched[k-1])
 		if !ev.Kind.IsFailure() {
-			d.lastSched[d.source(ev)] = int32(k - 1)
+			d.lastSched[d.lastSource()] = int32(k - 1)
 		}
 	}
 	h := d.hash(s)
