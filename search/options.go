@@ -353,15 +353,16 @@ func (o *Options) Validate() error {
 		return &OptionError{Field: "Faults", Flag: "faults", Value: o.Faults, Range: FaultsRange + " (" + strings.TrimPrefix(err.Error(), "sim: ") + ")"}
 	}
 	if name := strat.Name(); name == "dfs" || name == "dpor" {
-		// Walks no longer than the first round's bounded part never
-		// check liveness: every path would look doomed.
+		// Liveness counts only after the bounded part: walks with fewer
+		// steps after the first round's than the round itself cannot show
+		// a state live, and every path would look doomed.
 		first := o.DepthStep
 		if o.Depth > 0 {
 			first = min(first, o.Depth)
 		}
-		if o.WalkDepth <= first {
+		if o.WalkDepth < 2*first {
 			return &OptionError{Field: "WalkDepth", Flag: "walk-depth", Value: o.WalkDepth,
-				Range: fmt.Sprintf("%d to %d: above the first round's depth bound, %d (--depth-step, or --depth when lower), or liveness is never checked", first+1, MaxWalkDepth, first)}
+				Range: fmt.Sprintf("%d to %d: at least twice the first round's depth bound, %d (--depth-step, or --depth when lower), so that the walks after it have as many steps to reach a live state", 2*first, MaxWalkDepth, first)}
 		}
 	}
 	if o.Prefix != "" && o.PrefixSteps > 0 {

@@ -386,19 +386,20 @@ func TestPrefixWithoutRoom(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3000, Prefix: filepath.Join(dir, "error.trace")})
-	if !errors.Is(err, search.ErrInput) || !strings.Contains(err.Error(), "raise --walk-depth above 3005") {
+	if !errors.Is(err, search.ErrInput) || !strings.Contains(err.Error(), "raise --walk-depth to 3010 or more") {
 		t.Fatalf("%v", err)
 	}
 	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 8000, MaxPaths: 5, Prefix: filepath.Join(dir, "error.trace")})
 	if err != nil || rep.Stats.Paths == 0 {
 		t.Fatalf("with room: %v", err)
 	}
-	// The bound: the first round (5 steps) must fit before d_max.
-	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3005, Prefix: filepath.Join(dir, "error.trace")}); !errors.Is(err, search.ErrInput) {
-		t.Errorf("d_max 3005 after a prefix of 3000 steps: %v", err)
+	// The bound: the first round (5 steps) and a walk as long must fit
+	// before d_max.
+	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3009, Prefix: filepath.Join(dir, "error.trace")}); !errors.Is(err, search.ErrInput) {
+		t.Errorf("d_max 3009 after a prefix of 3000 steps: %v", err)
 	}
-	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3006, MaxPaths: 1, NoCritical: true, Prefix: filepath.Join(dir, "error.trace")}); err != nil {
-		t.Errorf("d_max 3006 after a prefix of 3000 steps: %v", err)
+	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3010, MaxPaths: 1, NoCritical: true, Prefix: filepath.Join(dir, "error.trace")}); err != nil {
+		t.Errorf("d_max 3010 after a prefix of 3000 steps: %v", err)
 	}
 	// A prefix whose replay leaves the states it recorded (another build
 	// of the system would run its choices into another state) is refused.

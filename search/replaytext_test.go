@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/macemc/macemc/search"
+	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/simtest"
 	"github.com/macemc/macemc/sim/trace"
 )
@@ -236,13 +237,21 @@ func TestPrefixErrorKeepsResults(t *testing.T) {
 	}
 }
 
-// TestWalkDepthJustAboveTheBound: a search whose walks are one step
-// longer than its first round's bound (the least --walk-depth allowed)
-// ends in a C2 answer past the path, with no event; report.json reads
-// back (its node, -1, was refused as a negative count).
-func TestWalkDepthJustAboveTheBound(t *testing.T) {
+// idler does nothing, and its system is never live.
+type idler struct{ sim.Base }
+
+var neverIdle = &sim.System{Name: "neveridle", Build: func(sim.Params) (*sim.Config, error) {
+	return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &idler{} },
+		Liveness: []sim.Property{{Name: "Never", Check: func(*sim.View) bool { return false }}}}, nil
+}}
+
+// TestCriticalWithoutAnEvent: a system dead from its initial state has a
+// critical answer with no event; report.json reads back (its node, -1,
+// was refused as a negative count). A walk depth below twice the first
+// round's bound is refused.
+func TestCriticalWithoutAnEvent(t *testing.T) {
 	out := t.TempDir()
-	rep, err := search.Run(context.Background(), system(t, "transport"), search.Options{Seed: 1, MaxPaths: 3, WalkDepth: 6, Walks: 2, Out: out})
+	rep, err := search.Run(context.Background(), neverIdle, search.Options{Seed: 1, MaxPaths: 3, WalkDepth: 10, Walks: 2, Out: out})
 	if err != nil || rep.First() == nil || rep.First().Critical == nil || rep.First().Critical.Node != -1 {
 		t.Fatalf("setup: %v, %+v", err, rep.First())
 	}
@@ -253,8 +262,8 @@ func TestWalkDepthJustAboveTheBound(t *testing.T) {
 	if c := back.First().Critical; c.Node != -1 || c.Condition != rep.First().Critical.Condition {
 		t.Errorf("read back %+v", c)
 	}
-	if _, err := search.Run(context.Background(), system(t, "transport"), search.Options{Seed: 1, WalkDepth: 5}); !errors.Is(err, search.ErrOptions) {
-		t.Errorf("--walk-depth 5 with the first bound 5: %v, want it refused", err)
+	if _, err := search.Run(context.Background(), system(t, "transport"), search.Options{Seed: 1, WalkDepth: 9}); !errors.Is(err, search.ErrOptions) {
+		t.Errorf("--walk-depth 9 with the first bound 5: %v, want it refused", err)
 	}
 }
 

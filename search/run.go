@@ -328,17 +328,8 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 		}
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrOptions, strat.Name(), err)
 	}
-	if first, ok := ex.Next(nil); ok && len(cfg.Liveness) > 0 && opts.PrefixSteps+first.Depth >= opts.WalkDepth {
-		// Liveness counts only after a path's bounded part (the
-		// strategy's steps, or dfs's first depth bound): walks that end
-		// there never check it, and every path would look doomed.
-		bounded := fmt.Sprintf("its first path's bounded part, %d steps", first.Depth)
-		if opts.PrefixSteps > 0 {
-			bounded += fmt.Sprintf(", after the prefix's %d", opts.PrefixSteps)
-		}
-		return nil, &OptionError{Field: "WalkDepth", Flag: "walk-depth", Value: opts.WalkDepth,
-			Range: fmt.Sprintf("%d to %d with --strategy %s: above %s (lower the strategy's steps or raise --walk-depth), or liveness is never checked",
-				opts.PrefixSteps+first.Depth+1, MaxWalkDepth, strat.Name(), bounded)}
+	if err := checkWalkRoom(strat, ex, cfg, &opts, opts.PrefixSteps); err != nil {
+		return nil, err
 	}
 	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start, strat: strat, sparams: sparams}
 	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), StrategyParams: sparams, Files: map[FileRole]string{},
@@ -358,6 +349,26 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 	p.base = trace.Trace{Tool: trace.ToolVersion, System: sys.Name, Sys: sys, Params: params, Seed: opts.Seed, Properties: opts.Properties,
 		WalkDepth: opts.WalkDepth, Critical: -1, Faults: opts.Faults}
 	return p, nil
+}
+
+// checkWalkRoom refuses a walk depth that leaves the walks after the
+// strategy's first path (ex's, after prefix steps) fewer steps than its
+// bounded part: liveness counts only after the bounded part (the
+// strategy's steps, or dfs's first depth bound), and a walk with few steps
+// left cannot show a state live, so every path would look doomed. Later
+// rounds stop halfway between the prefix's end and d_max (explore's setup).
+func checkWalkRoom(strat explore.Strategy, ex explore.Explorer, cfg *sim.Config, opts *Options, prefix int) error {
+	first, ok := ex.Next(nil)
+	if !ok || len(cfg.Liveness) == 0 || prefix+2*first.Depth <= opts.WalkDepth {
+		return nil
+	}
+	bounded := fmt.Sprintf("its first path's bounded part, %d steps", first.Depth)
+	if prefix > 0 {
+		bounded += fmt.Sprintf(", after the prefix's %d", prefix)
+	}
+	return &OptionError{Field: "WalkDepth", Flag: "walk-depth", Value: opts.WalkDepth,
+		Range: fmt.Sprintf("%d to %d with --strategy %s: %s, and walks at least as long after it to reach a live state (lower the strategy's steps or raise --walk-depth)",
+			prefix+2*first.Depth, MaxWalkDepth, strat.Name(), bounded)}
 }
 
 // exploreConfig returns the executor's config of the run: the options, the
@@ -1285,16 +1296,22 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 
 // prefixRoom checks that walks of d_max steps, counted from the initial
 // state, leave room to search from the end of a prefix of this many steps:
-// the bounded part's first round and a walk beyond it.
+// the strategy's first bounded part and a walk beyond it at least as long
+// (see checkWalkRoom).
 func (p *pipeline) prefixRoom(steps int) error {
 	o := &p.opts
 	first := o.DepthStep
 	if o.Depth > 0 {
 		first = min(first, o.Depth)
 	}
-	if steps+first >= o.WalkDepth {
-		return fmt.Errorf("the prefix has %d steps, and walks of --walk-depth %d steps (counted from the initial state) leave no room to search from its end: raise --walk-depth above %d",
-			steps, o.WalkDepth, steps+first)
+	if ex, err := p.strat.New(explore.Setup{Seed: o.Seed, DepthStep: o.DepthStep, MaxDepth: o.Depth, Params: p.sparams}); err == nil {
+		if path, ok := ex.Next(nil); ok {
+			first = path.Depth
+		}
+	}
+	if need := steps + 2*first; len(p.cfg.Liveness) > 0 && need > o.WalkDepth {
+		return fmt.Errorf("the prefix has %d steps, and walks of --walk-depth %d steps (counted from the initial state) leave too little room to search from its end (--strategy %s's first bounded part, %d steps, and a walk at least as long after it): raise --walk-depth to %d or more",
+			steps, o.WalkDepth, p.strat.Name(), first, need)
 	}
 	return nil
 }

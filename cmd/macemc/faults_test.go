@@ -540,7 +540,7 @@ func TestEdgeFlags(t *testing.T) {
 		}
 	}
 	good := [][]string{
-		{"--depth", "1"}, {"--depth", "1048575"}, {"--depth-step", "1"}, {"--walk-depth", "6"}, {"--depth", "2", "--walk-depth", "3"}, {"--walks", "1"},
+		{"--depth", "1"}, {"--depth", "1048575"}, {"--depth-step", "1"}, {"--walk-depth", "10"}, {"--depth", "2", "--walk-depth", "4"}, {"--walks", "1"},
 		{"--max-violations", "10000"}, {"--workers", "1"}, {"--workers", "1024"}, {"--max-states", "1"},
 		{"--max-states", "1073741824", "--max-memory", "none"}, {"--handler-timeout", "1ms"}, {"--handler-timeout", "1h"},
 		{"--lasso", "--lasso-replays", "1"}, {"--temperature", "500"}, {"--prefix-steps", "1"}, {"--time", "1ns"},

@@ -437,14 +437,17 @@ type job struct {
 }
 
 // setup returns what the strategy is told of the search: with liveness
-// properties, its MaxDepth is capped below the walk depth (less the
-// prefix), since liveness counts only after a path's bounded part. A
-// bounded part that reached d_max would never check it and every such
-// path would look doomed: iterative deepening ends (StopDepth) with the
-// round whose bound is d_max-1.
+// properties, its MaxDepth is capped at half the steps between the
+// prefix's end and the walk depth, since liveness counts only after a
+// path's bounded part. A walk that has few steps left after it cannot show
+// the state live (one that reached d_max would never check it) and every
+// such path would look doomed: iterative deepening ends (StopDepth) with
+// the round whose walks have as many steps as its bound (without a
+// prefix, the bound d_max/2, the deepest state Algorithm 3 probes: seed
+// 003 §3.2).
 func (c *Config) setup() Setup {
 	maxDepth := c.MaxDepth
-	if room := c.WalkDepth - 1 - c.PrefixSteps; len(c.System.Liveness) > 0 && room >= 1 && (maxDepth == 0 || maxDepth > room) {
+	if room := (c.WalkDepth - c.PrefixSteps) / 2; len(c.System.Liveness) > 0 && room >= 1 && (maxDepth == 0 || maxDepth > room) {
 		maxDepth = room
 	}
 	return Setup{Seed: c.Seed, DepthStep: c.DepthStep, MaxDepth: maxDepth, Params: c.StrategyParams}
