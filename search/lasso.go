@@ -204,6 +204,11 @@ func (p *pipeline) lassoCheck(f *Finding, v *explore.Violation, lr *lassoRun) {
 		return
 	}
 	f.Lasso = lassoOf(fd, origin, source)
+	if len(fd.Never) == 0 && len(p.cfg.Liveness) > 1 {
+		for _, pr := range p.cfg.Liveness {
+			f.Lasso.InTurn = append(f.Lasso.InTurn, pr.Name)
+		}
+	}
 	// A dead state (C1) is the stronger diagnosis: the kind stays dead
 	// and the lasso is the second view of the same violation.
 	if f.Critical == nil || f.Critical.Condition != critical.C1 {

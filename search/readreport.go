@@ -280,7 +280,7 @@ func (j *reportJSON) first(f *Finding) error {
 			return fmt.Errorf("%w: a lasso cycle of %d steps from state %d in %d steps", ErrReport, l.CycleLength, l.Stem, j.Steps)
 		}
 		f.Lasso = &Lasso{Stem: l.Stem, Length: l.CycleLength, Confirmed: l.Confirmed, Proof: l.Proof, Hash: l.Hash, Repeated: l.Repeated,
-			Origin: originOf(l.Source), Source: l.Source, Note: l.Note, Events: l.Events}
+			Origin: originOf(l.Source), Source: l.Source, Note: l.Note, Events: l.Events, InTurn: l.InTurn}
 	}
 	if t := j.Temperature; t != nil {
 		if t.Threshold < 0 || t.AlarmStep < 0 || t.LiveAt < 0 {

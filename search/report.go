@@ -299,6 +299,11 @@ type Lasso struct {
 	Note     string
 	// Events are the cycle's transitions.
 	Events []string
+	// InTurn names the liveness properties when each holds in some state
+	// of the cycle but never all at once (a state is live only when every
+	// one does); empty when the violated property (Finding.Property) holds
+	// in no state of it.
+	InTurn []string
 }
 
 // LassoOrigin says where a lasso was found.
@@ -492,6 +497,7 @@ type lassoJSON struct {
 	Repeated    int      `json:"repeated_steps,omitempty"`
 	Source      string   `json:"source"`
 	Events      []string `json:"events"`
+	InTurn      []string `json:"in_turn,omitempty"`
 }
 
 type graphJSON struct {
@@ -576,7 +582,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		}
 		if l := f.Lasso; l != nil {
 			j.Lasso = &lassoJSON{Stem: l.Stem, CycleLength: l.Length, Confirmed: l.Confirmed, Note: l.Note, Hash: l.Hash, Proof: l.Proof,
-				Repeated: l.Repeated, Source: l.Source, Events: l.Events}
+				Repeated: l.Repeated, Source: l.Source, Events: l.Events, InTurn: l.InTurn}
 			stem := l.Stem
 			j.Stem, j.Cycle = &stem, l.Cycle()
 		}

@@ -261,7 +261,11 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			fmt.Fprintf(w, "LIVENESS VIOLATION of %s as the temperature method reports it (%s %s), but a FALSE ALARM: the execution became live at step %d and its path holds no lasso; raise --temperature\n",
 				f.Property, how, plural(f.Steps, "step"), tp.LiveAt)
 		} else {
-			fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %s)\n", f.Property, how, plural(f.Steps, "step"))
+			what := f.Property
+			if l := f.Lasso; l != nil && len(l.InTurn) > 1 {
+				what = strings.Join(l.InTurn[:len(l.InTurn)-1], ", ") + " and " + l.InTurn[len(l.InTurn)-1] + ", which hold in turn, never all at once"
+			}
+			fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %s)\n", what, how, plural(f.Steps, "step"))
 		}
 		if c := f.Critical; c != nil {
 			switch {
