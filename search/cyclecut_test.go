@@ -76,3 +76,18 @@ func TestWalkAfterACycleCutHasNoFailures(t *testing.T) {
 		}
 	}
 }
+
+// A random or pct schedule is one random execution: cut at a state of its
+// own path, its walk stands for the rest of it with failures on up to the
+// bound (100 steps), as its trace records.
+func TestRandomScheduleCutKeepsFailures(t *testing.T) {
+	for _, strategy := range []string{"random", "pct"} {
+		rep, err := search.Run(context.Background(), greeting, search.Options{Seed: 1, Strategy: strategy, WalkDepth: 200, MaxPaths: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := rep.First(); f == nil || f.Trace.FailuresUntil != 100 {
+			t.Errorf("%s: found %v, want the reset's bug with failures on up to step 100", strategy, f)
+		}
+	}
+}

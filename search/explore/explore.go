@@ -434,6 +434,11 @@ type job struct {
 	here bool
 	// seed seeds the path's walk (pathSeed).
 	seed uint64
+	// ownCycle marks a bounded part cut at a state of its own path by a
+	// strategy that explores that state's ways on from where the path
+	// first reached it (it prunes, or reduces orders): its walk runs
+	// without failures (walkFailuresUntil).
+	ownCycle bool
 }
 
 // setup returns what the strategy is told of the search: with liveness
@@ -555,15 +560,27 @@ func (r *runner) failuresUntil(depth int) int {
 }
 
 // walkFailuresUntil returns the step from which failures are off in job
-// j's walk: where its bounded part ended. That is the path's depth bound,
-// or earlier for a bounded part cut where its path came back to one of
-// its own states (EndCycle): failures happen only in the bounded part (as
-// in seed 003), not in the random steps a walk takes up to the bound.
+// j's walk: the path's depth bound, or, for a bounded part that dfs, dpor
+// or delay cut where its path came back to one of its own states
+// (EndCycle, ownCycle), the cut. Failures happen only in the bounded part
+// (seed 003), and that state's ways on, failures included, are explored
+// from where the path first reached it: the walk's random steps up to the
+// bound are no schedule of the strategy's (delay bounding "found" with 0
+// delays a reset no schedule of its made). A random or pct schedule is
+// one random execution, not a tree: its walk stands for the rest of it,
+// failures on up to the bound, as before the cut.
 func (r *runner) walkFailuresUntil(j *job) int {
-	if until := r.failuresUntil(j.depth); until != 0 {
+	if until := r.failuresUntil(j.depth); until != 0 && j.ownCycle {
 		return min(until, j.steps)
 	}
-	return 0
+	return r.failuresUntil(j.depth)
+}
+
+// reducesOrders says whether the strategy runs one order of the events
+// that commute (OrderReducer).
+func reducesOrders(s Strategy) bool {
+	r, ok := s.(OrderReducer)
+	return ok && r.ReducesOrders()
 }
 
 func (r *runner) run() (*Result, error) {
@@ -1272,6 +1289,7 @@ func (pr *pathRunner) boundedAfter(p *Path, index int64, pre []int32, carry path
 				// End the bounded part here and walk from it.
 				j.stats.cycle = true
 				pr.states = k - 1
+				j.ownCycle = p.Prune || reducesOrders(c.Strategy)
 				return pr.walkFrom(j, p, EndCycle)
 			}
 			if p.Prune && k > pr.floor {
