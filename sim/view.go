@@ -59,7 +59,9 @@ func Nodes[T any](v *View) iter.Seq2[NodeID, *T] {
 	}
 }
 
-// All reports whether pred holds for every node that runs service *T.
+// All reports whether pred holds for every node that runs service *T,
+// crashed ones included (a crashed node keeps its struct and loses its
+// timers: a property of running nodes tests View.Up).
 func All[T any](v *View, pred func(id NodeID, n *T) bool) bool {
 	for i, svc := range *v.services {
 		if t, ok := any(svc).(*T); ok && !pred(NodeID(i), t) {

@@ -58,8 +58,9 @@
 //   - HasParent (liveness): every node is the root or has a parent.
 //   - KidsMatch (liveness): a node's parent lists it as a child, and its
 //     children name it as their parent.
-//   - Timers (safety): every node is in state init or its recovery timer
-//     is scheduled.
+//   - Timers (safety): every node that is up is in state init or its
+//     recovery timer is scheduled (a crashed node keeps its state and
+//     loses its timers).
 //
 // # The bug
 //

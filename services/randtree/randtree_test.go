@@ -1,9 +1,11 @@
 package randtree
 
 import (
+	"context"
 	"slices"
 	"testing"
 
+	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/services/servicetest"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -204,5 +206,23 @@ func TestJoinViaNonRootBootstrap(t *testing.T) {
 	}})
 	if up == 0 {
 		t.Fatal("no Join went up to the root")
+	}
+}
+
+// A crashed node keeps its state and loses its timers: Timers holds of
+// the nodes that are up, so the fixed variant with a crash breaks no
+// safety property (budget: 3,000 paths).
+func TestTimersWithACrash(t *testing.T) {
+	sys, err := sim.Lookup(SystemName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Params: map[string]string{"fixed": "true"},
+		Faults: "crashes=1", Properties: []string{"Timers"}, MaxPaths: 3000, WalkDepth: 100, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.First(); f != nil {
+		t.Errorf("%v of %s at step %d", f.Kind, f.Property, f.Steps)
 	}
 }

@@ -92,14 +92,15 @@ var (
 			})
 		},
 	}
-	// Timers is safety: every node is in state init or its recovery timer
-	// is scheduled.
+	// Timers is safety: every node that is up is in state init or its
+	// recovery timer is scheduled (a crashed node keeps its state and
+	// loses its timers).
 	Timers = sim.Property{
 		Name: "Timers",
-		Doc:  "every node is in state init or its recovery timer is scheduled",
+		Doc:  "every node that is up is in state init or its recovery timer is scheduled",
 		Check: func(v *sim.View) bool {
 			return sim.All(v, func(id sim.NodeID, n *Node) bool {
-				return n.state == stateInit || v.TimerScheduled(id, recovery)
+				return !v.Up(id) || n.state == stateInit || v.TimerScheduled(id, recovery)
 			})
 		},
 	}
