@@ -136,7 +136,8 @@ func (r *lassoRun) stats(opts Options) *LassoStats {
 // words.
 func lassoOf(fd *lasso.Finding, origin LassoOrigin, source string) *Lasso {
 	return &Lasso{Stem: fd.Stem, Length: fd.CycleLen, Confirmed: fd.Replays, Note: fd.Note(), Hash: fd.Hashing.String(),
-		Proof: fd.Proof(), Repeated: fd.Spun, Origin: origin, Source: source, Events: eventTexts(fd.Events)}
+		Proof: fd.Proof(), Repeated: fd.Spun, Origin: origin, Source: source, Events: eventTexts(fd.Events),
+		NodeFair: fd.Fairness == lasso.NodeFairness}
 }
 
 func eventTexts(evs []engine.Event) []string {

@@ -299,6 +299,9 @@ type Lasso struct {
 	Note     string
 	// Events are the cycle's transitions.
 	Events []string
+	// NodeFair says the cycle is fair per node only (--lasso-node-fairness):
+	// no proof, since node fairness admits cycles no fair network runs.
+	NodeFair bool
 	// InTurn names the liveness properties when each holds in some state
 	// of the cycle but never all at once (a state is live only when every
 	// one does); empty when the violated property (Finding.Property) holds

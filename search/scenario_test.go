@@ -75,6 +75,7 @@ var setters = map[string]func(o *search.Options, v string) error{
 		return
 	},
 	"lasso":         func(o *search.Options, _ string) error { o.Lasso.On = true; return nil },
+	"node-fairness": func(o *search.Options, _ string) error { o.Lasso.NodeFairness = true; return nil },
 	"partial-hash":  func(o *search.Options, _ string) error { o.Lasso.Partial = true; return nil },
 	"no-critical":   func(o *search.Options, _ string) error { o.NoCritical = true; return nil },
 	"no-hashing":    func(o *search.Options, _ string) error { o.NoHashing = true; return nil },

@@ -88,9 +88,11 @@ func (f *Finding) Cycle() []int {
 }
 
 // Proof reports whether the finding proves an infinite fair execution
-// that never becomes live: an exactly hashed lasso that was not refuted.
+// that never becomes live: an exactly hashed lasso that was not refuted,
+// fair per event source (node fairness admits cycles that starve one of a
+// node's connections forever, which no fair network runs).
 func (f *Finding) Proof() bool {
-	return f.Kind == KindLasso && f.Hashing == Exact && !f.Refuted
+	return f.Kind == KindLasso && f.Hashing == Exact && !f.Refuted && f.Fairness != NodeFairness
 }
 
 // Note explains what the finding shows and how much it can be trusted.
@@ -98,14 +100,15 @@ func (f *Finding) Note() string {
 	var b strings.Builder
 	switch f.Kind {
 	case KindLasso:
-		fair := "every connection, timer and driver with an enabled event runs in it"
+		fair, under := "every connection, timer and driver with an enabled event runs in it", ""
 		if f.Fairness == NodeFairness {
-			fair = "every node with an enabled event runs in it"
+			under = " under node fairness only"
+			fair = "every node with an enabled event runs in it (node fairness, seed 000's: a node that runs may still starve one of its connections or timers forever, which the default, per-source fairness, would not count as fair)"
 		}
 		switch f.Hashing {
 		case Exact:
-			fmt.Fprintf(&b, "Confirmed lasso: after a stem of %s, the cycle of %s (transitions %d-%d) returns to exactly the state it started from (the same canonical hash of every node's struct, fields tagged macemc:\"-\" aside, and of everything pending) and was replayed %d times. No state of it is live and %s, so it can repeat forever: an infinite fair execution %s. With exact hashing this proves the liveness violation, up to a 64-bit hash collision; it needs no critical transition.",
-				steps(f.Stem), steps(f.CycleLen), f.Stem+1, f.Stem+f.CycleLen, f.Replays, fair, f.neverText())
+			fmt.Fprintf(&b, "Confirmed lasso: after a stem of %s, the cycle of %s (transitions %d-%d) returns to exactly the state it started from (the same canonical hash of every node's struct, fields tagged macemc:\"-\" aside, and of everything pending) and was replayed %d times. No state of it is live and %s, so it can repeat forever: an infinite fair execution %s. With exact hashing this proves the liveness violation%s, up to a 64-bit hash collision; it needs no critical transition.",
+				steps(f.Stem), steps(f.CycleLen), f.Stem+1, f.Stem+f.CycleLen, f.Replays, fair, f.neverText(), under)
 		default:
 			fmt.Fprintf(&b, "Suspected lasso (%s hashing): after a stem of %s, the cycle of %s (transitions %d-%d) returns to the same %s state and was replayed %d times with the same events enabled and no state live; %s. %s hashing ignores what it does not see (payloads, counters), so this shows %d repetitions, not an infinite execution: check that the cycle can go on forever.",
 				f.Hashing, steps(f.Stem), steps(f.CycleLen), f.Stem+1, f.Stem+f.CycleLen, f.Hashing, f.Replays, fair, capitalize(f.Hashing.String()), f.Replays)

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/macemc/macemc/critical"
@@ -263,6 +264,9 @@ func TestNodeFairnessIsTooWeak(t *testing.T) {
 	}
 	if starved == 0 {
 		t.Errorf("the node-fair lasso starves no source: %+v", f)
+	}
+	if f.Proof() || !strings.Contains(f.Note(), "under node fairness only") {
+		t.Errorf("a node-fair lasso is no proof: proof %v, note %q", f.Proof(), f.Note())
 	}
 	t.Logf("node fairness: lasso of %d steps starving %d sources (%v)", f.CycleLen, starved, f.Events)
 }
