@@ -1,8 +1,11 @@
 package search
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/macemc/macemc/critical"
@@ -49,7 +52,13 @@ func (p *pipeline) minimize(f *Finding, ccfg critical.Config, cr *critical.Resul
 		return err
 	})
 	if m == nil {
-		f.Minimized = &Minimized{StepsBefore: cr.Step, Note: fmt.Sprintf("not minimized: %v", err)}
+		note := fmt.Sprintf("not minimized: %v", err)
+		if p.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			// The run's --time (or an interruption) ended it first.
+			cause := stopCause(p.ctx, err)
+			note = "not minimized: " + strings.ToLower(cause[:1]) + cause[1:] + " first"
+		}
+		f.Minimized = &Minimized{StepsBefore: cr.Step, Note: note}
 		return
 	}
 	mt := m.Trace(f.Trace)
