@@ -463,7 +463,9 @@ type Refined struct {
 // live.trace goes with it). A minimized path (min.trace) is
 // first extended by a walk to d_max (see walkMinimized): its critical
 // transition is then its last step when the minimization held, and a
-// walk that recovers is an error wrapping ErrNotDead.
+// walk that recovers is an error wrapping ErrNotDead. So is a dead path
+// given a d_max (o.WalkDepth) above twice its length: Algorithm 3 needs an
+// execution of d_max steps.
 func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Refined, error) {
 	// Its walks may meet a handler that allocates without returning: the
 	// heap alarm gives up on it as in the search.
@@ -489,6 +491,16 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	}
 	if t.Kind != trace.KindLiveness {
 		return nil, fmt.Errorf("%w: the trace records a %q path, not a liveness violation", ErrInput, t.Kind)
+	}
+	if !minimized && o.WalkDepth > 2*t.Steps {
+		// Algorithm 3 probes up to d_max/2 of an execution of d_max
+		// steps: a larger d_max than the search's needs the dead path
+		// walked on to it (and is not dead if that walk recovers).
+		ext, err := walkOn(t, o, extendWalkStream, "the dead path")
+		if err != nil {
+			return nil, err
+		}
+		t = ext
 	}
 	c, err := refineConfig(t, o, minimized)
 	if err != nil {
@@ -570,8 +582,10 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	return out, nil
 }
 
-// ErrNotDead marks a minimized path that RefineCritical found not dead: the
-// walk from its end reached a live state. It comes wrapped with ErrInput.
+// ErrNotDead marks a path that RefineCritical found not dead: the walk
+// from its end (a minimized path's, or a dead path's walked on to a d_max
+// above twice its length) reached a live state. It comes wrapped with
+// ErrInput.
 var ErrNotDead = errors.New("search: the path is not dead")
 
 // refineConfig returns the critical-transition search of RefineCritical
@@ -617,6 +631,10 @@ const minimizedWalkStream = 1 << 44
 // check with those same walks would only repeat that test.
 const minimizedCheckStream = 1<<44 + 1
 
+// extendWalkStream is the random stream of the walk that extends a dead
+// path to a d_max above twice its length (walks.SeedFor's stream).
+const extendWalkStream = 1<<44 + 2
+
 // walkMinimized returns the dead execution of a minimized doomed path for
 // the critical-transition search: the path, which ends with its critical
 // transition, then a random walk to d_max (the trace's, or o.WalkDepth),
@@ -627,6 +645,19 @@ const minimizedCheckStream = 1<<44 + 1
 // trace whose d_init is the minimized path's end, so the answer is at or
 // before its last step.
 func walkMinimized(t *trace.Trace, o CriticalOptions) (*trace.Trace, error) {
+	ext, err := walkOn(t, o, minimizedWalkStream, "the minimized path")
+	if err != nil {
+		return nil, err
+	}
+	ext.Depth = t.Steps // liveness counts from the minimized path's end
+	return ext, nil
+}
+
+// walkOn extends the liveness trace t (what names it in errors) with a
+// walk from its end (seeded by stream of o's seed, or else the trace's) to
+// o's d_max, or the trace's: the dead execution of d_max steps Algorithm 3
+// needs. A walk that reaches a live state is an error wrapping ErrNotDead.
+func walkOn(t *trace.Trace, o CriticalOptions, stream uint64, what string) (*trace.Trace, error) {
 	cfg, err := t.Config()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
@@ -641,10 +672,10 @@ func walkMinimized(t *trace.Trace, o CriticalOptions) (*trace.Trace, error) {
 	}
 	depth = max(depth, t.Steps+1)
 	opts := t.Options()
-	opts.Chooser = &engine.Prefix{Seq: t.Choices, Then: engine.NewRandom(walks.SeedFor(seed, minimizedWalkStream))}
+	opts.Chooser = &engine.Prefix{Seq: t.Choices, Then: engine.NewRandom(walks.SeedFor(seed, stream))}
 	s, err := engine.New(cfg, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the minimized path does not start: %w", ErrInput, err)
+		return nil, fmt.Errorf("%w: %s does not start: %w", ErrInput, what, err)
 	}
 	var res walks.Result
 	err = s.Guard(t.HandlerTimeout, func() error {
@@ -653,14 +684,14 @@ func walkMinimized(t *trace.Trace, o CriticalOptions) (*trace.Trace, error) {
 	})
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("%w: the walk after the minimized path: %w", ErrInput, err)
+		return nil, fmt.Errorf("%w: the walk after %s: %w", ErrInput, what, err)
 	case res.Outcome == walks.Live:
-		return nil, fmt.Errorf("%w: %w: the minimized path, under seed %d: the walk from its end (step %d) reached a live state at step %d", ErrInput, ErrNotDead, seed, t.Steps, res.Steps)
+		return nil, fmt.Errorf("%w: %w: %s, under seed %d: the walk from its end (step %d) reached a live state at step %d", ErrInput, ErrNotDead, what, seed, t.Steps, res.Steps)
 	case res.Outcome != walks.Dead && res.Outcome != walks.Quiescent:
-		return nil, fmt.Errorf("%w: the walk after the minimized path ended %s at step %d, not in a dead state (%v)", ErrInput, res.Outcome, res.Steps, res.Err)
+		return nil, fmt.Errorf("%w: the walk after %s ended %s at step %d, not in a dead state (%v)", ErrInput, what, res.Outcome, res.Steps, res.Err)
 	}
 	ext := *t
-	ext.Kind, ext.Choices, ext.Steps, ext.Depth, ext.WalkDepth, ext.Seed = trace.KindLiveness, s.ChoiceValues(), s.Steps(), t.Steps, depth, seed
+	ext.Kind, ext.Choices, ext.Steps, ext.WalkDepth, ext.Seed = trace.KindLiveness, s.ChoiceValues(), s.Steps(), depth, seed
 	ext.Critical, ext.Condition, ext.States = 0, "", nil
 	return &ext, nil
 }
