@@ -1140,7 +1140,7 @@ func (p *pipeline) postcheck() *Finding {
 func coldMonitorWarning(names []string) string {
 	return fmt.Sprintf("liveness monitor %s is cold in the initial state. As in MaceMC (seed 003 Algorithm 2), each path's walk ends at its first live state "+
 		"after the search depth, so an obligation a monitor takes on later (hot from an event on) is judged only on the bounded prefixes that reach that event: "+
-		"make the monitor hot from the start of the scenario until its obligation is met (as the storage example's RepairChecker is), raise --depth, "+
+		"make the monitor hot from the start of the scenario until its obligation is met, raise --depth, "+
 		"or search from a --prefix that reaches the event", strings.Join(names, ", "))
 }
 
