@@ -11,23 +11,14 @@ import (
 	"github.com/macemc/macemc/sim/trace"
 )
 
-// slowCounter counts its own timer's firings; it is live from the 300th.
-type slowCounter struct {
-	sim.Base
-	C int
-}
-
-func (c *slowCounter) Start(ctx *sim.Context) { ctx.SetPeriodic("tick") }
-
-func (c *slowCounter) HandleTimer(*sim.Context, string) { c.C++ }
-
+// slowCounting runs blinking's counter, live from its 300th tick.
 var slowCounting = &sim.System{
 	Name: "slowcounting",
 	Build: func(sim.Params) (*sim.Config, error) {
 		return &sim.Config{
 			Nodes:    1,
-			Service:  func(sim.NodeID) sim.Service { return &slowCounter{} },
-			Liveness: []sim.Property{{Name: "Counted", Check: func(v *sim.View) bool { return sim.Node[slowCounter](v, 0).C >= 300 }}},
+			Service:  func(sim.NodeID) sim.Service { return &blinker{} },
+			Liveness: []sim.Property{{Name: "Counted", Check: func(v *sim.View) bool { return sim.Node[blinker](v, 0).C >= 300 }}},
 		}, nil
 	},
 }

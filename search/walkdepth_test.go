@@ -10,9 +10,9 @@ import (
 	"github.com/macemc/macemc/sim"
 )
 
-// blinker counts its own timer's firings; it is live for 2 of every 6
-// (its count modulo 6 below 2), forever: a correct system whose state
-// space is infinite, so that iterative deepening goes on.
+// blinker counts its own timer's firings. In blinking it is live for 2 of
+// every 6 (its count modulo 6 below 2), forever: a correct system whose
+// state space is infinite, so that iterative deepening goes on.
 type blinker struct {
 	sim.Base
 	C int
