@@ -659,11 +659,7 @@ func rejectedCycles(n int, states string) string {
 // timers, taken in turns, keep the state hot forever).
 func reducesOrders(strategy string) bool {
 	s, err := explore.Lookup(strategy)
-	if err != nil {
-		return false
-	}
-	r, ok := s.(explore.OrderReducer)
-	return ok && r.ReducesOrders()
+	return err == nil && explore.ReducesOrders(s)
 }
 
 // historyLines is a history as report.json gives it: one line an event.

@@ -570,15 +570,16 @@ func (r *runner) failuresUntil(depth int) int {
 // one random execution, not a tree: its walk stands for the rest of it,
 // failures on up to the bound, as before the cut.
 func (r *runner) walkFailuresUntil(j *job) int {
-	if until := r.failuresUntil(j.depth); until != 0 && j.ownCycle {
+	until := r.failuresUntil(j.depth)
+	if until != 0 && j.ownCycle {
 		return min(until, j.steps)
 	}
-	return r.failuresUntil(j.depth)
+	return until
 }
 
-// reducesOrders says whether the strategy runs one order of the events
+// ReducesOrders says whether the strategy runs one order of the events
 // that commute (OrderReducer).
-func reducesOrders(s Strategy) bool {
+func ReducesOrders(s Strategy) bool {
 	r, ok := s.(OrderReducer)
 	return ok && r.ReducesOrders()
 }
@@ -1289,7 +1290,7 @@ func (pr *pathRunner) boundedAfter(p *Path, index int64, pre []int32, carry path
 				// End the bounded part here and walk from it.
 				j.stats.cycle = true
 				pr.states = k - 1
-				j.ownCycle = p.Prune || reducesOrders(c.Strategy)
+				j.ownCycle = p.Prune || ReducesOrders(c.Strategy)
 				return pr.walkFrom(j, p, EndCycle)
 			}
 			if p.Prune && k > pr.floor {
