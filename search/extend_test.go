@@ -45,3 +45,33 @@ func TestCriticalWalksTheDeadPathOn(t *testing.T) {
 		t.Errorf("d_max 200 (twice the path): %v", err)
 	}
 }
+
+// critical --trace on a lasso walks its path on to d_max: the
+// philosophers' livelock recovers (its states are transient: no critical
+// transition, ErrNotDead), a system never live has a dead path to search.
+func TestCriticalOfALasso(t *testing.T) {
+	for _, c := range []struct {
+		sys  *sim.System
+		dead bool
+	}{{system(t, "philosophers"), false}, {neverLive, true}} {
+		dir := t.TempDir()
+		rep, err := search.Run(context.Background(), c.sys, search.Options{Seed: 1, WalkDepth: 400, MaxPaths: 200, Walks: 5, Out: dir})
+		if err != nil || rep.First() == nil || rep.First().Kind != search.KindLasso {
+			t.Fatalf("%s: setup: %v, %+v", c.sys.Name, err, rep.First())
+		}
+		tr, err := trace.Read(filepath.Join(dir, "error.trace"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Sys = c.sys
+		refined, err := search.RefineCritical(context.Background(), tr, search.CriticalOptions{Workers: 1, Out: t.TempDir()})
+		switch {
+		case c.dead && err != nil:
+			t.Errorf("%s: %v", c.sys.Name, err)
+		case c.dead && refined.Critical == nil:
+			t.Errorf("%s: no answer", c.sys.Name)
+		case !c.dead && !errors.Is(err, search.ErrNotDead):
+			t.Errorf("%s: %v, want ErrNotDead", c.sys.Name, err)
+		}
+	}
+}

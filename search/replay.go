@@ -477,8 +477,21 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 		return nil, err
 	}
 	if t.CycleLen > 0 {
-		return nil, fmt.Errorf("%w: the trace is a lasso, a cycle of %d steps from its state %d that can repeat forever without a live state: "+
-			"the lasso proves the violation, and has no critical transition to search for (mdb's j cycle shows it)", ErrInput, t.CycleLen, t.CycleStart)
+		// A lasso's path ends with one round of its cycle: walk it on to
+		// d_max. Its states are transient when the walk recovers (the
+		// lasso proves the violation, and there is no critical transition);
+		// a stem that passes a dead state has one.
+		lt := *t
+		lt.CycleStart, lt.CycleLen = 0, 0
+		ext, err := walkOn(&lt, o, extendWalkStream, "the lasso's path")
+		if errors.Is(err, ErrNotDead) {
+			return nil, fmt.Errorf("%w (the trace is a lasso, a cycle of %d steps from its state %d that proves the violation; its states still recover, so it has no critical transition: mdb's j cycle shows it)",
+				err, t.CycleLen, t.CycleStart)
+		}
+		if err != nil {
+			return nil, err
+		}
+		t = ext
 	}
 	minimized := t.Kind == trace.KindMinimized
 	if minimized {

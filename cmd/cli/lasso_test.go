@@ -95,11 +95,15 @@ func checkLassoView(t *testing.T, rep map[string]any, dir, hash, kind string) {
 	if code != ExitViolation || !strings.Contains(out, `"reproduced": true`) {
 		t.Errorf("replay: exit %d\n%s%s", code, out, errs)
 	}
-	// A lasso has no critical transition: critical says so (it failed
-	// with "lower WalkDepth", or searched the cycle's path for one).
+	// critical walks a lasso's path on to d_max: a lasso of transient
+	// states has no critical transition, and critical says so; a dead
+	// execution that loops (kind dead) has its C1, the search's.
 	code, out, errs = run(t, "critical", "--trace", filepath.Join(dir, "error.trace"), "--out", t.TempDir())
-	if code != ExitUsage || !strings.Contains(errs, "the trace is a lasso") || !strings.Contains(errs, "has no critical transition") {
+	switch {
+	case kind == "lasso" && (code != ExitUsage || !strings.Contains(errs, "the trace is a lasso") || !strings.Contains(errs, "has no critical transition")):
 		t.Errorf("critical on a lasso: exit %d\n%s%s", code, out, errs)
+	case kind == "dead" && (code != ExitViolation || !strings.Contains(out, "(condition C1")):
+		t.Errorf("critical on a dead path that loops: exit %d\n%s%s", code, out, errs)
 	}
 }
 
