@@ -92,12 +92,13 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		if stable {
 			took = ""
 		}
-		// A search that hashed no state (--no-hashing, or a strategy
-		// whose paths are never pruned) counts no distinct states: say
-		// so rather than "0 distinct states".
+		// A search that prunes no path (--no-hashing, or a strategy that
+		// never prunes: it still hashes states to end a path that comes
+		// back to one of its own) counts no distinct states: say so
+		// rather than "0 distinct states".
 		paths, states := plural(st.Paths, "path")+fmt.Sprintf(" (%d cut by a repeated state)", st.Pruned), plural(st.DistinctStates, "distinct state")
 		if st.Unhashed {
-			paths, states = plural(st.Paths, "path"), "states not hashed"
+			paths, states = plural(st.Paths, "path"), "no path pruned, distinct states not counted"
 		}
 		rounds := plural(st.Rounds, "round")
 		if r.Strategy == "delay" && st.Rounds > 0 {

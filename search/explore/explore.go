@@ -345,7 +345,7 @@ type Stats struct {
 	DistinctStates int64
 	Unrecorded     int64
 	VisitedBytes   int
-	// Unhashed says the search compared no states: hashing was off
+	// Unhashed says the search pruned no path: hashing was off
 	// (Config.NoHashing) or the strategy never prunes (random, pct,
 	// walk, dpor), so DistinctStates and Pruned are 0 by design.
 	Unhashed   bool
