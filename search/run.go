@@ -185,6 +185,9 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	}
 	p.rep.Stats = res.Stats
 	p.rep.SearchTime = res.Stats.Elapsed
+	if len(res.Violations) == 0 {
+		p.rep.Warnings = append(p.rep.Warnings, res.Warnings...)
+	}
 	p.rep.Lin = p.linStats(&res.Stats)
 	if res.Stats.Unrecorded > 0 {
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the visited-state set was full (--max-states %d): new states it could not record cut no path, "+

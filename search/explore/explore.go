@@ -367,6 +367,8 @@ type Result struct {
 	// how much of it the search used. Unlike Stats it depends on the
 	// workers and their timing: it is for measuring, never for a report.
 	Speculation SpeculationStats
+	// Warnings are the strategy's (Warner), when its explorer has any.
+	Warnings []string
 }
 
 // SpeculationStats say what speculation did (see doc.go): the paths the
@@ -648,6 +650,9 @@ func (r *runner) run() (*Result, error) {
 	defer r.mu.Unlock()
 	res := &Result{Violations: r.violations, Stats: r.snapshotLocked(), Speculation: spec}
 	res.Stats.Stop = r.stopReason
+	if w, ok := r.ex.(Warner); ok {
+		res.Warnings = w.Warnings()
+	}
 	if f := r.final; f != nil && r.stopReason == f.Done {
 		res.Stats.Rounds, res.Stats.Depth, res.Stats.DeepestComplete = f.Rounds, f.Depth, f.DeepestComplete
 	}

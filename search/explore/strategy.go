@@ -91,6 +91,14 @@ type Explorer interface {
 	Status() Status
 }
 
+// Warner is an Explorer with something to tell the user when its search
+// ends (Result.Warnings): what its paths showed of its settings. It is
+// asked once, after the last path, whose ends it saw in path order (Next's
+// prev), so its answer does not depend on the workers.
+type Warner interface {
+	Warnings() []string
+}
+
 // Status is how far an Explorer got.
 type Status struct {
 	// Rounds started, the depth bound of the current round, and the

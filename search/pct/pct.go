@@ -2,6 +2,7 @@ package pct
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/macemc/macemc/search/explore"
@@ -72,13 +73,37 @@ type explorer struct {
 	seed  uint64
 	index uint64
 	sched *scheduler
+	// ended counts the schedules whose end Next was told of, and
+	// endSteps sums their lengths (for Warnings).
+	ended, endSteps int64
 }
 
 // Next implements explore.Explorer.
-func (e *explorer) Next(*explore.End) (explore.Path, bool) {
+func (e *explorer) Next(prev *explore.End) (explore.Path, bool) {
+	if prev != nil {
+		e.ended++
+		e.endSteps += int64(prev.Steps)
+	}
 	e.sched.start(walks.SeedFor(e.seed, e.index))
 	e.index++
 	return explore.Path{Round: 1, Depth: e.steps, Scheduler: e.sched}, true
+}
+
+// Warnings implements explore.Warner: schedules that end far below k
+// (nothing ready, or back at a state of their own path) lose the change
+// points drawn past their end, and PCT's bound is then that of a smaller
+// depth at this k.
+func (e *explorer) Warnings() []string {
+	if e.ended < 20 {
+		return nil
+	}
+	mean := float64(e.endSteps) / float64(e.ended)
+	if 4*mean > float64(e.steps) {
+		return nil
+	}
+	return []string{fmt.Sprintf("pct's schedules ended after %.1f steps on average (nothing ready, or back at a state of their own path), "+
+		"far below --pct-steps %d: its change points are drawn over all %d steps, and those past a schedule's end are lost; "+
+		"--pct-steps %d draws them where the schedules run", mean, e.steps, e.steps, max(1, int(math.Ceil(mean))))}
 }
 
 // Status implements explore.Explorer.
