@@ -361,6 +361,14 @@ func (mz *minimizer) test(s []int, first bool) (outcome, error) {
 		mz.cache[key] = o
 		return o, nil
 	}
+	if live, err := after.AllHold(mz.c.Sim.Liveness); err == nil && live {
+		// The walks from a state count liveness only after it: a
+		// reduction that ends in a live state (the critical transition
+		// dropped, with events alike left in its place) would pass as
+		// dead when the walks from it leave the live states for good.
+		mz.cache[key] = o
+		return o, nil
+	}
 	m := len(keep)
 	depth := m + mz.depthOff
 	confirm := mz.c.ConfirmWalks >= 0

@@ -75,3 +75,32 @@ func TestCriticalOfALasso(t *testing.T) {
 		}
 	}
 }
+
+// thirtyTicks runs blinking's counter, live for its first 30 ticks only.
+var thirtyTicks = &sim.System{
+	Name: "thirtyticks",
+	Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{
+			Nodes:    1,
+			Service:  func(sim.NodeID) sim.Service { return &blinker{} },
+			Liveness: []sim.Property{{Name: "Early", Check: func(v *sim.View) bool { return sim.Node[blinker](v, 0).C < 30 }}},
+		}, nil
+	},
+}
+
+// The critical transition is the 30th tick, and every event is a tick:
+// dropping the first would leave a tick last, on a path ending in a live
+// state. The minimized path must end dead: here it keeps all 30 ticks.
+func TestMinimizedPathDoesNotEndLive(t *testing.T) {
+	rep, err := search.Run(context.Background(), thirtyTicks, search.Options{Seed: 1, WalkDepth: 200, Minimize: true, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Critical == nil || f.Critical.Step != 30 || f.Minimized == nil {
+		t.Fatalf("want the critical transition at step 30 and a minimized path: %+v", f)
+	}
+	if m := f.Minimized; m.StepsAfter != 30 {
+		t.Errorf("minimized to %d steps (%v), want the 30 ticks", m.StepsAfter, m.Kept)
+	}
+}
