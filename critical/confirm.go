@@ -126,7 +126,11 @@ func (c *Confidence) String() string {
 		case c.Before.Forced:
 			before = fmt.Sprintf("every walk from state %d is one execution too, which %s", c.Before.Step, map[bool]string{true: "recovers", false: "does not recover"}[c.Before.Recovered > 0])
 		}
-		fmt.Fprintf(&b, "Confirmation: %s; every walk from state %d is one and the same execution (none of its steps has an alternative), and it reaches no live state within d_max: state %d is dead for certain. ", before, c.At.Step, c.At.Step)
+		if c.At.Quiescent {
+			fmt.Fprintf(&b, "Confirmation: %s; every walk from state %d is one and the same execution (none of its steps has an alternative), and it falls quiescent without a live state: state %d is dead for certain. ", before, c.At.Step, c.At.Step)
+		} else {
+			fmt.Fprintf(&b, "Confirmation: %s; every walk from state %d is one and the same execution (none of its steps has an alternative), and it reaches no live state within d_max: no execution from state %d becomes live within d_max (a system that needs more steps shows it with a larger --walk-depth). ", before, c.At.Step, c.At.Step)
+		}
 	case c.Before.Live:
 		fmt.Fprintf(&b, "Confirmation: state %d is live itself; %d of %d walks from state %d recovered", c.Before.Step, c.At.Recovered, c.At.Walks, c.At.Step)
 		fmt.Fprintf(&b, " (recovery from state %d below %s at 95%% confidence). ", c.At.Step, percentText(c.Upper95))

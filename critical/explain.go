@@ -74,9 +74,9 @@ func (r *Result) Explain() string {
 		if p, ok := r.probeAt(r.Step); ok && p.Walks == 0 {
 			fmt.Fprintf(&b, "After it, %s is dead: the path falls quiescent there without being live. ", state(r.Step))
 		} else if ok && p.Forced {
-			fmt.Fprintf(&b, "After it, %s is dead: every walk from it is one and the same execution (none of its steps has an alternative), and that execution reaches no live state within d_max = %d steps. ", state(r.Step), r.WalkDepth)
+			fmt.Fprintf(&b, "After it, %s is dead: every walk from it is one and the same execution (none of its steps has an alternative), and that execution reaches no live state within d_max = %d steps (counted from the initial state: %s after it). ", state(r.Step), r.WalkDepth, steps(r.WalkDepth-r.Step))
 		} else {
-			fmt.Fprintf(&b, "After it, %s is dead: none of k = %d random walks from it reached a live state within d_max = %d steps, so the execution will not recover. ", state(r.Step), r.Walks, r.WalkDepth)
+			fmt.Fprintf(&b, "After it, %s is dead: none of k = %d random walks from it reached a live state within d_max = %d steps (counted from the initial state: %s after it), so the execution will not recover. ", state(r.Step), r.Walks, r.WalkDepth, steps(r.WalkDepth-r.Step))
 		}
 		if r.Confidence != nil {
 			b.WriteString(r.Confidence.String() + " ")

@@ -95,6 +95,11 @@ type Probe struct {
 	// every other walk would repeat it. The probe then counts that one
 	// walk (Walks is 1) and its answer is certain within d_max.
 	Forced bool
+	// Quiescent marks a Forced probe whose walk fell quiescent without a
+	// live state: the state is dead for certain, beyond d_max too. A
+	// Forced walk that ran to d_max only shows that no execution from the
+	// state becomes live within d_max.
+	Quiescent bool
 	// Elapsed is the probe's wall-clock time.
 	Elapsed time.Duration
 }
@@ -366,6 +371,7 @@ func (r *searcher) run(snap *engine.Sim, i int, b batch) (Probe, *Alternative, e
 		}
 	}
 	p.Forced = forced.Load()
+	p.Quiescent = p.Forced && outs[0].outcome == walks.Quiescent
 	p.Elapsed = time.Since(start)
 	// When cancelled, p holds the walks that ran to their end before it.
 	return p, alt, r.ctxErr()
