@@ -464,7 +464,7 @@ type Refined struct {
 // first extended by a walk to d_max (see walkMinimized): its critical
 // transition is then its last step when the minimization held, and a
 // walk that recovers is an error wrapping ErrNotDead. So is a dead path
-// given a d_max (o.WalkDepth) above twice its length: Algorithm 3 needs an
+// given a d_max (o.WalkDepth) above its length: Algorithm 3 needs an
 // execution of d_max steps.
 func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Refined, error) {
 	// Its walks may meet a handler that allocates without returning: the
@@ -505,10 +505,10 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	if t.Kind != trace.KindLiveness {
 		return nil, fmt.Errorf("%w: the trace records a %q path, not a liveness violation", ErrInput, t.Kind)
 	}
-	if !minimized && o.WalkDepth > 2*t.Steps {
-		// Algorithm 3 probes up to d_max/2 of an execution of d_max
-		// steps: a larger d_max than the search's needs the dead path
-		// walked on to it (and is not dead if that walk recovers).
+	if !minimized && o.WalkDepth > t.Steps {
+		// Algorithm 3 searches an execution of d_max steps that never
+		// becomes live: a d_max above the dead path's length needs the
+		// path walked on to it (and it is not dead if that walk recovers).
 		ext, err := walkOn(t, o, extendWalkStream, "the dead path")
 		if err != nil {
 			return nil, err
@@ -597,7 +597,7 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 
 // ErrNotDead marks a path that RefineCritical found not dead: the walk
 // from its end (a minimized path's, or a dead path's walked on to a d_max
-// above twice its length) reached a live state. It comes wrapped with
+// above its length) reached a live state. It comes wrapped with
 // ErrInput.
 var ErrNotDead = errors.New("search: the path is not dead")
 
@@ -645,7 +645,7 @@ const minimizedWalkStream = 1 << 44
 const minimizedCheckStream = 1<<44 + 1
 
 // extendWalkStream is the random stream of the walk that extends a dead
-// path to a d_max above twice its length (walks.SeedFor's stream).
+// path to a d_max above its length (walks.SeedFor's stream).
 const extendWalkStream = 1<<44 + 2
 
 // walkMinimized returns the dead execution of a minimized doomed path for
