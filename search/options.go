@@ -352,19 +352,6 @@ func (o *Options) Validate() error {
 	if _, err := sim.ParseFailures(sim.Failures{}, o.Faults); err != nil {
 		return &OptionError{Field: "Faults", Flag: "faults", Value: o.Faults, Range: FaultsRange + " (" + strings.TrimPrefix(err.Error(), "sim: ") + ")"}
 	}
-	if name := strat.Name(); name == "dfs" || name == "dpor" {
-		// Liveness counts only after the bounded part: walks with fewer
-		// steps after the first round's than the round itself cannot show
-		// a state live, and every path would look doomed.
-		first := o.DepthStep
-		if o.Depth > 0 {
-			first = min(first, o.Depth)
-		}
-		if o.WalkDepth < 2*first {
-			return &OptionError{Field: "WalkDepth", Flag: "walk-depth", Value: o.WalkDepth,
-				Range: fmt.Sprintf("%d to %d: at least twice the first round's depth bound, %d (--depth-step, or --depth when lower), so that the walks after it have as many steps to reach a live state", 2*first, MaxWalkDepth, first)}
-		}
-	}
 	if o.Prefix != "" && o.PrefixSteps > 0 {
 		return &OptionError{Field: "PrefixSteps", Flag: "prefix-steps", Value: o.PrefixSteps, Range: "0 when Prefix (--prefix) is set: they exclude each other"}
 	}

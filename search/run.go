@@ -122,6 +122,10 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	} else if err != nil {
 		return nil, err
 	}
+	if room := (ecfg.WalkDepth - ecfg.PrefixSteps) / 2; p.opts.Depth > room && len(p.cfg.Liveness) > 0 {
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("--depth %d was capped at %d: the walks after a bounded part need as many steps as it to reach a live state (--walk-depth %d%s); --walk-depth %d allows --depth %d",
+			p.opts.Depth, room, ecfg.WalkDepth, prefixText(ecfg.PrefixSteps), ecfg.PrefixSteps+2*p.opts.Depth, p.opts.Depth))
+	}
 	if err := p.cleanOut(); err != nil {
 		return nil, err
 	}
@@ -352,6 +356,14 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 	p.base = trace.Trace{Tool: trace.ToolVersion, System: sys.Name, Sys: sys, Params: params, Seed: opts.Seed, Properties: opts.Properties,
 		WalkDepth: opts.WalkDepth, Critical: -1, Faults: opts.Faults}
 	return p, nil
+}
+
+// prefixText says, in a parenthesis's tail, how long the prefix is.
+func prefixText(steps int) string {
+	if steps == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" counted from the initial state, after a prefix of %s", plural(steps, "step"))
 }
 
 // checkWalkRoom refuses a walk depth that leaves the walks after the
@@ -1286,7 +1298,9 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 			return err
 		}
 		if err := p.prefixRoom(steps); err != nil {
-			return &OptionError{Field: "PrefixSteps", Flag: "prefix-steps", Value: o.PrefixSteps, Range: err.Error()}
+			// The prefix runs to a steady state at least this long: its
+			// length is known only now.
+			return fmt.Errorf("%w: --prefix-steps %d: %w", ErrOptions, o.PrefixSteps, err)
 		}
 		pt := p.base
 		pt.Kind, pt.Choices, pt.Steps, pt.NoFailures = trace.KindPrefix, choices, steps, true

@@ -3,6 +3,7 @@ package search_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/macemc/macemc/search"
@@ -68,5 +69,26 @@ func TestWalkDepthTwiceTheStrategySteps(t *testing.T) {
 		if _, err := search.Run(context.Background(), blinking, search.Options{Seed: 1, Strategy: strategy, WalkDepth: 200, MaxPaths: 5}); err != nil {
 			t.Errorf("%s with --walk-depth 200: %v", strategy, err)
 		}
+	}
+}
+
+// Without liveness properties there is nothing for the walks to reach: a
+// short walk depth is no error.
+func TestWalkDepthWithoutLiveness(t *testing.T) {
+	if _, err := search.Run(context.Background(), greeting, search.Options{Seed: 1, WalkDepth: 3, MaxPaths: 20}); err != nil {
+		t.Errorf("safety only, --walk-depth 3: %v", err)
+	}
+}
+
+// A --depth that the walk depth caps is said, with the walk depth that
+// allows it.
+func TestDepthCappedByTheWalkDepthWarns(t *testing.T) {
+	rep, err := search.Run(context.Background(), blinking, search.Options{Seed: 1, Depth: 100, WalkDepth: 50, MaxPaths: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "--depth 100 was capped at 25: the walks after a bounded part need as many steps as it to reach a live state (--walk-depth 50); --walk-depth 200 allows --depth 100"
+	if !slices.Contains(rep.Warnings, want) {
+		t.Errorf("warnings %q, want %q", rep.Warnings, want)
 	}
 }
