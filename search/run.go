@@ -1317,10 +1317,8 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 // (see checkWalkRoom).
 func (p *pipeline) prefixRoom(steps int) error {
 	o := &p.opts
-	first := o.DepthStep
-	if o.Depth > 0 {
-		first = min(first, o.Depth)
-	}
+	// The strategy started with these options when the pipeline was made.
+	first := 0
 	if ex, err := p.strat.New(explore.Setup{Seed: o.Seed, DepthStep: o.DepthStep, MaxDepth: o.Depth, Params: p.sparams}); err == nil {
 		if path, ok := ex.Next(nil); ok {
 			first = path.Depth
