@@ -122,7 +122,7 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	} else if err != nil {
 		return nil, err
 	}
-	if room := (ecfg.WalkDepth - ecfg.PrefixSteps) / 2; p.opts.Depth > room && len(p.cfg.Liveness) > 0 {
+	if room := ecfg.DepthRoom(); p.opts.Depth > room && len(p.cfg.Liveness) > 0 {
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("--depth %d was capped at %d: the walks after a bounded part need as many steps as it to reach a live state (--walk-depth %d%s); --walk-depth %d allows --depth %d",
 			p.opts.Depth, room, ecfg.WalkDepth, prefixText(ecfg.PrefixSteps), ecfg.PrefixSteps+2*p.opts.Depth, p.opts.Depth))
 	}
@@ -335,10 +335,14 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 		}
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrOptions, strat.Name(), err)
 	}
-	if err := checkWalkRoom(strat, ex, cfg, &opts, opts.PrefixSteps); err != nil {
+	first := 0 // the bounded part of the strategy's first path
+	if path, ok := ex.Next(nil); ok {
+		first = path.Depth
+	}
+	if err := checkWalkRoom(strat, first, cfg, &opts, opts.PrefixSteps); err != nil {
 		return nil, err
 	}
-	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start, strat: strat, sparams: sparams}
+	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start, strat: strat, sparams: sparams, firstDepth: first}
 	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), StrategyParams: sparams, Files: map[FileRole]string{},
 		Faults: cfg.Failures.String(), GraphPartial: !opts.Graph.Off && opts.Lasso.Partial}
 	if opts.Depth > 0 && strat.Name() == "walk" {
@@ -367,23 +371,22 @@ func prefixText(steps int) string {
 }
 
 // checkWalkRoom refuses a walk depth that leaves the walks after the
-// strategy's first path (ex's, after prefix steps) fewer steps than its
-// bounded part: liveness counts only after the bounded part (the
+// strategy's first path (first steps long, after prefix steps) fewer steps
+// than its bounded part: liveness counts only after the bounded part (the
 // strategy's steps, or dfs's first depth bound), and a walk with few steps
 // left cannot show a state live, so every path would look doomed. Later
 // rounds stop halfway between the prefix's end and d_max (explore's setup).
-func checkWalkRoom(strat explore.Strategy, ex explore.Explorer, cfg *sim.Config, opts *Options, prefix int) error {
-	first, ok := ex.Next(nil)
-	if !ok || len(cfg.Liveness) == 0 || prefix+2*first.Depth <= opts.WalkDepth {
+func checkWalkRoom(strat explore.Strategy, first int, cfg *sim.Config, opts *Options, prefix int) error {
+	if len(cfg.Liveness) == 0 || prefix+2*first <= opts.WalkDepth {
 		return nil
 	}
-	bounded := fmt.Sprintf("its first path's bounded part, %d steps", first.Depth)
+	bounded := fmt.Sprintf("its first path's bounded part, %d steps", first)
 	if prefix > 0 {
 		bounded += fmt.Sprintf(", after the prefix's %d", prefix)
 	}
 	return &OptionError{Field: "WalkDepth", Flag: "walk-depth", Value: opts.WalkDepth,
 		Range: fmt.Sprintf("%d to %d with --strategy %s: %s, and walks at least as long after it to reach a live state (lower the strategy's steps or raise --walk-depth)",
-			prefix+2*first.Depth, MaxWalkDepth, strat.Name(), bounded)}
+			prefix+2*first, MaxWalkDepth, strat.Name(), bounded)}
 }
 
 // exploreConfig returns the executor's config of the run: the options, the
@@ -417,11 +420,13 @@ type pipeline struct {
 	params  sim.Params
 	strat   explore.Strategy
 	sparams sim.Params
-	start   time.Time
-	rep     *Report
-	base    trace.Trace        // what every trace of the run records
-	lin     *lin.Checker       // the linearizability check, when the system has a model
-	first   *explore.Violation // the violation analysed
+	// firstDepth is the bounded part of the strategy's first path.
+	firstDepth int
+	start      time.Time
+	rep        *Report
+	base       trace.Trace        // what every trace of the run records
+	lin        *lin.Checker       // the linearizability check, when the system has a model
+	first      *explore.Violation // the violation analysed
 	// unlockOut gives back the result directory (lockOut).
 	unlockOut func()
 	// coldMonitors are the liveness monitors cold in the initial state
@@ -1193,9 +1198,8 @@ func valueReceiverWarning(t reflect.Type, ms []string) string {
 		return fmt.Sprintf("%s's %s has a value receiver: it runs on a copy of the node, and what it changes in the node's fields is lost; "+
 			"give it a pointer receiver (%s) unless it only sends", t, ms[0], fix)
 	}
-	names := strings.Join(ms[:len(ms)-1], ", ") + " and " + ms[len(ms)-1]
 	return fmt.Sprintf("%s's %s have value receivers: each runs on a copy of the node, and what it changes in the node's fields is lost; "+
-		"give them pointer receivers (%s) unless they only send", t, names, fix)
+		"give them pointer receivers (%s) unless they only send", t, andList(ms), fix)
 }
 
 // hiddenWarning says what a state that hashing cannot read all of
@@ -1317,16 +1321,9 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 // (see checkWalkRoom).
 func (p *pipeline) prefixRoom(steps int) error {
 	o := &p.opts
-	// The strategy started with these options when the pipeline was made.
-	first := 0
-	if ex, err := p.strat.New(explore.Setup{Seed: o.Seed, DepthStep: o.DepthStep, MaxDepth: o.Depth, Params: p.sparams}); err == nil {
-		if path, ok := ex.Next(nil); ok {
-			first = path.Depth
-		}
-	}
-	if need := steps + 2*first; len(p.cfg.Liveness) > 0 && need > o.WalkDepth {
+	if need := steps + 2*p.firstDepth; len(p.cfg.Liveness) > 0 && need > o.WalkDepth {
 		return fmt.Errorf("the prefix has %d steps, and walks of --walk-depth %d steps (counted from the initial state) leave too little room to search from its end (--strategy %s's first bounded part, %d steps, and a walk at least as long after it): raise --walk-depth to %d or more",
-			steps, o.WalkDepth, p.strat.Name(), first, need)
+			steps, o.WalkDepth, p.strat.Name(), p.firstDepth, need)
 	}
 	return nil
 }

@@ -266,7 +266,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		} else {
 			what := f.Property
 			if l := f.Lasso; l != nil && len(l.InTurn) > 1 {
-				what = strings.Join(l.InTurn[:len(l.InTurn)-1], ", ") + " and " + l.InTurn[len(l.InTurn)-1] + ", which hold in turn, never all at once"
+				what = andList(l.InTurn) + ", which hold in turn, never all at once"
 			}
 			fmt.Fprintf(w, "LIVENESS VIOLATION of %s (%s %s)\n", what, how, plural(f.Steps, "step"))
 		}
@@ -457,4 +457,12 @@ func (r *Report) phasesText() string {
 		}
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// andList joins names as a sentence does: "a", "a and b", "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

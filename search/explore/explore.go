@@ -454,11 +454,17 @@ type job struct {
 // 003 §3.2).
 func (c *Config) setup() Setup {
 	maxDepth := c.MaxDepth
-	if room := (c.WalkDepth - c.PrefixSteps) / 2; len(c.System.Liveness) > 0 && room >= 1 && (maxDepth == 0 || maxDepth > room) {
+	if room := c.DepthRoom(); len(c.System.Liveness) > 0 && room >= 1 && (maxDepth == 0 || maxDepth > room) {
 		maxDepth = room
 	}
 	return Setup{Seed: c.Seed, DepthStep: c.DepthStep, MaxDepth: maxDepth, Params: c.StrategyParams}
 }
+
+// DepthRoom is the deepest bounded part whose walks still have as many
+// steps after it, up to WalkDepth: half the steps between the prefix's
+// end and d_max. With liveness properties a search's MaxDepth is capped
+// there (see setup).
+func (c *Config) DepthRoom() int { return (c.WalkDepth - c.PrefixSteps) / 2 }
 
 // Run explores c.System: the strategy's paths in order, each path's
 // bounded part continued by a random walk of up to d_max steps (seed 003,
