@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
@@ -536,5 +537,36 @@ func TestPremature(t *testing.T) {
 	res = find(t, algorithm3(c))
 	if res.Step != 40 || res.Premature {
 		t.Errorf("k = 200: step %d premature %v", res.Step, res.Premature)
+	}
+}
+
+// TestLiveStateIsNotDead checks that a state that is live itself
+// recovers: in a system live only while exactly one request has been
+// handled and no tick has come, E is live at state 1 and every state after
+// it is dead (the next request or tick ends liveness). Recovers(1) is
+// true, with no walk needed beyond it (counting only the states after a
+// walk's start, no walk recovered and state 1 looked dead), and Find,
+// from d_init 1 (a state the search's walk did not check), names step 2.
+func TestLiveStateIsNotDead(t *testing.T) {
+	cfg := poisonSys{apps: 50}.config()
+	cfg.Liveness = []sim.Property{{Name: "OneRequest", Check: func(v *sim.View) bool {
+		n := sim.Node[Node](v, 0)
+		return n.Apps == 1 && !n.Done
+	}}}
+	choices, n := deadPath(t, cfg, 2000, engine.Options{})
+	c := critical.Config{Sim: cfg, Choices: choices, Steps: n, DInit: 1, WalkDepth: 2000, Walks: 20, Seed: 1, ConfirmWalks: 2000, ConfirmBudget: 100_000}
+	p, alt, err := critical.Recovers(context.Background(), c, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Recovers || p.Walks != 1 || p.LiveAt != 1 || alt == nil || alt.Steps != 1 || alt.Shared != 1 {
+		t.Errorf("Recovers(1): %+v %+v, want recovered by walk 0 in its start state", p, alt)
+	}
+	if p, _, err = critical.Recovers(context.Background(), c, 2); err != nil || p.Recovers {
+		t.Errorf("Recovers(2): %+v, %v; want dead", p, err)
+	}
+	res := find(t, c)
+	if res.Step != 2 || res.Condition != critical.C1 || res.Below {
+		t.Fatalf("got (%d, %v, below %v), want (2, C1) above d_init; probes %+v", res.Step, res.Condition, res.Below, res.Probes)
 	}
 }

@@ -7,8 +7,9 @@
 // state d_init on never reached a live state within d_max steps. "State i"
 // is E's state after i transitions. Recovers(E, i, k) runs up to k random
 // walks from state i, each until the execution has d_max steps in all, and
-// says whether any reached a live state (all liveness properties hold)
-// after i: the state is then transient, otherwise it is believed dead.
+// says whether any reached a live state (all liveness properties hold),
+// state i itself included (a live state reaches one in no steps): the
+// state is then transient, otherwise it is believed dead.
 //
 // Find searches E in two phases. Phase 1 probes d_init; if no walk
 // recovers, Algorithm 3 answers (d_init, C2): either the critical

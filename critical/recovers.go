@@ -403,9 +403,13 @@ func (r *searcher) walkWith(snap *engine.Sim, i, j, depth int, chooser engine.Ch
 		w.SetFailures(true)
 		w.SetFailuresUntil(0)
 	}
+	// State i itself counts: a live state is not dead (it reaches a live
+	// state in no steps). Algorithm 3 probes states E never found live,
+	// except state d_init, which the search's walk did not check (§3.1
+	// checks liveness after the search depth only).
 	wc := walks.Config{
 		MaxSteps:  depth,
-		LiveAfter: i,
+		LiveAfter: i - 1,
 		Liveness:  c.Sim.Liveness,
 		Safety:    c.Sim.Safety,
 		Observe:   walks.ObserveFunc(func(*engine.Sim) bool { return !stop() }),
