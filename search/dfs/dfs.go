@@ -24,64 +24,30 @@ func (Strategy) Params() []sim.ParamSpec { return nil }
 
 // New implements explore.Strategy.
 func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
-	step := s.DepthStep
-	if step <= 0 {
-		step = explore.DefaultDepthStep
-	}
-	return &explorer{step: step, max: s.MaxDepth}, nil
+	return &explorer{Deepening: explore.NewDeepening(s)}, nil
 }
 
 type explorer struct {
-	step, max int
-	st        explore.Status
-	reached   bool // a path of the current round reached its bound
-	sched     chooser
+	explore.Deepening
+	sched chooser
 }
 
 // Next implements explore.Explorer.
 func (e *explorer) Next(prev *explore.End) (explore.Path, bool) {
-	if e.st.Done != explore.StopNone {
+	if !e.Advance(prev, e) {
 		return explore.Path{}, false
 	}
-	if prev == nil {
-		e.round()
-		return e.path(), true
-	}
-	e.reached = e.reached || prev.Reason == explore.EndDepth
-	if e.sched.next() {
-		return e.path(), true
-	}
-	e.st.DeepestComplete = e.st.Depth
-	switch {
-	case !e.reached:
-		e.st.Done = explore.StopExhausted
-	case e.max > 0 && e.st.Depth >= e.max:
-		e.st.Done = explore.StopDepth
-	default:
-		e.round()
-		return e.path(), true
-	}
-	return explore.Path{}, false
-}
-
-// round starts the next round of iterative deepening.
-func (e *explorer) round() {
-	e.st.Rounds++
-	e.st.Depth = e.st.Rounds * e.step
-	if e.max > 0 && e.st.Depth > e.max {
-		e.st.Depth = e.max
-	}
-	e.reached = false
-	e.sched.seq = e.sched.seq[:0]
-}
-
-func (e *explorer) path() explore.Path {
 	e.sched.pos = 0
-	return explore.Path{Round: e.st.Rounds, Depth: e.st.Depth, Scheduler: &e.sched, Prune: true}
+	st := e.Status()
+	return explore.Path{Round: st.Rounds, Depth: st.Depth, Scheduler: &e.sched, Prune: true}, true
 }
 
-// Status implements explore.Explorer.
-func (e *explorer) Status() explore.Status { return e.st }
+// NextInRound implements explore.Rounds: the next sequence in depth-first
+// order.
+func (e *explorer) NextInRound(*explore.End) bool { return e.sched.next() }
+
+// StartRound implements explore.Rounds.
+func (e *explorer) StartRound() { e.sched.seq = e.sched.seq[:0] }
 
 // chooser answers choice points from seq, extending seq with 0 (the first
 // child) at new positions and recording each position's number of
@@ -133,18 +99,6 @@ func (e *explorer) Fork(round, depth int, prefix []int32) explore.Explorer {
 	f.sched.seq = append(f.sched.seq, prefix...)
 	f.sched.arity = make([]int32, len(prefix))
 	return f
-}
-
-// RoundDepth implements explore.Forker.
-func (e *explorer) RoundDepth(round int) (int, bool) {
-	if round < 1 || e.max > 0 && (round-1)*e.step >= e.max {
-		return 0, false
-	}
-	d := round * e.step
-	if e.max > 0 && d > e.max {
-		d = e.max
-	}
-	return d, true
 }
 
 // fork explores the subtree below a prefix (Fork).

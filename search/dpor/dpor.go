@@ -35,73 +35,41 @@ func (Strategy) Params() []sim.ParamSpec {
 
 // New implements explore.Strategy.
 func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
-	step := s.DepthStep
-	if step <= 0 {
-		step = explore.DefaultDepthStep
-	}
 	sleep := true
 	if _, ok := s.Params["sleep"]; ok {
 		sleep = s.Params.Bool("sleep")
 	}
-	return &explorer{step: step, max: s.MaxDepth, sched: scheduler{sleepOn: sleep, counts: map[uint64]int32{}}}, nil
+	return &explorer{Deepening: explore.NewDeepening(s), sched: scheduler{sleepOn: sleep, counts: map[uint64]int32{}}}, nil
 }
 
 type explorer struct {
-	step, max int
-	st        explore.Status
-	reached   bool // a path of the current round reached its bound
-	sched     scheduler
+	explore.Deepening
+	sched scheduler
 }
 
 // Next implements explore.Explorer.
 func (e *explorer) Next(prev *explore.End) (explore.Path, bool) {
-	if e.st.Done != explore.StopNone {
+	if !e.Advance(prev, e) {
 		return explore.Path{}, false
 	}
-	if prev == nil {
-		e.round()
-		return e.path(), true
-	}
-	e.reached = e.reached || prev.Reason == explore.EndDepth
+	e.sched.begin()
+	st := e.Status()
+	return explore.Path{Round: st.Rounds, Depth: st.Depth, Scheduler: &e.sched}, true
+}
+
+// NextInRound implements explore.Rounds: the path of the next backtrack
+// point the race analysis of prev added.
+func (e *explorer) NextInRound(prev *explore.End) bool {
 	if prev.Reason == explore.EndCycle {
 		e.sched.expandLast()
 	}
 	e.sched.analyse()
-	if e.sched.backtrack() {
-		return e.path(), true
-	}
-	e.st.DeepestComplete = e.st.Depth
-	switch {
-	case !e.reached:
-		e.st.Done = explore.StopExhausted
-	case e.max > 0 && e.st.Depth >= e.max:
-		e.st.Done = explore.StopDepth
-	default:
-		e.round()
-		return e.path(), true
-	}
-	return explore.Path{}, false
+	return e.sched.backtrack()
 }
 
-// round starts the next round of iterative deepening: a new exploration
-// with a deeper bound.
-func (e *explorer) round() {
-	e.st.Rounds++
-	e.st.Depth = e.st.Rounds * e.step
-	if e.max > 0 && e.st.Depth > e.max {
-		e.st.Depth = e.max
-	}
-	e.reached = false
-	e.sched.nodes = e.sched.nodes[:0]
-}
-
-func (e *explorer) path() explore.Path {
-	e.sched.begin()
-	return explore.Path{Round: e.st.Rounds, Depth: e.st.Depth, Scheduler: &e.sched}
-}
-
-// Status implements explore.Explorer.
-func (e *explorer) Status() explore.Status { return e.st }
+// StartRound implements explore.Rounds: a new exploration with a deeper
+// bound.
+func (e *explorer) StartRound() { e.sched.nodes = e.sched.nodes[:0] }
 
 // Effects of an executed event beyond its node(s), which make it
 // dependent on events at other nodes.
