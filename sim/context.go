@@ -127,7 +127,9 @@ func (c *Context) Elapsed(t Time, d time.Duration) bool { return c.rt.Elapsed(in
 
 // Monotone returns a number larger than any it returned before in this
 // execution, on any node (seed 003 §4.1, MonotoneTime): use it for
-// identifiers that must increase across resets.
+// identifiers that must increase across resets. Its counter is part of
+// the state: after more values were handed out, even ones no node kept,
+// the next ones differ.
 func (c *Context) Monotone() uint64 { return c.rt.Monotone(int(c.node)) }
 
 // Notify announces event to the system's monitors (Config.Monitors): each

@@ -58,6 +58,7 @@ const (
 	seedBudget = 0x62756467
 	seedFaults = 0x6661756c
 	seedHidden = 0x68696464
+	seedMono   = 0x6d6f6e6f
 )
 
 // initHashState sizes the bookkeeping for n nodes, every part stale.
@@ -126,18 +127,20 @@ func (s *Sim) touch(id sim.NodeID) { s.w.hs.touched[id>>6] |= 1 << (id & 63) }
 // hashes of equal states in every build and process, which traces rely on
 // (their recorded state hashes, sim/trace); it changes whenever a change to
 // hashing changes the hash of some state.
-const HashVersion = 2
+const HashVersion = 3
 
 // Hash returns the 64-bit hash of the global state: every node's struct,
 // every monitor (sim.Monitor) and every pending event (messages on each
 // connection in order, datagrams as a multiset with reordering and as a
 // sequence without, timers, driver positions, connection errors), the
 // failure budget used, crashed nodes, restarted nodes, the random streams'
-// positions, the partition, and the client history's canonical form
-// (HistoryHash). Equal states hash equal whatever the executions that
-// reached them, in every process. Only the parts a step changed are hashed
-// again, and only nodes that ran a handler and messages not hashed before
-// are encoded. The step count and Monotone's counter are not part of it.
+// positions, Monotone's counter (the values it hands out next depend on
+// it, even when no node kept the ones before), the partition, and the
+// client history's canonical form (HistoryHash). Equal states hash equal
+// whatever the executions that reached them, in every process. Only the
+// parts a step changed are hashed again, and only nodes that ran a handler
+// and messages not hashed before are encoded. The step count is not part
+// of it.
 // A node or message too large to encode (see HashErr) makes the hash
 // untrustworthy.
 func (s *Sim) Hash() uint64 {
@@ -158,6 +161,9 @@ func (s *Sim) Hash() uint64 {
 	if s.w.crashes|s.w.dups|s.w.partitions != 0 || s.w.cut != 0 {
 		b := uint64(s.w.crashes)<<42 | uint64(s.w.dups)<<21 | uint64(s.w.partitions)
 		sum += fmix(mix(b^seedFaults, s.w.cut))
+	}
+	if s.w.monotone != 0 {
+		sum += fmix(s.w.monotone ^ seedMono)
 	}
 	if hiddenSeen.Load() && s.holdsHidden() {
 		return s.salted(fmix(sum + seedState))
