@@ -796,6 +796,18 @@ func (sp *speculation) follow(p *Path, index int64) (followed, error) {
 			return miss()
 		}
 		if k == sr.begun {
+			if len(vals) < len(sr.choices) {
+				// Choices after the last step that began: those of a path
+				// that ended at boot (its nodes' Start chose), which the
+				// scheduler answers as the step's, so that a depth-first
+				// order sees their other options.
+				ch := sr.choices[len(vals)]
+				v := int32(p.Scheduler.Choose(ch.Kind, int(ch.N), nil))
+				if vals = append(vals, v); v != ch.Value {
+					sr = sp.seek(vals)
+				}
+				continue
+			}
 			if k == sr.checked && sr.end.Reason == EndPruned {
 				// The hints pruned here, the visited set does not.
 				return miss()
