@@ -50,3 +50,99 @@ func TestBootChoicesWithNoStep(t *testing.T) {
 		}
 	}
 }
+
+// drawer draws X at boot and never runs again.
+type drawer struct {
+	sim.Base
+	X int
+}
+
+func (d *drawer) Start(ctx *sim.Context) { d.X = ctx.Rand(2) }
+
+// counter counts its two requests.
+type counter struct {
+	sim.Base
+	N int
+}
+
+func (c *counter) HandleApp(*sim.Context, any) { c.N++ }
+
+// drawnThenCounted breaks NotOneTwo when node 0 drew 1 and node 1 counted
+// both its requests.
+var drawnThenCounted = &sim.System{
+	Name: "drawn-then-counted",
+	Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{
+			Nodes: 2,
+			Service: func(id sim.NodeID) sim.Service {
+				if id == 0 {
+					return &drawer{}
+				}
+				return &counter{}
+			},
+			App: func(id sim.NodeID) []any {
+				if id == 1 {
+					return []any{"a", "b"}
+				}
+				return nil
+			},
+			Safety: []sim.Property{{Name: "NotOneTwo", Check: func(v *sim.View) bool {
+				return sim.Node[drawer](v, 0).X != 1 || sim.Node[counter](v, 1).N != 2
+			}}},
+		}, nil
+	},
+}
+
+// TestBootChoicesHashedApart: the paths that start from another initial
+// state (node 0 drew 1) hash their states as their own. The part hashes
+// of the first path's initial state were restored onto them, so node 0,
+// which never runs again, hashed as if it had drawn 0, every state of
+// those paths was taken for one seen before, and the search exhausted
+// without the violation.
+func TestBootChoicesHashedApart(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		rep, err := search.Run(context.Background(), drawnThenCounted, search.Options{Seed: 1, WalkDepth: 100, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := rep.First(); f == nil || f.Property != "NotOneTwo" || f.Steps != 2 {
+			t.Errorf("workers %d: found %+v, want NotOneTwo at step 2 (stop %v, %d paths)", workers, f, rep.Stats.Stop, rep.Stats.Paths)
+		}
+	}
+}
+
+// badStart is unsafe in its initial state only: its Start breaks
+// NeverBad, its first tick mends it.
+type badStart struct {
+	sim.Base
+	Bad bool
+}
+
+func (b *badStart) Start(ctx *sim.Context)           { b.Bad = true; ctx.SetPeriodic("tick") }
+func (b *badStart) HandleTimer(*sim.Context, string) { b.Bad = false }
+
+var unsafeStart = &sim.System{
+	Name: "unsafe-start",
+	Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{
+			Nodes:   1,
+			Service: func(sim.NodeID) sim.Service { return &badStart{} },
+			Safety:  []sim.Property{{Name: "NeverBad", Check: func(v *sim.View) bool { return !sim.Node[badStart](v, 0).Bad }}},
+		}, nil
+	},
+}
+
+// TestUnsafeInitialState: safety holds in every state, the initial one
+// too; every strategy reports the violation at step 0. Only the states
+// after a step were checked: every search ended with nothing found.
+func TestUnsafeInitialState(t *testing.T) {
+	for _, strategy := range []string{"dfs", "walk", "random", "pct", "delay", "dpor"} {
+		rep, err := search.Run(context.Background(), unsafeStart, search.Options{Seed: 1, WalkDepth: 400, Strategy: strategy, MaxPaths: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := rep.First(); f == nil || f.Property != "NeverBad" || f.Steps != 0 {
+			t.Errorf("%s: found %+v, want NeverBad at step 0 (stop %v, %d paths)", strategy, f, rep.Stats.Stop, rep.Stats.Paths)
+		}
+	}
+}

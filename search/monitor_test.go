@@ -126,3 +126,33 @@ func TestWarningsShowWhenNothingIsFound(t *testing.T) {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
+
+// bootCompleter completes a job at boot that was never issued.
+type bootCompleter struct{ sim.Base }
+
+func (b *bootCompleter) Start(ctx *sim.Context) { ctx.Notify(completed{ID: 7}); ctx.SetTimer("t") }
+
+// TestMonitorFailureAtBoot: an assertion that fails while the nodes boot
+// breaks the monitor's property in the initial state, step 0 (it was
+// found after the first step and said "by step 1").
+func TestMonitorFailureAtBoot(t *testing.T) {
+	sys := &sim.System{
+		Name: "searchtest-boot-monitored",
+		Build: func(sim.Params) (*sim.Config, error) {
+			return &sim.Config{
+				Nodes:    1,
+				Service:  func(sim.NodeID) sim.Service { return &bootCompleter{} },
+				Monitors: []sim.MonitorSpec{{Name: "Jobs", New: func() sim.Monitor { return &jobs{Issued: map[int]bool{}} }}},
+			}, nil
+		},
+	}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, MaxPaths: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	var me *engine.MonitorError
+	if f == nil || f.Property != "Jobs" || f.Steps != 0 || !errors.As(f.Err, &me) || me.Step != 0 {
+		t.Fatalf("finding %+v, want Jobs broken at step 0", f)
+	}
+}

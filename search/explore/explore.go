@@ -1125,8 +1125,11 @@ type pathRunner struct {
 	// for k <= memoOK, to restore when a later path replays it.
 	onPath []uint64
 	states int
-	memos  []engine.HashMemo
-	memoOK int
+	// bootChose says that the current path's nodes chose at boot, so its
+	// initial state is its own (memos[0] is not restored onto it).
+	bootChose bool
+	memos     []engine.HashMemo
+	memoOK    int
 	// prev holds the previous path's choices after the prefix: a new path
 	// reaches the same states as long as it makes the same choices (in
 	// the same round: a new round records its states anew). prevRound is
@@ -1177,10 +1180,28 @@ func (pr *pathRunner) boundedAfter(p *Path, index int64, pre []int32, carry path
 	if err := s.Reset(ch); err != nil {
 		return violation(Safety, walks.Failed, walks.PanicProperty, err)
 	}
-	if len(pr.onPath) == 0 {
-		pr.onPath = append(pr.onPath, s.Hash()) // the initial state: the same for every path
+	// The initial state is the same for every path unless the nodes'
+	// Start chose (Rand, Elapsed): then each path starts from the state
+	// its choices made, hashed and checked as its own.
+	pr.bootChose = c.PrefixSteps == 0 && len(s.Choices()) > 0
+	if len(pr.onPath) == 0 || pr.bootChose {
+		h := s.Hash()
 		if err := s.HashErr(); err != nil && !c.NoHashing {
 			return nil, End{}, fmt.Errorf("initial state: %w", err)
+		}
+		if len(pr.onPath) == 0 {
+			pr.onPath = append(pr.onPath, h)
+		} else {
+			pr.onPath[0] = h
+		}
+		if c.PrefixSteps == 0 {
+			// Safety holds in every state, the initial one too.
+			if i, err := s.FirstViolated(c.System.Safety); err != nil || i >= 0 {
+				if err != nil {
+					return violation(Safety, walks.Failed, c.System.Safety[i].Name, err)
+				}
+				return violation(Safety, walks.Unsafe, c.System.Safety[i].Name, nil)
+			}
 		}
 	}
 	// Performance: the states this path reaches while it makes the same
@@ -1439,7 +1460,7 @@ func (pr *pathRunner) memo(k int, save bool) {
 	}
 	s := pr.s
 	if save {
-		if k > 0 || !s.RestoreHashes(&pr.memos[0]) {
+		if k > 0 || pr.bootChose || !s.RestoreHashes(&pr.memos[0]) {
 			s.SaveHashes(&pr.memos[k])
 		}
 		if k > 0 && pr.memoOK >= k-1 {

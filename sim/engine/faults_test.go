@@ -236,7 +236,7 @@ func TestDriverWaits(t *testing.T) {
 	s = mustNew(t, cfg, engine.Options{})
 	var pe *engine.PropertyPanicError
 	if _, err := s.Step(); !errors.As(err, &pe) || pe.Property != "cond" || !pe.Condition || pe.Node != 0 || !strings.Contains(pe.Stack, "TestDriverWaits") ||
-		err.Error() != "sim: the condition of node 0's driver request cond panicked in the state after step 0: bad" {
+		err.Error() != "sim: the condition of node 0's driver request cond panicked in the initial state: bad" {
 		t.Fatalf("panicking condition: %v (%+v)", err, pe)
 	}
 }

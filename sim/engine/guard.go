@@ -46,10 +46,14 @@ type PropertyPanicError struct {
 }
 
 func (e *PropertyPanicError) Error() string {
-	if e.Condition {
-		return fmt.Sprintf("sim: the condition of node %d's driver request %s panicked in the state after step %d: %v", e.Node, e.Property, e.Step, e.Value)
+	state := fmt.Sprintf("the state after step %d", e.Step)
+	if e.Step == 0 {
+		state = "the initial state"
 	}
-	return fmt.Sprintf("sim: property %s panicked in the state after step %d: %v", e.Property, e.Step, e.Value)
+	if e.Condition {
+		return fmt.Sprintf("sim: the condition of node %d's driver request %s panicked in %s: %v", e.Node, e.Property, state, e.Value)
+	}
+	return fmt.Sprintf("sim: property %s panicked in %s: %v", e.Property, state, e.Value)
 }
 
 // Unwrap lets errors.Is match ErrPropertyPanic.

@@ -37,7 +37,8 @@ func init() {
 			if p.String("mode") == "panic" {
 				check = func(v *sim.View) bool {
 					seen := []int{}
-					return seen[sim.Node[tally](v, 0).Handled-1] >= 0
+					n := sim.Node[tally](v, 0).Handled
+					return n == 0 || seen[n-1] >= 0
 				}
 			}
 			return &sim.Config{
