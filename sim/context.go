@@ -46,7 +46,9 @@ func (c *Context) Step() int { return c.rt.LogStep() }
 // Send queues msg on the reliable, FIFO connection from this node to the
 // node to. It arrives after everything sent earlier on that connection,
 // unless the connection breaks first, which loses it and tells both ends
-// (HandleConnError). Sending to oneself is allowed.
+// (HandleConnError). A message to a node that crashed (Failures.Crashes)
+// is lost without telling the sender: a crash breaks only the connections
+// with messages in flight when it happens. Sending to oneself is allowed.
 func (c *Context) Send(to NodeID, msg Message) { c.rt.Send(int(c.node), int(to), msg, false) }
 
 // SendDatagram sends msg unreliably: it may arrive in any order relative

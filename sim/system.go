@@ -180,7 +180,10 @@ type Failures struct {
 	// flight to it is lost, and so is everything sent to it later; its
 	// timers and driver stop. Properties see it with View.Up.
 	Crashes int
-	// Breaks bounds reliable-connection breaks per execution.
+	// Breaks bounds reliable-connection breaks per execution. A break is
+	// offered on a connection with messages in flight (it loses them and
+	// tells both ends); an idle connection has nothing to lose, and its
+	// ends are never told.
 	Breaks int
 	// Drops bounds datagram drops per execution.
 	Drops int

@@ -27,7 +27,7 @@ func (a *App) search(args []string) (int, error) {
 	var asJSON bool
 	var progressFlag, maxMemory string
 	fs.StringVar(&system, "system", "", "system to search (see 'list')")
-	fs.StringArrayVar(&params, "param", nil, "system parameter NAME=VALUE (repeatable)")
+	fs.StringArrayVar(&params, "param", nil, "system parameter NAME=VALUE (repeatable, or NAME=VALUE,NAME2=VALUE2; spaces around names and values are dropped)")
 	fs.StringArrayVar(&o.Properties, "property", nil, "check only this property (repeatable; default: all)")
 	fs.StringVar(&o.Faults, "faults", "", "failure budgets and where they may happen, overriding the system's, e.g. crashes=1,partitions=1,duplicates=2,nodes=0+1,links=0-1 (also resets, breaks, drops, reorder, splits)")
 	fs.StringVar(&o.Strategy, "strategy", search.DefaultStrategy, "exploration order: "+search.StrategyNames())

@@ -17,7 +17,7 @@ import (
 func (a *App) tune(args []string) (int, error) {
 	fs := a.newFlags("tune", "--system NAME [--param K=V]... [--depth D] [--samples N] [--walk-depth D] [--out DIR] [--html FILE] [--svg FILE] [--json]")
 	name := fs.String("system", "", "system to sample")
-	params := fs.StringArray("param", nil, "system parameter NAME=VALUE (repeatable)")
+	params := fs.StringArray("param", nil, "system parameter NAME=VALUE (repeatable, or NAME=VALUE,NAME2=VALUE2; spaces around names and values are dropped)")
 	props := fs.StringArray("property", nil, "liveness properties that define a live state (default: all)")
 	var c walks.TuneConfig
 	fs.IntVar(&c.Depth, "depth", 15, "periphery depth: random steps with failures before the walk (the paper's Figure 2 uses 15)")
