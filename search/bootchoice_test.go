@@ -2,6 +2,8 @@ package search_test
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/macemc/macemc/search"
@@ -144,5 +146,28 @@ func TestUnsafeInitialState(t *testing.T) {
 		if f := rep.First(); f == nil || f.Property != "NeverBad" || f.Steps != 0 {
 			t.Errorf("%s: found %+v, want NeverBad at step 0 (stop %v, %d paths)", strategy, f, rep.Stats.Stop, rep.Stats.Paths)
 		}
+	}
+}
+
+// TestBootChoicesTurnTheGraphOff: the explored state graph has one initial
+// state, so with several (node 0 draws at boot) it is off, and the report
+// says so instead of proving liveness from it (its transitions out of the
+// other initial states were recorded as the first one's).
+func TestBootChoicesTurnTheGraphOff(t *testing.T) {
+	live := *drawnThenCounted
+	live.Build = func(p sim.Params) (*sim.Config, error) {
+		cfg, err := drawnThenCounted.Build(p)
+		if err == nil {
+			cfg.Safety = nil
+			cfg.Liveness = []sim.Property{{Name: "Counted", Check: func(v *sim.View) bool { return sim.Node[counter](v, 1).N == 2 }}}
+		}
+		return cfg, err
+	}
+	rep, err := search.Run(context.Background(), &live, search.Options{Seed: 1, WalkDepth: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.First() != nil || rep.Stats.Graph != nil || !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "choose while they boot") }) {
+		t.Errorf("finding %+v, graph %+v, warnings %q; want none, none and the boot-choice warning", rep.First(), rep.Stats.Graph, rep.Warnings)
 	}
 }

@@ -367,7 +367,8 @@ type Result struct {
 	// how much of it the search used. Unlike Stats it depends on the
 	// workers and their timing: it is for measuring, never for a report.
 	Speculation SpeculationStats
-	// Warnings are the strategy's (Warner), when its explorer has any.
+	// Warnings say what the search could not do as asked: the strategy's
+	// (Warner), and the executor's.
 	Warnings []string
 }
 
@@ -480,7 +481,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		return nil, fmt.Errorf("%w: strategy %s: %w", ErrConfig, c.Strategy.Name(), err)
 	}
 	var preload map[int][]*task
-	gr := newGraphRun(&c)
+	gr, warnings := graphFor(&c)
 	if len(c.Records) > 0 {
 		if _, ok := ex.(Forker); !ok {
 			return nil, fmt.Errorf("%w: strategy %s cannot be sharded: its paths do not split into subtrees (only dfs's do)", ErrShard, c.Strategy.Name())
@@ -492,6 +493,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	r := &runner{cfg: c, ctx: ctx, ex: ex, start: time.Now(), seen: newVisited(c.MaxStates), preload: preload}
 	r.graph = gr
 	res, err := r.run()
+	if res != nil {
+		res.Warnings = append(warnings, res.Warnings...)
+	}
 	if !r.hung {
 		// A goroutine stuck in a hung handler's path may still hold the
 		// coordinator: leave the table to it then.
@@ -590,6 +594,28 @@ func (r *runner) walkFailuresUntil(j *job) int {
 func ReducesOrders(s Strategy) bool {
 	r, ok := s.(OrderReducer)
 	return ok && r.ReducesOrders()
+}
+
+// graphFor returns the explored graph of the search c (nil for none), and
+// a warning when c asks for one the search cannot keep: the graph has one
+// initial state, so a system whose nodes choose while they boot (its paths
+// start from several) gets none.
+func graphFor(c *Config) (*graphRun, []string) {
+	gr := newGraphRun(c)
+	if gr == nil || len(c.Prefix) > 0 || !bootChooses(c) {
+		return gr, nil
+	}
+	return nil, []string{"the nodes choose while they boot (Rand or Elapsed in Start), so the executions start from several initial states, " +
+		"which the explored state graph does not tell apart: its check for fair cycles is off, and liveness is checked by the walks alone"}
+}
+
+// bootChooses reports whether the system's nodes make a choice while they
+// boot (Rand or Elapsed in Start): then the paths start from as many
+// initial states as its answers make. A system that does not boot says
+// nothing here (the search reports it).
+func bootChooses(c *Config) bool {
+	s, err := engine.NewGuarded(c.System, engine.Options{}, c.HandlerTimeout)
+	return err == nil && s != nil && len(s.Choices()) > 0
 }
 
 func (r *runner) run() (*Result, error) {

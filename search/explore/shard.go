@@ -177,7 +177,7 @@ func Shard(ctx context.Context, c Config, index, count int) (*ShardRecords, erro
 	}
 	r := &runner{cfg: c, ctx: ctx, start: time.Now(), seen: newVisited(1), stopAt: -1}
 	defer r.seen.free()
-	r.graph = newGraphRun(&r.cfg)
+	r.graph, _ = graphFor(&r.cfg)
 	r.quit = make(chan struct{})
 	sp := newSpeculation(r)
 	sp.shard, sp.shards = index, count
