@@ -2,6 +2,8 @@ package search_test
 
 import (
 	"context"
+	"errors"
+	"github.com/macemc/macemc/sim/engine"
 	"slices"
 	"strings"
 	"testing"
@@ -169,5 +171,34 @@ func TestBootChoicesTurnTheGraphOff(t *testing.T) {
 	}
 	if rep.First() != nil || rep.Stats.Graph != nil || !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "choose while they boot") }) {
 		t.Errorf("finding %+v, graph %+v, warnings %q; want none, none and the boot-choice warning", rep.First(), rep.Stats.Graph, rep.Warnings)
+	}
+}
+
+// TestLivenessPanicWhenQuiescent: a liveness property that panics in the
+// state where the system fell quiescent is reported as the property's
+// panic (as a walk reports it), not as a suspected liveness violation
+// whose critical transition then failed on the same panic.
+func TestLivenessPanicWhenQuiescent(t *testing.T) {
+	sys := &sim.System{
+		Name: "quiescent-panic",
+		Build: func(sim.Params) (*sim.Config, error) {
+			return &sim.Config{
+				Nodes:   1,
+				Service: func(sim.NodeID) sim.Service { return &counter{} },
+				App:     func(sim.NodeID) []any { return []any{"a"} },
+				Liveness: []sim.Property{{Name: "Indexes", Check: func(v *sim.View) bool {
+					var none []int
+					return sim.Node[counter](v, 0).N == 0 || none[0] > 0
+				}}},
+			}, nil
+		},
+	}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, WalkDepth: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Kind != search.KindHandlerPanic || f.Property != "Indexes" || !errors.Is(f.Err, engine.ErrPropertyPanic) || f.Critical != nil {
+		t.Fatalf("finding %+v, want the property's panic", f)
 	}
 }

@@ -1271,7 +1271,7 @@ func (pr *pathRunner) boundedAfter(p *Path, index int64, pre []int32, carry path
 			if len(c.System.Liveness) > 0 {
 				if i, err := s.FirstViolated(c.System.Liveness); err != nil || i >= 0 {
 					if err != nil {
-						return violation(Liveness, walks.Failed, c.System.Liveness[i].Name, err)
+						return violation(Safety, walks.Failed, c.System.Liveness[i].Name, err)
 					}
 					return violation(Liveness, walks.Quiescent, c.System.Liveness[i].Name, nil)
 				}
