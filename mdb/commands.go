@@ -1057,7 +1057,7 @@ func (s *Session) cmdPaths(args []string, _ string) error {
 		case p == s.live:
 			desc = fmt.Sprintf("shares %d steps with the error path", s.shared)
 		default:
-			desc = fmt.Sprintf("%s, seed %d", p.origin, p.seed)
+			desc = p.origin + ", " + p.seedText()
 		}
 		if p.file != "" {
 			desc += "; " + p.file
