@@ -69,7 +69,7 @@ func init() {
 		{name: "watch", aliases: []string{"w"}, args: "[NODE|all]", summary: "select a node: n and p then step through its events only; w alone or w all deselects",
 			run: (*Session).cmdWatch},
 		{name: "events", aliases: []string{"e"}, args: "FILTER... [--all]", summary: "list the steps where an event occurred: by kind, message type or timer, node=N",
-			detail: "Kinds: app, message, datagram, timer, connerror, reset, break, drop, failure.\nAnything else is a message type name (Ack) or a timer name. Filters combine with AND.",
+			detail: "Kinds: " + eventKindList() + ".\nAnything else is a message type name (Ack) or a timer name. Filters combine with AND.",
 			run:    (*Session).cmdEvents},
 		{name: "search", aliases: []string{"s"}, args: "[REGEXP]", summary: "jump to the next step whose log lines match (again with no argument)",
 			raw: true, run: (*Session).cmdSearch},
@@ -898,8 +898,8 @@ func (s *Session) cmdEvents(args []string, _ string) error {
 				known = append(known, n)
 			}
 			sort.Strings(known)
-			return fmt.Errorf("%q is no event kind, and no message type or timer on the %s path (kinds: app, message, datagram, timer, connerror, reset, break, drop, failure; types and timers: %s; nodes: node=N)",
-				a, s.p.name, strings.Join(known, ", "))
+			return fmt.Errorf("%q is no event kind, and no message type or timer on the %s path (kinds: %s; types and timers: %s; nodes: node=N)",
+				a, s.p.name, eventKindList(), strings.Join(known, ", "))
 		}
 		filters = append(filters, func(ev engine.Event) bool { return eventName(ev) == a })
 	}
@@ -932,6 +932,16 @@ func (s *Session) cmdEvents(args []string, _ string) error {
 		fmt.Fprintf(s.out, "%s%6d  %s%s\n", mark(s, n), n, s.p.events[n-1], s.tags(s.p, n))
 	}
 	return nil
+}
+
+// eventKindList lists the kinds events accepts: every kind of event
+// (engine.EventKinds) and failure, any injected failure.
+func eventKindList() string {
+	var names []string
+	for _, k := range engine.EventKinds() {
+		names = append(names, k.String())
+	}
+	return strings.Join(append(names, "failure"), ", ")
 }
 
 // mark flags the current step in listings.

@@ -54,6 +54,15 @@ func (k EventKind) String() string {
 	return fmt.Sprintf("kind(%d)", k)
 }
 
+// EventKinds returns every kind of event, in order.
+func EventKinds() []EventKind {
+	ks := make([]EventKind, numEventKinds)
+	for i := range ks {
+		ks[i] = EventKind(i)
+	}
+	return ks
+}
+
 // ParseEventKind returns the kind with this short name.
 func ParseEventKind(s string) (EventKind, bool) {
 	for i, n := range eventKindNames {

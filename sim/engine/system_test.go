@@ -157,7 +157,11 @@ func TestConfigSelectValidate(t *testing.T) {
 }
 
 func TestEventNames(t *testing.T) {
-	for k := engine.EvApp; k <= engine.EvDrop; k++ {
+	ks := engine.EventKinds()
+	if len(ks) != int(engine.EvHeal)+1 || !strings.HasPrefix(engine.EventKind(len(ks)).String(), "kind(") {
+		t.Fatalf("EventKinds: %v", ks)
+	}
+	for _, k := range ks {
 		got, ok := engine.ParseEventKind(k.String())
 		if !ok || got != k {
 			t.Fatalf("kind %v does not round-trip", k)
