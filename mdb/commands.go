@@ -57,7 +57,8 @@ func init() {
 			detail: "Seed 003 Figure 3. STEP defaults to the current step; PATH names another path to compare\nthe error path against (see paths), by default the live path.",
 			run:    (*Session).cmdFilediff},
 		{name: "avail", aliases: []string{"a"}, summary: "list the events that could run next (the ready events)",
-			run: (*Session).cmdAvail},
+			detail: "The copy a duplication made of a datagram says so (copy made at step 5 of the datagram sent\nat step 2), and deliveries that would read alike say when their datagram was sent.",
+			run:    (*Session).cmdAvail},
 		{name: "branch", aliases: []string{"B"}, args: "I [SEED]", summary: "run ready event I (see a) as the next step, on a new branch",
 			detail: "From the middle of a path this makes a new branch path (b1, b2, ...) and moves onto it;\nat the end of a branch it extends that branch. SEED seeds the branch's random choices\n(handler random numbers, later random steps).",
 			run:    (*Session).cmdBranch},
@@ -600,10 +601,22 @@ func (s *Session) cmdAvail(args []string, _ string) error {
 		taken = int(p.choices[p.starts[s.pos]])
 	}
 	fmt.Fprintf(s.out, "ready at step %d (%d events):\n", s.pos, len(ready))
+	// Equal datagrams in flight read alike: a copy says so, and events
+	// that would read alike say when their datagram was sent.
+	same := map[string]int{}
+	for _, ev := range ready {
+		same[ev.String()]++
+	}
 	for i, ev := range ready {
 		note := ""
+		switch ev.Kind {
+		case engine.EvMessage, engine.EvDatagram, engine.EvDrop, engine.EvDuplicate:
+			if ev.CopiedAt() >= 0 || same[ev.String()] > 1 {
+				note = " (" + provenance(ev) + ")"
+			}
+		}
 		if ev.Kind.IsFailure() {
-			note = " (failure)"
+			note += " (failure)"
 		}
 		if i == taken {
 			note += fmt.Sprintf("  <- the %s path's step %d", p.name, s.pos+1)
