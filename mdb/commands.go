@@ -57,7 +57,8 @@ func init() {
 			detail: "Seed 003 Figure 3. STEP defaults to the current step; PATH names another path to compare\nthe error path against (see paths), by default the live path.",
 			run:    (*Session).cmdFilediff},
 		{name: "avail", aliases: []string{"a"}, summary: "list the events that could run next (the ready events)",
-			run: (*Session).cmdAvail},
+			detail: "The copy a duplication made of a datagram says so (copy made at step 5 of the datagram sent\nat step 2), and deliveries that would read alike say when their datagram was sent.",
+			run:    (*Session).cmdAvail},
 		{name: "branch", aliases: []string{"B"}, args: "I [SEED]", summary: "run ready event I (see a) as the next step, on a new branch",
 			detail: "From the middle of a path this makes a new branch path (b1, b2, ...) and moves onto it;\nat the end of a branch it extends that branch. SEED seeds the branch's random choices\n(handler random numbers, later random steps).",
 			run:    (*Session).cmdBranch},
@@ -69,7 +70,7 @@ func init() {
 		{name: "watch", aliases: []string{"w"}, args: "[NODE|all]", summary: "select a node: n and p then step through its events only; w alone or w all deselects",
 			run: (*Session).cmdWatch},
 		{name: "events", aliases: []string{"e"}, args: "FILTER... [--all]", summary: "list the steps where an event occurred: by kind, message type or timer, node=N",
-			detail: "Kinds: app, message, datagram, timer, connerror, reset, break, drop, failure.\nAnything else is a message type name (Ack) or a timer name. Filters combine with AND.",
+			detail: "Kinds: " + eventKindList() + ".\nAnything else is a message type name (Ack) or a timer name. Filters combine with AND.",
 			run:    (*Session).cmdEvents},
 		{name: "search", aliases: []string{"s"}, args: "[REGEXP]", summary: "jump to the next step whose log lines match (again with no argument)",
 			raw: true, run: (*Session).cmdSearch},
@@ -600,10 +601,22 @@ func (s *Session) cmdAvail(args []string, _ string) error {
 		taken = int(p.choices[p.starts[s.pos]])
 	}
 	fmt.Fprintf(s.out, "ready at step %d (%d events):\n", s.pos, len(ready))
+	// Equal datagrams in flight read alike: a copy says so, and events
+	// that would read alike say when their datagram was sent.
+	same := map[string]int{}
+	for _, ev := range ready {
+		same[ev.String()]++
+	}
 	for i, ev := range ready {
 		note := ""
+		switch ev.Kind {
+		case engine.EvMessage, engine.EvDatagram, engine.EvDrop, engine.EvDuplicate:
+			if ev.CopiedAt() >= 0 || same[ev.String()] > 1 {
+				note = " (" + provenance(ev) + ")"
+			}
+		}
 		if ev.Kind.IsFailure() {
-			note = " (failure)"
+			note += " (failure)"
 		}
 		if i == taken {
 			note += fmt.Sprintf("  <- the %s path's step %d", p.name, s.pos+1)
@@ -898,8 +911,8 @@ func (s *Session) cmdEvents(args []string, _ string) error {
 				known = append(known, n)
 			}
 			sort.Strings(known)
-			return fmt.Errorf("%q is no event kind, and no message type or timer on the %s path (kinds: app, message, datagram, timer, connerror, reset, break, drop, failure; types and timers: %s; nodes: node=N)",
-				a, s.p.name, strings.Join(known, ", "))
+			return fmt.Errorf("%q is no event kind, and no message type or timer on the %s path (kinds: %s; types and timers: %s; nodes: node=N)",
+				a, s.p.name, eventKindList(), strings.Join(known, ", "))
 		}
 		filters = append(filters, func(ev engine.Event) bool { return eventName(ev) == a })
 	}
@@ -932,6 +945,16 @@ func (s *Session) cmdEvents(args []string, _ string) error {
 		fmt.Fprintf(s.out, "%s%6d  %s%s\n", mark(s, n), n, s.p.events[n-1], s.tags(s.p, n))
 	}
 	return nil
+}
+
+// eventKindList lists the kinds events accepts: every kind of event
+// (engine.EventKinds) and failure, any injected failure.
+func eventKindList() string {
+	var names []string
+	for _, k := range engine.EventKinds() {
+		names = append(names, k.String())
+	}
+	return strings.Join(append(names, "failure"), ", ")
 }
 
 // mark flags the current step in listings.
@@ -1057,7 +1080,7 @@ func (s *Session) cmdPaths(args []string, _ string) error {
 		case p == s.live:
 			desc = fmt.Sprintf("shares %d steps with the error path", s.shared)
 		default:
-			desc = fmt.Sprintf("%s, seed %d", p.origin, p.seed)
+			desc = p.origin + ", " + p.seedText()
 		}
 		if p.file != "" {
 			desc += "; " + p.file

@@ -16,15 +16,61 @@ import (
 	"github.com/macemc/macemc/sim/trace"
 )
 
-// sendRec is one message or datagram a step sent.
+// sendRec is one message or datagram a step sent, or a copy of a datagram
+// a duplication made.
 type sendRec struct {
-	step     int // the step that sent it (0: the initial state)
+	step     int // the step that sent it or made the copy (0: the initial state)
 	from, to int
 	text     string // engine.FormatValue of the message
 	typ      string
 	datagram bool
-	end      int    // the step that delivered, dropped or lost it; 0: none in the window
-	fate     string // "received", "dropped", "lost" (a connection break)
+	// copyOf is, for a copy, the step that sent the datagram it copies;
+	// -1 for a message or datagram as sent.
+	copyOf int
+	end    int    // the step that delivered, dropped or lost it; 0: none in the window
+	fate   string // "received", "dropped", "lost" (a connection break)
+}
+
+// sentAt returns the step that sent the message or datagram of a
+// delivery, drop or duplication ev, and the step that made ev's datagram
+// by duplicating it (-1 when it is no copy).
+func sentAt(ev engine.Event) (sent, copied int) {
+	copied = ev.CopiedAt()
+	if copied >= 0 {
+		copied++
+	}
+	return int(ev.Cause) + 1, copied
+}
+
+// provenance describes where the message of a delivery, drop or
+// duplication ev comes from, e.g. "sent at step 2" or "copy made at step 5
+// of the datagram sent at step 2".
+func provenance(ev engine.Event) string {
+	sent, copied := sentAt(ev)
+	if copied >= 0 {
+		return fmt.Sprintf("copy made at step %d of the datagram sent at step %d", copied, sent)
+	}
+	return fmt.Sprintf("sent at step %d", sent)
+}
+
+// is reports whether sr is the message or datagram delivery or drop ev
+// takes: the same ends, kind and text, sent by the step ev says
+// (Event.Cause), and the same copy (Event.CopiedAt). Equal payloads sent
+// by different steps, and a copy and its original, are told apart however
+// they overtake each other.
+func (sr *sendRec) is(ev engine.Event) bool {
+	if sr.fate != "" || sr.from != int(ev.Peer) || sr.to != int(ev.Node) || sr.datagram != (ev.Kind != engine.EvMessage) {
+		return false
+	}
+	sent, copied := sentAt(ev)
+	if copied >= 0 {
+		if sr.copyOf != sent || sr.step != copied {
+			return false
+		}
+	} else if sr.copyOf >= 0 || sr.step != sent {
+		return false
+	}
+	return sr.text == engine.FormatValue(ev.Msg)
 }
 
 // stepRec is what one step did, for the event graph.
@@ -43,8 +89,7 @@ type graph struct {
 	from, to int
 	nodes    []string // "node 0 (Sender)"
 	steps    []*stepRec
-	sends    []*sendRec // every send of the window, in order
-	base     int        // the window's first step: sends before it are unknown
+	sends    []*sendRec // every send and copy of the window, in order
 	crit     int
 	cur      int
 	// A lasso's cycle: transitions cycStart+1 .. cycStart+cycLen
@@ -95,9 +140,9 @@ func (w *captureWriter) Write(b []byte) (int, error) {
 	}
 	switch {
 	case e.To != nil && strings.HasPrefix(e.Message, "send datagram "):
-		w.sends = append(w.sends, &sendRec{step: w.step, from: *e.Node, to: *e.To, typ: e.Type, datagram: true, text: strings.TrimPrefix(e.Message, "send datagram ")})
+		w.sends = append(w.sends, &sendRec{step: w.step, from: *e.Node, to: *e.To, typ: e.Type, datagram: true, text: strings.TrimPrefix(e.Message, "send datagram "), copyOf: -1})
 	case e.To != nil && strings.HasPrefix(e.Message, "send "):
-		w.sends = append(w.sends, &sendRec{step: w.step, from: *e.Node, to: *e.To, typ: e.Type, text: strings.TrimPrefix(e.Message, "send ")})
+		w.sends = append(w.sends, &sendRec{step: w.step, from: *e.Node, to: *e.To, typ: e.Type, text: strings.TrimPrefix(e.Message, "send "), copyOf: -1})
 	case strings.HasPrefix(e.Message, "set timer "), strings.HasPrefix(e.Message, "cancel timer "):
 		w.tm[w.step] = append(w.tm[w.step], e.Message)
 	}
@@ -137,7 +182,6 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 		sm = snap.Clone(engine.NewRecorded(p.choices[p.choiceAt(snap.Steps()):]))
 		sm.SetLogger(&logger)
 	}
-	g.base = sm.Steps()
 	for i := 0; i < sm.Nodes(); i++ {
 		title, _, _ := strings.Cut(sm.NodeText(sim.NodeID(i)), "\n")
 		g.nodes = append(g.nodes, title)
@@ -162,10 +206,8 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 		rec := &stepRec{n: n, ev: ev, sends: w.sends, timers: w.tm[n]}
 		switch ev.Kind {
 		case engine.EvMessage, engine.EvDatagram, engine.EvDrop:
-			text := engine.FormatValue(ev.Msg)
-			dg := ev.Kind != engine.EvMessage
 			for _, sr := range pending {
-				if sr.fate == "" && sr.from == int(ev.Peer) && sr.to == int(ev.Node) && sr.datagram == dg && sr.text == text {
+				if sr.is(ev) {
 					sr.end, sr.fate = n, "received"
 					if ev.Kind == engine.EvDrop {
 						sr.fate = "dropped"
@@ -174,6 +216,12 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 					break
 				}
 			}
+		case engine.EvDuplicate:
+			// The copy joins what is in flight, from the original's
+			// sender, made at this step.
+			sent, _ := sentAt(ev)
+			pending = append(pending, &sendRec{step: n, from: int(ev.Peer), to: int(ev.Node), typ: sim.MessageName(ev.Msg),
+				datagram: true, text: engine.FormatValue(ev.Msg), copyOf: sent})
 		case engine.EvBreak:
 			a, b := int(ev.Node), int(ev.Peer)
 			for _, sr := range pending {
@@ -350,11 +398,7 @@ func (g *graph) text(w io.Writer) {
 				r[center(peer)] = 'o'
 				r[center(node)] = head
 			}
-			if st.recv != nil {
-				desc += fmt.Sprintf(" (sent at step %d)", st.recv.step)
-			} else {
-				desc += fmt.Sprintf(" (sent before step %d)", g.base+1)
-			}
+			desc += " (" + provenance(ev) + ")"
 		case engine.EvTimer:
 			r[center(node)] = 'T'
 		case engine.EvApp:
@@ -365,6 +409,7 @@ func (g *graph) text(w io.Writer) {
 			r[center(node)] = '#'
 		case engine.EvDuplicate:
 			r[center(node)] = '2'
+			desc += " (" + provenance(ev) + ")"
 		case engine.EvPartition, engine.EvHeal:
 			mark := '|'
 			if ev.Kind == engine.EvHeal {
@@ -552,11 +597,16 @@ func (g *graph) svg(w io.Writer) error {
 		if sr.datagram {
 			desc = "datagram " + desc
 		}
-		switch {
-		case sr.step >= g.from:
-			desc += fmt.Sprintf(", sent at step %d", sr.step)
-		default:
-			desc += fmt.Sprintf(", sent at step %d (before the range)", sr.step)
+		verb := "sent"
+		if sr.copyOf >= 0 {
+			desc, verb = "a copy of "+desc, "made"
+		}
+		desc += fmt.Sprintf(", %s at step %d", verb, sr.step)
+		if sr.step < g.from {
+			desc += " (before the range)"
+		}
+		if sr.copyOf >= 0 {
+			desc += fmt.Sprintf(" from the datagram sent at step %d", sr.copyOf)
 		}
 		if sr.end > 0 && sr.end <= g.to {
 			desc += fmt.Sprintf(", %s at step %d", sr.fate, sr.end)
@@ -578,6 +628,9 @@ func (g *graph) svg(w io.Writer) error {
 			lx = x1 + 60
 		}
 		label := sr.text
+		if sr.copyOf >= 0 {
+			label += " (copy)"
+		}
 		if sr.fate == "dropped" {
 			label += " (dropped)"
 		} else if sr.fate == "lost" {

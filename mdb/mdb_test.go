@@ -116,6 +116,29 @@ func TestEvents(t *testing.T) {
 	check("events beat", func(ev engine.Event) bool { return ev.Kind == engine.EvTimer && ev.Timer == "beat" })
 }
 
+// TestEventKindsListed: help events and the error for an unknown filter
+// list every kind events accepts, and events accepts every kind they
+// list.
+func TestEventKindsListed(t *testing.T) {
+	s, _ := fixtureSession(t)
+	help := s.run("help events")
+	_, list, ok := strings.Cut(help, "Kinds: ")
+	list, _, _ = strings.Cut(list, ".")
+	if !ok {
+		t.Fatalf("help events lists no kinds:\n%s", help)
+	}
+	kinds := strings.Split(list, ", ")
+	for _, k := range engine.EventKinds() {
+		if !slices.Contains(kinds, k.String()) {
+			t.Errorf("help events does not list %s: %s", k, list)
+		}
+	}
+	for _, k := range kinds {
+		s.run("events " + k) // accepted: it names steps or says none match
+	}
+	mustContain(t, s.fail("events nosuchkind"), "(kinds: "+list+";")
+}
+
 // TestLogIsMacemcs: the log mdb filters is the one macemc writes, the
 // same lines as a replay with engine.NewLogger, and s finds lines after
 // the current step (testdata/log.txt shows filtering and searching).

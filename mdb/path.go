@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/macemc/macemc/sim"
@@ -40,7 +41,51 @@ type path struct {
 	origin string         // how the branch was made
 	seed   uint64         // the seed of the branch's random chooser
 	rng    engine.Chooser // chooser for the branch's new steps
-	quiet  bool           // nothing was ready at the end
+	// drawn lists the branch's own steps whose choices its random chooser
+	// answered (a random step's event, a handler's random numbers), with
+	// the seed it had then: the seeds the branch was made with.
+	drawn []seedUse
+	quiet bool // nothing was ready at the end
+}
+
+// seedUse is a step of a branch whose choices its random chooser, seeded
+// with seed, answered.
+type seedUse struct {
+	step int
+	seed uint64
+}
+
+// seedText says which seeds drew the branch's steps: "seed 7", or with
+// several in turn "seeds 2 (step 5) and 7 (steps 6-10)"; before any, the
+// seed the next steps will be drawn with.
+func (p *path) seedText() string {
+	type run struct {
+		seed     uint64
+		from, to int
+	}
+	var runs []run
+	for _, u := range p.drawn {
+		if n := len(runs); n > 0 && runs[n-1].seed == u.seed {
+			runs[n-1].to = u.step
+			continue
+		}
+		runs = append(runs, run{u.seed, u.step, u.step})
+	}
+	switch len(runs) {
+	case 0:
+		return fmt.Sprintf("seed %d", p.seed)
+	case 1:
+		return fmt.Sprintf("seed %d", runs[0].seed)
+	}
+	parts := make([]string, len(runs))
+	for i, r := range runs {
+		steps := fmt.Sprintf("step %d", r.from)
+		if r.to > r.from {
+			steps = fmt.Sprintf("steps %d-%d", r.from, r.to)
+		}
+		parts[i] = fmt.Sprintf("%d (%s)", r.seed, steps)
+	}
+	return "seeds " + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // steps returns the number of steps on the path.
@@ -229,6 +274,11 @@ func (p *path) extend(i int) error {
 		return errQuiescent
 	}
 	if s.Steps() > before {
+		// A random step's event, and any choice after a given event's,
+		// came from the chooser.
+		if drew := len(s.Choices()) - len(p.choices); i < 0 || drew > 1 {
+			p.drawn = append(p.drawn, seedUse{before + 1, p.seed})
+		}
 		p.starts = append(p.starts, s.StepStart(before))
 		p.events = append(p.events, s.LastEvent())
 		p.choices = append(p.choices, engine.ChoiceValues(s.Choices()[len(p.choices):])...)
@@ -253,6 +303,7 @@ func (p *path) truncate(n int) {
 	}
 	p.choices = p.choices[:p.choiceAt(n)]
 	p.starts, p.events = p.starts[:n], p.events[:n]
+	p.drawn = slices.DeleteFunc(p.drawn, func(u seedUse) bool { return u.step > n })
 	p.snaps = p.snaps[:n/p.k+1]
 	p.endErr, p.hung, p.quiet = nil, nil, false
 	p.cur, p.log = nil, nil

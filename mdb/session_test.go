@@ -17,13 +17,15 @@ import (
 // fixture (mdbtest.Find: a deterministic error path of 200 steps, its
 // critical step and live path). Directives:
 //
-//	open [lasso|transport|history|boom] [file=NAME] [live=NAME] [limit=N] [snapshot=N] [color]
+//	open [lasso|transport|history|boom|reorder] [file=NAME] [live=NAME] [limit=N] [snapshot=N] [color]
 //
 // writes the fixture's error.trace and live.trace into a new directory
 // (with lasso: the philosophers' livelock found with lasso detection,
 // lassoOutput; with transport: MaceTransport's bug, transportOutput; with
 // history: the buggy register's linearizability violation, historyOutput;
-// with boom: a safety trace that ends with a handler panic, boomOutput)
+// with boom: a safety trace that ends with a handler panic, boomOutput;
+// with reorder: mdbtest.Reorder's equal datagrams that overtake each
+// other and a copy taken before its original, reorderOutput)
 // and opens a session on it (or on the file NAME in it), printing the
 // intro;
 //
@@ -65,6 +67,8 @@ func session(t *testing.T, path string) {
 					dir = historyOutput(t)
 				case td.HasArg("boom"):
 					dir = boomOutput(t)
+				case td.HasArg("reorder"):
+					dir = reorderOutput(t)
 				default:
 					dir, _ = writeFixture(t)
 				}
@@ -82,7 +86,7 @@ func session(t *testing.T, path string) {
 						o.SnapshotEvery = atoi(t, td, a.SingleVal(t))
 					case "color":
 						o.Color = true
-					case "lasso", "transport", "history", "boom":
+					case "lasso", "transport", "history", "boom", "reorder":
 					default:
 						td.Fatalf(t, "unknown argument %q", a.Key)
 					}

@@ -145,6 +145,23 @@ type sendRec struct {
 	text     string
 	datagram bool
 	done     bool
+	// sent is the step that sent it, or for a copy the datagram it
+	// copies; copied the step that made the copy (-1: no copy).
+	sent, copied int
+}
+
+// is reports whether sr is the message or datagram delivery or drop ev
+// takes: the same ends, kind and text, sent by the step ev says
+// (Event.Cause), and the same copy (Event.CopiedAt). Equal payloads sent
+// by different steps, and a copy and its original, are told apart however
+// they overtake each other.
+func (sr *sendRec) is(ev engine.Event) bool {
+	copied := ev.CopiedAt()
+	if copied >= 0 {
+		copied++
+	}
+	return !sr.done && sr.from == int(ev.Peer) && sr.to == int(ev.Node) && sr.datagram == (ev.Kind != engine.EvMessage) &&
+		sr.sent == int(ev.Cause)+1 && sr.copied == copied && sr.text == engine.FormatValue(ev.Msg)
 }
 
 // capture receives the simulator's log as zerolog JSON during a replay and
@@ -586,10 +603,8 @@ func (r *recorder) step(s *engine.Sim) {
 	// Where the message this step consumed was sent.
 	switch ev.Kind {
 	case engine.EvMessage, engine.EvDatagram, engine.EvDrop:
-		text := engine.FormatValue(ev.Msg)
-		dg := ev.Kind != engine.EvMessage
 		for _, sr := range r.live {
-			if !sr.done && sr.from == int(ev.Peer) && sr.to == int(ev.Node) && sr.datagram == dg && sr.text == text {
+			if sr.is(ev) {
 				sr.done = true
 				p.Msgs[sr.idx+3] = n
 				if ev.Kind == engine.EvDrop {
@@ -617,15 +632,12 @@ func (r *recorder) step(s *engine.Sim) {
 			}
 		}
 	case engine.EvDuplicate:
+		// The copy joins what is in flight, from the original's sender,
+		// made at this step.
 		text := engine.FormatValue(ev.Msg)
-		for _, sr := range r.live {
-			if !sr.done && sr.datagram && sr.from == int(ev.Peer) && sr.to == int(ev.Node) && sr.text == text {
-				cp := &sendRec{idx: len(p.Msgs), from: sr.from, to: sr.to, text: sr.text, datagram: true}
-				p.Msgs = append(p.Msgs, n, sr.from, sr.to, -1, fateInFlight|flagDatagram|flagCopy, p.Msgs[sr.idx+5], p.Msgs[sr.idx+6])
-				r.live = append(r.live, cp)
-				break
-			}
-		}
+		cp := &sendRec{idx: len(p.Msgs), from: int(ev.Peer), to: int(ev.Node), text: text, datagram: true, sent: int(ev.Cause) + 1, copied: n}
+		p.Msgs = append(p.Msgs, n, cp.from, cp.to, -1, fateInFlight|flagDatagram|flagCopy, in.id(text), in.id(sim.MessageName(ev.Msg)))
+		r.live = append(r.live, cp)
 	}
 	r.live = slices.DeleteFunc(r.live, func(sr *sendRec) bool { return sr.done })
 	r.sends(n)
@@ -694,7 +706,7 @@ func (r *recorder) sends(n int) {
 	in := &r.b.strs
 	p := r.p
 	for i, sr := range r.cap.sends {
-		sr.idx = len(p.Msgs)
+		sr.idx, sr.sent, sr.copied = len(p.Msgs), n, -1
 		flags := fateInFlight
 		if sr.datagram {
 			flags |= flagDatagram

@@ -294,7 +294,7 @@ func TestExamplePages(t *testing.T) {
 					t.Errorf("the live path has a critical step %d or a failure %d: none of its states is dead", d.Crit, d.Fail)
 				}
 			}
-			checkMessages(t, p)
+			checkMessages(t, p, dir)
 		})
 	}
 }
@@ -455,16 +455,23 @@ func checkCompare(t *testing.T, p *page, et *trace.Trace, dir string) {
 }
 
 // checkMessages checks every message record: a delivered one ends at a
-// step where its receiver receives a message of its type from its sender.
-func checkMessages(t *testing.T, p *page) {
+// step where its receiver receives a message of its type from its sender;
+// and, replaying the path's trace in dir, the step that took or dropped it
+// is the one the simulator says took that send or copy (Event.Cause,
+// Event.CopiedAt), and as many are in flight at the end as the simulator
+// holds.
+func checkMessages(t *testing.T, p *page, dir string) {
 	t.Helper()
 	for i, d := range p.data.Paths {
+		evs, inFlight := replayEvents(t, filepath.Join(dir, d.Name+".trace"), d.Steps)
+		flying := 0
 		for m := 0; m < len(d.Msgs); m += 7 {
 			step, from, to, end, flags, typ := d.Msgs[m], d.Msgs[m+1], d.Msgs[m+2], d.Msgs[m+3], d.Msgs[m+4], p.data.Strs[d.Msgs[m+6]]
 			if end < 0 {
 				if flags&3 != 3 {
 					t.Errorf("path %d: a message without an end is not in flight (flags %d)", i, flags)
 				}
+				flying++
 				continue
 			}
 			if end <= step || end > d.Steps {
@@ -482,13 +489,59 @@ func checkMessages(t *testing.T, p *page) {
 				if !slices.Contains(want, kind) || node != to || peer != from || !strings.Contains(desc, typ) {
 					t.Errorf("path %d: %s %d->%d sent at step %d ends at step %d: %q", i, typ, from, to, step, end, desc)
 				}
+				if evs == nil {
+					break
+				}
+				took, copied := int(evs[end-1].Cause)+1, evs[end-1].CopiedAt()+1
+				if copied > 0 && (flags&8 == 0 || step != copied) || copied == 0 && (flags&8 != 0 || step != took) {
+					t.Errorf("path %d: %s %d->%d sent at step %d (flags %d) ends at step %d, which took the one sent at step %d (copied at %d)", i, typ, from, to, step, flags, end, took, copied)
+				}
 			case 2:
 				if kind != engine.EvBreak {
 					t.Errorf("path %d: a message lost at step %d, which is %q", i, end, desc)
 				}
 			}
 		}
+		if evs != nil && flying != inFlight {
+			t.Errorf("path %d: %d messages in flight at the end on the page, %d in the simulator", i, flying, inFlight)
+		}
 	}
+}
+
+// replayEvents replays steps steps of the trace file and returns the event
+// of every step and how many messages are in flight after them; nil when
+// there is no such file.
+func replayEvents(t *testing.T, file string, steps int) ([]engine.Event, int) {
+	t.Helper()
+	tr, err := trace.Read(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := tr.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := tr.Options()
+	opts.Chooser = engine.NewRecorded(tr.Choices)
+	s, err := engine.New(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []engine.Event
+	for s.Steps() < steps {
+		before := s.Steps()
+		_, err := s.Step()
+		if s.Steps() > before {
+			evs = append(evs, s.LastEvent())
+		}
+		if err != nil {
+			break // a handler panic ends a safety trace
+		}
+	}
+	return evs, s.InFlight()
 }
 
 // ---- a dead path's tail, a minimized path, a panic ----
@@ -672,6 +725,42 @@ func TestFailureEvents(t *testing.T) {
 			t.Errorf("the legend has no %s entry", class)
 		}
 	}
+}
+
+// TestReorderedMessages: each delivery of mdbtest.Reorder's path is
+// paired with the send it took (the simulator's Event.Cause and
+// Event.CopiedAt), not the first equal one still in flight: the datagram
+// of step 2 overtakes that of step 1, the copy made at step 3 arrives
+// before its original, and the send of step 7 is what is still in flight
+// at the end.
+func TestReorderedMessages(t *testing.T) {
+	tr, err := mdbtest.Reorder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := tr.Write(filepath.Join(dir, "error.trace")); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	// step, from, to, end, flags (fate | 4 datagram | 8 copy), type.
+	want := []string{
+		"1 0->1 end 6 flags 4 Put",
+		"2 0->1 end 4 flags 4 Put",
+		"3 0->1 end 5 flags 12 Put", // the copy
+		"7 0->1 end -1 flags 7 Put", // in flight
+	}
+	var got []string
+	for m := p.data.Paths[0].Msgs; len(m) >= 7; m = m[7:] {
+		got = append(got, fmt.Sprintf("%d %d->%d end %d flags %d %s", m[0], m[1], m[2], m[3], m[4], p.data.Strs[m[6]]))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("messages:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	checkMessages(t, p, dir)
 }
 
 // panicky panics on its second message: a handler panic for the page.

@@ -15,6 +15,12 @@
 // sends it again and "AllAcked" never holds. The parameter fixed=true
 // cancels the timer only for the right Ack.
 //
+// A second system, "mdbtest-reorder" (RegisterReorder, Reorder), lets
+// datagrams arrive in any order and duplicates one: Reorder is a path of
+// equal datagrams that overtake each other and a copy taken before its
+// original, for what the debugger and the report page show of which send
+// each delivery took.
+//
 // # Usage
 //
 //	mdbtest.Register()

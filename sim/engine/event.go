@@ -54,6 +54,15 @@ func (k EventKind) String() string {
 	return fmt.Sprintf("kind(%d)", k)
 }
 
+// EventKinds returns every kind of event, in order.
+func EventKinds() []EventKind {
+	ks := make([]EventKind, numEventKinds)
+	for i := range ks {
+		ks[i] = EventKind(i)
+	}
+	return ks
+}
+
 // ParseEventKind returns the kind with this short name.
 func ParseEventKind(s string) (EventKind, bool) {
 	for i, n := range eventKindNames {
@@ -104,8 +113,16 @@ type Event struct {
 	Peer  sim.NodeID
 	Timer string
 	Msg   sim.Message // the message or datagram; the request for EvApp
-	ref   int         // index into the simulator's queue for this event
+	ref   int32       // index into the simulator's queue for this event
+	copy  int32       // see CopiedAt: 1 + the step, 0 for none
 }
+
+// CopiedAt returns, for a datagram's event (EvDatagram, EvDrop,
+// EvDuplicate), the transition (counting from 0, as Cause) that made the
+// datagram by duplicating one in flight: it is a copy of the datagram
+// sent at Cause. It returns -1 for a datagram as it was sent and for the
+// other kinds of events.
+func (e Event) CopiedAt() int { return int(e.copy) - 1 }
 
 // Side returns the side a partition cuts off (EvPartition) or cut off
 // (EvHeal), one bit per node; 0 for other events. Performance: it lives in
@@ -192,7 +209,7 @@ func (s *Sim) FairSource(ev Event) uint64 {
 	if ev.Kind != EvDatagram || !s.reorder {
 		return src
 	}
-	if d := ev.ref; d >= 0 && d < len(s.w.dgrams) && s.w.dgrams[d].from == ev.Peer && s.w.dgrams[d].to == ev.Node {
+	if d := int(ev.ref); d >= 0 && d < len(s.w.dgrams) && s.w.dgrams[d].from == ev.Peer && s.w.dgrams[d].to == ev.Node {
 		// The datagram in flight: its hash is kept for the state's.
 		return mix(src, s.msgHash(&s.w.dgrams[d]))
 	}

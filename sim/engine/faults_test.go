@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -175,7 +176,8 @@ func TestPartitionHeals(t *testing.T) {
 }
 
 // TestDuplicate: a duplicated datagram is delivered twice; links limit
-// where it may happen.
+// where it may happen; the copy's events say which step made it
+// (Event.CopiedAt).
 func TestDuplicate(t *testing.T) {
 	cfg := scriptConfig(3, func(id sim.NodeID) []Do {
 		if id == 0 {
@@ -186,7 +188,7 @@ func TestDuplicate(t *testing.T) {
 		}
 		return nil
 	})
-	cfg.Failures = sim.Failures{Duplicates: 1, Links: []sim.Link{{1, 0}}}
+	cfg.Failures = sim.Failures{Duplicates: 1, Links: []sim.Link{{1, 0}}, Reorder: true}
 	s := mustNew(t, cfg, engine.Options{})
 	step(t, s, kind(engine.EvApp, 0))
 	var dups []engine.Event
@@ -198,9 +200,28 @@ func TestDuplicate(t *testing.T) {
 	if len(dups) != 1 || dups[0].Node != 1 {
 		t.Fatalf("duplicable datagrams %v, want only the one on link 0-1", dups)
 	}
+	if c := dups[0].CopiedAt(); c != -1 {
+		t.Fatalf("the datagram as sent says it is a copy made by transition %d", c)
+	}
 	step(t, s, kind(engine.EvDuplicate, 1))
-	step(t, s, kind(engine.EvDatagram, 1))
-	step(t, s, kind(engine.EvDatagram, 1))
+	// The copy (made by transition 1) follows its original (sent by
+	// transition 0) in the ready list; both have the original's cause.
+	var got []string
+	for _, ev := range s.Ready() {
+		if ev.Kind == engine.EvDatagram && ev.Node == 1 {
+			got = append(got, fmt.Sprintf("cause %d copied %d", ev.Cause, ev.CopiedAt()))
+		}
+	}
+	if want := []string{"cause 0 copied -1", "cause 0 copied 1"}; !slices.Equal(got, want) {
+		t.Fatalf("datagrams to node 1: %v, want %v", got, want)
+	}
+	// Delivered, the copy still says so.
+	if ev := step(t, s, func(ev engine.Event) bool { return ev.Kind == engine.EvDatagram && ev.CopiedAt() == 1 }); ev.CopiedAt() != 1 || ev.Cause != 0 {
+		t.Fatalf("the copy delivered: cause %d copied %d", ev.Cause, ev.CopiedAt())
+	}
+	if ev := step(t, s, kind(engine.EvDatagram, 1)); ev.CopiedAt() != -1 || ev.Cause != 0 {
+		t.Fatalf("the original delivered: cause %d copied %d", ev.Cause, ev.CopiedAt())
+	}
 	if got := sim.Node[Script](s.View(), 1).Got; len(got) != 2 {
 		t.Fatalf("node 1 got %v", got)
 	}

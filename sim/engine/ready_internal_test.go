@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	_ "github.com/macemc/macemc/services/all"
 	"github.com/macemc/macemc/sim"
@@ -34,7 +35,7 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 			if (s.w.cut>>p.from)&1 != (s.w.cut>>p.to)&1 {
 				continue
 			}
-			add(Event{Kind: EvMessage, Node: p.to, Peer: p.from, Msg: p.msg, ref: c}, p.weight)
+			add(Event{Kind: EvMessage, Node: p.to, Peer: p.from, Msg: p.msg, ref: int32(c)}, p.weight)
 		}
 	}
 	for d := range s.w.dgrams {
@@ -42,12 +43,12 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 			continue
 		}
 		p := &s.w.dgrams[d]
-		add(Event{Kind: EvDatagram, Node: p.to, Peer: p.from, Msg: p.msg, ref: d}, p.weight)
+		add(Event{Kind: EvDatagram, Node: p.to, Peer: p.from, Msg: p.msg, ref: int32(d), copy: p.copy}, p.weight)
 	}
 	for i := range s.w.nodes {
 		for t, tm := range s.w.nodes[i].timers {
 			if tm.armed {
-				add(Event{Kind: EvTimer, Node: sim.NodeID(i), Timer: tm.name, ref: t}, tm.weight)
+				add(Event{Kind: EvTimer, Node: sim.NodeID(i), Timer: tm.name, ref: int32(t)}, tm.weight)
 			}
 		}
 	}
@@ -56,7 +57,7 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 		if s.w.drops < f.Drops {
 			for d, p := range s.w.dgrams {
 				if f.LinkMayFail(p.from, p.to) {
-					add(Event{Kind: EvDrop, Node: p.to, Peer: p.from, Msg: p.msg, ref: d}, s.weights.Failure)
+					add(Event{Kind: EvDrop, Node: p.to, Peer: p.from, Msg: p.msg, ref: int32(d), copy: p.copy}, s.weights.Failure)
 				}
 			}
 		}
@@ -86,13 +87,13 @@ func naiveReady(s *Sim) ([]Event, []float64) {
 		if s.w.dups < f.Duplicates {
 			for d, p := range s.w.dgrams {
 				if f.LinkMayFail(p.from, p.to) {
-					add(Event{Kind: EvDuplicate, Node: p.to, Peer: p.from, Msg: p.msg, ref: d}, s.weights.Failure)
+					add(Event{Kind: EvDuplicate, Node: p.to, Peer: p.from, Msg: p.msg, ref: int32(d), copy: p.copy}, s.weights.Failure)
 				}
 			}
 		}
 		if s.w.partitions < f.Partitions && s.w.cut == 0 {
 			for i, side := range f.PartitionSides(s.n) {
-				add(Event{Kind: EvPartition, Node: sim.NodeID(bits.TrailingZeros64(side)), Peer: sim.NodeID(side), ref: i}, s.weights.Failure)
+				add(Event{Kind: EvPartition, Node: sim.NodeID(bits.TrailingZeros64(side)), Peer: sim.NodeID(side), ref: int32(i)}, s.weights.Failure)
 			}
 		}
 	}
@@ -241,8 +242,13 @@ func churnApp(id sim.NodeID) []any {
 // only in the first steps and no breaks or partitions, so that most of
 // its steps edit the list in place.
 func TestReadySummaries(t *testing.T) {
-	if n := reflect.TypeFor[Event]().NumField(); n != 7 {
-		t.Fatalf("Event has %d fields: eventAt sets 7, and the check below builds events over one with those 7 set", n)
+	if n := reflect.TypeFor[Event]().NumField(); n != 8 {
+		t.Fatalf("Event has %d fields: eventAt sets 8, and the check below builds events over one with those 8 set", n)
+	}
+	// The copy marks sit in what would be padding: an Event stays 64
+	// bytes and a message in flight 56 (on 64-bit machines).
+	if unsafe.Sizeof(uintptr(0)) == 8 && (unsafe.Sizeof(Event{}) != 64 || unsafe.Sizeof(pending{}) != 56) {
+		t.Fatalf("an Event has %d bytes, a pending message %d: want 64 and 56", unsafe.Sizeof(Event{}), unsafe.Sizeof(pending{}))
 	}
 	var seen [numEventKinds]int
 	kept := 0 // steps whose list was kept from the step before
@@ -341,7 +347,7 @@ func checkReady(s *Sim) error {
 	// Step builds the event it runs over the last one: every field must
 	// be set.
 	for i, k := range s.ready {
-		ev := Event{Kind: EvHeal, Cause: 99, Node: 3, Peer: 2, Timer: "stale", Msg: "stale", ref: 7}
+		ev := Event{Kind: EvHeal, Cause: 99, Node: 3, Peer: 2, Timer: "stale", Msg: "stale", ref: 7, copy: 5}
 		if s.eventAt(&ev, k); !sameEvent(ev, got[i]) {
 			return fmt.Errorf("ready[%d] built over another event = %+v, want %+v", i, ev, got[i])
 		}
@@ -353,7 +359,7 @@ func checkReady(s *Sim) error {
 // equal, the messages deeply (a message may hold slices or maps).
 func sameEvent(a, b Event) bool {
 	return a.Kind == b.Kind && a.Cause == b.Cause && a.Node == b.Node && a.Peer == b.Peer &&
-		a.Timer == b.Timer && a.ref == b.ref && reflect.DeepEqual(a.Msg, b.Msg)
+		a.Timer == b.Timer && a.ref == b.ref && a.copy == b.copy && reflect.DeepEqual(a.Msg, b.Msg)
 }
 
 // TestReadyEverySystem checks the ready list (checkReady) before every

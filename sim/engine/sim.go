@@ -82,10 +82,14 @@ func (e *MisuseError) Unwrap() error { return ErrMisuse }
 
 // pending is a message or datagram in flight.
 type pending struct {
-	msg    sim.Message
-	from   sim.NodeID
-	to     sim.NodeID
-	cause  int32 // the step that sent it: -1 at boot
+	msg   sim.Message
+	from  sim.NodeID
+	to    sim.NodeID
+	cause int32 // the step that sent it: -1 at boot
+	// copy is 1 + the step that made this datagram by duplicating one in
+	// flight (EvDuplicate), a copy of the one sent at cause; 0 for one as
+	// sent. (It sits beside cause, in what would be padding.)
+	copy   int32
 	weight float64
 	hash   uint64 // of msg; 0 until first needed
 }
@@ -1013,14 +1017,14 @@ func (s *Sim) eventAt(ev *Event, k readyEnt) {
 	switch k.kind {
 	case EvDatagram, EvDrop:
 		p := &s.w.dgrams[k.ref]
-		ev.Kind, ev.Cause, ev.Node, ev.Peer, ev.Timer, ev.Msg, ev.ref = k.kind, p.cause, p.to, p.from, "", p.msg, int(k.ref)
+		ev.Kind, ev.Cause, ev.Node, ev.Peer, ev.Timer, ev.Msg, ev.ref, ev.copy = k.kind, p.cause, p.to, p.from, "", p.msg, k.ref, p.copy
 	case EvMessage:
 		q := &s.w.conns[k.ref]
 		p := &q.items[q.head]
-		ev.Kind, ev.Cause, ev.Node, ev.Peer, ev.Timer, ev.Msg, ev.ref = EvMessage, p.cause, p.to, p.from, "", p.msg, int(k.ref)
+		ev.Kind, ev.Cause, ev.Node, ev.Peer, ev.Timer, ev.Msg, ev.ref, ev.copy = EvMessage, p.cause, p.to, p.from, "", p.msg, k.ref, 0
 	case EvTimer:
 		tm := &s.w.nodes[k.node].timers[k.ref]
-		ev.Kind, ev.Cause, ev.Node, ev.Peer, ev.Timer, ev.Msg, ev.ref = EvTimer, tm.cause, sim.NodeID(k.node), 0, tm.name, nil, int(k.ref)
+		ev.Kind, ev.Cause, ev.Node, ev.Peer, ev.Timer, ev.Msg, ev.ref, ev.copy = EvTimer, tm.cause, sim.NodeID(k.node), 0, tm.name, nil, k.ref, 0
 	default:
 		*ev = s.rareEvent(k)
 	}
@@ -1038,9 +1042,9 @@ func (s *Sim) rareEvent(k readyEnt) Event {
 		return Event{Kind: EvBreak, Node: sim.NodeID(k.node), Peer: sim.NodeID(k.ref), Cause: -1}
 	case EvDuplicate:
 		p := &s.w.dgrams[k.ref]
-		return Event{Kind: EvDuplicate, Node: p.to, Peer: p.from, Msg: p.msg, Cause: p.cause, ref: int(k.ref)}
+		return Event{Kind: EvDuplicate, Node: p.to, Peer: p.from, Msg: p.msg, Cause: p.cause, ref: k.ref, copy: p.copy}
 	case EvPartition:
-		return Event{Kind: EvPartition, Node: sim.NodeID(k.node), Peer: sim.NodeID(s.sides[k.ref]), Cause: -1, ref: int(k.ref)}
+		return Event{Kind: EvPartition, Node: sim.NodeID(k.node), Peer: sim.NodeID(s.sides[k.ref]), Cause: -1, ref: k.ref}
 	case EvHeal:
 		return Event{Kind: EvHeal, Node: sim.NodeID(k.node), Peer: sim.NodeID(s.w.cut), Cause: -1}
 	}
@@ -1490,6 +1494,7 @@ func (s *Sim) execute(k readyEnt) error {
 		s.w.dups++
 		dup := s.w.dgrams[k.ref]
 		dup.msg = copyMessage(dup.msg)
+		dup.copy = int32(s.w.step) + 1
 		s.w.dgrams = append(s.w.dgrams, dup)
 		s.w.hs.fresh++
 		return s.network(ev)

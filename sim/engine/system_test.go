@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -156,7 +157,11 @@ func TestConfigSelectValidate(t *testing.T) {
 }
 
 func TestEventNames(t *testing.T) {
-	for k := engine.EvApp; k <= engine.EvDrop; k++ {
+	ks := engine.EventKinds()
+	if len(ks) != int(engine.EvHeal)+1 || !strings.HasPrefix(engine.EventKind(len(ks)).String(), "kind(") {
+		t.Fatalf("EventKinds: %v", ks)
+	}
+	for _, k := range ks {
 		got, ok := engine.ParseEventKind(k.String())
 		if !ok || got != k {
 			t.Fatalf("kind %v does not round-trip", k)
@@ -208,5 +213,54 @@ func TestFormat(t *testing.T) {
 	got := engine.FormatState(&struct{ Long map[string][]int }{long})
 	if strings.Count(got, "\n") < 6 || !strings.HasPrefix(got, "Long: {\n  \"alpha\": [1, 2, 3, 4, 5, 6]\n") {
 		t.Fatalf("long FormatState:\n%s", got)
+	}
+	// A pointer keeps its & when its value is spread over lines, as on
+	// one line: a pointer and a value never look alike.
+	type entry struct {
+		Name string
+		Prev *entry
+	}
+	type node struct {
+		Last  *entry
+		Val   entry
+		Short *entry
+		M     map[string]*entry
+		S     *[]int
+	}
+	name := strings.Repeat("x", 70)
+	e := &entry{Name: name, Prev: &entry{Name: name}}
+	nums := make([]int, 40)
+	want = `Last: &entry{
+  Name: "` + name + `"
+  Prev: &entry{
+    Name: "` + name + `"
+    Prev: nil
+  }
+}
+Val: entry{
+  Name: "` + name + `"
+  Prev: &entry{
+    Name: "` + name + `"
+    Prev: nil
+  }
+}
+Short: &entry{Name: "s", Prev: nil}
+M: {
+  "k": &entry{
+    Name: "` + name + `"
+    Prev: &entry{
+      Name: "` + name + `"
+      Prev: nil
+    }
+  }
+}
+S: &[
+`
+	for i := range nums {
+		want += fmt.Sprintf("  %d: 0\n", i)
+	}
+	want += "]\n"
+	if got := engine.FormatState(&node{Last: e, Val: *e, Short: &entry{Name: "s"}, M: map[string]*entry{"k": e}, S: &nums}); got != want {
+		t.Fatalf("FormatState of pointers spread over lines:\n%s\nwant\n%s", got, want)
 	}
 }

@@ -745,9 +745,11 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 		return
 	}
 	// Follow pointers as inline does, keeping the path in f.ptrs, so that
-	// a pointer cycle ends.
+	// a pointer cycle ends, and marking each with & as inline does: a
+	// pointer reads as one whether its value fits on one line or not.
 	depth := len(f.ptrs)
 	defer func() { f.ptrs = f.ptrs[:depth] }()
+	amp := ""
 	for (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && !v.IsNil() {
 		if v.Kind() == reflect.Pointer {
 			if slices.Contains(f.ptrs, v.Pointer()) {
@@ -755,6 +757,7 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 				return
 			}
 			f.ptrs = append(f.ptrs, v.Pointer())
+			amp += "&"
 		}
 		v = v.Elem()
 		if cv, ok := f.canonical(v); ok {
@@ -767,14 +770,14 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 	switch v.Kind() {
 	case reflect.Struct:
 		tt := textTypeOf(v.Type())
-		b.WriteString(indent + name + ": " + tt.name + "{\n")
+		b.WriteString(indent + name + ": " + amp + tt.name + "{\n")
 		v = addressable(v)
 		for k, i := range tt.fields {
 			f.line(b, inner, tt.names[k], field(v, i))
 		}
 		b.WriteString(indent + "}\n")
 	case reflect.Map:
-		b.WriteString(indent + name + ": {\n")
+		b.WriteString(indent + name + ": " + amp + "{\n")
 		type kv struct {
 			k string
 			v reflect.Value
@@ -792,10 +795,10 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 		b.WriteString(indent + "}\n")
 	case reflect.Slice, reflect.Array:
 		if v.Type().Elem().Kind() == reflect.Uint8 && v.Len() > 0 {
-			b.WriteString(indent + name + ": " + bytesText(v) + "\n")
+			b.WriteString(indent + name + ": " + amp + bytesText(v) + "\n")
 			return
 		}
-		b.WriteString(indent + name + ": [\n")
+		b.WriteString(indent + name + ": " + amp + "[\n")
 		for i := 0; i < v.Len(); i++ {
 			f.line(b, inner, strconv.Itoa(i), v.Index(i))
 		}
