@@ -202,3 +202,16 @@ func TestLivenessPanicWhenQuiescent(t *testing.T) {
 		t.Fatalf("finding %+v, want the property's panic", f)
 	}
 }
+
+// TestWalksDrawBootChoices: --strategy walk answers the choices the nodes
+// make at boot at random, as its walks answer every later one (it
+// answered 0, so a bug behind any other answer was never found).
+func TestWalksDrawBootChoices(t *testing.T) {
+	rep, err := search.Run(context.Background(), drawnThenCounted, search.Options{Seed: 1, Strategy: "walk", WalkDepth: 100, MaxPaths: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.First(); f == nil || f.Property != "NotOneTwo" {
+		t.Errorf("found %+v, want NotOneTwo (stop %v, %d paths)", f, rep.Stats.Stop, rep.Stats.Paths)
+	}
+}

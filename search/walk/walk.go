@@ -4,6 +4,7 @@ import (
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/walks"
 )
 
 func init() { explore.Register(Strategy{}) }
@@ -23,21 +24,29 @@ func (Strategy) Doc() string {
 func (Strategy) Params() []sim.ParamSpec { return nil }
 
 // New implements explore.Strategy.
-func (Strategy) New(explore.Setup) (explore.Explorer, error) { return explorer{}, nil }
+func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
+	return &explorer{seed: s.Seed ^ seedSalt, rnd: engine.NewRandom(0)}, nil
+}
 
-type explorer struct{}
+// seedSalt separates the boot choices' random sequence from the walks'
+// (walks.SeedFor(seed, i)).
+const seedSalt = 0x77616c6b
+
+type explorer struct {
+	seed  uint64
+	index uint64
+	rnd   *engine.Random
+}
 
 // Next implements explore.Explorer: a path with no bounded part, which the
-// executor continues with its seeded walk.
-func (explorer) Next(*explore.End) (explore.Path, bool) {
-	return explore.Path{Round: 1, Scheduler: first{}}, true
+// executor continues with its seeded walk. Its scheduler answers only the
+// choices the nodes make while they boot (Rand or Elapsed in Start), at
+// random with the path's own seed, as the walk answers every later one.
+func (e *explorer) Next(*explore.End) (explore.Path, bool) {
+	e.rnd.Reseed(walks.SeedFor(e.seed, e.index))
+	e.index++
+	return explore.Path{Round: 1, Scheduler: e.rnd}, true
 }
 
 // Status implements explore.Explorer.
-func (explorer) Status() explore.Status { return explore.Status{Rounds: 1} }
-
-// first answers every choice point with its first alternative; with no
-// bounded part it is never asked.
-type first struct{}
-
-func (first) Choose(engine.ChoiceKind, int, []float64) int { return 0 }
+func (e *explorer) Status() explore.Status { return explore.Status{Rounds: 1} }
