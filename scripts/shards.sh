@@ -68,5 +68,5 @@ if [ -z "$keep" ] && [ $code != 0 ]; then
 	trap - EXIT # the merge's replay and debug commands name files there
 	where="$dir (kept: the commands above use it)"
 fi
-echo "# $n shards in $(echo "$shards - $start" | bc) s, merge in $(echo "$end - $shards" | bc) s; results in $where" >&2
+echo "# $n shards in $(echo "$shards - $start" | bc | awk '{printf "%.2f", $1}') s, merge in $(echo "$end - $shards" | bc | awk '{printf "%.2f", $1}') s; results in $where" >&2
 exit $code

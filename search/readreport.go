@@ -141,7 +141,7 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	if out.Files == nil {
 		out.Files = map[FileRole]string{}
 	}
-	if j.Rounds < 0 || j.DeepestComplete < 0 || j.Paths < 0 || j.Pruned < 0 || j.Walks < 0 || j.Transitions < 0 || j.DistinctStates < 0 ||
+	if j.Rounds < 0 || j.DeepestComplete < 0 || j.Paths < 0 || j.Pruned < 0 || j.Walks < 0 || j.Transitions < 0 || j.DistinctStates < 0 || j.Forgotten < 0 ||
 		j.Pruned > j.Paths || j.Walks > j.Paths {
 		return fmt.Errorf("%w: inconsistent counts (rounds %d, paths %d, pruned %d, walks %d, transitions %d, states %d)", ErrReport,
 			j.Rounds, j.Paths, j.Pruned, j.Walks, j.Transitions, j.DistinctStates)
@@ -154,7 +154,7 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("%w: depth bound %d, %d blocked paths", ErrReport, j.DepthBound, j.Blocked)
 	}
 	out.Stats = explore.Stats{Rounds: j.Rounds, Depth: j.DepthBound, DeepestComplete: j.DeepestComplete, Paths: j.Paths, Pruned: j.Pruned, Walks: j.Walks,
-		Transitions: j.Transitions, DistinctStates: j.DistinctStates, Unhashed: j.Unhashed, Stop: stop, Violations: len(j.Violations), Blocked: j.Blocked}
+		Transitions: j.Transitions, DistinctStates: j.DistinctStates, Forgotten: j.Forgotten, Unhashed: j.Unhashed, Stop: stop, Violations: len(j.Violations), Blocked: j.Blocked}
 	out.Faults, out.Lin, out.PrefixSteps = j.Faults, j.Lin, j.PrefixSteps
 	if out.Elapsed, err = seconds(j.ElapsedS); err != nil {
 		return err

@@ -401,6 +401,11 @@ func TestPrefixWithoutRoom(t *testing.T) {
 	if _, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 3010, MaxPaths: 1, NoCritical: true, Prefix: filepath.Join(dir, "error.trace")}); err != nil {
 		t.Errorf("d_max 3010 after a prefix of 3000 steps: %v", err)
 	}
+	// A prefix of other faults is refused, naming both.
+	_, err = search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 8000, MaxPaths: 5, Faults: "drops=0", Prefix: filepath.Join(dir, "error.trace")})
+	if !errors.Is(err, search.ErrInput) || !strings.Contains(err.Error(), "(--faults none), not transport") || !strings.Contains(err.Error(), "(--faults drops=0)") {
+		t.Errorf("a prefix of other faults: %v", err)
+	}
 	// A prefix whose replay leaves the states it recorded (another build
 	// of the system would run its choices into another state) is refused.
 	tr, err := trace.Read(filepath.Join(dir, "error.trace"))

@@ -422,6 +422,7 @@ type reportJSON struct {
 	Walks           int64   `json:"walks"`
 	Transitions     int64   `json:"transitions"`
 	DistinctStates  int64   `json:"distinct_states"`
+	Forgotten       int64   `json:"states_forgotten,omitempty"`
 	Unhashed        bool    `json:"states_not_hashed,omitempty"`
 	Stop            string  `json:"stop"`
 	Incomplete      bool    `json:"incomplete,omitempty"`
@@ -537,7 +538,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	j := reportJSON{
 		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy, StrategyParams: r.StrategyParams, Faults: r.Faults, PrefixSteps: r.PrefixSteps,
 		Rounds: r.Stats.Rounds, DepthBound: r.Stats.Depth, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
-		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Unhashed: r.Stats.Unhashed, Stop: r.Stats.Stop.String(),
+		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Forgotten: r.Stats.Forgotten, Unhashed: r.Stats.Unhashed, Stop: r.Stats.Stop.String(),
 		Blocked: r.Stats.Blocked, Lin: r.Lin,
 		Incomplete: r.Incomplete, MemoryLimited: r.MemoryLimited, LogsSkipped: r.LogsSkipped, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
 		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug, Warnings: r.Warnings,

@@ -193,8 +193,8 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 		p.rep.Warnings = append(p.rep.Warnings, res.Warnings...)
 	}
 	p.rep.Lin = p.linStats(&res.Stats)
-	if res.Stats.Unrecorded > 0 {
-		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the visited-state set was full (--max-states %d): new states it could not record cut no path, "+
+	if res.Stats.Unrecorded > 0 || res.Stats.Forgotten > 0 {
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the visited-state set was full (--max-states %d): the states it forgot or could not record cut no path, "+
 			"so the search repeated work it had done and covered less within its budget (it stays right); raise --max-states", p.opts.MaxStates))
 	}
 	if len(res.Violations) > 0 {
@@ -1268,6 +1268,15 @@ func (p *pipeline) warnOnce(w string) {
 	}
 }
 
+// runName names a system, its parameters and its --faults, as a prefix
+// trace records them.
+func runName(system, params, faults string) string {
+	if faults == "" {
+		faults = "none"
+	}
+	return fmt.Sprintf("%s %s (--faults %s)", system, params, faults)
+}
+
 // prefix sets up a prefix search: from a prefix trace (Options.Prefix) or
 // from a walk to a live steady state (Options.PrefixSteps).
 func (p *pipeline) prefix(ecfg *explore.Config) error {
@@ -1282,8 +1291,8 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 			return fmt.Errorf("%w: --prefix: %w", ErrInput, err)
 		}
 		if t.System != p.sys.Name || sim.Params(t.Params).Canonical() != p.params.Canonical() || t.Faults != o.Faults {
-			return fmt.Errorf("%w: --prefix %s was recorded on %s %s, not %s %s", ErrInput, o.Prefix, t.System,
-				sim.Params(t.Params).Canonical(), p.sys.Name, p.params.Canonical())
+			return fmt.Errorf("%w: --prefix %s was recorded on %s, not %s", ErrInput, o.Prefix,
+				runName(t.System, sim.Params(t.Params).Canonical(), t.Faults), runName(p.sys.Name, p.params.Canonical(), o.Faults))
 		}
 		if err := p.prefixRoom(t.Steps); err != nil {
 			return fmt.Errorf("%w: --prefix %s: %w", ErrInput, o.Prefix, err)

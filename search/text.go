@@ -99,6 +99,10 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		paths, states := plural(st.Paths, "path")+fmt.Sprintf(" (%d cut by a repeated state)", st.Pruned), plural(st.DistinctStates, "distinct state")
 		if st.Unhashed {
 			paths, states = plural(st.Paths, "path"), "no path pruned, distinct states not counted"
+		} else if st.Forgotten > 0 {
+			// The full set dropped earlier rounds' states: those recorded
+			// again are counted again.
+			states = plural(st.DistinctStates, "state") + " recorded (not all distinct: the full visited-state set forgot earlier rounds' states)"
 		}
 		rounds := plural(st.Rounds, "round")
 		if r.Strategy == "delay" && st.Rounds > 0 {

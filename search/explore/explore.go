@@ -341,9 +341,12 @@ type Stats struct {
 	// DistinctStates is the number of distinct states the bounded parts
 	// reached (the states recorded in the visited-state set); Unrecorded
 	// counts the new states the full set could not record (see
-	// Config.MaxStates), and VisitedBytes is the set's memory.
+	// Config.MaxStates), Forgotten the states of earlier rounds it dropped
+	// to make room (a state recorded again after that counts again in
+	// DistinctStates), and VisitedBytes is the set's memory.
 	DistinctStates int64
 	Unrecorded     int64
+	Forgotten      int64
 	VisitedBytes   int
 	// Unhashed says the search pruned no path: hashing was off
 	// (Config.NoHashing) or the strategy never prunes (random, pct,
@@ -708,6 +711,7 @@ func (r *runner) snapshotLocked() Stats {
 		st.Graph = &g
 	}
 	st.VisitedBytes = r.seen.bytes()
+	st.Forgotten = r.seen.forgotten.Load()
 	st.Unhashed = !r.hashing.Load()
 	st.Elapsed = time.Since(r.start)
 	st.Violations = len(r.violations)

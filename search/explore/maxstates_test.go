@@ -51,3 +51,28 @@ func TestMaxStatesDegradesToLessPruning(t *testing.T) {
 		}
 	}
 }
+
+// A full set that drops an earlier round's states to record a later
+// round's says so (Forgotten): a state recorded again is counted again in
+// DistinctStates, which may then pass the bound.
+func TestMaxStatesForgetsEarlierRounds(t *testing.T) {
+	cfg := counterConfig(3, 3)
+	run1 := func(c explore.Config) explore.Stats {
+		t.Helper()
+		c.System, c.DepthStep, c.MaxDepth, c.WalkDepth, c.Workers = cfg, 3, 9, 9, 1
+		res, err := run(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Stats
+	}
+	full := run1(explore.Config{})
+	if full.Forgotten != 0 {
+		t.Fatalf("an unbounded set forgot %d states", full.Forgotten)
+	}
+	max := int(full.DistinctStates / 2)
+	small := run1(explore.Config{MaxStates: max})
+	if small.Forgotten == 0 || small.DistinctStates <= int64(max) {
+		t.Errorf("bound %d: %d forgotten, %d counted (unbounded: %d, %d rounds)", max, small.Forgotten, small.DistinctStates, full.DistinctStates, full.Rounds)
+	}
+}

@@ -1,6 +1,9 @@
 package explore
 
-import "math/bits"
+import (
+	"math/bits"
+	"sync/atomic"
+)
 
 // DefaultMaxStates is the default bound of the visited-state set
 // (Config.MaxStates): at most this many states are remembered, in at most
@@ -46,6 +49,9 @@ type visited struct {
 	max        int      // most occupied slots
 	unrecorded int64    // new states not recorded (full table, or too deep)
 	purged     uint64   // the last round whose full table was purged, +1
+	// forgotten counts the states of earlier rounds purge dropped (read
+	// by progress reports while the coordinator runs).
+	forgotten atomic.Int64
 }
 
 func newVisited(max int) *visited {
@@ -187,11 +193,14 @@ func (v *visited) purge(round uint64) {
 		return // unreachable: the load is at most 3/4
 	}
 	v.count = 0
+	dropped := 0
 	for i, k := range v.keys {
 		if k != 0 && v.base+uint64(v.vals[i]>>depthBits) < round {
 			v.keys[i], v.vals[i] = 0, 0
+			dropped++
 		}
 	}
+	v.forgotten.Add(int64(dropped))
 	n := len(v.keys)
 	for j := 1; j < n; j++ {
 		i := (start + j) % n
