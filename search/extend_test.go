@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/macemc/macemc/search"
@@ -39,7 +40,7 @@ func TestCriticalWalksTheDeadPathOn(t *testing.T) {
 	tr.Sys = slowCounting
 	for _, walkDepth := range []int{301, 1000} {
 		_, err = search.RefineCritical(context.Background(), tr, search.CriticalOptions{WalkDepth: walkDepth, Workers: 1, Out: t.TempDir()})
-		if !errors.Is(err, search.ErrNotDead) || !errors.Is(err, search.ErrInput) {
+		if !errors.Is(err, search.ErrNotDead) || !errors.Is(err, search.ErrInput) || strings.Count(err.Error(), "search:") != 1 {
 			t.Errorf("d_max %d on a 100-step dead path of a system live from step 300: %v, want ErrNotDead", walkDepth, err)
 		}
 	}

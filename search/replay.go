@@ -597,9 +597,8 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 
 // ErrNotDead marks a path that RefineCritical found not dead: the walk
 // from its end (a minimized path's, or a dead path's walked on to a d_max
-// above its length) reached a live state. It comes wrapped with
-// ErrInput.
-var ErrNotDead = errors.New("search: the path is not dead")
+// above its length) reached a live state. It is an ErrInput.
+var ErrNotDead = fmt.Errorf("%w: the path is not dead", ErrInput)
 
 // refineConfig returns the critical-transition search of RefineCritical
 // on the liveness trace t (a minimized path's extended execution when
@@ -699,7 +698,7 @@ func walkOn(t *trace.Trace, o CriticalOptions, stream uint64, what string) (*tra
 	case err != nil:
 		return nil, fmt.Errorf("%w: the walk after %s: %w", ErrInput, what, err)
 	case res.Outcome == walks.Live:
-		return nil, fmt.Errorf("%w: %w: %s, under seed %d: the walk from its end (step %d) reached a live state at step %d", ErrInput, ErrNotDead, what, seed, t.Steps, res.Steps)
+		return nil, fmt.Errorf("%w: %s, under seed %d: the walk from its end (step %d) reached a live state at step %d", ErrNotDead, what, seed, t.Steps, res.Steps)
 	case res.Outcome != walks.Dead && res.Outcome != walks.Quiescent:
 		return nil, fmt.Errorf("%w: the walk after %s ended %s at step %d, not in a dead state (%v)", ErrInput, what, res.Outcome, res.Steps, res.Err)
 	}
