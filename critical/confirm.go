@@ -126,9 +126,12 @@ func (c *Confidence) String() string {
 		case c.Before.Forced:
 			before = fmt.Sprintf("every walk from state %d is one execution too, which %s", c.Before.Step, map[bool]string{true: "recovers", false: "does not recover"}[c.Before.Recovered > 0])
 		}
-		if c.At.Quiescent {
+		switch {
+		case c.At.Quiescent:
 			fmt.Fprintf(&b, "Confirmation: %s; every walk from state %d is one and the same execution (none of its steps has an alternative), and it falls quiescent without a live state: state %d is dead for certain. ", before, c.At.Step, c.At.Step)
-		} else {
+		case c.At.Cycles:
+			fmt.Fprintf(&b, "Confirmation: %s; every walk from state %d is one and the same execution (none of its steps has an alternative), and it comes back to a state it passed without a live state in between, so it goes round forever: state %d is dead for certain. ", before, c.At.Step, c.At.Step)
+		default:
 			fmt.Fprintf(&b, "Confirmation: %s; every walk from state %d is one and the same execution (none of its steps has an alternative), and it reaches no live state within d_max: no execution from state %d becomes live within d_max (a system that needs more steps shows it with a larger --walk-depth). ", before, c.At.Step, c.At.Step)
 		}
 	case c.Before.Live:

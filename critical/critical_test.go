@@ -570,3 +570,24 @@ func TestLiveStateIsNotDead(t *testing.T) {
 		t.Fatalf("got (%d, %v, below %v), want (2, C1) above d_init; probes %+v", res.Step, res.Condition, res.Below, res.Probes)
 	}
 }
+
+// TestForcedCycleIsDeadForCertain: from the poisoned state of a node whose
+// last request was the poison, only its tick can run, and the tick changes
+// nothing: the one execution from there goes round forever. The probe
+// says so after one step (Cycles), where the walk ran to d_max before, and
+// the confirmation calls the state dead for certain.
+func TestForcedCycleIsDeadForCertain(t *testing.T) {
+	c := poisonConfig(t, poisonSys{apps: 5, poison: 5}, 2000, 2000)
+	p, _, err := critical.Recovers(context.Background(), c, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Recovers || !p.Forced || !p.Cycles || p.Quiescent || p.Walks != 1 || p.Transitions > 2 {
+		t.Fatalf("Recovers(5): %+v, want one forced walk that cycles within 2 steps", p)
+	}
+	res := find(t, c)
+	if res.Step != 5 || res.Condition != critical.C1 || res.Confidence == nil || !res.Confidence.At.Cycles ||
+		!strings.Contains(res.Explain(), "goes round forever: state 5 is dead for certain") {
+		t.Fatalf("got (%d, %v), confidence %+v:\n%s", res.Step, res.Condition, res.Confidence, res.Explain())
+	}
+}

@@ -100,6 +100,11 @@ type Probe struct {
 	// Forced walk that ran to d_max only shows that no execution from the
 	// state becomes live within d_max.
 	Quiescent bool
+	// Cycles marks a Forced probe whose walk came back to a state it had
+	// passed, with no live state in between: the one execution from the
+	// state goes round that cycle forever, so the state is dead for
+	// certain too (up to what hashing cannot see).
+	Cycles bool
 	// Elapsed is the probe's wall-clock time.
 	Elapsed time.Duration
 }
@@ -235,6 +240,7 @@ type walkOut struct {
 	prop    string
 	alt     *Alternative // live walks only
 	forced  bool         // no step had an alternative (see Probe.Forced)
+	cycles  bool         // forced, and it came back to a state it passed (see Probe.Cycles)
 }
 
 // choiceCounter is a chooser that notes whether any choice it made had an
@@ -372,27 +378,53 @@ func (r *searcher) run(snap *engine.Sim, i int, b batch) (Probe, *Alternative, e
 	}
 	p.Forced = forced.Load()
 	p.Quiescent = p.Forced && outs[0].outcome == walks.Quiescent
+	p.Cycles = p.Forced && outs[0].cycles
 	p.Elapsed = time.Since(start)
 	// When cancelled, p holds the walks that ran to their end before it.
 	return p, alt, r.ctxErr()
 }
 
-// walkCounted is walk, noting whether any step had an alternative.
+// walkCounted is walk, noting whether any step had an alternative, and,
+// while none had, whether the walk came back to a state it passed: then it
+// is one execution that cycles forever (Probe.Cycles) and ends there.
+// Performance: a walk hashes its states only while it has had no choice,
+// which most walks have at their first step.
 func (r *searcher) walkCounted(snap *engine.Sim, i, j, depth int, stop func() bool) walkOut {
 	cc := &choiceCounter{Chooser: engine.NewRandom(walkSeed(r.c.Seed, i, j))}
-	out := r.walkWith(snap, i, j, depth, cc, stop)
+	var seen map[uint64]bool
+	cycles := false
+	repeats := func(s *engine.Sim) bool {
+		if cc.free {
+			return false
+		}
+		h := s.Hash()
+		if s.HashErr() != nil {
+			cc.free = true // no hash to tell states by: look no more
+			return false
+		}
+		if seen == nil {
+			seen = map[uint64]bool{}
+		}
+		cycles = seen[h]
+		seen[h] = true
+		return cycles
+	}
+	out := r.walkWith(snap, i, j, depth, cc, stop, repeats)
 	out.forced = !cc.free
+	out.cycles = out.forced && cycles
 	return out
 }
 
 // walk runs recovery walk j from snap, E's state i, until it is live, dead
 // at d_max, or stop says so.
 func (r *searcher) walk(snap *engine.Sim, i, j, depth int, stop func() bool) walkOut {
-	return r.walkWith(snap, i, j, depth, engine.NewRandom(walkSeed(r.c.Seed, i, j)), stop)
+	return r.walkWith(snap, i, j, depth, engine.NewRandom(walkSeed(r.c.Seed, i, j)), stop, nil)
 }
 
-// walkWith is walk with the walk's chooser given.
-func (r *searcher) walkWith(snap *engine.Sim, i, j, depth int, chooser engine.Chooser, stop func() bool) walkOut {
+// walkWith is walk with the walk's chooser given, and, when repeats is not
+// nil, ended dead when repeats says that its state after a step (or its
+// start) is one it had before.
+func (r *searcher) walkWith(snap *engine.Sim, i, j, depth int, chooser engine.Chooser, stop func() bool, repeats func(*engine.Sim) bool) walkOut {
 	c := r.c
 	if depth <= 0 {
 		depth = c.WalkDepth
@@ -414,6 +446,16 @@ func (r *searcher) walkWith(snap *engine.Sim, i, j, depth int, chooser engine.Ch
 		Safety:    c.Sim.Safety,
 		Observe:   walks.ObserveFunc(func(*engine.Sim) bool { return !stop() }),
 	}
+	cycled := false
+	if repeats != nil {
+		wc.Observe = walks.ObserveFunc(func(s *engine.Sim) bool {
+			if stop() {
+				return false
+			}
+			cycled = repeats(s)
+			return !cycled
+		})
+	}
 	var res walks.Result
 	run := func() error { res = walks.Walk(w, &wc); return nil }
 	var err error
@@ -434,6 +476,14 @@ func (r *searcher) walkWith(snap *engine.Sim, i, j, depth int, chooser engine.Ch
 		return walkOut{done: true, outcome: walks.Failed, steps: steps, prop: walks.HangPropertyOf(err)}
 	}
 	r.transitions.Add(int64(res.Steps - i))
+	if res.Outcome == walks.Stopped && cycled {
+		// Back at a state it passed, with no live state in between (each
+		// was checked) and no choice: it would go round forever.
+		res.Outcome = walks.Dead
+		if k, err := w.FirstViolated(c.Sim.Liveness); err == nil && k >= 0 {
+			res.Property = c.Sim.Liveness[k].Name
+		}
+	}
 	if res.Outcome == walks.Stopped {
 		return walkOut{} // cut short: never counted
 	}

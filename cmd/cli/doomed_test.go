@@ -55,11 +55,11 @@ func TestConfidenceAndMinimizedPath(t *testing.T) {
 		t.Fatalf("critical %+v confidence %+v minimized %+v", c, conf, m)
 	}
 	// From the poisoned state only its timer runs, forever: every walk
-	// from it is one execution, and that one walk is the sample. It runs
-	// to d_max, so it shows no execution becomes live within d_max (only
-	// one that falls quiescent is dead for certain).
+	// from it is one execution, and that one walk is the sample. It comes
+	// back to a state it passed, so it goes round forever: dead for
+	// certain.
 	if conf.Step != c.Step || conf.BeforeStep != c.Step-1 || conf.Recovered != 0 || conf.Walks != 1 || !conf.Forced || conf.BeforeRecovered == 0 || conf.Thin ||
-		!strings.Contains(conf.Text, "no execution from state") || strings.Contains(conf.Text, "dead for certain") {
+		!strings.Contains(conf.Text, "goes round forever: state") || !strings.Contains(conf.Text, "dead for certain") {
 		t.Errorf("confidence %+v", conf)
 	}
 	want := []string{`node 1 handles app request "send"`, `node 0 receives "poison" from node 1`}
