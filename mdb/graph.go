@@ -538,7 +538,7 @@ func (g *graph) text(w io.Writer) {
 			r[center(node)] = '2'
 			desc += " (" + provenance(ev) + ")"
 		case engine.EvPartition, engine.EvHeal:
-			mark := '|'
+			mark := '/'
 			if ev.Kind == engine.EvHeal {
 				mark = '+'
 			} else {
@@ -610,7 +610,7 @@ func (g *graph) text(w io.Writer) {
 	}
 	legend := "o-->: message  o..x: dropped  x~~x: break  T: timer  A: app request  X: reset  !: connection error  *: critical  >: current"
 	faults := map[engine.EventKind]string{engine.EvCrash: "#: crash", engine.EvDuplicate: "2: duplicated",
-		engine.EvPartition: "|/+: partition/heal (the side cut off)"}
+		engine.EvPartition: "/: partition (the side cut off)  +: its heal"}
 	for _, k := range []engine.EventKind{engine.EvCrash, engine.EvDuplicate, engine.EvPartition} {
 		if slices.ContainsFunc(g.steps, func(st *stepRec) bool {
 			return st.ev.Kind == k || k == engine.EvPartition && st.ev.Kind == engine.EvHeal
