@@ -125,6 +125,7 @@ func Example() {
 	//       2         o----- Ask ----->         node 1 receives Ask{ID: 7} from node 0 (sent at step 1)
 	//                 |               |           sends Reply{ID: 7} to node 0
 	// *     3         x~~~~ break ~~~~x         connection between node 0 and node 1 breaks (1 message lost)
+	//                 |               |           Reply{ID: 7} from node 1 to node 0, sent at step 2, lost when the connection broke at step 3
 	// o-->: message  o..x: dropped  x~~x: break  T: timer  A: app request  X: reset  !: connection error  *: critical  >: current
 	// (mdb 3) q
 }

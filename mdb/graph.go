@@ -28,7 +28,50 @@ type sendRec struct {
 	// -1 for a message or datagram as sent.
 	copyOf int
 	end    int    // the step that delivered, dropped or lost it; 0: none in the window
-	fate   string // "received", "dropped", "lost" (a connection break)
+	fate   string // "received", "dropped", "lost" (a break, a crash, a partition)
+	// how says how a lost message was lost, e.g. "lost: node 2 crashed
+	// at step 7", and short in a word or two, for the SVG's label.
+	how, short string
+	// lostAs is, for a message the simulator lost as it was sent, why:
+	// "node down" or "partition" (the simulator's log).
+	lostAs string
+}
+
+// lose ends sr at step n, lost.
+func (sr *sendRec) lose(n int, how, short string) {
+	sr.end, sr.fate, sr.how, sr.short = n, "lost", how, short
+}
+
+// describe describes sr in a sentence from the start of the range from
+// on: what it is, between which nodes, where it comes from and its end,
+// e.g. "datagram Put{N: 1} from node 0 to node 1, sent at step 2, received
+// at step 4", or "..., lost: node 1 crashed at step 3"; to is the range's
+// end, after which it is in flight.
+func (sr *sendRec) describe(from, to int) string {
+	desc := fmt.Sprintf("%s from node %d to node %d", sr.text, sr.from, sr.to)
+	if sr.datagram {
+		desc = "datagram " + desc
+	}
+	verb := "sent"
+	if sr.copyOf >= 0 {
+		desc, verb = "a copy of "+desc, "made"
+	}
+	desc += fmt.Sprintf(", %s at step %d", verb, sr.step)
+	if sr.step < from {
+		desc += " (before the range)"
+	}
+	if sr.copyOf >= 0 {
+		desc += fmt.Sprintf(" from the datagram sent at step %d", sr.copyOf)
+	}
+	switch {
+	case sr.end <= 0 || sr.end > to:
+		desc += ", in flight"
+	case sr.fate == "lost":
+		desc += ", " + sr.how
+	default:
+		desc += fmt.Sprintf(", %s at step %d", sr.fate, sr.end)
+	}
+	return desc
 }
 
 // sentAt returns the step that sent the message or datagram of a
@@ -80,7 +123,13 @@ type stepRec struct {
 	sends  []*sendRec
 	timers []string   // "set retx", "cancel retx"
 	recv   *sendRec   // the send a delivery or drop consumed; nil if sent before the window
-	lost   []*sendRec // what a connection break lost
+	lost   []*sendRec // what a break, a crash or a partition lost in flight
+	// lostBefore is what it lost that was sent before the replay's
+	// first step (the simulator's log says what), as "Ack{N: 1} from
+	// node 0 to node 1".
+	lostBefore []string
+	// replayed is the first step the graph replayed.
+	replayed int
 }
 
 // graph is the data of an event graph over steps from..to of a path.
@@ -119,11 +168,14 @@ func (g *graph) cycleText() string {
 }
 
 // captureWriter receives the simulator's log as zerolog JSON and keeps the
-// sends and timer changes of the step being replayed.
+// sends, timer changes and losses of the step being replayed.
 type captureWriter struct {
 	step  int
 	sends []*sendRec
 	tm    map[int][]string
+	// lost are the messages the step's event lost in flight, as the log
+	// names them: "Ack{N: 1} from node 0 to node 1".
+	lost []string
 }
 
 type logEntry struct {
@@ -145,13 +197,28 @@ func (w *captureWriter) Write(b []byte) (int, error) {
 		w.sends = append(w.sends, &sendRec{step: w.step, from: *e.Node, to: *e.To, typ: e.Type, text: strings.TrimPrefix(e.Message, "send "), copyOf: -1})
 	case strings.HasPrefix(e.Message, "set timer "), strings.HasPrefix(e.Message, "cancel timer "):
 		w.tm[w.step] = append(w.tm[w.step], e.Message)
+	case e.To != nil && strings.HasPrefix(e.Message, "lost ("):
+		// The simulator logs a message it loses as it is sent (to a
+		// crashed node, a datagram across a partition) right after its
+		// send, and what a crash, a break or a partition loses in flight
+		// at that event.
+		why, text, _ := strings.Cut(strings.TrimPrefix(e.Message, "lost ("), ") ")
+		if n := len(w.sends); n > 0 && (why == "node down" || why == "partition") {
+			if sr := w.sends[n-1]; sr.lostAs == "" && sr.from == *e.Node && sr.to == *e.To && sr.text == text {
+				sr.lostAs = why
+				break
+			}
+		}
+		w.lost = append(w.lost, fmt.Sprintf("%s from node %d to node %d", text, *e.Node, *e.To))
 	}
 	return len(b), nil
 }
 
 // graphWindow is how many steps before the range the graph replays to find
-// where the messages delivered in the range were sent.
-const graphWindow = 64
+// where the messages delivered or lost in the range were sent. A variable
+// only for the tests (SetGraphWindow in export_test.go), which show what g
+// says of a message sent before the replay.
+var graphWindow = 64
 
 // makeGraph replays steps from..to of p (and some before, to find where
 // messages were sent) with the simulator's log captured.
@@ -187,13 +254,18 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 		g.nodes = append(g.nodes, title)
 	}
 	pending := w.sends // sends of the initial state
+	replayed := sm.Steps() + 1
+	// The step each crashed node crashed at, and that of the partition
+	// that holds, as far as the replay saw them (0: before it).
+	crashed := map[int]int{}
+	partition := 0
 	for sm.Steps() < to {
 		if s.interrupted() {
 			return nil, errInterrupted
 		}
 		n := sm.Steps() + 1
 		w.step = n
-		w.sends = nil
+		w.sends, w.lost = nil, nil
 		before := sm.Steps()
 		_, err := sm.Step()
 		if err != nil && !(sm.Steps() == p.steps() && p.endErr != nil) {
@@ -203,7 +275,7 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 			return nil, fmt.Errorf("replay stuck at step %d", before)
 		}
 		ev := sm.LastEvent()
-		rec := &stepRec{n: n, ev: ev, sends: w.sends, timers: w.tm[n]}
+		rec := &stepRec{n: n, ev: ev, sends: w.sends, timers: w.tm[n], replayed: replayed}
 		switch ev.Kind {
 		case engine.EvMessage, engine.EvDatagram, engine.EvDrop:
 			for _, sr := range pending {
@@ -223,12 +295,66 @@ func (s *Session) makeGraph(p *path, from, to int) (*graph, error) {
 			pending = append(pending, &sendRec{step: n, from: int(ev.Peer), to: int(ev.Node), typ: sim.MessageName(ev.Msg),
 				datagram: true, text: engine.FormatValue(ev.Msg), copyOf: sent})
 		case engine.EvBreak:
+			// What was in flight on the connection, both ways.
 			a, b := int(ev.Node), int(ev.Peer)
+			how, short := rec.lostHow()
 			for _, sr := range pending {
 				if sr.fate == "" && !sr.datagram && (sr.from == a && sr.to == b || sr.from == b && sr.to == a) {
-					sr.end, sr.fate = n, "lost"
+					sr.lose(n, how, short)
 					rec.lost = append(rec.lost, sr)
 				}
+			}
+		case engine.EvCrash:
+			// What was on its way to the node, and the messages on its
+			// connections either way; its datagrams in flight are still
+			// delivered.
+			a := int(ev.Node)
+			crashed[a] = n
+			how, short := rec.lostHow()
+			for _, sr := range pending {
+				if sr.fate == "" && (sr.to == a || !sr.datagram && sr.from == a) {
+					sr.lose(n, how, short)
+					rec.lost = append(rec.lost, sr)
+				}
+			}
+		case engine.EvPartition:
+			// The datagrams in flight across the split; the messages
+			// across it are held until it heals.
+			partition = n
+			side := ev.Side()
+			how, short := rec.lostHow()
+			for _, sr := range pending {
+				if sr.fate == "" && sr.datagram && (side>>sr.from^side>>sr.to)&1 == 1 {
+					sr.lose(n, how, short)
+					rec.lost = append(rec.lost, sr)
+				}
+			}
+		case engine.EvHeal:
+			partition = 0
+		}
+		// What the log says the event lost and the replay did not see
+		// sent.
+		for _, sr := range rec.lost {
+			if i := slices.Index(w.lost, fmt.Sprintf("%s from node %d to node %d", sr.text, sr.from, sr.to)); i >= 0 {
+				w.lost = slices.Delete(w.lost, i, i+1)
+			}
+		}
+		rec.lostBefore = w.lost
+		// What was lost as it was sent.
+		for _, sr := range w.sends {
+			switch sr.lostAs {
+			case "node down":
+				how := fmt.Sprintf("lost: node %d is down", sr.to)
+				if c := crashed[sr.to]; c > 0 {
+					how += fmt.Sprintf(" (it crashed at step %d)", c)
+				}
+				sr.lose(n, how, fmt.Sprintf("node %d down", sr.to))
+			case "partition":
+				how := "lost: sent across a partition"
+				if partition > 0 {
+					how = fmt.Sprintf("lost: sent across the partition of step %d", partition)
+				}
+				sr.lose(n, how, "partitioned")
 			}
 		}
 		pending = append(pending, w.sends...)
@@ -407,13 +533,16 @@ func (g *graph) text(w io.Writer) {
 			r[center(node)] = 'X'
 		case engine.EvCrash:
 			r[center(node)] = '#'
+			desc += st.lostText()
 		case engine.EvDuplicate:
 			r[center(node)] = '2'
 			desc += " (" + provenance(ev) + ")"
 		case engine.EvPartition, engine.EvHeal:
-			mark := '|'
+			mark := '/'
 			if ev.Kind == engine.EvHeal {
 				mark = '+'
+			} else {
+				desc += st.lostText()
 			}
 			for i := 0; i < 64; i++ {
 				if ev.Side()&(1<<i) != 0 && center(i) < len(r) {
@@ -425,9 +554,7 @@ func (g *graph) text(w io.Writer) {
 		case engine.EvBreak:
 			line(r, node, int(ev.Peer), '~', "break")
 			r[center(node)], r[center(int(ev.Peer))] = 'x', 'x'
-			if len(st.lost) > 0 {
-				desc += fmt.Sprintf(" (%s lost)", plural(len(st.lost), "message"))
-			}
+			desc += st.lostText()
 		}
 		m := " "
 		switch {
@@ -463,16 +590,27 @@ func (g *graph) text(w io.Writer) {
 			if sr.datagram {
 				kind = "sends datagram"
 			}
-			more = append(more, fmt.Sprintf("%s %s to node %d", kind, sr.text, sr.to))
+			line := fmt.Sprintf("%s %s to node %d", kind, sr.text, sr.to)
+			if sr.fate == "lost" && sr.end == st.n {
+				line += ", " + sr.how // as it was sent
+			}
+			more = append(more, line)
 		}
 		more = append(more, st.timers...)
+		for _, sr := range st.lost {
+			more = append(more, sr.describe(1, st.n))
+		}
+		for _, l := range st.lostBefore {
+			how, _ := st.lostHow()
+			more = append(more, fmt.Sprintf("%s, sent before step %d, %s", l, st.replayed, how))
+		}
 		for _, t := range more {
 			fmt.Fprintf(w, "%s%s    %s\n", rowLead, string(blank()), t)
 		}
 	}
 	legend := "o-->: message  o..x: dropped  x~~x: break  T: timer  A: app request  X: reset  !: connection error  *: critical  >: current"
 	faults := map[engine.EventKind]string{engine.EvCrash: "#: crash", engine.EvDuplicate: "2: duplicated",
-		engine.EvPartition: "|/+: partition/heal (the side cut off)"}
+		engine.EvPartition: "/: partition (the side cut off)  +: its heal"}
 	for _, k := range []engine.EventKind{engine.EvCrash, engine.EvDuplicate, engine.EvPartition} {
 		if slices.ContainsFunc(g.steps, func(st *stepRec) bool {
 			return st.ev.Kind == k || k == engine.EvPartition && st.ev.Kind == engine.EvHeal
@@ -484,6 +622,27 @@ func (g *graph) text(w io.Writer) {
 		legend += "  ┌│└: cycle"
 	}
 	fmt.Fprintln(w, legend)
+}
+
+// lostText says how many messages the step's event lost in flight, e.g.
+// " (2 messages lost)"; "" for none.
+func (st *stepRec) lostText() string {
+	if n := len(st.lost) + len(st.lostBefore); n > 0 {
+		return fmt.Sprintf(" (%s lost)", plural(n, "message"))
+	}
+	return ""
+}
+
+// lostHow says how the step's event lost a message in flight, e.g. "lost
+// when the connection broke at step 5", and in a word, for a label.
+func (st *stepRec) lostHow() (how, short string) {
+	switch st.ev.Kind {
+	case engine.EvCrash:
+		return fmt.Sprintf("lost: node %d crashed at step %d", st.ev.Node, st.n), "crash"
+	case engine.EvPartition:
+		return fmt.Sprintf("lost in the partition of step %d", st.n), "partition"
+	}
+	return fmt.Sprintf("lost when the connection broke at step %d", st.n), "break"
 }
 
 // SVG geometry.
@@ -593,27 +752,7 @@ func (g *graph) svg(w io.Writer) error {
 			x2 = x1 + (x2-x1)/2
 			color, marker, dash = "#888888", "arrow-grey", " stroke-dasharray=\"2 4\""
 		}
-		desc := fmt.Sprintf("%s from node %d to node %d", sr.text, sr.from, sr.to)
-		if sr.datagram {
-			desc = "datagram " + desc
-		}
-		verb := "sent"
-		if sr.copyOf >= 0 {
-			desc, verb = "a copy of "+desc, "made"
-		}
-		desc += fmt.Sprintf(", %s at step %d", verb, sr.step)
-		if sr.step < g.from {
-			desc += " (before the range)"
-		}
-		if sr.copyOf >= 0 {
-			desc += fmt.Sprintf(" from the datagram sent at step %d", sr.copyOf)
-		}
-		if sr.end > 0 && sr.end <= g.to {
-			desc += fmt.Sprintf(", %s at step %d", sr.fate, sr.end)
-		} else {
-			desc += ", in flight"
-		}
-		f("<g>\n<title>%s</title>\n", esc(desc))
+		f("<g>\n<title>%s</title>\n", esc(sr.describe(g.from, g.to)))
 		if sr.from == sr.to {
 			f("<path d=\"M %d %d C %d %d %d %d %d %d\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s marker-end=\"url(#%s)\"/>\n",
 				x1, y1, x1+70, y1, x1+70, y2, x2, y2, color, dash, marker)
@@ -631,10 +770,12 @@ func (g *graph) svg(w io.Writer) error {
 		if sr.copyOf >= 0 {
 			label += " (copy)"
 		}
-		if sr.fate == "dropped" {
+		switch {
+		case sr.end <= 0 || sr.end > g.to:
+		case sr.fate == "dropped":
 			label += " (dropped)"
-		} else if sr.fate == "lost" {
-			label += " (lost)"
+		case sr.fate == "lost":
+			label += " (lost: " + sr.short + ")"
 		}
 		f("<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\" font-size=\"11\" %s>%s</text>\n</g>\n", lx, ly, color, svgHalo, esc(label))
 	}
@@ -674,6 +815,13 @@ func (g *graph) svg(w io.Writer) error {
 		}
 		for j, t := range st.timers {
 			f("<text x=\"%d\" y=\"%d\" fill=\"#a04000\" font-size=\"10\" %s>%s</text>\n", xx-svgColW/2+4, yy+16+10*j, svgHalo, esc(t))
+		}
+		// What the event lost that was sent before the replay's first
+		// step: no arrow, a line of text each.
+		for j, l := range st.lostBefore {
+			how, _ := st.lostHow()
+			f("<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" font-size=\"10\" %s>%s</text>\n", xx+12, yy+16+10*j, svgHalo,
+				esc(fmt.Sprintf("%s, sent before step %d, %s", l, st.replayed, how)))
 		}
 		f("</g>\n")
 	}

@@ -17,7 +17,7 @@ import (
 // fixture (mdbtest.Find: a deterministic error path of 200 steps, its
 // critical step and live path). Directives:
 //
-//	open [lasso|transport|history|boom|reorder] [file=NAME] [live=NAME] [limit=N] [snapshot=N] [color]
+//	open [lasso|transport|history|boom|reorder|lost] [file=NAME] [live=NAME] [limit=N] [snapshot=N] [color]
 //
 // writes the fixture's error.trace and live.trace into a new directory
 // (with lasso: the philosophers' livelock found with lasso detection,
@@ -25,7 +25,9 @@ import (
 // history: the buggy register's linearizability violation, historyOutput;
 // with boom: a safety trace that ends with a handler panic, boomOutput;
 // with reorder: mdbtest.Reorder's equal datagrams that overtake each
-// other and a copy taken before its original, reorderOutput)
+// other and a copy taken before its original, reorderOutput; with lost:
+// mdbtest.Lost's messages lost to a break, a partition and a crash,
+// lostOutput)
 // and opens a session on it (or on the file NAME in it), printing the
 // intro;
 //
@@ -69,6 +71,8 @@ func session(t *testing.T, path string) {
 					dir = boomOutput(t)
 				case td.HasArg("reorder"):
 					dir = reorderOutput(t)
+				case td.HasArg("lost"):
+					dir = lostOutput(t)
 				default:
 					dir, _ = writeFixture(t)
 				}
@@ -86,7 +90,7 @@ func session(t *testing.T, path string) {
 						o.SnapshotEvery = atoi(t, td, a.SingleVal(t))
 					case "color":
 						o.Color = true
-					case "lasso", "transport", "history", "boom", "reorder":
+					case "lasso", "transport", "history", "boom", "reorder", "lost":
 					default:
 						td.Fatalf(t, "unknown argument %q", a.Key)
 					}

@@ -148,6 +148,9 @@ type sendRec struct {
 	// sent is the step that sent it, or for a copy the datagram it
 	// copies; copied the step that made the copy (-1: no copy).
 	sent, copied int
+	// lost is flagToDown or flagAcross for a message the simulator lost
+	// as it was sent; 0 for one it took.
+	lost int
 }
 
 // is reports whether sr is the message or datagram delivery or drop ev
@@ -172,7 +175,6 @@ type capture struct {
 	timers []timerRec
 	notes  []noteRec
 	types  []string // message type of each send
-	losses []lossRec
 	// fields and buf are logline.Parse's, reused from entry to entry.
 	fields []logline.Field
 	buf    []byte
@@ -186,15 +188,6 @@ type timerRec struct {
 type noteRec struct {
 	node int
 	text string
-}
-
-// lossRec is a message the simulator lost: sent to a crashed node, or a
-// datagram across a partition (as it was sent, or in flight when the
-// network split).
-type lossRec struct {
-	from, to int
-	text     string
-	why      string // "node down", "partition"
 }
 
 // reserved are the log fields every entry has; an annotation shows the
@@ -242,8 +235,21 @@ func (c *capture) Write(b []byte) (int, error) {
 	case strings.HasPrefix(msg, "cancel timer "):
 		c.timers = append(c.timers, timerRec{node, "cancel " + strings.TrimPrefix(msg, "cancel timer ")})
 	case e.To != nil && strings.HasPrefix(msg, "lost ("):
-		if why, text, ok := strings.Cut(strings.TrimPrefix(msg, "lost ("), ") "); ok {
-			c.losses = append(c.losses, lossRec{from: node, to: *e.To, text: text, why: why})
+		// The simulator logs a message it loses as it is sent (to a
+		// crashed node, a datagram across a partition) right after its
+		// send. What a crash, a break or a partition loses in flight
+		// the recorder finds from the step's event, which tells a
+		// message from a datagram with the same payload.
+		why, text, _ := strings.Cut(strings.TrimPrefix(msg, "lost ("), ") ")
+		if n := len(c.sends); n > 0 {
+			if sr := c.sends[n-1]; sr.lost == 0 && sr.from == node && sr.to == *e.To && sr.text == text {
+				switch why {
+				case "node down":
+					sr.lost = flagToDown
+				case "partition":
+					sr.lost = flagAcross
+				}
+			}
 		}
 	case msg == "end", msg == "choice", strings.HasPrefix(msg, "begin "):
 	case e.Event != nil: // a break or a drop: the step's event itself
@@ -378,7 +384,7 @@ func annotation(b []byte, msg string) string {
 }
 
 func (c *capture) reset() {
-	c.sends, c.timers, c.notes, c.types, c.losses = c.sends[:0], c.timers[:0], c.notes[:0], c.types[:0], c.losses[:0]
+	c.sends, c.timers, c.notes, c.types = c.sends[:0], c.timers[:0], c.notes[:0], c.types[:0]
 }
 
 // splitLines splits text into lines, without a final empty one.
@@ -624,10 +630,20 @@ func (r *recorder) step(s *engine.Sim) {
 		}
 	case engine.EvCrash:
 		// What was on its way to the node is lost, and its connections
-		// break: the messages on them either way are lost too.
+		// break: the messages on them either way are lost too. Its
+		// datagrams in flight are still delivered.
 		a := int(ev.Node)
 		for _, sr := range r.live {
 			if !sr.done && (sr.to == a || !sr.datagram && sr.from == a) {
+				r.lose(sr, n, 0)
+			}
+		}
+	case engine.EvPartition:
+		// The datagrams in flight across the split are lost; the
+		// messages across it are held until it heals.
+		side := ev.Side()
+		for _, sr := range r.live {
+			if !sr.done && sr.datagram && (side>>sr.from^side>>sr.to)&1 == 1 {
 				r.lose(sr, n, 0)
 			}
 		}
@@ -641,24 +657,6 @@ func (r *recorder) step(s *engine.Sim) {
 	}
 	r.live = slices.DeleteFunc(r.live, func(sr *sendRec) bool { return sr.done })
 	r.sends(n)
-	// Messages lost as they were sent (to a crashed node, across a
-	// partition) or in flight when the network split.
-	for _, l := range r.cap.losses {
-		for _, sr := range r.live {
-			if !sr.done && sr.from == l.from && sr.to == l.to && sr.text == l.text {
-				why := 0
-				switch {
-				case p.Msgs[sr.idx] == n && l.why == "node down":
-					why = flagToDown
-				case p.Msgs[sr.idx] == n && l.why == "partition":
-					why = flagAcross
-				}
-				r.lose(sr, n, why)
-				break
-			}
-		}
-	}
-	r.live = slices.DeleteFunc(r.live, func(sr *sendRec) bool { return sr.done })
 	for _, t := range r.cap.timers {
 		p.Timers = append(p.Timers, n, t.node, in.id(t.text))
 	}
@@ -712,6 +710,10 @@ func (r *recorder) sends(n int) {
 			flags |= flagDatagram
 		}
 		p.Msgs = append(p.Msgs, n, sr.from, sr.to, -1, flags, in.id(sr.text), in.id(r.cap.types[i]))
+		if sr.lost != 0 {
+			r.lose(sr, n, sr.lost) // lost as it was sent: never in flight
+			continue
+		}
 		r.live = append(r.live, sr)
 	}
 	r.cap.sends = nil // the records now belong to r.live

@@ -454,32 +454,62 @@ func checkCompare(t *testing.T, p *page, et *trace.Trace, dir string) {
 	}
 }
 
-// checkMessages checks every message record: a delivered one ends at a
-// step where its receiver receives a message of its type from its sender;
-// and, replaying the path's trace in dir, the step that took or dropped it
-// is the one the simulator says took that send or copy (Event.Cause,
-// Event.CopiedAt), and as many are in flight at the end as the simulator
-// holds.
+// checkMessages checks every message record against a replay of the
+// path's trace in dir. A delivered or dropped one ends at a step where its
+// receiver takes a message of its type from its sender, the very send or
+// copy the simulator says that step took (Event.Cause, Event.CopiedAt). A
+// lost one ends at a step that loses it: a break of its connection, a
+// crash of its receiver (or of its sender, for a message on a
+// connection), a partition that splits a datagram's ends; or, flagged
+// lost as it was sent (16: to a crashed node, 32: a datagram across a
+// partition), at the step that sent it, with its receiver down or the
+// network split between them. And after every step, what the page has in
+// flight is what the simulator holds (Sim.NetworkText).
 func checkMessages(t *testing.T, p *page, dir string) {
 	t.Helper()
 	for i, d := range p.data.Paths {
-		evs, inFlight := replayEvents(t, filepath.Join(dir, d.Name+".trace"), d.Steps)
-		flying := 0
+		evs, nets := replayEvents(t, filepath.Join(dir, d.Name+".trace"), d.Steps)
+		// down[n] and cut[n]: the crashed nodes and the partition's side
+		// after step n.
+		down, cut := make([]uint64, len(evs)+1), make([]uint64, len(evs)+1)
+		for n, ev := range evs {
+			down[n+1], cut[n+1] = down[n], cut[n]
+			switch ev.Kind {
+			case engine.EvCrash:
+				down[n+1] |= 1 << ev.Node
+			case engine.EvPartition:
+				cut[n+1] = ev.Side()
+			case engine.EvHeal:
+				cut[n+1] = 0
+			}
+		}
+		across := func(side uint64, a, b int) bool { return (side>>a^side>>b)&1 == 1 }
+		// adds[n] and ends[n]: the records that join and leave what is in
+		// flight at step n.
+		adds, ends := map[int][]string{}, map[int][]string{}
 		for m := 0; m < len(d.Msgs); m += 7 {
 			step, from, to, end, flags, typ := d.Msgs[m], d.Msgs[m+1], d.Msgs[m+2], d.Msgs[m+3], d.Msgs[m+4], p.data.Strs[d.Msgs[m+6]]
+			kindText := "conn"
+			if flags&4 != 0 {
+				kindText = "datagram"
+			}
+			key := fmt.Sprintf("%s %d->%d: %s", kindText, from, to, p.data.Strs[d.Msgs[m+5]])
+			adds[step] = append(adds[step], key)
 			if end < 0 {
 				if flags&3 != 3 {
 					t.Errorf("path %d: a message without an end is not in flight (flags %d)", i, flags)
 				}
-				flying++
 				continue
 			}
-			if end <= step || end > d.Steps {
-				t.Fatalf("path %d: message sent at %d ends at %d", i, step, end)
+			ends[end] = append(ends[end], key)
+			atSend := flags&(16|32) != 0
+			if end < step || end == step && (!atSend || flags&3 != 2) || end > d.Steps {
+				t.Fatalf("path %d: message sent at %d (flags %d) ends at %d", i, step, flags, end)
 			}
 			ev := d.Ev[(end-1)*5:]
 			kind, node, peer := engine.EventKind(ev[0]), ev[1], ev[2]
 			desc := p.data.Strs[ev[3]]
+			what := fmt.Sprintf("path %d: %s %d->%d sent at step %d (flags %d) ends at step %d, %q", i, typ, from, to, step, flags, end, desc)
 			switch flags & 3 {
 			case 0, 1:
 				want := []engine.EventKind{engine.EvMessage}
@@ -487,35 +517,71 @@ func checkMessages(t *testing.T, p *page, dir string) {
 					want = []engine.EventKind{engine.EvDatagram, engine.EvDrop}
 				}
 				if !slices.Contains(want, kind) || node != to || peer != from || !strings.Contains(desc, typ) {
-					t.Errorf("path %d: %s %d->%d sent at step %d ends at step %d: %q", i, typ, from, to, step, end, desc)
+					t.Errorf("%s: not its delivery", what)
 				}
 				if evs == nil {
 					break
 				}
 				took, copied := int(evs[end-1].Cause)+1, evs[end-1].CopiedAt()+1
 				if copied > 0 && (flags&8 == 0 || step != copied) || copied == 0 && (flags&8 != 0 || step != took) {
-					t.Errorf("path %d: %s %d->%d sent at step %d (flags %d) ends at step %d, which took the one sent at step %d (copied at %d)", i, typ, from, to, step, flags, end, took, copied)
+					t.Errorf("%s, which took the one sent at step %d (copied at %d)", what, took, copied)
 				}
 			case 2:
-				if kind != engine.EvBreak {
-					t.Errorf("path %d: a message lost at step %d, which is %q", i, end, desc)
+				var ok bool
+				switch {
+				case flags&16 != 0:
+					ok = evs == nil || down[end]&(1<<to) != 0
+				case flags&32 != 0:
+					ok = flags&4 != 0 && (evs == nil || across(cut[end], from, to))
+				case kind == engine.EvBreak:
+					ok = flags&4 == 0 && (node == from && peer == to || node == to && peer == from)
+				case kind == engine.EvCrash:
+					ok = node == to || node == from && flags&4 == 0
+				case kind == engine.EvPartition:
+					ok = flags&4 != 0 && across(uint64(peer), from, to)
+				}
+				if !ok {
+					t.Errorf("%s: not what lost it", what)
 				}
 			}
 		}
-		if evs != nil && flying != inFlight {
-			t.Errorf("path %d: %d messages in flight at the end on the page, %d in the simulator", i, flying, inFlight)
+		if evs == nil {
+			continue
+		}
+		flying := map[string]int{}
+		for n := 0; n < len(nets); n++ {
+			for _, k := range adds[n] {
+				flying[k]++
+			}
+			for _, k := range ends[n] {
+				if flying[k]--; flying[k] == 0 {
+					delete(flying, k)
+				}
+			}
+			var got []string
+			for k, c := range flying {
+				for range c {
+					got = append(got, k)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, nets[n]) {
+				t.Errorf("path %d: after step %d the page has in flight\n%s\nthe simulator\n%s", i, n, strings.Join(got, "\n"), strings.Join(nets[n], "\n"))
+				break
+			}
 		}
 	}
 }
 
 // replayEvents replays steps steps of the trace file and returns the event
-// of every step and how many messages are in flight after them; nil when
-// there is no such file.
-func replayEvents(t *testing.T, file string, steps int) ([]engine.Event, int) {
+// of every step and what is in flight after each step from 0 on, as the
+// sorted lines of Sim.NetworkText for the messages; nil when there is no
+// such file.
+func replayEvents(t *testing.T, file string, steps int) ([]engine.Event, [][]string) {
 	t.Helper()
 	tr, err := trace.Read(file)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, 0
+		return nil, nil
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -530,18 +596,30 @@ func replayEvents(t *testing.T, file string, steps int) ([]engine.Event, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	network := func() []string {
+		var out []string
+		for _, l := range strings.Split(s.NetworkText(), "\n") {
+			if strings.HasPrefix(l, "conn ") || strings.HasPrefix(l, "datagram ") {
+				out = append(out, l)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
 	var evs []engine.Event
+	nets := [][]string{network()}
 	for s.Steps() < steps {
 		before := s.Steps()
 		_, err := s.Step()
 		if s.Steps() > before {
 			evs = append(evs, s.LastEvent())
+			nets = append(nets, network())
 		}
 		if err != nil {
 			break // a handler panic ends a safety trace
 		}
 	}
-	return evs, s.InFlight()
+	return evs, nets
 }
 
 // ---- a dead path's tail, a minimized path, a panic ----
@@ -679,7 +757,8 @@ func TestMinimizedPath(t *testing.T) {
 // TestFailureEvents renders a path with every kind of network failure
 // (reporttest.Faults): the lanes get each event's kind and label, the
 // duplicated datagram's copy is a message of its own, and the messages a
-// partition or a crash lost end there, lost, not in flight.
+// partition or a crash lost end there, lost, not in flight, as a replay
+// says (checkMessages).
 func TestFailureEvents(t *testing.T) {
 	dir := t.TempDir()
 	reporttest.Faults(t, dir)
@@ -725,6 +804,7 @@ func TestFailureEvents(t *testing.T) {
 			t.Errorf("the legend has no %s entry", class)
 		}
 	}
+	checkMessages(t, p, dir)
 }
 
 // TestReorderedMessages: each delivery of mdbtest.Reorder's path is
@@ -756,6 +836,54 @@ func TestReorderedMessages(t *testing.T) {
 	var got []string
 	for m := p.data.Paths[0].Msgs; len(m) >= 7; m = m[7:] {
 		got = append(got, fmt.Sprintf("%d %d->%d end %d flags %d %s", m[0], m[1], m[2], m[3], m[4], p.data.Strs[m[6]]))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("messages:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	checkMessages(t, p, dir)
+}
+
+// TestLostMessages: on mdbtest.Lost's path, each message lost to a
+// connection break, a partition or a crash ends at the step that lost it,
+// and one lost as it was sent at its send, while a datagram with the same
+// payload as a lost message goes on: the break of step 3 loses the
+// message Say{N: 1} and not the datagram, the crash of step 10 the
+// message Say{N: 4} from the crashed node and not its datagram, and the
+// partition loses the datagram Say{N: 6} sent across it at step 6, not the
+// message it holds. A reset (step 8) loses nothing.
+func TestLostMessages(t *testing.T) {
+	tr, err := mdbtest.Lost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := tr.Write(filepath.Join(dir, "error.trace")); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	// step, from, to, end, flags (fate 0 received, 2 lost, 3 in flight |
+	// 4 datagram | 16 lost to a crashed node | 32 across a partition),
+	// message.
+	want := []string{
+		"1 0->1 end 3 flags 2 Say{N: 1}",  // the break
+		"1 0->1 end 4 flags 4 Say{N: 1}",  // the datagram the break spared
+		"1 0->2 end 10 flags 6 Say{N: 2}", // the crash of its receiver
+		"1 0->2 end 9 flags 0 Say{N: 3}",  // received after the reset
+		"2 2->0 end 10 flags 2 Say{N: 4}", // the crash of its sender
+		"2 2->0 end 12 flags 4 Say{N: 4}", // the crashed node's datagram
+		"2 2->1 end 5 flags 6 Say{N: 5}",  // the partition
+		"6 0->1 end 11 flags 0 Say{N: 6}", // held by the partition
+		"6 0->1 end 6 flags 38 Say{N: 6}", // sent across the partition
+		"13 0->2 end 13 flags 18 Say{N: 7}",
+		"13 0->2 end 13 flags 22 Say{N: 8}",
+		"13 0->1 end -1 flags 3 Say{N: 9}",
+	}
+	var got []string
+	for m := p.data.Paths[0].Msgs; len(m) >= 7; m = m[7:] {
+		got = append(got, fmt.Sprintf("%d %d->%d end %d flags %d %s", m[0], m[1], m[2], m[3], m[4], p.data.Strs[m[5]]))
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("messages:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

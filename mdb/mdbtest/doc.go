@@ -21,6 +21,12 @@
 // original, for what the debugger and the report page show of which send
 // each delivery took.
 //
+// A third, "mdbtest-lost" (RegisterLost, Lost), has three nodes that send
+// each other messages and datagrams with equal payloads: Lost is a path on
+// which a connection break, a partition and a crash lose some of them in
+// flight or as they are sent, and a reset loses none, for what the
+// debugger and the report page show of lost messages.
+//
 // # Usage
 //
 //	mdbtest.Register()
