@@ -396,6 +396,28 @@ func TestWalkFailures(t *testing.T) {
 	checkAlternative(t, c, res.Live)
 }
 
+// TestNoFailuresInsideTheWindow: E's bounded part allows failures up to
+// step 15 and the poison comes at step 10; a reset would undo it, but a
+// recovery walk injects no failure (gusto), from a state inside that
+// window too, so the answer is the poison, C1 at 10. When walks kept
+// failures on up to step 15, the states 10 to 14 recovered by a reset and
+// step 15, an ordinary request where the window closes, was named.
+func TestNoFailuresInsideTheWindow(t *testing.T) {
+	p := poisonSys{apps: 40, poison: 10, resets: 1, failureWeight: 100}
+	cfg := p.config()
+	opts := engine.Options{FailuresUntil: 15}
+	choices, n := deadPath(t, cfg, 400, opts)
+	c := critical.Config{Sim: cfg, Options: opts, Choices: choices, Steps: n, DInit: 15, WalkDepth: 400, Walks: 20, Seed: 3, ConfirmWalks: 2000, ConfirmBudget: 100_000}
+	res := find(t, c)
+	if res.Step != 10 || res.Condition != critical.C1 {
+		t.Fatalf("got (%d, %v), want (10, C1); probes %+v", res.Step, res.Condition, res.Probes)
+	}
+	if res.Live == nil {
+		t.Fatal("no live alternative")
+	}
+	checkAlternative(t, c, res.Live)
+}
+
 // TestUnsafeWalks: recovery walks that break safety or panic do not count
 // as recovering, and the result says so.
 func TestUnsafeWalks(t *testing.T) {

@@ -120,9 +120,14 @@
 // — step, condition, probes, confidence, live alternative, minimized path —
 // is the same for any number of workers.
 //
-// Walks keep E's simulator options: with FailuresUntil set ("gusto"),
-// failures stay off in recovery walks, unless Config.WalkFailures turns
-// them back on. A walk that breaks a safety property, or whose handler
+// Recovery walks run as E's walk did: with FailuresUntil set ("gusto":
+// failures in the bounded part, none in walks) they inject no failure,
+// from a state inside E's bounded part too, unless Config.WalkFailures
+// turns them back on. (They once kept failures on up to FailuresUntil:
+// a state that only a failure could still rescue then looked transient
+// until the step where that window closed, which was named critical
+// whatever event it was: two trials' systems got C1, "strong", at a
+// delivery that changed nothing.) A walk that breaks a safety property, or whose handler
 // panics or hangs, counts as not recovering (Result.Unsafe notes it). A
 // walk whose copy of its start state is bad (engine.ErrCopy: a service
 // copied by replay whose replay diverged, or a checked copy that differs)

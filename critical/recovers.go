@@ -431,9 +431,17 @@ func (r *searcher) walkWith(snap *engine.Sim, i, j, depth int, chooser engine.Ch
 	}
 	seed := walkSeed(c.Seed, i, j)
 	w := snap.Clone(chooser)
-	if c.WalkFailures {
+	switch {
+	case c.WalkFailures:
 		w.SetFailures(true)
 		w.SetFailuresUntil(0)
+	case c.Options.FailuresUntil > 0:
+		// E ran its walk without failures ("gusto"), and so does every
+		// recovery walk, from a state inside E's bounded part too: there
+		// E could still fail, but a walk that recovers only by a failure
+		// E's window allows made the step where the window closes look
+		// critical, whatever event it was.
+		w.SetFailures(false)
 	}
 	// State i itself counts: a live state is not dead (it reaches a live
 	// state in no steps). Algorithm 3 probes states E never found live,
@@ -541,6 +549,12 @@ func (r *searcher) shared(w *engine.Sim) int {
 func (r *searcher) altOptions(i int) (engine.Options, int) {
 	o := engine.Options{NoFailures: r.c.Options.NoFailures, FailuresUntil: r.c.Options.FailuresUntil}
 	if !r.c.WalkFailures {
+		if o.FailuresUntil > i {
+			// Failures on in E's prefix up to state i, off in the walk.
+			if o.FailuresUntil = i; i == 0 {
+				o.NoFailures = true
+			}
+		}
 		return o, 0
 	}
 	if !o.NoFailures && (o.FailuresUntil <= 0 || i <= o.FailuresUntil) {
