@@ -11,9 +11,9 @@ import (
 
 // Thresholds of Confidence.Thin.
 const (
-	// ThinChance: the evidence is thin when state c, had it recovered as
-	// often as state c-1 did, would have shown no recovery in its sample
-	// with at least this probability.
+	// ThinChance: the evidence is thin when the two samples could come
+	// from states equally likely to recover with at least this
+	// probability (Confidence.Chance).
 	ThinChance = 0.05
 	// ThinUpper: the evidence is thin when the 95% upper bound on the
 	// probability that a walk from c recovers exceeds this (fewer than 59
@@ -52,9 +52,16 @@ type Confidence struct {
 	// walk from c recovers, given that none of At.Walks did:
 	// 1 - 0.05^(1/At.Walks) (about 3/At.Walks).
 	Upper95 float64
-	// Chance is the probability that At.Walks walks all fail from a state
-	// that recovers as often as c-1 did: (1-BeforeRate)^At.Walks. Small
-	// means c is clearly worse off than c-1.
+	// Chance is the one-sided p-value of Fisher's exact test of the two
+	// samples: were states c-1 and c equally likely to recover, the chance
+	// that so few of the recoveries of both samples (none, as a rule)
+	// would fall in c's. Small means c is clearly worse off than c-1. It
+	// takes the uncertainty of c-1's rate into account: 3 of 62 walks
+	// from c-1 against 0 of 62 from c is a chance of 0.12, where
+	// (1-3/62)^62 = 0.046 took c-1's rate for exact and called a trial's
+	// no-op transition critical on strong evidence. When c-1 is live
+	// itself (no sample) or Forced (its one walk is every walk, so its
+	// rate is exact) it is (1-BeforeRate)^At.Walks.
 	Chance float64
 	// Thin says the evidence is thin: Chance > ThinChance, Upper95 >
 	// ThinUpper, or a sample was cut short (Partial). A thin answer may be
@@ -79,12 +86,48 @@ func newConfidence(before, at Probe, partial bool) *Confidence {
 		c.Upper95 = 1 - math.Pow(0.05, 1/float64(at.Walks))
 	}
 	c.Chance = math.Pow(1-c.BeforeRate, float64(at.Walks))
+	if !before.Live && !before.Forced && before.Walks > 0 && at.Walks > 0 {
+		// A sample of a rate (a forced state's one walk is its rate).
+		c.Chance = fisherLower(before.Walks, before.Recovered, at.Walks, at.Recovered)
+	}
 	if at.Forced && at.Recovered == 0 {
 		// Its one walk is every walk: no walk from c recovers.
 		c.Upper95, c.Chance = 0, 0
 	}
 	c.Thin = partial || at.Recovered > 0 || c.Chance > ThinChance || c.Upper95 > ThinUpper
 	return c
+}
+
+// fisherLower is the one-sided p-value of Fisher's exact test for two
+// samples, n1 walks with r1 recoveries and n2 with r2: the probability,
+// given r1+r2 recoveries among the n1+n2 walks placed at random, that the
+// second sample holds at most r2 of them (a hypergeometric tail).
+func fisherLower(n1, r1, n2, r2 int) float64 {
+	k, n := r1+r2, n1+n2
+	lchoose := func(a, b int) float64 {
+		x, _ := math.Lgamma(float64(a + 1))
+		y, _ := math.Lgamma(float64(b + 1))
+		z, _ := math.Lgamma(float64(a - b + 1))
+		return x - y - z
+	}
+	total := lchoose(n, k)
+	p := 0.0
+	for x := max(0, k-n1); x <= min(r2, n2, k); x++ {
+		p += math.Exp(lchoose(n2, x) + lchoose(n1, k-x) - total)
+	}
+	return min(p, 1)
+}
+
+// recoveriesText words where the recoveries of the two samples fell for
+// String: "all 50 recoveries", "the 1 recovery", "49 of the 50 recoveries".
+func recoveriesText(total, atC int) string {
+	switch {
+	case total == 1:
+		return "the 1 recovery"
+	case atC == 0:
+		return fmt.Sprintf("all %d recoveries", total)
+	}
+	return fmt.Sprintf("%d of the %d recoveries", total-atC, total)
 }
 
 // chanceText words a probability for String: "no chance" (every walk from
@@ -134,12 +177,20 @@ func (c *Confidence) String() string {
 		default:
 			fmt.Fprintf(&b, "Confirmation: %s; every walk from state %d is one and the same execution (none of its steps has an alternative), and it reaches no live state within d_max: no execution from state %d becomes live within d_max (a system that needs more steps shows it with a larger --walk-depth). ", before, c.At.Step, c.At.Step)
 		}
-	case c.Before.Live:
-		fmt.Fprintf(&b, "Confirmation: state %d is live itself; %d of %d walks from state %d recovered", c.Before.Step, c.At.Recovered, c.At.Walks, c.At.Step)
+	case c.Before.Live || c.Before.Forced:
+		before := fmt.Sprintf("state %d is live itself", c.Before.Step)
+		if !c.Before.Live {
+			before = fmt.Sprintf("every walk from state %d is one execution (none of its steps has an alternative), which %s", c.Before.Step, map[bool]string{true: "recovers", false: "does not recover"}[c.Before.Recovered > 0])
+		}
+		fmt.Fprintf(&b, "Confirmation: %s; %d of %d walks from state %d recovered", before, c.At.Recovered, c.At.Walks, c.At.Step)
 		fmt.Fprintf(&b, " (recovery from state %d below %s at 95%% confidence). ", c.At.Step, percentText(c.Upper95))
 	default:
 		fmt.Fprintf(&b, "Confirmation: %d of %d walks from state %d recovered; %d of %d from state %d did", c.Before.Recovered, c.Before.Walks, c.Before.Step, c.At.Recovered, c.At.Walks, c.At.Step)
-		fmt.Fprintf(&b, " (recovery from state %d below %s at 95%% confidence; had it recovered as often as state %d, %d %s in a row would have %s). ", c.At.Step, percentText(c.Upper95), c.Before.Step, c.At.Walks, plural(c.At.Walks, "failure", "failures"), chanceText(c.Chance))
+		if total := c.Before.Recovered + c.At.Recovered; total == 0 {
+			fmt.Fprintf(&b, " (recovery from state %d below %s at 95%% confidence; no walk from state %d recovered either, so the samples do not tell the two states apart). ", c.At.Step, percentText(c.Upper95), c.Before.Step)
+		} else {
+			fmt.Fprintf(&b, " (recovery from state %d below %s at 95%% confidence; were the two states equally likely to recover, %s would have fallen in state %d's sample with %s, by Fisher's exact test). ", c.At.Step, percentText(c.Upper95), recoveriesText(total, c.At.Recovered), c.Before.Step, chanceText(c.Chance))
+		}
 	}
 	switch {
 	case c.Partial:

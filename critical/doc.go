@@ -80,13 +80,17 @@
 //
 // Confidence holds the two samples and what they say: how many walks from
 // c-1 recovered, that none from c did, the 95% upper bound on c's recovery
-// probability, and the chance that c, had it recovered as often as c-1,
-// would have shown no recovery in its sample. The evidence is thin when
-// that chance exceeds 5% or the bound exceeds 5% (fewer than 59 walks
+// probability, and the chance, were c and c-1 equally likely to recover,
+// that every recovery of the two samples would fall in c-1's (Fisher's
+// exact test, one-sided: c-1's rate is a sample too). The evidence is thin
+// when that chance exceeds 5% or the bound exceeds 5% (fewer than 59 walks
 // from c; ThinUpper says why): the state may still be near dead; raise
 // ConfirmBudget or k. A trial's state that recovers in 2.3% of walks
 // passed its 51 confirmation walks, with a bound of 5.7%, and was called
-// dead on strong evidence when the bound was 10%.
+// dead on strong evidence when the bound was 10%; another's no-op
+// transition got 3 of 62 walks against 0 of 62, strong when c-1's rate
+// 3/62 was taken for exact (a chance of 0.046), thin by Fisher's test
+// (0.12).
 //
 // # Minimized doomed path
 //

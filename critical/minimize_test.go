@@ -236,7 +236,7 @@ func TestConfidenceThin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if conf.Thin != tc.thin || conf.At.Walks != tc.walks || conf.Upper95 < tc.upperLo || conf.Upper95 > tc.upperHigh || conf.At.Recovered != 0 || conf.Chance > 1e-20 {
+		if conf.Thin != tc.thin || conf.At.Walks != tc.walks || conf.Upper95 < tc.upperLo || conf.Upper95 > tc.upperHigh || conf.At.Recovered != 0 || conf.Chance > 1e-9 {
 			t.Errorf("budget %d: %+v", tc.budget, conf)
 		}
 		want := "The evidence is strong."
