@@ -613,3 +613,47 @@ func TestForcedCycleIsDeadForCertain(t *testing.T) {
 		t.Fatalf("got (%d, %v), confidence %+v:\n%s", res.Step, res.Condition, res.Confidence, res.Explain())
 	}
 }
+
+// noise is a node whose periodic timer changes nothing.
+type noise struct{ sim.Base }
+
+func (n *noise) Start(ctx *sim.Context)         { ctx.SetPeriodic("noise") }
+func (*noise) HandleTimer(*sim.Context, string) {}
+
+// worker counts its periodic work; the system is live once it reached 50.
+type worker struct {
+	sim.Base
+	Done int
+}
+
+func (w *worker) Start(ctx *sim.Context)           { ctx.SetPeriodic("work") }
+func (w *worker) HandleTimer(*sim.Context, string) { w.Done++ }
+
+// TestUnchangedStateIsNotCritical: E is node 0's no-op timer over and over,
+// so every state of E is the initial state again; a walk from state i has
+// d_max - i steps for its 50 works, so deeper states recover less often,
+// and Algorithm 3's walks call some noise step critical. A state that is
+// the state before it again recovers as that one does: none of them is
+// critical, and the answer is C2 (raise d_max), not a C1 at a step that
+// changed nothing.
+func TestUnchangedStateIsNotCritical(t *testing.T) {
+	cfg := &sim.Config{
+		Nodes: 2,
+		Service: func(id sim.NodeID) sim.Service {
+			if id == 0 {
+				return &noise{}
+			}
+			return &worker{}
+		},
+		Liveness: []sim.Property{{Name: "Worked", Check: func(v *sim.View) bool { return sim.Node[worker](v, 1).Done >= 50 }}},
+	}
+	choices, n := deadPath(t, cfg, 100, engine.Options{})
+	c := critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: 100, Walks: 20, Seed: 1, ConfirmWalks: 2000, ConfirmBudget: 100_000}
+	res := find(t, c)
+	if res.Condition != critical.C2 || len(res.Unchanged) == 0 {
+		t.Fatalf("got (%d, %v), unchanged %v; want C2 with unchanged candidates; probes %+v", res.Step, res.Condition, res.Unchanged, res.Probes)
+	}
+	if ex := res.Explain(); !strings.Contains(ex, "the state before it again") {
+		t.Errorf("the explanation does not say why:\n%s", ex)
+	}
+}

@@ -64,6 +64,9 @@ func (r *Result) Explain() string {
 		if len(r.Refined) > 0 {
 			fmt.Fprintf(&b, "Algorithm 3's k = %d walks called %s dead, but confirmation walks recovered from %s (near dead, seed 003 §4.4), so the search went on above. ", r.Walks, states(r.Refined), them(len(r.Refined)))
 		}
+		if len(r.Unchanged) > 0 {
+			fmt.Fprintf(&b, "Algorithm 3's k = %d walks called %s dead, but each is the state before it again (its transition changed nothing), which recovers, so the search went on above. ", r.Walks, states(r.Unchanged))
+		}
 		if p, ok := r.probeAt(r.Step - 1); ok && p.Recovers && p.Phase != PhaseConfirm {
 			if p.Live {
 				fmt.Fprintf(&b, "Before it, %s is live. ", state(r.Step-1))
@@ -113,7 +116,13 @@ func (r *Result) Explain() string {
 				prev = p.Step
 			}
 		}
+		for _, i := range slices.Concat(r.Refined, r.Unchanged) {
+			prev = max(prev, i)
+		}
 		fmt.Fprintf(&b, "Condition C2: no dead state found. Random walks still reached a live state from %s, and the next probe, state %d, lies beyond d_max/2 = %d, where walks are too short to tell (k = %d, d_max = %d). ", state(prev), r.Step, r.WalkDepth/2, r.Walks, r.WalkDepth)
+		if len(r.Unchanged) > 0 {
+			fmt.Fprintf(&b, "Algorithm 3's walks called %s dead, but each is the state before it again (its transition changed nothing), which recovers: a deeper state's walks are shorter, since d_max counts from the initial state, and a system that needs about as many steps as d_max to become live looks doomed step by step. ", states(r.Unchanged))
+		}
 		fmt.Fprintf(&b, "The execution did not become live within d_max but might later: raise --walk-depth (d_max) and repeat. If that does not help, this may be a transient-state (TS) liveness violation, which has no critical transition: the system keeps moving between transient states without becoming live; look for a cycle with lasso detection")
 		if r.Live != nil {
 			fmt.Fprintf(&b, " and compare the dead path with the live alternative (it shares %s with it and is live after %s)", steps(r.Live.Shared), steps(r.Live.Steps))

@@ -71,6 +71,12 @@ type Result struct {
 	// the confirmation walks, or a live alternative passing through them,
 	// recovered; the search went on above each.
 	Refined []int
+	// Unchanged lists the candidate critical states that were the state
+	// before them again (their transition changed nothing: a timer that
+	// did nothing, say), so they recover as it does, whatever their walks
+	// said (a deeper state's walks are shorter, and their samples are
+	// samples); the search went on above each.
+	Unchanged []int
 	// Confidence is the confirmation of a C1 answer: how many of many more
 	// walks recovered from states Step-1 and Step. Nil without a C1 answer
 	// or with confirmation off (Config.ConfirmWalks < 0).
@@ -257,6 +263,27 @@ func (f *finder) search() error {
 	return f.searchBetween(prev, curr)
 }
 
+// unchanged reports whether E's state crit is its state crit-1 again (the
+// same hash): then it recovers as state crit-1, known recoverable, does,
+// and cannot be the critical state. A state past E's end, or one hashing
+// cannot tell (HashErr), is not.
+func (f *finder) unchanged(crit int) (bool, error) {
+	if crit < 1 || crit > f.r.eSteps {
+		return false, nil
+	}
+	before, err := f.snapshot(crit - 1)
+	if err != nil {
+		return false, err
+	}
+	hb := before.Hash()
+	if err := advance(before, f.c.Choices, crit); err != nil {
+		return false, fmt.Errorf("%w: to state %d: %w", ErrReplay, crit, err)
+	}
+	f.r.transitions.Add(1)
+	ha := before.Hash()
+	return before.HashErr() == nil && ha == hb, nil
+}
+
 // confirmStart confirms that the initial state, from which none of the k
 // walks of its probe recovered, does not recover: a confirmation sample
 // there (none with confirmation off). When a walk of it recovers, state 0
@@ -288,7 +315,11 @@ func (f *finder) searchBetween(prev, curr int) error {
 			return err
 		}
 		f.candidate, f.candCond = crit, C1
-		if c.ConfirmWalks < 0 {
+		unchanged, err := f.unchanged(crit)
+		if err != nil {
+			return err
+		}
+		if c.ConfirmWalks < 0 && !unchanged {
 			return f.done(crit, C1)
 		}
 		if crit > r.eSteps {
@@ -306,24 +337,31 @@ func (f *finder) searchBetween(prev, curr int) error {
 			f.res.Confidence = conf
 			return f.done(crit, C1)
 		}
-		at, err := f.confirmAt(crit)
-		if err != nil {
-			return err
-		}
 		shared := 0
 		if f.res.Live != nil {
 			shared = f.res.Live.Shared
 		}
-		if !at.Recovers && shared < crit {
-			before, err := f.sampleBefore(crit)
+		if unchanged {
+			f.res.Unchanged = append(f.res.Unchanged, crit)
+		} else {
+			at, err := f.confirmAt(crit)
 			if err != nil {
 				return err
 			}
-			f.res.Confidence = newConfidence(before, at, false)
-			return f.done(crit, C1)
+			if f.res.Live != nil {
+				shared = f.res.Live.Shared
+			}
+			if !at.Recovers && shared < crit {
+				before, err := f.sampleBefore(crit)
+				if err != nil {
+					return err
+				}
+				f.res.Confidence = newConfidence(before, at, false)
+				return f.done(crit, C1)
+			}
+			// crit was near dead: search on above it.
+			f.res.Refined = append(f.res.Refined, crit)
 		}
-		// crit was near dead: search on above it.
-		f.res.Refined = append(f.res.Refined, crit)
 		prev = max(crit, min(shared, r.eSteps))
 		f.verdict[crit] = true
 		f.moveBase(prev)

@@ -159,7 +159,7 @@ func findCritical(ctx context.Context, c critical.Config, quiescent bool) (criti
 	lo, hi := probeBounds(cr.Probes)
 	cc := &Critical{Step: cr.Step, Condition: cr.Condition, Event: cr.Event.String(), Node: int(cr.Event.Node), Kind: cr.Event.Kind.String(),
 		Walks: cr.Walks, WalkDepth: cr.WalkDepth, Probes: len(cr.Probes), Elapsed: cr.Elapsed, Explain: cr.Explain(), Note: note,
-		Recovered: lo, Dead: hi, Confidence: cr.Confidence, Refined: cr.Refined}
+		Recovered: lo, Dead: hi, Confidence: cr.Confidence, Refined: cr.Refined, Unchanged: cr.Unchanged}
 	if cr.Event.Msg != nil && cr.Event.Kind != engine.EvApp {
 		cc.Message = sim.MessageName(cr.Event.Msg)
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/macemc/macemc/critical"
@@ -261,12 +262,12 @@ func (j *reportJSON) first(f *Finding) error {
 		if cc.Elapsed, err = seconds(c.ElapsedS); err != nil {
 			return err
 		}
-		for _, r := range c.Refined {
+		for _, r := range slices.Concat(c.Refined, c.Unchanged) {
 			if r < 0 {
 				return fmt.Errorf("%w: critical transition: a negative refined step", ErrReport)
 			}
 		}
-		cc.Refined = c.Refined
+		cc.Refined, cc.Unchanged = c.Refined, c.Unchanged
 		if cc.Confidence, err = j.Confidence.decode(); err != nil {
 			return err
 		}

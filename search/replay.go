@@ -714,7 +714,7 @@ func (r *Refined) MarshalJSON() ([]byte, error) {
 	c := r.Critical
 	doc := map[string]any{"files": r.Files, "critical": &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event,
 		Node: c.Node, Kind: c.Kind, Message: c.Message, Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: c.Probes, LiveSteps: c.LiveSteps,
-		Shared: c.Shared, ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Interrupted: c.Interrupted, Recovered: c.Recovered, Dead: c.Dead, Refined: c.Refined}}
+		Shared: c.Shared, ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Interrupted: c.Interrupted, Recovered: c.Recovered, Dead: c.Dead, Refined: c.Refined, Unchanged: c.Unchanged}}
 	if cj := newConfidenceJSON(c.Confidence); cj != nil {
 		doc["confidence"] = cj
 	}

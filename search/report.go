@@ -276,9 +276,11 @@ type Critical struct {
 	Recovered, Dead int
 	// Confidence confirms a C1 answer with many more walks from the
 	// critical state and the one before it; Refined lists the candidate
-	// steps that confirmation found near dead (critical.Result).
+	// steps that confirmation found near dead, Unchanged those whose
+	// transition changed nothing (critical.Result).
 	Confidence *critical.Confidence
 	Refined    []int
+	Unchanged  []int
 }
 
 // Lasso is a hot fair cycle: state Stem is where it starts and
@@ -489,6 +491,7 @@ type criticalJSON struct {
 	Recovered   int     `json:"recovered"`
 	Dead        int     `json:"dead"`
 	Refined     []int   `json:"refined,omitempty"`
+	Unchanged   []int   `json:"unchanged,omitempty"`
 }
 
 type lassoJSON struct {
@@ -580,7 +583,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		if c := f.Critical; c != nil {
 			j.Critical = &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event, Node: c.Node, Kind: c.Kind, Message: c.Message,
 				Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: c.Probes, LiveSteps: c.LiveSteps, Shared: c.Shared,
-				ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Interrupted: c.Interrupted, Recovered: c.Recovered, Dead: c.Dead, Refined: c.Refined}
+				ElapsedS: c.Elapsed.Seconds(), Explain: c.Explain, Interrupted: c.Interrupted, Recovered: c.Recovered, Dead: c.Dead, Refined: c.Refined, Unchanged: c.Unchanged}
 			j.CriticalNote = c.Note
 			j.Confidence = newConfidenceJSON(c.Confidence)
 		}
