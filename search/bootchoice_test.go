@@ -215,3 +215,39 @@ func TestWalksDrawBootChoices(t *testing.T) {
 		t.Errorf("found %+v, want NotOneTwo (stop %v, %d paths)", f, rep.Stats.Stop, rep.Stats.Paths)
 	}
 }
+
+// muteBoot is a node that draws at boot whether it will answer.
+type muteBoot struct {
+	sim.Base
+	Mute, Answered bool
+}
+
+func (m *muteBoot) Start(ctx *sim.Context)           { m.Mute = ctx.Rand(2) == 1; ctx.SetTimer("answer") }
+func (m *muteBoot) HandleTimer(*sim.Context, string) { m.Answered = !m.Mute }
+
+// TestDeadFromTheBootChoice: a path whose boot choice made a dead initial
+// state says so, not that the system as configured never becomes live
+// (the other answer does).
+func TestDeadFromTheBootChoice(t *testing.T) {
+	sys := &sim.System{
+		Name: "mute-boot",
+		Build: func(sim.Params) (*sim.Config, error) {
+			return &sim.Config{
+				Nodes:    1,
+				Service:  func(sim.NodeID) sim.Service { return &muteBoot{} },
+				Liveness: []sim.Property{{Name: "Answered", Check: func(v *sim.View) bool { return sim.Node[muteBoot](v, 0).Answered }}},
+			}, nil
+		},
+	}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, WalkDepth: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Critical == nil {
+		t.Fatalf("finding %+v, want one with a critical transition", f)
+	}
+	if f.Critical.Step != 0 || !strings.Contains(f.Critical.Explain, "the choices at boot decided it") {
+		t.Fatalf("critical %+v", f.Critical)
+	}
+}

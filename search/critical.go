@@ -181,8 +181,24 @@ func findCritical(ctx context.Context, c critical.Config, quiescent bool) (criti
 		cc.Explain = fmt.Sprintf("Dead from the start (step 0): none of k = %d random walks from the initial state reached a live state within d_max = %d steps%s, "+
 			"and this path falls quiescent after %s without one. No transition is critical: as configured, the system does not become live; "+
 			"check the driver's requests, the failure budgets and the liveness properties.", cr.Walks, cr.WalkDepth, more, plural(cr.ESteps, "step"))
+		if n := bootChoices(c); n > 0 {
+			cc.Explain = fmt.Sprintf("Dead from the start (step 0): the nodes chose while they booted (%s, Rand or Elapsed in Start), and the initial state these answers made is dead: "+
+				"none of k = %d random walks from it reached a live state within d_max = %d steps%s, and this path falls quiescent after %s without one. "+
+				"No transition is critical: the choices at boot decided it (the log's first lines name them); other answers start from other initial states.",
+				plural(n, "choice"), cr.Walks, cr.WalkDepth, more, plural(cr.ESteps, "step"))
+		}
 	}
 	return cr, cc, nil
+}
+
+// bootChoices returns the number of choices E's nodes made while they
+// booted (0 when E does not replay).
+func bootChoices(c critical.Config) int {
+	s, err := engine.Replay(c.Sim, c.Choices, 0, c.Options)
+	if err != nil {
+		return 0
+	}
+	return len(s.Choices())
 }
 
 // Headline is the critical transition in one line, as reports print it:
