@@ -657,3 +657,50 @@ func TestUnchangedStateIsNotCritical(t *testing.T) {
 		t.Errorf("the explanation does not say why:\n%s", ex)
 	}
 }
+
+// racer becomes live at once when its fast timer fires first, and only
+// after Need ticks when its slow one does.
+type racer struct {
+	sim.Base
+	Slow, Done bool
+	Count, Need int
+}
+
+func (r *racer) Start(ctx *sim.Context) { ctx.SetTimer("a-slow"); ctx.SetTimer("b-fast") }
+
+func (r *racer) HandleTimer(ctx *sim.Context, name string) {
+	switch {
+	case name == "b-fast" && !r.Slow:
+		r.Done = true
+	case name == "a-slow" && !r.Done:
+		r.Slow = true
+		ctx.SetPeriodic("tick")
+	case name == "tick":
+		if r.Count++; r.Count >= r.Need {
+			r.Done = true
+		}
+	}
+}
+
+// TestSlowProgressIsSaid: after the slow timer wins, the system needs 3000
+// ticks, more than d_max = 2000 allows: Algorithm 3 calls step 1 critical,
+// and the answer says that the dead path kept reaching new states (its
+// tick count grows), so it may be slow rather than stuck.
+func TestSlowProgressIsSaid(t *testing.T) {
+	cfg := &sim.Config{
+		Nodes:    1,
+		Service:  func(sim.NodeID) sim.Service { return &racer{Need: 3000} },
+		Liveness: []sim.Property{{Name: "Done", Check: func(v *sim.View) bool { return sim.Node[racer](v, 0).Done }}},
+	}
+	choices, n := deadPath(t, cfg, 2000, engine.Options{})
+	c := critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: 2000, Walks: 20, Seed: 1, ConfirmWalks: 2000, ConfirmBudget: 100_000}
+	res := find(t, c)
+	if res.Step != 1 || res.Condition != critical.C1 || res.NewStates != 1000 || !strings.Contains(res.Explain(), "may be making slow progress") {
+		t.Fatalf("got (%d, %v), new states %d:\n%s", res.Step, res.Condition, res.NewStates, res.Explain())
+	}
+	// A stuck system's dead path comes back to its states: no such note.
+	c = poisonConfig(t, poisonSys{apps: 100, poison: 40}, 2000, 2000)
+	if res := find(t, c); res.NewStates != 0 {
+		t.Errorf("the poisoned node's dead path: %d new states", res.NewStates)
+	}
+}

@@ -77,6 +77,15 @@ type Result struct {
 	// said (a deeper state's walks are shorter, and their samples are
 	// samples); the search went on above each.
 	Unchanged []int
+	// NewStates, when not 0, is the number of E's last steps (its second
+	// half, at least progressTail of them) each of which reached a state E
+	// had not been in before: E may be progressing slowly (a counter that
+	// must reach a bound, a long backoff) rather than be stuck, and then
+	// a larger d_max shows it live. The dead paths of the paper's systems
+	// return to states they were in (transport's, on seed 2, to 12
+	// distinct states in its last 10,000 steps; randtree's 130; pastry's
+	// 253).
+	NewStates int
 	// Confidence is the confirmation of a C1 answer: how many of many more
 	// walks recovered from states Step-1 and Step. Nil without a C1 answer
 	// or with confirmation off (Config.ConfirmWalks < 0).
@@ -168,6 +177,10 @@ func Find(ctx context.Context, c Config) (Result, error) {
 	res.Elapsed = time.Since(start)
 	return *res, err
 }
+
+// progressTail is the fewest steps of E's second half that
+// Result.NewStates looks at.
+const progressTail = 1000
 
 // finder is one run of Find.
 type finder struct {
@@ -589,7 +602,16 @@ func (f *finder) checkE() error {
 		return fmt.Errorf("%w: %w", ErrReplay, err)
 	}
 	f.live = make([]bool, 0, c.DInit+1)
+	// The states of E's second half, when E is long enough to tell
+	// whether it keeps reaching new ones (Result.NewStates).
+	var tail map[uint64]bool
+	if c.Steps >= 2*progressTail {
+		tail = make(map[uint64]bool, c.Steps-c.Steps/2)
+	}
 	for {
+		if tail != nil && s.Steps() > c.Steps/2 {
+			tail[s.Hash()] = true
+		}
 		if s.Steps() <= c.DInit {
 			live, err := s.AllHold(c.Sim.Liveness)
 			if err != nil {
@@ -624,6 +646,9 @@ func (f *finder) checkE() error {
 		}
 	}
 	r.transitions.Add(int64(s.Steps()))
+	if n := s.Steps() - c.Steps/2; tail != nil && s.HashErr() == nil && s.HiddenState() == "" && len(tail) == n {
+		f.res.NewStates = n
+	}
 	r.eSteps = s.Steps()
 	if r.eSteps < c.DInit {
 		return fmt.Errorf("%w: d_init %d is beyond E's %d steps", ErrBadConfig, c.DInit, r.eSteps)
