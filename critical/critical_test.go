@@ -662,7 +662,7 @@ func TestUnchangedStateIsNotCritical(t *testing.T) {
 // after Need ticks when its slow one does.
 type racer struct {
 	sim.Base
-	Slow, Done bool
+	Slow, Done  bool
 	Count, Need int
 }
 
