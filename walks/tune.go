@@ -187,9 +187,13 @@ func (r *TuneResult) Percentile(p float64) int {
 
 // Suggest returns a d_max: eight times the slowest sample that turned live
 // (the paper saw every sample live by 10,000 steps and used 80,000),
-// rounded up to two significant digits.
+// rounded up to two significant digits; 0 when no sample turned live, or
+// when some never did within MaxSteps without breaking safety (Never):
+// the slowest of those is slower than MaxSteps, and eight times the
+// slowest sample that did turn live would be a d_max they never reach (a
+// trial got 130 where 155 of 200 walks took over 20,000 steps).
 func (r *TuneResult) Suggest() int {
-	if len(r.Steps) == 0 {
+	if len(r.Steps) == 0 || r.Never() > 0 {
 		return 0
 	}
 	x := 8 * r.Steps[len(r.Steps)-1]
@@ -199,6 +203,10 @@ func (r *TuneResult) Suggest() int {
 	mag := int(math.Pow(10, math.Floor(math.Log10(float64(x)))-1))
 	return (x + mag - 1) / mag * mag
 }
+
+// Never returns the number of samples that neither turned live within
+// MaxSteps nor broke a safety property.
+func (r *TuneResult) Never() int { return r.Samples - len(r.Steps) - r.Unsafe }
 
 // SVG draws the cumulative distribution of steps to the first live state
 // (like the paper's Figure 2) as a self-contained SVG document, with the
@@ -277,6 +285,7 @@ var tunePage = template.Must(template.New("tune").Parse(`<!DOCTYPE html>
 <h1>{{.Title}}</h1>
 <p>{{.Samples}} walks from depth {{.Depth}}: {{.Live}} reached a live state within {{.MaxSteps}} steps{{if .Unsafe}} ({{.Unsafe}} broke a safety property){{end}}.</p>
 {{if .Suggest}}<p class="dmax" id="suggest">suggested --walk-depth {{.Suggest}}: 8x the slowest live sample, as the paper's 80,000 for 10,000 (seed 003 §4.4)</p>
+{{else if .Live}}<p class="dmax" id="suggest">no suggestion: {{.Never}} walks never turned live within {{.MaxSteps}} steps, so the slowest is slower than that: a liveness bug, or raise --walk-depth and tune again</p>
 {{else}}<p class="dmax" id="suggest">no walk turned live: a liveness bug, or raise --walk-depth and tune again</p>{{end}}
 {{.SVG}}
 <table><thead><tr><th>percentile</th><th>steps to live</th></tr></thead><tbody>
@@ -302,7 +311,7 @@ func (r *TuneResult) HTML(title string) ([]byte, error) {
 	var b bytes.Buffer
 	err := tunePage.Execute(&b, map[string]any{
 		"Title": title, "Samples": r.Samples, "Depth": r.Depth, "Live": len(r.Steps), "MaxSteps": r.MaxSteps,
-		"Unsafe": r.Unsafe, "Suggest": r.Suggest(), "Rows": rows,
+		"Unsafe": r.Unsafe, "Suggest": r.Suggest(), "Never": r.Never(), "Rows": rows,
 		"SVG": template.HTML(r.SVG(title)), // drawn here; the title is escaped
 	})
 	if err != nil {
@@ -350,8 +359,10 @@ func (r *TuneResult) WriteText(w io.Writer, title string, files ...string) error
 	if s := r.Suggest(); s > 0 {
 		fmt.Fprintf(b, "suggested --walk-depth %d (8x the slowest live sample, as the paper's 80,000 for 10,000)\n", s)
 	}
-	if len(r.Steps) < r.Samples {
-		fmt.Fprintf(b, "%d walks never turned live: a liveness bug, or raise --walk-depth and tune again\n", r.Samples-len(r.Steps))
+	if n := r.Never(); n > 0 {
+		fmt.Fprintf(b, "no suggested --walk-depth: %d walks never turned live within %d steps, so the slowest is slower than that: a liveness bug, or raise --walk-depth and tune again\n", n, r.MaxSteps)
+	} else if r.Unsafe > 0 {
+		fmt.Fprintf(b, "%d walks broke a safety property before they turned live: check that violation on its own\n", r.Unsafe)
 	}
 	for _, f := range files {
 		if f != "" {

@@ -235,6 +235,17 @@ func TestTune(t *testing.T) {
 	if svg := string(never.SVG("never")); !strings.Contains(svg, "10 walks not live within 100 steps") || strings.Contains(svg, "dmax") {
 		t.Errorf("the svg of a system that never turns live: %s", svg)
 	}
+	// Some samples never live within MaxSteps: the slowest is slower than
+	// that, so no d_max follows from the others.
+	some := &walks.TuneResult{Steps: []int{5, 9, 16}, Samples: 10, MaxSteps: 100, Depth: 3}
+	var text strings.Builder
+	if err := some.WriteText(&text, "some"); err != nil || some.Suggest() != 0 || some.Never() != 7 ||
+		!strings.Contains(text.String(), "no suggested --walk-depth: 7 walks never turned live within 100 steps") || strings.Contains(text.String(), "suggested --walk-depth 1") {
+		t.Errorf("suggested %d (%v):\n%s", some.Suggest(), err, text.String())
+	}
+	if page, err := some.HTML("some"); err != nil || !strings.Contains(string(page), "no suggestion: 7 walks never turned live") {
+		t.Errorf("tune page (%v):\n%s", err, page)
+	}
 	if _, err := walks.Tune(walks.TuneConfig{System: &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &counter{} }}}); err != walks.ErrNoLiveness {
 		t.Errorf("no liveness property: %v", err)
 	}
