@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -392,6 +393,17 @@ func TestPrefixWithoutRoom(t *testing.T) {
 	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 8000, MaxPaths: 5, Prefix: filepath.Join(dir, "error.trace")})
 	if err != nil || rep.Stats.Paths == 0 {
 		t.Fatalf("with room: %v", err)
+	}
+	// A dead path is no live steady state: the search says so; the live
+	// alternative is one.
+	notLive := func(ws []string) bool {
+		return slices.ContainsFunc(ws, func(w string) bool { return strings.Contains(w, "ends in a state that is not live") })
+	}
+	if !notLive(rep.Warnings) {
+		t.Errorf("a dead prefix: warnings %q", rep.Warnings)
+	}
+	if rep, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 8000, MaxPaths: 5, Prefix: filepath.Join(dir, "live.trace")}); err != nil || notLive(rep.Warnings) {
+		t.Errorf("a live prefix: %v, warnings %q", err, rep.Warnings)
 	}
 	// The bound: the first round (5 steps) and a walk as long must fit
 	// before d_max.

@@ -1302,6 +1302,14 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 		if err := CheckFits(t); err != nil {
 			return fmt.Errorf("--prefix %s: %w", o.Prefix, err)
 		}
+		if len(p.cfg.Liveness) > 0 {
+			// A prefix is to be a live steady state (seed 003 §4.2): from
+			// one that is not, a liveness violation may be the prefix's own.
+			if s, err := engine.Replay(p.cfg, t.Choices, t.Steps, t.Options()); err == nil && !walks.IsLive(s, &walks.Config{Liveness: p.cfg.Liveness}) {
+				p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("--prefix %s ends in a state that is not live (after its %s): a search from it finds what the prefix already did, if it doomed the system; "+
+					"a prefix is to be a live steady state (--prefix-steps walks to one)", o.Prefix, plural(t.Steps, "step")))
+			}
+		}
 		ecfg.Prefix, ecfg.PrefixSteps = t.Choices, t.Steps
 		p.rep.PrefixSteps = t.Steps
 	case o.PrefixSteps > 0:
