@@ -2,12 +2,16 @@ package mdb_test
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/macemc/macemc/mdb"
 	"github.com/macemc/macemc/mdb/mdbtest"
+	"github.com/macemc/macemc/sim/trace"
 )
 
 var (
@@ -38,6 +42,43 @@ func writeFixture(t testing.TB) (dir string, f *mdbtest.Found) {
 		t.Fatal(err)
 	}
 	return dir, f
+}
+
+// scriptedOutput writes the path a scripted mdbtest system makes (script:
+// mdbtest.Reorder, mdbtest.Lost) as error.trace into a new directory.
+func scriptedOutput(t testing.TB, script func() (*trace.Trace, error)) string {
+	t.Helper()
+	tr, err := script()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := tr.Write(filepath.Join(dir, "error.trace")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// reorderOutput is scriptedOutput of mdbtest.Reorder, for the session of
+// testdata/reorder.txt.
+func reorderOutput(t testing.TB) string { return scriptedOutput(t, mdbtest.Reorder) }
+
+// lostOutput is scriptedOutput of mdbtest.Lost, for the session of
+// testdata/lost.txt.
+func lostOutput(t testing.TB) string { return scriptedOutput(t, mdbtest.Lost) }
+
+// drawSVG runs mdb's g with --svg over steps from to to of the path in
+// dir and returns the SVG.
+func drawSVG(t testing.TB, dir string, from, to int) []byte {
+	t.Helper()
+	s := open(t, dir, "", mdb.Options{})
+	svg := filepath.Join(dir, "g.svg")
+	s.run(fmt.Sprintf("g %d %d --svg %s", from, to, svg))
+	data, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // tsession is a session whose output the test reads command by command.

@@ -14,25 +14,9 @@ import (
 
 	"github.com/macemc/macemc/mdb"
 	"github.com/macemc/macemc/mdb/htmlreport/reporttest"
-	"github.com/macemc/macemc/mdb/mdbtest"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
 )
-
-// lostOutput writes mdbtest.Lost's path as error.trace into a new
-// directory, for the session of testdata/lost.txt.
-func lostOutput(t *testing.T) string {
-	t.Helper()
-	tr, err := mdbtest.Lost()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := tr.Write(filepath.Join(dir, "error.trace")); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // TestLostSVG: in the SVG event graph of mdbtest.Lost, each lost message
 // is a red dashed arrow from the row of its send to half way to its
@@ -40,14 +24,7 @@ func lostOutput(t *testing.T) string {
 // cause, and titled with how; one lost as it was sent ends on its send's
 // row. The message and the datagram with equal payloads are told apart.
 func TestLostSVG(t *testing.T) {
-	dir := lostOutput(t)
-	s := open(t, dir, "", mdb.Options{})
-	svg := filepath.Join(dir, "g.svg")
-	s.run("g 1 13 --svg " + svg)
-	data, err := os.ReadFile(svg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := drawSVG(t, lostOutput(t), 1, 13)
 	// Rows are 48 apart, step 1's at 104; the columns of nodes 0, 1 and 2
 	// at 260, 520 and 780; half way between them at 390, 520 and 650.
 	row := func(step int) int { return 104 + 48*(step-1) }
@@ -93,10 +70,10 @@ var svgArrowLabel = regexp.MustCompile(`<g>\n<title>([^<]*)</title>\n<line x1="(
 func TestLostAgreesWithPage(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		write func(t *testing.T) string
+		write func(t testing.TB) string
 	}{
 		{"lost", lostOutput},
-		{"faults", func(t *testing.T) string {
+		{"faults", func(t testing.TB) string {
 			dir := t.TempDir()
 			reporttest.Faults(t, dir)
 			return dir

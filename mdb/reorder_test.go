@@ -3,45 +3,18 @@ package mdb_test
 import (
 	"fmt"
 	"html"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/macemc/macemc/mdb"
-	"github.com/macemc/macemc/mdb/mdbtest"
 )
-
-// reorderOutput writes mdbtest.Reorder's path as error.trace into a new
-// directory, for the session of testdata/reorder.txt.
-func reorderOutput(t *testing.T) string {
-	t.Helper()
-	tr, err := mdbtest.Reorder()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := tr.Write(filepath.Join(dir, "error.trace")); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // TestReorderSVG: in the SVG event graph of mdbtest.Reorder, every arrow
 // runs from the row of the step that sent its datagram (or made the copy)
 // to the row of the step that took it, so the arrows of datagrams that
 // overtake each other cross; the copy is drawn from its sender's column.
 func TestReorderSVG(t *testing.T) {
-	dir := reorderOutput(t)
-	s := open(t, dir, "", mdb.Options{})
-	svg := filepath.Join(dir, "g.svg")
-	s.run("g 1 7 --svg " + svg)
-	data, err := os.ReadFile(svg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := drawSVG(t, reorderOutput(t), 1, 7)
 	// Rows are 48 apart, step 1's at 104; node 0's column at 260, node 1's at 520.
 	row := func(step int) int { return 104 + 48*(step-1) }
 	want := []string{
