@@ -807,14 +807,11 @@ func TestFailureEvents(t *testing.T) {
 	checkMessages(t, p, dir)
 }
 
-// TestReorderedMessages: each delivery of mdbtest.Reorder's path is
-// paired with the send it took (the simulator's Event.Cause and
-// Event.CopiedAt), not the first equal one still in flight: the datagram
-// of step 2 overtakes that of step 1, the copy made at step 3 arrives
-// before its original, and the send of step 7 is what is still in flight
-// at the end.
-func TestReorderedMessages(t *testing.T) {
-	tr, err := mdbtest.Reorder()
+// scriptedPage writes the page of the path a scripted mdbtest system
+// makes (mdbtest.Reorder, mdbtest.Lost) into a new directory and reads it.
+func scriptedPage(t *testing.T, script func() (*trace.Trace, error)) (*page, string) {
+	t.Helper()
+	tr, err := script()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -825,7 +822,17 @@ func TestReorderedMessages(t *testing.T) {
 	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	return readPage(t, filepath.Join(dir, htmlreport.PageFile)), dir
+}
+
+// TestReorderedMessages: each delivery of mdbtest.Reorder's path is
+// paired with the send it took (the simulator's Event.Cause and
+// Event.CopiedAt), not the first equal one still in flight: the datagram
+// of step 2 overtakes that of step 1, the copy made at step 3 arrives
+// before its original, and the send of step 7 is what is still in flight
+// at the end.
+func TestReorderedMessages(t *testing.T) {
+	p, dir := scriptedPage(t, mdbtest.Reorder)
 	// step, from, to, end, flags (fate | 4 datagram | 8 copy), type.
 	want := []string{
 		"1 0->1 end 6 flags 4 Put",
@@ -852,18 +859,7 @@ func TestReorderedMessages(t *testing.T) {
 // partition loses the datagram Say{N: 6} sent across it at step 6, not the
 // message it holds. A reset (step 8) loses nothing.
 func TestLostMessages(t *testing.T) {
-	tr, err := mdbtest.Lost()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := tr.Write(filepath.Join(dir, "error.trace")); err != nil {
-		t.Fatal(err)
-	}
-	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
+	p, dir := scriptedPage(t, mdbtest.Lost)
 	// step, from, to, end, flags (fate 0 received, 2 lost, 3 in flight |
 	// 4 datagram | 16 lost to a crashed node | 32 across a partition),
 	// message.

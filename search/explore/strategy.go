@@ -3,6 +3,7 @@ package explore
 import (
 	"errors"
 	"fmt"
+	"github.com/macemc/macemc/walks"
 	"slices"
 	"strings"
 	"sync"
@@ -260,4 +261,22 @@ func Strategies() []Strategy {
 	}
 	slices.SortFunc(out, func(a, b Strategy) int { return strings.Compare(a.Name(), b.Name()) })
 	return out
+}
+
+// PathSeeds numbers the seeds of a strategy whose every path is a random
+// draw (random, pct, walk): path i draws with walks.SeedFor(seed^salt, i),
+// so that a path depends on the search's seed and its own place alone. The
+// salt keeps the strategy's draws apart from the walks' (walks.SeedFor of
+// the search's seed).
+type PathSeeds struct{ seed, next uint64 }
+
+// NewPathSeeds returns the path seeds of a search with this seed, for a
+// strategy with this salt.
+func NewPathSeeds(seed, salt uint64) PathSeeds { return PathSeeds{seed: seed ^ salt} }
+
+// Next returns the next path's seed.
+func (p *PathSeeds) Next() uint64 {
+	s := walks.SeedFor(p.seed, p.next)
+	p.next++
+	return s
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
-	"github.com/macemc/macemc/walks"
 )
 
 func init() { explore.Register(Strategy{}) }
@@ -65,13 +64,12 @@ func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
 	}
 	sc := &scheduler{k: steps, d: d, byNode: unit == "node", prio: map[uint64]float64{}, change: make([]int, d-1)}
 	sc.rng = rand.New(&sc.pcg)
-	return &explorer{steps: steps, seed: s.Seed ^ seedSalt, sched: sc}, nil
+	return &explorer{steps: steps, seeds: explore.NewPathSeeds(s.Seed, seedSalt), sched: sc}, nil
 }
 
 type explorer struct {
 	steps int
-	seed  uint64
-	index uint64
+	seeds explore.PathSeeds
 	sched *scheduler
 	// ended counts the schedules whose end Next was told of, and
 	// endSteps sums their lengths (for Warnings).
@@ -84,8 +82,7 @@ func (e *explorer) Next(prev *explore.End) (explore.Path, bool) {
 		e.ended++
 		e.endSteps += int64(prev.Steps)
 	}
-	e.sched.start(walks.SeedFor(e.seed, e.index))
-	e.index++
+	e.sched.start(e.seeds.Next())
 	return explore.Path{Round: 1, Depth: e.steps, Scheduler: e.sched}, true
 }
 

@@ -6,7 +6,6 @@ import (
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
-	"github.com/macemc/macemc/walks"
 )
 
 func init() { explore.Register(Strategy{}) }
@@ -44,20 +43,18 @@ func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
 	}
 	r := engine.NewRandom(0)
 	r.Unbiased = true
-	return &explorer{steps: steps, seed: s.Seed ^ seedSalt, rnd: r}, nil
+	return &explorer{steps: steps, seeds: explore.NewPathSeeds(s.Seed, seedSalt), rnd: r}, nil
 }
 
 type explorer struct {
 	steps int
-	seed  uint64
-	index uint64
+	seeds explore.PathSeeds
 	rnd   *engine.Random
 }
 
 // Next implements explore.Explorer: path i chooses with its own seed.
 func (e *explorer) Next(*explore.End) (explore.Path, bool) {
-	e.rnd.Reseed(walks.SeedFor(e.seed, e.index))
-	e.index++
+	e.rnd.Reseed(e.seeds.Next())
 	return explore.Path{Round: 1, Depth: e.steps, Scheduler: e.rnd}, true
 }
 

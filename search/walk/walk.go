@@ -4,7 +4,6 @@ import (
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
-	"github.com/macemc/macemc/walks"
 )
 
 func init() { explore.Register(Strategy{}) }
@@ -25,7 +24,7 @@ func (Strategy) Params() []sim.ParamSpec { return nil }
 
 // New implements explore.Strategy.
 func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
-	return &explorer{seed: s.Seed ^ seedSalt, rnd: engine.NewRandom(0)}, nil
+	return &explorer{seeds: explore.NewPathSeeds(s.Seed, seedSalt), rnd: engine.NewRandom(0)}, nil
 }
 
 // seedSalt separates the boot choices' random sequence from the walks'
@@ -33,8 +32,7 @@ func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
 const seedSalt = 0x77616c6b
 
 type explorer struct {
-	seed  uint64
-	index uint64
+	seeds explore.PathSeeds
 	rnd   *engine.Random
 }
 
@@ -43,8 +41,7 @@ type explorer struct {
 // choices the nodes make while they boot (Rand or Elapsed in Start), at
 // random with the path's own seed, as the walk answers every later one.
 func (e *explorer) Next(*explore.End) (explore.Path, bool) {
-	e.rnd.Reseed(walks.SeedFor(e.seed, e.index))
-	e.index++
+	e.rnd.Reseed(e.seeds.Next())
 	return explore.Path{Round: 1, Scheduler: e.rnd}, true
 }
 
