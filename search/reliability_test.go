@@ -402,8 +402,10 @@ func TestPrefixWithoutRoom(t *testing.T) {
 	if !notLive(rep.Warnings) {
 		t.Errorf("a dead prefix: warnings %q", rep.Warnings)
 	}
-	if rep, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 8000, MaxPaths: 5, Prefix: filepath.Join(dir, "live.trace")}); err != nil || notLive(rep.Warnings) {
-		t.Errorf("a live prefix: %v, warnings %q", err, rep.Warnings)
+	if rep, err := search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 8000, MaxPaths: 5, Prefix: filepath.Join(dir, "live.trace")}); err != nil {
+		t.Errorf("a live prefix: %v", err)
+	} else if notLive(rep.Warnings) {
+		t.Errorf("a live prefix: warnings %q", rep.Warnings)
 	}
 	// The bound: the first round (5 steps) and a walk as long must fit
 	// before d_max.
