@@ -78,8 +78,8 @@ type Result struct {
 	// samples); the search went on above each.
 	Unchanged []int
 	// NewStates, when not 0, is the number of E's last steps (its second
-	// half, at least progressTail of them) each of which reached a state E
-	// had not been in before: E may be progressing slowly (a counter that
+	// half, at least progressTail and at most maxProgressTail of them) each
+	// of which reached a state E had not been in since they began: E may be progressing slowly (a counter that
 	// must reach a bound, a long backoff) rather than be stuck, and then
 	// a larger d_max shows it live. The dead paths of the paper's systems
 	// return to states they were in (transport's, on seed 2, to 12
@@ -178,9 +178,9 @@ func Find(ctx context.Context, c Config) (Result, error) {
 	return *res, err
 }
 
-// progressTail is the fewest steps of E's second half that
-// Result.NewStates looks at.
-const progressTail = 1000
+// progressTail is the fewest, and maxProgressTail the most, steps at E's
+// end that Result.NewStates looks at (at most its second half).
+const progressTail, maxProgressTail = 1000, 10_000
 
 // finder is one run of Find.
 type finder struct {
@@ -602,14 +602,16 @@ func (f *finder) checkE() error {
 		return fmt.Errorf("%w: %w", ErrReplay, err)
 	}
 	f.live = make([]bool, 0, c.DInit+1)
-	// The states of E's second half, when E is long enough to tell
-	// whether it keeps reaching new ones (Result.NewStates).
+	// The states of E's second half (its last maxProgressTail steps at
+	// most), when E is long enough to tell whether it keeps reaching new
+	// ones (Result.NewStates).
 	var tail map[uint64]bool
+	tailFrom := max(c.Steps/2, c.Steps-maxProgressTail)
 	if c.Steps >= 2*progressTail {
-		tail = make(map[uint64]bool, c.Steps-c.Steps/2)
+		tail = make(map[uint64]bool, c.Steps-tailFrom)
 	}
 	for {
-		if tail != nil && s.Steps() > c.Steps/2 {
+		if tail != nil && s.Steps() > tailFrom {
 			tail[s.Hash()] = true
 		}
 		if s.Steps() <= c.DInit {
@@ -646,7 +648,7 @@ func (f *finder) checkE() error {
 		}
 	}
 	r.transitions.Add(int64(s.Steps()))
-	if n := s.Steps() - c.Steps/2; tail != nil && s.HashErr() == nil && s.HiddenState() == "" && len(tail) == n {
+	if n := s.Steps() - tailFrom; tail != nil && s.HashErr() == nil && s.HiddenState() == "" && len(tail) == n {
 		f.res.NewStates = n
 	}
 	r.eSteps = s.Steps()
