@@ -76,8 +76,9 @@ type Config struct {
 	// Options are the simulator options E ran with: NoFailures and
 	// FailuresUntil are part of an execution's description and replay
 	// needs them (trace.Trace.Options gives them). Chooser and Logger are
-	// ignored. Recovery walks keep them too ("gusto": failures stay off
-	// from FailuresUntil on) unless WalkFailures is set.
+	// ignored. With FailuresUntil set ("gusto": failures in the bounded
+	// part, none in walks) recovery walks inject no failure, from a state
+	// before FailuresUntil too, unless WalkFailures is set.
 	Options engine.Options
 	// Choices are E's recorded choices.
 	Choices []int32
