@@ -33,8 +33,8 @@ func Replayer(t testing.TB, cfg *sim.Config, choices []int32) func(i int) *engin
 // A state is transient when one of Transient recovery walks from it turns
 // live, dead when none of Dead walks does, and Find tries Search walks per
 // probe. Recovery walks run until the execution has WalkDepth steps in all
-// (d_max), failures off once E's last failure is behind them (E's
-// "gusto": critical.Config.Options.FailuresUntil), walk j from state i
+// (d_max) and inject no failure (E's own failures replay, up to its last:
+// critical.Config.Options.FailuresUntil, "gusto"), walk j from state i
 // seeded critical.WalkSeed(Seed, i, j).
 type Judge struct {
 	WalkDepth               int
