@@ -26,6 +26,11 @@ type History struct {
 	// the model computes with another type than the client's response: a
 	// likely explanation of the verdict (lin.Checker.TypeMismatch).
 	TypeMismatch *lin.TypeMismatch
+	// Lines, MinimalLines and TypeHint are the same as report.json gives
+	// them (one line an event; TypeMismatch in words): all a History read
+	// back from report.json (ReadReport) holds.
+	Lines, MinimalLines []string
+	TypeHint            string
 }
 
 // LinStats say what the linearizability check saw over the search:

@@ -156,6 +156,9 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	}
 	out.Stats = explore.Stats{Rounds: j.Rounds, Depth: j.DepthBound, DeepestComplete: j.DeepestComplete, Paths: j.Paths, Pruned: j.Pruned, Walks: j.Walks,
 		Transitions: j.Transitions, DistinctStates: j.DistinctStates, Forgotten: j.Forgotten, Unhashed: j.Unhashed, Stop: stop, Violations: len(j.Violations), Blocked: j.Blocked}
+	if err := j.checkCounts(); err != nil {
+		return err
+	}
 	out.Faults, out.Lin, out.PrefixSteps = j.Faults, j.Lin, j.PrefixSteps
 	if out.Elapsed, err = seconds(j.ElapsedS); err != nil {
 		return err
@@ -215,6 +218,29 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 		}
 	}
 	*r = out
+	return nil
+}
+
+// checkCounts refuses the counts of the linearizability and lasso
+// statistics and the prefix that no search writes: negative ones, more
+// histories judged in a way than were checked, a depth bound past the
+// largest a search takes.
+func (j *reportJSON) checkCounts() error {
+	if j.PrefixSteps < 0 || j.DepthBound > MaxDepthBound || j.DeepestComplete > j.DepthBound {
+		return fmt.Errorf("%w: prefix of %d steps, depth bound %d, deepest complete %d", ErrReport, j.PrefixSteps, j.DepthBound, j.DeepestComplete)
+	}
+	if l := j.Lin; l != nil {
+		if min(l.Checked, l.Distinct, l.Illegal, l.Unknown, l.ModelFailed) < 0 || l.Distinct > l.Checked || l.Illegal+l.Unknown+l.ModelFailed > l.Checked {
+			return fmt.Errorf("%w: linearizability: %d histories checked, %d distinct, %d not linearizable, %d unknown, %d failed", ErrReport,
+				l.Checked, l.Distinct, l.Illegal, l.Unknown, l.ModelFailed)
+		}
+	}
+	if s := j.LassoStats; s != nil {
+		if min(int64(s.Replays), int64(s.Temperature), s.Walks, s.States, s.Repeats, s.Mismatched, s.Unfair, s.Discarded, s.Confirmed, s.Refuted, s.Alarms, s.Recovered) < 0 ||
+			min(s.MeanTrace, s.MeanStem, s.MeanCycle, s.MeanAlarm) < 0 {
+			return fmt.Errorf("%w: lasso statistics: a negative count", ErrReport)
+		}
+	}
 	return nil
 }
 
@@ -288,6 +314,9 @@ func (j *reportJSON) first(f *Finding) error {
 			return fmt.Errorf("%w: temperature alarm: a negative count", ErrReport)
 		}
 		f.Temperature = &Temperature{Threshold: t.Threshold, AlarmStep: t.AlarmStep, LiveAt: t.LiveAt, Verdict: t.Verdict, Note: t.Note}
+	}
+	if j.History != nil || j.Minimal != nil || j.TypeHint != "" {
+		f.History = &History{Lines: j.History, MinimalLines: j.Minimal, TypeHint: j.TypeHint}
 	}
 	return nil
 }

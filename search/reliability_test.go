@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -459,6 +460,60 @@ func TestLinearizabilityReplays(t *testing.T) {
 	for _, p := range r.Properties {
 		if p.Kind == "linearizability" && (p.Holds || p.Unknown) {
 			t.Errorf("the replayed history holds: %+v", p)
+		}
+	}
+}
+
+// TestReportHistoryRoundTrip: a linearizability finding's history read
+// back from report.json is the one written (ReadReport dropped it), and
+// counts no search writes are refused: negative linearizability counts,
+// more histories not linearizable than checked, a negative prefix, a
+// depth bound past the largest, a critical step past the path's end.
+func TestReportHistoryRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	rep, err := search.Run(context.Background(), system(t, "register"), search.Options{Params: map[string]string{"variant": "noquorum"}, Seed: 1, Workers: 1, Out: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "report.json")
+	back, err := search.ReadReport(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := rep.First().History, back.First().History
+	if got == nil || len(got.Lines) == 0 || len(got.Lines) != len(want.Events) || len(got.MinimalLines) != len(want.Minimal) {
+		t.Fatalf("history read back %+v, written %d events (%d minimal)", got, len(want.Events), len(want.Minimal))
+	}
+	again, err := back.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b map[string]any
+	if json.Unmarshal(data, &a) != nil || json.Unmarshal(again, &b) != nil || !reflect.DeepEqual(a["history"], b["history"]) || !reflect.DeepEqual(a["minimal_history"], b["minimal_history"]) {
+		t.Errorf("the history does not survive a round trip")
+	}
+	for _, edit := range []func(m map[string]any){
+		func(m map[string]any) { m["linearizability"].(map[string]any)["checked"] = -5 },
+		func(m map[string]any) { m["linearizability"].(map[string]any)["not_linearizable"] = 1e9 },
+		func(m map[string]any) { m["prefix_steps"] = -4 },
+		func(m map[string]any) { m["depth_bound"] = 1 << 40 },
+	} {
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		edit(m)
+		bad, _ := json.Marshal(m)
+		path := filepath.Join(t.TempDir(), "report.json")
+		if err := os.WriteFile(path, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := search.ReadReport(path); !errors.Is(err, search.ErrReport) {
+			t.Errorf("%s: read back (%v)", bad, err)
 		}
 	}
 }

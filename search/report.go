@@ -594,7 +594,10 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 			j.Stem, j.Cycle = &stem, l.Cycle()
 		}
 		if h := f.History; h != nil {
-			j.History, j.Minimal = historyLines(h.Events), historyLines(h.Minimal)
+			j.History, j.Minimal, j.TypeHint = h.Lines, h.MinimalLines, h.TypeHint
+			if h.Events != nil || h.Minimal != nil {
+				j.History, j.Minimal = historyLines(h.Events), historyLines(h.Minimal)
+			}
 			if m := h.TypeMismatch; m != nil {
 				j.TypeHint = m.String()
 			}
