@@ -163,8 +163,13 @@ func findCritical(ctx context.Context, c critical.Config, quiescent bool) (criti
 	if cr.Event.Msg != nil && cr.Event.Kind != engine.EvApp {
 		cc.Message = sim.MessageName(cr.Event.Msg)
 	}
-	if !cr.HasEvent {
-		cc.Event, cc.Node, cc.Kind = "", -1, ""
+	if !cr.HasEvent || cr.Condition == critical.C2 {
+		// C2 names no transition (its step is where the search stopped:
+		// Recovered and Dead bound it).
+		cc.Event, cc.Node, cc.Kind, cc.Message = "", -1, "", ""
+	}
+	if cr.Condition == critical.C2 {
+		cc.Step = -1
 	}
 	if dead, confirmed := deadAtStart(cr.Probes); cr.Condition == critical.C2 && cr.AtDInit && quiescent && dead {
 		// No walk from the initial state becomes live, and this path
@@ -210,11 +215,11 @@ func (c *Critical) Headline() string { return c.headline(false) }
 func (c *Critical) headline(stable bool) string {
 	how := c.budget(stable)
 	switch {
-	case c.Step < 0:
-		return "no critical transition: " + c.Explain
-	case c.Condition == critical.C2:
+	case c.Condition == critical.C2 && !c.Interrupted:
 		// C2 names no transition: it is where the search stopped.
 		return fmt.Sprintf("no critical transition found within the search depth (condition C2, %s)", how)
+	case c.Step < 0:
+		return "no critical transition: " + c.Explain
 	case c.Event == "":
 		return fmt.Sprintf("dead from step %d (condition %s, %s)", c.Step, c.Condition, how)
 	}

@@ -577,3 +577,34 @@ func TestPhasesSayWhereTheTimeWent(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayOfAC2Path: a C2 answer names no transition, in report.json
+// (step -1, no event) and in replay's text, which printed the step where
+// the search stopped as the critical transition.
+func TestReplayOfAC2Path(t *testing.T) {
+	dir := t.TempDir()
+	rep, err := search.Run(context.Background(), system(t, "philosophers"), search.Options{Params: map[string]string{"n": "2", "fixed": "true"},
+		Lasso: search.LassoOptions{NodeFairness: true}, Seed: 1, WalkDepth: 400, MaxPaths: 2000, Out: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.First().Critical
+	if c == nil || c.Condition != critical.C2 || c.Step != -1 || c.Event != "" || c.Node != -1 {
+		t.Fatalf("critical %+v, want C2 with no step or event", c)
+	}
+	tr, err := trace.Read(rep.Files[search.FileErrorTrace])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := search.Replay(tr, -1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := r.WriteText(&b, "error.trace", ""); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "no critical transition found within the search depth (C2)") || strings.Contains(out, "critical transition: step") {
+		t.Errorf("replay says:\n%s", out)
+	}
+}

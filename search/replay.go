@@ -155,6 +155,8 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 	switch {
 	case t.Kind == trace.KindLive && t.Critical >= 0 && t.Condition != "":
 		fmt.Fprintf(ew, "the live alternative of a dead path whose critical transition is step %d (%s): compare them there\n", t.Critical, t.Condition)
+	case t.Condition == critical.C2.String():
+		fmt.Fprintf(ew, "no critical transition found within the search depth (C2)\n")
 	case t.Critical >= 0 && t.Condition != "":
 		fmt.Fprintf(ew, "critical transition: step %d (%s)\n", t.Critical, t.Condition)
 	}

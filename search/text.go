@@ -287,7 +287,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 				// then the expected answer, not a call to raise d_max.
 				fmt.Fprintf(w, "no critical transition, as expected of this lasso: random walks from its states still reach live states, so it is a transient-state violation (seed 003 §2), which has none (condition C2, %s)\n", c.budget(stable))
 			default:
-				if c.Step >= 0 {
+				if c.Step >= 0 || c.Condition == critical.C2 && !c.Interrupted {
 					fmt.Fprintln(w, c.headline(stable))
 				}
 				fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(strings.TrimSpace(c.Explain), "\n", "\n  "))
