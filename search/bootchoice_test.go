@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/sim"
@@ -249,5 +250,47 @@ func TestDeadFromTheBootChoice(t *testing.T) {
 	}
 	if f.Critical.Step != 0 || !strings.Contains(f.Critical.Explain, "the choices at boot decided it") {
 		t.Fatalf("critical %+v", f.Critical)
+	}
+}
+
+// leaseWaiter takes over once its lease has expired, checking on a timer.
+type leaseWaiter struct {
+	sim.Base
+	Since sim.Time
+	Owner bool
+}
+
+func (l *leaseWaiter) Start(ctx *sim.Context) { l.Since = ctx.Now(); ctx.SetPeriodic("check") }
+
+func (l *leaseWaiter) HandleTimer(ctx *sim.Context, _ string) {
+	if !l.Owner && ctx.Elapsed(l.Since, time.Second) {
+		l.Owner = true
+		ctx.CancelTimer("check")
+	}
+}
+
+// TestWaitingForATimeoutIsNoLivelock: a node that checks until its lease
+// expires is live (time passes), though the cycle in which Elapsed answers
+// "not yet" forever is fair to every event source: such a cycle is unfair
+// to time and proves nothing. It was reported as a proven livelock.
+func TestWaitingForATimeoutIsNoLivelock(t *testing.T) {
+	sys := &sim.System{
+		Name: "lease-waiter",
+		Build: func(sim.Params) (*sim.Config, error) {
+			return &sim.Config{
+				Nodes:    1,
+				Service:  func(sim.NodeID) sim.Service { return &leaseWaiter{} },
+				Liveness: []sim.Property{{Name: "Owner", Check: func(v *sim.View) bool { return sim.Node[leaseWaiter](v, 0).Owner }}},
+			}, nil
+		},
+	}
+	for _, o := range []search.Options{{Seed: 1, WalkDepth: 200}, {Seed: 1, WalkDepth: 200, Lasso: search.LassoOptions{On: true}, Strategy: "walk", MaxPaths: 200}} {
+		rep, err := search.Run(context.Background(), sys, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := rep.First(); f != nil {
+			t.Errorf("strategy %q: found %+v (lasso %+v), want nothing", o.Strategy, f, f.Lasso)
+		}
 	}
 }

@@ -44,8 +44,11 @@
 // per process; in this simulator a node has a FIFO queue per peer and its
 // timers, and per-node fairness accepts a fork that answers one
 // philosopher's retries forever while the other philosopher's Release
-// waits: a lasso no fair network produces. Unfair hot cycles are counted
-// (Stats.Unfair) and never reported.
+// waits: a lasso no fair network produces. A cycle must also be fair to
+// time: one that asks Context.Elapsed and is told "not yet" at every turn
+// waits forever for a timeout, which no real execution does (time passes),
+// so it proves nothing. Unfair hot cycles are counted (Stats.Unfair) and
+// never reported.
 //
 // # Hashing
 //

@@ -534,6 +534,16 @@ func (d *Detector) detect(s *engine.Sim, k int, h, enab uint64) (stop, found boo
 		}
 		d.verified++
 		steps, events, never, ok := d.verify(s, int(i), k, h)
+		if ok && timeStands(steps) {
+			// Unfair to time: no real execution waits forever for a
+			// timeout (see timeStands).
+			d.count(func(c *counters) *atomic.Int64 { return &c.unfair })
+			if d.failed == nil {
+				d.failed = map[uint64]bool{}
+			}
+			d.failed[key] = true
+			continue
+		}
 		if ok {
 			return d.confirm(s, int(i), k, steps, events, never), true
 		}
@@ -544,6 +554,29 @@ func (d *Detector) detect(s *engine.Sim, k int, h, enab uint64) (stop, found boo
 		d.count(func(c *counters) *atomic.Int64 { return &c.discarded })
 	}
 	return false, false
+}
+
+// timeStands reports whether a cycle asks Context.Elapsed and every answer
+// is "not yet": time never passes in it. Elapsed is a choice point (seed
+// 003 §4.1: both answers are executions), but an execution that asks
+// forever and is never told yes is none a real system has, since time does
+// pass: such a cycle is unfair to time, as one that starves an event source
+// is unfair to that source, and proves nothing. A trial's correct lease
+// takeover ("take over once the lease expired") was reported as a proven
+// livelock by the cycle in which the lease never expires.
+func timeStands(steps []cycleStep) bool {
+	asked := false
+	for _, st := range steps {
+		for _, c := range st.sub {
+			if c.Kind == engine.ChooseTime && c.N > 1 {
+				if c.Value != 0 {
+					return false
+				}
+				asked = true
+			}
+		}
+	}
+	return asked
 }
 
 // fair reports whether every source (or node) with an enabled event in
