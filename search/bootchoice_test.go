@@ -149,6 +149,10 @@ func TestUnsafeInitialState(t *testing.T) {
 		if f := rep.First(); f == nil || f.Property != "NeverBad" || f.Steps != 0 {
 			t.Errorf("%s: found %+v, want NeverBad at step 0 (stop %v, %d paths)", strategy, f, rep.Stats.Stop, rep.Stats.Paths)
 		}
+		// report.json says steps 0 (it left the key out).
+		if data, err := rep.MarshalJSON(); err != nil || !strings.Contains(string(data), `"steps":0`) {
+			t.Errorf("%s: report.json %s (%v) has no steps 0", strategy, data, err)
+		}
 	}
 }
 
@@ -247,6 +251,10 @@ func TestDeadFromTheBootChoice(t *testing.T) {
 	f := rep.First()
 	if f == nil || f.Critical == nil {
 		t.Fatalf("finding %+v, want one with a critical transition", f)
+	}
+	// The graph is off for it: the report says so, violation or not.
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "choose while they boot") }) {
+		t.Errorf("warnings %q lack the graph's", rep.Warnings)
 	}
 	if f.Critical.Step != 0 || !strings.Contains(f.Critical.Explain, "the choices at boot decided it") {
 		t.Fatalf("critical %+v", f.Critical)

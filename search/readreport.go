@@ -142,7 +142,7 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	if out.Files == nil {
 		out.Files = map[FileRole]string{}
 	}
-	if j.Rounds < 0 || j.DeepestComplete < 0 || j.Paths < 0 || j.Pruned < 0 || j.Walks < 0 || j.Transitions < 0 || j.DistinctStates < 0 || j.Forgotten < 0 ||
+	if j.Rounds < 0 || j.DeepestComplete < 0 || j.Paths < 0 || j.Pruned < 0 || j.Walks < 0 || j.Transitions < 0 || j.DistinctStates < 0 || j.Forgotten < 0 || j.Unrecorded < 0 ||
 		j.Pruned > j.Paths || j.Walks > j.Paths {
 		return fmt.Errorf("%w: inconsistent counts (rounds %d, paths %d, pruned %d, walks %d, transitions %d, states %d)", ErrReport,
 			j.Rounds, j.Paths, j.Pruned, j.Walks, j.Transitions, j.DistinctStates)
@@ -155,7 +155,7 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("%w: depth bound %d, %d blocked paths", ErrReport, j.DepthBound, j.Blocked)
 	}
 	out.Stats = explore.Stats{Rounds: j.Rounds, Depth: j.DepthBound, DeepestComplete: j.DeepestComplete, Paths: j.Paths, Pruned: j.Pruned, Walks: j.Walks,
-		Transitions: j.Transitions, DistinctStates: j.DistinctStates, Forgotten: j.Forgotten, Unhashed: j.Unhashed, Stop: stop, Violations: len(j.Violations), Blocked: j.Blocked}
+		Transitions: j.Transitions, DistinctStates: j.DistinctStates, Forgotten: j.Forgotten, Unrecorded: j.Unrecorded, Unhashed: j.Unhashed, Stop: stop, Violations: len(j.Violations), Blocked: j.Blocked}
 	if err := j.checkCounts(); err != nil {
 		return err
 	}
@@ -256,10 +256,11 @@ func (j *reportJSON) first(f *Finding) error {
 	if f.Outcome, err = parseOutcome(j.Outcome); err != nil {
 		return err
 	}
-	if path := cmp.Or(j.Path, new(int64)); j.Steps < 0 || j.Depth < 0 || *path != f.Path {
-		return fmt.Errorf("%w: first finding: %d steps, depth %d, path %d (its summary: path %d)", ErrReport, j.Steps, j.Depth, *path, f.Path)
+	steps, depth := *cmp.Or(j.Steps, new(int)), *cmp.Or(j.Depth, new(int))
+	if path := cmp.Or(j.Path, new(int64)); steps < 0 || depth < 0 || *path != f.Path {
+		return fmt.Errorf("%w: first finding: %d steps, depth %d, path %d (its summary: path %d)", ErrReport, steps, depth, *path, f.Path)
 	}
-	f.Property, f.Steps, f.Depth, f.Stack, f.Node, f.AlsoViolated = j.Property, j.Steps, j.Depth, j.Stack, -1, j.AlsoViolated
+	f.Property, f.Steps, f.Depth, f.Stack, f.Node, f.AlsoViolated = j.Property, steps, depth, j.Stack, -1, j.AlsoViolated
 	if j.Node != nil {
 		if *j.Node < 0 {
 			return fmt.Errorf("%w: node %d", ErrReport, *j.Node)
@@ -285,6 +286,9 @@ func (j *reportJSON) first(f *Finding) error {
 		if c.Step < -1 || c.Node < -1 || c.Walks < 0 || c.WalkDepth < 0 || c.Probes < 0 || c.LiveSteps < 0 || c.Shared < 0 || c.Recovered < -1 || c.Dead < -1 {
 			return fmt.Errorf("%w: critical transition: a negative count", ErrReport)
 		}
+		if c.Step > f.Steps {
+			return fmt.Errorf("%w: critical transition at step %d of a %d-step path", ErrReport, c.Step, f.Steps)
+		}
 		if cc.Elapsed, err = seconds(c.ElapsedS); err != nil {
 			return err
 		}
@@ -303,8 +307,8 @@ func (j *reportJSON) first(f *Finding) error {
 		return err
 	}
 	if l := j.Lasso; l != nil {
-		if l.Stem < 0 || l.CycleLength < 0 || l.Stem > j.Steps || l.CycleLength > j.Steps-l.Stem || l.Confirmed < 0 || l.Repeated < 0 {
-			return fmt.Errorf("%w: a lasso cycle of %d steps from state %d in %d steps", ErrReport, l.CycleLength, l.Stem, j.Steps)
+		if l.Stem < 0 || l.CycleLength < 0 || l.Stem > f.Steps || l.CycleLength > f.Steps-l.Stem || l.Confirmed < 0 || l.Repeated < 0 {
+			return fmt.Errorf("%w: a lasso cycle of %d steps from state %d in %d steps", ErrReport, l.CycleLength, l.Stem, f.Steps)
 		}
 		f.Lasso = &Lasso{Stem: l.Stem, Length: l.CycleLength, Confirmed: l.Confirmed, Proof: l.Proof, Hash: l.Hash, Repeated: l.Repeated,
 			Origin: originOf(l.Source), Source: l.Source, Note: l.Note, Events: l.Events, InTurn: l.InTurn}

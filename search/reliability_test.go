@@ -501,6 +501,7 @@ func TestReportHistoryRoundTrip(t *testing.T) {
 		func(m map[string]any) { m["linearizability"].(map[string]any)["not_linearizable"] = 1e9 },
 		func(m map[string]any) { m["prefix_steps"] = -4 },
 		func(m map[string]any) { m["depth_bound"] = 1 << 40 },
+		func(m map[string]any) { m["steps"] = -1 },
 	} {
 		var m map[string]any
 		if err := json.Unmarshal(data, &m); err != nil {

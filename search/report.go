@@ -425,6 +425,7 @@ type reportJSON struct {
 	Transitions     int64   `json:"transitions"`
 	DistinctStates  int64   `json:"distinct_states"`
 	Forgotten       int64   `json:"states_forgotten,omitempty"`
+	Unrecorded      int64   `json:"states_unrecorded,omitempty"`
 	Unhashed        bool    `json:"states_not_hashed,omitempty"`
 	Stop            string  `json:"stop"`
 	Incomplete      bool    `json:"incomplete,omitempty"`
@@ -435,9 +436,9 @@ type reportJSON struct {
 	// PhasesS maps each phase's name (Phase.String) to its seconds.
 	PhasesS map[string]float64 `json:"phases_s,omitempty"`
 
-	Steps        int              `json:"steps,omitempty"`
-	Path         *int64           `json:"path,omitempty"` // the first finding's (0 included)
-	Depth        int              `json:"depth,omitempty"`
+	Steps        *int             `json:"steps,omitempty"` // the first finding's (0 included), as Path and Depth
+	Path         *int64           `json:"path,omitempty"`
+	Depth        *int             `json:"depth,omitempty"`
 	Error        string           `json:"error,omitempty"`
 	Node         *int             `json:"node,omitempty"`
 	Stack        string           `json:"stack,omitempty"`
@@ -541,7 +542,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	j := reportJSON{
 		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy, StrategyParams: r.StrategyParams, Faults: r.Faults, PrefixSteps: r.PrefixSteps,
 		Rounds: r.Stats.Rounds, DepthBound: r.Stats.Depth, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
-		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Forgotten: r.Stats.Forgotten, Unhashed: r.Stats.Unhashed, Stop: r.Stats.Stop.String(),
+		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Forgotten: r.Stats.Forgotten, Unrecorded: r.Stats.Unrecorded, Unhashed: r.Stats.Unhashed, Stop: r.Stats.Stop.String(),
 		Blocked: r.Stats.Blocked, Lin: r.Lin,
 		Incomplete: r.Incomplete, MemoryLimited: r.MemoryLimited, LogsSkipped: r.LogsSkipped, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
 		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug, Warnings: r.Warnings,
@@ -571,7 +572,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	}
 	if f := r.First(); f != nil {
 		j.Kind, j.Certainty, j.Property, j.Outcome = f.Kind.String(), f.Certainty.String(), f.Property, f.outcomeText()
-		j.Steps, j.Path, j.Depth = f.Steps, &f.Path, f.Depth
+		j.Steps, j.Path, j.Depth = &f.Steps, &f.Path, &f.Depth
 		if f.Err != nil {
 			j.Error = f.Err.Error()
 		}

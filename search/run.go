@@ -189,6 +189,7 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	}
 	p.rep.Stats = res.Stats
 	p.rep.SearchTime = res.Stats.Elapsed
+	p.rep.Warnings = append(p.rep.Warnings, res.Notes...)
 	if len(res.Violations) == 0 {
 		p.rep.Warnings = append(p.rep.Warnings, res.Warnings...)
 	}

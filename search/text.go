@@ -103,6 +103,8 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			// The full set dropped earlier rounds' states: those recorded
 			// again are counted again.
 			states = plural(st.DistinctStates, "state") + " recorded (not all distinct: the full visited-state set forgot earlier rounds' states)"
+		} else if st.Unrecorded > 0 {
+			states = plural(st.DistinctStates, "distinct state") + " recorded (the visited-state set was full: more were reached)"
 		}
 		rounds := plural(st.Rounds, "round")
 		if r.Strategy == "delay" && st.Rounds > 0 {

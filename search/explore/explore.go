@@ -370,9 +370,10 @@ type Result struct {
 	// how much of it the search used. Unlike Stats it depends on the
 	// workers and their timing: it is for measuring, never for a report.
 	Speculation SpeculationStats
-	// Warnings say what the search could not do as asked: the strategy's
-	// (Warner), and the executor's.
-	Warnings []string
+	// Warnings are the strategy's (Warner), when its explorer has any;
+	// Notes say what the executor could not do as asked (the explored
+	// graph turned off, say), whatever the search found.
+	Warnings, Notes []string
 }
 
 // SpeculationStats say what speculation did (see doc.go): the paths the
@@ -497,7 +498,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	r.graph = gr
 	res, err := r.run()
 	if res != nil {
-		res.Warnings = append(warnings, res.Warnings...)
+		res.Notes = warnings
 	}
 	if !r.hung {
 		// A goroutine stuck in a hung handler's path may still hold the
