@@ -140,6 +140,10 @@ func (a *App) Run(args []string) int {
 		}
 		return mdb.Main(a.Name+" mdb", args[1:], stdin, a.Stdout, a.Stderr)
 	case "version", "--version":
+		if len(args) == 2 && (args[1] == "--help" || args[1] == "-h") {
+			fmt.Fprintf(a.Stdout, "usage: %s version\n\nprints the version of %s\n", a.Name, a.Name)
+			return ExitNone
+		}
 		if len(args) > 1 {
 			fmt.Fprintf(a.Stderr, "%s version: unexpected argument %q\n", a.Name, args[1])
 			return ExitUsage

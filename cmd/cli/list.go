@@ -9,7 +9,7 @@ import (
 // list prints the registered systems and the strategies.
 func (a *App) list(args []string) (int, error) {
 	fs := a.newFlags("list", "[--json]")
-	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout (a usage or input error, exit 2, prints nothing there: its message is on stderr)")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}

@@ -20,7 +20,7 @@ func (a *App) replay(args []string) (int, error) {
 	path := fs.String("trace", "", "trace file to replay")
 	logPath := fs.String("log", "", "write the full log here (default: stdout, unless --json)")
 	steps := fs.Int("steps", -1, "replay only this many steps")
-	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout (a usage or input error, exit 2, prints nothing there: its message is on stderr)")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}
@@ -89,7 +89,7 @@ func (a *App) critical(args []string) (int, error) {
 	fs.IntVar(&o.Workers, "workers", 0, "parallel workers (0: all cores)")
 	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 60 walks of d_max)")
 	fs.StringVar(&o.Out, "out", "", "write live.trace, live.log and critical.json here (refined-live.trace, refined-live.log and refined-critical.json beside a search's report.json; min-live.* and min-critical.json for a min.trace) (default: beside the trace)")
-	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout (a usage or input error, exit 2, prints nothing there: its message is on stderr)")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}

@@ -41,7 +41,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.IntVar(&o.MaxViolations, "max-violations", search.DefaultMaxViolations, "stop after this many violating paths")
 	fs.IntVar(&o.Workers, "workers", 0, "goroutines that run the search, the bounded part of dfs included (0: all cores; the report does not depend on it)")
 	fs.StringVar(&o.Out, "out", "macemc-out", "directory for traces, logs and report.json (a previous run's there are replaced)")
-	fs.BoolVar(&asJSON, "json", false, "print the report as one JSON object on stdout")
+	fs.BoolVar(&asJSON, "json", false, "print the report as one JSON object on stdout (a usage or input error, exit 2, prints nothing there: its message is on stderr)")
 	fs.BoolVar(&o.NoHashing, "no-hashing", false, "do not cut paths that reach a state seen before (turns the explored state graph off too)")
 	fs.IntVar(&o.MaxStates, "max-states", search.DefaultMaxStates, "bound of the visited-state set (12 bytes a slot); past it new states are not remembered, which costs repeated work, never a wrong verdict")
 	fs.BoolVar(&o.Unbiased, "unbiased", false, "random walks ignore event weights")

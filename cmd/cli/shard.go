@@ -45,7 +45,7 @@ func (a *App) merge(args []string) (int, error) {
 	var progressFlag, maxMemory string
 	fs.StringVar(&mo.Out, "out", "macemc-out", "directory for traces, logs and report.json (a previous run's there are replaced)")
 	fs.IntVar(&mo.Workers, "workers", 0, "parallel workers for the paths the shards left out (0: all cores; the report does not depend on it)")
-	fs.BoolVar(&asJSON, "json", false, "print the report as one JSON object on stdout")
+	fs.BoolVar(&asJSON, "json", false, "print the report as one JSON object on stdout (a usage or input error, exit 2, prints nothing there: its message is on stderr)")
 	fs.StringVar(&maxMemory, "max-memory", "4GiB", "refuse a merge estimated to need more memory than this (none: no limit)")
 	fs.StringVar(&progressFlag, "progress", "auto", "progress on stderr: auto, lines, none")
 	if err := fs.Parse(args); err != nil {

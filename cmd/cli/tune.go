@@ -28,7 +28,7 @@ func (a *App) tune(args []string) (int, error) {
 	out := fs.String("out", "macemc-out", "write the plot here as tune.html")
 	page := fs.String("html", "", "write the plot as an HTML page here (default: DIR/tune.html; \"-\": none)")
 	svg := fs.String("svg", "", "also write the plot as a standalone SVG file")
-	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout (a usage or input error, exit 2, prints nothing there: its message is on stderr)")
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
 	}

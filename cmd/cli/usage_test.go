@@ -56,3 +56,12 @@ func TestUsageErrors(t *testing.T) {
 // knownSystems matches the list of registered systems in an unknown
 // system's error.
 var knownSystems = regexp.MustCompile(`\(known: [^)]*\)`)
+
+// TestVersionHelp: `version --help` prints the command's usage and exits 0,
+// as every command's --help does (it was "unexpected argument", exit 2).
+func TestVersionHelp(t *testing.T) {
+	code, out, errs := run(t, "version", "--help")
+	if code != ExitNone || !strings.HasPrefix(out, "usage: macemc version") || errs != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
