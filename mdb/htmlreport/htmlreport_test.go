@@ -262,6 +262,10 @@ func TestExamplePages(t *testing.T) {
 				if byID(p.doc, "lasso") == nil {
 					t.Error("no lasso section")
 				}
+				// A lasso's C2 is no call for a larger d_max.
+				if c := rep.Critical; c != nil && c.Condition == "C2" && strings.Contains(text(p.doc), "raise the walk depth") {
+					t.Error("the page advises a larger walk depth for a lasso's C2")
+				}
 				// The cycle returns to its first state.
 				if a, b := p.stateAt(0, ep.CycleStart), p.stateAt(0, ep.CycleStart+ep.CycleLen); !slices.Equal(a, b) && rep.Lasso.Hash == "exact" {
 					t.Errorf("the page's states at the cycle's ends differ:\n%v\n%v", a, b)

@@ -410,6 +410,11 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	}
 	if c := r.Critical; c != nil {
 		switch {
+		case c.Condition == "C2" && r.Kind == "lasso":
+			// A lasso keeps reaching states from which walks recover:
+			// a transient-state violation, which has no critical
+			// transition; C2 is no call to raise d_max.
+			add("critical transition", "none, as expected of a lasso: walks from its states still reach live states (condition C2)")
 		case c.Condition == "C2":
 			add("critical transition", "none found within the search depth (condition C2: not enough evidence of a dead state; raise the walk depth)")
 		case c.Event == "":
