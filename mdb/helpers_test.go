@@ -11,7 +11,6 @@ import (
 
 	"github.com/macemc/macemc/mdb"
 	"github.com/macemc/macemc/mdb/mdbtest"
-	"github.com/macemc/macemc/sim/trace"
 )
 
 var (
@@ -44,28 +43,13 @@ func writeFixture(t testing.TB) (dir string, f *mdbtest.Found) {
 	return dir, f
 }
 
-// scriptedOutput writes the path a scripted mdbtest system makes (script:
-// mdbtest.Reorder, mdbtest.Lost) as error.trace into a new directory.
-func scriptedOutput(t testing.TB, script func() (*trace.Trace, error)) string {
-	t.Helper()
-	tr, err := script()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := tr.Write(filepath.Join(dir, "error.trace")); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+// reorderOutput is mdbtest.ErrorDir of mdbtest.Reorder, for the session
+// of testdata/reorder.txt.
+func reorderOutput(t testing.TB) string { return mdbtest.ErrorDir(t, mdbtest.Reorder) }
 
-// reorderOutput is scriptedOutput of mdbtest.Reorder, for the session of
-// testdata/reorder.txt.
-func reorderOutput(t testing.TB) string { return scriptedOutput(t, mdbtest.Reorder) }
-
-// lostOutput is scriptedOutput of mdbtest.Lost, for the session of
+// lostOutput is mdbtest.ErrorDir of mdbtest.Lost, for the session of
 // testdata/lost.txt.
-func lostOutput(t testing.TB) string { return scriptedOutput(t, mdbtest.Lost) }
+func lostOutput(t testing.TB) string { return mdbtest.ErrorDir(t, mdbtest.Lost) }
 
 // drawSVG runs mdb's g with --svg over steps from to to of the path in
 // dir and returns the SVG.

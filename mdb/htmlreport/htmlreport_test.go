@@ -815,14 +815,7 @@ func TestFailureEvents(t *testing.T) {
 // makes (mdbtest.Reorder, mdbtest.Lost) into a new directory and reads it.
 func scriptedPage(t *testing.T, script func() (*trace.Trace, error)) (*page, string) {
 	t.Helper()
-	tr, err := script()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := tr.Write(filepath.Join(dir, "error.trace")); err != nil {
-		t.Fatal(err)
-	}
+	dir := mdbtest.ErrorDir(t, script)
 	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
 		t.Fatal(err)
 	}

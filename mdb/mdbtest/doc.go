@@ -25,7 +25,8 @@
 // each other messages and datagrams with equal payloads: Lost is a path on
 // which a connection break, a partition and a crash lose some of them in
 // flight or as they are sent, and a reset loses none, for what the
-// debugger and the report page show of lost messages.
+// debugger and the report page show of lost messages. ErrorDir writes such
+// a scripted path into a test's directory.
 //
 // # Usage
 //
