@@ -45,9 +45,11 @@ type NondeterminismError struct {
 	// Replays is how many replays were compared.
 	Replays int
 	// Across is set when the replays that differ are one started before
-	// the others ran and one started after: the service keeps state
-	// across executions outside the simulator (a file it writes and reads
-	// back when it starts, a package variable only Start reads).
+	// the others ran and one started after: the service depends on what
+	// changed between them, the time read slowly enough that replays run
+	// side by side agree (a trial's time.Now().UnixNano()/7%5), or state it
+	// keeps across executions outside the simulator (a file it writes and
+	// reads back when it starts, a package variable only Start reads).
 	Across bool
 }
 
@@ -73,9 +75,10 @@ func (e *NondeterminismError) Error() string {
 	}
 	if e.Across {
 		b.WriteString("; the replay that differs started after the others had run, and one started before them did not: " +
-			"the service keeps state across executions outside the simulator (a file or database it writes and reads back when it starts, " +
-			"a package variable or cache), which a replay cannot undo; keep what a node must keep across its resets in sim.Durable, " +
-			"and what it writes elsewhere under a directory of its own for each execution")
+			"the service depends on what changed between them, which a replay cannot undo: the time (time.Now, time.Since: " +
+			"use sim.Context.Now and Elapsed), or state kept across executions outside the simulator (a file or database it writes " +
+			"and reads back when it starts, a package variable or cache: keep what a node must keep across its resets in sim.Durable, " +
+			"and what it writes elsewhere under a directory of its own for each execution)")
 		return b.String()
 	}
 	b.WriteString("; look for map iteration order, global math/rand or crypto/rand (see sim.Context.Reader), time.Now, goroutines, " +
