@@ -811,6 +811,17 @@ func TestFailureEvents(t *testing.T) {
 	checkMessages(t, p, dir)
 }
 
+// messageRecords gives each message record of the page's first path as
+// "step from->to end E flags F S", S the string its field at index str
+// names (5: the message's text, 6: its type).
+func messageRecords(p *page, str int) []string {
+	var got []string
+	for m := p.data.Paths[0].Msgs; len(m) >= 7; m = m[7:] {
+		got = append(got, fmt.Sprintf("%d %d->%d end %d flags %d %s", m[0], m[1], m[2], m[3], m[4], p.data.Strs[m[str]]))
+	}
+	return got
+}
+
 // scriptedPage writes the page of the path a scripted mdbtest system
 // makes (mdbtest.Reorder, mdbtest.Lost) into a new directory and reads it.
 func scriptedPage(t *testing.T, script func() (*trace.Trace, error)) (*page, string) {
@@ -837,11 +848,7 @@ func TestReorderedMessages(t *testing.T) {
 		"3 0->1 end 5 flags 12 Put", // the copy
 		"7 0->1 end -1 flags 7 Put", // in flight
 	}
-	var got []string
-	for m := p.data.Paths[0].Msgs; len(m) >= 7; m = m[7:] {
-		got = append(got, fmt.Sprintf("%d %d->%d end %d flags %d %s", m[0], m[1], m[2], m[3], m[4], p.data.Strs[m[6]]))
-	}
-	if !slices.Equal(got, want) {
+	if got := messageRecords(p, 6); !slices.Equal(got, want) {
 		t.Errorf("messages:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	checkMessages(t, p, dir)
@@ -874,11 +881,7 @@ func TestLostMessages(t *testing.T) {
 		"13 0->2 end 13 flags 22 Say{N: 8}",
 		"13 0->1 end -1 flags 3 Say{N: 9}",
 	}
-	var got []string
-	for m := p.data.Paths[0].Msgs; len(m) >= 7; m = m[7:] {
-		got = append(got, fmt.Sprintf("%d %d->%d end %d flags %d %s", m[0], m[1], m[2], m[3], m[4], p.data.Strs[m[5]]))
-	}
-	if !slices.Equal(got, want) {
+	if got := messageRecords(p, 5); !slices.Equal(got, want) {
 		t.Errorf("messages:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	checkMessages(t, p, dir)

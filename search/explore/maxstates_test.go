@@ -11,16 +11,7 @@ import (
 // without hashing, records at most the bound, and still finds the
 // violations; with a bound above the number of states it is unchanged.
 func TestMaxStatesDegradesToLessPruning(t *testing.T) {
-	cfg := counterConfig(3, 3)
-	stats := func(c explore.Config) explore.Stats {
-		t.Helper()
-		c.System, c.DepthStep, c.MaxDepth, c.WalkDepth, c.Workers = cfg, 7, 7, 7, 1
-		res, err := run(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Stats
-	}
+	stats := func(c explore.Config) explore.Stats { return counterStats(t, c, 7, 7) }
 	full, plain := stats(explore.Config{}), stats(explore.Config{NoHashing: true})
 	small := stats(explore.Config{MaxStates: int(full.DistinctStates / 4)})
 	if small.DistinctStates > full.DistinctStates/4 || small.Unrecorded == 0 {
@@ -56,16 +47,7 @@ func TestMaxStatesDegradesToLessPruning(t *testing.T) {
 // round's says so (Forgotten): a state recorded again is counted again in
 // DistinctStates, which may then pass the bound.
 func TestMaxStatesForgetsEarlierRounds(t *testing.T) {
-	cfg := counterConfig(3, 3)
-	run1 := func(c explore.Config) explore.Stats {
-		t.Helper()
-		c.System, c.DepthStep, c.MaxDepth, c.WalkDepth, c.Workers = cfg, 3, 9, 9, 1
-		res, err := run(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Stats
-	}
+	run1 := func(c explore.Config) explore.Stats { return counterStats(t, c, 3, 9) }
 	full := run1(explore.Config{})
 	if full.Forgotten != 0 {
 		t.Fatalf("an unbounded set forgot %d states", full.Forgotten)
@@ -75,4 +57,16 @@ func TestMaxStatesForgetsEarlierRounds(t *testing.T) {
 	if small.Forgotten == 0 || small.DistinctStates <= int64(max) {
 		t.Errorf("bound %d: %d forgotten, %d counted (unbounded: %d, %d rounds)", max, small.Forgotten, small.DistinctStates, full.DistinctStates, full.Rounds)
 	}
+}
+
+// counterStats runs c on counterConfig(3, 3) with one worker, rounds of
+// step up to depth, walks as deep as depth, and returns its statistics.
+func counterStats(t *testing.T, c explore.Config, step, depth int) explore.Stats {
+	t.Helper()
+	c.System, c.DepthStep, c.MaxDepth, c.WalkDepth, c.Workers = counterConfig(3, 3), step, depth, depth, 1
+	res, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Stats
 }
