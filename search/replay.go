@@ -191,7 +191,7 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 // MarshalJSON writes what `macemc replay --json` prints.
 func (r *Replayed) MarshalJSON() ([]byte, error) {
 	t := r.Trace
-	m := map[string]any{"system": t.System, "params": t.Params, "kind": t.Kind, "property": t.Property, "steps": r.Steps,
+	m := map[string]any{"system": t.System, "params": t.Params, "kind": t.Kind, "property": t.Property, "steps": r.Steps, "total": r.Total,
 		"critical": t.Critical, "condition": t.Condition, "properties": r.Properties, "reproduced": r.Reproduced}
 	if r.Err != nil {
 		m["error"] = r.Err.Error()

@@ -136,6 +136,16 @@ func TestSearchFindsReportsAndReplays(t *testing.T) {
 	if code != ExitViolation || !strings.Contains(out, `"reproduced": true`) {
 		t.Errorf("replay: exit %d\n%s%s", code, out, errs)
 	}
+	// --json says how many steps ran of how many the trace has.
+	tr, err := trace.Read(filepath.Join(dir, "error.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = run(t, "replay", "--trace", filepath.Join(dir, "error.trace"), "--steps", "2", "--json")
+	var counts struct{ Steps, Total int }
+	if err := json.Unmarshal([]byte(out), &counts); err != nil || counts.Steps != 2 || counts.Total != tr.Steps {
+		t.Errorf("replay --steps 2 --json: steps %d, total %d (want 2, %d), %v\n%s", counts.Steps, counts.Total, tr.Steps, err, out)
+	}
 	// The error log is deterministic: replaying again writes the same
 	// bytes, its "#" header and footer lines included.
 	logPath := filepath.Join(t.TempDir(), "again.log")
