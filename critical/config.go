@@ -87,6 +87,11 @@ type Config struct {
 	// DInit is the step from which E never reached a live state: the
 	// bounded search depth (liveness only counts in states after it).
 	DInit int
+	// Minimized marks an E that is a minimized doomed path (Minimize)
+	// walked on to d_max: DInit is then the minimized path's end, where
+	// its critical transition was, not a search depth (Result.Explain
+	// says so).
+	Minimized bool
 	// WalkDepth is d_max: a recovery walk from state i runs until the
 	// execution has WalkDepth steps in all (WalkDepth-i steps of its own).
 	// Default DefaultWalkDepth.

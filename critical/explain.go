@@ -58,7 +58,9 @@ func (r *Result) Explain() string {
 	switch {
 	case r.Condition == C1:
 		fmt.Fprintf(&b, "Critical transition at step %d (condition C1): %s. ", r.Step, event())
-		if r.Below {
+		if r.Below && r.Minimized {
+			fmt.Fprintf(&b, "No walk recovered from d_init = %d, the minimized path's end, where liveness began to count, so the critical transition was searched in the path's own prefix. ", r.DInit)
+		} else if r.Below {
 			fmt.Fprintf(&b, "No walk recovered from d_init = %d, where the dead path's liveness checking began, and liveness was never checked inside the bounded search, so the critical transition was searched below d_init, in the path's own prefix. ", r.DInit)
 		}
 		if len(r.Refined) > 0 {

@@ -63,6 +63,8 @@ type Result struct {
 	// DInit, WalkDepth (d_max) and Walks (k) are the parameters used;
 	// ESteps is E's length.
 	DInit, WalkDepth, Walks, ESteps int
+	// Minimized is Config.Minimized: E is a minimized doomed path.
+	Minimized bool
 	// Probes lists every call of Recovers in order, confirmation samples
 	// included (Phase PhaseConfirm).
 	Probes []Probe
@@ -165,7 +167,7 @@ func Find(ctx context.Context, c Config) (Result, error) {
 	}
 	r := newSearcher(ctx, &c)
 	defer r.close()
-	f := &finder{r: r, c: &c, res: Result{DInit: c.DInit, WalkDepth: c.WalkDepth, Walks: c.Walks}, verdict: map[int]bool{}}
+	f := &finder{r: r, c: &c, res: Result{DInit: c.DInit, WalkDepth: c.WalkDepth, Walks: c.Walks, Minimized: c.Minimized}, verdict: map[int]bool{}}
 	err := f.search()
 	res := &f.res
 	if err != nil && ctx != nil && ctx.Err() != nil {

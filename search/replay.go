@@ -628,6 +628,7 @@ func refineConfig(t *trace.Trace, o CriticalOptions, minimized bool) (critical.C
 	case minimized:
 		c.Seed = walks.SeedFor(c.Seed, minimizedCheckStream)
 	}
+	c.Minimized = minimized
 	if c.Walks == 0 {
 		c.Walks = DefaultWalks
 	}

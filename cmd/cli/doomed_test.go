@@ -73,6 +73,12 @@ func TestConfidenceAndMinimizedPath(t *testing.T) {
 	if code != ExitViolation || !strings.Contains(out, `"reproduced": true`) || !strings.Contains(out, `"kind": "minimized"`) || !strings.Contains(out, `"critical": 2`) {
 		t.Errorf("replay min.trace: exit %d\n%s%s", code, out, errs)
 	}
+	// Its critical transition is searched from its end, which is no
+	// search depth: the answer says so.
+	code, out, errs = run(t, "critical", "--trace", filepath.Join(dir, "min.trace"), "--out", t.TempDir())
+	if code != ExitViolation || !strings.Contains(out, "No walk recovered from d_init = 2, the minimized path's end") || strings.Contains(out, "bounded search") {
+		t.Errorf("critical min.trace: exit %d\n%s%s", code, out, errs)
+	}
 	var buf bytes.Buffer
 	s, err := mdb.Open(filepath.Join(dir, "min.trace"), "", mdb.Options{Out: &buf})
 	if err != nil {
