@@ -27,7 +27,7 @@ type GraphOptions struct {
 // graphConfig returns the executor's graph configuration for the run.
 func (p *pipeline) graphConfig() *explore.GraphConfig {
 	o := &p.opts
-	if o.Graph.Off || p.rep.Strategy == "walk" {
+	if o.Graph.Off || p.walkOnly {
 		// The walk strategy's paths have no bounded part: its graph would
 		// hold the initial state alone.
 		return nil

@@ -343,16 +343,16 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 	if err := checkWalkRoom(strat, first, cfg, &opts, opts.PrefixSteps); err != nil {
 		return nil, err
 	}
-	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start, strat: strat, sparams: sparams, firstDepth: first}
+	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start, strat: strat, sparams: sparams, firstDepth: first, walkOnly: explore.IsWalkOnly(strat)}
 	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), StrategyParams: sparams, Files: map[FileRole]string{},
 		Faults: cfg.Failures.String(), GraphPartial: !opts.Graph.Off && opts.Lasso.Partial}
-	if opts.Depth > 0 && strat.Name() == "walk" {
+	if opts.Depth > 0 && p.walkOnly {
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("--depth %d has no effect on --strategy walk: its paths have no bounded part (--walk-depth bounds the walks)", opts.Depth))
 	}
-	if opts.NoHashing && !opts.Graph.Off && len(cfg.Liveness) > 0 && strat.Name() != "walk" {
+	if opts.NoHashing && !opts.Graph.Off && len(cfg.Liveness) > 0 && !p.walkOnly {
 		p.rep.Warnings = append(p.rep.Warnings, "--no-hashing turns the explored state graph off (its states are hashes): no fair cycle is looked for in it and no exhausted search proves liveness; --lasso looks for cycles along each walk")
 	}
-	if opts.WalkFailures && strat.Name() == "walk" {
+	if opts.WalkFailures && p.walkOnly {
 		p.rep.Warnings = append(p.rep.Warnings, "--walk-failures has no effect on --strategy walk: its walks are the whole path, and failures are on all along them")
 	}
 	if p.rep.Properties == nil {
@@ -423,11 +423,14 @@ type pipeline struct {
 	sparams sim.Params
 	// firstDepth is the bounded part of the strategy's first path.
 	firstDepth int
-	start      time.Time
-	rep        *Report
-	base       trace.Trace        // what every trace of the run records
-	lin        *lin.Checker       // the linearizability check, when the system has a model
-	first      *explore.Violation // the violation analysed
+	// walkOnly: the strategy's paths have no bounded part
+	// (explore.WalkOnly).
+	walkOnly bool
+	start    time.Time
+	rep      *Report
+	base     trace.Trace        // what every trace of the run records
+	lin      *lin.Checker       // the linearizability check, when the system has a model
+	first    *explore.Violation // the violation analysed
 	// unlockOut gives back the result directory (lockOut).
 	unlockOut func()
 	// coldMonitors are the liveness monitors cold in the initial state
@@ -512,7 +515,7 @@ func (p *pipeline) finish(err error) (*Report, error) {
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the shards found %s past this search's budget (it searches the paths one process "+
 			"would, in its order): a search with a larger --max-paths (Options.MaxPaths) reaches %s", plural(n, "violating path"), them))
 	}
-	if st := p.rep.Stats; p.rep.First() == nil && p.rep.Strategy == "walk" && st.Walks > 0 && st.Transitions < 2*st.Walks {
+	if st := p.rep.Stats; p.rep.First() == nil && p.walkOnly && st.Walks > 0 && st.Transitions < 2*st.Walks {
 		p.rep.Warnings = append(p.rep.Warnings, shortWalksWarning(float64(st.Transitions)/float64(st.Walks)))
 	}
 	page := p.rep.First() != nil && p.opts.Out != "" && err == nil && p.ctx.Err() == nil

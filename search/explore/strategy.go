@@ -151,6 +151,20 @@ type Forker interface {
 	RoundDepth(round int) (int, bool)
 }
 
+// WalkOnly is a Strategy whose paths have no bounded part: each is a
+// random walk of d_max steps from the initial state (search/walk), so
+// what a bounded part gives (the explored state graph, a depth bound,
+// failures only inside the bounded part) does not apply to it.
+type WalkOnly interface {
+	WalkOnly() bool
+}
+
+// IsWalkOnly reports whether s is a WalkOnly strategy that says so.
+func IsWalkOnly(s Strategy) bool {
+	w, ok := s.(WalkOnly)
+	return ok && w.WalkOnly()
+}
+
 // OrderReducer is a Strategy that runs one order of the events that
 // commute (partial-order reduction): its exhausted search reaches every
 // end state but not every transition of the states on the way, so its

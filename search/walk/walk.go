@@ -22,6 +22,10 @@ func (Strategy) Doc() string {
 // Params implements explore.Strategy.
 func (Strategy) Params() []sim.ParamSpec { return nil }
 
+// WalkOnly reports that every path is a walk, with no bounded part
+// (explore.WalkOnly).
+func (Strategy) WalkOnly() bool { return true }
+
 // New implements explore.Strategy.
 func (Strategy) New(s explore.Setup) (explore.Explorer, error) {
 	return &explorer{seeds: explore.NewPathSeeds(s.Seed, seedSalt), rnd: engine.NewRandom(0)}, nil
