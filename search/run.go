@@ -769,30 +769,36 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 		p.critical(f, v)
 	}
 	p.lassoCheck(f, v, lr)
-	if c, l := f.Critical, f.Lasso; c != nil && l != nil && l.Proof && f.Kind == KindLasso && c.Condition == critical.C2 && !c.Interrupted {
-		lassoCritical(f)
+	if c, l := f.Critical, f.Lasso; c != nil && l != nil && f.Kind == KindLasso && c.Condition == critical.C2 && !c.Interrupted && (l.Proof || c.Recovered >= 0) {
+		lassoCritical(f, l.Proof)
 	}
 }
 
-// lassoCritical replaces the C2 answer of a violation that a lasso proves
-// by what it means there. Algorithm 3 ran on the path the search found,
-// which repeats the cycle up to d_max, and stopped past the lasso's trace
-// (it ends after the cycle's first round): its step and live alternative
-// are of that path, not the trace, and its advice to raise d_max does not
-// apply. A lasso is a transient-state violation, which has no critical
-// transition (seed 003 §2), unless no walk recovered even from the
-// initial state.
-func lassoCritical(f *Finding) {
+// lassoCritical replaces the C2 answer of a lasso's violation by what it
+// means there. Algorithm 3 ran on the path the search found, which repeats
+// the cycle up to d_max, and stopped past the lasso's trace (it ends after
+// the cycle's first round): its step and live alternative are of that
+// path, not the trace, and its advice to raise d_max does not apply to a
+// lasso that proves the violation. A lasso is a transient-state
+// violation, which has no critical transition (seed 003 §2), unless no
+// walk recovered even from the initial state; a suspected one (proof
+// false: partial hashing) is one if its cycle can go on forever.
+func lassoCritical(f *Finding, proof bool) {
 	c := f.Critical
-	if c.Recovered < 0 && c.Dead == 0 {
+	switch {
+	case !proof && c.Recovered >= 0:
+		c.Explain = fmt.Sprintf("No critical transition: the search for one ran on the path that went on repeating the cycle (to d_max, beyond the %d steps of the trace), "+
+			"and random walks from its states still reached live states (from its state %d): no state of it is dead, so this is a transient-state violation (seed 003 §2), which has none, "+
+			"if the cycle can go on forever in a fair execution (the lasso below says why it is only suspected; mdb's j cycle shows it).", f.Steps, c.Recovered)
+	case c.Recovered < 0 && c.Dead == 0:
 		c.Explain = "No critical transition: no random walk from the states probed, the initial state among them, reached a live state, " +
 			"so the system looks dead from the start and the lasso proves it can stay so; check the driver's requests, the failure budgets and the liveness properties, " +
 			"or raise --walk-depth if a live state needs more steps."
-	} else {
+	default:
 		c.Explain = "No critical transition, as expected of this lasso: random walks from its states still reach live states, " +
 			"so it is a transient-state violation (seed 003 §2), which has none: the system can become live from every state of the cycle, and a fair execution may still never do so."
 	}
-	c.Step, c.Event, c.Node, c.Kind, c.Message = -1, "", 0, "", ""
+	c.Step, c.Event, c.Node, c.Kind, c.Message = -1, "", -1, "", ""
 	c.LiveSteps, c.Shared = 0, 0
 	f.Live = nil
 }

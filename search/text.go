@@ -288,6 +288,10 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 				// violation, which has no critical transition. C2 is
 				// then the expected answer, not a call to raise d_max.
 				fmt.Fprintf(w, "no critical transition, as expected of this lasso: random walks from its states still reach live states, so it is a transient-state violation (seed 003 §2), which has none (condition C2, %s)\n", c.budget(stable))
+			case !c.Interrupted && c.Condition == critical.C2 && f.Kind == KindLasso && f.Lasso != nil && c.Recovered >= 0:
+				// A suspected lasso whose path's states recover: its
+				// explanation (lassoCritical) says what C2 means there.
+				fmt.Fprintf(w, "no critical transition (condition C2, %s)\n  %s\n", c.budget(stable), c.Explain)
 			default:
 				if c.Step >= 0 || c.Condition == critical.C2 && !c.Interrupted {
 					fmt.Fprintln(w, c.headline(stable))
