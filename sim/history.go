@@ -86,6 +86,7 @@ type Model struct {
 	// DescribeOp and DescribeState, when set, describe an operation with
 	// its result and a state for the history visualization (e.g.
 	// "put(x, 1)" and "{x: 1}"); by default their text forms are shown.
+	// Both are plain text: the page shows "<" as written.
 	DescribeOp    func(op, result any) string
 	DescribeState func(state any) string
 }

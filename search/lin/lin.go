@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"slices"
 	"sync"
@@ -497,13 +498,16 @@ func (c *Checker) adapt() (porcupine.Model, *guards) {
 			}
 			return engine.FormatValue(input) + " → " + engine.FormatValue(output)
 		},
+		// porcupine's page puts a state's description into its tooltip
+		// as HTML (an operation's goes in as text): a state is plain text
+		// (a value a client wrote, "<b>" or a script), so it is escaped.
 		DescribeState: func(state any) string {
 			if m.DescribeState != nil {
 				var d string
 				c.guard(g, func() { d = m.DescribeState(state) })
-				return d
+				return html.EscapeString(d)
 			}
-			return engine.FormatValue(state)
+			return html.EscapeString(engine.FormatValue(state))
 		},
 		DescribeOperationMetadata: func(info any) string {
 			md, ok := info.(meta)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -222,6 +223,45 @@ func TestVisualize(t *testing.T) {
 		}
 	}
 }
+
+// TestVisualizedStatesAreText: porcupine's page puts a state's description
+// into its tooltip as HTML; a value a client wrote ("<img onerror=...>",
+// "a<b && c>d") is shown as the text it is, never as markup.
+func TestVisualizedStatesAreText(t *testing.T) {
+	m := registerModel
+	m.Init = func() any { return "" }
+	m.Apply = func(state, op any) (any, any) {
+		if w, ok := op.(writeText); ok {
+			return w.V, "ok"
+		}
+		return state, state
+	}
+	h := []sim.HistoryEvent{
+		{Client: 0, Kind: sim.Invocation, Value: writeText{V: "<img src=x onerror=alert(1)>"}, Step: 1},
+		{Client: 0, Kind: sim.Response, Value: "ok", Step: 2},
+		{Client: 1, Kind: sim.Invocation, Value: read{}, Step: 3},
+		{Client: 1, Kind: sim.Response, Value: "", Step: 4},
+	}
+	var buf bytes.Buffer
+	if _, err := lin.New(&m, 0).Visualize(h, &buf); err != nil {
+		t.Fatal(err)
+	}
+	// The page's data is JSON, which writes "<" as \u003c and "&" as \u0026.
+	states := regexp.MustCompile(`"StateDescription":"((?:[^"\\]|\\.)*)"`).FindAllStringSubmatch(buf.String(), -1)
+	escaped := false
+	for _, m := range states {
+		if strings.Contains(m[1], `\u003c`) {
+			t.Errorf("a state's description reaches the page as markup: %s", m[1])
+		}
+		escaped = escaped || strings.Contains(m[1], `\u0026lt;img src=x onerror=alert(1)\u0026gt;`)
+	}
+	if !escaped {
+		t.Errorf("no state shows the value written, escaped: %q", states)
+	}
+}
+
+// writeText writes a string to the register.
+type writeText struct{ V string }
 
 // TestModelThatChangesItsState: a model whose Apply changes the map it was
 // given makes a linearizable history look illegal (porcupine applies
