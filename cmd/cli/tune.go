@@ -58,6 +58,22 @@ func (a *App) tune(args []string) (int, error) {
 		return ExitUsage, usageError{err}
 	}
 	c.System = cfg
+	// The outputs are checked before the sampling, which can take minutes:
+	// a path that cannot be written loses nothing then.
+	switch *page {
+	case "-":
+		*page = ""
+	case "":
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return ExitUsage, usagef("output directory: %w", err)
+		}
+		*page = filepath.Join(*out, "tune.html")
+	}
+	for _, f := range []struct{ flag, path string }{{"--svg", *svg}, {"--html", *page}} {
+		if err := checkOutputFile(f.path); err != nil {
+			return ExitUsage, usagef("%s: %w", f.flag, err)
+		}
+	}
 	ctx, stop := a.signalsSaying("nothing is written")
 	defer stop()
 	c.Context = ctx
@@ -73,15 +89,6 @@ func (a *App) tune(args []string) (int, error) {
 		if err := trace.WriteAtomic(*svg, func(w io.Writer) error { _, err := w.Write(res.SVG(title)); return err }); err != nil {
 			return ExitUsage, err
 		}
-	}
-	switch *page {
-	case "-":
-		*page = ""
-	case "":
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return ExitUsage, usagef("output directory: %w", err)
-		}
-		*page = filepath.Join(*out, "tune.html")
 	}
 	if *page != "" {
 		doc, err := res.HTML(title)
@@ -99,4 +106,21 @@ func (a *App) tune(args []string) (int, error) {
 			"unsafe": res.Unsafe, "depth": c.Depth, "walk_depth": c.MaxSteps, "percentiles": res.Percentiles(), "suggested_walk_depth": res.Suggest(), "svg": *svg, "html": *page})
 	}
 	return ExitNone, res.WriteText(a.Stdout, fmt.Sprintf("%s %s", *name, p.Canonical()), *page, *svg)
+}
+
+// checkOutputFile reports why a file cannot be written at path: its
+// directory is missing, or the path holds something other than a regular
+// file, or a trace (trace.CheckReplaceable, trace.CheckNotTrace). An empty
+// path passes.
+func checkOutputFile(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s: its directory %s does not exist", path, filepath.Dir(path))
+	}
+	if err := trace.CheckReplaceable(path); err != nil {
+		return err
+	}
+	return trace.CheckNotTrace(path)
 }
