@@ -664,6 +664,9 @@ type racer struct {
 	sim.Base
 	Slow, Done  bool
 	Count, Need int
+	// Stop, when not 0, ends the ticks at Stop (short of Need): the slow
+	// branch then falls quiescent without a live state.
+	Stop int
 }
 
 func (r *racer) Start(ctx *sim.Context) { ctx.SetTimer("a-slow"); ctx.SetTimer("b-fast") }
@@ -678,6 +681,9 @@ func (r *racer) HandleTimer(ctx *sim.Context, name string) {
 	case name == "tick":
 		if r.Count++; r.Count >= r.Need {
 			r.Done = true
+		}
+		if r.Count == r.Stop {
+			ctx.CancelTimer("tick")
 		}
 	}
 }
@@ -702,5 +708,13 @@ func TestSlowProgressIsSaid(t *testing.T) {
 	c = poisonConfig(t, poisonSys{apps: 100, poison: 40}, 2000, 2000)
 	if res := find(t, c); res.NewStates != 0 {
 		t.Errorf("the poisoned node's dead path: %d new states", res.NewStates)
+	}
+	// A dead path that falls quiescent has nothing left to run, however
+	// new its last states were: no such note either.
+	cfg.Service = func(sim.NodeID) sim.Service { return &racer{Need: 3000, Stop: 2500} }
+	choices, n = deadPath(t, cfg, 3000, engine.Options{})
+	c = critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: 3000, Walks: 20, Seed: 1, ConfirmWalks: 2000, ConfirmBudget: 100_000}
+	if res := find(t, c); res.Step != 1 || res.NewStates != 0 || strings.Contains(res.Explain(), "slow progress") {
+		t.Errorf("a quiescent dead path of %d steps: step %d, %d new states:\n%s", n, res.Step, res.NewStates, res.Explain())
 	}
 }

@@ -81,7 +81,8 @@ type Result struct {
 	Unchanged []int
 	// NewStates, when not 0, is the number of E's last steps (its second
 	// half, at least progressTail and at most maxProgressTail of them) each
-	// of which reached a state E had not been in since they began: E may be progressing slowly (a counter that
+	// of which reached a state E had not been in since they began, when E
+	// does not end quiescent: E may be progressing slowly (a counter that
 	// must reach a bound, a long backoff) rather than be stuck, and then
 	// a larger d_max shows it live. The dead paths of the paper's systems
 	// return to states they were in (transport's, on seed 2, to 12
@@ -650,13 +651,15 @@ func (f *finder) checkE() error {
 		}
 	}
 	r.transitions.Add(int64(s.Steps()))
-	if n := s.Steps() - tailFrom; tail != nil && s.HashErr() == nil && s.HiddenState() == "" && len(tail) == n {
+	f.quiescent = len(s.Ready()) == 0
+	// A path that fell quiescent has nothing left to run: new states on
+	// the way to its end are no progress towards a live one.
+	if n := s.Steps() - tailFrom; tail != nil && !f.quiescent && s.HashErr() == nil && s.HiddenState() == "" && len(tail) == n {
 		f.res.NewStates = n
 	}
 	r.eSteps = s.Steps()
 	if r.eSteps < c.DInit {
 		return fmt.Errorf("%w: d_init %d is beyond E's %d steps", ErrBadConfig, c.DInit, r.eSteps)
 	}
-	f.quiescent = len(s.Ready()) == 0
 	return nil
 }
