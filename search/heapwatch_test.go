@@ -79,6 +79,31 @@ func TestHeapPastTheLimitStopsTheRun(t *testing.T) {
 	}
 }
 
+// TestMemoryLimitWhileWritingFiles: a run that reaches the memory limit
+// while it writes the logs and the report page (after the search and the
+// analysis) is marked memory limited, in the report and in report.json,
+// not only incomplete as a Ctrl-C would leave it.
+func TestMemoryLimitWhileWritingFiles(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	out := t.TempDir()
+	rep, err := search.Run(ctx, system(t, "transport"), search.Options{Seed: 7, Workers: 1, Out: out, Progress: func(p search.Progress) {
+		if p.Phase == search.PhaseFiles && strings.HasPrefix(p.Message, "writing the logs") {
+			cancel(search.ErrMemoryLimit)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.First() == nil || !rep.Incomplete || !rep.MemoryLimited || !rep.LogsSkipped {
+		t.Fatalf("finding %v, incomplete %v, memory limited %v, logs skipped %v", rep.First() != nil, rep.Incomplete, rep.MemoryLimited, rep.LogsSkipped)
+	}
+	back, err := search.ReadReport(filepath.Join(out, "report.json"))
+	if err != nil || !back.MemoryLimited || !back.Incomplete {
+		t.Fatalf("report.json: memory limited %v, incomplete %v (%v)", back != nil && back.MemoryLimited, back != nil && back.Incomplete, err)
+	}
+}
+
 // gobbler's third timer firing allocates 256 MiB in 1 MiB pieces without
 // returning in between or calling its Context (it does return at the end,
 // so that the test leaves nothing allocating behind). It takes at least

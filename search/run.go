@@ -599,6 +599,7 @@ func (p *pipeline) finish(err error) (*Report, error) {
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %v", pageErr))
 	}
 	p.rep.Incomplete = p.ctx.Err() != nil
+	p.rep.MemoryLimited = p.rep.MemoryLimited || p.memoryLimited()
 	p.endPhase(time.Now()) // the logs and the page
 	p.rep.Elapsed = time.Since(p.start)
 	if werr := p.writeReport(); werr != nil && err == nil {
