@@ -65,7 +65,7 @@ func init() {
 		{name: "random", aliases: []string{"r"}, args: "N [SEED]", summary: "run N random (weighted) steps from here, on a branch",
 			run: (*Session).cmdRandom},
 		{name: "run", aliases: []string{"R"}, args: "[CAP] [SEED]", summary: "run random steps from here until the system is live (at most CAP)",
-			detail: "Runs on a branch like random. CAP defaults to the trace's walk depth (d_max), or 20000.",
+			detail: "Runs on a branch like random. CAP defaults to the trace's walk depth (d_max), or 20000.\nLike the search's recovery walks it injects no failures (unless the trace's walks did, --walk-failures).",
 			run:    (*Session).cmdRun},
 		{name: "watch", aliases: []string{"w"}, args: "[NODE|all]", summary: "select a node: n and p then step through its events only; w alone or w all deselects",
 			run: (*Session).cmdWatch},
@@ -702,10 +702,13 @@ func (s *Session) cmdBranch(args []string, _ string) error {
 // runRandom runs up to n new steps on the branch from the current step,
 // stopping early when stop says so, at a safety violation or when nothing
 // is ready. It returns why it stopped ("" when it ran all n).
-func (s *Session) runRandom(n int, seed string, stop func(*engine.Sim) bool) (*path, int, string, error) {
+func (s *Session) runRandom(n int, seed string, stop func(*engine.Sim) bool, recovery bool) (*path, int, string, error) {
 	q, _, err := s.branchHere(seed)
 	if err != nil {
 		return nil, 0, "", err
+	}
+	if recovery {
+		q.recover()
 	}
 	from := s.pos
 	why := ""
@@ -763,7 +766,7 @@ func (s *Session) cmdRandom(args []string, _ string) error {
 	if len(args) == 2 {
 		seed = args[1]
 	}
-	q, from, why, err := s.runRandom(n, seed, nil)
+	q, from, why, err := s.runRandom(n, seed, nil, false)
 	if err != nil {
 		return err
 	}
@@ -817,7 +820,7 @@ func (s *Session) cmdRun(args []string, _ string) error {
 	// ones if it leaves after the critical step (they descend from a dead
 	// state).
 	shared := sharedSteps(s.p, s.paths[0])
-	q, from, why, err := s.runRandom(limit, seed, live)
+	q, from, why, err := s.runRandom(limit, seed, live, true)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,11 @@ type path struct {
 	cur     *engine.Sim    // cursor: a simulator somewhere on the path
 	log     *pathLog       // the replay log, made on demand
 
+	// recovery marks a branch that runs without failures from step
+	// recoveryFrom on, as the search's recovery walks do (R).
+	recovery     bool
+	recoveryFrom int
+
 	tr     *trace.Trace   // the trace the path comes from; nil for branches
 	file   string         // the trace file
 	branch bool           // a branch: stepping past its end runs new steps
@@ -183,6 +188,10 @@ func (p *path) at(n int) (*engine.Sim, error) {
 	if c := p.cur; c == nil || c.Steps() > n || n-c.Steps() > p.k || c.Steps() > p.steps() {
 		snap := p.snaps[n/p.k]
 		p.cur = snap.Clone(engine.NewRecorded(p.choices[p.choiceAt(snap.Steps()):]))
+		if p.recovery && snap.Steps() <= p.recoveryFrom {
+			// A snapshot from before the branch stopped its failures.
+			p.stopFailures(p.cur)
+		}
 	}
 	for p.cur.Steps() < n {
 		before := p.cur.Steps()
@@ -228,7 +237,41 @@ func (p *path) fork(n int, name string, seed uint64) (*path, error) {
 		snaps:   slices.Clone(p.snaps[:n/p.k+1]),
 	}
 	q.cur = s.Clone(q.rng)
+	switch {
+	case p.recovery && n >= p.recoveryFrom:
+		q.recovery, q.recoveryFrom = true, p.recoveryFrom
+	case p.recovery:
+		// Forked before p stopped its failures: they are on as the
+		// trace has them.
+		q.cur.SetFailures(!p.opts.NoFailures)
+		q.cur.SetFailuresUntil(p.opts.FailuresUntil)
+	}
 	return q, nil
+}
+
+// recover makes the branch run without failures from its end on, as the
+// search's recovery walks do, when the trace's walks ran without them
+// (its failures end at a step after the branch's end; with failures on
+// everywhere, as --walk-failures runs, it changes nothing).
+func (p *path) recover() {
+	if p.recovery || p.opts.NoFailures || p.opts.FailuresUntil <= p.steps() {
+		return
+	}
+	p.recovery, p.recoveryFrom = true, p.steps()
+	if p.cur != nil && p.cur.Steps() == p.steps() {
+		p.stopFailures(p.cur)
+	} else {
+		p.cur = nil
+	}
+}
+
+// stopFailures turns failures off in s from the branch's recoveryFrom on.
+func (p *path) stopFailures(s *engine.Sim) {
+	if p.recoveryFrom == 0 {
+		s.SetFailures(false)
+		return
+	}
+	s.SetFailuresUntil(p.recoveryFrom)
 }
 
 // errQuiescent reports that nothing is ready.
