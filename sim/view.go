@@ -7,7 +7,12 @@ import (
 )
 
 // View is read-only access to the global state for properties. The checker
-// hands one to every property check; keep it only for that call.
+// hands one to every property check; keep it only for that call. It shows
+// the state and nothing else (no step count, no clock): a property is a
+// function of the state, which the search knows states by (their hash),
+// so a predicate that read how many steps ran would be judged once for
+// every path that reaches a state. A count a property needs belongs in a
+// node's state, which is hashed.
 type View struct {
 	rt       hook.Runtime
 	services *[]Service
@@ -29,9 +34,6 @@ func (v *View) Up(id NodeID) bool { return v.rt.Up(int(id)) }
 
 // InFlight returns the number of messages and datagrams in flight.
 func (v *View) InFlight() int { return v.rt.InFlight() }
-
-// Step returns the number of transitions executed so far.
-func (v *View) Step() int { return v.rt.Steps() }
 
 // History returns the client history so far (Context.Invoke and
 // Context.Return), oldest first. The slice is the simulator's own: do not

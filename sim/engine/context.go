@@ -71,9 +71,6 @@ func (r *runtime) Nodes() int { r.Check(); return r.n }
 // LogStep implements hook.Runtime.
 func (r *runtime) LogStep() int { r.Check(); return r.sim().logStep() }
 
-// Steps implements hook.Runtime (for a View).
-func (r *runtime) Steps() int { return r.w.step }
-
 // InFlight implements hook.Runtime (for a View).
 func (r *runtime) InFlight() int { return r.sim().InFlight() }
 

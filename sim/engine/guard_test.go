@@ -365,8 +365,8 @@ func TestView(t *testing.T) {
 	s := mustNew(t, cfg, engine.Options{})
 	walk(t, s, 100)
 	v := s.View()
-	if v.Len() != 3 || v.Step() != 5 || v.InFlight() != 0 {
-		t.Fatalf("view: %d %d %d", v.Len(), v.Step(), v.InFlight())
+	if v.Len() != 3 || s.Steps() != 5 || v.InFlight() != 0 {
+		t.Fatalf("view: %d %d %d", v.Len(), s.Steps(), v.InFlight())
 	}
 	if sim.Node[Ping](v, 2) != nil || sim.Node[Script](v, 2) == nil || v.Service(0) != s.Service(0) {
 		t.Fatal("Node by type")

@@ -35,9 +35,8 @@ type Runtime interface {
 	// Invoke and Return record client history events.
 	Invoke(node, client int, op any)
 	Return(node, client int, result any)
-	// InFlight, Steps and Up serve a View.
+	// InFlight and Up serve a View.
 	InFlight() int
-	Steps() int
 	Up(node int) bool
 }
 
