@@ -1048,8 +1048,24 @@ func (p *pipeline) precheck() *Finding {
 	shadow, shadowErr := engine.New(p.cfg, engine.Options{Chooser: follow})
 	var across error
 	steps, hidden := 0, ""
+	// The walk checks the properties in every state, under the watchdog:
+	// the determinism check after it runs them again on the same states
+	// with none (a predicate that does not return would hang it, and
+	// Ctrl-C with it). The shadow checks them too, so that a predicate
+	// that writes the state (which the determinism check names) leaves
+	// the two alike.
+	props := slices.Concat(p.cfg.Safety, p.cfg.Liveness)
+	checkProps := func() {
+		for i := range props {
+			_, _ = s.Holds(&props[i])
+			if shadowErr == nil && across == nil {
+				_, _ = shadow.Holds(&props[i])
+			}
+		}
+	}
 	err = s.Guard(p.opts.HandlerTimeout, func() error {
 		for s.Steps() < 1000 && p.ctx.Err() == nil {
+			checkProps()
 			if hidden == "" && !p.opts.NoHashing {
 				if hidden = s.HiddenState(); hidden != "" {
 					p.rep.Warnings = append(p.rep.Warnings, hiddenWarning(hidden, s.Steps()))
@@ -1236,10 +1252,14 @@ func hangViolation(err error) *explore.Violation {
 // that did not return on a walk of the checks around it (where says
 // which): the search did not reach it.
 func (p *pipeline) hangAfterSearch(v *explore.Violation, where string) *Finding {
-	p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the search found nothing; the handler below that does not return was met %s. "+
+	what := "handler"
+	if v.Property == walks.OutsideHangProperty {
+		what = "code (outside the handlers)"
+	}
+	p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the search found nothing; the %s below that does not return was met %s. "+
 		"The search did not reach it: its path lies past the budget, or the search cut it at a state it took for one it had explored, "+
-		"as it does when what makes the handler hang is no state hashing reads (a lock a handler left held, a sync type's or a "+
-		"channel's waiters; --no-hashing searches without cutting)", where))
+		"as it does when what makes it hang is no state hashing reads (a lock a handler left held, a sync type's or a "+
+		"channel's waiters, a predicate that hangs only on its first call; --no-hashing searches without cutting)", what, where))
 	f := p.finding(v)
 	return &f
 }

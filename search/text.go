@@ -173,7 +173,11 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		case errors.As(f.Err, &ss):
 			fmt.Fprintf(w, "SERVICE SHARES MEMORY BETWEEN NODES: node %d's state changed while node %d's handler ran\n  %v\n", ss.Node, ss.By, f.Err)
 		case errors.As(f.Err, &pw):
-			fmt.Fprintf(w, "PROPERTY CHANGED THE STATE: checking %s changed node %d's state\n  %v\n", pw.Property, pw.Node, f.Err)
+			part := fmt.Sprintf("node %d's state", pw.Node)
+			if pw.Part != "" {
+				part = pw.Part
+			}
+			fmt.Fprintf(w, "PROPERTY CHANGED THE STATE: checking %s changed %s\n  %v\n", pw.Property, part, f.Err)
 		case f.Kind == KindEscape:
 			fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: node %d acted outside its handlers\n  %v\n", f.Node, f.Err)
 		default:

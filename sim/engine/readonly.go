@@ -14,10 +14,13 @@ import (
 // reports it rather than a verdict that may be wrong.
 type PropertyWriteError struct {
 	// Property changed node Node's state when it was checked in the state
-	// after step Step (logs' numbering).
+	// after step Step (logs' numbering), or, when Part is set, another
+	// part of the global state: "monitor NAME" or "the clients' history"
+	// (Node is then -1).
 	Property string
 	Node     sim.NodeID
 	Step     int
+	Part     string
 	// Field is the first field that changed, and Detail its values before
 	// and after the check (FirstDifference), when the check could compare
 	// them.
@@ -33,7 +36,11 @@ func (e *PropertyWriteError) Error() string {
 	if e.Step > 0 {
 		when = "after step " + strconv.Itoa(e.Step)
 	}
-	return "sim: property " + strconv.Quote(e.Property) + " changed node " + strconv.Itoa(int(e.Node)) + "'s state when it was checked " +
+	part := "node " + strconv.Itoa(int(e.Node)) + "'s state"
+	if e.Part != "" {
+		part = e.Part
+	}
+	return "sim: property " + strconv.Quote(e.Property) + " changed " + part + " when it was checked " +
 		when + what + ": a property must only read the state, or the states the search compares depend on when properties ran " +
 		"(and the report on --workers); compute into local variables, or keep a cache in a field tagged `macemc:\"-\"`"
 }
@@ -60,12 +67,31 @@ func (s *Sim) propertyWrite() *PropertyWriteError {
 	for i, svc := range s.w.svcs {
 		before[i] = s.hashNode(svc)
 	}
+	// The monitors and the history a View shows are state too (hashed
+	// from what their handlers and Invoke/Return did, not read again).
+	mons := make([]uint64, len(s.w.mons))
+	for i := range s.w.mons {
+		mons[i], _ = s.stateHash(s.w.mons[i].m, false)
+	}
+	hist := Hash(s.w.hist)
 	for p := range props {
 		_, _ = s.Holds(&props[p])
+		pw := &PropertyWriteError{Property: props[p].Name, Node: -1, Step: s.w.step}
 		for i, svc := range s.w.svcs {
 			if s.hashNode(svc) != before[i] {
-				return &PropertyWriteError{Property: props[p].Name, Node: sim.NodeID(i), Step: s.w.step}
+				pw.Node = sim.NodeID(i)
+				return pw
 			}
+		}
+		for i := range s.w.mons {
+			if h, _ := s.stateHash(s.w.mons[i].m, false); h != mons[i] {
+				pw.Part = "monitor " + strconv.Quote(s.cfg.Monitors[i].Name) + "'s state"
+				return pw
+			}
+		}
+		if Hash(s.w.hist) != hist {
+			pw.Part = "the clients' history (View.History's events)"
+			return pw
 		}
 	}
 	return nil
@@ -82,7 +108,7 @@ func describePropertyWrite(cfg *sim.Config, choices []int32, opts Options, pw *P
 	}
 	props := properties(cfg)
 	for p := range props {
-		if props[p].Name != pw.Property {
+		if props[p].Name != pw.Property || pw.Node < 0 {
 			continue
 		}
 		svc := s.w.svcs[pw.Node]

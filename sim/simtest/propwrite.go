@@ -1,6 +1,11 @@
 package simtest
 
-import "github.com/macemc/macemc/sim"
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/macemc/macemc/sim"
+)
 
 // PropertyWrite is the name of simtest-propwrite.
 const PropertyWrite = "simtest-propwrite"
@@ -16,8 +21,19 @@ type tally struct {
 	Total   int
 }
 
-// HandleApp counts a request.
-func (t *tally) HandleApp(*sim.Context, any) { t.Handled++ }
+// HandleApp counts a request, which client 0 invokes and gets back.
+func (t *tally) HandleApp(ctx *sim.Context, req any) {
+	t.Handled++
+	ctx.Invoke(0, req)
+	ctx.Return(0, "ok")
+}
+
+// Reads is the monitor of simtest-propwrite's mode monitor, which the
+// property writes when it reads it.
+type Reads struct{ N int }
+
+// Handle implements sim.Monitor.
+func (*Reads) Handle(any) error { return nil }
 
 // total is the accessor the property calls: it caches, writing the node.
 func (t *tally) total() int {
@@ -31,21 +47,45 @@ func init() {
 	sim.Register(&sim.System{
 		Name:   PropertyWrite,
 		Doc:    "test system: a property reads the node through an accessor that fills a cache in the node's state (mode cache) or indexes past a slice once a request was handled (mode panic)",
-		Params: []sim.ParamSpec{{Name: "mode", Kind: sim.ParamString, Default: "cache", Doc: "cache or panic"}},
+		Params: []sim.ParamSpec{{Name: "mode", Kind: sim.ParamString, Default: "cache", Doc: "cache, panic, monitor (the property counts its reads in a monitor), history (it writes the clients' history) or slow (it sleeps a second once a request was handled)"}},
 		Build: func(p sim.Params) (*sim.Config, error) {
 			check := func(v *sim.View) bool { return sim.Node[tally](v, 0).total() <= 2 }
-			if p.String("mode") == "panic" {
+			switch p.String("mode") {
+			case "panic":
 				check = func(v *sim.View) bool {
 					seen := []int{}
 					n := sim.Node[tally](v, 0).Handled
 					return n == 0 || seen[n-1] >= 0
 				}
+			case "monitor":
+				check = func(v *sim.View) bool {
+					sim.MonitorOf[Reads](v).N++
+					return sim.Node[tally](v, 0).Handled <= 2
+				}
+			case "history":
+				check = func(v *sim.View) bool {
+					if h := v.History(); len(h) > 0 {
+						h[0].Value = 42
+					}
+					return sim.Node[tally](v, 0).Handled <= 2
+				}
+			case "slow":
+				// The first check once a request was handled sleeps a
+				// second; every later one is quick.
+				slept := new(atomic.Bool)
+				check = func(v *sim.View) bool {
+					if sim.Node[tally](v, 0).Handled == 1 && !slept.Swap(true) {
+						time.Sleep(time.Second)
+					}
+					return true
+				}
 			}
 			return &sim.Config{
-				Nodes:   1,
-				Service: func(sim.NodeID) sim.Service { return &tally{} },
-				App:     func(sim.NodeID) []any { return []any{1, 2} },
-				Safety:  []sim.Property{{Name: "AtMostTwo", Check: check}},
+				Nodes:    1,
+				Service:  func(sim.NodeID) sim.Service { return &tally{} },
+				App:      func(sim.NodeID) []any { return []any{1, 2} },
+				Safety:   []sim.Property{{Name: "AtMostTwo", Check: check}},
+				Monitors: []sim.MonitorSpec{{Name: "Reads", New: func() sim.Monitor { return &Reads{} }}},
 			}, nil
 		},
 	})
