@@ -39,7 +39,7 @@ func (e *EncodingError) Error() string {
 	if e.Path != "" {
 		where = fmt.Sprintf("; most of it is in %s (%s)", e.Path, e.Detail)
 	}
-	return fmt.Sprintf("sim: the state of a %s encodes to more than %d bytes%s; leave the part out (a field tag `macemc:\"-\"`), give its type a canonical form (a Canonical method, sim.RegisterCanonical for a type you do not own, or sim.RegisterCanonicalFor for every type that implements an interface, such as a library's generated messages), or raise the bound", e.Type, e.Limit, where)
+	return fmt.Sprintf("sim: the state of a %s encodes to more than %d bytes%s; leave the part out (a field tag `macemc:\"-\"`), give its type a canonical form (a Canonical method, sim.RegisterCanonical for a type you do not own, or sim.RegisterCanonicalFor for every type that implements an interface, such as a library's generated messages) (the bound is engine.Options.MaxStateBytes, which a program driving the engine itself can raise; macemc's commands and search.Options keep it)", e.Type, e.Limit, where)
 }
 
 // Unwrap lets errors.Is match ErrEncoding.
