@@ -37,7 +37,7 @@ dir=${keep:-$(mktemp -d)}
 mkdir -p "$dir"
 if [ -z "$bin" ]; then
 	bin=$(realpath "$dir")/macemc
-	(cd "$root" && go build -o "$bin" ./cmd/macemc)
+	(cd "$root" && CGO_ENABLED=0 go build -o "$bin" ./cmd/macemc)
 fi
 start=$(date +%s.%N)
 pids=()
