@@ -442,7 +442,11 @@ func (s *Session) cmdGraph(args []string, _ string) error {
 	if err != nil {
 		return err
 	}
-	g.text(s.out)
+	if (svg == "" && page == "") || to-from <= maxTextWithFile {
+		g.text(s.out)
+	} else {
+		fmt.Fprintf(s.out, "(the text graph of steps %d-%d is left out beside the file: g %d %d alone prints it)\n", from, to, from, to)
+	}
 	if svg != "" {
 		if err := writeSVGFile(svg, g); err != nil {
 			return err
@@ -454,6 +458,11 @@ func (s *Session) cmdGraph(args []string, _ string) error {
 	}
 	return nil
 }
+
+// maxTextWithFile is the most steps g prints as text when it also writes
+// the graph to a file (--svg, --html): a file of thousands of steps is
+// what was asked for, not as many lines on the terminal.
+const maxTextWithFile = 100
 
 // text writes the event graph as text: a column per node, a row per step.
 func (g *graph) text(w io.Writer) {
