@@ -133,6 +133,12 @@ func (rec *Record) specRec(gr *graphRun) *specRec {
 	}
 	j := &job{walk: rec.Walked || rec.End.Reason == EndDepth || rec.End.Reason == EndCycle}
 	j.stats.walked, j.stats.cycle, j.stats.transitions = rec.Walked, rec.Cycle, rec.Transitions
+	// A bounded part that ended on a cycle of its own walks without
+	// failures from there (walkFrom, job.ownCycle), which matters where
+	// the merge runs the walk (a generator's record): the coordinator
+	// follows only the paths of a Forker that prune, whose cycles are all
+	// their own.
+	j.ownCycle = rec.Cycle
 	if rec.Judged != nil {
 		j.stats.checked, j.stats.judged = true, *rec.Judged
 	}

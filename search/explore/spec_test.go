@@ -293,3 +293,69 @@ func TestShardsMergePathsAboveTheSplitInOrder(t *testing.T) {
 		t.Fatalf("the merge followed %d paths, one process %d; they part at path %d", len(got), len(want), i+1)
 	}
 }
+
+// ticker counts its timer's firings at node 0; node 1's timer does
+// nothing, so that a path returns to a state of its own at once (a cycle
+// of the bounded part), and a reset of node 0 loses the count.
+type ticker struct {
+	sim.Base
+	Fired int
+}
+
+func (n *ticker) Start(ctx *sim.Context) { ctx.SetPeriodic("tick") }
+func (n *ticker) HandleTimer(ctx *sim.Context, _ string) {
+	if ctx.Self() == 0 {
+		n.Fired++
+	}
+}
+
+// TestShardsMergeCycleWalksWithoutFailures: a path of the bounded part
+// that ends above the split depth on a cycle of its own (node 1's timer
+// fires) walks from there without failures, as in one process, when the
+// merge walks it from shard 0's record: a reset of node 0 in that walk
+// would lose its count and lengthen the walk, so the merged transitions
+// count differed from the one process's.
+func TestShardsMergeCycleWalksWithoutFailures(t *testing.T) {
+	cfg := &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &ticker{} },
+		Liveness: []sim.Property{{Name: "Counted", Check: func(v *sim.View) bool { return sim.Node[ticker](v, 0).Fired >= 3 }}},
+		Failures: sim.Failures{Resets: 1}}
+	c := explore.Config{System: cfg, Strategy: dfs.Strategy{}, Seed: 1, DepthStep: 6, MaxDepth: 6, WalkDepth: 100, MaxViolations: 1, Workers: 1}
+	one, err := explore.Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Verdict != explore.None || one.Stats.Cycles == 0 {
+		t.Fatalf("one process: %v, %d cycles; want no violation, and paths that end on a cycle", one.Verdict, one.Stats.Cycles)
+	}
+	want := summary(one)
+	c.Workers = 2
+	spec, err := explore.Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summary(spec); got != want {
+		t.Errorf("2 workers report\n%s\none worker\n%s", got, want)
+	}
+	for _, n := range []int{2, 3} {
+		var shards []*explore.ShardRecords
+		for i := range n {
+			sh, err := explore.Shard(context.Background(), c, i, n)
+			if err != nil {
+				t.Fatalf("shard %d of %d: %v", i, n, err)
+			}
+			shards = append(shards, sh)
+		}
+		m := c
+		m.Records = shards
+		merged, err := explore.Run(context.Background(), m)
+		if err != nil {
+			t.Fatalf("merge of %d: %v", n, err)
+		}
+		if merged.Stats.Transitions != one.Stats.Transitions {
+			t.Errorf("%d shards merged: %d transitions, one process %d", n, merged.Stats.Transitions, one.Stats.Transitions)
+		}
+		if got := summary(merged); got != want {
+			t.Errorf("%d shards merged report\n%s\none process\n%s", n, got, want)
+		}
+	}
+}
