@@ -13,6 +13,7 @@ import (
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
@@ -187,7 +188,7 @@ func build(in Input) (*page, error) {
 				return nil
 			}
 			if t.System != in.Error.System || sim.Params(t.Params).Canonical() != sim.Params(in.Error.Params).Canonical() {
-				v.Notes = append(v.Notes, fmt.Sprintf("The %s trace is for %s %s, not this system: left out.", name, t.System, sim.Params(t.Params).Canonical()))
+				v.Notes = append(v.Notes, fmt.Sprintf("The %s trace is for %s %s, not this system: left out.", name, safetext.QuoteUnsafe(t.System), sim.Params(t.Params).Text()))
 				return nil
 			}
 			p, err := b.record(name, title, t)
@@ -328,11 +329,15 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 			}
 		}
 	}
-	v.System, v.Params = r.System, sim.Params(r.Params).Canonical()
+	// Names and parameters as the terminal shows them
+	// (safetext.QuoteUnsafe): quoted when they hold a control character,
+	// a newline or a bidi control.
+	v.System, v.Params = safetext.QuoteUnsafe(r.System), sim.Params(r.Params).Text()
+	property := safetext.QuoteUnsafe(r.Property)
 	v.VerdictClass = r.Verdict
 	switch r.Verdict {
 	case "liveness":
-		v.Headline = "Liveness violation of " + r.Property
+		v.Headline = "Liveness violation of " + property
 		switch r.Kind {
 		case "dead":
 			v.Kind = "a dead state: the path reaches a state from which no execution becomes live"
@@ -342,7 +347,7 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 			v.Kind = "a temperature alarm: the path stayed not live for too long"
 		}
 	case "safety":
-		v.Headline = "Safety violation of " + r.Property
+		v.Headline = "Safety violation of " + property
 		switch {
 		case r.Kind == "panic" || ep != nil && ep.Stack != "":
 			v.Headline = "Handler panic"
@@ -375,22 +380,26 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		v.Headline = "Nothing found within the budget"
 		v.VerdictClass = "none"
 	default:
-		v.Headline = r.Verdict + " " + r.Property
+		v.Headline = safetext.QuoteUnsafe(r.Verdict) + " " + property
 	}
-	v.Title = fmt.Sprintf("macemc: %s: %s", strings.ToLower(v.Headline[:1])+v.Headline[1:], r.System)
+	v.Title = fmt.Sprintf("macemc: %s: %s", strings.ToLower(v.Headline[:1])+v.Headline[1:], v.System)
 	add := func(label, value string) {
 		if value != "" {
 			v.Facts = append(v.Facts, fact{label, value})
 		}
 	}
-	add("system", r.System+" "+v.Params)
+	add("system", v.System+" "+v.Params)
 	add("seed", strconv.FormatUint(r.Seed, 10))
 	add("certainty", r.Certainty)
 	if r.Strategy != "" && r.Strategy != "dfs" {
 		add("exploration", r.Strategy)
 	}
 	if len(r.Properties) > 0 {
-		add("properties", strings.Join(r.Properties, ", "))
+		props := make([]string, len(r.Properties))
+		for i, n := range r.Properties {
+			props[i] = safetext.QuoteUnsafe(n)
+		}
+		add("properties", strings.Join(props, ", "))
 	}
 	if r.PrefixSteps > 0 {
 		add("prefix", fmt.Sprintf("searched from the end of a %d-step prefix: every path and verdict is of executions that begin with it", r.PrefixSteps))
@@ -495,12 +504,12 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	if t != nil {
 		replay := r.Replay
 		if replay == "" {
-			replay = fmt.Sprintf("%s replay --trace %s --log %s", b.o.Tool, quote(file("error_trace", ErrorTrace)), quote(file("error_log", "error.log")))
+			replay = fmt.Sprintf("%s replay --trace %s --log %s", b.o.Tool, safetext.ShellQuotePath(file("error_trace", ErrorTrace)), safetext.ShellQuotePath(file("error_log", "error.log")))
 		}
 		v.Commands = append(v.Commands, command{"replay the violation", replay})
 		debug := r.Debug
 		if debug == "" {
-			debug = "mdb " + quote(orDot(dir))
+			debug = "mdb " + safetext.ShellQuotePath(orDot(dir))
 		}
 		hint := ""
 		switch {
@@ -511,7 +520,7 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		}
 		v.Commands = append(v.Commands, command{"debug it", debug + hint})
 	}
-	v.Commands = append(v.Commands, command{"make this page again", fmt.Sprintf("%s report %s", b.o.Tool, quote(orDot(dir)))})
+	v.Commands = append(v.Commands, command{"make this page again", fmt.Sprintf("%s report %s", b.o.Tool, safetext.ShellQuotePath(orDot(dir)))})
 }
 
 func orDot(dir string) string {
@@ -522,12 +531,6 @@ func orDot(dir string) string {
 }
 
 // quote quotes a shell argument when needed.
-func quote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
 
 // compare diffs the dead state and the live state at the critical step.
 func (b *builder) compare(ep, lp *pathData) *compare {
