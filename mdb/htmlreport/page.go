@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"bytes"
 	"embed"
 	"fmt"
 	"html/template"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
@@ -250,11 +252,64 @@ func build(in Input) (*page, error) {
 	return &page{View: *v}, nil
 }
 
+// render writes the page to w, as valid UTF-8 (validUTF8Writer): the page
+// says it is.
 func (p *page) render(w io.Writer) error {
-	if err := pageTmpl.Execute(w, &p.View); err != nil {
+	vw := &validUTF8Writer{w: w}
+	if err := pageTmpl.Execute(vw, &p.View); err != nil {
+		return fmt.Errorf("htmlreport: %w", err)
+	}
+	if err := vw.Close(); err != nil {
 		return fmt.Errorf("htmlreport: %w", err)
 	}
 	return nil
+}
+
+// validUTF8Writer writes what it is given to w as valid UTF-8: each run of
+// bytes that are not UTF-8 (a name or text a service chose can hold them,
+// and html/template passes them on) becomes U+FFFD, as the page's JSON
+// data has them. A rune split between two writes is kept until the next;
+// Close writes what is left of one.
+type validUTF8Writer struct {
+	w    io.Writer
+	tail []byte // the start of a rune the last write ended in
+	buf  []byte
+}
+
+func (v *validUTF8Writer) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(v.tail) > 0 {
+		v.buf = append(append(v.buf[:0], v.tail...), p...)
+		p, v.tail = v.buf, v.tail[:0]
+	}
+	// Keep a rune the write ends in the middle of.
+	for i := len(p) - 1; i >= 0 && i > len(p)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				v.tail = append(v.tail, p[i:]...)
+				p = p[:i]
+			}
+			break
+		}
+	}
+	if !utf8.Valid(p) {
+		p = bytes.ToValidUTF8(p, []byte("\uFFFD"))
+	}
+	if _, err := v.w.Write(p); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// Close writes the start of a rune the last write ended in, which no
+// write completed, as U+FFFD.
+func (v *validUTF8Writer) Close() error {
+	if len(v.tail) == 0 {
+		return nil
+	}
+	v.tail = v.tail[:0]
+	_, err := io.WriteString(v.w, "\uFFFD")
+	return err
 }
 
 // pathTitle names the error path by what it shows.
