@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/macemc/macemc/internal/safetext"
 )
 
 // probeAt returns the last probe of state i that was no confirmation
@@ -137,7 +139,7 @@ func (r *Result) Explain() string {
 		return "No critical transition was computed."
 	}
 	if r.Unsafe > 0 {
-		fmt.Fprintf(&b, " Note: %d recovery walks broke a safety property or failed (first: %s) and were counted as not recovering; check that violation on its own.", r.Unsafe, r.UnsafeProperty)
+		fmt.Fprintf(&b, " Note: %d recovery walks broke a safety property or failed (first: %s) and were counted as not recovering; check that violation on its own.", r.Unsafe, safetext.QuoteUnsafe(r.UnsafeProperty))
 	}
 	return b.String()
 }

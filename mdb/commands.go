@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -274,13 +275,13 @@ func (s *Session) jumpTo(where string, args []string) error {
 
 func (s *Session) cmdInfo(args []string, _ string) error {
 	t := s.errT
-	fmt.Fprintf(s.out, "system:        %s\n", t.System)
+	fmt.Fprintf(s.out, "system:        %s\n", safetext.QuoteUnsafe(t.System))
 	if len(t.Params) > 0 {
-		fmt.Fprintf(s.out, "parameters:    %s\n", sim.Params(t.Params).Canonical())
+		fmt.Fprintf(s.out, "parameters:    %s\n", sim.Params(t.Params).Text())
 	}
 	fmt.Fprintf(s.out, "kind:          %s\n", t.Kind)
 	if t.Property != "" {
-		fmt.Fprintf(s.out, "property:      %s\n", t.Property)
+		fmt.Fprintf(s.out, "property:      %s\n", safetext.QuoteUnsafe(t.Property))
 	}
 	fmt.Fprintf(s.out, "steps:         %d\n", s.paths[0].steps())
 	switch {
@@ -458,7 +459,7 @@ func (s *Session) cmdProps(args []string, _ string) error {
 			case !ok:
 				v, all = "VIOLATED", false
 			}
-			fmt.Fprintf(s.out, "  %-24s %s\n", ps[i].Name, v)
+			fmt.Fprintf(s.out, "  %-24s %s\n", safetext.QuoteUnsafe(ps[i].Name), v)
 		}
 		return all
 	}
@@ -742,7 +743,7 @@ func (s *Session) runRandom(n int, seed string, stop func(*engine.Sim) bool, rec
 			break
 		}
 		if i >= 0 {
-			why = "safety property " + q.cfg.Safety[i].Name + " is violated"
+			why = "safety property " + safetext.QuoteUnsafe(q.cfg.Safety[i].Name) + " is violated"
 			break
 		}
 		if stopped {
@@ -911,7 +912,7 @@ func (s *Session) cmdEvents(args []string, _ string) error {
 		if !names[a] {
 			var known []string
 			for n := range names {
-				known = append(known, n)
+				known = append(known, safetext.QuoteUnsafe(n))
 			}
 			sort.Strings(known)
 			return fmt.Errorf("%q is no event kind, and no message type or timer on the %s path (kinds: %s; types and timers: %s; nodes: node=N)",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
@@ -805,7 +806,7 @@ func (g *graph) svg(w io.Writer) error {
 			}
 		case engine.EvTimer:
 			f("<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"#e67e22\"/>\n", xx-5, yy-5)
-			f("<text x=\"%d\" y=\"%d\" fill=\"#a04000\">%s</text>\n", xx+10, yy+4, esc("timer "+ev.Timer))
+			f("<text x=\"%d\" y=\"%d\" fill=\"#a04000\">%s</text>\n", xx+10, yy+4, esc("timer "+safetext.QuoteUnsafe(ev.Timer)))
 		case engine.EvApp:
 			f("<circle cx=\"%d\" cy=\"%d\" r=\"6\" fill=\"#27ae60\"/>\n", xx, yy)
 			f("<text x=\"%d\" y=\"%d\" fill=\"#1e8449\">%s</text>\n", xx+10, yy+4, esc("app "+engine.FormatValue(ev.Msg)))

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
@@ -203,7 +204,7 @@ func New(et, lt *trace.Trace, o Options) (*Session, error) {
 	if lt != nil {
 		if lt.System != et.System || sim.Params(lt.Params).Canonical() != sim.Params(et.Params).Canonical() {
 			return nil, fmt.Errorf("%w: the live trace is for %s (%s) but the error trace for %s (%s)", ErrInput,
-				lt.System, sim.Params(lt.Params).Canonical(), et.System, sim.Params(et.Params).Canonical())
+				safetext.QuoteUnsafe(lt.System), sim.Params(lt.Params).Text(), safetext.QuoteUnsafe(et.System), sim.Params(et.Params).Text())
 		}
 		lp, err := s.tracePath("live", lt)
 		switch {
@@ -298,14 +299,16 @@ func (s *Session) Intro() {
 		what = "a property changed the state: checking it wrote a node's fields"
 	case t.Kind == trace.KindNondeterministic:
 	case t.Property != "":
-		what += " of " + t.Property
+		what += " of " + safetext.QuoteUnsafe(t.Property)
 	}
-	sys := t.System
+	// A trace's names and parameters, shown as safetext.QuoteUnsafe shows
+	// them: a trace is input nobody vouches for.
+	sys := safetext.QuoteUnsafe(t.System)
 	if len(t.Params) > 0 {
-		sys += " " + sim.Params(t.Params).Canonical()
+		sys += " " + sim.Params(t.Params).Text()
 	}
 	if ep.file != "" {
-		fmt.Fprintf(s.out, "%s: %s (system %s)\n", ep.file, what, sys)
+		fmt.Fprintf(s.out, "%s: %s (system %s)\n", safetext.QuoteUnsafe(ep.file), what, sys)
 	} else {
 		fmt.Fprintf(s.out, "%s (system %s)\n", what, sys)
 	}

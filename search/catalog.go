@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 )
@@ -95,7 +96,9 @@ func propertyNames(ps []sim.Property) []string {
 	return out
 }
 
-// WriteText writes the catalog as `macemc list` prints it.
+// WriteText writes the catalog as `macemc list` prints it. The systems'
+// names, documentation and defaults, and the names of their properties
+// and monitors, are shown as safetext.QuoteUnsafe shows them.
 func (c *Catalog) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	if len(c.Systems) == 0 {
@@ -105,35 +108,36 @@ func (c *Catalog) WriteText(w io.Writer) error {
 		if len(xs) == 0 {
 			return "(none)"
 		}
-		return strings.Join(xs, ", ")
+		return strings.Join(shownNames(xs), ", ")
 	}
+	q := safetext.QuoteUnsafe
 	for _, s := range c.Systems {
-		fmt.Fprintf(ew, "%s\n", s.Name)
+		fmt.Fprintf(ew, "%s\n", q(s.Name))
 		if s.Doc != "" {
 			line, _, _ := strings.Cut(strings.TrimSpace(s.Doc), "\n")
-			fmt.Fprintf(ew, "  %s\n", line)
+			fmt.Fprintf(ew, "  %s\n", q(line))
 		}
 		for _, p := range s.Params {
 			if p.Range != "" {
-				fmt.Fprintf(ew, "  --param %s=%s (%s, %s)", p.Name, p.Default, p.Kind, p.Range)
+				fmt.Fprintf(ew, "  --param %s=%s (%s, %s)", q(p.Name), q(p.Default), p.Kind, p.Range)
 			} else {
-				fmt.Fprintf(ew, "  --param %s=%s (%s)", p.Name, p.Default, p.Kind)
+				fmt.Fprintf(ew, "  --param %s=%s (%s)", q(p.Name), q(p.Default), p.Kind)
 			}
 			if p.Doc != "" {
-				fmt.Fprintf(ew, "  %s", p.Doc)
+				fmt.Fprintf(ew, "  %s", q(p.Doc))
 			}
 			fmt.Fprintln(ew)
 		}
 		fmt.Fprintf(ew, "  safety:   %s\n", orNone(s.Safety))
 		fmt.Fprintf(ew, "  liveness: %s\n", orNone(s.Liveness))
 		if len(s.Monitors) > 0 {
-			fmt.Fprintf(ew, "  monitors: %s (each a safety property and, if it can be hot, a liveness property of its name)\n", strings.Join(s.Monitors, ", "))
+			fmt.Fprintf(ew, "  monitors: %s (each a safety property and, if it can be hot, a liveness property of its name)\n", orNone(s.Monitors))
 		}
 		if s.Linearizable {
 			fmt.Fprintf(ew, "  history:  %s (the clients' history, against the system's sequential model)\n", sim.Linearizable)
 		}
 		if s.Error != "" {
-			fmt.Fprintf(ew, "  error: %s\n", s.Error)
+			fmt.Fprintf(ew, "  error: %s\n", q(s.Error))
 		}
 	}
 	fmt.Fprintln(ew, "\nstrategies (--strategy NAME):")

@@ -42,7 +42,7 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 			// critical transition, and the live alternative found so far.
 			lo, hi := probeBounds(cr.Probes)
 			f.Critical = &Critical{Step: -1, Walks: o.Walks, WalkDepth: ccfg.WalkDepth, Probes: len(cr.Probes), Elapsed: cr.Elapsed, Interrupted: true,
-				Recovered: lo, Dead: hi, Explain: interruptedText(lo, hi, o.Walks, o.Command+" critical --trace "+Quote(p.outPath("error.trace")), stopCause(p.ctx, err))}
+				Recovered: lo, Dead: hi, Explain: interruptedText(lo, hi, o.Walks, o.Command+" critical --trace "+QuotePath(p.outPath("error.trace")), stopCause(p.ctx, err))}
 			p.liveAlternative(f, v, cr.Live, -1, critical.Condition(0))
 			return
 		}

@@ -9,11 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/trace"
@@ -158,15 +158,15 @@ func (p *pipeline) findingFiles(f *Finding) error {
 	// The traces name the system; the commands look it up.
 	switch reg, err := sim.Lookup(p.sys.Name); {
 	case err != nil:
-		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("system %s is not registered (sim.Register): the replay and debug commands below need a binary that registers it, such as one built on cli.Main", p.sys.Name))
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("system %s is not registered (sim.Register): the replay and debug commands below need a binary that registers it, such as one built on cli.Main", safetext.QuoteUnsafe(p.sys.Name)))
 	case reg != p.sys:
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the system searched is not the one registered as %s (sim.Register), which the replay and debug commands below would run instead: "+
-			"register the system searched under a name of its own, or search the registered one", p.sys.Name))
+			"register the system searched under a name of its own, or search the registered one", safetext.QuoteUnsafe(p.sys.Name)))
 	}
-	p.rep.Replay = fmt.Sprintf("%s replay --trace %s --log %s", p.opts.Command, Quote(p.rep.Files[FileErrorTrace]), Quote(p.outPath("error.log")))
-	p.rep.Debug = fmt.Sprintf("%s mdb %s", p.opts.Command, Quote(p.opts.Out))
+	p.rep.Replay = fmt.Sprintf("%s replay --trace %s --log %s", p.opts.Command, QuotePath(p.rep.Files[FileErrorTrace]), QuotePath(p.outPath("error.log")))
+	p.rep.Debug = fmt.Sprintf("%s mdb %s", p.opts.Command, QuotePath(p.opts.Out))
 	if p.opts.Command == "macemc" {
-		p.rep.Debug = fmt.Sprintf("mdb %s", Quote(p.opts.Out))
+		p.rep.Debug = fmt.Sprintf("mdb %s", QuotePath(p.opts.Out))
 	}
 	return nil
 }
@@ -288,10 +288,11 @@ func replayContext(ctx context.Context, t *trace.Trace, logger *zerolog.Logger, 
 	return s, err
 }
 
-// Quote quotes a shell argument when needed.
-func Quote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// Quote quotes a shell argument when needed, so that a command printed
+// for pasting runs with s as it is and shows it as it runs (see
+// safetext.ShellQuote).
+func Quote(s string) string { return safetext.ShellQuote(s) }
+
+// QuotePath is Quote of a file's path, with "./" put before a relative
+// path that begins with "-", which the command would take for a flag.
+func QuotePath(path string) string { return safetext.ShellQuotePath(path) }

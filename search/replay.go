@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -120,11 +121,14 @@ func (c *cancelWriter) Write(p []byte) (int, error) {
 func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 	ew := &errWriter{w: w}
 	t := r.Trace
-	name := t.System
-	if params := sim.Params(t.Params).Canonical(); params != "" {
+	// The trace's names and parameters are shown as safetext.QuoteUnsafe
+	// shows them: a trace is input nobody vouches for.
+	name := safetext.QuoteUnsafe(t.System)
+	if params := sim.Params(t.Params).Text(); params != "" {
 		name += " (" + params + ")"
 	}
-	fmt.Fprintf(ew, "replayed %s: system %s, %d of %d steps (%s)\n", source, name, r.Steps, r.Total, t.Kind)
+	prop := safetext.QuoteUnsafe(t.Property)
+	fmt.Fprintf(ew, "replayed %s: system %s, %d of %d steps (%s)\n", safetext.QuoteUnsafe(source), name, r.Steps, r.Total, t.Kind)
 	var mc *engine.MessageChangedError
 	var ss *engine.SharedStateError
 	var pw *engine.PropertyWriteError
@@ -150,7 +154,7 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 		fmt.Fprintf(ew, "  note: %s\n", r.Unchecked)
 	}
 	for _, p := range r.Properties {
-		fmt.Fprintf(ew, "  %-8s %-20s holds=%v\n", p.Kind, p.Name, p.Holds)
+		fmt.Fprintf(ew, "  %-8s %-20s holds=%v\n", p.Kind, safetext.QuoteUnsafe(p.Name), p.Holds)
 	}
 	switch {
 	case t.Kind == trace.KindLive && t.Critical >= 0 && t.Condition != "":
@@ -162,28 +166,28 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 	}
 	switch {
 	case r.Reproduced && changed:
-		fmt.Fprintf(ew, "reproduced: the %s node %d sent to node %d changed in flight\n", mc.Message, mc.From, mc.To)
+		fmt.Fprintf(ew, "reproduced: the %s node %d sent to node %d changed in flight\n", safetext.QuoteUnsafe(mc.Message), mc.From, mc.To)
 	case r.Reproduced && shared:
 		fmt.Fprintf(ew, "reproduced: node %d's state changed while node %d's handler ran\n", ss.Node, ss.By)
 	case r.Reproduced && t.Kind == trace.KindNondeterministic:
 		fmt.Fprintln(ew, "reproduced: the service is nondeterministic (replays of the same choices differ)")
 	case r.Reproduced && r.Diverged != nil:
-		fmt.Fprintf(ew, "reproduced: %s, by another execution than the trace's (above)\n", t.Property)
+		fmt.Fprintf(ew, "reproduced: %s, by another execution than the trace's (above)\n", prop)
 	case r.Reproduced && errors.Is(r.Err, lin.ErrModel):
-		fmt.Fprintf(ew, "reproduced: %s (the model failed on the history)\n", t.Property)
+		fmt.Fprintf(ew, "reproduced: %s (the model failed on the history)\n", prop)
 	case r.Reproduced:
-		fmt.Fprintf(ew, "reproduced: %s\n", t.Property)
+		fmt.Fprintf(ew, "reproduced: %s\n", prop)
 	case t.Kind == trace.KindLive || t.Kind == trace.KindPrefix:
 		// Live by design: there is no violation to reproduce (a live
 		// alternative that critical wrote keeps the dead path's
 		// property, for the report).
 	case t.Property != "" && r.Diverged != nil:
-		fmt.Fprintf(ew, "not reproduced: %s, but this replay is not the trace's execution (above): it says nothing of the bug\n", t.Property)
+		fmt.Fprintf(ew, "not reproduced: %s, but this replay is not the trace's execution (above): it says nothing of the bug\n", prop)
 	case t.Property != "":
-		fmt.Fprintf(ew, "not reproduced: %s (replay the whole trace to see it)\n", t.Property)
+		fmt.Fprintf(ew, "not reproduced: %s (replay the whole trace to see it)\n", prop)
 	}
 	if logPath != "" {
-		fmt.Fprintf(ew, "log: %s\n", logPath)
+		fmt.Fprintf(ew, "log: %s\n", safetext.QuoteUnsafe(logPath))
 	}
 	return ew.err
 }
@@ -246,7 +250,7 @@ func writeLogHeader(w io.Writer, t *trace.Trace, steps int) {
 	if steps >= 0 && steps < t.Steps {
 		shown = fmt.Sprintf("%d of %d steps", steps, t.Steps)
 	}
-	fmt.Fprintf(w, "# macemc %s: system %s %s, %s, %s\n", trace.ToolVersion, t.System, sim.Params(t.Params).Canonical(), shown, t.Kind)
+	fmt.Fprintf(w, "# macemc %s: system %s %s, %s, %s\n", trace.ToolVersion, safetext.QuoteUnsafe(t.System), sim.Params(t.Params).Text(), shown, t.Kind)
 }
 
 // writeLogFooter writes the last lines of a path's log: where the replay

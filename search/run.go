@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/mdb/htmlreport"
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/search/lin"
@@ -576,7 +577,7 @@ func (p *pipeline) finish(err error) (*Report, error) {
 			// why it is missing rather than fail the run.
 			delete(p.rep.Files, FileRole(p.logs[i].name+"_log"))
 			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("%s.log was not written: %v (%s replay --trace %s --log FILE writes it)",
-				p.logs[i].name, lerr, p.opts.Command, Quote(p.outPath(p.logs[i].name+".trace"))))
+				p.logs[i].name, lerr, p.opts.Command, QuotePath(p.outPath(p.logs[i].name+".trace"))))
 		}
 	}
 	switch {
@@ -586,7 +587,7 @@ func (p *pipeline) finish(err error) (*Report, error) {
 		if p.memoryLimited() {
 			why = "the run stopped at the memory limit"
 		}
-		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %s (%s report %s writes it)", why, p.opts.Command, Quote(p.opts.Out)))
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %s (%s report %s writes it)", why, p.opts.Command, QuotePath(p.opts.Out)))
 	case errors.Is(pageErr, engine.ErrBadChoice):
 		// The run's own traces do not replay: not another version of the
 		// system, a service that does not behave the same on a replay.
@@ -857,7 +858,7 @@ func (p *pipeline) unreproduced(v *explore.Violation) string {
 	for i := range p.cfg.Liveness {
 		if prop := &p.cfg.Liveness[i]; prop.Name == v.Property {
 			if ok, err := s.Holds(prop); ok && err == nil {
-				return fmt.Sprintf("the search saw %s fail at the end of the path (step %d), but it holds at the end of a replay of the path's choices", prop.Name, v.Steps)
+				return fmt.Sprintf("the search saw %s fail at the end of the path (step %d), but it holds at the end of a replay of the path's choices", safetext.QuoteUnsafe(prop.Name), v.Steps)
 			}
 		}
 	}
@@ -1188,7 +1189,7 @@ func coldMonitorWarning(names []string) string {
 	return fmt.Sprintf("liveness monitor %s is cold in the initial state. As in MaceMC (seed 003 Algorithm 2), each path's walk ends at its first live state "+
 		"after the search depth, so an obligation a monitor takes on later (hot from an event on) is judged only on the bounded prefixes that reach that event: "+
 		"make the monitor hot from the start of the scenario until its obligation is met, raise --depth, "+
-		"or search from a --prefix that reaches the event", strings.Join(names, ", "))
+		"or search from a --prefix that reaches the event", strings.Join(shownNames(names), ", "))
 }
 
 // shortWalksWarning says what a walk search whose walks took mean steps
@@ -1305,7 +1306,7 @@ func runName(system, params, faults string) string {
 	if faults == "" {
 		faults = "none"
 	}
-	return fmt.Sprintf("%s %s (--faults %s)", system, params, faults)
+	return fmt.Sprintf("%s %s (--faults %s)", safetext.QuoteUnsafe(system), params, safetext.QuoteUnsafe(faults))
 }
 
 // prefix sets up a prefix search: from a prefix trace (Options.Prefix) or
@@ -1323,7 +1324,7 @@ func (p *pipeline) prefix(ecfg *explore.Config) error {
 		}
 		if t.System != p.sys.Name || sim.Params(t.Params).Canonical() != p.params.Canonical() || t.Faults != o.Faults {
 			return fmt.Errorf("%w: --prefix %s was recorded on %s, not %s", ErrInput, o.Prefix,
-				runName(t.System, sim.Params(t.Params).Canonical(), t.Faults), runName(p.sys.Name, p.params.Canonical(), o.Faults))
+				runName(t.System, sim.Params(t.Params).Text(), t.Faults), runName(p.sys.Name, p.params.Text(), o.Faults))
 		}
 		if err := p.prefixRoom(t.Steps); err != nil {
 			return fmt.Errorf("%w: --prefix %s: %w", ErrInput, o.Prefix, err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim"
@@ -63,12 +64,12 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // writeText writes the text report; stable leaves out times, directories
 // and commands (WriteSummary).
 func (r *Report) writeText(w io.Writer, stable bool) {
-	name := r.System
-	if params := sim.Params(r.Params).Canonical(); params != "" {
+	name := safetext.QuoteUnsafe(r.System)
+	if params := sim.Params(r.Params).Text(); params != "" {
 		name += " (" + params + ")"
 	}
 	strategy := r.Strategy
-	if params := sim.Params(r.StrategyParams).Canonical(); params != "" {
+	if params := sim.Params(r.StrategyParams).Text(); params != "" {
 		strategy += " (" + params + ")"
 	}
 	fmt.Fprintf(w, "system %s, seed %d, strategy %s\n", name, r.Seed, strategy)
@@ -169,7 +170,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		var pw *engine.PropertyWriteError
 		switch {
 		case errors.As(f.Err, &mc):
-			fmt.Fprintf(w, "SERVICE CHANGED A MESSAGE IN FLIGHT: the %s node %d sent to node %d changed before its delivery\n  %v\n", mc.Message, mc.From, mc.To, f.Err)
+			fmt.Fprintf(w, "SERVICE CHANGED A MESSAGE IN FLIGHT: the %s node %d sent to node %d changed before its delivery\n  %v\n", safetext.QuoteUnsafe(mc.Message), mc.From, mc.To, f.Err)
 		case errors.As(f.Err, &ss):
 			fmt.Fprintf(w, "SERVICE SHARES MEMORY BETWEEN NODES: node %d's state changed while node %d's handler ran\n  %v\n", ss.Node, ss.By, f.Err)
 		case errors.As(f.Err, &pw):
@@ -177,7 +178,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			if pw.Part != "" {
 				part = pw.Part
 			}
-			fmt.Fprintf(w, "PROPERTY CHANGED THE STATE: checking %s changed %s\n  %v\n", pw.Property, part, f.Err)
+			fmt.Fprintf(w, "PROPERTY CHANGED THE STATE: checking %s changed %s\n  %v\n", safetext.QuoteUnsafe(pw.Property), part, f.Err)
 		case f.Kind == KindEscape:
 			fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: node %d acted outside its handlers\n  %v\n", f.Node, f.Err)
 		default:
@@ -192,15 +193,15 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			}
 		}
 	case VerdictSafety:
-		what := "SAFETY VIOLATION: " + f.Property
+		what := "SAFETY VIOLATION: " + safetext.QuoteUnsafe(f.Property)
 		switch f.Kind {
 		case KindHandlerPanic:
 			what = fmt.Sprintf("SAFETY VIOLATION: a handler of node %d panicked", f.Node)
 			var pp *engine.PropertyPanicError
 			if errors.As(f.Err, &pp) && pp.Condition {
-				what = fmt.Sprintf("SAFETY VIOLATION: the condition of node %d's driver request %s panicked", pp.Node, pp.Property)
+				what = fmt.Sprintf("SAFETY VIOLATION: the condition of node %d's driver request %s panicked", pp.Node, safetext.QuoteUnsafe(pp.Property))
 			} else if errors.As(f.Err, &pp) {
-				what = fmt.Sprintf("SAFETY VIOLATION: property %s panicked", pp.Property)
+				what = fmt.Sprintf("SAFETY VIOLATION: property %s panicked", safetext.QuoteUnsafe(pp.Property))
 			}
 		case KindMisuse:
 			what = fmt.Sprintf("SAFETY VIOLATION: node %d used the API wrongly", f.Node)
@@ -234,7 +235,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			fmt.Fprintf(w, "  %v\n", f.Err)
 		}
 		for _, a := range f.AlsoViolated {
-			fmt.Fprintf(w, "  also failing in that state: %s\n", a)
+			fmt.Fprintf(w, "  also failing in that state: %s\n", safetext.QuoteUnsafe(a))
 		}
 		var mp *lin.ModelPanicError
 		if f.Kind == KindLinearizability && errors.As(f.Err, &mp) {
@@ -272,9 +273,9 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			// The method reports every alarm (seed 000 Algorithm 2); its
 			// own execution shows this one false.
 			fmt.Fprintf(w, "LIVENESS VIOLATION of %s as the temperature method reports it (%s %s), but a FALSE ALARM: the execution became live at step %d and its path holds no lasso; raise --temperature\n",
-				f.Property, how, plural(f.Steps, "step"), tp.LiveAt)
+				safetext.QuoteUnsafe(f.Property), how, plural(f.Steps, "step"), tp.LiveAt)
 		} else {
-			what := f.Property
+			what := safetext.QuoteUnsafe(f.Property)
 			if l := f.Lasso; l != nil && len(l.InTurn) > 1 {
 				what = andList(l.InTurn) + ", which hold in turn, never all at once"
 			}
@@ -329,7 +330,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		if stable {
 			path = filepath.Base(path)
 		}
-		fmt.Fprintf(w, "  %-*s %s\n", width, k, path)
+		fmt.Fprintf(w, "  %-*s %s\n", width, k, safetext.QuoteUnsafe(path))
 	}
 	if stable {
 		return
@@ -473,10 +474,22 @@ func (r *Report) phasesText() string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-// andList joins names as a sentence does: "a", "a and b", "a, b and c".
-func andList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
+// shownNames returns names (of properties, monitors), each as
+// safetext.QuoteUnsafe shows it.
+func shownNames(names []string) []string {
+	shown := make([]string, len(names))
+	for i, n := range names {
+		shown[i] = safetext.QuoteUnsafe(n)
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return shown
+}
+
+// andList joins names as a sentence does: "a", "a and b", "a, b and c",
+// each as safetext.QuoteUnsafe shows it.
+func andList(names []string) string {
+	shown := shownNames(names)
+	if len(shown) < 2 {
+		return strings.Join(shown, "")
+	}
+	return strings.Join(shown[:len(shown)-1], ", ") + " and " + shown[len(shown)-1]
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/macemc/macemc/internal/safetext"
 )
 
 // Sentinel errors for systems, parameters and properties.
@@ -116,6 +118,31 @@ func (p Params) Canonical() string {
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + p[k]
+	}
+	return strings.Join(parts, ",")
+}
+
+// Text returns the parameters as Canonical does, for display: each name
+// and value as safetext.QuoteUnsafe shows it, and a value that holds a
+// comma or begins with a double quote quoted too, so that "k=v,k=v" reads
+// back as the pairs it was made of and a value from a trace file (which
+// nobody vouches for) can put no control character, newline or line of
+// its own on the terminal. Canonical is the form to compare.
+func (p Params) Text() string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		v := p[k]
+		if strings.Contains(v, ",") || strings.HasPrefix(v, `"`) {
+			v = strconv.Quote(v)
+		} else {
+			v = safetext.QuoteUnsafe(v)
+		}
+		parts[i] = safetext.QuoteUnsafe(k) + "=" + v
 	}
 	return strings.Join(parts, ",")
 }
@@ -499,7 +526,13 @@ func (c *Config) Select(names []string) error {
 			}
 		}
 		sort.Strings(missing)
-		return fmt.Errorf("%w: %s (it has: %s)", ErrUnknownProperty, strings.Join(missing, ", "), strings.Join(slices.Sorted(maps.Keys(known)), ", "))
+		has := slices.Sorted(maps.Keys(known))
+		for _, names := range [][]string{missing, has} {
+			for i, n := range names {
+				names[i] = safetext.QuoteUnsafe(n)
+			}
+		}
+		return fmt.Errorf("%w: %s (it has: %s)", ErrUnknownProperty, strings.Join(missing, ", "), strings.Join(has, ", "))
 	}
 	return nil
 }
@@ -565,7 +598,9 @@ func (s *System) Config(given map[string]string) (*Config, Params, error) {
 	}
 	cfg, err := s.Build(p)
 	if err != nil {
-		return nil, nil, fmt.Errorf("system %s: %w", s.Name, err)
+		// The system's own text, shown quoted if it would not stay on
+		// its line.
+		return nil, nil, fmt.Errorf("system %s: %w", s.Name, safetext.Error(err))
 	}
 	if cfg != nil {
 		cfg.AddMonitorProperties()

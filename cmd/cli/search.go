@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
@@ -181,13 +182,13 @@ func (a *App) lostResults(rep *search.Report, args []string) {
 	if len(rep.Files) > 0 {
 		var names []string
 		for _, p := range rep.Files {
-			names = append(names, p)
+			names = append(names, safetext.QuoteUnsafe(p))
 		}
 		sort.Strings(names)
 		written = "only " + strings.Join(names, ", ") + " written"
 	}
 	fmt.Fprintf(a.Stderr, "%s %s: FOUND %s (%s) of %s on path %d after %d steps (%s)\n",
-		a.Name, sub, f.Verdict, f.Kind, f.Property, f.Path, f.Steps, written)
+		a.Name, sub, f.Verdict, f.Kind, safetext.QuoteUnsafe(f.Property), f.Path, f.Steps, written)
 	var cmd []string
 	skip := false
 	for _, arg := range args[1:] {

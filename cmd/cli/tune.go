@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
 )
@@ -84,7 +85,7 @@ func (a *App) tune(args []string) (int, error) {
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
-	title := fmt.Sprintf("%s %s: steps to live", *name, p.Canonical())
+	title := fmt.Sprintf("%s %s: steps to live", safetext.QuoteUnsafe(*name), p.Text())
 	if *svg != "" {
 		if err := trace.WriteAtomic(*svg, func(w io.Writer) error { _, err := w.Write(res.SVG(title)); return err }); err != nil {
 			return ExitUsage, err
@@ -105,7 +106,7 @@ func (a *App) tune(args []string) (int, error) {
 		return ExitNone, enc.Encode(map[string]any{"system": *name, "params": p, "samples": res.Samples, "live": len(res.Steps),
 			"unsafe": res.Unsafe, "depth": c.Depth, "walk_depth": c.MaxSteps, "percentiles": res.Percentiles(), "suggested_walk_depth": res.Suggest(), "svg": *svg, "html": *page})
 	}
-	return ExitNone, res.WriteText(a.Stdout, fmt.Sprintf("%s %s", *name, p.Canonical()), *page, *svg)
+	return ExitNone, res.WriteText(a.Stdout, fmt.Sprintf("%s %s", safetext.QuoteUnsafe(*name), p.Text()), *page, *svg)
 }
 
 // checkOutputFile reports why a file cannot be written at path: its

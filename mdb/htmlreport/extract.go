@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 	"github.com/macemc/macemc/sim/engine/logline"
@@ -429,7 +430,7 @@ func shortLabel(ev engine.Event) string {
 	case engine.EvMessage, engine.EvDatagram:
 		return sim.MessageName(ev.Msg)
 	case engine.EvTimer:
-		return "timer " + ev.Timer
+		return "timer " + safetext.QuoteUnsafe(ev.Timer)
 	case engine.EvConnError:
 		return fmt.Sprintf("conn to %d broke", ev.Peer)
 	case engine.EvReset:
@@ -789,7 +790,7 @@ func (r *recorder) finish(s *engine.Sim) {
 	}
 	if p.Fail < 0 && t.Kind == trace.KindSafety && p.Steps > 0 {
 		p.Fail = p.Steps
-		p.FailText = fmt.Sprintf("safety property %s fails at step %d", t.Property, p.Steps)
+		p.FailText = fmt.Sprintf("safety property %s fails at step %d", safetext.QuoteUnsafe(t.Property), p.Steps)
 		for i, pr := range r.check {
 			if pr.Name == t.Property && r.props[i] == propHolds {
 				p.FailText += " (but it holds in this replay: was the trace written by another version of the system?)"

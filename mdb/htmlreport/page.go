@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"bytes"
 	"embed"
 	"fmt"
 	"html/template"
@@ -10,9 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
@@ -187,7 +190,7 @@ func build(in Input) (*page, error) {
 				return nil
 			}
 			if t.System != in.Error.System || sim.Params(t.Params).Canonical() != sim.Params(in.Error.Params).Canonical() {
-				v.Notes = append(v.Notes, fmt.Sprintf("The %s trace is for %s %s, not this system: left out.", name, t.System, sim.Params(t.Params).Canonical()))
+				v.Notes = append(v.Notes, fmt.Sprintf("The %s trace is for %s %s, not this system: left out.", name, safetext.QuoteUnsafe(t.System), sim.Params(t.Params).Text()))
 				return nil
 			}
 			p, err := b.record(name, title, t)
@@ -249,11 +252,64 @@ func build(in Input) (*page, error) {
 	return &page{View: *v}, nil
 }
 
+// render writes the page to w, as valid UTF-8 (validUTF8Writer): the page
+// says it is.
 func (p *page) render(w io.Writer) error {
-	if err := pageTmpl.Execute(w, &p.View); err != nil {
+	vw := &validUTF8Writer{w: w}
+	if err := pageTmpl.Execute(vw, &p.View); err != nil {
+		return fmt.Errorf("htmlreport: %w", err)
+	}
+	if err := vw.Close(); err != nil {
 		return fmt.Errorf("htmlreport: %w", err)
 	}
 	return nil
+}
+
+// validUTF8Writer writes what it is given to w as valid UTF-8: each run of
+// bytes that are not UTF-8 (a name or text a service chose can hold them,
+// and html/template passes them on) becomes U+FFFD, as the page's JSON
+// data has them. A rune split between two writes is kept until the next;
+// Close writes what is left of one.
+type validUTF8Writer struct {
+	w    io.Writer
+	tail []byte // the start of a rune the last write ended in
+	buf  []byte
+}
+
+func (v *validUTF8Writer) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(v.tail) > 0 {
+		v.buf = append(append(v.buf[:0], v.tail...), p...)
+		p, v.tail = v.buf, v.tail[:0]
+	}
+	// Keep a rune the write ends in the middle of.
+	for i := len(p) - 1; i >= 0 && i > len(p)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				v.tail = append(v.tail, p[i:]...)
+				p = p[:i]
+			}
+			break
+		}
+	}
+	if !utf8.Valid(p) {
+		p = bytes.ToValidUTF8(p, []byte("\uFFFD"))
+	}
+	if _, err := v.w.Write(p); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// Close writes the start of a rune the last write ended in, which no
+// write completed, as U+FFFD.
+func (v *validUTF8Writer) Close() error {
+	if len(v.tail) == 0 {
+		return nil
+	}
+	v.tail = v.tail[:0]
+	_, err := io.WriteString(v.w, "\uFFFD")
+	return err
 }
 
 // pathTitle names the error path by what it shows.
@@ -328,11 +384,15 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 			}
 		}
 	}
-	v.System, v.Params = r.System, sim.Params(r.Params).Canonical()
+	// Names and parameters as the terminal shows them
+	// (safetext.QuoteUnsafe): quoted when they hold a control character,
+	// a newline or a bidi control.
+	v.System, v.Params = safetext.QuoteUnsafe(r.System), sim.Params(r.Params).Text()
+	property := safetext.QuoteUnsafe(r.Property)
 	v.VerdictClass = r.Verdict
 	switch r.Verdict {
 	case "liveness":
-		v.Headline = "Liveness violation of " + r.Property
+		v.Headline = "Liveness violation of " + property
 		switch r.Kind {
 		case "dead":
 			v.Kind = "a dead state: the path reaches a state from which no execution becomes live"
@@ -342,7 +402,7 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 			v.Kind = "a temperature alarm: the path stayed not live for too long"
 		}
 	case "safety":
-		v.Headline = "Safety violation of " + r.Property
+		v.Headline = "Safety violation of " + property
 		switch {
 		case r.Kind == "panic" || ep != nil && ep.Stack != "":
 			v.Headline = "Handler panic"
@@ -375,22 +435,26 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		v.Headline = "Nothing found within the budget"
 		v.VerdictClass = "none"
 	default:
-		v.Headline = r.Verdict + " " + r.Property
+		v.Headline = safetext.QuoteUnsafe(r.Verdict) + " " + property
 	}
-	v.Title = fmt.Sprintf("macemc: %s: %s", strings.ToLower(v.Headline[:1])+v.Headline[1:], r.System)
+	v.Title = fmt.Sprintf("macemc: %s: %s", strings.ToLower(v.Headline[:1])+v.Headline[1:], v.System)
 	add := func(label, value string) {
 		if value != "" {
 			v.Facts = append(v.Facts, fact{label, value})
 		}
 	}
-	add("system", r.System+" "+v.Params)
+	add("system", v.System+" "+v.Params)
 	add("seed", strconv.FormatUint(r.Seed, 10))
 	add("certainty", r.Certainty)
 	if r.Strategy != "" && r.Strategy != "dfs" {
 		add("exploration", r.Strategy)
 	}
 	if len(r.Properties) > 0 {
-		add("properties", strings.Join(r.Properties, ", "))
+		props := make([]string, len(r.Properties))
+		for i, n := range r.Properties {
+			props[i] = safetext.QuoteUnsafe(n)
+		}
+		add("properties", strings.Join(props, ", "))
 	}
 	if r.PrefixSteps > 0 {
 		add("prefix", fmt.Sprintf("searched from the end of a %d-step prefix: every path and verdict is of executions that begin with it", r.PrefixSteps))
@@ -495,12 +559,12 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	if t != nil {
 		replay := r.Replay
 		if replay == "" {
-			replay = fmt.Sprintf("%s replay --trace %s --log %s", b.o.Tool, quote(file("error_trace", ErrorTrace)), quote(file("error_log", "error.log")))
+			replay = fmt.Sprintf("%s replay --trace %s --log %s", b.o.Tool, safetext.ShellQuotePath(file("error_trace", ErrorTrace)), safetext.ShellQuotePath(file("error_log", "error.log")))
 		}
 		v.Commands = append(v.Commands, command{"replay the violation", replay})
 		debug := r.Debug
 		if debug == "" {
-			debug = "mdb " + quote(orDot(dir))
+			debug = "mdb " + safetext.ShellQuotePath(orDot(dir))
 		}
 		hint := ""
 		switch {
@@ -511,7 +575,7 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		}
 		v.Commands = append(v.Commands, command{"debug it", debug + hint})
 	}
-	v.Commands = append(v.Commands, command{"make this page again", fmt.Sprintf("%s report %s", b.o.Tool, quote(orDot(dir)))})
+	v.Commands = append(v.Commands, command{"make this page again", fmt.Sprintf("%s report %s", b.o.Tool, safetext.ShellQuotePath(orDot(dir)))})
 }
 
 func orDot(dir string) string {
@@ -522,12 +586,6 @@ func orDot(dir string) string {
 }
 
 // quote quotes a shell argument when needed.
-func quote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
 
 // compare diffs the dead state and the live state at the critical step.
 func (b *builder) compare(ep, lp *pathData) *compare {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/internal/hook"
 )
@@ -197,7 +198,7 @@ func (r *runtime) SetTimer(node int, name string, periodic bool) {
 	t.armed, t.periodic = true, periodic
 	nd.armedSum += t.term()
 	if s.log != nil {
-		s.log.Info().Int("step", s.logStep()).Int("node", node).Bool("periodic", periodic).Msg("set timer " + name)
+		s.log.Info().Int("step", s.logStep()).Int("node", node).Bool("periodic", periodic).Msg("set timer " + safetext.QuoteUnsafe(name))
 	}
 }
 
@@ -215,7 +216,7 @@ func (r *runtime) CancelTimer(node int, name string) {
 		if nd.timers[i].name == name && nd.timers[i].armed {
 			s.unarm(sim.NodeID(node), i)
 			if s.log != nil {
-				s.log.Info().Int("step", s.logStep()).Int("node", node).Msg("cancel timer " + name)
+				s.log.Info().Int("step", s.logStep()).Int("node", node).Msg("cancel timer " + safetext.QuoteUnsafe(name))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
 )
 
@@ -135,7 +136,8 @@ func (e Event) Side() uint64 {
 }
 
 // String describes the event in one line, e.g.
-// "node 1 receives Ack{seq: 6001} from node 0".
+// "node 1 receives Ack{seq: 6001} from node 0"; a timer's name is shown
+// as safetext.QuoteUnsafe shows it, messages as FormatValue does.
 func (e Event) String() string {
 	switch e.Kind {
 	case EvApp:
@@ -145,7 +147,7 @@ func (e Event) String() string {
 	case EvDatagram:
 		return fmt.Sprintf("node %d receives datagram %s from node %d", e.Node, FormatValue(e.Msg), e.Peer)
 	case EvTimer:
-		return fmt.Sprintf("node %d timer %s fires", e.Node, e.Timer)
+		return fmt.Sprintf("node %d timer %s fires", e.Node, safetext.QuoteUnsafe(e.Timer))
 	case EvConnError:
 		return fmt.Sprintf("node %d learns its connection to node %d broke", e.Node, e.Peer)
 	case EvReset:

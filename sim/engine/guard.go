@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
 )
 
@@ -51,9 +52,9 @@ func (e *PropertyPanicError) Error() string {
 		state = "the initial state"
 	}
 	if e.Condition {
-		return fmt.Sprintf("sim: the condition of node %d's driver request %s panicked in %s: %v", e.Node, e.Property, state, e.Value)
+		return fmt.Sprintf("sim: the condition of node %d's driver request %s panicked in %s: %s", e.Node, safetext.QuoteUnsafe(e.Property), state, panicText(e.Value))
 	}
-	return fmt.Sprintf("sim: property %s panicked in %s: %v", e.Property, state, e.Value)
+	return fmt.Sprintf("sim: property %s panicked in %s: %s", safetext.QuoteUnsafe(e.Property), state, panicText(e.Value))
 }
 
 // Unwrap lets errors.Is match ErrPropertyPanic.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim/engine/logline"
 )
 
@@ -18,7 +20,12 @@ import (
 //	INF begin node 1 receives Pong{n: 1} from node 0 event=message node=1 step=3
 //
 // The lines are zerolog.ConsoleWriter's (NoColor, level then message, the
-// other fields sorted by name with "error" first), byte for byte.
+// other fields sorted by name with "error" first), byte for byte, but for
+// text that would not stay on its line: a message, field name or field
+// value that holds a newline, a control character, a bidi control or
+// bytes that are not UTF-8 (a service's Logf of what it received) is
+// Go-quoted (safetext.QuoteUnsafe), as ConsoleWriter quotes such string
+// values already.
 func NewLogger(w io.Writer) *zerolog.Logger {
 	l := zerolog.New(newConsoleWriter(w)).Level(zerolog.DebugLevel)
 	return &l
@@ -42,11 +49,29 @@ type consoleWriter struct {
 }
 
 func newConsoleWriter(w io.Writer) *consoleWriter {
-	return &consoleWriter{out: w, slow: zerolog.ConsoleWriter{
+	return &consoleWriter{out: w, slow: zerologWriter(w)}
+}
+
+// zerologWriter returns the zerolog.ConsoleWriter whose lines NewLogger's
+// are: no colour, level then message, and every message, field name and
+// field value passed through safetext.QuoteUnsafe.
+func zerologWriter(w io.Writer) zerolog.ConsoleWriter {
+	text := func(i any) string { return safetext.QuoteUnsafe(fmt.Sprintf("%s", i)) }
+	return zerolog.ConsoleWriter{
 		Out:        w,
 		NoColor:    true,
 		PartsOrder: []string{zerolog.LevelFieldName, zerolog.MessageFieldName},
-	}}
+		FormatMessage: func(i any) string {
+			if i == nil || i == "" {
+				return ""
+			}
+			return text(i)
+		},
+		FormatFieldName:     func(i any) string { return text(i) + "=" },
+		FormatErrFieldName:  func(i any) string { return text(i) + "=" },
+		FormatFieldValue:    text,
+		FormatErrFieldValue: text,
+	}
 }
 
 // Write writes the line of the JSON entry p.
@@ -94,7 +119,7 @@ func (c *consoleWriter) format(p []byte) bool {
 	c.line = append(c.line[:0], name...)
 	if msg != nil && len(msg.Value) > 0 {
 		c.line = append(c.line, ' ')
-		c.line = append(c.line, msg.Value...)
+		c.line = safetext.AppendQuoteUnsafe(c.line, msg.Value)
 	}
 	// The other fields by name, "error" first.
 	slices.SortFunc(fields, func(a, b logline.Field) int {
@@ -110,7 +135,11 @@ func (c *consoleWriter) format(p []byte) bool {
 	})
 	for _, f := range fields {
 		c.line = append(c.line, ' ')
-		c.line = append(c.line, f.Key...)
+		if safetext.Safe(f.Key) {
+			c.line = append(c.line, f.Key...)
+		} else {
+			c.line = strconv.AppendQuote(c.line, f.Key)
+		}
 		c.line = append(c.line, '=')
 		if f.String && needsQuote(f.Value) {
 			// ConsoleWriter quotes strings with spaces, quotes,

@@ -2,15 +2,16 @@ package engine
 
 import (
 	"bytes"
+	"strings"
 	"testing"
-
-	"github.com/rs/zerolog"
+	"unicode/utf8"
 )
 
-// slowLine is what zerolog.ConsoleWriter writes for entry p.
+// slowLine is what zerolog.ConsoleWriter, as NewLogger configures it
+// (zerologWriter), writes for entry p.
 func slowLine(p []byte) (string, error) {
 	var out bytes.Buffer
-	cw := zerolog.ConsoleWriter{Out: &out, NoColor: true, PartsOrder: []string{zerolog.LevelFieldName, zerolog.MessageFieldName}}
+	cw := zerologWriter(&out)
 	_, err := cw.Write(p)
 	return out.String(), err
 }
@@ -90,4 +91,43 @@ func FuzzConsoleWriter(f *testing.F) {
 			t.Fatalf("%q:\n got %q (err %v)\nwant %q (err %v)", p, got, gerr, want, werr)
 		}
 	})
+}
+
+// TestLoggerLineHoldsUserText: a message, field name or value with a
+// newline, a control character, a bidi control or invalid UTF-8 (what a
+// service logs from a message it received) stays one line of printable
+// text, quoted, whether consoleWriter formats the entry or hands it to
+// ConsoleWriter (a nested value, an escaped key); plain text is as it was.
+func TestLoggerLineHoldsUserText(t *testing.T) {
+	const hostile = "got \x1b[2J\x1b]0;TITLE\a\r\x00\nreplay: rm -rf ~ \xff \u202egnp.exe\u2028"
+	var buf bytes.Buffer
+	l := NewLogger(&buf)
+	l.Info().Int("step", 3).Str("payload", hostile).Msg(hostile)
+	l.Info().Str("key\x1b[2J\n"+"replay: k", "v").Msg("key")
+	l.Info().Str("bidi\u202ekey", "v").Msg("bidi key")
+	l.Info().Interface("obj", map[string]string{"a": "\u202e\u2066x"}).Msg("nested " + hostile)
+	l.Error().Str("error", hostile).Msg("")
+	l.Info().Int("node", 1).Msg("set timer heartbeat")
+	got := buf.String()
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("%d lines for 6 entries:\n%s", len(lines), got)
+	}
+	for _, line := range lines {
+		if !utf8.ValidString(line) {
+			t.Errorf("line is not valid UTF-8: %q", line)
+		}
+		for _, r := range line {
+			if r < ' ' || r == 0x7f || r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029 {
+				t.Errorf("line holds %U: %q", r, line)
+				break
+			}
+		}
+	}
+	if want := `INF "got \x1b[2J\x1b]0;TITLE\a\r\x00\nreplay: rm -rf ~ ` + "\uFFFD" + ` \u202egnp.exe\u2028" payload=`; !strings.HasPrefix(lines[0], want) {
+		t.Errorf("message line\n got %s\nwant %s…", lines[0], want)
+	}
+	if want := "INF set timer heartbeat node=1"; lines[5] != want {
+		t.Errorf("plain line = %q, want %q", lines[5], want)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
 )
 
@@ -47,7 +48,7 @@ func (s *Sim) notify(node int, ev any) {
 		if err := ms.m.Handle(ev); err != nil && ms.failure == "" {
 			ms.failure = err.Error()
 			if s.log != nil {
-				s.log.Error().Int("step", s.logStep()).Int("node", node).Str("monitor", s.cfg.Monitors[i].Name).Msg("monitor assertion failed: " + ms.failure)
+				s.log.Error().Int("step", s.logStep()).Int("node", node).Str("monitor", s.cfg.Monitors[i].Name).Msg("monitor assertion failed: " + safetext.QuoteUnsafe(ms.failure))
 			}
 		}
 	}
@@ -85,7 +86,7 @@ func (s *Sim) Monitors() int { return len(s.w.mons) }
 func (s *Sim) MonitorText(i int) string {
 	ms := &s.w.mons[i]
 	var b strings.Builder
-	fmt.Fprintf(&b, "monitor %s (%s)\n", s.cfg.Monitors[i].Name, typeName(reflect.TypeOf(ms.m)))
+	fmt.Fprintf(&b, "monitor %s (%s)\n", safetext.QuoteUnsafe(s.cfg.Monitors[i].Name), typeName(reflect.TypeOf(ms.m)))
 	if lm, ok := ms.m.(sim.LivenessMonitor); ok {
 		if lm.Hot() {
 			b.WriteString("hot\n")
@@ -94,7 +95,7 @@ func (s *Sim) MonitorText(i int) string {
 		}
 	}
 	if ms.failure != "" {
-		b.WriteString("assertion failed: " + ms.failure + "\n")
+		b.WriteString("assertion failed: " + safetext.QuoteUnsafe(ms.failure) + "\n")
 	}
 	b.WriteString(FormatState(ms.m))
 	return b.String()
@@ -109,6 +110,8 @@ type MonitorError struct {
 	Failure string
 }
 
+// Error names the monitor and its failure, each as safetext.QuoteUnsafe
+// shows it.
 func (e *MonitorError) Error() string {
-	return "sim: monitor " + e.Monitor + "'s assertion failed (by step " + strconv.Itoa(e.Step) + "): " + e.Failure
+	return "sim: monitor " + safetext.QuoteUnsafe(e.Monitor) + "'s assertion failed (by step " + strconv.Itoa(e.Step) + "): " + safetext.QuoteUnsafe(e.Failure)
 }

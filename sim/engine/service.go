@@ -24,7 +24,7 @@ type ServiceError struct {
 func (e *ServiceError) Error() string {
 	switch {
 	case e.Panic != nil:
-		return fmt.Sprintf("sim: sim.Config.Service panicked for node %d: %v", e.Node, e.Panic)
+		return fmt.Sprintf("sim: sim.Config.Service panicked for node %d: %s", e.Node, panicText(e.Panic))
 	case e.Type == "":
 		return fmt.Sprintf("sim: sim.Config.Service returned nil for node %d", e.Node)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/internal/hook"
 )
@@ -41,6 +42,9 @@ type HandlerPanicError struct {
 	Stack, FullStack string
 }
 
+// Error says which handler panicked, in which event, and with what: the
+// panic value's text as safetext.QuoteUnsafe shows it (quoted when it
+// holds a newline or a control character), so that it stays on its line.
 func (e *HandlerPanicError) Error() string {
 	at := fmt.Sprintf("at step %d", e.Step)
 	if e.Step == 0 {
@@ -49,8 +53,12 @@ func (e *HandlerPanicError) Error() string {
 	if m, ok := e.Value.(*MisuseError); ok {
 		return fmt.Sprintf("sim: invalid API use by node %d %s (%s): %s", e.Node, at, e.Event, m.Problem)
 	}
-	return fmt.Sprintf("sim: panic in handler of node %d %s (%s): %v", e.Node, at, e.Event, e.Value)
+	return fmt.Sprintf("sim: panic in handler of node %d %s (%s): %s", e.Node, at, e.Event, panicText(e.Value))
 }
+
+// panicText is the text of a panic value v for an error message: fmt's
+// %v, quoted as safetext.QuoteUnsafe quotes.
+func panicText(v any) string { return safetext.QuoteUnsafe(fmt.Sprint(v)) }
 
 // Unwrap lets errors.Is match ErrHandlerPanic, and the error the handler
 // panicked with (ErrMisuse for a *MisuseError).

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/internal/hook"
 )
@@ -140,7 +141,7 @@ func (e *MessageChangedError) Error() string {
 	if e.Field != "" {
 		what = " (field " + e.Field + ", as sent and as delivered: " + e.Detail + ")"
 	}
-	return "sim: the " + e.Message + " node " + strconv.Itoa(int(e.From)) + " sent to node " + to + sent + " changed before node " + to +
+	return "sim: the " + safetext.QuoteUnsafe(e.Message) + " node " + strconv.Itoa(int(e.From)) + " sent to node " + to + sent + " changed before node " + to +
 		" received it at step " + strconv.Itoa(e.Delivered) + what + ": the message shares a slice, map or pointer with a node's state (its sender's, usually)," +
 		" which a handler changed after the send; a network delivers what was sent, so send a copy (slices.Clone, maps.Clone)"
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/internal/hook"
 )
@@ -53,7 +54,8 @@ func formatState(v any, f *formatter) string {
 }
 
 // NodeText returns the text form of node id's state, with its scheduled
-// timers and pending driver requests.
+// timers (their names as safetext.QuoteUnsafe shows them) and pending
+// driver requests.
 func (s *Sim) NodeText(id sim.NodeID) string {
 	nd := &s.w.nodes[id]
 	var b strings.Builder
@@ -62,10 +64,13 @@ func (s *Sim) NodeText(id sim.NodeID) string {
 	var armed []string
 	for _, t := range nd.timers {
 		if t.armed {
+			// A name is quoted when it holds a newline or a control
+			// character: it must not make lines of the state's own.
+			name := safetext.QuoteUnsafe(t.name)
 			if t.periodic {
-				armed = append(armed, t.name+" (periodic)")
+				armed = append(armed, name+" (periodic)")
 			} else {
-				armed = append(armed, t.name)
+				armed = append(armed, name)
 			}
 		}
 	}
