@@ -1016,7 +1016,12 @@ func (sd *shardDecoder) judgement() (*explore.Judgement, error) {
 // WriteText describes what the shard ran and how to merge it; tool is
 // the program name for the merge command.
 func (s *ShardSummary) WriteText(w io.Writer, tool string) error {
-	_, err := fmt.Fprintf(w, "shard %d of %d: %d rounds, %d tasks, %d paths, %d walks, %d transitions, %s in %.2fs; stopped: %s\nrecords: %s\nmerge the %d shards' directories into the search's report:\n  %s merge DIR0 ... DIR%d --out DIR\n",
-		s.Index, s.Count, s.Rounds, s.Tasks, s.Paths, s.Walks, s.Transitions, plural(s.Violations, "violating path"), s.Elapsed.Seconds(), s.Stop, s.File, s.Count, tool, s.Count-1)
+	merge := fmt.Sprintf("merge the %d shards' directories into the search's report:\n  %s merge DIR0 ... DIR%d --out DIR", s.Count, tool, s.Count-1)
+	if s.Count == 1 {
+		merge = fmt.Sprintf("merge the shard's directory into the search's report:\n  %s merge DIR0 --out DIR", tool)
+	}
+	_, err := fmt.Fprintf(w, "shard %d of %d: %s, %s, %s, %s, %s, %s in %.2fs; stopped: %s\nrecords: %s\n%s\n",
+		s.Index, s.Count, plural(s.Rounds, "round"), plural(s.Tasks, "task"), plural(s.Paths, "path"), plural(s.Walks, "walk"), plural(s.Transitions, "transition"),
+		plural(s.Violations, "violating path"), s.Elapsed.Seconds(), s.Stop, s.File, merge)
 	return err
 }

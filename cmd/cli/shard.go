@@ -41,9 +41,10 @@ func (a *App) runShard(ctx context.Context, sys *sim.System, o search.Options, s
 func (a *App) merge(args []string) (int, error) {
 	fs := a.newFlags("merge", "DIR... [flags]")
 	var mo search.MergeOptions
-	var asJSON bool
+	var asJSON, exitZero bool
 	var progressFlag, maxMemory string
 	fs.StringVar(&mo.Out, "out", "macemc-out", "directory for traces, logs and report.json (a previous run's there are replaced)")
+	fs.BoolVar(&exitZero, "exit-zero", false, "exit 0 when the report has a violation too, not 1 (a usage or input error still exits 2): for a job runner that counts exit 1 as a failed job; the verdict is in report.json")
 	fs.IntVar(&mo.Workers, "workers", 0, "parallel workers for the paths the shards left out (0: all cores; the report does not depend on it)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as one JSON object on stdout (a usage or input error, exit 2, prints nothing there: its message is on stderr)")
 	fs.StringVar(&maxMemory, "max-memory", "4GiB", "refuse a merge estimated to need more memory than this (none: no limit)")
@@ -72,5 +73,9 @@ func (a *App) merge(args []string) (int, error) {
 	mo.Progress = prog.show
 	rep, err := search.Merge(ctx, fs.Args(), mo)
 	prog.clear()
-	return a.printReport(rep, err, asJSON, append([]string{"merge"}, args...))
+	code, err := a.printReport(rep, err, asJSON, append([]string{"merge"}, args...))
+	if code == ExitViolation && exitZero {
+		code = ExitNone
+	}
+	return code, err
 }

@@ -73,6 +73,10 @@ func TestShardsMerge(t *testing.T) {
 	if !bytes.Equal(aj, bj) {
 		t.Errorf("merged report\n%s\none process\n%s", aj, bj)
 	}
+	// --exit-zero: the same report, exit 0 for a job runner.
+	if code, out, errs := run(t, append(append([]string{"merge"}, dirs...), "--out", filepath.Join(dir, "merged0"), "--exit-zero", "--progress", "none")...); code != ExitNone || !strings.Contains(out, "LIVENESS VIOLATION") {
+		t.Errorf("merge --exit-zero: exit %d\n%s%s", code, out, errs)
+	}
 	ta, err1 := os.ReadFile(filepath.Join(merged, "error.trace"))
 	tb, err2 := os.ReadFile(filepath.Join(dir, "one", "error.trace"))
 	if err1 != nil || err2 != nil || !bytes.Equal(ta, tb) {

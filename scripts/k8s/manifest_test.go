@@ -130,4 +130,8 @@ func TestManifests(t *testing.T) {
 	if mc.Args[0] != "merge" || !slices.Equal(dirs, want) || flag(mc.Args, "--out") == "" {
 		t.Errorf("the merge runs %v: want merge %s --out DIR", mc.Args, strings.Join(want, " "))
 	}
+	// A found bug must not fail the pod: the Job would run the merge again.
+	if !slices.Contains(mc.Args, "--exit-zero") {
+		t.Errorf("the merge runs %v without --exit-zero: its exit 1 on a found bug counts as a failed pod", mc.Args)
+	}
 }
