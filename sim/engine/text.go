@@ -60,6 +60,11 @@ func (s *Sim) NodeText(id sim.NodeID) string {
 	nd := &s.w.nodes[id]
 	var b strings.Builder
 	b.WriteString(s.NodeTitle(id) + "\n")
+	if nd.down {
+		// Its struct stays as it was when it crashed, as properties
+		// see it (sim.All): say that nothing of it runs any more.
+		b.WriteString("down: crashed for good (Failures.Crashes); its state below is as it crashed, and nothing of it runs again\n")
+	}
 	b.WriteString(s.serviceText(id))
 	var armed []string
 	for _, t := range nd.timers {
