@@ -296,6 +296,19 @@ rounds:
 			}
 		}
 		out.Rounds = append(out.Rounds, sr)
+		// A cancelled search's generator stops (and makes no more tasks)
+		// before the tasks do: the round then looks exhausted. And a round
+		// may have no task of this shard's, after which no task checks
+		// the time.
+		switch {
+		case ctx.Err() != nil:
+			stop(StopInterrupted)
+		case !deadline.IsZero() && time.Now().After(deadline):
+			stop(StopTime)
+		}
+		if r.stopping.Load() {
+			break
+		}
 		if depth < minSpecDepth {
 			continue // no tasks in so shallow a round: the merge runs it
 		}
