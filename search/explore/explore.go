@@ -252,9 +252,13 @@ const (
 	// package search, whose runs watch their heap; explore itself stops
 	// such a run as StopInterrupted).
 	StopMemory
+	// StopCycle: a shard's explored graph held a fair cycle of hot states
+	// at the end of a round (Shard), where the search it is a shard of
+	// stops as a rule.
+	StopCycle
 )
 
-var stopNames = [...]string{"", "violation", "paths", "time", "interrupted", "depth", "exhausted", "memory"}
+var stopNames = [...]string{"", "violation", "paths", "time", "interrupted", "depth", "exhausted", "memory", "fair cycle"}
 
 // String returns the reason's name as reports give it, e.g. "exhausted".
 func (s Stop) String() string {

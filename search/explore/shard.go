@@ -26,6 +26,29 @@ import (
 // rebuilt whole: its walk is seeded by its path, so it is the same). The
 // merged result is the one process's: the same verdict, the same counts,
 // the same first violation.
+//
+// A shard of a search with the explored graph (Config.Graph) also stops
+// where that search stops on a fair cycle: it records the graph steps of
+// its records in a graph of its own, as the coordinator records them
+// (shardGraph), and after each round looks in it for a fair cycle of hot
+// states, confirmed as the coordinator confirms one (checkGraph); once it
+// finds one, the shard stops after that round (StopCycle). Without this a
+// shard of a livelock that one process finds in its second round deepened
+// round after round, each adding a few paths to its share of the budget,
+// for minutes and gigabytes. Why this is safe, and why it is exact as a
+// rule: the shard's graph is a subgraph of the one process's graph at the
+// end of the same round (its paths are paths of that round, or run below
+// a state the one process prunes and so reaches from where it first met
+// that state, at no higher cost), and whether a cycle is fair depends
+// only on the enabled units of its states and on its own transitions, so
+// the one process's check at the end of that round (it checks at every
+// round's end) finds a fair cycle too, and stops. Where it does not (its
+// confirmation rejects what it finds, its graph or visited set is full, or
+// a partial key gave a state the info of another of its states than the
+// one the one process met first), the merge runs the rounds after the
+// shards' last ones itself, as it runs whatever no record covers: the
+// merged report is the one process's still, and a shard that stopped
+// early cost the merge time only.
 
 // ShardRecords are what one shard of a search found: the records of its
 // tasks, round by round.
@@ -38,8 +61,9 @@ type ShardRecords struct {
 	Paths, Walks, Transitions int64
 	Violations                int
 	// Stop says why the shard ended: StopExhausted or StopDepth (every
-	// round it could reach), StopPaths (its share of the path budget),
-	// StopTime, StopViolation or StopInterrupted.
+	// round it could reach), StopCycle (a fair cycle in its explored
+	// graph), StopPaths (its share of the path budget), StopTime,
+	// StopViolation or StopInterrupted.
 	Stop Stop
 }
 
@@ -155,9 +179,11 @@ var ErrShard = fmt.Errorf("%w: shards", ErrConfig)
 // or its budgets are spent: Time, MaxViolations violating paths, and a
 // share of MaxPaths (twice the budget over count, and 100 more paths: the
 // paths of a shard's tasks are not all paths of the search, and a merge
-// runs itself what a shard left out). The strategy must be a Forker, and
-// the search must not observe its walks (Config.Observe: a lasso
-// detector's counts ride on each walk).
+// runs itself what a shard left out); with the explored graph, also after
+// a round at whose end the graph of the shard's records holds a fair
+// cycle (see above). The strategy must be a Forker, and the search must
+// not observe its walks (Config.Observe: a lasso detector's counts ride
+// on each walk).
 func Shard(ctx context.Context, c Config, index, count int) (*ShardRecords, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -176,14 +202,16 @@ func Shard(ctx context.Context, c Config, index, count int) (*ShardRecords, erro
 	if !ok {
 		return nil, fmt.Errorf("%w: strategy %s cannot be sharded: its paths do not split into subtrees (only dfs's do)", ErrShard, c.Strategy.Name())
 	}
+	var root *engine.Sim // the state after the prefix
 	if len(c.Prefix) > 0 {
-		if _, err := engine.Replay(c.System, c.Prefix, c.PrefixSteps, engine.Options{}); err != nil {
+		if root, err = engine.Replay(c.System, c.Prefix, c.PrefixSteps, engine.Options{}); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrPrefix, err)
 		}
 	}
 	r := &runner{cfg: c, ctx: ctx, start: time.Now(), seen: newVisited(1), stopAt: -1}
 	defer r.seen.free()
 	r.graph, _ = graphFor(&r.cfg)
+	sg := newShardGraph(r, root)
 	r.quit = make(chan struct{})
 	sp := newSpeculation(r)
 	sp.shard, sp.shards = index, count
@@ -238,6 +266,7 @@ rounds:
 			t.mu.Unlock()
 			st := ShardTask{Ord: t.ord, Prefix: t.above}
 			for _, rec := range recs {
+				sg.add(rec)
 				st.Records = append(st.Records, rec.record(r.graph))
 				out.Paths++
 				out.Transitions += rec.job.stats.transitions
@@ -267,6 +296,19 @@ rounds:
 			}
 		}
 		out.Rounds = append(out.Rounds, sr)
+		// A cancelled search's generator stops (and makes no more tasks)
+		// before the tasks do: the round then looks exhausted. And a round
+		// may have no task of this shard's, after which no task checks
+		// the time.
+		switch {
+		case ctx.Err() != nil:
+			stop(StopInterrupted)
+		case !deadline.IsZero() && time.Now().After(deadline):
+			stop(StopTime)
+		}
+		if r.stopping.Load() {
+			break
+		}
 		if depth < minSpecDepth {
 			continue // no tasks in so shallow a round: the merge runs it
 		}
@@ -276,11 +318,99 @@ rounds:
 			stop(StopExhausted)
 			break
 		}
+		if sg.cycle(out.Paths) {
+			stop(StopCycle)
+			break
+		}
 	}
 	sp.stop()
 	close(r.quit)
 	wg.Wait()
 	return out, nil
+}
+
+// shardGraph is the explored graph of what a shard ran: the graph steps of
+// its records, recorded from the root (the state after the prefix) as the
+// coordinator records those of the records it follows (recordStep), in
+// the search's graphRun, which the shard's coordinator does not use
+// otherwise.
+type shardGraph struct {
+	r *runner
+	// root is the state after the prefix; its simulator guards the checks
+	// (the system's properties and the confirmation's replay run there).
+	root *engine.Sim
+	// prev is the last record recorded: the states of the steps a record
+	// shares with it are recorded already (the graph's ids of the path
+	// hold them).
+	prev *specRec
+	ch   []int32
+	// off: a check hung in the system's code and was abandoned.
+	off bool
+}
+
+// newShardGraph returns the graph of shard r's records, whose root is
+// root (nil: the initial state); nil when the search has no graph, or its
+// system does not boot (the merge reports it).
+func newShardGraph(r *runner, root *engine.Sim) *shardGraph {
+	c := &r.cfg
+	if r.graph == nil {
+		return nil
+	}
+	if root == nil {
+		s, err := engine.NewGuarded(c.System, engine.Options{}, c.HandlerTimeout)
+		if s == nil || err != nil {
+			return nil
+		}
+		root = s
+	}
+	if err := root.Guard(c.HandlerTimeout, func() error {
+		r.recordRoot(root)
+		return nil
+	}); err != nil {
+		return nil
+	}
+	return &shardGraph{r: r, root: root}
+}
+
+// add records the states of record sr and the steps into them, past those
+// it shares with the previous record.
+func (sg *shardGraph) add(sr *specRec) {
+	if sg == nil || sg.off {
+		return
+	}
+	k := 0 // the steps shared with the previous record
+	if p := sg.prev; p != nil {
+		for k < len(p.graph) && k < len(sr.graph) && slices.EqualFunc(p.choices[p.starts[k]:p.stepEnd(k)], sr.choices[sr.starts[k]:sr.stepEnd(k)],
+			func(a, b engine.Choice) bool { return a.Value == b.Value }) {
+			k++
+		}
+	}
+	for ; k < len(sr.graph); k++ {
+		sg.ch = sg.ch[:0]
+		for _, ch := range sr.choices[sr.starts[k]:sr.stepEnd(k)] {
+			sg.ch = append(sg.ch, ch.Value)
+		}
+		sg.r.recordStep(k+1, &sr.graph[k], sr.hashes[k], sg.ch)
+	}
+	sg.prev = sr
+}
+
+// cycle reports whether the graph holds a fair cycle of hot states that
+// the search's confirmation accepts (checkGraph), looking when it changed
+// since the last look; index is the shard's paths so far.
+func (sg *shardGraph) cycle(index int64) bool {
+	if sg == nil || sg.off || !sg.r.graph.due(true, index) {
+		return false
+	}
+	var v *Violation
+	if err := sg.root.Guard(sg.r.cfg.HandlerTimeout, func() error {
+		v = sg.r.checkGraph(index)
+		return nil
+	}); err != nil {
+		sg.off = true
+		return false
+	}
+	return v != nil
 }
 
 // mergeRecords prepares a merge: the tasks of every shard's rounds in order,

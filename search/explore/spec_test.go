@@ -359,3 +359,27 @@ func TestShardsMergeCycleWalksWithoutFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestShardInterruptedIsNotExhausted: a shard whose search is cancelled
+// says so; its round's generator, which stops first, made no task, which
+// read as a round that no path of reached its bound (StopExhausted).
+func TestShardInterruptedIsNotExhausted(t *testing.T) {
+	sys, err := sim.Lookup("randtree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := sys.Config(map[string]string{"fixed": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c := explore.Config{System: cfg, Strategy: dfs.Strategy{}, Seed: 1, WalkDepth: 300, MaxPaths: 800, Workers: 2}
+	sh, err := explore.Shard(ctx, c, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.Stop != explore.StopInterrupted || len(sh.Rounds) != 1 {
+		t.Errorf("a cancelled shard stopped: %s after %d rounds; want stopped: %s after 1", sh.Stop, len(sh.Rounds), explore.StopInterrupted)
+	}
+}
