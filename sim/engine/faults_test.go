@@ -112,9 +112,16 @@ func TestCrashStop(t *testing.T) {
 			t.Fatalf("node %d may crash; only node 1 may", ev.Node)
 		}
 	}
+	if strings.Contains(s.NodeText(1), "down:") {
+		t.Fatalf("a running node's state text says it is down:\n%s", s.NodeText(1))
+	}
 	ev := step(t, s, kind(engine.EvCrash, 1))
 	if ev.String() != "node 1 crashes and stays down" || s.View().Up(1) || !s.View().Up(0) {
 		t.Fatalf("crash: %v up %v", ev, s.View().Up(1))
+	}
+	// Its state text (mdb's state, the page) says so.
+	if text := s.NodeText(1); !strings.Contains(text, "\ndown: crashed for good") || strings.Contains(s.NodeText(0), "down:") {
+		t.Fatalf("the crashed node's state text does not say it is down:\n%s", text)
 	}
 	if s.InFlight() != 0 {
 		t.Fatalf("%d in flight to a crashed node", s.InFlight())
