@@ -178,7 +178,11 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			if pw.Part != "" {
 				part = pw.Part
 			}
-			fmt.Fprintf(w, "PROPERTY CHANGED THE STATE: checking %s changed %s\n  %v\n", safetext.QuoteUnsafe(pw.Property), part, f.Err)
+			if pw.Driver >= 0 {
+				fmt.Fprintf(w, "DRIVER CONDITION CHANGED THE STATE: the condition of node %d's request %s changed %s\n  %v\n", pw.Driver, safetext.QuoteUnsafe(pw.Property), part, f.Err)
+			} else {
+				fmt.Fprintf(w, "PROPERTY CHANGED THE STATE: checking %s changed %s\n  %v\n", safetext.QuoteUnsafe(pw.Property), part, f.Err)
+			}
 		case f.Kind == KindEscape:
 			fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: node %d acted outside its handlers\n  %v\n", f.Node, f.Err)
 		default:

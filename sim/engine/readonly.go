@@ -21,6 +21,10 @@ type PropertyWriteError struct {
 	Node     sim.NodeID
 	Step     int
 	Part     string
+	// Driver, when not -1, marks a driver request's condition
+	// (sim.Request.When) rather than a property: the request of node
+	// Driver named Property.
+	Driver int
 	// Field is the first field that changed, and Detail its values before
 	// and after the check (FirstDifference), when the check could compare
 	// them.
@@ -40,8 +44,12 @@ func (e *PropertyWriteError) Error() string {
 	if e.Part != "" {
 		part = e.Part
 	}
-	return "sim: property " + strconv.Quote(e.Property) + " changed " + part + " when it was checked " +
-		when + what + ": a property must only read the state, or the states the search compares depend on when properties ran " +
+	who := "property " + strconv.Quote(e.Property)
+	if e.Driver >= 0 {
+		who = "the condition (Request.When) of node " + strconv.Itoa(e.Driver) + "'s driver request " + strconv.Quote(e.Property)
+	}
+	return "sim: " + who + " changed " + part + " when it was checked " +
+		when + what + ": a property or a condition must only read the state, or the states the search compares depend on when they ran " +
 		"(and the report on --workers); compute into local variables, or keep a cache in a field tagged `macemc:\"-\"`"
 }
 
@@ -60,9 +68,6 @@ const readOnlySteps = 200
 // panics is left for the search to report.
 func (s *Sim) propertyWrite() *PropertyWriteError {
 	props := properties(s.cfg)
-	if len(props) == 0 {
-		return nil
-	}
 	before := make([]uint64, len(s.w.svcs))
 	for i, svc := range s.w.svcs {
 		before[i] = s.hashNode(svc)
@@ -74,9 +79,7 @@ func (s *Sim) propertyWrite() *PropertyWriteError {
 		mons[i], _ = s.stateHash(s.w.mons[i].m, false)
 	}
 	hist := Hash(s.w.hist)
-	for p := range props {
-		_, _ = s.Holds(&props[p])
-		pw := &PropertyWriteError{Property: props[p].Name, Node: -1, Step: s.w.step}
+	changed := func(pw *PropertyWriteError) *PropertyWriteError {
 		for i, svc := range s.w.svcs {
 			if s.hashNode(svc) != before[i] {
 				pw.Node = sim.NodeID(i)
@@ -91,6 +94,38 @@ func (s *Sim) propertyWrite() *PropertyWriteError {
 		}
 		if Hash(s.w.hist) != hist {
 			pw.Part = "the clients' history (View.History's events)"
+			return pw
+		}
+		return nil
+	}
+	for p := range props {
+		_, _ = s.Holds(&props[p])
+		if pw := changed(&PropertyWriteError{Property: props[p].Name, Node: -1, Step: s.w.step, Driver: -1}); pw != nil {
+			return pw
+		}
+	}
+	// The conditions of the driver requests next in line are predicates
+	// like the properties (they run when the ready events are listed).
+	stepErr := s.stepErr
+	defer func() { s.stepErr = stepErr }()
+	for id := range s.w.nodes {
+		nd := &s.w.nodes[id]
+		if nd.down || nd.appNext >= len(nd.app) {
+			continue
+		}
+		q, ok := nd.app[nd.appNext].(sim.Request)
+		if p, isPtr := nd.app[nd.appNext].(*sim.Request); isPtr && p != nil {
+			q, ok = *p, true
+		}
+		if !ok || q.When == nil {
+			continue
+		}
+		s.condition(id, &q)
+		name := q.Name
+		if name == "" {
+			name = FormatValue(q.Req)
+		}
+		if pw := changed(&PropertyWriteError{Property: name, Node: -1, Step: s.w.step, Driver: id}); pw != nil {
 			return pw
 		}
 	}
@@ -108,7 +143,7 @@ func describePropertyWrite(cfg *sim.Config, choices []int32, opts Options, pw *P
 	}
 	props := properties(cfg)
 	for p := range props {
-		if props[p].Name != pw.Property || pw.Node < 0 {
+		if props[p].Name != pw.Property || pw.Node < 0 || pw.Driver >= 0 {
 			continue
 		}
 		svc := s.w.svcs[pw.Node]

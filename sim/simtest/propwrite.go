@@ -47,7 +47,7 @@ func init() {
 	sim.Register(&sim.System{
 		Name:   PropertyWrite,
 		Doc:    "test system: a property reads the node through an accessor that fills a cache in the node's state (mode cache) or indexes past a slice once a request was handled (mode panic)",
-		Params: []sim.ParamSpec{{Name: "mode", Kind: sim.ParamString, Default: "cache", Doc: "cache, panic, monitor (the property counts its reads in a monitor), history (it writes the clients' history) or slow (it sleeps a second once a request was handled)"}},
+		Params: []sim.ParamSpec{{Name: "mode", Kind: sim.ParamString, Default: "cache", Doc: "cache, panic, monitor (the property counts its reads in a monitor), history (it writes the clients' history), when (the driver request's condition writes the node) or slow (it sleeps a second once a request was handled)"}},
 		Build: func(p sim.Params) (*sim.Config, error) {
 			check := func(v *sim.View) bool { return sim.Node[tally](v, 0).total() <= 2 }
 			switch p.String("mode") {
@@ -69,6 +69,8 @@ func init() {
 					}
 					return sim.Node[tally](v, 0).Handled <= 2
 				}
+			case "when":
+				check = func(v *sim.View) bool { return sim.Node[tally](v, 0).Handled <= 2 }
 			case "slow":
 				// The first check once a request was handled sleeps a
 				// second; every later one is quick.
@@ -80,10 +82,18 @@ func init() {
 					return true
 				}
 			}
+			app := []any{1, 2}
+			if p.String("mode") == "when" {
+				// The driver's condition counts its calls in the node.
+				app[0] = sim.Request{Req: 1, Name: "first", When: func(v *sim.View) bool {
+					sim.Node[tally](v, 0).Total++
+					return true
+				}}
+			}
 			return &sim.Config{
 				Nodes:    1,
 				Service:  func(sim.NodeID) sim.Service { return &tally{} },
-				App:      func(sim.NodeID) []any { return []any{1, 2} },
+				App:      func(sim.NodeID) []any { return app },
 				Safety:   []sim.Property{{Name: "AtMostTwo", Check: check}},
 				Monitors: []sim.MonitorSpec{{Name: "Reads", New: func() sim.Monitor { return &Reads{} }}},
 			}, nil
