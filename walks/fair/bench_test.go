@@ -13,8 +13,8 @@ import (
 // one in 16, and enables two of 8 units. With starve, unit 8 is enabled
 // in every state and never runs, so the graph holds no fair cycle (the
 // search of an exhausted, correct system); without it, some blocks hold
-// one. Every transition has a time class (time: 0 none, 1 waits, 2 and 3
-// passes), for the benchmarks that give it.
+// one. Every transition has a time class (time: 1 waits, 2 passes, 0 and 3
+// none), for the benchmarks that give it.
 type benchEdge struct {
 	from, to int32
 	unit     uint64
@@ -62,7 +62,11 @@ func buildBench(hot []bool, enabled [][]uint64, edges []benchEdge, timed bool) *
 // addBenchEdge adds e, with its time class when timed (a quarter of the
 // transitions wait, a quarter let time pass).
 func addBenchEdge(g *Graph, e benchEdge, timed bool, ch []int32) {
-	g.AddEdge(e.from, e.to, e.unit, false, ch)
+	t := TimeNone
+	if timed {
+		t = [...]Time{TimeNone, TimeWaits, TimePasses, TimeNone}[e.time]
+	}
+	g.AddEdge(e.from, e.to, e.unit, false, t, ch)
 }
 
 // BenchmarkAddEdge measures recording the transitions of a graph of 65,536
