@@ -159,7 +159,7 @@ func (t *tarjan) refine(set []int32, fair func(c []int32) bool) {
 			waits, passes := false, false
 			for _, v := range c {
 				for _, e := range a.out(v) {
-					if ed := &g.edges[e]; !ed.failure && !t.drop[e] && t.mark[ed.to] == t.gen {
+					if ed := &g.edges[e]; !ed.failure && !dropped(t.drop, e, ed) && t.mark[ed.to] == t.gen {
 						taken[ed.unit] = true
 						waits = waits || ed.time == TimeWaits
 						passes = passes || ed.time == TimePasses
@@ -199,13 +199,19 @@ func (t *tarjan) refine(set []int32, fair func(c []int32) bool) {
 func (t *tarjan) dropWaits(c []int32) {
 	for _, v := range c {
 		for _, e := range t.a.out(v) {
-			if ed := &t.g.edges[e]; !ed.failure && !t.drop[e] && ed.time == TimeWaits && t.mark[ed.to] == t.gen {
+			if ed := &t.g.edges[e]; !ed.failure && ed.time == TimeWaits && !t.drop[e] && t.mark[ed.to] == t.gen {
 				t.drop[e] = true
 				t.dropped = append(t.dropped, e)
 			}
 		}
 	}
 }
+
+// dropped reports whether the refinement dropped transition e (ed): only
+// transitions that wait are ever dropped. Performance: the mask is read
+// only for them, so the searches of a graph that never asks the clock
+// cost what they did before time was one of the pairs.
+func dropped(drop []bool, e int32, ed *edge) bool { return ed.time == TimeWaits && drop[e] }
 
 // incremental is what the searches for fair cycles know of the graph
 // between them: the states reachable from the root (over the transitions
@@ -444,7 +450,7 @@ func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int)
 				return false
 			}
 			ed := &g.edges[e]
-			if ed.failure || drop[e] || !in[ed.to] {
+			if ed.failure || dropped(drop, e, ed) || !in[ed.to] {
 				continue
 			}
 			if ed.to == start {
@@ -651,7 +657,7 @@ func (t *tarjan) components(set []int32) [][]int32 {
 				ed := &t.g.edges[e]
 				f.i++
 				w := ed.to
-				if ed.failure || t.drop[e] || t.mark[w] != in {
+				if ed.failure || dropped(t.drop, e, ed) || t.mark[w] != in {
 					continue
 				}
 				if t.index[w] == 0 {
@@ -700,7 +706,7 @@ func (t *tarjan) cyclic(c []int32) bool {
 
 func (t *tarjan) selfLoop(v int32) bool {
 	for _, e := range t.a.out(v) {
-		if ed := &t.g.edges[e]; !ed.failure && !t.drop[e] && ed.to == v {
+		if ed := &t.g.edges[e]; !ed.failure && !dropped(t.drop, e, ed) && ed.to == v {
 			return true
 		}
 	}
@@ -751,7 +757,7 @@ func (g *Graph) lasso(a *adjacency, reach *paths, root int32, c []int32) *Lasso 
 	// inside reports whether transition e runs inside c and was kept.
 	inside := func(e int32) bool {
 		ed := &g.edges[e]
-		return !ed.failure && !drop[e] && in[ed.to]
+		return !ed.failure && !dropped(drop, e, ed) && in[ed.to]
 	}
 	passes := false // a kept transition inside c lets time pass
 	for _, v := range c {
@@ -843,7 +849,7 @@ func (g *Graph) bfs(a *adjacency, s int32, keep func(int32) bool, inside bool) *
 		queue = queue[1:]
 		for _, e := range a.out(v) {
 			ed := &g.edges[e]
-			if (inside && (ed.failure || drop[e])) || p.dist[ed.to] >= 0 || !keep(ed.to) {
+			if (inside && (ed.failure || dropped(drop, e, ed))) || p.dist[ed.to] >= 0 || !keep(ed.to) {
 				continue
 			}
 			p.dist[ed.to] = p.dist[v] + 1

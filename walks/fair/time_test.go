@@ -82,6 +82,13 @@ func TestWaitingSelfLoopIsNoFairCycle(t *testing.T) {
 	if l := g.FairCycle(0); l != nil {
 		t.Fatalf("a self-loop that waits is reported as a fair cycle: %+v", l)
 	}
+	// The same in a state recorded with no unit enabled (a coarse key
+	// merges states, and keeps the units of the first).
+	g0 := newTGraph(t, nil)
+	g0.edge(0, 0, 1, TimeWaits)
+	if l := g0.FairCycle(0); l != nil {
+		t.Fatalf("a self-loop that waits, in a state that enables no unit, is reported as a fair cycle: %+v", l)
+	}
 	p := g.edge(0, 0, 1, TimePasses)
 	if g.Edges() != 2 {
 		t.Fatalf("%d transitions: one that lets time pass and one that waits, from, to and unit the same, must be two", g.Edges())
