@@ -227,12 +227,15 @@ func (r *runner) record(s *engine.Sim, k int, h uint64) {
 	}
 	ev := s.LastEvent()
 	gr.ch = gr.ch[:0]
+	tm := fair.TimeNone
 	if k > 0 {
-		for _, c := range s.Choices()[s.StepStart(s.Steps()-1):] {
+		step := s.Choices()[s.StepStart(s.Steps()-1):]
+		for _, c := range step {
 			gr.ch = append(gr.ch, c.Value)
 		}
+		tm = fair.TimeOf(step)
 	}
-	gr.step(k, id, lastUnit(s, gr.c.NodeFairness), ev.Kind.IsFailure(), gr.ch)
+	gr.step(k, id, lastUnit(s, gr.c.NodeFairness), ev.Kind.IsFailure(), tm, gr.ch)
 }
 
 // stateOf returns whether s is hot (a liveness property fails: one that
@@ -250,8 +253,8 @@ func stateOf(s *engine.Sim, liveness []sim.Property, nodeFairness bool, units []
 
 // step records that state k of the path is graph state id (-1: not
 // recorded), reached from state k-1 by an event of fairness unit unit with
-// choices ch.
-func (gr *graphRun) step(k int, id int32, unit uint64, failure bool, ch []int32) {
+// choices ch, of time class tm (fair.TimeOf the step's choices).
+func (gr *graphRun) step(k int, id int32, unit uint64, failure bool, tm fair.Time, ch []int32) {
 	for len(gr.ids) <= k {
 		gr.ids = append(gr.ids, -1)
 	}
@@ -259,7 +262,7 @@ func (gr *graphRun) step(k int, id int32, unit uint64, failure bool, ch []int32)
 	if k == 0 || id < 0 || gr.ids[k-1] < 0 {
 		return
 	}
-	gr.g.AddEdge(gr.ids[k-1], id, unit, failure, ch)
+	gr.g.AddEdge(gr.ids[k-1], id, unit, failure, tm, ch)
 }
 
 // graphStep is what a speculative record keeps for the graph of one state
@@ -267,7 +270,8 @@ func (gr *graphRun) step(k int, id int32, unit uint64, failure bool, ch []int32)
 // record (recordStep): the state's key, and the fairness unit of the step
 // and whether it is a failure. Whether the state is hot and the units
 // enabled in it are in the graph's stateInfos (by the state's exact hash,
-// which the record keeps), the step's choices in the record's choices.
+// which the record keeps), the step's choices (and with their kinds its
+// time class) in the record's choices.
 // Performance: it holds no pointers, so the records' arrays of them cost
 // the collector nothing to scan.
 type graphStep struct {
@@ -302,11 +306,12 @@ func (r *runner) graphStepOf(s *engine.Sim, h uint64, known bool, units []uint64
 }
 
 // recordStep records state k of the current path (exact hash h, reached
-// by a step of choices ch) from a speculative record's graph step. The
-// worker that recorded the step put the state's info in stateInfos before
-// it handed the record over; a state whose info is missing all the same is
-// not recorded.
-func (r *runner) recordStep(k int, st *graphStep, h uint64, ch []int32) {
+// by a step of choices ch, whose kinds are in step: the record's choices
+// of the step) from a speculative record's graph step. The worker that
+// recorded the step put the state's info in stateInfos before it handed
+// the record over; a state whose info is missing all the same is not
+// recorded.
+func (r *runner) recordStep(k int, st *graphStep, h uint64, step []engine.Choice, ch []int32) {
 	gr := r.graph
 	id, known := gr.g.State(st.key)
 	if !known {
@@ -320,7 +325,7 @@ func (r *runner) recordStep(k int, st *graphStep, h uint64, ch []int32) {
 			}
 		}
 	}
-	gr.step(k, id, st.unit, st.failure, ch)
+	gr.step(k, id, st.unit, st.failure, fair.TimeOf(step), ch)
 }
 
 // checkEvery is how many paths may run before a changed graph is searched

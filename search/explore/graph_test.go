@@ -3,6 +3,7 @@ package explore_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/macemc/macemc/search/dfs"
 	"github.com/macemc/macemc/search/explore"
@@ -110,5 +111,75 @@ func TestGraphNeedsLiveness(t *testing.T) {
 	cfg := &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &pingPong{} }}
 	if res := runGraph(t, cfg, 1); res.Stats.Graph != nil || len(res.Violations) != 0 {
 		t.Fatalf("graph %+v, %d violations", res.Stats.Graph, len(res.Violations))
+	}
+}
+
+// waiter waits for a timeout: its timer asks the clock and sets itself
+// again until the time is up, then it is done.
+type waiter struct {
+	sim.Base
+	Done bool
+}
+
+func (w *waiter) Start(ctx *sim.Context) { ctx.SetTimer("timeout") }
+
+func (w *waiter) HandleTimer(ctx *sim.Context, _ string) {
+	if ctx.Elapsed(ctx.Now(), time.Second) {
+		w.Done = true
+		return
+	}
+	ctx.SetTimer("timeout")
+}
+
+// TestGraphTimeoutIsNoLivelock: three waiters' timers that the clock
+// keeps telling "not yet" are hot cycles fair to every node but unfair to
+// time, so the graph offers no lasso and the exhausted search reports
+// nothing; and the graph is the same (its transitions split by time
+// class) whether one worker records it from the paths it runs, two from
+// their speculative records, or a merge from the records of 3 shards.
+func TestGraphTimeoutIsNoLivelock(t *testing.T) {
+	cfg := &sim.Config{Nodes: 3, Service: func(sim.NodeID) sim.Service { return &waiter{} },
+		Liveness: []sim.Property{{Name: "AllDone", Check: func(v *sim.View) bool {
+			return sim.All(v, func(_ sim.NodeID, w *waiter) bool { return w.Done })
+		}}}}
+	c := explore.Config{System: cfg, Strategy: dfs.Strategy{}, Seed: 3, WalkDepth: 200, MaxDepth: 40, Graph: &explore.GraphConfig{}}
+	var want string
+	for _, w := range []int{1, 2} {
+		c.Workers = w
+		res, err := explore.Run(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := res.Stats.Graph
+		if len(res.Violations) != 0 || res.Stats.Stop != explore.StopExhausted || g == nil || g.Checks == 0 {
+			t.Fatalf("%d workers: %d violations, stop %s, graph %+v; want none, exhausted", w, len(res.Violations), res.Stats.Stop, g)
+		}
+		// 8 states (each waiter done or not); from each, a waiter not done
+		// waits in place or is done: 12 transitions of each kind.
+		if g.States != 8 || g.Edges != 24 {
+			t.Errorf("%d workers: graph %+v, want 8 states and 24 transitions", w, g)
+		}
+		if w == 1 {
+			want = summary(res)
+		} else if got := summary(res); got != want {
+			t.Errorf("%d workers:\n%s\none worker:\n%s", w, got, want)
+		}
+	}
+	var shards []*explore.ShardRecords
+	for i := range 3 {
+		sh, err := explore.Shard(context.Background(), c, i, 3)
+		if err != nil {
+			t.Fatalf("shard %d of 3: %v", i, err)
+		}
+		shards = append(shards, sh)
+	}
+	m := c
+	m.Records = shards
+	merged, err := explore.Run(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summary(merged); got != want {
+		t.Errorf("3 shards merged:\n%s\none worker:\n%s", got, want)
 	}
 }

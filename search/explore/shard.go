@@ -390,7 +390,7 @@ func (sg *shardGraph) add(sr *specRec) {
 		for _, ch := range sr.choices[sr.starts[k]:sr.stepEnd(k)] {
 			sg.ch = append(sg.ch, ch.Value)
 		}
-		sg.r.recordStep(k+1, &sr.graph[k], sr.hashes[k], sg.ch)
+		sg.r.recordStep(k+1, &sr.graph[k], sr.hashes[k], sr.choices[sr.starts[k]:sr.stepEnd(k)], sg.ch)
 	}
 	sg.prev = sr
 }

@@ -857,7 +857,7 @@ func (sp *speculation) follow(p *Path, index int64) (followed, error) {
 				return miss()
 			}
 			if r.graph != nil {
-				r.recordStep(k, &sr.graph[k-1], h, vals[sr.starts[k-1]:])
+				r.recordStep(k, &sr.graph[k-1], h, sr.choices[sr.starts[k-1]:sr.stepEnd(k-1)], vals[sr.starts[k-1]:])
 			}
 			if cycle {
 				return fromRecord() // the record's walk from the cycle

@@ -23,18 +23,24 @@ type Lasso struct {
 
 // FairCycle looks for a cycle of hot states reachable from state root
 // that is fair: every unit with an enabled event in one of its states runs
-// an event in it (failures never count and never run in it). Such a cycle
-// can repeat forever in a fairly scheduled execution that never becomes
-// live. It returns nil when the graph has none; otherwise the first of
-// FairCycles.
+// an event in it (failures never count and never run in it), and it is
+// fair to time: either no transition of it waits (TimeWaits), or one lets
+// time pass (TimePasses), as the lasso detector (walks/lasso) wants of the
+// cycles it confirms. Such a cycle can repeat forever in a fairly
+// scheduled execution that never becomes live. It returns nil when the
+// graph has none; otherwise the first of FairCycles.
 //
 // The search is the classic one for strong fairness (Streett emptiness,
 // Emerson and Lei): split the hot states into strongly connected
 // components (Tarjan); a component in which every unit enabled somewhere
-// runs on one of its own transitions holds a fair cycle (one through all
-// of its transitions); otherwise no fair cycle passes through a state that
-// enables a unit the component never runs, so drop those states and split
-// what is left again.
+// runs on one of its own transitions, and that lets time pass on one of
+// them if one waits, holds a fair cycle (one through all of its
+// transitions); otherwise no fair cycle passes through a state that
+// enables a unit the component never runs, nor takes a transition that
+// waits when none lets time pass, so drop those states and transitions
+// and split what is left again. Time is one more Streett pair, on
+// transitions rather than states: the transitions that wait enable it,
+// those that let time pass fulfil it.
 func (g *Graph) FairCycle(root int32) *Lasso {
 	if ls := g.FairCycles(root, 1); len(ls) > 0 {
 		return ls[0]
@@ -110,17 +116,26 @@ func (g *Graph) tarjan(a *adjacency, keep bool) *tarjan {
 		sc.index, sc.low, sc.mark, sc.on = grow(sc.index, n), grow(sc.low, n), grow(sc.mark, n), grow(sc.on, n)
 		sc.gen = 0
 	}
-	return &tarjan{g: g, a: a, index: sc.index, low: sc.low, on: sc.on, mark: sc.mark, gen: sc.gen, stack: sc.stack[:0], calls: sc.calls[:0]}
+	sc.drop = extend(sc.drop, len(g.edges))
+	return &tarjan{g: g, a: a, index: sc.index, low: sc.low, on: sc.on, mark: sc.mark, gen: sc.gen, stack: sc.stack[:0], calls: sc.calls[:0],
+		drop: sc.drop, dropped: sc.dropped[:0]}
 }
 
-// keepGen keeps t's membership stamp and stacks for the next search.
+// keepGen keeps t's membership stamp and stacks for the next search, and
+// puts back the transitions its refinement dropped.
 func (g *Graph) keepGen(t *tarjan) {
-	g.scratch.gen, g.scratch.stack, g.scratch.calls = t.gen, t.stack[:0], t.calls[:0]
+	for _, e := range t.dropped {
+		t.drop[e] = false
+	}
+	g.scratch.gen, g.scratch.stack, g.scratch.calls, g.scratch.dropped = t.gen, t.stack[:0], t.calls[:0], t.dropped[:0]
 }
 
 // refine splits set into strongly connected components and refines them
 // (see FairCycle): it calls fair with every component that holds a fair
-// cycle, in order, until fair returns false.
+// cycle, in order, until fair returns false. The transitions that wait in
+// a component where none lets time pass are dropped (t.drop) for the rest
+// of the search: the components, and the cycles fair builds in them, do
+// without them.
 func (t *tarjan) refine(set []int32, fair func(c []int32) bool) {
 	g, a := t.g, t.a
 	work := [][]int32{set}
@@ -141,13 +156,17 @@ func (t *tarjan) refine(set []int32, fair func(c []int32) bool) {
 			for _, v := range c {
 				t.mark[v] = t.gen
 			}
+			waits, passes := false, false
 			for _, v := range c {
 				for _, e := range a.out(v) {
-					if ed := &g.edges[e]; !ed.failure && t.mark[ed.to] == t.gen {
+					if ed := &g.edges[e]; !ed.failure && !dropped(t.drop, e, ed) && t.mark[ed.to] == t.gen {
 						taken[ed.unit] = true
+						waits = waits || ed.time == TimeWaits
+						passes = passes || ed.time == TimePasses
 					}
 				}
 			}
+			stands := waits && !passes // unfair to time
 			var keep []int32
 			for _, v := range c {
 				ok := true
@@ -161,9 +180,12 @@ func (t *tarjan) refine(set []int32, fair func(c []int32) bool) {
 					keep = append(keep, v)
 				}
 			}
-			if len(keep) == len(c) {
+			if len(keep) == len(c) && !stands {
 				goOn = fair(c)
 				continue
+			}
+			if stands {
+				t.dropWaits(c)
 			}
 			if len(keep) > 1 || len(keep) == 1 && t.selfLoop(keep[0]) {
 				work = append(work, keep)
@@ -171,6 +193,25 @@ func (t *tarjan) refine(set []int32, fair func(c []int32) bool) {
 		}
 	}
 }
+
+// dropWaits drops the transitions that wait inside component c (its
+// states marked t.gen).
+func (t *tarjan) dropWaits(c []int32) {
+	for _, v := range c {
+		for _, e := range t.a.out(v) {
+			if ed := &t.g.edges[e]; !ed.failure && ed.time == TimeWaits && !t.drop[e] && t.mark[ed.to] == t.gen {
+				t.drop[e] = true
+				t.dropped = append(t.dropped, e)
+			}
+		}
+	}
+}
+
+// dropped reports whether the refinement dropped transition e (ed): only
+// transitions that wait are ever dropped. Performance: the mask is read
+// only for them, so the searches of a graph that never asks the clock
+// cost what they did before time was one of the pairs.
+func dropped(drop []bool, e int32, ed *edge) bool { return ed.time == TimeWaits && drop[e] }
 
 // incremental is what the searches for fair cycles know of the graph
 // between them: the states reachable from the root (over the transitions
@@ -200,7 +241,11 @@ type incremental struct {
 // states reached since (each its own source). Every cycle of hot states
 // that runs a new transition or a newly reached state lies among those
 // states, and every other cycle of hot reachable states was there when
-// the last search found none.
+// the last search found none. Fairness to time changes none of this: a
+// cycle's time classes are those of its transitions, so a new fair cycle
+// still runs through a new transition or state, and refine (which drops
+// what waits as the whole search does) keeps every fair cycle among
+// those states: the answer is no only when the whole search's would be.
 func (inc *incremental) changed(g *Graph, root int32) bool {
 	if !inc.started || inc.root != root {
 		*inc = incremental{root: root, started: true, reached: inc.reached[:0], stamp: inc.stamp[:0], bstamp: inc.bstamp[:0],
@@ -362,7 +407,8 @@ const simpleCycleBudget = 200_000
 // simpleFairCycles returns up to max fair cycles of component c that pass
 // through no state twice, shortest first, each as its transitions from its
 // first state: an iterative-deepening search from each state of c in order
-// of distance from the root, within a budget of transitions looked at.
+// of distance from the root, within a budget of transitions looked at,
+// over the transitions the refinement kept (not dropped).
 func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int) [][]int32 {
 	n := len(g.keys)
 	in := make([]bool, n)
@@ -378,12 +424,17 @@ func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int)
 	})
 	budget := simpleCycleBudget
 	on := make([]bool, n)
-	ran := make([]int32, g.unit.n) // per unit: transitions of the path that run it
-	var path []int32               // edges
+	ran := make([]int32, g.unit.n)  // per unit: transitions of the path that run it
+	var times [TimePasses + 1]int32 // per time class: transitions of the path
+	var path []int32                // edges
+	drop := g.scratch.drop
 	var out [][]int32
 	seen := map[string]bool{}
 	var dfs func(start, v int32, limit int) bool
 	fair := func() bool {
+		if times[TimeWaits] > 0 && times[TimePasses] == 0 {
+			return false
+		}
 		for _, e := range path {
 			for _, u := range g.enabled(g.edges[e].from) {
 				if ran[u] == 0 {
@@ -399,7 +450,7 @@ func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int)
 				return false
 			}
 			ed := &g.edges[e]
-			if ed.failure || !in[ed.to] {
+			if ed.failure || dropped(drop, e, ed) || !in[ed.to] {
 				continue
 			}
 			if ed.to == start {
@@ -408,6 +459,7 @@ func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int)
 				}
 				path = append(path, e)
 				ran[ed.unit]++
+				times[ed.time]++
 				if fair() {
 					k := fmt.Sprint(canonicalRotation(path))
 					if !seen[k] {
@@ -416,6 +468,7 @@ func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int)
 					}
 				}
 				ran[ed.unit]--
+				times[ed.time]--
 				path = path[:len(path)-1]
 				if len(out) >= max {
 					return false
@@ -428,8 +481,10 @@ func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int)
 			on[ed.to] = true
 			path = append(path, e)
 			ran[ed.unit]++
+			times[ed.time]++
 			ok := dfs(start, ed.to, limit)
 			ran[ed.unit]--
+			times[ed.time]--
 			path = path[:len(path)-1]
 			on[ed.to] = false
 			if !ok {
@@ -489,6 +544,12 @@ type scratch struct {
 	gen                    int32 // the last membership stamp in mark
 	stack                  []int32
 	calls                  []frame
+	// drop marks the transitions a search's refinement dropped (refine),
+	// dropped lists them: each search starts with none, and puts back
+	// those it dropped when it ends (keepGen), at the cost of what it
+	// dropped rather than of the whole graph.
+	drop    []bool
+	dropped []int32
 }
 
 // grow returns s with length n and every element zero, reusing its memory
@@ -550,18 +611,20 @@ func (g *Graph) adjacency() *adjacency {
 }
 
 // tarjan splits vertex sets into strongly connected components along
-// non-failure transitions, iteratively (no recursion: the graphs are
-// large).
+// non-failure transitions that the refinement did not drop, iteratively
+// (no recursion: the graphs are large).
 type tarjan struct {
-	g     *Graph
-	a     *adjacency
-	index []int32 // 0: unvisited in this pass; else 1 + visit order
-	low   []int32
-	on    []bool
-	mark  []int32 // membership stamps
-	gen   int32
-	stack []int32
-	calls []frame
+	g       *Graph
+	a       *adjacency
+	index   []int32 // 0: unvisited in this pass; else 1 + visit order
+	low     []int32
+	on      []bool
+	mark    []int32 // membership stamps
+	gen     int32
+	stack   []int32
+	calls   []frame
+	drop    []bool  // per transition: dropped by the refinement
+	dropped []int32 // the transitions dropped
 }
 
 type frame struct {
@@ -590,10 +653,11 @@ func (t *tarjan) components(set []int32) [][]int32 {
 			v := f.v
 			es := t.a.out(v)
 			if int(f.i) < len(es) {
-				ed := &t.g.edges[es[f.i]]
+				e := es[f.i]
+				ed := &t.g.edges[e]
 				f.i++
 				w := ed.to
-				if ed.failure || t.mark[w] != in {
+				if ed.failure || dropped(t.drop, e, ed) || t.mark[w] != in {
 					continue
 				}
 				if t.index[w] == 0 {
@@ -635,14 +699,14 @@ func (t *tarjan) push(v int32, next *int32) {
 }
 
 // cyclic reports whether component c holds a cycle: more than one state,
-// or one with a transition to itself.
+// or one with a transition to itself (that the refinement kept).
 func (t *tarjan) cyclic(c []int32) bool {
 	return len(c) > 1 || t.selfLoop(c[0])
 }
 
 func (t *tarjan) selfLoop(v int32) bool {
 	for _, e := range t.a.out(v) {
-		if ed := &t.g.edges[e]; !ed.failure && ed.to == v {
+		if ed := &t.g.edges[e]; !ed.failure && !dropped(t.drop, e, ed) && ed.to == v {
 			return true
 		}
 	}
@@ -651,8 +715,12 @@ func (t *tarjan) selfLoop(v int32) bool {
 
 // lasso builds a lasso into the fair component c: the shortest stem from
 // root to c's state nearest to it (reach holds the shortest paths from
-// root), and a cycle from there that runs every unit enabled in c (one
-// transition of each, joined by shortest paths inside c) and returns.
+// root; the stem may take any transition), and a cycle from there that
+// runs every unit enabled in c and, if a transition of c lets time pass,
+// one such transition (one transition of each, joined by shortest paths
+// inside c over the transitions the refinement kept) and returns. A
+// component whose kept transitions let time pass nowhere has none that
+// waits (refine), so every such cycle is fair to time.
 func (g *Graph) lasso(a *adjacency, reach *paths, root int32, c []int32) *Lasso {
 	n := len(g.keys)
 	in := make([]bool, n)
@@ -685,19 +753,33 @@ func (g *Graph) lasso(a *adjacency, reach *paths, root int32, c []int32) *Lasso 
 			}
 		}
 	}
+	drop := g.scratch.drop
+	// inside reports whether transition e runs inside c and was kept.
+	inside := func(e int32) bool {
+		ed := &g.edges[e]
+		return !ed.failure && !dropped(drop, e, ed) && in[ed.to]
+	}
+	passes := false // a kept transition inside c lets time pass
+	for _, v := range c {
+		for _, e := range a.out(v) {
+			if inside(e) && g.edges[e].time == TimePasses {
+				passes = true
+			}
+		}
+	}
 	inC := func(v int32) bool { return in[v] }
 	cur := start
+	passed := false
 	take := func(e int32) {
 		ed := &g.edges[e]
 		l.Cycle = append(l.Cycle, Step{From: ed.from, To: ed.to, Choices: g.choices(ed)})
 		need[ed.unit] = false
+		passed = passed || ed.time == TimePasses
 		cur = ed.to
 	}
-	for _, u := range units {
-		if !need[u] {
-			continue // run on the way to an earlier one
-		}
-		// The nearest transition of u inside c, from cur.
+	// takeNearest takes the nearest transition inside c, from cur, that
+	// want accepts, and the path to it.
+	takeNearest := func(want func(ed *edge) bool) {
 		p := g.bfs(a, cur, inC, true)
 		best, bestD := int32(-1), int32(0)
 		for _, v := range c {
@@ -705,8 +787,7 @@ func (g *Graph) lasso(a *adjacency, reach *paths, root int32, c []int32) *Lasso 
 				continue
 			}
 			for _, e := range a.out(v) {
-				ed := &g.edges[e]
-				if !ed.failure && ed.unit == u && in[ed.to] && (best < 0 || p.dist[v] < bestD) {
+				if inside(e) && want(&g.edges[e]) && (best < 0 || p.dist[v] < bestD) {
 					best, bestD = e, p.dist[v]
 				}
 			}
@@ -716,11 +797,20 @@ func (g *Graph) lasso(a *adjacency, reach *paths, root int32, c []int32) *Lasso 
 		}
 		take(best)
 	}
+	for _, u := range units {
+		if !need[u] {
+			continue // run on the way to an earlier one
+		}
+		takeNearest(func(ed *edge) bool { return ed.unit == u })
+	}
+	if passes && !passed {
+		takeNearest(func(ed *edge) bool { return ed.time == TimePasses })
+	}
 	if len(l.Cycle) == 0 || cur != start {
 		if len(l.Cycle) == 0 {
 			// Units enabled nowhere in c: any transition inside it.
 			for _, e := range a.out(start) {
-				if ed := &g.edges[e]; !ed.failure && in[ed.to] {
+				if inside(e) {
 					take(e)
 					break
 				}
@@ -743,8 +833,9 @@ type paths struct {
 func (p *paths) reached(v int32) bool { return p.dist[v] >= 0 }
 
 // bfs searches from s over the transitions between states that keep
-// accepts (failures too unless noFailures).
-func (g *Graph) bfs(a *adjacency, s int32, keep func(int32) bool, noFailures bool) *paths {
+// accepts: every one, or with inside only those that are no failure and
+// that the refinement kept (a component's).
+func (g *Graph) bfs(a *adjacency, s int32, keep func(int32) bool, inside bool) *paths {
 	n := len(g.keys)
 	p := &paths{dist: make([]int32, n), via: make([]int32, n)}
 	for i := range p.dist {
@@ -752,12 +843,13 @@ func (g *Graph) bfs(a *adjacency, s int32, keep func(int32) bool, noFailures boo
 	}
 	p.dist[s] = 0
 	queue := []int32{s}
+	drop := g.scratch.drop
 	for len(queue) > 0 {
 		v := queue[0]
 		queue = queue[1:]
 		for _, e := range a.out(v) {
 			ed := &g.edges[e]
-			if (noFailures && ed.failure) || p.dist[ed.to] >= 0 || !keep(ed.to) {
+			if (inside && (ed.failure || dropped(drop, e, ed))) || p.dist[ed.to] >= 0 || !keep(ed.to) {
 				continue
 			}
 			p.dist[ed.to] = p.dist[v] + 1

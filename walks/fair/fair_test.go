@@ -20,6 +20,7 @@ type redge struct {
 	from, to int32
 	unit     uint64
 	failure  bool
+	time     Time
 }
 
 func randomGraph(r *rand.Rand) *rgraph {
@@ -36,7 +37,7 @@ func randomGraph(r *rand.Rand) *rgraph {
 	}
 	for range r.IntN(3 * n) {
 		from := r.IntN(n)
-		e := redge{from: int32(from), to: int32(r.IntN(n)), failure: r.IntN(8) == 0}
+		e := redge{from: int32(from), to: int32(r.IntN(n)), failure: r.IntN(8) == 0, time: randomTime(r)}
 		if len(g.enabled[from]) > 0 {
 			e.unit = g.enabled[from][r.IntN(len(g.enabled[from]))]
 		} else {
@@ -47,6 +48,15 @@ func randomGraph(r *rand.Rand) *rgraph {
 	return g
 }
 
+// randomTime returns a time class: none half the time, else waits or
+// passes.
+func randomTime(r *rand.Rand) Time {
+	if r.IntN(2) == 0 {
+		return TimeNone
+	}
+	return Time(1 + r.IntN(2))
+}
+
 func (rg *rgraph) build() *Graph {
 	g := New(0)
 	for v := range rg.n {
@@ -55,7 +65,7 @@ func (rg *rgraph) build() *Graph {
 		}
 	}
 	for i, e := range rg.edges {
-		g.AddEdge(e.from, e.to, e.unit, e.failure, []int32{int32(i)})
+		g.AddEdge(e.from, e.to, e.unit, e.failure, e.time, []int32{int32(i)})
 	}
 	return g
 }
@@ -63,7 +73,10 @@ func (rg *rgraph) build() *Graph {
 // naive decides whether a fair hot cycle is reachable from state 0 by
 // trying every set of states: some reachable set of hot states must be
 // strongly connected by its own non-failure transitions (with at least one
-// transition) and run every unit enabled in it.
+// transition) and run every unit enabled in it, and be fair to time: with
+// all those transitions, if one lets time pass or none waits; or with
+// those that do not wait. (A fair cycle that lets time pass is one of the
+// first kind over its states, one that never waits of the second.)
 func (rg *rgraph) naive() bool {
 	reach := map[int32]bool{0: true}
 	for changed := true; changed; {
@@ -75,6 +88,19 @@ func (rg *rgraph) naive() bool {
 		}
 	}
 	for set := 1; set < 1<<rg.n; set++ {
+		for _, noWaits := range []bool{false, true} {
+			if rg.fairSet(set, noWaits, reach) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fairSet reports whether the states of set, with their transitions (but
+// those that wait, with noWaits), make a fair cycle (see naive).
+func (rg *rgraph) fairSet(set int, noWaits bool, reach map[int32]bool) bool {
+	{
 		in := func(v int32) bool { return set>>v&1 == 1 }
 		ok := true
 		for v := range int32(rg.n) {
@@ -83,18 +109,21 @@ func (rg *rgraph) naive() bool {
 			}
 		}
 		if !ok {
-			continue
+			return false
 		}
+		inside := func(e redge) bool { return !e.failure && in(e.from) && in(e.to) && !(noWaits && e.time == TimeWaits) }
 		taken := map[uint64]bool{}
 		internal := 0
+		var times [3]int
 		for _, e := range rg.edges {
-			if !e.failure && in(e.from) && in(e.to) {
+			if inside(e) {
 				taken[e.unit] = true
 				internal++
+				times[e.time]++
 			}
 		}
-		if internal == 0 {
-			continue
+		if internal == 0 || times[TimeWaits] > 0 && times[TimePasses] == 0 {
+			return false
 		}
 		for v := range int32(rg.n) {
 			for _, u := range rg.enabled[v] {
@@ -112,7 +141,7 @@ func (rg *rgraph) naive() bool {
 			for changed := true; changed; {
 				changed = false
 				for _, e := range rg.edges {
-					if !e.failure && seen[e.from] && in(e.to) && !seen[e.to] {
+					if inside(e) && seen[e.from] && !seen[e.to] {
 						seen[e.to], changed = true, true
 					}
 				}
@@ -123,16 +152,13 @@ func (rg *rgraph) naive() bool {
 				}
 			}
 		}
-		if ok {
-			return true
-		}
+		return ok
 	}
-	return false
 }
 
 // check verifies a lasso: a path from state 0 into a cycle back to its
 // start, every transition a recorded one, the cycle hot, failure-free and
-// fair.
+// fair, to time too.
 func (rg *rgraph) check(t *testing.T, l *Lasso) {
 	t.Helper()
 	cur := int32(0)
@@ -152,6 +178,7 @@ func (rg *rgraph) check(t *testing.T, l *Lasso) {
 		t.Fatal("empty cycle")
 	}
 	ran := map[uint64]bool{}
+	var times [3]int
 	for _, s := range l.Cycle {
 		if !rg.hot[cur] {
 			t.Fatalf("cycle state %d is not hot", cur)
@@ -161,9 +188,13 @@ func (rg *rgraph) check(t *testing.T, l *Lasso) {
 			t.Fatal("a failure in the cycle")
 		}
 		ran[e.unit] = true
+		times[e.time]++
 	}
 	if cur != start {
 		t.Fatalf("the cycle ends at %d, not at its start %d", cur, start)
+	}
+	if times[TimeWaits] > 0 && times[TimePasses] == 0 {
+		t.Fatalf("the cycle %+v waits and never lets time pass", l.Cycle)
 	}
 	for _, s := range l.Cycle {
 		for _, u := range rg.enabled[s.From] {
@@ -206,18 +237,18 @@ func TestUnfairCycle(t *testing.T) {
 	g := New(0)
 	a, _ := g.AddState(1, true, []uint64{7, 8})
 	b, _ := g.AddState(2, true, []uint64{7})
-	g.AddEdge(a, b, 7, false, []int32{0})
-	g.AddEdge(b, a, 7, false, []int32{0})
-	g.AddEdge(a, a, 9, true, []int32{1}) // a failure: never fair
+	g.AddEdge(a, b, 7, false, TimeNone, []int32{0})
+	g.AddEdge(b, a, 7, false, TimeNone, []int32{0})
+	g.AddEdge(a, a, 9, true, TimeNone, []int32{1}) // a failure: never fair
 	if l := g.FairCycle(a); l != nil {
 		t.Fatalf("unfair cycle reported: %+v", l)
 	}
 	c, _ := g.AddState(3, false, []uint64{8})
-	g.AddEdge(a, c, 8, false, []int32{1}) // unit 8 runs, but leaves the hot states
+	g.AddEdge(a, c, 8, false, TimeNone, []int32{1}) // unit 8 runs, but leaves the hot states
 	if l := g.FairCycle(a); l != nil {
 		t.Fatalf("cycle through a live state reported: %+v", l)
 	}
-	g.AddEdge(a, a, 8, false, []int32{2})
+	g.AddEdge(a, a, 8, false, TimeNone, []int32{2})
 	l := g.FairCycle(a)
 	if l == nil || len(l.Stem) != 0 || len(l.Cycle) != 3 || l.SCC != 2 {
 		t.Fatalf("lasso %+v, want the cycle a -8-> a -7-> b -7-> a", l)
@@ -236,8 +267,8 @@ func TestFull(t *testing.T) {
 		t.Fatalf("AddState of a known state on a full graph: %d, %v", id, err)
 	}
 	v := g.Version()
-	g.AddEdge(0, 1, 5, false, nil)
-	g.AddEdge(0, 1, 5, false, []int32{4})
+	g.AddEdge(0, 1, 5, false, TimeNone, nil)
+	g.AddEdge(0, 1, 5, false, TimeNone, []int32{4})
 	if g.Edges() != 1 || g.Version() != v+1 {
 		t.Fatalf("%d edges, version +%d: a duplicate transition was added", g.Edges(), g.Version()-v)
 	}
@@ -269,7 +300,7 @@ func TestIncrementalSameAsFresh(t *testing.T) {
 				if int(e.from) >= states || int(e.to) >= states {
 					continue
 				}
-				g.AddEdge(e.from, e.to, e.unit, e.failure, []int32{int32(added - 1)})
+				g.AddEdge(e.from, e.to, e.unit, e.failure, e.time, []int32{int32(added - 1)})
 				in, ch = append(in, e), append(ch, int32(added-1))
 			}
 			fresh := New(0)
@@ -279,7 +310,7 @@ func TestIncrementalSameAsFresh(t *testing.T) {
 				}
 			}
 			for i, e := range in {
-				fresh.AddEdge(e.from, e.to, e.unit, e.failure, ch[i:i+1])
+				fresh.AddEdge(e.from, e.to, e.unit, e.failure, e.time, ch[i:i+1])
 			}
 			max := 1 + r.IntN(4)
 			before := g.inc.skips

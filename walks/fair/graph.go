@@ -2,7 +2,10 @@ package fair
 
 import (
 	"errors"
+	"fmt"
 	"unsafe"
+
+	"github.com/macemc/macemc/sim/engine"
 )
 
 // ErrFull is returned by AddState when the graph holds MaxStates states.
@@ -14,9 +17,9 @@ const DefaultMaxStates = 1 << 20
 // Graph is an explored state graph: states named by a 64-bit key (the
 // state's hash), each with whether it is hot (not live) and the fairness
 // units (event sources, or nodes) that have an enabled event in it, and the
-// transitions between them, each with its unit and the choices that made
-// it. It grows as an exploration records what it runs; a transition is
-// kept once per (from, to, unit).
+// transitions between them, each with its unit, its time class and the
+// choices that made it. It grows as an exploration records what it runs;
+// a transition is kept once per (from, to, unit, time class).
 //
 // A Graph is not safe for concurrent use.
 type Graph struct {
@@ -48,7 +51,43 @@ type Graph struct {
 type edge struct {
 	from, to, unit int32
 	failure        bool
+	time           Time
 	ch, nch        int32 // choices: ch[ch : ch+nch]
+}
+
+// Time is a transition's time class: whether its step asked the clock
+// (sim.Context.Elapsed: a choice of kind engine.ChooseTime with more than
+// one option) and what it was told. A cycle that asks and is told "not
+// yet" at every ask is unfair to time, as the lasso detector has it
+// (walks/lasso): time does pass in a real system, so no execution repeats
+// it forever. A fair cycle of the graph is fair to time: either no
+// transition of it waits, or one lets time pass.
+type Time uint8
+
+const (
+	// TimeNone is a step that did not ask the clock.
+	TimeNone Time = iota
+	// TimeWaits is a step that asked, and every answer was "not yet"
+	// (the choice's value 0).
+	TimeWaits
+	// TimePasses is a step that asked, and some answer was "elapsed" (a
+	// value other than 0).
+	TimePasses
+)
+
+// TimeOf returns the time class of a step made by choices (the step's
+// choices with their kinds, as engine.Sim.Choices gives them).
+func TimeOf(choices []engine.Choice) Time {
+	t := TimeNone
+	for _, c := range choices {
+		if c.Kind == engine.ChooseTime && c.N > 1 {
+			if c.Value != 0 {
+				return TimePasses
+			}
+			t = TimeWaits
+		}
+	}
+	return t
 }
 
 // New returns an empty graph of at most maxStates states (DefaultMaxStates
@@ -101,18 +140,23 @@ func (g *Graph) unitID(u uint64) int32 {
 
 // AddEdge records the transition from state from to state to, by an event
 // of the given unit (failure: an injected failure, which no fair cycle
-// repeats), made by choices (the step's answers, the event's first).
-// A transition already recorded with the same from, to and unit is kept as
-// it was.
-func (g *Graph) AddEdge(from, to int32, unit uint64, failure bool, choices []int32) {
+// repeats), of time class time (TimeOf the step's choices), made by
+// choices (the step's answers, the event's first). A transition already
+// recorded with the same from, to, unit and time class is kept as it was;
+// one that differs in its time class is another transition. It panics on
+// a time class that is none of TimeNone, TimeWaits and TimePasses.
+func (g *Graph) AddEdge(from, to int32, unit uint64, failure bool, time Time, choices []int32) {
+	if time > TimePasses {
+		panic(fmt.Sprintf("fair: AddEdge: time class %d is none of TimeNone, TimeWaits and TimePasses", time))
+	}
 	u := int32(-1)
 	if !failure {
 		u = g.unitID(unit)
 	}
-	if !g.seen.add(from, to, u) {
+	if !g.seen.add(from, to, u, time) {
 		return
 	}
-	g.edges = push(g.edges, edge{from: from, to: to, unit: u, failure: failure, ch: int32(len(g.ch)), nch: int32(len(choices))})
+	g.edges = push(g.edges, edge{from: from, to: to, unit: u, failure: failure, time: time, ch: int32(len(g.ch)), nch: int32(len(choices))})
 	g.next = push(g.next, g.head[from])
 	g.head[from] = int32(len(g.edges) - 1)
 	g.rnext = push(g.rnext, g.rhead[to])

@@ -1,12 +1,11 @@
 package fair
 
 // Performance: the graph's lookups, a state by key, a transition by (from,
-// to, unit) and a unit by its number, run once or more for every state an
-// exploration records (about a million times in a search of a few
-// seconds). Purpose-built tables of
-// flat slots without pointers (open addressing, linear probing, at most
-// three quarters full) cost less than maps for them, and nothing to the
-// collector.
+// to, unit, time class) and a unit by its number, run once or more for
+// every state an exploration records (about a million times in a search
+// of a few seconds). Purpose-built tables of flat slots without pointers
+// (open addressing, linear probing, at most three quarters full) cost less
+// than maps for them, and nothing to the collector.
 
 // full reports whether a table of size slots holding n cannot take one
 // more.
@@ -66,15 +65,18 @@ func (t *idTable) put(key uint64, id int32) {
 	t.n++
 }
 
-// edgeSet holds transitions by (from, to, unit).
+// edgeSet holds transitions by (from, to, unit, time class).
 type edgeSet struct {
 	slots []edgeSlot
 	n     int
 	shift uint
 }
 
+// edgeSlot is a transition's key. from1 is from + 1 (0: an empty slot);
+// unit is the unit id (-1 for a failure; ids stay far below 2^29) times 4
+// plus the time class, which keeps the slot at 12 bytes.
 type edgeSlot struct {
-	from1, to, unit int32 // from1: from + 1; 0: an empty slot
+	from1, to, unit int32
 }
 
 func (t *edgeSet) slot(k edgeSlot) *edgeSlot {
@@ -89,8 +91,9 @@ func (t *edgeSet) slot(k edgeSlot) *edgeSlot {
 	}
 }
 
-// add adds transition (from, to, unit) and reports whether it is new.
-func (t *edgeSet) add(from, to, unit int32) bool {
+// add adds transition (from, to, unit, time) and reports whether it is
+// new.
+func (t *edgeSet) add(from, to, unit int32, time Time) bool {
 	if full(t.n, len(t.slots)) {
 		old := t.slots
 		t.slots, t.shift = grown(old, t.shift)
@@ -100,7 +103,7 @@ func (t *edgeSet) add(from, to, unit int32) bool {
 			}
 		}
 	}
-	k := edgeSlot{from1: from + 1, to: to, unit: unit}
+	k := edgeSlot{from1: from + 1, to: to, unit: unit<<2 | int32(time)}
 	s := t.slot(k)
 	if s.from1 != 0 {
 		return false

@@ -13,7 +13,7 @@ func TestTablesAgainstMaps(t *testing.T) {
 	var ids idTable
 	want := map[uint64]int32{}
 	var es edgeSet
-	wantE := map[[3]int32]bool{}
+	wantE := map[[4]int32]bool{}
 	for i := range 200000 {
 		key := r.Uint64N(50000) << (r.IntN(2) * 40) // 0 and large keys too
 		id, ok := ids.get(key)
@@ -25,8 +25,8 @@ func TestTablesAgainstMaps(t *testing.T) {
 			ids.put(key, int32(i))
 			want[key] = int32(i)
 		}
-		e := [3]int32{int32(r.IntN(300)), int32(r.IntN(300)), int32(r.IntN(4)) - 1}
-		if added := es.add(e[0], e[1], e[2]); added == wantE[e] {
+		e := [4]int32{int32(r.IntN(300)), int32(r.IntN(300)), int32(r.IntN(4)) - 1, int32(r.IntN(3))}
+		if added := es.add(e[0], e[1], e[2], Time(e[3])); added == wantE[e] {
 			t.Fatalf("step %d: add(%v) = %v with the transition recorded %v", i, e, added, wantE[e])
 		}
 		wantE[e] = true

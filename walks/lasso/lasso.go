@@ -5,6 +5,7 @@ import (
 
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/walks/fair"
 )
 
 // Defaults of Options.
@@ -563,20 +564,21 @@ func (d *Detector) detect(s *engine.Sim, k int, h, enab uint64) (stop, found boo
 // pass: such a cycle is unfair to time, as one that starves an event source
 // is unfair to that source, and proves nothing. A trial's correct lease
 // takeover ("take over once the lease expired") was reported as a proven
-// livelock by the cycle in which the lease never expires.
+// livelock by the cycle in which the lease never expires. A step's answers
+// are read by fair.TimeOf, as the explored state graph reads them (a cycle
+// that stands is one with a step that waits and none that passes): the
+// graph's fair cycles are fair to time as the detector's are.
 func timeStands(steps []cycleStep) bool {
-	asked := false
+	waits := false
 	for _, st := range steps {
-		for _, c := range st.sub {
-			if c.Kind == engine.ChooseTime && c.N > 1 {
-				if c.Value != 0 {
-					return false
-				}
-				asked = true
-			}
+		switch fair.TimeOf(st.sub) {
+		case fair.TimePasses:
+			return false
+		case fair.TimeWaits:
+			waits = true
 		}
 	}
-	return asked
+	return waits
 }
 
 // fair reports whether every source (or node) with an enabled event in
