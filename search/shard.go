@@ -9,8 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -183,7 +186,7 @@ func Merge(ctx context.Context, dirs []string, mo MergeOptions) (*Report, error)
 				ErrInput, ErrShardBuild, path, trace.BuildName(this.Build), first, trace.BuildName(sh.Build))
 		}
 		if header != nil && !bytes.Equal(h, header) {
-			return nil, fmt.Errorf("%w: %w: %s is a shard of another search than %s", ErrInput, ErrShardFile, path, first)
+			return nil, fmt.Errorf("%w: %w: %s is a shard of another search than %s%s", ErrInput, ErrShardFile, path, first, searchDiff(header, h))
 		}
 		header, sh = h, this
 	}
@@ -271,6 +274,43 @@ type shardSearch struct {
 	// HashVersion its engine.HashVersion: the records are that build's.
 	Build       string `json:",omitempty"`
 	HashVersion int    `json:",omitempty"`
+}
+
+// searchDiff says how the searches of two shards differ (their headers,
+// JSON): " (they differ in Options.Seed: 1 and 2)", naming up to three of
+// the settings that differ; empty when it cannot tell.
+func searchDiff(a, b []byte) string {
+	var ma, mb any
+	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
+		return ""
+	}
+	var diffs []string
+	var walk func(path string, x, y any)
+	walk = func(path string, x, y any) {
+		xm, xok := x.(map[string]any)
+		ym, yok := y.(map[string]any)
+		if xok && yok {
+			keys := slices.AppendSeq(slices.Collect(maps.Keys(xm)), maps.Keys(ym))
+			slices.Sort(keys)
+			for _, k := range slices.Compact(keys) {
+				walk(strings.TrimPrefix(path+"."+k, "."), xm[k], ym[k])
+			}
+			return
+		}
+		xb, _ := json.Marshal(x)
+		yb, _ := json.Marshal(y)
+		if !bytes.Equal(xb, yb) {
+			diffs = append(diffs, fmt.Sprintf("%s: %s and %s", path, xb, yb))
+		}
+	}
+	walk("", ma, mb)
+	if len(diffs) == 0 {
+		return ""
+	}
+	if len(diffs) > 3 {
+		diffs = append(diffs[:3], fmt.Sprintf("%d more", len(diffs)-3))
+	}
+	return " (they differ in " + strings.Join(diffs, "; ") + ")"
 }
 
 // ErrShardBuild marks shards that another build than the merging one
