@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -223,7 +224,7 @@ func Merge(ctx context.Context, dirs []string, mo MergeOptions) (*Report, error)
 			if len(dirs) == 1 {
 				given = "1 directory"
 			}
-			return nil, fmt.Errorf("%w: %w: shard %d of %d, but %s given: merge the result directories of all %d shards", ErrInput, explore.ErrShard, s.Index, s.Count, given, s.Count)
+			return nil, fmt.Errorf("%w: %w: shard %d of %d, but %s given: merge the result directories of all %d shards%s", ErrInput, explore.ErrShard, s.Index, s.Count, given, s.Count, missingShards(shards))
 		}
 		if other, twice := at[s.Index]; twice {
 			return nil, fmt.Errorf("%w: %w: shard %d of %d is given twice, in %s and %s: merge the result directories of all %d shards, each once",
@@ -274,6 +275,35 @@ type shardSearch struct {
 	// HashVersion its engine.HashVersion: the records are that build's.
 	Build       string `json:",omitempty"`
 	HashVersion int    `json:",omitempty"`
+}
+
+// missingShards names the shards of a split none of shards is, when they
+// are all of one split (" (missing: shards 3 and 4)"), or says they are of
+// several.
+func missingShards(shards []*explore.ShardRecords) string {
+	n := shards[0].Count
+	have := map[int]bool{}
+	for _, s := range shards {
+		if s.Count != n {
+			return fmt.Sprintf(" (these are shards of searches split %d ways and %d ways)", n, s.Count)
+		}
+		have[s.Index] = true
+	}
+	var missing []string
+	for i := range n {
+		if !have[i] {
+			missing = append(missing, strconv.Itoa(i))
+		}
+	}
+	switch {
+	case len(missing) == 0:
+		return ""
+	case len(missing) == 1:
+		return " (missing: shard " + missing[0] + ")"
+	case len(missing) > 8:
+		return fmt.Sprintf(" (missing: %d shards, %s, ...)", len(missing), strings.Join(missing[:8], ", "))
+	}
+	return " (missing: shards " + strings.Join(missing, ", ") + ")"
 }
 
 // searchDiff says how the searches of two shards differ (their headers,

@@ -101,7 +101,7 @@ func TestShardsMerge(t *testing.T) {
 		args []string
 		want string
 	}{
-		{append([]string{"merge"}, dirs[:3]...), "shard 0 of 4, but 3 directories given"},
+		{append([]string{"merge"}, dirs[:3]...), "shard 0 of 4, but 3 directories given: merge the result directories of all 4 shards (missing: shard 3)"},
 		{[]string{"merge", dirs[0], dirs[1], dirs[2], other}, "a shard of another search than " + filepath.Join(dirs[0], "shard.records") + " (they differ in "},
 		{[]string{"merge", dirs[0], dirs[1], dirs[2], dirs[2]}, "shard 2 of 4 is given twice, in " + dirs[2] + " and " + dirs[2]},
 		{[]string{"merge", bad, dirs[1], dirs[2], dirs[3]}, "checksum mismatch"},
