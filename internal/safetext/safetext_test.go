@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -18,7 +19,7 @@ var quoteCases = []struct {
 	{"replacement character itself", "a\uFFFDb", "a\uFFFDb"},
 	{"newline", "retry]\nDone: true", `"retry]\nDone: true"`},
 	{"carriage return", "a\rb", `"a\rb"`},
-	{"tab", "a\tb", `"a\tb"`},
+	{"tab", "col1\tcol2", "col1\tcol2"},
 	{"NUL", "a\x00", `"a\x00"`},
 	{"ESC", "tick\x1b[2J", `"tick\x1b[2J"`},
 	{"OSC title", "\x1b]0;TITLE\a", `"\x1b]0;TITLE\a"`},
@@ -30,7 +31,9 @@ var quoteCases = []struct {
 	{"isolates", "\u2066a\u2067b\u2068c\u2069", `"\u2066a\u2067b\u2068c\u2069"`},
 	{"line and paragraph separators", "a\u2028b\u2029", `"a\u2028b\u2029"`},
 	{"zero-width space", "a\u200bb", `"a\u200bb"`},
-	{"no-break space", "a\u00a0b", `"a\u00a0b"`},
+	{"no-break and other spaces", "prix\u00a0: 1\u202f234\u00a0€ タイマー\u3000一 a\u2009b", "prix\u00a0: 1\u202f234\u00a0€ タイマー\u3000一 a\u2009b"},
+	{"zero-width joiner and non-joiner, soft hyphen", "家族 👨\u200d👩\u200d👧 می\u200cخواهم co\u00adop", "家族 👨\u200d👩\u200d👧 می\u200cخواهم co\u00adop"},
+	{"bidi marks", "שלום\u200f حالة\u061c a\u200e", `"שלום\u200f حالة\u061c a\u200e"`},
 	{"fake replay line", "tick\x1b[2J\r\nreplay: rm -rf ~", `"tick\x1b[2J\r\nreplay: rm -rf ~"`},
 }
 
@@ -66,7 +69,7 @@ func checkOutput(t *testing.T, in, out string) {
 		t.Fatalf("QuoteUnsafe(%q) = %q: not valid UTF-8", in, out)
 	}
 	for _, r := range out {
-		if r < ' ' || r == 0x7f || r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029 {
+		if r < ' ' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029 || r == 0x200e || r == 0x200f || r == 0x061c {
 			t.Fatalf("QuoteUnsafe(%q) = %q: holds %U", in, out, r)
 		}
 	}
@@ -95,6 +98,29 @@ func TestQuoteUnsafeAllocs(t *testing.T) {
 		_ = AppendQuoteUnsafe(dst[:0], b)
 	}); n != 0 {
 		t.Errorf("QuoteUnsafe of safe text: %v allocations, want 0", n)
+	}
+}
+
+// TestQuoteLines: a message whose only unsafe characters are newlines
+// keeps its lines, indented after the first (one trailing newline
+// dropped); anything else unsafe is quoted whole.
+func TestQuoteLines(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{"Error Trace:\tnode_test.go:42\nError:\tNot equal\n", "Error Trace:\tnode_test.go:42\n    Error:\tNot equal"},
+		{"raft: failed\n  caused by: x\nreplay: rm -rf ~", "raft: failed\n      caused by: x\n    replay: rm -rf ~"},
+		{"a\nb\x1b[2J", `"a\nb\x1b[2J"`},
+		{"a\r\nb", `"a\r\nb"`},
+	} {
+		got := QuoteLines(c.in)
+		if got != c.want {
+			t.Errorf("QuoteLines(%q) = %q, want %q", c.in, got, c.want)
+		}
+		for _, line := range strings.Split(got, "\n")[1:] {
+			if !strings.HasPrefix(line, LinesIndent) || !Safe(line) {
+				t.Errorf("QuoteLines(%q): line %q is not indented, or not safe", c.in, line)
+			}
+		}
 	}
 }
 

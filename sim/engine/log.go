@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -65,7 +66,9 @@ func zerologWriter(w io.Writer) zerolog.ConsoleWriter {
 			if i == nil || i == "" {
 				return ""
 			}
-			return text(i)
+			// One trailing newline is the Printf habit, not part of
+			// what was said.
+			return safetext.QuoteUnsafe(strings.TrimSuffix(fmt.Sprintf("%s", i), "\n"))
 		},
 		FormatFieldName:     func(i any) string { return text(i) + "=" },
 		FormatErrFieldName:  func(i any) string { return text(i) + "=" },
@@ -119,7 +122,7 @@ func (c *consoleWriter) format(p []byte) bool {
 	c.line = append(c.line[:0], name...)
 	if msg != nil && len(msg.Value) > 0 {
 		c.line = append(c.line, ' ')
-		c.line = safetext.AppendQuoteUnsafe(c.line, msg.Value)
+		c.line = safetext.AppendQuoteUnsafe(c.line, bytes.TrimSuffix(msg.Value, []byte("\n")))
 	}
 	// The other fields by name, "error" first.
 	slices.SortFunc(fields, func(a, b logline.Field) int {

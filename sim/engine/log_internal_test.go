@@ -108,17 +108,20 @@ func TestLoggerLineHoldsUserText(t *testing.T) {
 	l.Info().Interface("obj", map[string]string{"a": "\u202e\u2066x"}).Msg("nested " + hostile)
 	l.Error().Str("error", hostile).Msg("")
 	l.Info().Int("node", 1).Msg("set timer heartbeat")
+	// A tab and one trailing newline (Printf's habit) leave a message as
+	// it was written: plain, one line, grep-able.
+	l.Info().Int("node", 1).Msg("sent\t3 messages\n")
 	got := buf.String()
 	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
-	if len(lines) != 6 {
-		t.Fatalf("%d lines for 6 entries:\n%s", len(lines), got)
+	if len(lines) != 7 {
+		t.Fatalf("%d lines for 7 entries:\n%s", len(lines), got)
 	}
 	for _, line := range lines {
 		if !utf8.ValidString(line) {
 			t.Errorf("line is not valid UTF-8: %q", line)
 		}
 		for _, r := range line {
-			if r < ' ' || r == 0x7f || r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029 {
+			if r < ' ' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029 {
 				t.Errorf("line holds %U: %q", r, line)
 				break
 			}
@@ -129,5 +132,8 @@ func TestLoggerLineHoldsUserText(t *testing.T) {
 	}
 	if want := "INF set timer heartbeat node=1"; lines[5] != want {
 		t.Errorf("plain line = %q, want %q", lines[5], want)
+	}
+	if want := "INF sent\t3 messages node=1"; lines[6] != want {
+		t.Errorf("line of a message with a tab and a trailing newline = %q, want %q", lines[6], want)
 	}
 }

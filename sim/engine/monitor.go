@@ -110,8 +110,8 @@ type MonitorError struct {
 	Failure string
 }
 
-// Error names the monitor and its failure, each as safetext.QuoteUnsafe
-// shows it.
+// Error names the monitor (as safetext.QuoteUnsafe shows it) and its
+// failure (as safetext.QuoteLines does).
 func (e *MonitorError) Error() string {
-	return "sim: monitor " + safetext.QuoteUnsafe(e.Monitor) + "'s assertion failed (by step " + strconv.Itoa(e.Step) + "): " + safetext.QuoteUnsafe(e.Failure)
+	return "sim: monitor " + safetext.QuoteUnsafe(e.Monitor) + "'s assertion failed (by step " + strconv.Itoa(e.Step) + "): " + safetext.QuoteLines(e.Failure)
 }

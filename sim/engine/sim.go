@@ -43,8 +43,9 @@ type HandlerPanicError struct {
 }
 
 // Error says which handler panicked, in which event, and with what: the
-// panic value's text as safetext.QuoteUnsafe shows it (quoted when it
-// holds a newline or a control character), so that it stays on its line.
+// panic value's text as safetext.QuoteLines shows it (a message of several
+// lines keeps them, indented; one with a control character is quoted), so
+// that none of it passes for a line of macemc's own.
 func (e *HandlerPanicError) Error() string {
 	at := fmt.Sprintf("at step %d", e.Step)
 	if e.Step == 0 {
@@ -57,8 +58,8 @@ func (e *HandlerPanicError) Error() string {
 }
 
 // panicText is the text of a panic value v for an error message: fmt's
-// %v, quoted as safetext.QuoteUnsafe quotes.
-func panicText(v any) string { return safetext.QuoteUnsafe(fmt.Sprint(v)) }
+// %v, as safetext.QuoteLines shows it.
+func panicText(v any) string { return safetext.QuoteLines(fmt.Sprint(v)) }
 
 // Unwrap lets errors.Is match ErrHandlerPanic, and the error the handler
 // panicked with (ErrMisuse for a *MisuseError).
