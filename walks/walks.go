@@ -151,7 +151,7 @@ func Walk(s *engine.Sim, c *Config) (res Result) {
 			}
 			return Result{Outcome: Quiescent, Steps: s.Steps(), Property: firstNotLive(s, c)}
 		}
-		if i := chk.first(v, c.Safety); i >= 0 {
+		if i := chk.first(s, v, c.Safety, false); i >= 0 {
 			return Result{Outcome: Unsafe, Steps: s.Steps(), Property: c.Safety[i].Name}
 		}
 		if c.Observe != nil && !c.Observe.Observe(s) {
@@ -187,10 +187,15 @@ type check struct {
 
 // first returns the index of the first property in ps that does not hold
 // in v's state, or -1: Sim.FirstViolated without its recover, for Walk's.
-func (k *check) first(v *sim.View, ps []sim.Property) int {
+// after says other predicates ran in this state before these: each is
+// timed on its own by the watchdog (Sim.PredicateEnded).
+func (k *check) first(s *engine.Sim, v *sim.View, ps []sim.Property, after bool) int {
 	k.ps = ps
 	for i := range ps {
 		k.i = i
+		if i > 0 || after {
+			s.PredicateEnded()
+		}
 		if !ps[i].Check(v) {
 			k.ps = nil
 			return i
@@ -205,7 +210,7 @@ func (k *check) live(s *engine.Sim, v *sim.View, c *Config) (Result, bool) {
 	if s.Steps() <= c.LiveAfter || len(c.Liveness) == 0 {
 		return Result{}, false
 	}
-	if k.first(v, c.Liveness) < 0 {
+	if k.first(s, v, c.Liveness, len(c.Safety) > 0) < 0 {
 		return Result{Outcome: Live, Steps: s.Steps()}, true
 	}
 	return Result{}, false

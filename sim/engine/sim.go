@@ -1668,6 +1668,7 @@ func (s *Sim) driverReady(id int, nd *node) bool {
 		return true
 	}
 	s.volatile = true
+	defer s.PredicateEnded()
 	return s.condition(id, q)
 }
 

@@ -6,6 +6,13 @@ import "github.com/macemc/macemc/sim"
 // get. It is the Sim's own: it reflects later steps too.
 func (s *Sim) View() *sim.View { return s.view }
 
+// PredicateEnded tells the watchdog (Guard) that a predicate (a property,
+// a driver request's condition) returned, so that the next one gets a
+// timeout of its own: without it the predicates checked in one state,
+// each well within the timeout, were timed as one. Callers that check
+// several in a row call it between them.
+func (s *Sim) PredicateEnded() { s.progress.Add(2) }
+
 // Holds evaluates p on the current state. A predicate that panics is
 // reported as an error naming the property.
 func (s *Sim) Holds(p *sim.Property) (ok bool, err error) {
@@ -14,6 +21,7 @@ func (s *Sim) Holds(p *sim.Property) (ok bool, err error) {
 			ok, err = false, &PropertyPanicError{Property: p.Name, Step: s.w.step, Value: r, Stack: predicateStack()}
 		}
 	}()
+	defer s.PredicateEnded()
 	return p.Check(s.view), nil
 }
 
@@ -34,6 +42,9 @@ func (s *Sim) FirstViolated(ps []sim.Property) (i int, err error) {
 	}()
 	v := s.view
 	for i = range ps {
+		if i > 0 {
+			s.PredicateEnded()
+		}
 		if !ps[i].Check(v) {
 			return i, nil
 		}

@@ -1,6 +1,7 @@
 package simtest
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -47,7 +48,7 @@ func init() {
 	sim.Register(&sim.System{
 		Name:   PropertyWrite,
 		Doc:    "test system: a property reads the node through an accessor that fills a cache in the node's state (mode cache) or indexes past a slice once a request was handled (mode panic)",
-		Params: []sim.ParamSpec{{Name: "mode", Kind: sim.ParamString, Default: "cache", Doc: "cache, panic, monitor (the property counts its reads in a monitor), history (it writes the clients' history), when (the driver request's condition writes the node) or slow (it sleeps a second once a request was handled)"}},
+		Params: []sim.ParamSpec{{Name: "mode", Kind: sim.ParamString, Default: "cache", Doc: "cache, panic, monitor (the property counts its reads in a monitor), history (it writes the clients' history), when (the driver request's condition writes the node), many (six properties, each slow once) or slow (it sleeps a second once a request was handled)"}},
 		Build: func(p sim.Params) (*sim.Config, error) {
 			check := func(v *sim.View) bool { return sim.Node[tally](v, 0).total() <= 2 }
 			switch p.String("mode") {
@@ -90,11 +91,27 @@ func init() {
 					return true
 				}}
 			}
+			safety := []sim.Property{{Name: "AtMostTwo", Check: check}}
+			if p.String("mode") == "many" {
+				// Six properties whose first check once a request was
+				// handled takes 40ms each: each within a 100ms
+				// timeout, 240ms together.
+				safety = nil
+				for i := range 6 {
+					slept := new(atomic.Bool)
+					safety = append(safety, sim.Property{Name: fmt.Sprintf("Slow%d", i), Check: func(v *sim.View) bool {
+						if sim.Node[tally](v, 0).Handled == 1 && !slept.Swap(true) {
+							time.Sleep(40 * time.Millisecond)
+						}
+						return true
+					}})
+				}
+			}
 			return &sim.Config{
 				Nodes:    1,
 				Service:  func(sim.NodeID) sim.Service { return &tally{} },
 				App:      func(sim.NodeID) []any { return app },
-				Safety:   []sim.Property{{Name: "AtMostTwo", Check: check}},
+				Safety:   safety,
 				Monitors: []sim.MonitorSpec{{Name: "Reads", New: func() sim.Monitor { return &Reads{} }}},
 			}, nil
 		},
