@@ -1098,6 +1098,15 @@ func (p *pipeline) precheck() *Finding {
 	}
 	if across != nil {
 		choices := s.ChoiceValues()[:s.StepStart(steps)]
+		var esc *engine.EscapeError
+		if !errors.As(across, &esc) || esc.Call == "" {
+			// A node changed outside its handlers, or the first run and
+			// a later one differ: a property, a monitor's Hot or a
+			// driver condition that writes the state does that too.
+			if pw := engine.PredicateWriter(p.cfg, choices, engine.Options{}, steps); pw != nil {
+				across = pw
+			}
+		}
 		return p.nondeterminism(across, choices, 0)
 	}
 	if shadowErr == nil {

@@ -151,6 +151,7 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 		var mc *MessageChangedError
 		var pw *PropertyWriteError
 		var ss *SharedStateError
+		var esc *EscapeError
 		switch {
 		case errors.As(err, &mc):
 			mc.Field, mc.Detail = messageChange(cfg, choices, opts, mc)
@@ -158,6 +159,14 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 			describePropertyWrite(cfg, choices, opts, pw)
 		case errors.As(err, &ss) && ss.Field == "":
 			describeSharedState(cfg, choices, opts, ss)
+		case errors.As(err, &esc) && esc.Call == "":
+			// A node's state changed outside its handlers: a property
+			// or a driver condition that writes it does that too, the
+			// latter while the ready events are listed, before the
+			// read-only check's look. Name it when one does.
+			if pw := PredicateWriter(cfg, choices, opts, esc.Step); pw != nil {
+				return pw
+			}
 		}
 		return err
 	}
@@ -523,4 +532,30 @@ func or(path string) string {
 		return "(the whole value)"
 	}
 	return path
+}
+
+// PredicateWriter replays choices (run with opts) up to step upto and
+// returns the first property or driver condition that changes the state
+// when it is checked again in a state on the way, with the field it
+// changed when it can tell, or nil: a node whose state changed outside its
+// handlers (an *EscapeError) may owe it to one.
+func PredicateWriter(cfg *sim.Config, choices []int32, opts Options, upto int) *PropertyWriteError {
+	o := opts
+	o.Chooser, o.CheckEscapes, o.CheckMessages, o.Logger = NewRecorded(choices), false, false, nil
+	s, err := New(cfg, o)
+	if err != nil {
+		return nil
+	}
+	for {
+		if pw := s.propertyWrite(); pw != nil {
+			describePropertyWrite(cfg, choices, opts, pw)
+			return pw
+		}
+		if s.w.step >= upto {
+			return nil
+		}
+		if ok, err := s.Step(); !ok || err != nil {
+			return nil
+		}
+	}
 }

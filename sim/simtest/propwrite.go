@@ -36,6 +36,19 @@ type Reads struct{ N int }
 // Handle implements sim.Monitor.
 func (*Reads) Handle(any) error { return nil }
 
+// HotReads is the liveness monitor of simtest-propwrite's mode hot: its
+// Hot counts its calls.
+type HotReads struct{ N int }
+
+// Handle implements sim.Monitor.
+func (*HotReads) Handle(any) error { return nil }
+
+// Hot implements sim.LivenessMonitor, writing the monitor.
+func (m *HotReads) Hot() bool {
+	m.N++
+	return false
+}
+
 // total is the accessor the property calls: it caches, writing the node.
 func (t *tally) total() int {
 	if !t.Cached {
@@ -48,7 +61,7 @@ func init() {
 	sim.Register(&sim.System{
 		Name:   PropertyWrite,
 		Doc:    "test system: a property reads the node through an accessor that fills a cache in the node's state (mode cache) or indexes past a slice once a request was handled (mode panic)",
-		Params: []sim.ParamSpec{{Name: "mode", Kind: sim.ParamString, Default: "cache", Doc: "cache, panic, monitor (the property counts its reads in a monitor), history (it writes the clients' history), when (the driver request's condition writes the node), many (six properties, each slow once) or slow (it sleeps a second once a request was handled)"}},
+		Params: []sim.ParamSpec{{Name: "mode", Kind: sim.ParamString, Default: "cache", Doc: "cache, panic, monitor (the property counts its reads in a monitor), history (it writes the clients' history), when (the driver request's condition writes the node), whenother (node 0's condition writes node 1), many (six properties, each slow once), hot (a liveness monitor's Hot writes it) or slow (it sleeps a second once a request was handled)"}},
 		Build: func(p sim.Params) (*sim.Config, error) {
 			check := func(v *sim.View) bool { return sim.Node[tally](v, 0).total() <= 2 }
 			switch p.String("mode") {
@@ -70,7 +83,7 @@ func init() {
 					}
 					return sim.Node[tally](v, 0).Handled <= 2
 				}
-			case "when":
+			case "when", "whenother":
 				check = func(v *sim.View) bool { return sim.Node[tally](v, 0).Handled <= 2 }
 			case "slow":
 				// The first check once a request was handled sleeps a
@@ -84,12 +97,26 @@ func init() {
 				}
 			}
 			app := []any{1, 2}
-			if p.String("mode") == "when" {
+			nodes := 1
+			switch p.String("mode") {
+			case "when":
 				// The driver's condition counts its calls in the node.
 				app[0] = sim.Request{Req: 1, Name: "first", When: func(v *sim.View) bool {
 					sim.Node[tally](v, 0).Total++
 					return true
 				}}
+			case "whenother":
+				// Node 0's driver condition counts its calls in node 1.
+				nodes = 2
+				app[0] = sim.Request{Req: 1, Name: "first", When: func(v *sim.View) bool {
+					sim.Node[tally](v, 1).Total++
+					return true
+				}}
+			}
+			monitors := []sim.MonitorSpec{{Name: "Reads", New: func() sim.Monitor { return &Reads{} }}}
+			if p.String("mode") == "hot" {
+				check = func(v *sim.View) bool { return sim.Node[tally](v, 0).Handled <= 2 }
+				monitors = append(monitors, sim.MonitorSpec{Name: "HotReads", New: func() sim.Monitor { return &HotReads{} }})
 			}
 			safety := []sim.Property{{Name: "AtMostTwo", Check: check}}
 			if p.String("mode") == "many" {
@@ -108,11 +135,16 @@ func init() {
 				}
 			}
 			return &sim.Config{
-				Nodes:    1,
-				Service:  func(sim.NodeID) sim.Service { return &tally{} },
-				App:      func(sim.NodeID) []any { return app },
+				Nodes:   nodes,
+				Service: func(sim.NodeID) sim.Service { return &tally{} },
+				App: func(id sim.NodeID) []any {
+					if id > 0 {
+						return nil
+					}
+					return app
+				},
 				Safety:   safety,
-				Monitors: []sim.MonitorSpec{{Name: "Reads", New: func() sim.Monitor { return &Reads{} }}},
+				Monitors: monitors,
 			}, nil
 		},
 	})
