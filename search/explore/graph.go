@@ -65,6 +65,15 @@ type GraphStats struct {
 	Checks, Rejected int
 	// Full says the graph reached its bound.
 	Full bool
+	// TimeWaits, for a search that exhausted its states and found no fair
+	// cycle in the graph, counts the strongly connected components of hot
+	// states that hold a cycle fair to every unit once fairness to time is
+	// set aside (fair.Graph.FairIgnoringTime): cycles in which a node asks
+	// the clock and is told "not yet" at every ask. They were set aside as
+	// unfair to time, which is right if that node's deadline is fixed and
+	// wrong if it keeps moving, which the graph cannot tell: with any of
+	// them, the graph is no proof of liveness.
+	TimeWaits int
 }
 
 // stateInfos holds what the graph records of the states the speculating
@@ -431,6 +440,19 @@ func (r *runner) graphStats() *GraphStats {
 		return nil
 	}
 	return &st
+}
+
+// timeWaits returns GraphStats.TimeWaits of a search that stopped for
+// reason stop: when it exhausted its states and the graph's last search,
+// of the whole graph, found no fair cycle (nor any that Confirm
+// rejected), the components of hot states that hold a fair cycle once
+// fairness to time is set aside; otherwise 0. It searches the graph once,
+// at the end of the search: no check on the way does.
+func (gr *graphRun) timeWaits(stop Stop) int {
+	if gr == nil || stop != StopExhausted || gr.done || gr.rejected > 0 || gr.g.Version() != gr.version || len(gr.ids) == 0 || gr.ids[0] < 0 {
+		return 0
+	}
+	return gr.g.FairIgnoringTime(gr.ids[0])
 }
 
 // graphStatsNow returns the graph's statistics; false without a graph.

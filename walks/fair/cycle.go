@@ -102,6 +102,40 @@ func (g *Graph) fairCycles(root int32, max int) []*Lasso {
 	return out
 }
 
+// FairIgnoringTime returns the number of strongly connected components of
+// hot states reachable from root that hold a cycle fair to every unit when
+// fairness to time is set aside (every transition that waits is kept). On
+// a graph in which FairCycles finds no fair cycle, these are the
+// components whose cycles all wait forever on a timeout: some node asks
+// the clock in them and is told "not yet" at every ask. Such a cycle is
+// no execution if that node's deadline is fixed, and a real one if the
+// deadline keeps moving (a heartbeat that renews it), which the graph
+// cannot tell (Time): a caller that would call the absence of fair cycles
+// a proof of liveness asks this first. It leaves the incremental state of
+// FairCycles as it was.
+func (g *Graph) FairIgnoringTime(root int32) int {
+	if int(root) >= len(g.keys) || root < 0 {
+		return 0
+	}
+	a := g.adjacency()
+	t := g.tarjan(a, false)
+	t.noTime = true
+	defer g.keepGen(t)
+	reach := g.bfs(a, root, func(int32) bool { return true }, false)
+	var hot []int32
+	for v := range g.hot {
+		if g.hot[v] && reach.reached(int32(v)) {
+			hot = append(hot, int32(v))
+		}
+	}
+	n := 0
+	t.refine(hot, func([]int32) bool {
+		n++
+		return true
+	})
+	return n
+}
+
 // tarjan returns a tarjan over adjacency a with the scratch arrays, which
 // it clears unless keep is set (a search of a part of the graph only
 // touches, and first resets, the entries of that part: see components).
@@ -144,7 +178,8 @@ func (g *Graph) keepGen(t *tarjan) {
 // a node that waits in a component and never lets time pass there are
 // dropped (t.drop) for the rest of the search: the components, and the
 // cycles fair builds in them, do without them (a part of the component
-// holds none of the node's transitions that let time pass either).
+// holds none of the node's transitions that let time pass either). With
+// t.noTime, time is no pair: nothing is dropped for it.
 func (t *tarjan) refine(set []int32, fair func(c []int32) bool) {
 	g, a := t.g, t.a
 	work := [][]int32{set}
@@ -173,7 +208,7 @@ func (t *tarjan) refine(set []int32, fair func(c []int32) bool) {
 					if ed := &g.edges[e]; !ed.failure && !dropped(t.drop, e, ed) && t.mark[ed.to] == t.gen {
 						taken[ed.unit] = true
 						switch {
-						case ed.time == TimeNone:
+						case ed.time == TimeNone || t.noTime:
 						case ed.time == TimePasses:
 							t.passAt[ed.node] = t.gen
 						case t.waitAt[ed.node] != t.gen:
@@ -662,6 +697,8 @@ type tarjan struct {
 	// waitAt, passAt and waiting: see scratch.
 	waitAt, passAt []int32
 	waiting        []uint16
+	// noTime sets fairness to time aside (FairIgnoringTime).
+	noTime bool
 }
 
 type frame struct {

@@ -23,7 +23,9 @@
 // clock and is told "not yet" at every ask is none a real system repeats if
 // the node's deadline is fixed, since time does pass, so the graph offers
 // none: the cycles it offers are fair to time as those the detector
-// confirms are. Seed 002 finds accepting cycles with
+// confirms are. A deadline that keeps moving looks the same (Time), so
+// FairIgnoringTime counts the components whose fair cycles fairness to time
+// set aside, for a caller that would otherwise call their absence a proof. Seed 002 finds accepting cycles with
 // nested DFS or maximal accepting predecessors, which know nothing of
 // fairness; in the simulator every livelock has unfair neighbours (a retry
 // loop while another message waits), so an unfair cycle is no evidence at

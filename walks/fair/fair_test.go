@@ -82,8 +82,8 @@ func (rg *rgraph) build() *Graph {
 // wait (with at least one transition), run every unit enabled in it, and
 // let time pass for every node allowed to wait. (A fair cycle is one of
 // these over its states, with the nodes that wait in it; a cycle through
-// all the transitions of one is fair.)
-func (rg *rgraph) naive() bool {
+// all the transitions of one is fair.) With ignoreTime, time is no pair.
+func (rg *rgraph) naive(ignoreTime bool) bool {
 	reach := map[int32]bool{0: true}
 	for changed := true; changed; {
 		changed = false
@@ -95,7 +95,7 @@ func (rg *rgraph) naive() bool {
 	}
 	for set := 1; set < 1<<rg.n; set++ {
 		for waits := range 4 { // nodes 0 and 1
-			if rg.fairSet(set, waits, reach) {
+			if rg.fairSet(set, waits, ignoreTime, reach) {
 				return true
 			}
 		}
@@ -106,7 +106,7 @@ func (rg *rgraph) naive() bool {
 // fairSet reports whether the states of set, with their transitions but
 // those that wait of the nodes not in the set waits, make a fair cycle
 // (see naive).
-func (rg *rgraph) fairSet(set, waits int, reach map[int32]bool) bool {
+func (rg *rgraph) fairSet(set, waits int, ignoreTime bool, reach map[int32]bool) bool {
 	{
 		in := func(v int32) bool { return set>>v&1 == 1 }
 		ok := true
@@ -118,7 +118,7 @@ func (rg *rgraph) fairSet(set, waits int, reach map[int32]bool) bool {
 		if !ok {
 			return false
 		}
-		mayWait := func(node int) bool { return waits>>node&1 == 1 }
+		mayWait := func(node int) bool { return ignoreTime || waits>>node&1 == 1 }
 		inside := func(e redge) bool {
 			return !e.failure && in(e.from) && in(e.to) && !(e.time == TimeWaits && !mayWait(e.node()))
 		}
@@ -136,7 +136,7 @@ func (rg *rgraph) fairSet(set, waits int, reach map[int32]bool) bool {
 			return false
 		}
 		for node := range 2 {
-			if mayWait(node) && !passes[node] {
+			if !ignoreTime && mayWait(node) && !passes[node] {
 				return false
 			}
 		}
@@ -225,16 +225,24 @@ func (rg *rgraph) check(t *testing.T, l *Lasso) {
 
 // TestFairCycleAgainstNaive holds FairCycle against the brute-force
 // decision on 20,000 random graphs of up to 7 states, and checks every
-// lasso FairCycles returns (up to 5 alternatives).
+// lasso FairCycles returns (up to 5 alternatives); and FairIgnoringTime
+// against the same decision with time set aside.
 func TestFairCycleAgainstNaive(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	found := 0
+	found, timeOnly := 0, 0
 	for i := range 20000 {
 		rg := randomGraph(r)
 		g := rg.build()
+		n := g.FairIgnoringTime(0)
 		l := g.FairCycle(0)
-		if want := rg.naive(); (l != nil) != want {
+		if want := rg.naive(false); (l != nil) != want {
 			t.Fatalf("graph %d %+v: FairCycle found %v, want %v", i, rg, l != nil, want)
+		}
+		if want := rg.naive(true); (n > 0) != want {
+			t.Fatalf("graph %d %+v: FairIgnoringTime found %d components, want some: %v", i, rg, n, want)
+		}
+		if l == nil && n > 0 {
+			timeOnly++
 		}
 		if l != nil {
 			found++
@@ -243,9 +251,9 @@ func TestFairCycleAgainstNaive(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of 20000 graphs have a fair hot cycle", found)
-	if found < 1000 {
-		t.Fatalf("only %d graphs with a cycle: the generator tests too little", found)
+	t.Logf("%d of 20000 graphs have a fair hot cycle, %d more only when time is set aside", found, timeOnly)
+	if found < 1000 || timeOnly < 300 {
+		t.Fatalf("only %d graphs with a cycle, %d with one unfair to time only: the generator tests too little", found, timeOnly)
 	}
 }
 
@@ -294,7 +302,8 @@ func TestFull(t *testing.T) {
 
 // TestIncrementalSameAsFresh grows random graphs a state or a transition at
 // a time and searches after every addition: the graph that searched
-// before (and skips what did not change) answers exactly as a graph built
+// before (and skips what did not change), and now and then looked without
+// fairness to time (FairIgnoringTime), answers exactly as a graph built
 // afresh with the same states and transitions.
 func TestIncrementalSameAsFresh(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
@@ -331,6 +340,9 @@ func TestIncrementalSameAsFresh(t *testing.T) {
 				fresh.AddEdge(e.from, e.to, e.unit, e.node(), e.failure, e.time, ch[i:i+1])
 			}
 			max := 1 + r.IntN(4)
+			if r.IntN(4) == 0 {
+				g.FairIgnoringTime(0) // leaves the incremental search as it was
+			}
 			before := g.inc.skips
 			got, want := g.FairCycles(0, max), fresh.FairCycles(0, max)
 			skipped += g.inc.skips - before

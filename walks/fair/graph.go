@@ -74,6 +74,12 @@ type edge struct {
 // told "not yet" forever is no livelock because some other node sees a
 // second go by). A fair cycle of the graph is fair to time: every node
 // that waits on one of its transitions lets time pass on another.
+//
+// macemc cannot tell a fixed deadline from one that keeps moving (a
+// heartbeat that renews it: sim.Time carries nothing), and a cycle that
+// waits on a moving deadline forever is a real execution; FairIgnoringTime
+// finds the cycles that fairness to time set aside, so that no proof of
+// liveness rests on it.
 type Time uint8
 
 const (

@@ -223,6 +223,9 @@ func TestTimeIsFairPerNode(t *testing.T) {
 	if l := g.FairCycle(0); l != nil {
 		t.Fatalf("node 0 waits at every turn while node 1 lets time pass: cycle %v reported", cycleEdges(l))
 	}
+	if n := g.FairIgnoringTime(0); n != 1 {
+		t.Errorf("FairIgnoringTime: %d components, want the one cycle set aside for time", n)
+	}
 	// The same with node 1 asking on the very transition (a self-loop of b).
 	g1 := newTGraph(t, []uint64{1}, []uint64{1})
 	g1.nodeEdge(0, 1, 1, 0, TimeWaits)
@@ -251,6 +254,9 @@ func TestTimeIsFairPerNode(t *testing.T) {
 	g2.nodeEdge(1, 0, 2, 1, TimePasses)
 	if l := g2.FairCycle(0); l == nil {
 		t.Error("no node waits: no fair cycle")
+	}
+	if n := g2.FairIgnoringTime(0); n != 1 {
+		t.Errorf("FairIgnoringTime: %d components, want 1", n)
 	}
 }
 
