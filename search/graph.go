@@ -15,7 +15,9 @@ const DefaultGraphStates = 1 << 18
 // them, and after every round looks in what it recorded for a fair cycle
 // of hot states, a lasso that needs no walk to stumble on it. On a finite
 // state space that the search exhausts, finding none proves that every
-// fair execution becomes live again (Report.GraphVerdict).
+// fair execution becomes live again (Report.GraphVerdict), unless fair
+// cycles that only wait on a timeout were set aside as unfair to time
+// (explore.GraphStats.TimeWaits).
 type GraphOptions struct {
 	// Off turns the graph off.
 	Off bool

@@ -181,10 +181,10 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 		out.Phases = append(out.Phases, PhaseTime{Phase: ph, Time: d})
 	}
 	if g := j.Graph; g != nil {
-		if g.States < 0 || g.Edges < 0 || g.Bytes < 0 || g.Checks < 0 || g.Rejected < 0 {
+		if g.States < 0 || g.Edges < 0 || g.Bytes < 0 || g.Checks < 0 || g.Rejected < 0 || g.TimeWaits < 0 {
 			return fmt.Errorf("%w: negative counts of the explored graph", ErrReport)
 		}
-		out.Stats.Graph = &explore.GraphStats{States: g.States, Edges: g.Edges, Bytes: g.Bytes, Checks: g.Checks, Rejected: g.Rejected, Full: g.Full}
+		out.Stats.Graph = &explore.GraphStats{States: g.States, Edges: g.Edges, Bytes: g.Bytes, Checks: g.Checks, Rejected: g.Rejected, Full: g.Full, TimeWaits: g.TimeWaits}
 		out.GraphPartial = g.Partial
 	}
 	if len(j.Violations) > MaxViolationsBound {

@@ -509,14 +509,16 @@ type lassoJSON struct {
 }
 
 type graphJSON struct {
-	States   int    `json:"states"`
-	Edges    int    `json:"transitions"`
-	Bytes    int    `json:"bytes"`
-	Checks   int    `json:"checks"`
-	Rejected int    `json:"rejected,omitempty"`
-	Full     bool   `json:"full,omitempty"`
-	Partial  bool   `json:"partial,omitempty"`
-	Verdict  string `json:"verdict"`
+	States   int  `json:"states"`
+	Edges    int  `json:"transitions"`
+	Bytes    int  `json:"bytes"`
+	Checks   int  `json:"checks"`
+	Rejected int  `json:"rejected,omitempty"`
+	Full     bool `json:"full,omitempty"`
+	Partial  bool `json:"partial,omitempty"`
+	// TimeWaits: explore.GraphStats.TimeWaits.
+	TimeWaits int    `json:"time_waits,omitempty"`
+	Verdict   string `json:"verdict"`
 }
 
 type temperatureJSON struct {
@@ -548,7 +550,8 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug, Warnings: r.Warnings,
 	}
 	if g := r.Stats.Graph; g != nil {
-		j.Graph = &graphJSON{States: g.States, Edges: g.Edges, Bytes: g.Bytes, Checks: g.Checks, Rejected: g.Rejected, Full: g.Full, Partial: r.GraphPartial, Verdict: r.GraphVerdict()}
+		j.Graph = &graphJSON{States: g.States, Edges: g.Edges, Bytes: g.Bytes, Checks: g.Checks, Rejected: g.Rejected, Full: g.Full, Partial: r.GraphPartial,
+			TimeWaits: g.TimeWaits, Verdict: r.GraphVerdict()}
 	}
 	if j.Params == nil {
 		j.Params = map[string]string{}
@@ -621,6 +624,10 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 // the first of them was, so a fair cycle of hot states can hide behind a
 // partial state first reached in a live state. Nor does an exhausted DPOR
 // search prove it: its graph holds one order of the events that commute.
+// Nor does a graph whose only fair cycles wait forever on a timeout
+// (explore.GraphStats.TimeWaits): they are set aside as unfair to time,
+// which is right when the deadline waited for is fixed and wrong when it
+// keeps moving, and macemc cannot tell the two apart.
 func (r *Report) GraphVerdict() string {
 	g := r.Stats.Graph
 	if g == nil || g.States == 0 {
@@ -640,6 +647,15 @@ func (r *Report) GraphVerdict() string {
 		return "no fair cycle of hot partial states among all reachable states (the search exhausted them); partial states merge states that differ, so this is no proof of liveness (search without --partial-hash for one)"
 	case r.Stats.Stop == explore.StopExhausted && !g.Full && reducesOrders(r.Strategy):
 		return "no fair cycle of hot states among the states this search ran; " + r.Strategy + " runs one order of independent events, so its graph lacks the transitions of the other orders and this is no proof of liveness (search with --strategy dfs for one)"
+	case r.Stats.Stop == explore.StopExhausted && !g.Full && g.TimeWaits > 0:
+		among := "among all reachable states"
+		if r.PrefixSteps > 0 {
+			among = fmt.Sprintf("among all states reachable from the end of the %d-step prefix", r.PrefixSteps)
+		}
+		return fmt.Sprintf("no fair cycle of hot states %s (the search exhausted them) is fair to time: the fair cycles of hot states in %s wait forever on a timeout "+
+			"(a node asks ctx.Elapsed in them and is told \"not yet\" at every ask) and were set aside as unfair to time, which is right if those deadlines are fixed "+
+			"and wrong if one keeps moving (a heartbeat renewing it), which macemc cannot tell: this is no proof of liveness",
+			among, plural(g.TimeWaits, "strongly connected component"))
 	case r.Stats.Stop == explore.StopExhausted && !g.Full && g.Rejected == 0 && r.PrefixSteps > 0:
 		return fmt.Sprintf("no fair cycle of hot states among all states reachable from the end of the %d-step prefix (the search exhausted them): every fair execution that begins with the prefix becomes live again (up to 64-bit hash collisions and what hashing cannot see, README: What cannot be caught; fairness per event source); this says nothing of the executions that leave it earlier", r.PrefixSteps)
 	case r.Stats.Stop == explore.StopExhausted && !g.Full && g.Rejected == 0:

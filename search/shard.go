@@ -368,7 +368,7 @@ func shardHeader(sys *sim.System, o *Options) ([]byte, error) {
 // is checked against the bytes left before anything is allocated.
 const (
 	shardMagic   = "MACEMCSH"
-	shardVersion = 2
+	shardVersion = 3
 	shardHead    = len(shardMagic) + 1 + 8
 	// maxShardBody bounds a shard file's body.
 	maxShardBody = 1 << 36
@@ -447,8 +447,12 @@ func encodeShard(e *msgpack.Encoder, header []byte, recs *explore.ShardRecords) 
 	return nil
 }
 
-// recordFields is the length of a record's array.
-const recordFields = 14
+// recordFields is the length of a record's array, graphStepFields that of
+// a graph step's.
+const (
+	recordFields    = 14
+	graphStepFields = 6
+)
 
 // writeRecord writes record r; given holds the states whose graph info
 // (hot, units) an earlier record gave, which it leaves out (nil units:
@@ -476,7 +480,7 @@ func writeRecord(e *msgpack.Encoder, r *explore.Record, given map[uint64]struct{
 		return err
 	}
 	for i, g := range r.Graph {
-		if err := e.EncodeArrayLen(5); err != nil {
+		if err := e.EncodeArrayLen(graphStepFields); err != nil {
 			return err
 		}
 		units := g.Units
@@ -490,7 +494,7 @@ func writeRecord(e *msgpack.Encoder, r *explore.Record, given map[uint64]struct{
 				given[r.Hashes[i]] = struct{}{}
 			}
 		}
-		for _, v := range []any{g.Key, g.Hot, units, g.Unit, g.Failure} {
+		for _, v := range []any{g.Key, g.Hot, units, g.Unit, g.Failure, g.Node} {
 			if err := e.Encode(v); err != nil {
 				return err
 			}
@@ -993,7 +997,7 @@ func (sd *shardDecoder) record() (explore.Record, error) {
 		return r, fmt.Errorf("graph: %d steps for %d states", ng, r.Checked)
 	}
 	for i := range ng {
-		if err := sd.want(5, "graph step"); err != nil {
+		if err := sd.want(graphStepFields, "graph step"); err != nil {
 			return r, err
 		}
 		var g explore.GraphStep
@@ -1017,6 +1021,10 @@ func (sd *shardDecoder) record() (explore.Record, error) {
 		if g.Failure, err = sd.d.DecodeBool(); err != nil {
 			return r, err
 		}
+		if v, err = sd.int("graph step's node", 0, sim.MaxNodes-1); err != nil {
+			return r, err
+		}
+		g.Node = int(v)
 		// A state's info comes with its first record in the shard, and
 		// only then (what a writer would write again is dropped: the
 		// merge keeps the first).

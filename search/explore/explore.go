@@ -700,6 +700,7 @@ func (r *runner) run() (*Result, error) {
 		// Every path ran and the graph had its last look: its final
 		// statistics are the search's.
 		res.Stats.Graph = r.graphStats()
+		res.Stats.Graph.TimeWaits = r.graph.timeWaits(r.stopReason)
 	}
 	if len(res.Violations) > 0 {
 		res.Verdict = res.Violations[0].Verdict

@@ -65,6 +65,15 @@ type GraphStats struct {
 	Checks, Rejected int
 	// Full says the graph reached its bound.
 	Full bool
+	// TimeWaits, for a search that exhausted its states and found no fair
+	// cycle in the graph, counts the strongly connected components of hot
+	// states that hold a cycle fair to every unit once fairness to time is
+	// set aside (fair.Graph.FairIgnoringTime): cycles in which a node asks
+	// the clock and is told "not yet" at every ask. They were set aside as
+	// unfair to time, which is right if that node's deadline is fixed and
+	// wrong if it keeps moving, which the graph cannot tell: with any of
+	// them, the graph is no proof of liveness.
+	TimeWaits int
 }
 
 // stateInfos holds what the graph records of the states the speculating
@@ -235,7 +244,7 @@ func (r *runner) record(s *engine.Sim, k int, h uint64) {
 		}
 		tm = fair.TimeOf(step)
 	}
-	gr.step(k, id, lastUnit(s, gr.c.NodeFairness), ev.Kind.IsFailure(), tm, gr.ch)
+	gr.step(k, id, lastUnit(s, gr.c.NodeFairness), int(ev.Node), ev.Kind.IsFailure(), tm, gr.ch)
 }
 
 // stateOf returns whether s is hot (a liveness property fails: one that
@@ -252,9 +261,10 @@ func stateOf(s *engine.Sim, liveness []sim.Property, nodeFairness bool, units []
 }
 
 // step records that state k of the path is graph state id (-1: not
-// recorded), reached from state k-1 by an event of fairness unit unit with
-// choices ch, of time class tm (fair.TimeOf the step's choices).
-func (gr *graphRun) step(k int, id int32, unit uint64, failure bool, tm fair.Time, ch []int32) {
+// recorded), reached from state k-1 by an event of fairness unit unit on
+// node node with choices ch, of time class tm (fair.TimeOf the step's
+// choices).
+func (gr *graphRun) step(k int, id int32, unit uint64, node int, failure bool, tm fair.Time, ch []int32) {
 	for len(gr.ids) <= k {
 		gr.ids = append(gr.ids, -1)
 	}
@@ -262,22 +272,23 @@ func (gr *graphRun) step(k int, id int32, unit uint64, failure bool, tm fair.Tim
 	if k == 0 || id < 0 || gr.ids[k-1] < 0 {
 		return
 	}
-	gr.g.AddEdge(gr.ids[k-1], id, unit, failure, tm, ch)
+	gr.g.AddEdge(gr.ids[k-1], id, unit, node, failure, tm, ch)
 }
 
 // graphStep is what a speculative record keeps for the graph of one state
 // of its path and the step into it (graphStepOf), for the coordinator to
-// record (recordStep): the state's key, and the fairness unit of the step
-// and whether it is a failure. Whether the state is hot and the units
-// enabled in it are in the graph's stateInfos (by the state's exact hash,
-// which the record keeps), the step's choices (and with their kinds its
-// time class) in the record's choices.
+// record (recordStep): the state's key, and the fairness unit of the step,
+// its event's node and whether it is a failure. Whether the state is hot
+// and the units enabled in it are in the graph's stateInfos (by the
+// state's exact hash, which the record keeps), the step's choices (and
+// with their kinds its time class) in the record's choices.
 // Performance: it holds no pointers, so the records' arrays of them cost
-// the collector nothing to scan.
+// the collector nothing to scan; the node sits in what would be padding.
 type graphStep struct {
 	key     uint64
 	unit    uint64
 	failure bool
+	node    uint16
 }
 
 // graphStepOf returns the graph step of s's current state (hash h),
@@ -301,7 +312,7 @@ func (r *runner) graphStepOf(s *engine.Sim, h uint64, known bool, units []uint64
 		gr.infos.put(h, hot, units)
 	}
 	ev := s.LastEvent()
-	st.unit, st.failure = lastUnit(s, gc.NodeFairness), ev.Kind.IsFailure()
+	st.unit, st.failure, st.node = lastUnit(s, gc.NodeFairness), ev.Kind.IsFailure(), uint16(ev.Node)
 	return st, units
 }
 
@@ -325,7 +336,7 @@ func (r *runner) recordStep(k int, st *graphStep, h uint64, step []engine.Choice
 			}
 		}
 	}
-	gr.step(k, id, st.unit, st.failure, fair.TimeOf(step), ch)
+	gr.step(k, id, st.unit, int(st.node), st.failure, fair.TimeOf(step), ch)
 }
 
 // checkEvery is how many paths may run before a changed graph is searched
@@ -429,6 +440,19 @@ func (r *runner) graphStats() *GraphStats {
 		return nil
 	}
 	return &st
+}
+
+// timeWaits returns GraphStats.TimeWaits of a search that stopped for
+// reason stop: when it exhausted its states and the graph's last search,
+// of the whole graph, found no fair cycle (nor any that Confirm
+// rejected), the components of hot states that hold a fair cycle once
+// fairness to time is set aside; otherwise 0. It searches the graph once,
+// at the end of the search: no check on the way does.
+func (gr *graphRun) timeWaits(stop Stop) int {
+	if gr == nil || stop != StopExhausted || gr.done || gr.rejected > 0 || gr.g.Version() != gr.version || len(gr.ids) == 0 || gr.ids[0] < 0 {
+		return 0
+	}
+	return gr.g.FairIgnoringTime(gr.ids[0])
 }
 
 // graphStatsNow returns the graph's statistics; false without a graph.

@@ -131,55 +131,104 @@ func (w *waiter) HandleTimer(ctx *sim.Context, _ string) {
 	ctx.SetTimer("timeout")
 }
 
+// deadlineWaiter waits for a fixed deadline (Since never moves): its
+// timer asks the clock and, told "elapsed", is done.
+type deadlineWaiter struct {
+	sim.Base
+	Since sim.Time
+	Done  bool
+}
+
+func (w *deadlineWaiter) Start(ctx *sim.Context) { ctx.SetPeriodic("a") }
+
+func (w *deadlineWaiter) HandleTimer(ctx *sim.Context, _ string) {
+	if !w.Done && ctx.Elapsed(w.Since, 10*time.Second) {
+		w.Done = true
+	}
+}
+
+// clockWatcher's timer asks the clock and changes nothing.
+type clockWatcher struct{ sim.Base }
+
+func (c *clockWatcher) Start(ctx *sim.Context) { ctx.SetPeriodic("b") }
+
+func (c *clockWatcher) HandleTimer(ctx *sim.Context, _ string) { ctx.Elapsed(sim.Time{}, time.Second) }
+
 // TestGraphTimeoutIsNoLivelock: three waiters' timers that the clock
 // keeps telling "not yet" are hot cycles fair to every node but unfair to
 // time, so the graph offers no lasso and the exhausted search reports
-// nothing; and the graph is the same (its transitions split by time
-// class) whether one worker records it from the paths it runs, two from
-// their speculative records, or a merge from the records of 3 shards.
+// nothing, but counts them as waiting on a timeout (GraphStats.TimeWaits):
+// no proof of liveness. Fairness to time is per node: a waiter for a fixed
+// deadline whose "not yet" repeats while another node is told "elapsed"
+// waits as much (a trial's "deadline", reported as a certain lasso when
+// the pair was one for all nodes), which the graph sees only if every
+// transition keeps its event's node. The graph is the same (its
+// transitions split by time class, each with its node) whether one worker
+// records it from the paths it runs, two from their speculative records,
+// or a merge from the records of 3 shards.
 func TestGraphTimeoutIsNoLivelock(t *testing.T) {
-	cfg := &sim.Config{Nodes: 3, Service: func(sim.NodeID) sim.Service { return &waiter{} },
+	waiters := &sim.Config{Nodes: 3, Service: func(sim.NodeID) sim.Service { return &waiter{} },
 		Liveness: []sim.Property{{Name: "AllDone", Check: func(v *sim.View) bool {
 			return sim.All(v, func(_ sim.NodeID, w *waiter) bool { return w.Done })
 		}}}}
-	c := explore.Config{System: cfg, Strategy: dfs.Strategy{}, Seed: 3, WalkDepth: 200, MaxDepth: 40, Graph: &explore.GraphConfig{}}
-	var want string
-	for _, w := range []int{1, 2} {
-		c.Workers = w
-		res, err := explore.Run(context.Background(), c)
+	deadline := &sim.Config{Nodes: 2,
+		Service: func(id sim.NodeID) sim.Service {
+			if id == 0 {
+				return &deadlineWaiter{}
+			}
+			return &clockWatcher{}
+		},
+		Liveness: []sim.Property{{Name: "Done", Check: func(v *sim.View) bool { return sim.Node[deadlineWaiter](v, 0).Done }}}}
+	for _, sys := range []struct {
+		name          string
+		cfg           *sim.Config
+		states, edges int
+	}{
+		// 8 states (each waiter done or not); from each, a waiter not
+		// done waits in place or is done: 12 transitions of each kind.
+		{"waiters", waiters, 8, 24},
+		// 2 states: in the hot one the waiter waits in place or is done
+		// and the watcher is told "not yet" or "elapsed" in place; in the
+		// live one the waiter's timer does nothing and the watcher's two.
+		{"deadline", deadline, 2, 7},
+	} {
+		c := explore.Config{System: sys.cfg, Strategy: dfs.Strategy{}, Seed: 3, WalkDepth: 200, MaxDepth: 40, Graph: &explore.GraphConfig{}}
+		var want string
+		for _, w := range []int{1, 2} {
+			c.Workers = w
+			res, err := explore.Run(context.Background(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := res.Stats.Graph
+			if len(res.Violations) != 0 || res.Stats.Stop != explore.StopExhausted || g == nil || g.Checks == 0 {
+				t.Fatalf("%s, %d workers: %d violations, stop %s, graph %+v; want none, exhausted", sys.name, w, len(res.Violations), res.Stats.Stop, g)
+			}
+			if g.States != sys.states || g.Edges != sys.edges || g.TimeWaits == 0 {
+				t.Errorf("%s, %d workers: graph %+v, want %d states, %d transitions and cycles set aside for time", sys.name, w, g, sys.states, sys.edges)
+			}
+			if w == 1 {
+				want = summary(res)
+			} else if got := summary(res); got != want {
+				t.Errorf("%s, %d workers:\n%s\none worker:\n%s", sys.name, w, got, want)
+			}
+		}
+		var shards []*explore.ShardRecords
+		for i := range 3 {
+			sh, err := explore.Shard(context.Background(), c, i, 3)
+			if err != nil {
+				t.Fatalf("%s: shard %d of 3: %v", sys.name, i, err)
+			}
+			shards = append(shards, sh)
+		}
+		m := c
+		m.Records = shards
+		merged, err := explore.Run(context.Background(), m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := res.Stats.Graph
-		if len(res.Violations) != 0 || res.Stats.Stop != explore.StopExhausted || g == nil || g.Checks == 0 {
-			t.Fatalf("%d workers: %d violations, stop %s, graph %+v; want none, exhausted", w, len(res.Violations), res.Stats.Stop, g)
+		if got := summary(merged); got != want {
+			t.Errorf("%s: 3 shards merged:\n%s\none worker:\n%s", sys.name, got, want)
 		}
-		// 8 states (each waiter done or not); from each, a waiter not done
-		// waits in place or is done: 12 transitions of each kind.
-		if g.States != 8 || g.Edges != 24 {
-			t.Errorf("%d workers: graph %+v, want 8 states and 24 transitions", w, g)
-		}
-		if w == 1 {
-			want = summary(res)
-		} else if got := summary(res); got != want {
-			t.Errorf("%d workers:\n%s\none worker:\n%s", w, got, want)
-		}
-	}
-	var shards []*explore.ShardRecords
-	for i := range 3 {
-		sh, err := explore.Shard(context.Background(), c, i, 3)
-		if err != nil {
-			t.Fatalf("shard %d of 3: %v", i, err)
-		}
-		shards = append(shards, sh)
-	}
-	m := c
-	m.Records = shards
-	merged, err := explore.Run(context.Background(), m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := summary(merged); got != want {
-		t.Errorf("3 shards merged:\n%s\none worker:\n%s", got, want)
 	}
 }

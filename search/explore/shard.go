@@ -116,6 +116,9 @@ type GraphStep struct {
 	Units   []uint64
 	Unit    uint64
 	Failure bool
+	// Node is the node of the step's event (the node whose handler ran
+	// it), to whom its clock questions belong (fair.Time).
+	Node int
 	// Repeat says the state's Hot and Units were given by an earlier
 	// record of the same shard (a shard file writes them at a state's
 	// first record only: every path replays the states of the paths
@@ -129,7 +132,7 @@ func (sr *specRec) record(gr *graphRun) Record {
 	rec := Record{Choices: sr.choices, Starts: sr.starts, Begun: sr.begun, Checked: sr.checked, Hashes: sr.hashes, End: sr.end}
 	for i, g := range sr.graph {
 		hot, units, _ := gr.infos.get(sr.hashes[i], nil)
-		rec.Graph = append(rec.Graph, GraphStep{Key: g.key, Hot: hot, Units: units, Unit: g.unit, Failure: g.failure})
+		rec.Graph = append(rec.Graph, GraphStep{Key: g.key, Hot: hot, Units: units, Unit: g.unit, Failure: g.failure, Node: int(g.node)})
 	}
 	if j := sr.job; j != nil {
 		rec.Walked, rec.Cycle, rec.Transitions = j.stats.walked, j.stats.cycle, j.stats.transitions
@@ -150,7 +153,7 @@ func (sr *specRec) record(gr *graphRun) Record {
 func (rec *Record) specRec(gr *graphRun) *specRec {
 	sr := &specRec{choices: rec.Choices, starts: rec.Starts, begun: rec.Begun, checked: rec.Checked, hashes: rec.Hashes, end: rec.End, redo: rec.Violation}
 	for i, g := range rec.Graph {
-		sr.graph = append(sr.graph, graphStep{key: g.Key, unit: g.Unit, failure: g.Failure})
+		sr.graph = append(sr.graph, graphStep{key: g.Key, unit: g.Unit, failure: g.Failure, node: uint16(g.Node)})
 		if gr != nil && i < len(rec.Hashes) && !g.Repeat {
 			gr.infos.put(rec.Hashes[i], g.Hot, g.Units)
 		}

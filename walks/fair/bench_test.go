@@ -66,7 +66,7 @@ func addBenchEdge(g *Graph, e benchEdge, timed bool, ch []int32) {
 	if timed {
 		t = [...]Time{TimeNone, TimeWaits, TimePasses, TimeNone}[e.time]
 	}
-	g.AddEdge(e.from, e.to, e.unit, false, t, ch)
+	g.AddEdge(e.from, e.to, e.unit, 0, false, t, ch)
 }
 
 // BenchmarkAddEdge measures recording the transitions of a graph of 65,536

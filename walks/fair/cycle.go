@@ -24,23 +24,24 @@ type Lasso struct {
 // FairCycle looks for a cycle of hot states reachable from state root
 // that is fair: every unit with an enabled event in one of its states runs
 // an event in it (failures never count and never run in it), and it is
-// fair to time: either no transition of it waits (TimeWaits), or one lets
-// time pass (TimePasses), as the lasso detector (walks/lasso) wants of the
-// cycles it confirms. Such a cycle can repeat forever in a fairly
-// scheduled execution that never becomes live. It returns nil when the
-// graph has none; otherwise the first of FairCycles.
+// fair to time: every node with a transition in it that waits (TimeWaits)
+// has one in it that lets time pass (TimePasses), as the lasso detector
+// (walks/lasso) wants of the cycles it confirms. Such a cycle can repeat
+// forever in a fairly scheduled execution that never becomes live. It
+// returns nil when the graph has none; otherwise the first of FairCycles.
 //
 // The search is the classic one for strong fairness (Streett emptiness,
 // Emerson and Lei): split the hot states into strongly connected
 // components (Tarjan); a component in which every unit enabled somewhere
-// runs on one of its own transitions, and that lets time pass on one of
-// them if one waits, holds a fair cycle (one through all of its
-// transitions); otherwise no fair cycle passes through a state that
-// enables a unit the component never runs, nor takes a transition that
-// waits when none lets time pass, so drop those states and transitions
-// and split what is left again. Time is one more Streett pair, on
-// transitions rather than states: the transitions that wait enable it,
-// those that let time pass fulfil it.
+// runs on one of its own transitions, and in which every node that waits
+// on one of them lets time pass on another, holds a fair cycle (one
+// through all of its transitions); otherwise no fair cycle passes through
+// a state that enables a unit the component never runs, nor takes a
+// transition of a node that waits there and never lets time pass there,
+// so drop those states and transitions and split what is left again.
+// Time is one more Streett pair per node, on transitions rather than
+// states: the node's transitions that wait enable it, its transitions that
+// let time pass fulfil it.
 func (g *Graph) FairCycle(root int32) *Lasso {
 	if ls := g.FairCycles(root, 1); len(ls) > 0 {
 		return ls[0]
@@ -101,6 +102,40 @@ func (g *Graph) fairCycles(root int32, max int) []*Lasso {
 	return out
 }
 
+// FairIgnoringTime returns the number of strongly connected components of
+// hot states reachable from root that hold a cycle fair to every unit when
+// fairness to time is set aside (every transition that waits is kept). On
+// a graph in which FairCycles finds no fair cycle, these are the
+// components whose cycles all wait forever on a timeout: some node asks
+// the clock in them and is told "not yet" at every ask. Such a cycle is
+// no execution if that node's deadline is fixed, and a real one if the
+// deadline keeps moving (a heartbeat that renews it), which the graph
+// cannot tell (Time): a caller that would call the absence of fair cycles
+// a proof of liveness asks this first. It leaves the incremental state of
+// FairCycles as it was.
+func (g *Graph) FairIgnoringTime(root int32) int {
+	if int(root) >= len(g.keys) || root < 0 {
+		return 0
+	}
+	a := g.adjacency()
+	t := g.tarjan(a, false)
+	t.noTime = true
+	defer g.keepGen(t)
+	reach := g.bfs(a, root, func(int32) bool { return true }, false)
+	var hot []int32
+	for v := range g.hot {
+		if g.hot[v] && reach.reached(int32(v)) {
+			hot = append(hot, int32(v))
+		}
+	}
+	n := 0
+	t.refine(hot, func([]int32) bool {
+		n++
+		return true
+	})
+	return n
+}
+
 // tarjan returns a tarjan over adjacency a with the scratch arrays, which
 // it clears unless keep is set (a search of a part of the graph only
 // touches, and first resets, the entries of that part: see components).
@@ -116,9 +151,15 @@ func (g *Graph) tarjan(a *adjacency, keep bool) *tarjan {
 		sc.index, sc.low, sc.mark, sc.on = grow(sc.index, n), grow(sc.low, n), grow(sc.mark, n), grow(sc.on, n)
 		sc.gen = 0
 	}
+	// waitAt and passAt hold stamps of gen, as mark does.
+	if keep {
+		sc.waitAt, sc.passAt = extend(sc.waitAt, g.tnodes), extend(sc.passAt, g.tnodes)
+	} else {
+		sc.waitAt, sc.passAt = grow(sc.waitAt, g.tnodes), grow(sc.passAt, g.tnodes)
+	}
 	sc.drop = extend(sc.drop, len(g.edges))
 	return &tarjan{g: g, a: a, index: sc.index, low: sc.low, on: sc.on, mark: sc.mark, gen: sc.gen, stack: sc.stack[:0], calls: sc.calls[:0],
-		drop: sc.drop, dropped: sc.dropped[:0]}
+		drop: sc.drop, dropped: sc.dropped[:0], waitAt: sc.waitAt, passAt: sc.passAt, waiting: sc.waiting[:0]}
 }
 
 // keepGen keeps t's membership stamp and stacks for the next search, and
@@ -128,14 +169,17 @@ func (g *Graph) keepGen(t *tarjan) {
 		t.drop[e] = false
 	}
 	g.scratch.gen, g.scratch.stack, g.scratch.calls, g.scratch.dropped = t.gen, t.stack[:0], t.calls[:0], t.dropped[:0]
+	g.scratch.waiting = t.waiting[:0]
 }
 
 // refine splits set into strongly connected components and refines them
 // (see FairCycle): it calls fair with every component that holds a fair
-// cycle, in order, until fair returns false. The transitions that wait in
-// a component where none lets time pass are dropped (t.drop) for the rest
-// of the search: the components, and the cycles fair builds in them, do
-// without them.
+// cycle, in order, until fair returns false. The transitions that wait of
+// a node that waits in a component and never lets time pass there are
+// dropped (t.drop) for the rest of the search: the components, and the
+// cycles fair builds in them, do without them (a part of the component
+// holds none of the node's transitions that let time pass either). With
+// t.noTime, time is no pair: nothing is dropped for it.
 func (t *tarjan) refine(set []int32, fair func(c []int32) bool) {
 	g, a := t.g, t.a
 	work := [][]int32{set}
@@ -156,17 +200,28 @@ func (t *tarjan) refine(set []int32, fair func(c []int32) bool) {
 			for _, v := range c {
 				t.mark[v] = t.gen
 			}
-			waits, passes := false, false
+			// The nodes that wait in c (t.waiting, stamped in waitAt)
+			// and those that let time pass in it (stamped in passAt).
+			t.waiting = t.waiting[:0]
 			for _, v := range c {
 				for _, e := range a.out(v) {
 					if ed := &g.edges[e]; !ed.failure && !dropped(t.drop, e, ed) && t.mark[ed.to] == t.gen {
 						taken[ed.unit] = true
-						waits = waits || ed.time == TimeWaits
-						passes = passes || ed.time == TimePasses
+						switch {
+						case ed.time == TimeNone || t.noTime:
+						case ed.time == TimePasses:
+							t.passAt[ed.node] = t.gen
+						case t.waitAt[ed.node] != t.gen:
+							t.waitAt[ed.node] = t.gen
+							t.waiting = append(t.waiting, ed.node)
+						}
 					}
 				}
 			}
-			stands := waits && !passes // unfair to time
+			stands := false // some node is unfair to time
+			for _, n := range t.waiting {
+				stands = stands || t.passAt[n] != t.gen
+			}
 			var keep []int32
 			for _, v := range c {
 				ok := true
@@ -195,11 +250,12 @@ func (t *tarjan) refine(set []int32, fair func(c []int32) bool) {
 }
 
 // dropWaits drops the transitions that wait inside component c (its
-// states marked t.gen).
+// states marked t.gen) of the nodes that let time pass nowhere in it (not
+// stamped t.gen in passAt).
 func (t *tarjan) dropWaits(c []int32) {
 	for _, v := range c {
 		for _, e := range t.a.out(v) {
-			if ed := &t.g.edges[e]; !ed.failure && ed.time == TimeWaits && !t.drop[e] && t.mark[ed.to] == t.gen {
+			if ed := &t.g.edges[e]; !ed.failure && ed.time == TimeWaits && !t.drop[e] && t.mark[ed.to] == t.gen && t.passAt[ed.node] != t.gen {
 				t.drop[e] = true
 				t.dropped = append(t.dropped, e)
 			}
@@ -242,10 +298,11 @@ type incremental struct {
 // that runs a new transition or a newly reached state lies among those
 // states, and every other cycle of hot reachable states was there when
 // the last search found none. Fairness to time changes none of this: a
-// cycle's time classes are those of its transitions, so a new fair cycle
-// still runs through a new transition or state, and refine (which drops
-// what waits as the whole search does) keeps every fair cycle among
-// those states: the answer is no only when the whole search's would be.
+// cycle's time classes (and their nodes) are those of its transitions, so
+// a new fair cycle still runs through a new transition or state, and
+// refine (which drops what waits as the whole search does) keeps every
+// fair cycle among those states: the answer is no only when the whole
+// search's would be.
 func (inc *incremental) changed(g *Graph, root int32) bool {
 	if !inc.started || inc.root != root {
 		*inc = incremental{root: root, started: true, reached: inc.reached[:0], stamp: inc.stamp[:0], bstamp: inc.bstamp[:0],
@@ -424,18 +481,29 @@ func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int)
 	})
 	budget := simpleCycleBudget
 	on := make([]bool, n)
-	ran := make([]int32, g.unit.n)  // per unit: transitions of the path that run it
-	var times [TimePasses + 1]int32 // per time class: transitions of the path
-	var path []int32                // edges
+	ran := make([]int32, g.unit.n)    // per unit: transitions of the path that run it
+	passes := make([]int32, g.tnodes) // per node: transitions of the path that let time pass
+	waits := 0                        // transitions of the path that wait
+	var path []int32                  // edges
 	drop := g.scratch.drop
 	var out [][]int32
 	seen := map[string]bool{}
 	var dfs func(start, v int32, limit int) bool
-	fair := func() bool {
-		if times[TimeWaits] > 0 && times[TimePasses] == 0 {
-			return false
+	// count adds d to the path's counts of transition ed.
+	count := func(ed *edge, d int32) {
+		ran[ed.unit] += d
+		switch ed.time {
+		case TimeWaits:
+			waits += int(d)
+		case TimePasses:
+			passes[ed.node] += d
 		}
+	}
+	fair := func() bool {
 		for _, e := range path {
+			if ed := &g.edges[e]; waits > 0 && ed.time == TimeWaits && passes[ed.node] == 0 {
+				return false // ed's node waits and never lets time pass
+			}
 			for _, u := range g.enabled(g.edges[e].from) {
 				if ran[u] == 0 {
 					return false
@@ -458,8 +526,7 @@ func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int)
 					continue
 				}
 				path = append(path, e)
-				ran[ed.unit]++
-				times[ed.time]++
+				count(ed, 1)
 				if fair() {
 					k := fmt.Sprint(canonicalRotation(path))
 					if !seen[k] {
@@ -467,8 +534,7 @@ func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int)
 						out = append(out, slices.Clone(path))
 					}
 				}
-				ran[ed.unit]--
-				times[ed.time]--
+				count(ed, -1)
 				path = path[:len(path)-1]
 				if len(out) >= max {
 					return false
@@ -480,11 +546,9 @@ func (g *Graph) simpleFairCycles(a *adjacency, reach *paths, c []int32, max int)
 			}
 			on[ed.to] = true
 			path = append(path, e)
-			ran[ed.unit]++
-			times[ed.time]++
+			count(ed, 1)
 			ok := dfs(start, ed.to, limit)
-			ran[ed.unit]--
-			times[ed.time]--
+			count(ed, -1)
 			path = path[:len(path)-1]
 			on[ed.to] = false
 			if !ok {
@@ -550,6 +614,11 @@ type scratch struct {
 	// dropped rather than of the whole graph.
 	drop    []bool
 	dropped []int32
+	// waitAt and passAt stamp, per node, the component (its gen) in which
+	// it waits and lets time pass; waiting lists the nodes that wait in
+	// one (refine).
+	waitAt, passAt []int32
+	waiting        []uint16
 }
 
 // grow returns s with length n and every element zero, reusing its memory
@@ -625,6 +694,11 @@ type tarjan struct {
 	calls   []frame
 	drop    []bool  // per transition: dropped by the refinement
 	dropped []int32 // the transitions dropped
+	// waitAt, passAt and waiting: see scratch.
+	waitAt, passAt []int32
+	waiting        []uint16
+	// noTime sets fairness to time aside (FairIgnoringTime).
+	noTime bool
 }
 
 type frame struct {
@@ -716,11 +790,13 @@ func (t *tarjan) selfLoop(v int32) bool {
 // lasso builds a lasso into the fair component c: the shortest stem from
 // root to c's state nearest to it (reach holds the shortest paths from
 // root; the stem may take any transition), and a cycle from there that
-// runs every unit enabled in c and, if a transition of c lets time pass,
-// one such transition (one transition of each, joined by shortest paths
-// inside c over the transitions the refinement kept) and returns. A
-// component whose kept transitions let time pass nowhere has none that
-// waits (refine), so every such cycle is fair to time.
+// runs every unit enabled in c and, for every node with a kept transition
+// in c that waits, one of the node's transitions that let time pass (one
+// transition of each, joined by shortest paths inside c over the
+// transitions the refinement kept) and returns. Every node that waits on a
+// kept transition of c lets time pass on another (refine), and the cycle
+// lets time pass for each of them, so it is fair to time whichever of
+// their waiting transitions it takes.
 func (g *Graph) lasso(a *adjacency, reach *paths, root int32, c []int32) *Lasso {
 	n := len(g.keys)
 	in := make([]bool, n)
@@ -759,22 +835,28 @@ func (g *Graph) lasso(a *adjacency, reach *paths, root int32, c []int32) *Lasso 
 		ed := &g.edges[e]
 		return !ed.failure && !dropped(drop, e, ed) && in[ed.to]
 	}
-	passes := false // a kept transition inside c lets time pass
+	// The nodes that wait on a kept transition inside c, in order of
+	// first need, and those the cycle let time pass for.
+	waits := map[uint16]bool{}
+	var waiting []uint16
 	for _, v := range c {
 		for _, e := range a.out(v) {
-			if inside(e) && g.edges[e].time == TimePasses {
-				passes = true
+			if ed := &g.edges[e]; inside(e) && ed.time == TimeWaits && !waits[ed.node] {
+				waits[ed.node] = true
+				waiting = append(waiting, ed.node)
 			}
 		}
 	}
+	passed := map[uint16]bool{}
 	inC := func(v int32) bool { return in[v] }
 	cur := start
-	passed := false
 	take := func(e int32) {
 		ed := &g.edges[e]
 		l.Cycle = append(l.Cycle, Step{From: ed.from, To: ed.to, Choices: g.choices(ed)})
 		need[ed.unit] = false
-		passed = passed || ed.time == TimePasses
+		if ed.time == TimePasses {
+			passed[ed.node] = true
+		}
 		cur = ed.to
 	}
 	// takeNearest takes the nearest transition inside c, from cur, that
@@ -803,8 +885,10 @@ func (g *Graph) lasso(a *adjacency, reach *paths, root int32, c []int32) *Lasso 
 		}
 		takeNearest(func(ed *edge) bool { return ed.unit == u })
 	}
-	if passes && !passed {
-		takeNearest(func(ed *edge) bool { return ed.time == TimePasses })
+	for _, n := range waiting {
+		if !passed[n] {
+			takeNearest(func(ed *edge) bool { return ed.time == TimePasses && ed.node == n })
+		}
 	}
 	if len(l.Cycle) == 0 || cur != start {
 		if len(l.Cycle) == 0 {

@@ -3,6 +3,7 @@ package fair
 import (
 	"errors"
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/macemc/macemc/sim/engine"
@@ -17,9 +18,10 @@ const DefaultMaxStates = 1 << 20
 // Graph is an explored state graph: states named by a 64-bit key (the
 // state's hash), each with whether it is hot (not live) and the fairness
 // units (event sources, or nodes) that have an enabled event in it, and the
-// transitions between them, each with its unit, its time class and the
-// choices that made it. It grows as an exploration records what it runs;
-// a transition is kept once per (from, to, unit, time class).
+// transitions between them, each with its unit, the node whose handler ran
+// its step, its time class and the choices that made it. It grows as an
+// exploration records what it runs; a transition is kept once per (from,
+// to, unit, time class).
 //
 // A Graph is not safe for concurrent use.
 type Graph struct {
@@ -44,24 +46,40 @@ type Graph struct {
 	// version counts additions, so that a search need not look again at
 	// a graph that did not change.
 	version uint64
+	// tnodes is 1 + the largest node of a transition that asked the clock
+	// (0: none did), the size of the searches' arrays per node.
+	tnodes  int
 	scratch scratch
 	inc     incremental
 }
 
+// edge is a transition. Performance: the node and the time class sit in
+// what would be padding, so that a transition takes 24 bytes.
 type edge struct {
 	from, to, unit int32
 	failure        bool
 	time           Time
+	node           uint16
 	ch, nch        int32 // choices: ch[ch : ch+nch]
 }
 
 // Time is a transition's time class: whether its step asked the clock
 // (sim.Context.Elapsed: a choice of kind engine.ChooseTime with more than
-// one option) and what it was told. A cycle that asks and is told "not
-// yet" at every ask is unfair to time, as the lasso detector has it
-// (walks/lasso): time does pass in a real system, so no execution repeats
-// it forever. A fair cycle of the graph is fair to time: either no
-// transition of it waits, or one lets time pass.
+// one option) and what it was told. A cycle in which a node asks and is
+// told "not yet" at every one of its asks is unfair to time, as the lasso
+// detector has it (walks/lasso): time does pass in a real system, so no
+// execution repeats it forever, if the node's deadline stays where it is.
+// Fairness to time is per node, a Streett pair each: another node's
+// "elapsed" says nothing of this node's deadline (a correct lease's timer
+// told "not yet" forever is no livelock because some other node sees a
+// second go by). A fair cycle of the graph is fair to time: every node
+// that waits on one of its transitions lets time pass on another.
+//
+// macemc cannot tell a fixed deadline from one that keeps moving (a
+// heartbeat that renews it: sim.Time carries nothing), and a cycle that
+// waits on a moving deadline forever is a real execution; FairIgnoringTime
+// finds the cycles that fairness to time set aside, so that no proof of
+// liveness rests on it.
 type Time uint8
 
 const (
@@ -138,16 +156,24 @@ func (g *Graph) unitID(u uint64) int32 {
 	return id
 }
 
+// MaxNode is the largest node a transition may name.
+const MaxNode = math.MaxUint16
+
 // AddEdge records the transition from state from to state to, by an event
 // of the given unit (failure: an injected failure, which no fair cycle
-// repeats), of time class time (TimeOf the step's choices), made by
-// choices (the step's answers, the event's first). A transition already
-// recorded with the same from, to, unit and time class is kept as it was;
-// one that differs in its time class is another transition. It panics on
-// a time class that is none of TimeNone, TimeWaits and TimePasses.
-func (g *Graph) AddEdge(from, to int32, unit uint64, failure bool, time Time, choices []int32) {
+// repeats) whose handler ran on node node, of time class time (TimeOf the
+// step's choices), made by choices (the step's answers, the event's
+// first). A transition already recorded with the same from, to, unit and
+// time class is kept as it was (a unit, an event source or a node, is one
+// node's, so its node is the same); one that differs in its time class is
+// another transition. It panics on a time class that is none of TimeNone,
+// TimeWaits and TimePasses, and on a node out of 0..MaxNode.
+func (g *Graph) AddEdge(from, to int32, unit uint64, node int, failure bool, time Time, choices []int32) {
 	if time > TimePasses {
 		panic(fmt.Sprintf("fair: AddEdge: time class %d is none of TimeNone, TimeWaits and TimePasses", time))
+	}
+	if node < 0 || node > MaxNode {
+		panic(fmt.Sprintf("fair: AddEdge: node %d is out of 0..%d", node, MaxNode))
 	}
 	u := int32(-1)
 	if !failure {
@@ -156,7 +182,10 @@ func (g *Graph) AddEdge(from, to int32, unit uint64, failure bool, time Time, ch
 	if !g.seen.add(from, to, u, time) {
 		return
 	}
-	g.edges = push(g.edges, edge{from: from, to: to, unit: u, failure: failure, time: time, ch: int32(len(g.ch)), nch: int32(len(choices))})
+	g.edges = push(g.edges, edge{from: from, to: to, unit: u, failure: failure, time: time, node: uint16(node), ch: int32(len(g.ch)), nch: int32(len(choices))})
+	if time != TimeNone && !failure {
+		g.tnodes = max(g.tnodes, node+1)
+	}
 	g.next = push(g.next, g.head[from])
 	g.head[from] = int32(len(g.edges) - 1)
 	g.rnext = push(g.rnext, g.rhead[to])

@@ -54,12 +54,18 @@ func newTGraph(t *testing.T, enabled ...[]uint64) *tgraph {
 	return g
 }
 
-// edge adds transition from -> to by unit, of time class tm, and returns
-// its index.
+// edge adds transition from -> to by unit (of node 0), of time class tm,
+// and returns its index.
 func (g *tgraph) edge(from, to int32, unit uint64, tm Time) int32 {
+	return g.nodeEdge(from, to, unit, 0, tm)
+}
+
+// nodeEdge adds transition from -> to by unit of node node, of time class
+// tm, and returns its index.
+func (g *tgraph) nodeEdge(from, to int32, unit uint64, node int, tm Time) int32 {
 	i := g.n
 	g.n++
-	g.AddEdge(from, to, unit, false, tm, []int32{i})
+	g.AddEdge(from, to, unit, node, false, tm, []int32{i})
 	return i
 }
 
@@ -204,6 +210,108 @@ func TestUnitsAndTime(t *testing.T) {
 	}
 }
 
+// Fairness to time is per node: a cycle in which node 0's timer is told
+// "not yet" at every turn while node 1's is told "elapsed" is unfair to
+// node 0's deadline (a trial's correct lease, whose fixed deadline never
+// expired, was a "proven" livelock once an unrelated node saw a second go
+// by); once node 0 is told "elapsed" somewhere in it too, it is fair.
+func TestTimeIsFairPerNode(t *testing.T) {
+	// a -0 waits-> b -1 passes-> a: node 0 waits, node 1 lets time pass.
+	g := newTGraph(t, []uint64{1, 2}, []uint64{1, 2})
+	g.nodeEdge(0, 1, 1, 0, TimeWaits)
+	g.nodeEdge(1, 0, 2, 1, TimePasses)
+	if l := g.FairCycle(0); l != nil {
+		t.Fatalf("node 0 waits at every turn while node 1 lets time pass: cycle %v reported", cycleEdges(l))
+	}
+	if n := g.FairIgnoringTime(0); n != 1 {
+		t.Errorf("FairIgnoringTime: %d components, want the one cycle set aside for time", n)
+	}
+	// The same with node 1 asking on the very transition (a self-loop of b).
+	g1 := newTGraph(t, []uint64{1}, []uint64{1})
+	g1.nodeEdge(0, 1, 1, 0, TimeWaits)
+	g1.nodeEdge(1, 0, 1, 0, TimeNone)
+	g1.nodeEdge(1, 1, 2, 1, TimePasses)
+	if l := g1.FairCycle(0); l != nil {
+		t.Fatalf("node 1's self-loop lets time pass, node 0 only waits: cycle %v reported", cycleEdges(l))
+	}
+	// Node 0 is told "elapsed" on another transition of the component:
+	// every fair cycle takes it whenever it takes node 0's wait.
+	p0 := g.nodeEdge(1, 1, 1, 0, TimePasses)
+	ls := g.FairCycles(0, 6)
+	if len(ls) == 0 {
+		t.Fatal("both nodes let time pass: no fair cycle")
+	}
+	for _, l := range ls {
+		c := cycleEdges(l)
+		if slices.Contains(c, 0) && !slices.Contains(c, p0) {
+			t.Errorf("cycle %v takes node 0's wait (0) but not its pass (%d)", c, p0)
+		}
+	}
+	// A node that only lets time pass needs nothing: a cycle of node 1's
+	// passes and node 0's transitions that do not ask is fair.
+	g2 := newTGraph(t, []uint64{1, 2}, []uint64{1, 2})
+	g2.nodeEdge(0, 1, 1, 0, TimeNone)
+	g2.nodeEdge(1, 0, 2, 1, TimePasses)
+	if l := g2.FairCycle(0); l == nil {
+		t.Error("no node waits: no fair cycle")
+	}
+	if n := g2.FairIgnoringTime(0); n != 1 {
+		t.Errorf("FairIgnoringTime: %d components, want 1", n)
+	}
+}
+
+// The cycle through a component's units (lasso) lets time pass for every
+// node that waits on a transition it keeps: here the units alone lead from
+// a through node 0's and node 1's waits, and each node's pass is a
+// self-loop the units never need.
+func TestLassoLetsTimePassPerNode(t *testing.T) {
+	g := newTGraph(t, []uint64{1}, []uint64{1}, []uint64{1})
+	w0 := g.nodeEdge(0, 1, 1, 0, TimeWaits)
+	w1 := g.nodeEdge(1, 2, 1, 1, TimeWaits)
+	g.nodeEdge(2, 0, 1, 2, TimeNone)
+	p1 := g.nodeEdge(1, 1, 2, 1, TimePasses)
+	p0 := g.nodeEdge(2, 2, 3, 0, TimePasses)
+	ls := g.FairCycles(0, 20)
+	if len(ls) == 0 {
+		t.Fatal("no fair cycle")
+	}
+	last := cycleEdges(ls[len(ls)-1])
+	for _, e := range []int32{w0, w1, p0, p1} {
+		if !slices.Contains(last, e) {
+			t.Errorf("the component's lasso %v lacks transition %d (want both waits and both passes)", last, e)
+		}
+	}
+	// Without node 0's pass, node 0's wait is dropped and nothing is left
+	// of the cycle.
+	g2 := newTGraph(t, []uint64{1}, []uint64{1}, []uint64{1})
+	g2.nodeEdge(0, 1, 1, 0, TimeWaits)
+	g2.nodeEdge(1, 2, 1, 1, TimeWaits)
+	g2.nodeEdge(2, 0, 1, 2, TimeNone)
+	g2.nodeEdge(1, 1, 2, 1, TimePasses)
+	for _, l := range g2.FairCycles(0, 20) {
+		if slices.Contains(cycleEdges(l), 0) {
+			t.Errorf("cycle %v takes node 0's wait, and node 0 never lets time pass", cycleEdges(l))
+		}
+	}
+}
+
+// TestAddEdgeRefusesAnUnknownNode: a node out of range is a caller's
+// mistake, said in so many words.
+func TestAddEdgeRefusesAnUnknownNode(t *testing.T) {
+	g := New(0)
+	a, _ := g.AddState(1, true, []uint64{1})
+	for _, node := range []int{-1, MaxNode + 1} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), fmt.Sprintf("node %d", node)) || g.Edges() != 0 {
+					t.Errorf("node %d: recovered %v with %d transitions, want a panic naming it and none added", node, r, g.Edges())
+				}
+			}()
+			g.AddEdge(a, a, 1, node, false, TimeNone, nil)
+		}()
+	}
+}
+
 // TestAddEdgeRefusesAnUnknownTimeClass: a time class out of range is a
 // caller's mistake, said in so many words.
 func TestAddEdgeRefusesAnUnknownTimeClass(t *testing.T) {
@@ -214,10 +322,11 @@ func TestAddEdgeRefusesAnUnknownTimeClass(t *testing.T) {
 			t.Errorf("recovered %v with %d transitions, want a panic naming time class 3 and none added", r, g.Edges())
 		}
 	}()
-	g.AddEdge(a, a, 1, false, TimePasses+1, nil)
+	g.AddEdge(a, a, 1, 0, false, TimePasses+1, nil)
 }
 
-// TestEdgeSize: the time class fits in the transition's padding.
+// TestEdgeSize: the time class and the node fit in the transition's
+// padding.
 func TestEdgeSize(t *testing.T) {
 	if n := unsafe.Sizeof(edge{}); n != 24 {
 		t.Errorf("a transition takes %d bytes, want 24", n)

@@ -45,10 +45,13 @@
 // timers, and per-node fairness accepts a fork that answers one
 // philosopher's retries forever while the other philosopher's Release
 // waits: a lasso no fair network produces. A cycle must also be fair to
-// time: one that asks Context.Elapsed and is told "not yet" at every turn
-// waits forever for a timeout, which no real execution does (time passes),
-// so it proves nothing. Unfair hot cycles are counted (Stats.Unfair) and
-// never reported.
+// time, per node: one in which a node asks Context.Elapsed and is told
+// "not yet" at every one of its asks waits forever for a timeout, which no
+// real execution does if the deadline is fixed (time passes), whatever
+// another node's clock says, so it proves nothing. (If the deadline keeps
+// moving, a heartbeat renewing it, the cycle may be real; the detector
+// cannot tell, and counts it as unfair all the same.) Unfair hot cycles
+// are counted (Stats.Unfair) and never reported.
 //
 // # Hashing
 //

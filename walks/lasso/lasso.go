@@ -535,7 +535,7 @@ func (d *Detector) detect(s *engine.Sim, k int, h, enab uint64) (stop, found boo
 		}
 		d.verified++
 		steps, events, never, ok := d.verify(s, int(i), k, h)
-		if ok && timeStands(steps) {
+		if ok && timeStands(steps, events) {
 			// Unfair to time: no real execution waits forever for a
 			// timeout (see timeStands).
 			d.count(func(c *counters) *atomic.Int64 { return &c.unfair })
@@ -557,28 +557,46 @@ func (d *Detector) detect(s *engine.Sim, k int, h, enab uint64) (stop, found boo
 	return false, false
 }
 
-// timeStands reports whether a cycle asks Context.Elapsed and every answer
-// is "not yet": time never passes in it. Elapsed is a choice point (seed
-// 003 §4.1: both answers are executions), but an execution that asks
-// forever and is never told yes is none a real system has, since time does
-// pass: such a cycle is unfair to time, as one that starves an event source
-// is unfair to that source, and proves nothing. A trial's correct lease
+// timeStands reports whether, in a cycle of steps (events[j] the event of
+// steps[j]), some node asks Context.Elapsed and every answer it gets is
+// "not yet": time never passes for it. Elapsed is a choice point (seed
+// 003 §4.1: both answers are executions), but an execution in which a
+// node asks forever about a deadline and is never told yes is none a real
+// system has, since time does pass, if the deadline stays where it is:
+// such a cycle is unfair to time, as one that starves an event source is
+// unfair to that source, and proves nothing. A trial's correct lease
 // takeover ("take over once the lease expired") was reported as a proven
-// livelock by the cycle in which the lease never expires. A step's answers
-// are read by fair.TimeOf, as the explored state graph reads them (a cycle
-// that stands is one with a step that waits and none that passes): the
-// graph's fair cycles are fair to time as the detector's are.
-func timeStands(steps []cycleStep) bool {
-	waits := false
-	for _, st := range steps {
+// livelock by the cycle in which the lease never expires. The rule is per
+// node (the node whose handler ran the step): another node's "elapsed"
+// says nothing of this node's deadline (the same lease was a "proven"
+// livelock again once an unrelated node in the cycle saw a second go by).
+// macemc cannot tell a fixed deadline from a renewed one (a heartbeat that
+// moves it), so a cycle set aside here may be a real livelock: it is
+// counted as unfair, never reported as a lasso. A step's answers are read
+// by fair.TimeOf, as the explored state graph reads them: the graph's fair
+// cycles are fair to time as the detector's are.
+func timeStands(steps []cycleStep, events []engine.Event) bool {
+	var waits, passes map[sim.NodeID]bool
+	for j, st := range steps {
 		switch fair.TimeOf(st.sub) {
 		case fair.TimePasses:
-			return false
+			if passes == nil {
+				passes = map[sim.NodeID]bool{}
+			}
+			passes[events[j].Node] = true
 		case fair.TimeWaits:
-			waits = true
+			if waits == nil {
+				waits = map[sim.NodeID]bool{}
+			}
+			waits[events[j].Node] = true
 		}
 	}
-	return waits
+	for n := range waits {
+		if !passes[n] {
+			return true
+		}
+	}
+	return false
 }
 
 // fair reports whether every source (or node) with an enabled event in
