@@ -40,8 +40,8 @@ func transport7(out string, workers int) search.Options {
 	return search.Options{Seed: 7, Workers: workers, Out: out}
 }
 
-// reportBytes returns report.json without the fields that measure time.
-func reportBytes(t *testing.T, dir string) []byte {
+// reportMap reads dir's report.json as JSON's maps and values.
+func reportMap(t *testing.T, dir string) map[string]any {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	if err != nil {
@@ -51,6 +51,13 @@ func reportBytes(t *testing.T, dir string) []byte {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// reportBytes returns report.json without the fields that measure time.
+func reportBytes(t *testing.T, dir string) []byte {
+	t.Helper()
+	m := reportMap(t, dir)
 	delete(m, "elapsed_s")
 	delete(m, "search_s")
 	delete(m, "phases_s")

@@ -2,9 +2,6 @@ package search_test
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -231,15 +228,7 @@ func init() {
 // graphJSON reads report.json's graph section from dir.
 func graphJSON(t *testing.T, dir string) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	g, _ := m["graph"].(map[string]any)
+	g, _ := reportMap(t, dir)["graph"].(map[string]any)
 	return g
 }
 

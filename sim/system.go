@@ -110,11 +110,7 @@ func (p Params) String(name string) string { return p[name] }
 
 // Canonical returns the parameters as sorted "k=v" pairs joined by commas.
 func (p Params) Canonical() string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(p))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + p[k]
@@ -129,11 +125,7 @@ func (p Params) Canonical() string {
 // nobody vouches for) can put no control character, newline or line of
 // its own on the terminal. Canonical is the form to compare.
 func (p Params) Text() string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(p))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		v := p[k]

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Safe reports whether s is valid UTF-8 made only of characters that
@@ -49,24 +50,8 @@ func Safe(s string) bool {
 	return true
 }
 
-// SafeBytes is Safe of a byte slice's text, without converting it.
-func SafeBytes(s []byte) bool {
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c < ' ' && c != '\t' || c == 0x7f {
-				return false
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && n == 1 || !printable(r) {
-			return false
-		}
-		i += n
-	}
-	return true
-}
+// SafeBytes is Safe of a byte slice's text, without copying it.
+func SafeBytes(s []byte) bool { return Safe(unsafe.String(unsafe.SliceData(s), len(s))) }
 
 // printable reports whether r, past ASCII, is safe (see Safe).
 func printable(r rune) bool {

@@ -82,13 +82,7 @@ func (g *Graph) fairCycles(root int32, max int) []*Lasso {
 	a := g.adjacency()
 	t := g.tarjan(a, false)
 	defer g.keepGen(t)
-	reach := g.bfs(a, root, func(int32) bool { return true }, false)
-	var hot []int32
-	for v := range g.hot {
-		if g.hot[v] && reach.reached(int32(v)) {
-			hot = append(hot, int32(v))
-		}
-	}
+	reach, hot := g.reachableHot(a, root)
 	var out []*Lasso
 	t.refine(hot, func(c []int32) bool {
 		for _, cyc := range g.simpleFairCycles(a, reach, c, max-len(out)) {
@@ -100,6 +94,19 @@ func (g *Graph) fairCycles(root int32, max int) []*Lasso {
 		return len(out) < max
 	})
 	return out
+}
+
+// reachableHot returns the shortest paths from root over adjacency a and
+// the hot states they reach.
+func (g *Graph) reachableHot(a *adjacency, root int32) (*paths, []int32) {
+	reach := g.bfs(a, root, func(int32) bool { return true }, false)
+	var hot []int32
+	for v := range g.hot {
+		if g.hot[v] && reach.reached(int32(v)) {
+			hot = append(hot, int32(v))
+		}
+	}
+	return reach, hot
 }
 
 // FairIgnoringTime returns the number of strongly connected components of
@@ -121,13 +128,7 @@ func (g *Graph) FairIgnoringTime(root int32) int {
 	t := g.tarjan(a, false)
 	t.noTime = true
 	defer g.keepGen(t)
-	reach := g.bfs(a, root, func(int32) bool { return true }, false)
-	var hot []int32
-	for v := range g.hot {
-		if g.hot[v] && reach.reached(int32(v)) {
-			hot = append(hot, int32(v))
-		}
-	}
+	_, hot := g.reachableHot(a, root)
 	n := 0
 	t.refine(hot, func([]int32) bool {
 		n++
