@@ -3,8 +3,10 @@ package lasso
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
 )
 
@@ -53,6 +55,12 @@ type Finding struct {
 	// as fair.
 	Hashing  Hashing
 	Fairness Fairness
+	// Waiting lists the nodes that ask the clock in the cycle and are told
+	// "elapsed" at some asks and "not yet" at others: a deadline told
+	// "not yet" forever is no execution if it is fixed (time passes for it
+	// too), a real one if it keeps moving, which macemc cannot tell, so
+	// such a lasso is no proof.
+	Waiting []sim.NodeID
 
 	// Stem and CycleLen place the cycle; Replays is how many times it was
 	// replayed (RT).
@@ -92,7 +100,7 @@ func (f *Finding) Cycle() []int {
 // fair per event source (node fairness admits cycles that starve one of a
 // node's connections forever, which no fair network runs).
 func (f *Finding) Proof() bool {
-	return f.Kind == KindLasso && f.Hashing == Exact && !f.Refuted && f.Fairness != NodeFairness
+	return f.Kind == KindLasso && f.Hashing == Exact && !f.Refuted && f.Fairness != NodeFairness && len(f.Waiting) == 0
 }
 
 // Note explains what the finding shows and how much it can be trusted.
@@ -112,6 +120,14 @@ func (f *Finding) Note() string {
 		default:
 			fmt.Fprintf(&b, "Suspected lasso (%s hashing): after a stem of %s, the cycle of %s (transitions %d-%d) returns to the same %s state and was replayed %d times with the same events enabled and no state live; %s. %s hashing ignores what it does not see (payloads, counters), so this shows %d repetitions, not an infinite execution: check that the cycle can go on forever.",
 				f.Hashing, steps(f.Stem), steps(f.CycleLen), f.Stem+1, f.Stem+f.CycleLen, f.Hashing, f.Replays, fair, capitalize(f.Hashing.String()), f.Replays)
+		}
+		if len(f.Waiting) > 0 {
+			nodes := make([]string, len(f.Waiting))
+			for i, n := range f.Waiting {
+				nodes[i] = strconv.Itoa(int(n))
+			}
+			fmt.Fprintf(&b, " But node %s asks the clock in the cycle and is told \"elapsed\" at some asks and \"not yet\" at others: if a deadline it is told \"not yet\" about is fixed, time passes for it too and the cycle is no execution; if the deadline keeps moving (a heartbeat renews it), it is one. macemc cannot tell, so this is no proof.",
+				strings.Join(nodes, ", node "))
 		}
 		if f.Draws > 0 {
 			fmt.Fprintf(&b, " Each round takes %s of ctx.Rand as recorded: the search treats its answers as choices it may make (seed 003 §4.1); if the cycle needs those particular answers, an execution that draws them at random leaves it with probability 1, and this is a livelock only for a random source that can keep giving them.", plural(f.Draws, "answer"))
@@ -160,6 +176,7 @@ func (f *Finding) clone() *Finding {
 	c.Choices = slices.Clone(f.Choices)
 	c.Events = slices.Clone(f.Events)
 	c.Never = slices.Clone(f.Never)
+	c.Waiting = slices.Clone(f.Waiting)
 	return &c
 }
 

@@ -1,6 +1,7 @@
 package lasso
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/macemc/macemc/sim"
@@ -599,6 +600,36 @@ func timeStands(steps []cycleStep, events []engine.Event) bool {
 	return false
 }
 
+// timeMixed returns the nodes that, in a cycle of steps (events[j] the
+// event of steps[j]), ask Context.Elapsed and are told "elapsed" at some
+// asks and "not yet" at others, in order (Finding.Waiting).
+func timeMixed(steps []cycleStep, events []engine.Event) []sim.NodeID {
+	var yes, no map[sim.NodeID]bool
+	for j, st := range steps {
+		for _, c := range st.sub {
+			if c.Kind != engine.ChooseTime || c.N < 2 {
+				continue
+			}
+			m := &no
+			if c.Value != 0 {
+				m = &yes
+			}
+			if *m == nil {
+				*m = map[sim.NodeID]bool{}
+			}
+			(*m)[events[j].Node] = true
+		}
+	}
+	var out []sim.NodeID
+	for n := range no {
+		if yes[n] {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // fair reports whether every source (or node) with an enabled event in
 // recorded states i..k-1 ran an event from one of them. When not, upto is
 // the last state the starved source ran from: no cycle starting after it
@@ -692,7 +723,7 @@ func (d *Detector) confirm(s *engine.Sim, i, k int, steps []cycleStep, events []
 	}
 	d.finding = &Finding{Kind: KindLasso, Property: property, Never: never, Draws: draws, Choices: s.ChoiceValues(), Steps: n, Start: d.base,
 		FailuresUntil: s.FailuresUntil(), Stem: d.base + i, CycleLen: k - i, Replays: d.o.Replays, Hashing: d.o.Hash,
-		Fairness: d.o.Fairness, Events: events, startChoices: s.StepStart(d.base)}
+		Fairness: d.o.Fairness, Waiting: timeMixed(steps, events), Events: events, startChoices: s.StepStart(d.base)}
 	d.count(func(c *counters) *atomic.Int64 { return &c.confirmed })
 	d.publish(d.finding)
 	switch d.o.OnLasso {

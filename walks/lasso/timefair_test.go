@@ -1,6 +1,7 @@
 package lasso_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -131,6 +132,12 @@ func TestTimeIsFairPerNode(t *testing.T) {
 		}
 		if got := f != nil && f.Kind == lasso.KindLasso; got != c.lasso {
 			t.Errorf("%s: lasso %v (%+v), want %v", c.name, got, f, c.lasso)
+		}
+		// A node told "elapsed" at some asks and "not yet" at others may
+		// be waiting on a fixed deadline while time passes for another:
+		// its lasso is no proof, and says why.
+		if c.lasso && f != nil && (f.Proof() || len(f.Waiting) != 1 || f.Waiting[0] != 0 || !strings.Contains(f.Note(), "node 0 asks the clock in the cycle")) {
+			t.Errorf("%s: proof %v, waiting %v:\n%s", c.name, f.Proof(), f.Waiting, f.Note())
 		}
 	}
 }
