@@ -154,6 +154,10 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			fmt.Fprintln(w, "nothing found before the run reached its memory limit")
 		case r.Incomplete:
 			fmt.Fprintln(w, "nothing found before the run was stopped (its budget was not spent)")
+		case r.Stats.Graph != nil && r.Stats.Graph.TimeWaits > 0:
+			// A livelock may hide among them (a deadline a heartbeat keeps
+			// moving): say it where a reader of the last line looks.
+			fmt.Fprintln(w, "nothing found within this budget, but no proof of liveness either: cycles that wait forever on a timeout were set aside (the state graph line above)")
 		default:
 			fmt.Fprintln(w, "nothing found within this budget")
 		}
