@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -453,6 +455,11 @@ func shortLabel(ev engine.Event) string {
 
 // recorder replays one trace and records its path.
 type recorder struct {
+	// mu is held while a step is recorded (its predicates and texts are
+	// the system's code, which may not return): after the watchdog gave
+	// up on the replay, the recorder is read only if no recording is
+	// under way, and never written again.
+	mu    sync.Mutex
 	b     *builder
 	t     *trace.Trace
 	cfg   *sim.Config
@@ -510,7 +517,9 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 			r.cap.reset()
 			ok, err := s.Step()
 			if s.Steps() > before {
+				r.mu.Lock()
 				r.step(s)
+				r.mu.Unlock()
 			}
 			if err != nil {
 				stepErr = err
@@ -526,10 +535,16 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 	switch {
 	case guardErr != nil && b.ctxErr() != nil:
 		return nil, guardErr
+	case errors.As(guardErr, &hang) && !lockWithin(&r.mu, b.o.HandlerTimeout):
+		// A property or a state's text did not return while a step was
+		// recorded: the abandoned recording may still write the page's
+		// data, so none of it is used.
+		return nil, fmt.Errorf("the %s path's step %d could not be recorded: %w", name, hang.Step, hang)
 	case errors.As(guardErr, &hang):
 		// The path ends before the step whose handler never returned.
 		// (The simulator is abandoned: its step count may move on as
-		// the handler unwinds; the error has the steps before it.)
+		// the handler unwinds; the error has the steps before it. The
+		// recorder stays locked: the abandoned replay records no more.)
 		r.p.Fail, r.p.FailText = hang.Step, hang.Error()
 	case guardErr != nil:
 		return nil, fmt.Errorf("%w: replay the %s path: %w (was the trace written by another version of the system?)", ErrInput, name, guardErr)
@@ -546,6 +561,23 @@ func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) 
 	}
 	r.finish(s)
 	return r.p, nil
+}
+
+// lockWithin locks mu within timeout (0: engine.DefaultHandlerTimeout),
+// or reports that it could not: a recording the watchdog gave up on that
+// ends within that much more time (a slow predicate) is waited for.
+func lockWithin(mu *sync.Mutex, timeout time.Duration) bool {
+	if timeout <= 0 {
+		timeout = engine.DefaultHandlerTimeout
+	}
+	for end := time.Now().Add(timeout); ; time.Sleep(time.Millisecond) {
+		if mu.TryLock() {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+	}
 }
 
 // bootHang records the path of a system whose boot did not return: no
