@@ -18,6 +18,9 @@ import (
 // Algorithm 3) and records it, with the live alternative, in f.
 func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 	o := &p.opts
+	// The determinism check of the path, before, may have used the whole
+	// analysis budget: then no probe ran, and the text says why.
+	spent := errors.Is(context.Cause(p.ctx), errTimeBudget)
 	p.progress(PhaseCritical, "searching for the critical transition (k=%d, d_max=%d)...", o.Walks, o.WalkDepth)
 	ccfg := critical.Config{
 		Sim: p.cfg, Options: engine.Options{FailuresUntil: v.FailuresUntil}, Choices: v.Choices, Steps: v.Steps,
@@ -41,8 +44,14 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 			// Interrupted: report how far the probes had narrowed the
 			// critical transition, and the live alternative found so far.
 			lo, hi := probeBounds(cr.Probes)
+			rerun := o.Command + " critical --trace " + QuotePath(p.outPath("error.trace"))
+			explain := interruptedText(lo, hi, o.Walks, rerun, stopCause(p.ctx, err))
+			if spent && len(cr.Probes) == 0 {
+				explain = fmt.Sprintf("The critical transition was not searched: the check that the violating path replays deterministically used the whole analysis budget "+
+					"(--time %v, given to the search and again to the analysis after it). Run the search for it on the trace with `%s`.", o.Time, rerun)
+			}
 			f.Critical = &Critical{Step: -1, Walks: o.Walks, WalkDepth: ccfg.WalkDepth, Probes: len(cr.Probes), Elapsed: cr.Elapsed, Interrupted: true,
-				Recovered: lo, Dead: hi, Explain: interruptedText(lo, hi, o.Walks, o.Command+" critical --trace "+QuotePath(p.outPath("error.trace")), stopCause(p.ctx, err))}
+				Recovered: lo, Dead: hi, Explain: explain}
 			p.liveAlternative(f, v, cr.Live, -1, critical.Condition(0))
 			return
 		}

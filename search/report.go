@@ -185,6 +185,16 @@ type Report struct {
 	Warnings []string
 }
 
+// NothingSearched reports whether the run found nothing because its
+// search ran no path: the check before the search (the precheck) used the
+// whole time budget, Options.Time, leaving none to search (a warning says
+// so). Such a report is evidence of nothing: `macemc search` exits 2 for
+// it, asking for a larger --time, and package searchtest fails the test. A
+// run that was stopped (Incomplete) is not one: it says so itself.
+func (r *Report) NothingSearched() bool {
+	return r.First() == nil && !r.Incomplete && r.Stats.Paths == 0
+}
+
 // First returns the first finding, or nil.
 func (r *Report) First() *Finding {
 	if len(r.Findings) == 0 {
@@ -430,6 +440,7 @@ type reportJSON struct {
 	Stop            string  `json:"stop"`
 	Incomplete      bool    `json:"incomplete,omitempty"`
 	MemoryLimited   bool    `json:"memory_limited,omitempty"`
+	NothingSearched bool    `json:"nothing_searched,omitempty"` // Report.NothingSearched, for machines (ReadReport derives it)
 	LogsSkipped     bool    `json:"logs_skipped,omitempty"`
 	ElapsedS        float64 `json:"elapsed_s"`
 	SearchS         float64 `json:"search_s"`
@@ -546,7 +557,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Rounds: r.Stats.Rounds, DepthBound: r.Stats.Depth, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
 		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Forgotten: r.Stats.Forgotten, Unrecorded: r.Stats.Unrecorded, Unhashed: r.Stats.Unhashed, Stop: r.Stats.Stop.String(),
 		Blocked: r.Stats.Blocked, Lin: r.Lin,
-		Incomplete: r.Incomplete, MemoryLimited: r.MemoryLimited, LogsSkipped: r.LogsSkipped, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
+		Incomplete: r.Incomplete, MemoryLimited: r.MemoryLimited, NothingSearched: r.NothingSearched(), LogsSkipped: r.LogsSkipped, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
 		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug, Warnings: r.Warnings,
 	}
 	if g := r.Stats.Graph; g != nil {

@@ -209,7 +209,9 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	if len(res.Violations) == 0 && p.earlyHang != nil && !p.memoryLimited() {
 		return p.finishWith(p.hangAfterSearch(p.earlyHang, "on the walk of the check before the search"))
 	}
-	if len(res.Violations) == 0 && p.ctx.Err() == nil && !p.memoryLimited() {
+	if len(res.Violations) == 0 && p.ctx.Err() == nil && !p.memoryLimited() && res.Stats.Paths > 0 {
+		// (A search that ran no path, its budget spent by the precheck,
+		// has nothing to check after: Report.NothingSearched.)
 		p.progress(PhaseCheck, "nothing found: checking %d more walks for code that acts outside its handlers...", postcheckWalks)
 		done := p.postcheckBudget()
 		f := p.postcheck()

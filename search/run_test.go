@@ -562,8 +562,10 @@ func (a *alarmClock) Start(ctx *sim.Context) {
 func (a *alarmClock) HandleTimer(*sim.Context, string) { a.Fired++ }
 
 // TestTimeBoundsTheChecks: --time bounds the check before the search,
-// which the search then gets what is left of, and again the checks after a
-// search that found nothing; each warns when it was cut short.
+// which the search then gets what is left of; when that check used all of
+// it, the search ran no path and the report says that nothing was searched
+// (NothingSearched, its last line, report.json's nothing_searched), with no
+// checks after a search that did not run.
 func TestTimeBoundsTheChecks(t *testing.T) {
 	sys := &sim.System{Name: "alarmclock", Build: func(sim.Params) (*sim.Config, error) {
 		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &alarmClock{} }}, nil
@@ -572,17 +574,74 @@ func TestTimeBoundsTheChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.First() != nil || rep.Stats.Stop != explore.StopTime {
-		t.Fatalf("want nothing found and the search stopped by time, got %v, stop %v", rep.First(), rep.Stats.Stop)
+	if rep.First() != nil || rep.Stats.Stop != explore.StopTime || rep.Stats.Paths != 0 || !rep.NothingSearched() {
+		t.Fatalf("want nothing searched, the search stopped by time, got %v, stop %v, %d paths, NothingSearched %v", rep.First(), rep.Stats.Stop, rep.Stats.Paths, rep.NothingSearched())
 	}
-	want := []string{
-		"the check that the system replays deterministically, before the search, used the whole time budget (--time 300ms) and stopped unfinished",
-		"the checks after the search for code that acts outside its handlers stopped at the time budget (--time 300ms",
+	w := "the check that the system replays deterministically, before the search, used the whole time budget (--time 300ms) and stopped unfinished"
+	if !slices.ContainsFunc(rep.Warnings, func(s string) bool { return strings.HasPrefix(s, w) }) {
+		t.Errorf("no warning %q in %q", w, rep.Warnings)
 	}
-	for _, w := range want {
-		if !slices.ContainsFunc(rep.Warnings, func(s string) bool { return strings.HasPrefix(s, w) }) {
-			t.Errorf("no warning %q in %q", w, rep.Warnings)
+	if slices.ContainsFunc(rep.Warnings, func(s string) bool { return strings.HasPrefix(s, "the checks after the search") }) {
+		t.Errorf("the checks after the search ran after a search of no path: %q", rep.Warnings)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\nNOTHING SEARCHED: the time budget ran out before the search ran a single path") {
+		t.Errorf("the text does not say nothing was searched:\n%s", b.String())
+	}
+	js, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(js, []byte(`"nothing_searched":true`)) {
+		t.Errorf("report.json has no nothing_searched: %s", js)
+	}
+}
+
+// lateAlarm is alarmClock on some executions only: at boot it draws a
+// number (a choice of the execution), and on 1 of 2 sets 20,000 timers.
+// The check before the search walks once (seed 1 draws 0 there: cheap,
+// and its replays alike), the search's one path takes the first choice,
+// 0, and the checks after a search that found nothing walk 16 times more:
+// some of those draw 1.
+type lateAlarm struct {
+	sim.Base
+	Slow  bool
+	Fired int
+}
+
+func (a *lateAlarm) Start(ctx *sim.Context) {
+	if a.Slow = ctx.Rand(2) == 1; a.Slow {
+		for i := range 20_000 {
+			ctx.SetTimer(fmt.Sprintf("t%05d", i))
 		}
+	}
+	ctx.SetPeriodic("tick")
+}
+
+func (a *lateAlarm) HandleTimer(*sim.Context, string) { a.Fired++ }
+
+// TestTimeBoundsTheChecksAfter: --time bounds the checks after a search
+// that found nothing, given the same time again, and they warn when cut
+// short.
+func TestTimeBoundsTheChecksAfter(t *testing.T) {
+	sys := &sim.System{Name: "latealarm", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &lateAlarm{} }}, nil
+	}}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Time: 300 * time.Millisecond, MaxPaths: 1, Workers: 1, Replays: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.First() != nil || rep.Stats.Paths == 0 || rep.NothingSearched() {
+		// The seeds of the walks decide which are slow: if this fails,
+		// the check before the search drew the slow branch.
+		t.Fatalf("want a search that ran and found nothing, got %v, %d paths, warnings %q", rep.First(), rep.Stats.Paths, rep.Warnings)
+	}
+	w := "the checks after the search for code that acts outside its handlers stopped at the time budget (--time 300ms"
+	if !slices.ContainsFunc(rep.Warnings, func(s string) bool { return strings.HasPrefix(s, w) }) {
+		t.Errorf("no warning %q in %q", w, rep.Warnings)
 	}
 }
 

@@ -154,6 +154,8 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			fmt.Fprintln(w, "nothing found before the run reached its memory limit")
 		case r.Incomplete:
 			fmt.Fprintln(w, "nothing found before the run was stopped (its budget was not spent)")
+		case r.NothingSearched():
+			fmt.Fprintln(w, "NOTHING SEARCHED: the time budget ran out before the search ran a single path (the check before the search used all of it); this run shows nothing, raise --time")
 		case r.Stats.Graph != nil && r.Stats.Graph.TimeWaits > 0:
 			// A livelock may hide among them (a deadline a heartbeat keeps
 			// moving): say it where a reader of the last line looks.

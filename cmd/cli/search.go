@@ -42,7 +42,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.IntVar(&o.MaxViolations, "max-violations", search.DefaultMaxViolations, "stop after this many violating paths")
 	fs.IntVar(&o.Workers, "workers", 0, "goroutines that run the search, the bounded part of dfs included (0: all cores; the report does not depend on it)")
 	fs.StringVar(&o.Out, "out", "macemc-out", "directory for traces, logs and report.json (a previous run's there are replaced)")
-	fs.BoolVar(&asJSON, "json", false, "print the report as one JSON object on stdout (a usage or input error, exit 2, prints nothing there: its message is on stderr)")
+	fs.BoolVar(&asJSON, "json", false, "print the report as one JSON object on stdout (a usage or input error, exit 2, prints nothing there: its message is on stderr; a run that searched nothing, its --time spent before the search, prints its report, with nothing_searched, and exits 2)")
 	fs.BoolVar(&o.NoHashing, "no-hashing", false, "do not cut paths that reach a state seen before (turns the explored state graph off too)")
 	fs.IntVar(&o.MaxStates, "max-states", search.DefaultMaxStates, "bound of the visited-state set (12 bytes a slot); past it new states are not remembered, which costs repeated work, never a wrong verdict")
 	fs.BoolVar(&o.Unbiased, "unbiased", false, "random walks ignore event weights")
@@ -129,8 +129,9 @@ func (a *App) search(args []string) (int, error) {
 }
 
 // printReport prints a run's report and returns the exit code: 1 with a
-// finding, 0 without; 2 when the run could not start or its results could
-// not be written (then what was found is said on stderr). args are the
+// finding, 0 without; 2 when the run could not start, searched nothing
+// (Report.NothingSearched) or its results could not be written (then what
+// was found is said on stderr). args are the
 // command line of the run, from the subcommand.
 func (a *App) printReport(rep *search.Report, err error, asJSON bool, args []string) (int, error) {
 	if rep == nil {
@@ -152,6 +153,11 @@ func (a *App) printReport(rep *search.Report, err error, asJSON bool, args []str
 	code := ExitNone
 	if rep.First() != nil {
 		code = ExitViolation
+	}
+	if err == nil && rep.NothingSearched() {
+		// A budget spent before the search began: "nothing found" would
+		// read as a pass, and nothing was looked at.
+		return ExitUsage, usagef("nothing was searched: the time budget (--time) ran out in the check before the search, which ran no path; raise --time")
 	}
 	if err != nil {
 		// The results could not be written: say on stderr what was found

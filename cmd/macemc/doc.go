@@ -45,5 +45,6 @@
 // Exit status (every command): 0 nothing found within the budget (or the
 // command succeeded), 1 a violation found or replayed, 2 a usage or input
 // error (bad flags, an unknown system or parameter, unreadable input,
-// results that could not be written).
+// results that could not be written, a --time spent before the search ran
+// a single path: "NOTHING SEARCHED").
 package main

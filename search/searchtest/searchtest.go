@@ -19,7 +19,9 @@ import (
 
 // Check runs search.Run on sys with opts and fails t when it finds a
 // violation (with the report and the replay command), cannot run (bad
-// options, a system that does not build), or stops before its budget: at
+// options, a system that does not build), searches nothing (its time
+// budget spent before the search: Report.NothingSearched), or stops before
+// its budget: at
 // the memory limit (Options.MaxMemory counts every search of the test
 // binary: parallel tests share it), or at the test's deadline. The run's
 // context is the test's (t.Context), ending a margin before the test's
@@ -72,6 +74,8 @@ func Check(t testing.TB, sys *sim.System, opts search.Options) *search.Report {
 			"but not everything was searched; lower the budget (Options.MaxPaths, Options.Time) or raise -timeout\n%s", sys.Name, b.String())
 	case rep.Incomplete:
 		t.Errorf("macemc search %s was interrupted before its budget: nothing was found, but not everything was searched\n%s", sys.Name, b.String())
+	case rep.NothingSearched():
+		t.Errorf("macemc search %s searched nothing: its time budget (Options.Time) ran out in the check before the search; raise it\n%s", sys.Name, b.String())
 	default:
 		t.Log(b.String())
 	}
