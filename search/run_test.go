@@ -1018,3 +1018,53 @@ func TestCancelStopsAWalkAtItsNextStep(t *testing.T) {
 		t.Errorf("cancelled %v, incomplete %v, %d firings after the cancel", tickRun.cancelled.Load(), rep.Incomplete, tickRun.after.Load())
 	}
 }
+
+// foreverTicker ticks forever and is never live: the search's first walk is a
+// violation of d_max steps, whose determinism check replays all of them
+// many times, against a check before the search of 1,000 steps.
+type foreverTicker struct {
+	sim.Base
+	Ticks int
+}
+
+func (k *foreverTicker) Start(ctx *sim.Context)           { ctx.SetPeriodic("tick") }
+func (k *foreverTicker) HandleTimer(*sim.Context, string) { k.Ticks++ }
+
+// TestCriticalNotSearchedWhenTheCheckUsedTheBudget: when the determinism
+// check of the violating path uses the whole analysis budget, the critical
+// transition's text says it was not searched and why, not "no probe had
+// finished". The budget is set from this machine's time for the check
+// before the search (64 replays of 1,000 steps), 4 times that: the check
+// of the violating path replays its 200,000 steps a few times and its
+// first 1,562 steps 64 times, about 11 times as many.
+func TestCriticalNotSearchedWhenTheCheckUsedTheBudget(t *testing.T) {
+	sys := &sim.System{Name: "neverlive", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &foreverTicker{} },
+			Liveness: []sim.Property{{Name: "Never", Check: func(*sim.View) bool { return false }}}}, nil
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rep, err := search.Run(ctx, sys, search.Options{Seed: 1, Workers: 1, Progress: func(p search.Progress) {
+		if p.Phase == search.PhaseSearch {
+			cancel()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pre time.Duration
+	for _, ph := range rep.Phases {
+		if ph.Phase == search.PhasePrecheck {
+			pre = ph.Time
+		}
+	}
+	rep, err = search.Run(context.Background(), sys, search.Options{Seed: 1, Workers: 1, Time: 4 * max(pre, time.Millisecond), WalkDepth: 200_000, Command: "macemc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	want := "The critical transition was not searched: the check that the violating path replays deterministically used the whole analysis budget"
+	if f == nil || f.Critical == nil || !strings.HasPrefix(f.Critical.Explain, want) {
+		t.Fatalf("precheck %v; finding %+v %+v", pre, f, f.Critical)
+	}
+}
