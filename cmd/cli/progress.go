@@ -82,7 +82,7 @@ func (p *progress) showLine(pr search.Progress) {
 			return
 		}
 		st := pr.Stats
-		msg = fmt.Sprintf("round %d, depth %d (%d complete), %d paths, %d states, %d transitions", st.Rounds, st.Depth, st.DeepestComplete,
+		msg = fmt.Sprintf("round %d, depth %d (%d complete), %d paths, %d states, %d transitions run", st.Rounds, st.Depth, st.DeepestComplete,
 			st.Paths, st.DistinctStates, st.Transitions)
 	}
 	p.lastLine = now

@@ -724,14 +724,23 @@ func (r *runner) snapshotLocked() Stats {
 	return st
 }
 
-// progress returns the statistics so far for a progress report: the
-// committed ones, with the paths and transitions run so far.
-func (r *runner) progress() Stats {
+// progress returns the statistics so far for a progress report, on the
+// coordinator's goroutine: the committed ones (the report's, which wait
+// for the slowest walk before them), with what ran so far where it is
+// ahead: the coordinator's paths, its round and depth bound (status), the
+// states in its visited set, and the transitions the workers ran, walks
+// run ahead of the coordinator included (some of which the search then
+// throws away, so the report's count can end below the last progress).
+func (r *runner) progress(status Status) Stats {
 	r.mu.Lock()
 	st := r.snapshotLocked()
 	r.mu.Unlock()
 	st.Paths = max(st.Paths, r.livePaths)
 	st.Transitions = max(st.Transitions, r.liveTransitions.Load())
+	if status.Rounds > st.Rounds {
+		st.Rounds, st.Depth, st.DeepestComplete = status.Rounds, status.Depth, status.DeepestComplete
+	}
+	st.DistinctStates = max(st.DistinctStates, int64(r.seen.len()))
 	return st
 }
 
@@ -970,7 +979,7 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 			round = p.Round
 			if c.Progress != nil && time.Since(lastProgress) >= c.ProgressEvery {
 				lastProgress = time.Now()
-				c.Progress(r.progress())
+				c.Progress(r.progress(status))
 			}
 			var j *job
 			var e End
