@@ -287,7 +287,17 @@ func replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 		opts.Logger = engine.NewLogger(log)
 	}
 	r := &Replayed{Total: t.Steps, Trace: t}
-	s, diverged, err := t.ReplayChecked(cfg, steps, opts)
+	var diverge func(*trace.DivergedError)
+	if log != nil {
+		diverge = func(d *trace.DivergedError) {
+			where := fmt.Sprintf("after step %d", d.Step)
+			if d.Step-d.Since > 1 {
+				where = fmt.Sprintf("after one of steps %d to %d", d.Since+1, d.Step)
+			}
+			fmt.Fprintf(log, "# the replay leaves the recorded execution here: its state %s differs from the one the trace recorded, and the steps below are not the trace's (the summary at the end says why)\n", where)
+		}
+	}
+	s, diverged, err := t.ReplayCheckedNotify(cfg, steps, opts, diverge)
 	explainDivergence(cfg, t, diverged)
 	r.Diverged = diverged
 	if len(t.States) > 0 && t.HashVersion != engine.HashVersion {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -378,11 +379,24 @@ func TestReplayOfAChangedSystem(t *testing.T) {
 	if code != ExitUsage || r.Reproduced || r.Diverged.Step != tr.Critical || !r.Diverged.SameBuild {
 		t.Errorf("replay by a changed build: exit %d, %+v (the poison's delivery is step %d)\n%s%s", code, r, tr.Critical, out, errs)
 	}
-	code, out, _ = run(t, "replay", "--trace", errTrace, "--log", filepath.Join(t.TempDir(), "y.log"))
+	yLog := filepath.Join(t.TempDir(), "y.log")
+	code, out, _ = run(t, "replay", "--trace", errTrace, "--log", yLog)
 	if code != ExitUsage || !strings.Contains(out, "the replay is not the recorded execution: its state after step") ||
 		!strings.Contains(out, "not reproduced: Counted, but this replay is not the trace's execution") ||
 		!strings.Contains(out, "replays of its choices in this process agree: what it depends on was otherwise when the trace was written") {
 		t.Errorf("replay by a changed build: exit %d\n%s", code, out)
+	}
+	// The log says so where it happens, after the step's lines and
+	// before the next step's, not only in the summary after the log.
+	logText, err := os.ReadFile(yLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notice := fmt.Sprintf("# the replay leaves the recorded execution here: its state after step %d differs", tr.Critical)
+	at := strings.Index(string(logText), notice)
+	before := string(logText[:max(at, 0)])
+	if at < 0 || !strings.Contains(before, fmt.Sprintf(" step=%d\n", tr.Critical)) || strings.Contains(before, fmt.Sprintf(" step=%d\n", tr.Critical+1)) {
+		t.Errorf("the log does not say where the replay left the recorded execution (%q after step %d's lines):\n%s", notice, tr.Critical, logText)
 	}
 	// Changed to count in a package variable: replays in this process
 	// differ too, and say where.

@@ -320,6 +320,14 @@ var ErrNoFit = errors.New("the trace does not fit this system")
 // engine.ErrBadChoice and ErrNoFit that says where the states diverged
 // before it, if they did.
 func (t *Trace) ReplayChecked(cfg *sim.Config, steps int, opts engine.Options) (s *engine.Sim, diverged *DivergedError, err error) {
+	return t.ReplayCheckedNotify(cfg, steps, opts, nil)
+}
+
+// ReplayCheckedNotify is ReplayChecked, calling diverge (when not nil) as
+// soon as the replay's state differs from the recorded one, right after
+// the step where it does: a replay that logs its steps (opts.Logger) can
+// say so in its log, where a reader of the steps meets it.
+func (t *Trace) ReplayCheckedNotify(cfg *sim.Config, steps int, opts engine.Options, diverge func(*DivergedError)) (s *engine.Sim, diverged *DivergedError, err error) {
 	if steps < 0 {
 		steps = t.Steps
 	}
@@ -332,6 +340,9 @@ func (t *Trace) ReplayChecked(cfg *sim.Config, steps int, opts engine.Options) (
 				since = step
 			} else {
 				diverged = &DivergedError{Step: step, Since: since, Recorded: t.Build, Build: BuildID()}
+				if diverge != nil {
+					diverge(diverged)
+				}
 			}
 		}
 		return nil
