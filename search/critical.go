@@ -166,7 +166,10 @@ func findCritical(ctx context.Context, c critical.Config, quiescent bool) (criti
 		note = fmt.Sprintf("no walk recovered from the search depth (step %d), so the critical transition was searched in the path's prefix below it", cr.DInit)
 	}
 	lo, hi := probeBounds(cr.Probes)
-	cc := &Critical{Step: cr.Step, Condition: cr.Condition, Event: cr.Event.String(), Node: int(cr.Event.Node), Kind: cr.Event.Kind.String(),
+	if cr.HasEvent {
+		cr.EventText = cr.Event.Summary() // as the report names it, in Explain too
+	}
+	cc := &Critical{Step: cr.Step, Condition: cr.Condition, Event: cr.EventText, Node: int(cr.Event.Node), Kind: cr.Event.Kind.String(),
 		Walks: cr.Walks, WalkDepth: cr.WalkDepth, Probes: len(cr.Probes), Elapsed: cr.Elapsed, Explain: cr.Explain(), Note: note,
 		Recovered: lo, Dead: hi, Confidence: cr.Confidence, Refined: cr.Refined, Unchanged: cr.Unchanged}
 	if cr.Event.Msg != nil && cr.Event.Kind != engine.EvApp {

@@ -76,7 +76,7 @@ func (p *pipeline) minimize(f *Finding, ccfg critical.Config, cr *critical.Resul
 		mr.Stopped = fmt.Sprintf("its budget of %d transitions (--minimize-budget)", o.MinimizeBudget)
 	}
 	for _, e := range m.Events {
-		mr.Events = append(mr.Events, e.String())
+		mr.Events = append(mr.Events, e.Summary())
 	}
 	f.Minimized = mr
 }

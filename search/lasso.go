@@ -143,7 +143,7 @@ func lassoOf(fd *lasso.Finding, origin LassoOrigin, source string) *Lasso {
 func eventTexts(evs []engine.Event) []string {
 	out := make([]string, len(evs))
 	for i, ev := range evs {
-		out[i] = ev.String()
+		out[i] = ev.Summary()
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
@@ -138,14 +139,40 @@ func (e Event) Side() uint64 {
 // String describes the event in one line, e.g.
 // "node 1 receives Ack{seq: 6001} from node 0"; a timer's name is shown
 // as safetext.QuoteUnsafe shows it, messages as FormatValue does.
-func (e Event) String() string {
+func (e Event) String() string { return e.text(-1) }
+
+// SummaryValueBytes bounds the text of an event's message in Summary.
+const SummaryValueBytes = 240
+
+// Summary is String with the message's text cut after SummaryValueBytes
+// bytes, saying how much was left out: "node 1 receives Blob{Data: "aaa…
+// (199,782 bytes more)} from node 0". It is how a report names an event in
+// its lines (the critical transition, the minimized path, a lasso's
+// cycle), where a 200 KB payload would otherwise fill the terminal once
+// per line that names it; the log and the debugger show it whole.
+func (e Event) Summary() string { return e.text(SummaryValueBytes) }
+
+// text is String, with the message's text cut after limit bytes (none
+// when limit < 0).
+func (e Event) text(limit int) string {
+	msg := func() string {
+		v := FormatValue(e.Msg)
+		if limit < 0 || len(v) <= limit {
+			return v
+		}
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(v[cut]) {
+			cut--
+		}
+		return v[:cut] + "… (" + thousands(len(v)-cut) + " bytes more)"
+	}
 	switch e.Kind {
 	case EvApp:
-		return fmt.Sprintf("node %d handles app request %s", e.Node, FormatValue(e.Msg))
+		return fmt.Sprintf("node %d handles app request %s", e.Node, msg())
 	case EvMessage:
-		return fmt.Sprintf("node %d receives %s from node %d", e.Node, FormatValue(e.Msg), e.Peer)
+		return fmt.Sprintf("node %d receives %s from node %d", e.Node, msg(), e.Peer)
 	case EvDatagram:
-		return fmt.Sprintf("node %d receives datagram %s from node %d", e.Node, FormatValue(e.Msg), e.Peer)
+		return fmt.Sprintf("node %d receives datagram %s from node %d", e.Node, msg(), e.Peer)
 	case EvTimer:
 		return fmt.Sprintf("node %d timer %s fires", e.Node, safetext.QuoteUnsafe(e.Timer))
 	case EvConnError:
@@ -155,17 +182,26 @@ func (e Event) String() string {
 	case EvBreak:
 		return fmt.Sprintf("connection between node %d and node %d breaks", e.Node, e.Peer)
 	case EvDrop:
-		return fmt.Sprintf("datagram %s from node %d to node %d is dropped", FormatValue(e.Msg), e.Peer, e.Node)
+		return fmt.Sprintf("datagram %s from node %d to node %d is dropped", msg(), e.Peer, e.Node)
 	case EvCrash:
 		return fmt.Sprintf("node %d crashes and stays down", e.Node)
 	case EvDuplicate:
-		return fmt.Sprintf("datagram %s from node %d to node %d is duplicated", FormatValue(e.Msg), e.Peer, e.Node)
+		return fmt.Sprintf("datagram %s from node %d to node %d is duplicated", msg(), e.Peer, e.Node)
 	case EvPartition:
 		return "the network partitions: " + SplitText(e.Side())
 	case EvHeal:
 		return "the network partition " + SplitText(e.Side()) + " heals"
 	}
 	return e.Kind.String()
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // SplitText describes a partition by its side, e.g. "{0} | the rest".

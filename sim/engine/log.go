@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -26,10 +27,33 @@ import (
 // value that holds a newline, a control character, a bidi control or
 // bytes that are not UTF-8 (a service's Logf of what it received) is
 // Go-quoted (safetext.QuoteUnsafe), as ConsoleWriter quotes such string
-// values already.
+// values already; and a message or string value longer than MaxLogValue
+// bytes is cut there, saying how many bytes it left out.
 func NewLogger(w io.Writer) *zerolog.Logger {
 	l := zerolog.New(newConsoleWriter(w)).Level(zerolog.DebugLevel)
 	return &l
+}
+
+// MaxLogValue bounds the bytes of a log line's message and of each of its
+// string values: past it the text is cut (on a rune boundary) and ends
+// "… (N bytes more)". A service that logs a 200 KB payload, or sends one,
+// at every step of a 20,000-step path would otherwise write gigabytes of
+// log (6 GB, in a trial), and mdb would hold them in memory; the debugger's
+// state views and the trace keep every value whole.
+const MaxLogValue = 4 << 10
+
+// cutLogValue returns v cut after MaxLogValue bytes with how much was left
+// out, or v when it is not longer.
+func cutLogValue(v []byte) []byte {
+	if len(v) <= MaxLogValue {
+		return v
+	}
+	cut := MaxLogValue
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	out := append([]byte(nil), v[:cut]...)
+	return append(out, "… ("+thousands(len(v)-cut)+" bytes more)"...)
 }
 
 // consoleWriter turns zerolog's JSON entries into ConsoleWriter's lines.
@@ -57,7 +81,23 @@ func newConsoleWriter(w io.Writer) *consoleWriter {
 // are: no colour, level then message, and every message, field name and
 // field value passed through safetext.QuoteUnsafe.
 func zerologWriter(w io.Writer) zerolog.ConsoleWriter {
-	text := func(i any) string { return safetext.QuoteUnsafe(fmt.Sprintf("%s", i)) }
+	name := func(i any) string { return safetext.QuoteUnsafe(fmt.Sprintf("%s", i)) }
+	text := func(i any) string {
+		s := fmt.Sprintf("%s", i)
+		if len(s) > MaxLogValue {
+			// ConsoleWriter quoted a string value that needs it before
+			// this sees it: cut what it says, as consoleWriter does,
+			// and quote the rest again if it still needs it.
+			// A value cut, with the note's spaces, needs quoting.
+			if u, err := strconv.Unquote(s); err == nil && s[0] == '"' {
+				s = u
+			}
+			if s = string(cutLogValue([]byte(s))); needsQuote([]byte(s)) {
+				s = strconv.Quote(s)
+			}
+		}
+		return safetext.QuoteUnsafe(s)
+	}
 	return zerolog.ConsoleWriter{
 		Out:        w,
 		NoColor:    true,
@@ -68,10 +108,10 @@ func zerologWriter(w io.Writer) zerolog.ConsoleWriter {
 			}
 			// One trailing newline is the Printf habit, not part of
 			// what was said.
-			return safetext.QuoteUnsafe(strings.TrimSuffix(fmt.Sprintf("%s", i), "\n"))
+			return safetext.QuoteUnsafe(string(cutLogValue([]byte(strings.TrimSuffix(fmt.Sprintf("%s", i), "\n")))))
 		},
-		FormatFieldName:     func(i any) string { return text(i) + "=" },
-		FormatErrFieldName:  func(i any) string { return text(i) + "=" },
+		FormatFieldName:     func(i any) string { return name(i) + "=" },
+		FormatErrFieldName:  func(i any) string { return name(i) + "=" },
 		FormatFieldValue:    text,
 		FormatErrFieldValue: text,
 	}
@@ -122,7 +162,7 @@ func (c *consoleWriter) format(p []byte) bool {
 	c.line = append(c.line[:0], name...)
 	if msg != nil && len(msg.Value) > 0 {
 		c.line = append(c.line, ' ')
-		c.line = safetext.AppendQuoteUnsafe(c.line, bytes.TrimSuffix(msg.Value, []byte("\n")))
+		c.line = safetext.AppendQuoteUnsafe(c.line, cutLogValue(bytes.TrimSuffix(msg.Value, []byte("\n"))))
 	}
 	// The other fields by name, "error" first.
 	slices.SortFunc(fields, func(a, b logline.Field) int {
@@ -144,6 +184,9 @@ func (c *consoleWriter) format(p []byte) bool {
 			c.line = strconv.AppendQuote(c.line, f.Key)
 		}
 		c.line = append(c.line, '=')
+		if f.String {
+			f.Value = cutLogValue(f.Value)
+		}
 		if f.String && needsQuote(f.Value) {
 			// ConsoleWriter quotes strings with spaces, quotes,
 			// backslashes or bytes outside printable ASCII.

@@ -137,3 +137,32 @@ func TestLoggerLineHoldsUserText(t *testing.T) {
 		t.Errorf("line of a message with a tab and a trailing newline = %q, want %q", lines[6], want)
 	}
 }
+
+// TestLoggerCutsLongValues: a message or string value past MaxLogValue
+// bytes is cut there, on a rune boundary, saying how much was left out, in
+// the fast path and in ConsoleWriter's alike; the line's other fields stay
+// whole, so that a 200 KB payload logged at every step does not make a log
+// of gigabytes.
+func TestLoggerCutsLongValues(t *testing.T) {
+	long := "x" + strings.Repeat("é", 100_000) // the cut falls inside an é
+	for _, entry := range []string{
+		`{"level":"info","step":3,"node":1,"payload":"` + long + `","message":"` + long + `"}`,
+		`{"level":"info","step":3,"payload":"` + long + ` with spaces","message":"plain"}`,
+		`{"level":"info","plain":"` + strings.Repeat("L", 10_000) + `","message":"m"}`,
+	} {
+		want, werr := slowLine([]byte(entry))
+		got, _, gerr := fastLine([]byte(entry))
+		if werr != nil || gerr != nil || got != want {
+			t.Fatalf("fast and slow lines differ:\n got %.300q (err %v)\nwant %.300q (err %v)", got, gerr, want, werr)
+		}
+		if len(got) > 3*MaxLogValue || !utf8.ValidString(got) || !strings.Contains(got, " bytes more)") {
+			t.Errorf("a line of %d bytes (valid UTF-8 %v): %.200q", len(got), utf8.ValidString(got), got)
+		}
+	}
+	var buf bytes.Buffer
+	NewLogger(&buf).Info().Int("step", 7).Str("payload", long).Msg("got " + long)
+	line := buf.String()
+	if !strings.HasSuffix(line, " bytes more)\" step=7\n") || strings.Count(line, " bytes more)") != 2 {
+		t.Errorf("line: %.200q ... %q", line, line[max(0, len(line)-80):])
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
@@ -24,7 +25,7 @@ import (
 // (encoding.TextMarshaler: a decimal, a UUID, a time) as that text, bytes
 // as a quoted string. Logs and event descriptions use it.
 func FormatValue(v any) string {
-	f := formatter{limit: maxLineValues}
+	f := formatter{limit: maxLineValues, maxString: MaxLogValue}
 	txt := f.inline(reflect.ValueOf(v))
 	if f.n > f.limit {
 		txt += " " + cutText
@@ -248,6 +249,11 @@ func typeName(t reflect.Type) string {
 type formatter struct {
 	ptrs     []uintptr
 	n, limit int // limit 0: maxLineValues
+	// maxString, when not 0, bounds the bytes of a string (or byte
+	// slice) shown: the one-line form (FormatValue) of a message names
+	// every event in a log, and quoting a 200 KB payload at every step
+	// of a 20,000-step path took minutes.
+	maxString int
 	// memo, when not nil, keeps the one-line text of every addressable
 	// composite value formatted (see inline).
 	memo map[memoKey]memoText
@@ -493,13 +499,13 @@ func (f *formatter) inlineValue(v reflect.Value) string {
 	case reflect.Complex64, reflect.Complex128:
 		return fmt.Sprint(v.Complex())
 	case reflect.String:
-		return strconv.Quote(v.String())
+		return f.quote(v.String())
 	case reflect.Slice, reflect.Array:
 		if v.Kind() == reflect.Slice && v.IsNil() {
 			return "[]"
 		}
 		if v.Type().Elem().Kind() == reflect.Uint8 && v.Len() > 0 {
-			return bytesText(v)
+			return bytesText(v, f.maxString)
 		}
 		parts := make([]string, v.Len())
 		for i := range parts {
@@ -637,17 +643,42 @@ func textForm(v reflect.Value) (txt string, ok bool) {
 
 // bytesText shows a byte slice or array as a quoted string: a log buffer
 // or an encoded message reads as text, not as a list of numbers.
-func bytesText(v reflect.Value) string {
+func bytesText(v reflect.Value, max int) string {
+	n := v.Len()
+	if max > 0 && n > max {
+		n = max
+	}
 	if v.Kind() == reflect.Slice {
 		if cv, ok := clean(v); ok {
-			return strconv.Quote(string(cv.Bytes()))
+			return quoteCut(string(cv.Bytes()), max)
 		}
 	}
-	b := make([]byte, v.Len())
+	b := make([]byte, n)
 	for i := range b {
 		b[i] = byte(v.Index(i).Uint())
 	}
-	return strconv.Quote(string(b))
+	txt := strconv.Quote(string(b))
+	if n < v.Len() {
+		txt += "… (" + thousands(v.Len()-n) + " bytes more)"
+	}
+	return txt
+}
+
+// quote is strconv.Quote of s, cut after f.maxString bytes.
+func (f *formatter) quote(s string) string { return quoteCut(s, f.maxString) }
+
+// quoteCut is strconv.Quote of s, or, when max > 0 and s is longer, of
+// its first max bytes (on a rune boundary) followed by how many bytes it
+// left out: "\"LLLL\"… (199,788 bytes more)".
+func quoteCut(s string, max int) string {
+	if max <= 0 || len(s) <= max {
+		return strconv.Quote(s)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "… (" + thousands(len(s)-cut) + " bytes more)"
 }
 
 // textEntry is a map's entry, with its key's canonical encoding and, when a
@@ -805,7 +836,7 @@ func (f *formatter) line(b *strings.Builder, indent, name string, v reflect.Valu
 		b.WriteString(indent + "}\n")
 	case reflect.Slice, reflect.Array:
 		if v.Type().Elem().Kind() == reflect.Uint8 && v.Len() > 0 {
-			b.WriteString(indent + name + ": " + amp + bytesText(v) + "\n")
+			b.WriteString(indent + name + ": " + amp + bytesText(v, f.maxString) + "\n")
 			return
 		}
 		b.WriteString(indent + name + ": " + amp + "[\n")
