@@ -133,6 +133,12 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 		if s == nil {
 			return err
 		}
+		if err := s.HashErr(); err != nil {
+			// A node or a message past the bound (the first replay
+			// hashes them at boot): every replay would stop there
+			// too, and hold the state until the comparison said so.
+			return err
+		}
 		sims[i], errs[i] = s, err
 		if stop != nil && stop() {
 			return nil
