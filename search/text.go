@@ -177,6 +177,8 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		switch {
 		case errors.As(f.Err, &mc):
 			fmt.Fprintf(w, "SERVICE CHANGED A MESSAGE IN FLIGHT: the %s node %d sent to node %d changed before its delivery\n  %v\n", safetext.QuoteUnsafe(mc.Message), mc.From, mc.To, f.Err)
+		case errors.As(f.Err, &ss) && ss.Monitor != "":
+			fmt.Fprintf(w, "SERVICE SHARES MEMORY WITH A MONITOR: monitor %s's state changed while node %d's handler ran\n  %v\n", safetext.QuoteUnsafe(ss.Monitor), ss.By, f.Err)
 		case errors.As(f.Err, &ss):
 			fmt.Fprintf(w, "SERVICE SHARES MEMORY BETWEEN NODES: node %d's state changed while node %d's handler ran\n  %v\n", ss.Node, ss.By, f.Err)
 		case errors.As(f.Err, &pw):

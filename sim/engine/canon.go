@@ -507,7 +507,19 @@ func (e *encoder) arm(limit int) {
 	}
 }
 
+// need stops the encoding when n more bytes after the first at would take
+// it past its limit: a length a value declares is checked before its
+// elements are encoded, so a value far past the bound costs neither the
+// time nor the memory to encode up to it. Performance: one compare when
+// the encoding is within its limit.
+func (e *encoder) need(at, n int) {
+	if e.limit > 0 && n > e.limit-at {
+		panic(encodeStop{})
+	}
+}
+
 func (e *encoder) str(s string) {
+	e.need(len(e.buf), len(s))
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(s)))
 	e.buf = append(e.buf, s...)
 }
@@ -698,6 +710,7 @@ func buildBaseEncoder(t reflect.Type) encFunc {
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			return func(e *encoder, v reflect.Value) {
+				e.need(len(e.buf), v.Len())
 				e.buf = binary.AppendUvarint(e.buf, uint64(v.Len()))
 				e.buf = append(e.buf, v.Bytes()...)
 				e.grow()
@@ -1140,7 +1153,7 @@ func (s *Sim) encode(v any) (ok bool) {
 			e.seen.truncate(0)
 			e.tmp = e.tmp[:0]
 			if s.encErr == nil {
-				s.encErr = encodingError(v, s.maxBytes, stop.interrupted)
+				s.encErr = s.encodingError(v, s.maxBytes, stop.interrupted)
 			}
 			if cap(e.buf) > 4*checkEvery {
 				e.buf = nil // do not keep a huge buffer

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -132,6 +133,12 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 		if s == nil {
 			return err
 		}
+		if err := s.HashErr(); err != nil {
+			// A node or a message past the bound (the first replay
+			// hashes them at boot): every replay would stop there
+			// too, and hold the state until the comparison said so.
+			return err
+		}
 		sims[i], errs[i] = s, err
 		if stop != nil && stop() {
 			return nil
@@ -157,7 +164,7 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 			mc.Field, mc.Detail = messageChange(cfg, choices, opts, mc)
 		case errors.As(err, &pw):
 			describePropertyWrite(cfg, choices, opts, pw)
-		case errors.As(err, &ss) && ss.Field == "":
+		case errors.As(err, &ss):
 			describeSharedState(cfg, choices, opts, ss)
 		case errors.As(err, &esc) && esc.Call == "":
 			// A node's state changed outside its handlers: a property
@@ -166,6 +173,9 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 			// read-only check's look. Name it when one does.
 			if pw := PredicateWriter(cfg, choices, opts, esc.Step); pw != nil {
 				return pw
+			}
+			if shared := sharedAcross(sims[0], sims[1], esc.Node, esc.Step); shared != nil {
+				return shared
 			}
 		}
 		return err
@@ -247,7 +257,9 @@ func lockstep(sims []*Sim, rec *Recorded, errs []error, choices []int32, replays
 				// is as this one's was before it.
 				var ss *SharedStateError
 				if errors.As(errs[i], &ss) && i+1 < len(sims) {
-					ss.Field, ss.Detail = FirstDifference(sims[i+1].w.svcs[ss.Node], s.w.svcs[ss.Node])
+					if was, now := sims[i+1].sharedPart(ss), s.sharedPart(ss); was != nil && now != nil {
+						ss.Field, ss.Detail = FirstDifference(was, now)
+					}
 				}
 				return errs[i]
 			}
@@ -375,6 +387,9 @@ func diffStates(a, b *Sim) error {
 	}
 	for i := range a.w.nodes {
 		if fresh[i][0] != a.w.nodes[i].hash || fresh[i][1] != b.w.nodes[i].hash {
+			if err := changedOutside(a, b, sim.NodeID(i)); err != nil {
+				return err
+			}
 			return &EscapeError{Node: sim.NodeID(i), Step: a.logStep(),
 				Detail: "its state changed while the replays were compared, after its handler had returned: code outside the handlers (a goroutine) changes it"}
 		}
@@ -390,6 +405,65 @@ func diffStates(a, b *Sim) error {
 	}
 	ne.Detail = "the pending events differ"
 	return ne
+}
+
+// changedOutside explains node id's state in a, which changed after a's
+// Hash read it (b is another execution of a's path, side by side with
+// it), when memory it shares does: it replays a's path alone with the
+// escape checks, which name the node whose handler changed it (a
+// *SharedStateError, with the field and how the two came to share it:
+// an object Build made once that Config.Service handed both, which every
+// execution shares too), or else looks for an object node id shares with
+// b's nodes (sharedAcross). nil when neither explains it.
+func changedOutside(a, b *Sim, id sim.NodeID) error {
+	choices := a.ChoiceValues()[:a.StepStart(a.w.step)]
+	opts := a.opts
+	opts.Chooser, opts.Logger, opts.CheckEscapes, opts.CheckMessages = NewRecorded(choices), nil, true, false
+	r, err := New(a.cfg, opts)
+	for err == nil && r.w.step < a.w.step {
+		r.Hash() // the monitors' hashes, which the escape checks compare
+		var ok bool
+		if ok, err = r.Step(); !ok {
+			break
+		}
+	}
+	var ss *SharedStateError
+	if errors.As(err, &ss) {
+		describeSharedState(a.cfg, choices, a.opts, ss)
+		return ss
+	}
+	return sharedAcross(a, b, id, a.logStep())
+}
+
+// sharedAcross returns an *EscapeError naming an object that node id of
+// a and a node of b, two executions of one Config, both reach (seen at
+// step step), nil when there is none: Build or a package variable made it
+// once and Config.Service handed it to every execution, so what one
+// writes the other reads, and a node's state changes while no handler of
+// its runs.
+func sharedAcross(a, b *Sim, id sim.NodeID, step int) error {
+	if int(id) >= len(a.w.svcs) {
+		return nil
+	}
+	refs := map[uintptr]string{}
+	other := map[uintptr]sim.NodeID{}
+	walkNodes(b, func(j sim.NodeID, p string, r ref) bool {
+		refs[r.at], other[r.at] = p, j
+		return true
+	})
+	path, by, obj, ok := sharedObject(reflect.ValueOf(a.w.svcs[id]), refs, "")
+	if !ok {
+		return nil
+	}
+	where := func(who, p string) string {
+		if p == "" {
+			return who + " struct"
+		}
+		return who + " " + p
+	}
+	return &EscapeError{Node: id, Step: step, Detail: fmt.Sprintf("its state changed while none of its handlers ran: %s is one %s with %s in every other execution of the system in this process "+
+		"(the replays of the path, a search's workers), made once (by Build or a package variable) and handed to each (by Config.Service), so what one execution writes the others read; "+
+		"executions share nothing: have Config.Service make each node its own", where("its", path), obj.t, where("node "+strconv.Itoa(int(other[obj.at]))+"'s", by))}
 }
 
 func lineAt(ls []string, i int) string {

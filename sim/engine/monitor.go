@@ -59,15 +59,20 @@ func (s *Sim) notify(node int, ev any) {
 func (s *Sim) monitorHash(i int) uint64 {
 	ms := &s.w.mons[i]
 	if ms.dirty {
-		ms.hash, _ = s.stateHash(ms.m, false)
-		hidden := s.hidden()
-		if ms.failure != "" {
-			ms.hash = mix(ms.hash, hashString(ms.failure))
-		}
-		ms.hash = ms.hash&^1 | hidden // bit 0: see holdsHidden
-		ms.dirty = false
+		ms.hash, ms.dirty = s.hashMonitor(i), false
 	}
 	return ms.hash
+}
+
+// hashMonitor hashes monitor i as monitorHash keeps it.
+func (s *Sim) hashMonitor(i int) uint64 {
+	ms := &s.w.mons[i]
+	h, _ := s.stateHash(ms.m, false)
+	hidden := s.hidden()
+	if ms.failure != "" {
+		h = mix(h, hashString(ms.failure))
+	}
+	return h&^1 | hidden // bit 0: see holdsHidden
 }
 
 // Monitor returns monitor i of the execution (in Config.Monitors order)

@@ -421,6 +421,7 @@ func (e *encoder) plain(ops []plainOp, p unsafe.Pointer) {
 		switch op.kind {
 		case opBytes:
 			b := *(*[]byte)(q)
+			e.need(len(buf), len(b))
 			buf = binary.AppendUvarint(buf, uint64(len(b)))
 			e.buf = append(buf, b...)
 			e.grow()
@@ -437,6 +438,9 @@ func (e *encoder) plain(ops []plainOp, p unsafe.Pointer) {
 			for _, w := range unsafe.Slice((*uint64)(q), op.n) {
 				buf = binary.LittleEndian.AppendUint64(buf, w)
 			}
+		case opStr:
+			e.need(len(buf), len(*(*string)(q)))
+			buf = appendScalar(buf, op.kind, q)
 		default:
 			buf = appendScalar(buf, op.kind, q)
 		}
@@ -470,6 +474,20 @@ func (e *encoder) slice(sub *opSub, q unsafe.Pointer) {
 		return
 	}
 	buf := e.buf
+	if el.scalar == opStr {
+		for i := range n {
+			q := unsafe.Add(data, uintptr(i)*sub.size)
+			e.need(len(buf), len(*(*string)(q)))
+			buf = appendScalar(buf, opStr, q)
+			if len(buf) > e.next {
+				e.buf = buf
+				e.grow()
+			}
+		}
+		e.buf = buf
+		return
+	}
+	e.need(len(buf), n*scalarWidth(el.scalar))
 	for i := range n {
 		buf = appendScalar(buf, el.scalar, unsafe.Add(data, uintptr(i)*sub.size))
 		if len(buf) > e.next {
@@ -478,6 +496,18 @@ func (e *encoder) slice(sub *opSub, q unsafe.Pointer) {
 		}
 	}
 	e.buf = buf
+}
+
+// scalarWidth is the length of appendScalar's encoding of a bool or a
+// number of kind k.
+func scalarWidth(k uint8) int {
+	switch k {
+	case opBool:
+		return 1
+	case opC64, opC128:
+		return 16
+	}
+	return 8
 }
 
 // appendScalar appends the encoding of the bool, number or string of kind

@@ -154,25 +154,31 @@ func describePropertyWrite(cfg *sim.Config, choices []int32, opts Options, pw *P
 	}
 }
 
-// describeSharedState fills in the field of ss's node that another node's
-// handler changed, when the replays could not compare it (the memory the
-// two nodes share is shared by every replay too: an object the system's
-// Build made once for all its nodes, a package variable). It replays
-// choices to the state before ss's step, copies the node (a deep copy
-// owns what the node points to) and compares it with the node after the
-// step.
+// describeSharedState fills in the field of ss's node (or monitor) that
+// another node's handler changed, when the replays could not compare it
+// (the memory the two share is shared by every replay too: an object the
+// system's Build made once for all its nodes, a package variable), and
+// how they came to share it (sharedOrigin). It replays choices to the
+// state before ss's step, copies the node (a deep copy owns what the node
+// points to) and compares it with the node after the step.
 func describeSharedState(cfg *sim.Config, choices []int32, opts Options, ss *SharedStateError) {
 	opts.CheckEscapes, opts.CheckMessages = false, false
 	s, err := Replay(cfg, choices, ss.Step-1, opts)
-	if err != nil || int(ss.Node) >= len(s.w.svcs) {
+	if err != nil {
 		return
 	}
-	svc := s.w.svcs[ss.Node]
-	was := deepClone(svc)
+	part := s.sharedPart(ss)
+	if part == nil {
+		return
+	}
+	was := deepClone(part)
 	if ok, err := s.Step(); !ok || err != nil {
 		return
 	}
-	ss.Field, ss.Detail = FirstDifference(was, svc)
+	if ss.Field == "" {
+		ss.Field, ss.Detail = FirstDifference(was, part)
+	}
+	sharedOrigin(cfg, opts, s, ss)
 }
 
 // properties lists cfg's safety and liveness properties, in that order.

@@ -96,7 +96,9 @@ func (n *counted) HandleTimer(*sim.Context, string) { n.C.N++ }
 
 // TestMemorySharedByEveryReplay: memory two nodes share that every replay
 // shares too (an object the config made once) is reported with its field,
-// although no replay still holds the value from before the step.
+// although no replay still holds the value from before the step, and as
+// shared from the start, where each node holds it; not with values that
+// every replay changed.
 func TestMemorySharedByEveryReplay(t *testing.T) {
 	c := &struct{ N int }{}
 	cfg := &sim.Config{Nodes: 2, Service: func(id sim.NodeID) sim.Service { return &counted{ID: id, C: c} }}
@@ -104,7 +106,64 @@ func TestMemorySharedByEveryReplay(t *testing.T) {
 	walk(t, s, 1)
 	err := engine.CheckDeterminism(cfg, s.ChoiceValues(), engine.Options{})
 	var ss *engine.SharedStateError
-	if !errors.As(err, &ss) || ss.Node != 1 || ss.By != 0 || ss.Step != 1 || ss.Field != ".C.N" {
-		t.Fatalf("got %v, want node 1's .C.N changed by node 0's handler at step 1", err)
+	if !errors.As(err, &ss) {
+		t.Fatalf("got %v, want a SharedStateError", err)
+	}
+	want := &engine.SharedStateError{Node: 1, By: 0, Step: 1, Field: ".C.N",
+		Origin: engine.OriginService, Shared: ".C", ByShared: ".C", Object: "*struct { N int }"}
+	if !reflect.DeepEqual(ss, want) {
+		t.Fatalf("got %+v, want %+v", ss, want)
+	}
+}
+
+// TestMemorySharedFromBuild: the determinism check names how memory that
+// simtest-shared's Build made once came to be shared: Config.App handing
+// it to both nodes, a monitor keeping an event's slice (changed by a
+// handler that notified it of nothing), every execution's node 0 holding
+// it. Each path: the driver's requests first, then node 0's timer.
+func TestMemorySharedFromBuild(t *testing.T) {
+	shared, err := sim.Lookup(simtest.Shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		mode string
+		want error
+	}{
+		{"driver", &engine.SharedStateError{Node: 1, By: 0, Step: 3, Field: ".Got[0]",
+			Origin: engine.OriginDriver, Shared: ".Got", ByShared: "request 0.Vals", Object: "[]int"}},
+		{"monitor", &engine.SharedStateError{Node: -1, Monitor: "Keeper", By: 0, Step: 1, Field: ".Seen[0]", Detail: "1 in one, 2 in the other"}},
+		{"executions", &engine.EscapeError{Node: 0, Step: 1, Detail: "its state changed while none of its handlers ran: its .Log is one []int with node 0's .Log in every other execution " +
+			"of the system in this process (the replays of the path, a search's workers), made once (by Build or a package variable) and handed to each (by Config.Service), " +
+			"so what one execution writes the others read; executions share nothing: have Config.Service make each node its own"}},
+	} {
+		cfg, _, err := shared.Config(map[string]string{"mode": c.mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := mustNew(t, cfg, engine.Options{})
+		for {
+			ready := s.Ready()
+			if len(ready) == 0 {
+				break
+			}
+			i := slices.IndexFunc(ready, func(ev engine.Event) bool { return ev.Kind != engine.EvTimer })
+			if err := s.StepEvent(max(i, 0)); err != nil {
+				t.Fatalf("%s: step: %v", c.mode, err)
+			}
+		}
+		err = engine.CheckDeterminism(cfg, s.ChoiceValues(), engine.Options{})
+		var ss *engine.SharedStateError
+		var esc *engine.EscapeError
+		var got error
+		switch {
+		case errors.As(err, &ss):
+			got = ss
+		case errors.As(err, &esc):
+			got = esc
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: got %T %v,\nwant %+v", c.mode, err, err, c.want)
+		}
 	}
 }

@@ -1822,7 +1822,10 @@ func (s *Sim) runChecked(ev *Event) (err error) {
 
 // checkOthers compares every node but id that has run a handler with its
 // state when its last handler returned (Options.CheckEscapes): one that
-// changed while node id's handler ran shares memory with node id.
+// changed while node id's handler ran shares memory with node id. So does
+// a monitor that changed though node id notified it of nothing (it is
+// compared with its hash when the state was last hashed, if it was not
+// notified since).
 func (s *Sim) checkOthers(id sim.NodeID) error {
 	for j := range s.w.svcs {
 		e := &s.w.ext[j]
@@ -1831,6 +1834,11 @@ func (s *Sim) checkOthers(id sim.NodeID) error {
 		}
 		if s.hashNode(s.w.svcs[j]) != e.endHash {
 			return &SharedStateError{Node: sim.NodeID(j), By: id, Step: s.logStep()}
+		}
+	}
+	for i := range s.w.mons {
+		if ms := &s.w.mons[i]; !ms.dirty && s.hashMonitor(i) != ms.hash {
+			return &SharedStateError{Node: -1, Monitor: s.cfg.Monitors[i].Name, By: id, Step: s.logStep()}
 		}
 	}
 	return nil

@@ -151,32 +151,100 @@ func (e *MessageChangedError) Error() string {
 func (e *MessageChangedError) Unwrap() []error { return []error{ErrEscape, ErrNondeterministic} }
 
 // SharedStateError reports a node whose state changed while another
-// node's handler ran (seen with Options.CheckEscapes): the two share
-// memory, such as a slice, map or pointer one kept from a message of the
-// other's or a package variable, or a goroutine the changed node started
-// ran meanwhile. Nodes on a network share nothing, so the simulation would
-// run an execution no real deployment can; the checker reports it rather
-// than a verdict that may be wrong.
+// node's handler ran (seen with Options.CheckEscapes), or a monitor whose
+// state changed while a node's handler ran that notified it of nothing:
+// the two share memory, such as a slice, map or pointer one kept from a
+// message of the other's (or from an event it was notified of), an
+// object the system's Build made once and handed to both, or a package
+// variable; or a goroutine the changed node started ran meanwhile. Nodes
+// on a network share nothing, and a monitor only sees what it is
+// notified of, so the simulation would run an execution no real
+// deployment can; the checker reports it rather than a verdict that may
+// be wrong.
 type SharedStateError struct {
-	// Node's state changed at step Step (logs' numbering), a handler of
-	// node By.
+	// Node's state (Monitor's, when Monitor is set; Node is then -1)
+	// changed at step Step (logs' numbering), a handler of node By.
 	Node, By sim.NodeID
 	Step     int
+	Monitor  string
 	// Field is the first field of Node's state that changed, and Detail
 	// its values before and after the step (FirstDifference), when the
-	// check could compare them (CheckDeterminism does).
+	// check could compare them (CheckDeterminism does). Detail is ""
+	// when the memory is shared by every execution in the process (Origin
+	// is set): the values then are not the path's, every replay of it
+	// having changed them.
 	Field, Detail string
+	// Origin says how the two came to share the memory, when the check
+	// could tell (CheckDeterminism does); Shared is where the changed
+	// node (or monitor) holds it, e.g. ".Peers", Object its type, and
+	// ByShared where node By holds it, or which of node By's driver
+	// requests it is (e.g. "request 0").
+	Origin                   SharedOrigin
+	Shared, ByShared, Object string
 }
 
+// SharedOrigin is how two nodes, or a node and a monitor, came to share
+// memory (SharedStateError.Origin).
+type SharedOrigin uint8
+
+const (
+	// OriginUnknown: the check could not tell (kept from a message or
+	// an event, a package variable, a goroutine).
+	OriginUnknown SharedOrigin = iota
+	// OriginService: they held it from the start: Config.Service (or a
+	// monitor's New) returned structs that reach one object, which
+	// Build or a package variable made once.
+	OriginService
+	// OriginDriver: Config.App's requests handed it out: the changed
+	// node holds an object that is one of node By's driver requests (or
+	// what one reaches), which Config.App returns each time it is asked.
+	OriginDriver
+)
+
 func (e *SharedStateError) Error() string {
-	what := ""
-	if e.Field != "" {
-		what = " (field " + e.Field + ", before the step and after it: " + e.Detail + ")"
+	who := "node " + strconv.Itoa(int(e.Node))
+	if e.Monitor != "" {
+		who = "monitor " + safetext.QuoteUnsafe(e.Monitor)
 	}
-	return "sim: node " + strconv.Itoa(int(e.Node)) + "'s state changed at step " + strconv.Itoa(e.Step) + ", a handler of node " + strconv.Itoa(int(e.By)) + what +
-		": the two nodes share memory (a slice, map or pointer one kept from a message of the other's, or a package variable; or a goroutine node " +
-		strconv.Itoa(int(e.Node)) + " started ran meanwhile); nodes on a network share nothing, so copy what a node keeps from a message (slices.Clone, maps.Clone)," +
-		" or, when what changed is a library's cache (a protobuf message's size), give its type a canonical form (sim.RegisterCanonicalFor)"
+	by := "node " + strconv.Itoa(int(e.By))
+	var b strings.Builder
+	b.WriteString("sim: " + who + "'s state changed at step " + strconv.Itoa(e.Step) + ", a handler of " + by)
+	if e.Monitor != "" {
+		b.WriteString(", which notified it of nothing")
+	}
+	switch {
+	case e.Field != "" && e.Detail != "":
+		b.WriteString(" (field " + e.Field + ", before the step and after it: " + e.Detail + ")")
+	case e.Field != "":
+		b.WriteString(" (field " + e.Field + ")")
+	}
+	shared := func(who, path string) string {
+		if path == "" {
+			return who + "'s struct"
+		}
+		return who + "'s " + path
+	}
+	switch {
+	case e.Origin == OriginService && e.Monitor != "":
+		b.WriteString(": " + shared(who, e.Shared) + " and " + shared(by, e.ByShared) + " are one " + e.Object +
+			" from the start: the monitor's New and Config.Service returned structs that hold it, made once (by Build or a package variable), so the nodes and monitors of every execution share it;" +
+			" a monitor shares nothing with the nodes (it sees what they notify it of): have New make the monitor its own")
+	case e.Origin == OriginService:
+		b.WriteString(": " + shared(who, e.Shared) + " and " + shared(by, e.ByShared) + " are one " + e.Object +
+			" from the start: Config.Service returned structs that hold it, made once (by Build or a package variable), so the nodes of every execution share it;" +
+			" nodes on a network share nothing: have Config.Service make each node its own")
+	case e.Origin == OriginDriver:
+		b.WriteString(": " + shared(who, e.Shared) + " is the " + e.Object + " that Config.App gave " + by + " (its " + e.ByShared + "), made once (by Build or a package variable), so the nodes of every execution share it;" +
+			" nodes on a network share nothing: have Config.App make each node's requests afresh, or copy what HandleApp keeps")
+	case e.Monitor != "":
+		b.WriteString(": the monitor shares memory with " + by + " (a slice, map or pointer of an event it was notified of and kept, or a package variable);" +
+			" a monitor sees only what it is notified of, so copy what Handle keeps (slices.Clone, maps.Clone)")
+	default:
+		b.WriteString(": the two nodes share memory (a slice, map or pointer one kept from a message of the other's, or a package variable; or a goroutine " + who + " started ran meanwhile);" +
+			" nodes on a network share nothing, so copy what a node keeps from a message (slices.Clone, maps.Clone)," +
+			" or, when what changed is a library's cache (a protobuf message's size), give its type a canonical form (sim.RegisterCanonicalFor)")
+	}
+	return b.String()
 }
 
 // Unwrap lets errors.Is match ErrEscape and ErrNondeterministic.
