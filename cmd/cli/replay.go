@@ -87,7 +87,7 @@ func (a *App) critical(args []string) (int, error) {
 	fs.IntVar(&o.WalkDepth, "walk-depth", 0, "d_max (default: the trace's)")
 	seed := fs.Uint64("seed", 0, "random seed (default: the trace's)")
 	fs.IntVar(&o.Workers, "workers", 0, "parallel workers (0: all cores)")
-	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 60 walks of d_max)")
+	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 60 walks of d_max); its walks are bounded too, to ten per d_max of it (at least 600, at most 10000)")
 	fs.StringVar(&o.Out, "out", "", "write live.trace, live.log and critical.json here (refined-live.trace, refined-live.log and refined-critical.json beside a search's report.json; min-live.* and min-critical.json for a min.trace) (default: beside the trace)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout (a usage or input error, exit 2, prints nothing there: its message is on stderr)")
 	if err := parse(fs, args); err != nil {

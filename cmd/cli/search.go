@@ -54,7 +54,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.BoolVar(&o.NoCritical, "no-critical", false, "skip the critical-transition search")
 	fs.IntVar(&o.Replays, "replays", 0, "replays the determinism checks compare (0: 64 for paths up to 1,562 steps, fewer for longer ones)")
 	fs.BoolVar(&o.NoConfirm, "no-confirm", false, "answer as Algorithm 3 alone: do not confirm the critical transition with more walks")
-	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 60 walks of d_max)")
+	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 60 walks of d_max); its walks are bounded too, to ten per d_max of it (at least 600, at most 10000)")
 	noMinimize := fs.Bool("no-minimize", false, "do not minimize the doomed path (min.trace)")
 	fs.Int64Var(&o.MinimizeBudget, "minimize-budget", search.Options{}.MinimizeBudget, "transitions the minimization's tests of shorter doomed paths may take (default 100000000; the fresh-walk check of the result, at most twice a confirmation sample, comes on top)")
 	fs.IntVar(&o.MinimizeTests, "minimize-tests", 0, "subsets of the doomed path the minimization may replay (0: 2000)")
