@@ -110,6 +110,9 @@
 // with fresh walks, up to twice a confirmation sample, and a path whose
 // end recovers in them gives way to the longest path accepted before it
 // that passes, or E's own prefix (Minimized.Rejected, Stop "check").
+// MinimizeConfig.Budget bounds all of it, the check included: ddmin's
+// tests leave the check its share, and a result whose check the budget
+// cuts short gives way to E's own prefix (Minimized.Unchecked).
 //
 // # Cost and determinism
 //

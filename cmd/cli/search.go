@@ -56,7 +56,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.BoolVar(&o.NoConfirm, "no-confirm", false, "answer as Algorithm 3 alone: do not confirm the critical transition with more walks")
 	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 60 walks of d_max); its walks are bounded too, to ten per d_max of it (at least 600, at most 10000)")
 	noMinimize := fs.Bool("no-minimize", false, "do not minimize the doomed path (min.trace)")
-	fs.Int64Var(&o.MinimizeBudget, "minimize-budget", search.Options{}.MinimizeBudget, "transitions the minimization's tests of shorter doomed paths may take (default 100000000; the fresh-walk check of the result, at most twice a confirmation sample, comes on top)")
+	fs.Int64Var(&o.MinimizeBudget, "minimize-budget", search.Options{}.MinimizeBudget, "transitions the minimization may take, the fresh-walk check of its result included (default 100000000; a result the budget leaves unchecked gives way to the dead path's own prefix)")
 	fs.IntVar(&o.MinimizeTests, "minimize-tests", 0, "subsets of the doomed path the minimization may replay (0: 2000)")
 	fs.BoolVar(&o.Lasso.On, "lasso", false, "detect hot fair lassos during walks: a repeated state, a cycle with no live state in which nothing is starved, replayed --lasso-replays times (seed 000)")
 	fs.IntVar(&o.Lasso.Replays, "lasso-replays", 10, "RT: times a suspected cycle is replayed before it is reported")
