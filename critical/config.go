@@ -53,18 +53,39 @@ const (
 	// DefaultWalks is k, the number of random walks per probe (the
 	// original code's value; seed 003 §4.4 uses 20 to 60).
 	DefaultWalks = 20
-	// DefaultConfirmWalks is the most walks a confirmation runs from one
-	// state (the critical state c and the state c-1 before it).
-	DefaultConfirmWalks = 10000
 	// ConfirmWalkLengths sets the default transition budget of a
 	// confirmation sample: as many steps as this many walks of d_max steps
 	// (1,200,000 at d_max = 20,000). Walks stop being started once the
 	// walks counted so far took that many steps of their own: 60 walks
 	// from a dead state (enough for strong evidence: a 95% bound below 5%
-	// on its recovery, see Confidence.Thin), up to ConfirmWalks from a
-	// state that recovers quickly. It keeps the confirmation of a `macemc
-	// search` run within about half a second on two cores.
+	// on its recovery, see Confidence.Thin), more from a state whose walks
+	// end sooner (fall quiescent, or recover), up to the sample's walk
+	// limit. It keeps the confirmation of a `macemc search` run within
+	// about half a second on two cores.
 	ConfirmWalkLengths = 60
+	// ConfirmWalksPerLength bounds the walks of a confirmation sample by
+	// its budget as well (Config.ConfirmWalks 0): ten walks per d_max of
+	// ConfirmBudget, at least DefaultConfirmWalks and at most
+	// MaxConfirmWalks. A walk that falls quiescent after a few steps costs
+	// little of a budget counted in transitions, but each walk starts from
+	// a copy of the state, whose cost grows with the state (a 51-node
+	// system's n² connection queues: about 1.7 ms a walk of 200 steps),
+	// so a sample of such walks ran to thousands of them (a trial's
+	// 51-node system: 6,061 walks, 10 s) where 600 already put the 95%
+	// bound on the state's recovery at 0.5%, a tenth of ThinUpper.
+	ConfirmWalksPerLength = 10
+	// DefaultConfirmWalks is the most walks a confirmation sample runs
+	// from one state (the critical state c and the state c-1 before it)
+	// with the default ConfirmBudget: ConfirmWalksPerLength per d_max of
+	// it. The bound on c's recovery is then 0.5% at 95% confidence when
+	// none of them recovers; a near-dead state that recovers in 1% of
+	// walks passes all 600 once in 400 searches (the near-dead states
+	// measured recovered in 2% to 14% of walks: doc.go).
+	DefaultConfirmWalks = ConfirmWalksPerLength * ConfirmWalkLengths
+	// MaxConfirmWalks is the most walks a sample runs however large its
+	// budget (with ConfirmBudget negative, no bound in transitions, this
+	// many).
+	MaxConfirmWalks = 10000
 )
 
 // Config describes the suspected liveness violation E and how to search it.
@@ -115,8 +136,9 @@ type Config struct {
 	// handler hangs counts as not recovering.
 	HandlerTimeout time.Duration
 	// ConfirmWalks is the most walks a confirmation sample runs from one
-	// state (0: DefaultConfirmWalks; negative: Find does not confirm, and
-	// answers as Algorithm 3 alone). See Confirm.
+	// state (0: ConfirmWalksPerLength per WalkDepth of ConfirmBudget, at
+	// least DefaultConfirmWalks and at most MaxConfirmWalks; negative: Find
+	// does not confirm, and answers as Algorithm 3 alone). See Confirm.
 	ConfirmWalks int
 	// ConfirmBudget bounds the transitions of one confirmation sample (0:
 	// ConfirmWalkLengths·WalkDepth; negative: no bound but ConfirmWalks).
@@ -146,11 +168,11 @@ func (c *Config) validate() error {
 	if c.Workers <= 0 {
 		c.Workers = runtime.NumCPU()
 	}
-	if c.ConfirmWalks == 0 {
-		c.ConfirmWalks = DefaultConfirmWalks
-	}
 	if c.ConfirmBudget == 0 {
 		c.ConfirmBudget = ConfirmWalkLengths * int64(c.WalkDepth)
+	}
+	if c.ConfirmWalks == 0 {
+		c.ConfirmWalks = confirmWalks(c.ConfirmBudget, c.WalkDepth)
 	}
 	switch {
 	case c.WalkDepth < 0:
@@ -166,6 +188,20 @@ func (c *Config) validate() error {
 	}
 	c.Options.Chooser, c.Options.Logger = nil, nil
 	return nil
+}
+
+// confirmWalks is the walk limit of a confirmation sample whose budget is
+// budget transitions (negative: none) at d_max depth: ConfirmWalksPerLength
+// per d_max, within DefaultConfirmWalks to MaxConfirmWalks.
+func confirmWalks(budget int64, depth int) int {
+	if budget < 0 || depth <= 0 {
+		return MaxConfirmWalks
+	}
+	lengths := budget / int64(depth)
+	if lengths >= MaxConfirmWalks/ConfirmWalksPerLength {
+		return MaxConfirmWalks
+	}
+	return max(int(lengths)*ConfirmWalksPerLength, DefaultConfirmWalks)
 }
 
 // WalkSeed returns the seed of recovery walk j of the probe at state i of a

@@ -221,7 +221,7 @@ const ConfirmRecoveries = 50
 func confirmBatch(c *Config, stopAtLive bool) batch {
 	n := c.ConfirmWalks
 	if n <= 0 {
-		n = DefaultConfirmWalks
+		n = confirmWalks(c.ConfirmBudget, c.WalkDepth)
 	}
 	b := batch{phase: PhaseConfirm, from: c.Walks, n: n, stopAtLive: stopAtLive, budget: max(c.ConfirmBudget, 0)}
 	if !stopAtLive {
@@ -231,8 +231,9 @@ func confirmBatch(c *Config, stopAtLive bool) batch {
 }
 
 // Confirm re-probes a critical transition at step with many more walks
-// than Algorithm 3's k: up to c.ConfirmWalks walks (DefaultConfirmWalks when
-// it is not positive) within c.ConfirmBudget
+// than Algorithm 3's k: up to c.ConfirmWalks walks (when it is not
+// positive, ConfirmWalksPerLength per d_max of the budget, at least
+// DefaultConfirmWalks) within c.ConfirmBudget
 // transitions from state step-1, counting how many recover (until
 // ConfirmRecoveries did), and from state step, which should recover in
 // none (every walk counted). Walks are numbered from c.Walks on

@@ -718,3 +718,43 @@ func TestSlowProgressIsSaid(t *testing.T) {
 		t.Errorf("a quiescent dead path of %d steps: step %d, %d new states:\n%s", n, res.Step, res.NewStates, res.Explain())
 	}
 }
+
+// TestConfirmWalksFollowTheBudget: the walks from the flags system's
+// state after the poison take three steps each (the noise timers, in any
+// order) and fall quiescent, so a budget counted in transitions alone let
+// a confirmation sample run 10,000 of them, each from a copy of the state.
+// The sample's walks are bounded too: ten per d_max of its budget, at least
+// DefaultConfirmWalks (600 with the default budget of 60 walks of d_max),
+// at most MaxConfirmWalks (also with no budget in transitions). Find and
+// Confirm count the same walks.
+func TestConfirmWalksFollowTheBudget(t *testing.T) {
+	cfg := flagsConfig()
+	choices, n := scripted(t, cfg, "a", "b", "app", "n1", "n2", "n3")
+	for _, tc := range []struct {
+		budget int64
+		walks  int
+		cut    bool // the budget in transitions ends the sample
+	}{
+		{0, critical.DefaultConfirmWalks, false},
+		{2 * critical.ConfirmWalkLengths * 400, 2 * critical.DefaultConfirmWalks, false},
+		{1000, 334, true},
+		{-1, critical.MaxConfirmWalks, false},
+	} {
+		c := critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: 400, Walks: 20, Seed: 1, ConfirmBudget: tc.budget}
+		res := find(t, c)
+		if res.Step != 3 || res.Condition != critical.C1 || res.Confidence == nil {
+			t.Fatalf("budget %d: got (%d, %v), confidence %+v", tc.budget, res.Step, res.Condition, res.Confidence)
+		}
+		at := res.Confidence.At
+		if at.Walks != tc.walks || at.Budget != tc.cut || at.Forced || at.Recovered != 0 {
+			t.Errorf("budget %d: %d walks (budget ended %v, forced %v), want %d (%v)", tc.budget, at.Walks, at.Budget, at.Forced, tc.walks, tc.cut)
+		}
+		conf, err := critical.Confirm(context.Background(), c, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if conf.At.Walks != at.Walks || conf.Before.Walks != res.Confidence.Before.Walks {
+			t.Errorf("budget %d: Confirm counted %d and %d walks, Find %d and %d", tc.budget, conf.Before.Walks, conf.At.Walks, res.Confidence.Before.Walks, at.Walks)
+		}
+	}
+}

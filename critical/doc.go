@@ -62,7 +62,8 @@
 //     57%. These were the remaining misses of the sweep (transport 5 of
 //     50, chord 8, storage 5, scheduler 29). Find therefore confirms every C1 candidate
 //     c with a sample of up to ConfirmWalks walks within ConfirmBudget
-//     transitions, stopping at the first that recovers. If one does, or
+//     transitions (600 walks and 60 walks of d_max by default),
+//     stopping at the first that recovers. If one does, or
 //     the live alternative passes through c, c was near dead: it becomes
 //     the highest recoverable state and the binary search goes on between
 //     c and the lowest state believed dead above it (or the exponential
@@ -109,11 +110,16 @@
 // with fresh walks, up to twice a confirmation sample, and a path whose
 // end recovers in them gives way to the longest path accepted before it
 // that passes, or E's own prefix (Minimized.Rejected, Stop "check").
+// MinimizeConfig.Budget bounds all of it, the check included: ddmin's
+// tests leave the check its share, and a result whose check the budget
+// cuts short gives way to E's own prefix (Minimized.Unchecked).
 //
 // # Cost and determinism
 //
 // Algorithm 3 costs O(k · d_max · log d_crit) transitions; a confirmation
-// sample at most ConfirmBudget more. E is replayed once to check it and
+// sample at most ConfirmBudget more, in at most ConfirmWalks walks (each
+// starts from a copy of the state, which on a many-node system can cost
+// more than a short walk's steps). E is replayed once to check it and
 // once more, incrementally, across all probes: each probe clones the
 // snapshot of the highest recoverable state, replays forward to the probed
 // state, and every walk starts from a Clone of that snapshot. A probe's

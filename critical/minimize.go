@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -28,8 +29,17 @@ const (
 type MinimizeConfig struct {
 	// MaxTests bounds the subsets tested (0: DefaultMinimizeTests).
 	MaxTests int
-	// Budget bounds the transitions the tests take, walks and replays
-	// (0: DefaultMinimizeBudget; negative: no bound).
+	// Budget bounds the transitions of the whole minimization (0:
+	// DefaultMinimizeBudget; negative: no bound): its replays, the test of
+	// E's own prefix, ddmin's tests and the check of ddmin's result with
+	// fresh walks. ddmin's tests leave the check what it may need (twice
+	// ConfirmBudget, one walk and a replay; at most half of Budget). Every
+	// sample of walks gets at most what is left; one that the budget cuts
+	// short decides nothing: ddmin stops there (Minimized.Stop "budget"),
+	// and a check cut short leaves ddmin's result unchecked, so the result
+	// is then E's own prefix (Minimized.Unchecked). A walk is counted to
+	// its end, so the minimization may exceed Budget by the walk that
+	// crosses it (at most d_max steps) and the replay of its result.
 	Budget int64
 }
 
@@ -74,12 +84,18 @@ type Minimized struct {
 	// Check is the fresh sample that checked the result's end after ddmin
 	// (with confirmation on, and unless the result is E's own prefix): up
 	// to twice ConfirmWalks walks within twice ConfirmBudget transitions,
-	// numbered after every walk a test used, none recovering. Rejected counts the shorter paths ddmin
-	// accepted that such a sample rejected (a walk recovered): the result
-	// is then the longest path ddmin accepted before them, or E's own
-	// prefix, and not proved 1-minimal (Stop "check").
+	// numbered after every walk a test used, none recovering. Rejected
+	// counts the shorter paths ddmin accepted that such a sample rejected
+	// (a walk recovered): the result is then the longest path ddmin
+	// accepted before them, or E's own prefix, and not proved 1-minimal
+	// (Stop "check").
 	Check    Probe
 	Rejected int
+	// Unchecked, when not 0, is the length of a shorter path ddmin
+	// accepted whose check the minimization budget cut short: its end
+	// may be near dead (the check is what tells), so it is not the
+	// result; E's own prefix is, with Stop "budget".
+	Unchecked int
 	// Tests counts the subsets tested, Invalid those that were no valid
 	// execution (an event not enabled, a handler asking for a choice the
 	// path did not record), Cached the tests answered from memory.
@@ -125,6 +141,9 @@ type minimizer struct {
 	cache    map[string]outcome
 	res      *Minimized
 	spent    int64
+	// reserve is what ddmin's tests leave of the budget for the check of
+	// their result.
+	reserve int64
 	// accepted lists the subsets ddmin accepted, in order: E's own prefix
 	// first, each later one a subset of the one before.
 	accepted [][]int
@@ -137,8 +156,20 @@ type minimizer struct {
 // near dead but passed (a trial's recovered in 2% of walks, on 13 of 20
 // seeds); about 100 fresh walks miss a 2% recovery 13% of the time.
 
-// errBudget ends ddmin when a deterministic budget is spent.
-var errBudget = errors.New("critical: minimization budget spent")
+// errBudget ends ddmin, or the check, when the minimization's budget of
+// transitions is spent, and errTests ends ddmin at its bound of tests.
+var (
+	errBudget = errors.New("critical: minimization budget spent")
+	errTests  = errors.New("critical: minimization test bound reached")
+)
+
+// satAdd is a+b for non-negative a and b, at most math.MaxInt64.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
 
 // Minimize reduces the prefix of E up to its critical transition at step
 // (a C1 answer of Find) to a 1-minimal doomed path by delta debugging
@@ -161,10 +192,14 @@ var errBudget = errors.New("critical: minimization budget spent")
 // passes the check, or E's own prefix.
 //
 // ddmin's last round tries dropping each remaining transition alone, so
-// the result is 1-minimal (Minimized.Minimal) unless m's budgets, the
-// check or ctx end it first; it then returns the shortest path found so far, which passes
-// the test. When ctx ends, the result is marked Partial and the error
-// wraps the context's.
+// the result is 1-minimal (Minimized.Minimal) unless m's bounds, the
+// check or ctx end it first; it then returns the shortest path found so
+// far that passes the test and the check. m.Budget bounds the whole
+// minimization, the check included: when it ends before E's own prefix
+// was tested, or before ddmin's result was checked, the result is E's own
+// prefix (Find's answer, taken on the caller's word in the first case).
+// When ctx ends, the result is marked Partial and the error wraps the
+// context's.
 func Minimize(ctx context.Context, c Config, step int, m MinimizeConfig) (*Minimized, error) {
 	start := time.Now()
 	if err := c.validate(); err != nil {
@@ -182,6 +217,15 @@ func Minimize(ctx context.Context, c Config, step int, m MinimizeConfig) (*Minim
 	r := newSearcher(ctx, &c)
 	defer r.close()
 	mz := &minimizer{c: &c, r: r, crit: step, depthOff: c.WalkDepth - step, mc: m, cache: map[string]outcome{}, res: &Minimized{From: step}}
+	if c.ConfirmWalks >= 0 && m.Budget > 0 {
+		// The check's sample, the walk with which ddmin's last test may
+		// cross its share, and the check's replay.
+		check := int64(math.MaxInt64)
+		if c.ConfirmBudget > 0 {
+			check = satAdd(c.ConfirmBudget, c.ConfirmBudget)
+		}
+		mz.reserve = min(satAdd(check, int64(c.WalkDepth+step)), m.Budget/2)
+	}
 	if err := mz.record(); err != nil {
 		return nil, err
 	}
@@ -192,22 +236,29 @@ func Minimize(ctx context.Context, c Config, step int, m MinimizeConfig) (*Minim
 	for i := range all {
 		all[i] = i + 1
 	}
-	o, err := mz.test(all, true)
-	if err != nil {
-		return nil, err
-	}
-	if !o.pass {
-		return nil, fmt.Errorf("%w: E's own prefix to step %d is not dead by the walks test (is %d its critical step?)", ErrNotDead, step, step)
-	}
 	mz.accepted = [][]int{all}
-	best, err := mz.ddmin(all)
-	if err == nil || errors.Is(err, errBudget) {
-		var cerr error
-		if best, cerr = mz.check(best); cerr != nil {
-			return nil, cerr
-		}
-		if mz.res.Rejected > 0 {
-			err = errRejected
+	best := all
+	o, err := mz.test(all, true)
+	switch {
+	case errors.Is(err, errBudget):
+		// Not even E's own prefix could be tested within the budget.
+	case err != nil:
+		return nil, err
+	case !o.pass:
+		return nil, fmt.Errorf("%w: E's own prefix to step %d is not dead by the walks test (is %d its critical step?)", ErrNotDead, step, step)
+	default:
+		best, err = mz.ddmin(all)
+		if err == nil || errors.Is(err, errBudget) || errors.Is(err, errTests) {
+			var cerr error
+			best, cerr = mz.check(best)
+			switch {
+			case errors.Is(cerr, errBudget):
+				err = cerr
+			case cerr != nil:
+				return nil, cerr
+			case mz.res.Rejected > 0:
+				err = errRejected
+			}
 		}
 	}
 	switch {
@@ -217,9 +268,8 @@ func Minimize(ctx context.Context, c Config, step int, m MinimizeConfig) (*Minim
 		mz.res.Stop = "check"
 	case errors.Is(err, errBudget):
 		mz.res.Stop = "budget"
-		if mz.res.Tests >= m.MaxTests {
-			mz.res.Stop = "tests"
-		}
+	case errors.Is(err, errTests):
+		mz.res.Stop = "tests"
 	case r.ctx.Err() != nil:
 		mz.res.Stop, mz.res.Partial = "cancelled", true
 	default:
@@ -347,7 +397,10 @@ func (mz *minimizer) test(s []int, first bool) (outcome, error) {
 	if err := mz.r.ctxErr(); err != nil {
 		return outcome{}, err
 	}
-	if !first && (mz.res.Tests >= mz.mc.MaxTests || mz.mc.Budget > 0 && mz.spent >= mz.mc.Budget) {
+	if !first && mz.res.Tests >= mz.mc.MaxTests {
+		return outcome{}, errTests
+	}
+	if mz.left(false) <= 0 {
 		return outcome{}, errBudget
 	}
 	mz.res.Tests++
@@ -377,26 +430,26 @@ func (mz *minimizer) test(s []int, first bool) (outcome, error) {
 	// state): it is not walked again.
 	if first {
 		o.before = Probe{Step: m - 1, Phase: PhaseDirect, Recovers: true, Witness: -1}
-	} else if o.before, err = mz.probe(before, m-1, batch{n: mz.c.Walks, stopAtLive: true, depth: depth}); err != nil {
+	} else if o.before, err = mz.probe(before, m-1, batch{n: mz.c.Walks, stopAtLive: true, depth: depth}, false); err != nil {
 		return outcome{}, err
 	}
 	if !o.before.Recovers && confirm {
 		b := confirmBatch(mz.c, true)
 		b.depth = depth
-		if o.before, err = mz.probe(before, m-1, b); err != nil {
+		if o.before, err = mz.probe(before, m-1, b, false); err != nil {
 			return outcome{}, err
 		}
 	}
 	if o.before.Recovers {
 		// The state after it is dead.
-		if o.after, err = mz.probe(after, m, batch{n: mz.c.Walks, stopAtLive: true, depth: depth}); err != nil {
+		if o.after, err = mz.probe(after, m, batch{n: mz.c.Walks, stopAtLive: true, depth: depth}, false); err != nil {
 			return outcome{}, err
 		}
 		o.pass = !o.after.Recovers
 		if o.pass && confirm {
 			b := confirmBatch(mz.c, true)
 			b.depth = depth
-			if o.conf, err = mz.probe(after, m, b); err != nil {
+			if o.conf, err = mz.probe(after, m, b, false); err != nil {
 				return outcome{}, err
 			}
 			o.pass = !o.conf.Recovers
@@ -406,13 +459,41 @@ func (mz *minimizer) test(s []int, first bool) (outcome, error) {
 	return o, nil
 }
 
-func (mz *minimizer) probe(snap *engine.Sim, i int, b batch) (Probe, error) {
+// left returns the transitions the minimization may still spend on
+// ddmin's tests (what the check needs kept back) or, when check is set,
+// on the check; math.MaxInt64 without a budget.
+func (mz *minimizer) left(check bool) int64 {
+	if mz.mc.Budget <= 0 {
+		return math.MaxInt64
+	}
+	limit := mz.mc.Budget
+	if !check {
+		limit -= mz.reserve
+	}
+	return limit - mz.spent
+}
+
+// probe runs the walks b from snap, state i of a tested path, within what
+// the minimization has left for a test (or, with check, for the check):
+// walks that the budget ends before their own bounds do decide nothing,
+// and probe returns them with errBudget.
+func (mz *minimizer) probe(snap *engine.Sim, i int, b batch, check bool) (Probe, error) {
 	b.phase = PhaseConfirm
 	if b.n == mz.c.Walks {
 		b.phase = PhaseDirect
 	}
+	left, cut := mz.left(check), false
+	if left <= 0 {
+		return Probe{Step: i, Phase: b.phase, Witness: -1}, errBudget
+	}
+	if mz.mc.Budget > 0 && (b.budget <= 0 || left < b.budget) {
+		b.budget, cut = left, true
+	}
 	p, _, err := mz.r.run(snap, i, b)
 	mz.spent += p.Transitions
+	if err == nil && cut && p.Budget {
+		err = errBudget
+	}
 	return p, err
 }
 
@@ -473,17 +554,21 @@ var errRejected = errors.New("critical: the minimized path's end recovered in it
 // test ran them), stopping at the first that recovers. If one does, the
 // path is not doomed: check goes back through the paths ddmin accepted
 // before it and returns the first whose sample has no recovery, or E's own
-// prefix (the path Find confirmed) when none has or the minimization
-// budget is spent. With confirmation off it returns best unchecked.
+// prefix (the path Find confirmed) when none has. When the minimization
+// budget ends a sample before its own bounds, the path it samples is
+// unchecked: check returns E's own prefix with errBudget
+// (Minimized.Unchecked). With confirmation off it returns best unchecked.
 func (mz *minimizer) check(best []int) ([]int, error) {
 	if mz.c.ConfirmWalks < 0 || len(mz.accepted) < 2 {
 		return best, nil
 	}
 	for i := len(mz.accepted) - 1; i >= 1; i-- {
-		if mz.res.Rejected > 0 && mz.mc.Budget > 0 && mz.spent >= mz.mc.Budget {
-			break
-		}
 		s := mz.accepted[i]
+		m := len(s) + 1
+		if mz.left(true) <= 0 {
+			mz.res.Unchecked = m
+			return mz.accepted[0], errBudget
+		}
 		_, after, ok, err := mz.replay(append(slices.Clone(s), mz.crit))
 		if err != nil {
 			return nil, err
@@ -491,9 +576,12 @@ func (mz *minimizer) check(best []int) ([]int, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: an accepted reduction does not replay", ErrReplay)
 		}
-		m := len(s) + 1
-		b := batch{from: mz.c.Walks + mz.c.ConfirmWalks, n: 2 * mz.c.ConfirmWalks, stopAtLive: true, budget: 2 * max(mz.c.ConfirmBudget, 0), depth: m + mz.depthOff}
-		p, err := mz.probe(after, m, b)
+		b := batch{from: mz.c.Walks + mz.c.ConfirmWalks, n: 2 * mz.c.ConfirmWalks, stopAtLive: true, budget: satAdd(max(mz.c.ConfirmBudget, 0), max(mz.c.ConfirmBudget, 0)), depth: m + mz.depthOff}
+		p, err := mz.probe(after, m, b, true)
+		if errors.Is(err, errBudget) {
+			mz.res.Unchecked = m
+			return mz.accepted[0], err
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -560,6 +648,8 @@ func (mz *minimizer) finish(s []int) error {
 func (m *Minimized) Trace(dead *trace.Trace) *trace.Trace {
 	how := "1-minimal"
 	switch {
+	case m.Unchecked > 0:
+		how = fmt.Sprintf("not proved 1-minimal: the budget ended before the check with fresh walks of the %d-step path ddmin found, whose end may be near dead, so it is the dead path's own prefix", m.Unchecked)
 	case m.Stop == "check":
 		how = fmt.Sprintf("not proved 1-minimal: fresh walks recovered from the end of %d shorter %s ddmin accepted", m.Rejected, plural(m.Rejected, "path", "paths"))
 	case !m.Minimal:

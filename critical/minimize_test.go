@@ -384,3 +384,60 @@ func TestMinimizeBudgets(t *testing.T) {
 		t.Errorf("step 0: %v", err)
 	}
 }
+
+// TestMinimizeBudgetCoversTheCheck: the budget bounds the whole
+// minimization, the test of E's own prefix and the check of ddmin's result
+// with fresh walks included (they once came on top: a budget of 1 still
+// ran a confirmation sample of E's end), give or take the walk that
+// crosses it and a replay. A shorter path is the result only once its
+// check ran; when the budget ends before it (4,000 transitions here,
+// half of them kept back for the check, which needs more than that), the
+// result is E's own prefix, and the note says why. The results are the
+// same for 1 and 4 workers.
+func TestMinimizeBudgetCoversTheCheck(t *testing.T) {
+	cfg := flagsConfig()
+	choices, n := scripted(t, cfg, "n1", "a", "n2", "b", "n3", "app")
+	c := critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: 400, Walks: 20, Seed: 1, ConfirmWalks: 500, ConfirmBudget: 20_000}
+	for _, budget := range []int64{1, 100, 1000, 4000, 5000, 100_000} {
+		var first *critical.Minimized
+		for _, w := range []int{1, 4} {
+			c.Workers = w
+			m, err := critical.Minimize(context.Background(), c, 6, critical.MinimizeConfig{Budget: budget})
+			if err != nil {
+				t.Fatalf("budget %d: %v", budget, err)
+			}
+			if most := budget + int64(c.WalkDepth) + 2*6; m.Transitions > most {
+				t.Errorf("budget %d, workers %d: %d transitions, more than %d", budget, w, m.Transitions, most)
+			}
+			if m.Steps < 6 && m.Check.Walks == 0 {
+				t.Errorf("budget %d, workers %d: a %d-step path without its check", budget, w, m.Steps)
+			}
+			if !m.Minimal && m.Stop != "budget" {
+				t.Errorf("budget %d, workers %d: stop %q", budget, w, m.Stop)
+			}
+			m.Elapsed = 0
+			m.Before.Elapsed, m.After.Elapsed, m.AfterConfirm.Elapsed, m.Check.Elapsed = 0, 0, 0, 0
+			if first == nil {
+				first = m
+			} else if !reflect.DeepEqual(m, first) {
+				t.Errorf("budget %d, workers %d: %+v\nvs %+v", budget, w, m, first)
+			}
+		}
+		switch budget {
+		case 1:
+			// Not even E's own prefix is tested.
+			if first.Tests != 0 || first.Steps != 6 {
+				t.Errorf("budget 1: %+v", first)
+			}
+		case 4000:
+			note := first.Trace(&trace.Trace{}).Note
+			if first.Unchecked != 4 || first.Steps != 6 || !strings.Contains(note, "the budget ended before the check with fresh walks of the 4-step path ddmin found") {
+				t.Errorf("budget 4000: unchecked %d, steps %d, note %q", first.Unchecked, first.Steps, note)
+			}
+		case 100_000:
+			if !first.Minimal || first.Steps != 3 || first.Check.Walks == 0 {
+				t.Errorf("budget 100000: %+v", first)
+			}
+		}
+	}
+}

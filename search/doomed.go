@@ -68,6 +68,8 @@ func (p *pipeline) minimize(f *Finding, ccfg critical.Config, cr *critical.Resul
 	case m.Minimal:
 	case m.Stop == "check":
 		mr.Stopped = fmt.Sprintf("a check with fresh walks, which recovered from the end of %s it had accepted", plural(m.Rejected, "shorter path"))
+	case m.Unchecked > 0:
+		mr.Stopped = fmt.Sprintf("its budget of %d transitions (--minimize-budget), which ended before the check with fresh walks of the %d-step path it had found, so the dead path's own prefix is kept", o.MinimizeBudget, m.Unchecked)
 	case m.Tests >= o.MinimizeTests:
 		mr.Stopped = fmt.Sprintf("its bound of %d tests (--minimize-tests)", o.MinimizeTests)
 	case p.ctx.Err() != nil:

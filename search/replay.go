@@ -454,6 +454,11 @@ type CriticalOptions struct {
 	// (critical.Config.ConfirmBudget; 0: 60 walks of d_max), as
 	// Options.ConfirmBudget does in a search.
 	ConfirmBudget int64
+	// Time bounds the search as Options.Time bounds a run (0: none): when
+	// it runs out, the answer is Interrupted, its explanation says so and
+	// how far the probes had narrowed the critical transition, and no file
+	// is written.
+	Time time.Duration
 	// Out is where live.trace, live.log and critical.json go (for a
 	// minimized path, min-live.trace, min-live.log and min-critical.json,
 	// so that the search's own live alternative beside it stays).
@@ -486,6 +491,11 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	// Its walks may meet a handler that allocates without returning: the
 	// heap alarm gives up on it as in the search.
 	defer engine.WatchHeap(engine.DefaultHeapBound, nil)()
+	if o.Time > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, o.Time, errTimeBudget)
+		defer cancel()
+	}
 	// The files of a minimized path's search are named apart: min.trace
 	// sits beside error.trace and the live.trace that goes with it.
 	liveTrace, liveLog, critJSON := "live.trace", "live.log", "critical.json"

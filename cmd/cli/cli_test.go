@@ -470,3 +470,32 @@ func TestHelp(t *testing.T) {
 		t.Errorf("help nope: exit %d, %s", code, errs)
 	}
 }
+
+// TestCriticalTimeBudget: critical --time bounds the search as search
+// --time does. When it runs out, the explanation (what stopped the search,
+// how far its probes had got) is printed once (it was the headline and
+// then again, indented, word for word), and no file is written. A budget
+// of 1ns has run out before the first probe, whatever the machine.
+func TestCriticalTimeBudget(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errs := run(t, "search", "--system", "clitest-poison", "--out", dir, "--seed", "1", "--depth", "1", "--walk-depth", "200", "--no-critical"); code != ExitViolation {
+		t.Fatalf("search: exit %d\n%s%s", code, out, errs)
+	}
+	out2 := t.TempDir()
+	code, out, errs := run(t, "critical", "--trace", filepath.Join(dir, "error.trace"), "--time", "1ns", "--out", out2)
+	const stopped = "The time budget (--time) ran out before the critical transition was found."
+	if code != ExitViolation || strings.Count(out, stopped) != 1 || !strings.HasPrefix(out, stopped) ||
+		!strings.Contains(out, "no file written: the search stopped at its time budget (--time 1ns)") {
+		t.Errorf("critical --time 1ns: exit %d\n%s%s", code, out, errs)
+	}
+	for _, name := range []string{"critical.json", "live.trace", "live.log"} {
+		if _, err := os.Stat(filepath.Join(out2, name)); err == nil {
+			t.Errorf("critical --time 1ns wrote %s", name)
+		}
+	}
+	// A budget that does not run out changes nothing.
+	code, out, errs = run(t, "critical", "--trace", filepath.Join(dir, "error.trace"), "--time", "1h", "--out", out2)
+	if code != ExitViolation || !strings.Contains(out, "condition C1") || strings.Contains(out, "time budget") {
+		t.Errorf("critical --time 1h: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -80,14 +80,15 @@ func (a *App) replay(args []string) (int, error) {
 
 // critical re-runs the critical-transition search on a saved trace.
 func (a *App) critical(args []string) (int, error) {
-	fs := a.newFlags("critical", "--trace FILE [--walks K] [--walk-depth D] [--confirm-budget T] [--seed S] [--workers N] [--out DIR] [--json]")
+	fs := a.newFlags("critical", "--trace FILE [--walks K] [--walk-depth D] [--confirm-budget T] [--seed S] [--workers N] [--time D] [--out DIR] [--json]")
 	path := fs.String("trace", "", "trace of a liveness violation (error.trace) or a minimized doomed path (min.trace)")
 	o := search.CriticalOptions{Command: a.Name}
 	fs.IntVar(&o.Walks, "walks", search.DefaultWalks, "k: random walks per probe")
 	fs.IntVar(&o.WalkDepth, "walk-depth", 0, "d_max (default: the trace's)")
 	seed := fs.Uint64("seed", 0, "random seed (default: the trace's)")
 	fs.IntVar(&o.Workers, "workers", 0, "parallel workers (0: all cores)")
-	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 60 walks of d_max)")
+	fs.Int64Var(&o.ConfirmBudget, "confirm-budget", 0, "transitions each confirmation sample of the critical transition may take (0: 60 walks of d_max); its walks are bounded too, to ten per d_max of it (at least 600, at most 10000)")
+	fs.DurationVar(&o.Time, "time", 0, "time budget of the search (e.g. 30s, 5m; 0: none); when it runs out, how far the probes had narrowed the critical transition is printed and no file is written")
 	fs.StringVar(&o.Out, "out", "", "write live.trace, live.log and critical.json here (refined-live.trace, refined-live.log and refined-critical.json beside a search's report.json; min-live.* and min-critical.json for a min.trace) (default: beside the trace)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout (a usage or input error, exit 2, prints nothing there: its message is on stderr)")
 	if err := parse(fs, args); err != nil {
@@ -104,6 +105,8 @@ func (a *App) critical(args []string) (int, error) {
 		return ExitUsage, usagef("--workers %d: allowed 0 (all cores) to %d", o.Workers, search.MaxWorkers)
 	case o.ConfirmBudget < 0:
 		return ExitUsage, usagef("--confirm-budget %d: allowed 0 (60 walks of d_max) to %d", o.ConfirmBudget, int64(1<<63-1))
+	case o.Time < 0:
+		return ExitUsage, usagef("--time %v: allowed %s", o.Time, allowed("time"))
 	}
 	if fs.Changed("seed") {
 		o.Seed = seed
@@ -130,15 +133,25 @@ func (a *App) critical(args []string) (int, error) {
 		return ExitViolation, enc.Encode(r)
 	}
 	c := r.Critical
-	fmt.Fprintln(a.Stdout, c.Headline())
-	fmt.Fprintf(a.Stdout, "  %s\n", strings.ReplaceAll(strings.TrimSpace(c.Explain), "\n", "\n  "))
+	if c.Interrupted {
+		// Its explanation is the headline: what stopped the search and
+		// how far its probes had got.
+		fmt.Fprintln(a.Stdout, c.Explain)
+	} else {
+		fmt.Fprintln(a.Stdout, c.Headline())
+		fmt.Fprintf(a.Stdout, "  %s\n", strings.ReplaceAll(strings.TrimSpace(c.Explain), "\n", "\n  "))
+	}
 	for _, key := range []search.FileRole{search.FileCritical, search.FileLiveLog, search.FileLiveTrace} {
 		if p, ok := r.Files[key]; ok {
 			fmt.Fprintf(a.Stdout, "  %-12s %s\n", key, p)
 		}
 	}
 	if c.Interrupted {
-		fmt.Fprintf(a.Stdout, "  no file written: the search was interrupted (an answer written to %s before is kept)\n", o.Out)
+		why := "the search was interrupted"
+		if ctx.Err() == nil {
+			why = fmt.Sprintf("the search stopped at its time budget (--time %v)", o.Time)
+		}
+		fmt.Fprintf(a.Stdout, "  no file written: %s (an answer written to %s before is kept)\n", why, o.Out)
 	}
 	return ExitViolation, nil
 }
