@@ -66,8 +66,7 @@ func ReplayLog(t *trace.Trace, steps int, path string) (*Replayed, error) {
 }
 
 // ReplayLogContext is ReplayLog, writing nothing (the error is ctx's) when
-// ctx ends before the log is whole: the replay then runs on to its end
-// without logging.
+// ctx ends before the log is whole: the replay stops there.
 func ReplayLogContext(ctx context.Context, t *trace.Trace, steps int, path string) (*Replayed, error) {
 	if err := trace.CheckReplaceable(path); err != nil {
 		return nil, fmt.Errorf("%w: log %w", ErrOutput, err)
@@ -79,7 +78,7 @@ func ReplayLogContext(ctx context.Context, t *trace.Trace, steps int, path strin
 	var rerr error
 	werr := trace.WriteAtomic(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<16)
-		if r, rerr = Replay(t, steps, CancelWriter(ctx, bw)); rerr != nil {
+		if r, rerr = ReplayContext(ctx, t, steps, CancelWriter(ctx, bw)); rerr != nil {
 			return rerr
 		}
 		if err := ctx.Err(); err != nil {
@@ -218,12 +217,18 @@ func (r *Replayed) MarshalJSON() ([]byte, error) {
 // The log opens and ends with the "#" lines of a search's logs: the
 // system and the steps replayed, then where the replay ended.
 func Replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
+	return ReplayContext(context.Background(), t, steps, log)
+}
+
+// ReplayContext is Replay, stopping within a step when ctx ends (its
+// error is then ctx's).
+func ReplayContext(ctx context.Context, t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	if log == nil {
-		return replay(t, steps, nil)
+		return replay(ctx, t, steps, nil)
 	}
 	ew := &errWriter{w: log, quiet: true}
 	writeLogHeader(ew, t, steps)
-	r, err := replay(t, steps, ew)
+	r, err := replay(ctx, t, steps, ew)
 	if err != nil {
 		return nil, err
 	}
@@ -267,8 +272,8 @@ func writeLogFooter(w io.Writer, steps int, err error) {
 	fmt.Fprintf(w, "# end of path after %d steps\n", steps)
 }
 
-// replay is Replay without the log's "#" lines.
-func replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
+// replay is ReplayContext without the log's "#" lines.
+func replay(ctx context.Context, t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 	// A trace may record a handler that allocates without returning: the
 	// heap alarm gives up on it as the search did.
 	defer engine.WatchHeap(engine.DefaultHeapBound, nil)()
@@ -287,9 +292,9 @@ func replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 		opts.Logger = engine.NewLogger(log)
 	}
 	r := &Replayed{Total: t.Steps, Trace: t}
-	var diverge func(*trace.DivergedError)
+	hooks := trace.ReplayHooks{Stop: func() bool { return ctx.Err() != nil }}
 	if log != nil {
-		diverge = func(d *trace.DivergedError) {
+		hooks.Diverged = func(d *trace.DivergedError) {
 			where := fmt.Sprintf("after step %d", d.Step)
 			if d.Step-d.Since > 1 {
 				where = fmt.Sprintf("after one of steps %d to %d", d.Since+1, d.Step)
@@ -297,7 +302,10 @@ func replay(t *trace.Trace, steps int, log io.Writer) (*Replayed, error) {
 			fmt.Fprintf(log, "# the replay leaves the recorded execution here: its state %s differs from the one the trace recorded, and the steps below are not the trace's (the summary at the end says why)\n", where)
 		}
 	}
-	s, diverged, err := t.ReplayCheckedNotify(cfg, steps, opts, diverge)
+	s, diverged, err := t.ReplayCheckedWith(cfg, steps, opts, hooks)
+	if errors.Is(err, trace.ErrStopped) {
+		return nil, ctx.Err()
+	}
 	explainDivergence(cfg, t, diverged)
 	r.Diverged = diverged
 	if len(t.States) > 0 && t.HashVersion != engine.HashVersion {

@@ -156,9 +156,11 @@ type Report struct {
 	// too, and its Stats.Stop is explore.StopMemory when the search was
 	// the phase it stopped.
 	MemoryLimited bool
-	// LogsSkipped marks a cancelled run that wrote its traces but not the
-	// logs (a log replays the whole path, which can take seconds): the
-	// Replay command writes them.
+	// LogsSkipped marks a run that wrote its traces but not the logs (a
+	// log replays the whole path, which can take seconds), because it was
+	// cancelled (Incomplete) or writing them reached the time budget
+	// (Options.Time, given to the files once more): the Replay command
+	// writes them.
 	LogsSkipped bool
 	// Findings lists every violation found, in search order; the first is
 	// the one analysed (critical transition, lasso, files).

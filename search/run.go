@@ -256,6 +256,17 @@ func (p *pipeline) postcheckBudget() (done func()) {
 		"they covered fewer than their %d walks", p.opts.Time, postcheckWalks))
 }
 
+// filesBudget gives writing the logs and the report page, which replay
+// whole paths (minutes for a long path of big states), the run's time
+// budget, Options.Time, once more: past it what is not written is left out
+// as on Ctrl-C (the logs: Report.LogsSkipped; the page: a warning), with
+// the commands that write them; the traces and report.json are always
+// written. done ends the budget.
+func (p *pipeline) filesBudget() (done func()) {
+	return p.timeBudget(fmt.Sprintf("writing the logs and the report page reached the time budget (--time %v, given to the search, again to the analysis and again to these files): "+
+		"what was not written is left out (the commands to write it are below); the traces and report.json are whole", p.opts.Time))
+}
+
 // analysisBudget gives the analysis of a violation (its determinism
 // check, critical transition, lasso and minimization) the run's time
 // budget, Options.Time, again: past it the analysis stops as it does on
@@ -550,6 +561,7 @@ func (p *pipeline) finish(err error) (*Report, error) {
 	// by side, and report.json once more when they are done, with the
 	// whole run's time and without a file that could not be written.
 	p.progress(PhaseFiles, "writing the logs and the report page...")
+	done := p.filesBudget()
 	logErrs := make([]error, len(p.logs))
 	var pageErr error
 	var wg sync.WaitGroup
@@ -586,8 +598,11 @@ func (p *pipeline) finish(err error) (*Report, error) {
 	case pageErr != nil && p.ctx.Err() != nil:
 		delete(p.rep.Files, FileReportHTML)
 		why := "the run was interrupted"
-		if p.memoryLimited() {
+		switch {
+		case p.memoryLimited():
 			why = "the run stopped at the memory limit"
+		case errors.Is(context.Cause(p.ctx), errTimeBudget):
+			why = fmt.Sprintf("writing it reached the time budget (--time %v)", p.opts.Time)
 		}
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %s (%s report %s writes it)", why, p.opts.Command, QuotePath(p.opts.Out)))
 	case errors.Is(pageErr, engine.ErrBadChoice):
@@ -601,6 +616,7 @@ func (p *pipeline) finish(err error) (*Report, error) {
 		delete(p.rep.Files, FileReportHTML)
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %v", pageErr))
 	}
+	done()
 	p.rep.Incomplete = p.ctx.Err() != nil
 	p.rep.MemoryLimited = p.rep.MemoryLimited || p.memoryLimited()
 	p.endPhase(time.Now()) // the logs and the page

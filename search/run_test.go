@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -1066,5 +1067,118 @@ func TestCriticalNotSearchedWhenTheCheckUsedTheBudget(t *testing.T) {
 	want := "The critical transition was not searched: the check that the violating path replays deterministically used the whole analysis budget"
 	if f == nil || f.Critical == nil || !strings.HasPrefix(f.Critical.Explain, want) {
 		t.Fatalf("precheck %v; finding %+v %+v", pre, f, f.Critical)
+	}
+}
+
+// chatty logs 200 KB at every tick and is never live: its log costs far
+// more to write than any replay without logging.
+type chatty struct {
+	sim.Base
+	Ticks int
+}
+
+var chattyBlob = strings.Repeat("b", 200_000)
+
+func (c *chatty) Start(ctx *sim.Context) { ctx.SetPeriodic("tick") }
+func (c *chatty) HandleTimer(ctx *sim.Context, _ string) {
+	c.Ticks++
+	ctx.Log().Str("blob", chattyBlob).Msg("tick")
+}
+
+// TestTimeBoundsTheFiles: writing the logs and the report page gets the
+// time budget once more; past it they are left out, with what writes them,
+// and the traces and report.json are whole.
+func TestTimeBoundsTheFiles(t *testing.T) {
+	sys := &sim.System{Name: "chatty", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &chatty{} },
+			Liveness: []sim.Property{{Name: "Never", Check: func(*sim.View) bool { return false }}}}, nil
+	}}
+	out := t.TempDir()
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Workers: 1, Time: 2 * time.Second, WalkDepth: 20_000, NoCritical: true, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.First() == nil || !rep.LogsSkipped || rep.Incomplete {
+		t.Fatalf("finding %v, logs skipped %v, incomplete %v, phases %v", rep.First(), rep.LogsSkipped, rep.Incomplete, rep.Phases)
+	}
+	w := "writing the logs and the report page reached the time budget (--time 2s"
+	if !slices.ContainsFunc(rep.Warnings, func(s string) bool { return strings.HasPrefix(s, w) }) {
+		t.Errorf("no warning %q in %q", w, rep.Warnings)
+	}
+	for _, name := range []string{"error.trace", "report.json"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, name := range []string{"error.log", "report.html"} {
+		if _, err := os.Stat(filepath.Join(out, name)); !os.IsNotExist(err) {
+			t.Errorf("%s: %v, want it left out", name, err)
+		}
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "(logs not written: the time budget ended while they were written;") {
+		t.Errorf("text:\n%s", b.String())
+	}
+}
+
+// countingTicker counts its ticks in ticksSeen and calls onTick, so that a
+// test sees how far a replay ran.
+type countingTicker struct {
+	sim.Base
+	Ticks int
+}
+
+var (
+	ticksSeen atomic.Int64
+	onTick    func(n int64)
+)
+
+func (c *countingTicker) Start(ctx *sim.Context) { ctx.SetPeriodic("tick") }
+func (c *countingTicker) HandleTimer(*sim.Context, string) {
+	c.Ticks++
+	if n := ticksSeen.Add(1); onTick != nil {
+		onTick(n)
+	}
+}
+
+// TestReplayStopsWhenCancelled: a replay whose context ends stops at the
+// next step with the context's error, rather than running on to the end of
+// a 20,000-step trace without logging (as ReplayLogContext did).
+func TestReplayStopsWhenCancelled(t *testing.T) {
+	sys := &sim.System{Name: "countingticker", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &countingTicker{} },
+			Liveness: []sim.Property{{Name: "Never", Check: func(*sim.View) bool { return false }}}}, nil
+	}}
+	out := t.TempDir()
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Workers: 1, MaxPaths: 1, NoCritical: true, Out: out})
+	if err != nil || rep.First() == nil || rep.First().Steps != search.DefaultWalkDepth {
+		t.Fatalf("setup: %v, %+v", err, rep.First())
+	}
+	tr, err := trace.Read(filepath.Join(out, "error.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Sys = sys
+	for _, log := range []string{"", filepath.Join(t.TempDir(), "x.log")} {
+		ctx, cancel := context.WithCancel(context.Background())
+		ticksSeen.Store(0)
+		onTick = func(n int64) {
+			if n == 100 {
+				cancel()
+			}
+		}
+		if log == "" {
+			_, err = search.ReplayContext(ctx, tr, -1, io.Discard)
+		} else {
+			_, err = search.ReplayLogContext(ctx, tr, -1, log)
+		}
+		onTick = nil
+		if n := ticksSeen.Load(); !errors.Is(err, context.Canceled) || n > 101 {
+			t.Errorf("log %q: error %v after %d ticks of the trace's %d steps, want it to stop at 100", log, err, n, tr.Steps)
+		}
+		cancel()
 	}
 }

@@ -348,7 +348,10 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		return
 	}
 	r.writeWarnings(w)
-	if r.LogsSkipped {
+	switch {
+	case r.LogsSkipped && !r.Incomplete:
+		fmt.Fprintln(w, "  (logs not written: the time budget ended while they were written; the replay command below writes error.log)")
+	case r.LogsSkipped:
 		fmt.Fprintln(w, "  (logs not written: the run was interrupted; the replay command below writes error.log)")
 	}
 	fmt.Fprintf(w, "total %.2fs%s\n", r.Elapsed.Seconds(), r.phasesText())

@@ -41,9 +41,9 @@ func (a *App) replay(args []string) (int, error) {
 	case *logPath != "":
 		r, err = search.ReplayLogContext(ctx, t, *steps, *logPath)
 	case *asJSON:
-		r, err = search.Replay(t, *steps, nil)
+		r, err = search.ReplayContext(ctx, t, *steps, nil)
 	default:
-		r, err = search.Replay(t, *steps, search.CancelWriter(ctx, a.Stdout))
+		r, err = search.ReplayContext(ctx, t, *steps, search.CancelWriter(ctx, a.Stdout))
 	}
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()

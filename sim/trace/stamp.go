@@ -320,14 +320,27 @@ var ErrNoFit = errors.New("the trace does not fit this system")
 // engine.ErrBadChoice and ErrNoFit that says where the states diverged
 // before it, if they did.
 func (t *Trace) ReplayChecked(cfg *sim.Config, steps int, opts engine.Options) (s *engine.Sim, diverged *DivergedError, err error) {
-	return t.ReplayCheckedNotify(cfg, steps, opts, nil)
+	return t.ReplayCheckedWith(cfg, steps, opts, ReplayHooks{})
 }
 
-// ReplayCheckedNotify is ReplayChecked, calling diverge (when not nil) as
-// soon as the replay's state differs from the recorded one, right after
-// the step where it does: a replay that logs its steps (opts.Logger) can
-// say so in its log, where a reader of the steps meets it.
-func (t *Trace) ReplayCheckedNotify(cfg *sim.Config, steps int, opts engine.Options, diverge func(*DivergedError)) (s *engine.Sim, diverged *DivergedError, err error) {
+// ReplayHooks are what ReplayCheckedWith calls as the replay goes.
+type ReplayHooks struct {
+	// Diverged, when not nil, is called as soon as the replay's state
+	// differs from the recorded one, right after the step where it
+	// does: a replay that logs its steps (engine.Options.Logger) can say
+	// so in its log, where a reader of the steps meets it.
+	Diverged func(*DivergedError)
+	// Stop, when not nil, is asked before every step; when it says so
+	// the replay ends there with ErrStopped (a user's Ctrl-C: a replay
+	// of 200,000 steps takes seconds).
+	Stop func() bool
+}
+
+// ErrStopped ends a replay that ReplayHooks.Stop stopped.
+var ErrStopped = errors.New("trace: the replay was stopped")
+
+// ReplayCheckedWith is ReplayChecked with hooks.
+func (t *Trace) ReplayCheckedWith(cfg *sim.Config, steps int, opts engine.Options, hooks ReplayHooks) (s *engine.Sim, diverged *DivergedError, err error) {
 	if steps < 0 {
 		steps = t.Steps
 	}
@@ -340,10 +353,13 @@ func (t *Trace) ReplayCheckedNotify(cfg *sim.Config, steps int, opts engine.Opti
 				since = step
 			} else {
 				diverged = &DivergedError{Step: step, Since: since, Recorded: t.Build, Build: BuildID()}
-				if diverge != nil {
-					diverge(diverged)
+				if hooks.Diverged != nil {
+					hooks.Diverged(diverged)
 				}
 			}
+		}
+		if hooks.Stop != nil && step < steps && hooks.Stop() {
+			return ErrStopped
 		}
 		return nil
 	})
