@@ -921,6 +921,7 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 	// graph searches the explored graph for a fair cycle when it is due
 	// and hands the violation, if any, to the workers as the next path's
 	// result; false when the search is to stop (the workers are gone).
+	var graphFound int64 // the graph's lassos among the indices
 	graph := func(roundEnded bool) bool {
 		if !r.graph.due(roundEnded, index) {
 			return true
@@ -932,6 +933,7 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 		j := &job{index: index, result: v, noPath: true}
 		j.stats.graph, j.stats.hasGraph = r.graphStatsNow()
 		index++
+		graphFound++ // an index, not a path: MaxPaths counts paths
 		return send(j)
 	}
 	err = s.Guard(c.HandlerTimeout, func() error {
@@ -951,7 +953,7 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 				stop(StopInterrupted)
 				return nil
 			}
-			if c.MaxPaths > 0 && index >= c.MaxPaths {
+			if c.MaxPaths > 0 && index-graphFound >= c.MaxPaths {
 				if graph(true) {
 					stop(StopPaths)
 				}
