@@ -402,15 +402,18 @@ type copyMemo struct {
 }
 
 func (s *Sim) copyProblem() string {
+	// Performance: one walker for every node and message, its memory
+	// reused from one to the next.
+	w := copyWalker{seen: map[uintptr]bool{}}
 	for i, svc := range s.w.svcs {
-		if p := uncopyable(reflect.ValueOf(svc)); p != "" {
+		if p := w.uncopyable(reflect.ValueOf(svc)); p != "" {
 			return fmt.Sprintf("node %d (%T): %s", i, svc, p)
 		}
 	}
 	problem := ""
 	s.eachInFlight(func(_ int, p *pending) {
 		if problem == "" {
-			if q := uncopyable(reflect.ValueOf(p.msg)); q != "" {
+			if q := w.uncopyable(reflect.ValueOf(p.msg)); q != "" {
 				problem = fmt.Sprintf("message %s from node %d to node %d: %s", sim.MessageName(p.msg), p.from, p.to, q)
 			}
 		}
@@ -420,10 +423,22 @@ func (s *Sim) copyProblem() string {
 
 // uncopyable returns what in v a deep copy cannot copy, or "".
 func uncopyable(v reflect.Value) string {
+	w := copyWalker{}
+	return w.uncopyable(v)
+}
+
+// uncopyable returns what in v a deep copy cannot copy, or "", forgetting
+// what the walker walked before.
+func (w *copyWalker) uncopyable(v reflect.Value) string {
 	if !v.IsValid() || !mayNeedWalk(v.Type()) {
 		return ""
 	}
-	w := copyWalker{seen: map[uintptr]bool{}}
+	if w.seen == nil {
+		w.seen = map[uintptr]bool{}
+	}
+	clear(w.seen)
+	clear(w.objects)
+	w.objects = w.objects[:0]
 	if p := w.walk(v, nil); p != "" {
 		return p
 	}
