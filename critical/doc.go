@@ -122,7 +122,8 @@
 // more than a short walk's steps). E is replayed once to check it and
 // once more, incrementally, across all probes: each probe clones the
 // snapshot of the highest recoverable state, replays forward to the probed
-// state, and every walk starts from a Clone of that snapshot. A probe's
+// state, and every walk starts from a copy of that snapshot (made by
+// engine.Sim.CloneInto, into the simulator each worker reuses). A probe's
 // walks run on Config.Workers goroutines; walk j from state i uses the
 // seed WalkSeed(seed, i, j), walks are handed out in index order, and the
 // walks counted are a prefix fixed by their own results (up to the first

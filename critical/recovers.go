@@ -294,6 +294,10 @@ func (r *searcher) run(snap *engine.Sim, i int, b batch) (Probe, *Alternative, e
 	var wg sync.WaitGroup
 	for range min(c.Workers, b.n) {
 		wg.Go(func() {
+			// The worker's simulator: each walk copies snap into it
+			// (engine.Sim.CloneInto). Performance: a new copy of a state
+			// allocates a queue for every ordered pair of nodes.
+			var w *engine.Sim
 			defer func() {
 				// A fault in macemc's own code (copying the state, say)
 				// ends the probe with an error, not the process.
@@ -321,12 +325,12 @@ func (r *searcher) run(snap *engine.Sim, i int, b batch) (Probe, *Alternative, e
 					// others stop. Performance: a dead state that fell
 					// quiescent is confirmed by one walk, not thousands
 					// that each copy the state.
-					outs[0] = r.walkCounted(snap, i, b.from, b.depth, stop)
+					outs[0] = r.walkCounted(snap, &w, i, b.from, b.depth, stop)
 					if outs[0].done && outs[0].forced {
 						forced.Store(true)
 					}
 				} else {
-					outs[j] = r.walk(snap, i, b.from+j, b.depth, stop)
+					outs[j] = r.walk(snap, &w, i, b.from+j, b.depth, stop)
 				}
 				spent.Add(outs[j].steps)
 				if outs[j].outcome == walks.Live {
@@ -389,7 +393,7 @@ func (r *searcher) run(snap *engine.Sim, i int, b batch) (Probe, *Alternative, e
 // is one execution that cycles forever (Probe.Cycles) and ends there.
 // Performance: a walk hashes its states only while it has had no choice,
 // which most walks have at their first step.
-func (r *searcher) walkCounted(snap *engine.Sim, i, j, depth int, stop func() bool) walkOut {
+func (r *searcher) walkCounted(snap *engine.Sim, into **engine.Sim, i, j, depth int, stop func() bool) walkOut {
 	cc := &choiceCounter{Chooser: engine.NewRandom(walkSeed(r.c.Seed, i, j))}
 	var seen map[uint64]bool
 	cycles := false
@@ -409,28 +413,30 @@ func (r *searcher) walkCounted(snap *engine.Sim, i, j, depth int, stop func() bo
 		seen[h] = true
 		return cycles
 	}
-	out := r.walkWith(snap, i, j, depth, cc, stop, repeats)
+	out := r.walkWith(snap, into, i, j, depth, cc, stop, repeats)
 	out.forced = !cc.free
 	out.cycles = out.forced && cycles
 	return out
 }
 
 // walk runs recovery walk j from snap, E's state i, until it is live, dead
-// at d_max, or stop says so.
-func (r *searcher) walk(snap *engine.Sim, i, j, depth int, stop func() bool) walkOut {
-	return r.walkWith(snap, i, j, depth, engine.NewRandom(walkSeed(r.c.Seed, i, j)), stop, nil)
+// at d_max, or stop says so, on a copy of snap it makes in *into (see
+// engine.Sim.CloneInto) and leaves there.
+func (r *searcher) walk(snap *engine.Sim, into **engine.Sim, i, j, depth int, stop func() bool) walkOut {
+	return r.walkWith(snap, into, i, j, depth, engine.NewRandom(walkSeed(r.c.Seed, i, j)), stop, nil)
 }
 
 // walkWith is walk with the walk's chooser given, and, when repeats is not
 // nil, ended dead when repeats says that its state after a step (or its
 // start) is one it had before.
-func (r *searcher) walkWith(snap *engine.Sim, i, j, depth int, chooser engine.Chooser, stop func() bool, repeats func(*engine.Sim) bool) walkOut {
+func (r *searcher) walkWith(snap *engine.Sim, into **engine.Sim, i, j, depth int, chooser engine.Chooser, stop func() bool, repeats func(*engine.Sim) bool) walkOut {
 	c := r.c
 	if depth <= 0 {
 		depth = c.WalkDepth
 	}
 	seed := walkSeed(c.Seed, i, j)
-	w := snap.Clone(chooser)
+	w := snap.CloneInto(*into, chooser)
+	*into = w
 	switch {
 	case c.WalkFailures:
 		w.SetFailures(true)

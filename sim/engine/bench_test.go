@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"syscall"
 	"testing"
 	"time"
@@ -137,6 +138,15 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// cpuPerOp reports the process's CPU time since start per iteration of
+// b's loop (the garbage collector's included): on a shared machine it is
+// steadier than ns/op.
+func cpuPerOp(b *testing.B, start time.Duration) {
+	if d := cpuTime() - start; b.N > 0 && d > 0 {
+		b.ReportMetric(float64(d.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
 // BenchmarkWalk is a random walk of the transport system, without hashing.
 func BenchmarkWalk(b *testing.B) { benchWalk(b, false) }
 
@@ -154,5 +164,112 @@ func TestBenchSystem(t *testing.T) {
 	snd, rcv := sim.Node[benchSender](s.View(), 0), sim.Node[benchReceiver](s.View(), 1)
 	if rcv.Expected < 50 || snd.Acked < 40 || snd.Retransmits == 0 || rcv.Dups == 0 {
 		t.Fatalf("sender %+v receiver %+v", snd, rcv)
+	}
+}
+
+// A many-node system for the copy benchmarks: every node keeps a little
+// state and a periodic timer, and the first few nodes each send a message
+// to the next one at boot, so that a state holds a few busy connections
+// out of the n*n the simulator keeps.
+
+type meshNote struct {
+	From, Seq int
+	Path      []int
+}
+
+type meshNode struct {
+	sim.Base
+	ID, Got, Sent int
+	Peers         []int
+	Last          *meshNote
+}
+
+// meshSenders is how many nodes send at boot.
+const meshSenders = 3
+
+func (m *meshNode) Start(ctx *sim.Context) {
+	m.ID = int(ctx.Self())
+	m.Peers = []int{(m.ID + 1) % ctx.Nodes(), (m.ID + 2) % ctx.Nodes()}
+	ctx.SetPeriodic("tick")
+	if m.ID < meshSenders {
+		m.Sent++
+		ctx.Send(sim.NodeID(m.Peers[0]), &meshNote{From: m.ID, Seq: m.Sent, Path: []int{m.ID}})
+	}
+}
+
+func (m *meshNode) HandleMessage(ctx *sim.Context, from sim.NodeID, msg sim.Message) {
+	n := msg.(*meshNote)
+	m.Got++
+	m.Last = n
+	if len(n.Path) < 4 {
+		m.Sent++
+		ctx.Send(sim.NodeID(m.Peers[ctx.Rand(2)]), &meshNote{From: m.ID, Seq: m.Sent, Path: append(n.Path[:len(n.Path):len(n.Path)], m.ID)})
+	}
+}
+
+func (m *meshNode) HandleTimer(ctx *sim.Context, _ string) {
+	if m.Got > m.Sent && m.Sent < 3 {
+		m.Sent++
+		ctx.Send(sim.NodeID(m.Peers[1]), &meshNote{From: m.ID, Seq: m.Sent})
+	}
+}
+
+func meshConfig(n int) *sim.Config {
+	return &sim.Config{Nodes: n, Service: func(sim.NodeID) sim.Service { return &meshNode{} }}
+}
+
+// copyBenchNodes are the system sizes the copy benchmarks measure.
+var copyBenchNodes = []int{4, 16, 64, 256}
+
+// BenchmarkCopy: per system size, copying a state of the mesh system a few
+// steps after boot, with a few busy connections: Clone (a new simulator),
+// CloneInto a simulator used before (restore), and Reset of a used
+// simulator to the initial state.
+func BenchmarkCopy(b *testing.B) {
+	for _, n := range copyBenchNodes {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			s, err := engine.New(meshConfig(n), engine.Options{Chooser: engine.NewRandom(1)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range 5 {
+				if _, err := s.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if in := s.InFlight(); in == 0 {
+				b.Fatal("nothing in flight")
+			}
+			b.Run("clone", func(b *testing.B) {
+				b.ReportAllocs()
+				cpu := cpuTime()
+				for b.Loop() {
+					_ = s.Clone(nil)
+				}
+				cpuPerOp(b, cpu)
+			})
+			b.Run("restore", func(b *testing.B) {
+				dst := s.Clone(nil)
+				b.ReportAllocs()
+				cpu := cpuTime()
+				for b.Loop() {
+					dst = s.CloneInto(dst, nil)
+				}
+				cpuPerOp(b, cpu)
+			})
+			b.Run("reset", func(b *testing.B) {
+				r := engine.NewRandom(2)
+				c := s.Clone(r)
+				b.ReportAllocs()
+				cpu := cpuTime()
+				for i := 0; b.Loop(); i++ {
+					r.Reseed(uint64(i))
+					if err := c.Reset(r); err != nil {
+						b.Fatal(err)
+					}
+				}
+				cpuPerOp(b, cpu)
+			})
+		})
 	}
 }

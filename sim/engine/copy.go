@@ -107,26 +107,206 @@ func deepClone[T any](v T) T {
 	return copier.CloneSlowly(reflect.ValueOf(&v).Elem()).Interface().(T)
 }
 
-// deepCopy copies the world with the deep copier.
+// deepCopy copies the world: a new simulator with a copy of s's state
+// (copyWorld).
 func (s *Sim) deepCopy(c Chooser) *Sim {
 	cp := s.shell(c)
-	// The choice log only grows and holds plain numbers: copy it with one
-	// memcpy instead of element by element through the deep copier.
-	w := s.w
-	w.choices, w.stepStarts, w.settings = nil, nil, nil
-	cp.w = deepClone(w)
-	cp.w.choices = slices.Clone(s.w.choices)
-	cp.w.stepStarts = slices.Clone(s.w.stepStarts)
-	cp.w.settings = slices.Clone(s.w.settings)
+	s.copyWorld(cp)
 	return cp
 }
 
 // shell returns a simulator of s's config and settings with no world.
 func (s *Sim) shell(c Chooser) *Sim {
 	cp := &Sim{cfg: s.cfg, weights: s.weights, n: s.n, chooser: c, failures: s.failures, until: s.until,
-		sides: s.sides, nodeOK: s.nodeOK, linkOK: s.linkOK, opts: s.opts, maxBytes: s.maxBytes, reorder: s.reorder}
+		sides: s.sides, nodeOK: s.nodeOK, linkOK: s.linkOK, opts: s.opts, maxBytes: s.maxBytes, reorder: s.reorder,
+		apps: slices.Clone(s.apps)}
 	cp.bind()
 	return cp
+}
+
+// CloneInto is Clone reusing dst's buffers: it makes dst a copy of s that
+// goes on with chooser c, exactly as Clone would make a new one, and
+// returns it. Whatever dst held before is gone. Performance: a simulator
+// keeps a queue for every ordered pair of nodes, n*n of them, and a new
+// one allocates them all; into a simulator it has used, a copy costs what
+// the state holds (the nodes, the messages in flight, the timers, the
+// choice log), so that a goroutine that starts walk after walk from one
+// state copies it into the same simulator each time.
+//
+// dst must be a simulator of the same Config that is not running a
+// handler. CloneInto returns a new simulator instead (what Clone returns)
+// when dst is nil, of another Config, or abandoned by Guard, and when s
+// is copied by replay (see Clone), whose copy is a new simulator.
+func (s *Sim) CloneInto(dst *Sim, c Chooser) *Sim {
+	if dst == s {
+		panic("sim: CloneInto a simulator from itself")
+	}
+	if dst == nil || dst.cfg != s.cfg || dst.Abandoned() || s.broken != nil || s.opts.CopyByReplay || s.CopyProblem() != "" {
+		return s.Clone(c)
+	}
+	if dst.progress.Load()%2 == 1 {
+		panic("sim: CloneInto a simulator that is running a handler")
+	}
+	if s.opts.CheckCopies {
+		checkingCopies.Lock()
+		defer checkingCopies.Unlock()
+	}
+	dst.chooser, dst.log, dst.failures, dst.until = c, nil, s.failures, s.until
+	dst.opts, dst.maxBytes = s.opts, s.maxBytes
+	dst.readyValid, dst.readyEvOK, dst.listOK = false, false, false
+	dst.booting = false
+	dst.err, dst.stepErr, dst.broken, dst.prevSvc, dst.encErr = nil, nil, nil, nil, nil
+	if dst.escape.Load() != nil {
+		dst.escape.Store(nil)
+	}
+	dst.copyMemo.Store(nil)
+	dst.deadline = nil
+	clear(dst.sent)
+	dst.sent = dst.sent[:0]
+	dst.lastHidden = ""
+	s.copyWorld(dst)
+	if s.opts.CheckCopies {
+		// Check a second copy made the same way (CheckCopy steps it), and
+		// that this one is the same state.
+		err := CheckCopy(s, s.deepOrReplay())
+		if before, got := s.partHashes(), dst.partHashes(); err == nil && !slices.Equal(before, got) {
+			err = fmt.Errorf("%w: the copy's %s differs from the original's", ErrCopy, partDiff(s, dst, firstDiff(before, got)))
+		}
+		if err != nil {
+			dst.breaks(err)
+		}
+	}
+	return dst
+}
+
+// deepParts are the values of a world that the services and the config
+// made: the nodes' structs, the messages in flight, the driver's requests,
+// the monitors, the client history's values and the last event's message.
+// copyWorld copies them with the deep copier in one go, so that what they
+// share stays shared in the copy (a message that points into its sender's
+// struct, a node that kept the message it got). Everything else in a world
+// is the simulator's own and is copied by hand.
+type deepParts struct {
+	svcs []sim.Service
+	// msgs are the messages of the connections that are busy or stale in
+	// the hash (see hashState), in index order, then the datagrams.
+	msgs []sim.Message
+	// apps are the nodes' driver requests, nil for a node whose requests
+	// are plain values shared by every copy (see driver).
+	apps [][]any
+	mons []sim.Monitor
+	hist []sim.HistoryEvent
+	last sim.Message
+}
+
+// copyWorld makes dst's world a copy of s's. dst's world is either empty
+// (a new shell) or one of the same config, whose arrays it reuses.
+// Performance: it visits what the state holds, never every connection: a
+// connection that is neither busy nor stale in the hash holds no message
+// and has a part of 0 (see hashState), in s and in dst alike, and only the
+// bit sets of busy and stale connections are copied whole (n*n bits).
+// Nothing of dst's arrays is shared with s's but the driver requests that
+// are plain values (which nothing changes) and strings.
+func (s *Sim) copyWorld(dst *Sim) {
+	src, w := &s.w, &dst.w
+	if w.nodes == nil {
+		w.nodes = padded[node](s.n)
+		w.ext = make([]nodeExt, s.n)
+		w.svcs = make([]sim.Service, s.n)
+		w.conns = padded[queue](s.n * s.n)
+		w.busy = padded[uint64](len(src.busy))
+		w.hs.parts = make([]uint64, len(src.hs.parts))
+		w.hs.touched = make([]uint64, len(src.hs.touched))
+		w.hs.stale = make([]uint64, len(src.hs.stale))
+	} else {
+		for c := range members(w.busy, w.hs.stale) {
+			w.conns[c].clear()
+			w.conns[c].part = 0
+		}
+	}
+
+	d := s.deepParts()
+	for i := range src.nodes {
+		sn, dn := &src.nodes[i], &w.nodes[i]
+		timers, errs := dn.timers, dn.connErrs
+		*dn = *sn
+		dn.timers = append(timers[:0], sn.timers...)
+		dn.connErrs = append(errs[:0], sn.connErrs...)
+		if d.apps[i] != nil {
+			dn.app = d.apps[i]
+		}
+	}
+	copy(w.ext, src.ext)
+	copy(w.svcs, d.svcs)
+	k := 0
+	for c := range members(src.busy, src.hs.stale) {
+		sq, dq := &src.conns[c], &w.conns[c]
+		dq.items = append(dq.items[:0], sq.items[sq.head:]...)
+		for j := range dq.items {
+			dq.items[j].msg = d.msgs[k]
+			k++
+		}
+		dq.head, dq.part = 0, sq.part
+	}
+	copy(w.busy, src.busy)
+	w.apps, w.errs, w.armed = src.apps, src.errs, src.armed
+	clear(w.dgrams)
+	w.dgrams = append(w.dgrams[:0], src.dgrams...)
+	for j := range w.dgrams {
+		w.dgrams[j].msg = d.msgs[k]
+		k++
+	}
+	clear(w.mons)
+	w.mons = append(w.mons[:0], src.mons...)
+	for j := range w.mons {
+		w.mons[j].m = d.mons[j]
+	}
+	w.monotone, w.step, w.resets, w.breaks, w.drops = src.monotone, src.step, src.resets, src.breaks, src.drops
+	w.crashes, w.dups, w.partitions, w.cut, w.down = src.crashes, src.dups, src.partitions, src.cut, src.down
+	w.choices = append(w.choices[:0], src.choices...)
+	w.settings = append(w.settings[:0], src.settings...)
+	w.stepStarts = append(w.stepStarts[:0], src.stepStarts...)
+	w.lastEvent = src.lastEvent
+	w.lastEvent.Msg = d.last
+	w.lastDgram, w.salt, w.saltN = src.lastDgram, src.salt, src.saltN
+	clear(w.hist)
+	w.hist = append(w.hist[:0], d.hist...)
+	w.clients = append(w.clients[:0], src.clients...)
+	w.histHash = src.histHash
+	w.shared = append(w.shared[:0], src.shared...)
+	w.global = append(w.global[:0], src.global...)
+	hs, shs := &w.hs, &src.hs
+	copy(hs.parts, shs.parts)
+	copy(hs.touched, shs.touched)
+	copy(hs.stale, shs.stale)
+	hs.nodes, hs.conns, hs.dgrams, hs.fresh, hs.dgStale = shs.nodes, shs.conns, shs.dgrams, shs.fresh, shs.dgStale
+}
+
+// deepParts returns a deep copy of s's deepParts.
+func (s *Sim) deepParts() deepParts {
+	w := &s.w
+	d := deepParts{svcs: w.svcs, apps: make([][]any, s.n), hist: w.hist, last: w.lastEvent.Msg}
+	for c := range members(w.busy, w.hs.stale) {
+		q := &w.conns[c]
+		for j := q.head; j < len(q.items); j++ {
+			d.msgs = append(d.msgs, q.items[j].msg)
+		}
+	}
+	for j := range w.dgrams {
+		d.msgs = append(d.msgs, w.dgrams[j].msg)
+	}
+	for i := range w.nodes {
+		if app := w.nodes[i].app; len(app) > 0 && (s.apps == nil || !s.apps[i].plain) {
+			d.apps[i] = app
+		}
+	}
+	if len(w.mons) > 0 {
+		d.mons = make([]sim.Monitor, len(w.mons))
+		for j := range w.mons {
+			d.mons[j] = w.mons[j].m
+		}
+	}
+	return deepClone(d)
 }
 
 // replayCopy copies s by replaying its choices from the initial state,
@@ -222,15 +402,18 @@ type copyMemo struct {
 }
 
 func (s *Sim) copyProblem() string {
+	// Performance: one walker for every node and message, its memory
+	// reused from one to the next.
+	w := copyWalker{seen: map[uintptr]bool{}}
 	for i, svc := range s.w.svcs {
-		if p := uncopyable(reflect.ValueOf(svc)); p != "" {
+		if p := w.uncopyable(reflect.ValueOf(svc)); p != "" {
 			return fmt.Sprintf("node %d (%T): %s", i, svc, p)
 		}
 	}
 	problem := ""
 	s.eachInFlight(func(_ int, p *pending) {
 		if problem == "" {
-			if q := uncopyable(reflect.ValueOf(p.msg)); q != "" {
+			if q := w.uncopyable(reflect.ValueOf(p.msg)); q != "" {
 				problem = fmt.Sprintf("message %s from node %d to node %d: %s", sim.MessageName(p.msg), p.from, p.to, q)
 			}
 		}
@@ -240,10 +423,22 @@ func (s *Sim) copyProblem() string {
 
 // uncopyable returns what in v a deep copy cannot copy, or "".
 func uncopyable(v reflect.Value) string {
+	w := copyWalker{}
+	return w.uncopyable(v)
+}
+
+// uncopyable returns what in v a deep copy cannot copy, or "", forgetting
+// what the walker walked before.
+func (w *copyWalker) uncopyable(v reflect.Value) string {
 	if !v.IsValid() || !mayNeedWalk(v.Type()) {
 		return ""
 	}
-	w := copyWalker{seen: map[uintptr]bool{}}
+	if w.seen == nil {
+		w.seen = map[uintptr]bool{}
+	}
+	clear(w.seen)
+	clear(w.objects)
+	w.objects = w.objects[:0]
 	if p := w.walk(v, nil); p != "" {
 		return p
 	}

@@ -163,7 +163,7 @@ func (c *ticker) HandleTimer(ctx *sim.Context, _ string) {
 }
 
 // TestCheckedClonesInParallel: several goroutines clone one snapshot at
-// once (a probe's workers do), with every copy checked (the debug mode,
+// once (a probe's workers do), with Clone and CloneInto, every copy checked (the debug mode,
 // MACEMC_CHECK_COPIES=1): no copy is taken for bad, whether it is a deep
 // copy or a copy by replay. (Run under -race by scripts/test.sh.)
 func TestCheckedClonesInParallel(t *testing.T) {
@@ -177,8 +177,14 @@ func TestCheckedClonesInParallel(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				var c *engine.Sim
 				for i := range 10 {
-					c := s.Clone(engine.NewRandom(uint64(g*10 + i)))
+					// Every other copy goes into the simulator of the last.
+					if r := engine.NewRandom(uint64(g*10 + i)); i%2 == 0 {
+						c = s.Clone(r)
+					} else {
+						c = s.CloneInto(c, r)
+					}
 					for range 30 {
 						if _, err := c.Step(); err != nil {
 							errs <- err

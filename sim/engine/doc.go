@@ -56,7 +56,9 @@
 // entries' hashes, without sorting them); what hashing every state costs a
 // walk is the "hash" column of scripts/bench.sh. Clone copies the state
 // deeply, or by replaying its choices when a deep copy cannot
-// (CopyProblem); CheckCopy checks a copy.
+// (CopyProblem); CloneInto copies it into a simulator used before, at a
+// cost in proportion to what the state holds rather than to the n*n
+// connections a new simulator allocates; CheckCopy checks a copy.
 // The clients' history (sim.Context.Invoke, Return; Sim.History) is part
 // of the state too, in the canonical form linearizability depends on
 // (history.go).

@@ -125,11 +125,12 @@ func WalkFrom(c WalkConfig) (*Finding, int, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	var w *engine.Sim // each walk's copy of base, in the previous walk's simulator
 	for j := 0; j < c.Walks; j++ {
 		if err := ctx.Err(); err != nil {
 			return nil, j, err
 		}
-		w := base.Clone(engine.NewRandom(walks.SeedFor(c.Seed, uint64(j))))
+		w = base.CloneInto(w, engine.NewRandom(walks.SeedFor(c.Seed, uint64(j))))
 		d := NewDetector(o)
 		var obs walks.Observer = d
 		if c.Context != nil {
