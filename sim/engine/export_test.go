@@ -18,7 +18,7 @@ import (
 // values), and a pointer, slice or map that a shares between two places
 // where b does not (or the other way round).
 func WorldDiff(a, b *Sim) string {
-	c := worldCmp{ab: map[ref]uintptr{}, ba: map[ref]uintptr{}}
+	c := worldCmp{ab: map[target]uintptr{}, ba: map[target]uintptr{}}
 	return c.diff(reflect.ValueOf(&a.w).Elem(), reflect.ValueOf(&b.w).Elem(), "world", false)
 }
 
@@ -60,9 +60,9 @@ func plainRequests(app reflect.Value) bool {
 	return true
 }
 
-// ref is a reference's target as the deep copier tells them apart: its
+// target is a reference's target as the deep copier tells them apart: its
 // address, its type and, for a slice, its length.
-type ref struct {
+type target struct {
 	p uintptr
 	t reflect.Type
 	n int
@@ -71,7 +71,7 @@ type ref struct {
 type worldCmp struct {
 	// ab and ba map each reference met in a to the one at the same place
 	// in b, and back.
-	ab, ba map[ref]uintptr
+	ab, ba map[target]uintptr
 }
 
 var queueType = reflect.TypeFor[queue]()
@@ -79,7 +79,7 @@ var queueType = reflect.TypeFor[queue]()
 // same records that a's reference ra is b's rb and says whether it was
 // the first time either was met ("" and true), or the pairing is the one
 // met before ("" and false), or not.
-func (c *worldCmp) same(ra, rb ref, path string) (string, bool) {
+func (c *worldCmp) same(ra, rb target, path string) (string, bool) {
 	qa, okA := c.ab[ra]
 	qb, okB := c.ba[rb]
 	if !okA && !okB {
@@ -148,7 +148,7 @@ func (c *worldCmp) diff(a, b reflect.Value, path string, mayShare bool) string {
 		if a.Pointer() == b.Pointer() && !mayShare {
 			return path + ": shared by the copy and its original"
 		}
-		if d, first := c.same(ref{a.Pointer(), t, -1}, ref{b.Pointer(), t, -1}, path); d != "" || !first {
+		if d, first := c.same(target{a.Pointer(), t, -1}, target{b.Pointer(), t, -1}, path); d != "" || !first {
 			return d
 		}
 		return c.diff(a.Elem(), b.Elem(), path, mayShare)
@@ -162,7 +162,7 @@ func (c *worldCmp) diff(a, b reflect.Value, path string, mayShare bool) string {
 		if a.Pointer() == b.Pointer() && !mayShare {
 			return path + ": shared by the copy and its original"
 		}
-		if d, first := c.same(ref{a.Pointer(), t, a.Len()}, ref{b.Pointer(), t, b.Len()}, path); d != "" || !first {
+		if d, first := c.same(target{a.Pointer(), t, a.Len()}, target{b.Pointer(), t, b.Len()}, path); d != "" || !first {
 			return d
 		}
 		for i := range a.Len() {
@@ -186,7 +186,7 @@ func (c *worldCmp) diff(a, b reflect.Value, path string, mayShare bool) string {
 		if a.Pointer() == b.Pointer() && !mayShare {
 			return path + ": shared by the copy and its original"
 		}
-		if d, first := c.same(ref{a.Pointer(), t, -1}, ref{b.Pointer(), t, -1}, path); d != "" || !first {
+		if d, first := c.same(target{a.Pointer(), t, -1}, target{b.Pointer(), t, -1}, path); d != "" || !first {
 			return d
 		}
 		bs := map[any]reflect.Value{}
