@@ -38,8 +38,24 @@ func mustAsset(name string) string {
 
 var (
 	pageCSS = mustAsset("report.css")
-	pageJS  = mustAsset("report.js")
+	pageJS  = compactJS(mustAsset("report.js"))
 )
+
+// compactJS leaves out the script's indentation and its lines that are
+// only a comment, which the page does not need (the script has no
+// template literals or strings over several lines that they could be
+// part of): 6 KB of every page.
+func compactJS(js string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(js, "\n") {
+		l = strings.TrimLeft(l, " ")
+		if l == "" || strings.HasPrefix(l, "//") {
+			continue
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
 
 // builder gathers what a page shows.
 type builder struct {
