@@ -95,11 +95,20 @@ type pathData struct {
 	// past Limits.Notes.
 	Notes     []int `json:"notes"`
 	NotesLeft int   `json:"notesLeft,omitempty"`
-	// Init holds the initial text of every section (each node, then the
-	// network) as line indexes; Diffs the changes of each step: step,
-	// section, first changed line, lines removed, n, then n lines added.
+	// Init holds the initial view of every section (each node, then the
+	// network: its text, cut as cut.go says) as line indexes; Diffs the
+	// changes of each step's views, hunk by hunk: step, section, first
+	// changed line, lines removed, n, then n lines added (a step's hunks
+	// apply in order, each at its place once those before it are).
 	Init  [][]int `json:"init"`
 	Diffs []int   `json:"diffs"`
+	// Views are the excerpts (see excerpts) that show what a step
+	// changed in a section whose view is cut or was: step, section,
+	// first piece of the view replaced, pieces replaced, n, then n
+	// (op, line) pairs, op one of opSame, opDel, opAdd.
+	Views []int `json:"views"`
+	// Cut says that some view of the path is cut.
+	Cut bool `json:"cut,omitempty"`
 	// Props: every property's state at step 0, then each change.
 	Props []int `json:"props"`
 	// StatesUntil is the last step whose state the page stores: the
@@ -108,9 +117,15 @@ type pathData struct {
 	// why.
 	StatesUntil int    `json:"statesUntil"`
 	NoStates    string `json:"noStates,omitempty"`
+	// StatesLimit says which limit StatesUntil stopped at.
+	StatesLimit string `json:"statesLimit,omitempty"`
 
 	choices []int32 // the path's answers
 	starts  []int   // starts[i]: where step i+1's answers begin
+	// kept is every section's text at the step record was asked to keep
+	// (nil: none, or no more), which the comparison at the critical step
+	// reads.
+	kept []*textLines
 }
 
 // interner numbers the distinct strings of a page.
@@ -133,12 +148,19 @@ func (in *interner) id(s string) int {
 	return len(in.list) - 1
 }
 
-func (in *interner) ids2(lines []string) []int {
-	out := make([]int, len(lines))
-	for i, l := range lines {
-		out[i] = in.id(l)
+// eventBytes bounds the text of an event, a message, a timer or a log
+// annotation on the page (a message's text, sim/engine.FormatValue, can
+// run to kilobytes): a longer one is cut as a state's long line is, and
+// the log has it whole.
+const eventBytes = 1000
+
+// text returns the id of an event's, a message's or an annotation's text,
+// cut to eventBytes.
+func (b *builder) text(s string) int {
+	if len(s) > eventBytes {
+		s = cutLine(s, eventBytes, nil)
 	}
-	return out
+	return b.strs.id(s)
 }
 
 // sendRec is a message or datagram on its way.
@@ -399,10 +421,20 @@ func splitLines(text string) []string {
 	return strings.Split(text, "\n")
 }
 
-// nodeLines returns node id's state as its title and its other lines.
-func nodeLines(s *engine.Sim, id int) (string, []string) {
-	title, body, _ := strings.Cut(s.NodeText(sim.NodeID(id)), "\n")
-	return title, splitLines(body)
+// nodeBody returns node id's state without its title line.
+func nodeBody(s *engine.Sim, id int) string {
+	_, body, _ := strings.Cut(s.NodeText(sim.NodeID(id)), "\n")
+	return body
+}
+
+// own returns a copy of text when it is large: a node's text is made in a
+// buffer up to twice its size, which a section kept for the steps after
+// would keep.
+func own(text string) string {
+	if len(text) < 1<<16 {
+		return text
+	}
+	return strings.Clone(text)
 }
 
 // signature describes an event by its kind, nodes and message type or
@@ -465,21 +497,31 @@ type recorder struct {
 	cfg   *sim.Config
 	p     *pathData
 	cap   capture
-	cur   [][]int         // the current lines of every section
+	secs  []section       // every section as it is now
+	read  int             // the bytes of state text read (Limits.TextBytes)
+	keep  int             // the step whose sections p.kept holds (-1: none)
 	check []*sim.Property // this replay's properties, in the page's order
 	props []int           // the current state of every property
 	live  []*sendRec
 }
 
-// record replays t and returns its path. The replay runs under the
-// simulator's handler watchdog: a trace that ends in a handler that does
-// not return stops there.
-func (b *builder) record(name, title string, t *trace.Trace) (*pathData, error) {
+// section is a node's state or the network as a path's replay has it now.
+type section struct {
+	t   *textLines // its text
+	ids []int      // its view's lines
+	cut bool       // the view cuts something
+}
+
+// record replays t and returns its path, keeping every section's text at
+// step keep (-1: none; see keepAt). The replay runs under the simulator's handler
+// watchdog: a trace that ends in a handler that does not return stops
+// there.
+func (b *builder) record(name, title string, t *trace.Trace, keep int) (*pathData, error) {
 	cfg, err := t.Config()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s path: %w", ErrInput, name, err)
 	}
-	r := &recorder{b: b, t: t, cfg: cfg}
+	r := &recorder{b: b, t: t, cfg: cfg, keep: keep}
 	r.p = &pathData{Name: name, Title: title, Crit: -1, Shared: -1, Fail: -1, Tail: -1, Depth: t.Depth}
 	logger := zerolog.New(&r.cap).Level(zerolog.DebugLevel)
 	opts := t.Options()
@@ -600,7 +642,7 @@ func (b *builder) bootHang(r *recorder, s *engine.Sim, hang *engine.HangError) (
 
 // nonNil makes every list of the path an array in JSON, never null.
 func (p *pathData) nonNil() {
-	for _, l := range []*[]int{&p.Ev, &p.Msgs, &p.Timers, &p.Notes, &p.Diffs, &p.Props, &p.TailTop} {
+	for _, l := range []*[]int{&p.Ev, &p.Msgs, &p.Timers, &p.Notes, &p.Diffs, &p.Views, &p.Props, &p.TailTop} {
 		if *l == nil {
 			*l = []int{}
 		}
@@ -614,15 +656,20 @@ func (p *pathData) nonNil() {
 
 // begin records the initial state.
 func (r *recorder) begin(s *engine.Sim) {
-	in := &r.b.strs
-	for i := 0; i < s.Nodes(); i++ {
-		_, lines := nodeLines(s, i)
-		r.cur = append(r.cur, in.ids2(lines))
+	for i := 0; i <= s.Nodes(); i++ {
+		text := s.NetworkText()
+		if i < s.Nodes() {
+			text = nodeBody(s, i)
+		}
+		r.read += len(text)
+		t := newTextLines(own(text))
+		ps, cut := r.b.view(t, i == s.Nodes())
+		sec := section{t: t, ids: pieceIDs(ps), cut: cut}
+		r.secs = append(r.secs, sec)
+		r.p.Init = append(r.p.Init, slices.Clone(sec.ids))
+		r.p.Cut = r.p.Cut || cut
 	}
-	r.cur = append(r.cur, in.ids2(splitLines(s.NetworkText())))
-	for _, c := range r.cur {
-		r.p.Init = append(r.p.Init, slices.Clone(c))
-	}
+	r.keepAt(0)
 	r.sends(0)
 	for i, pr := range r.check {
 		st := propState(s, pr)
@@ -633,12 +680,11 @@ func (r *recorder) begin(s *engine.Sim) {
 
 // step records the step s just took.
 func (r *recorder) step(s *engine.Sim) {
-	in := &r.b.strs
 	p := r.p
 	n := s.Steps()
 	ev := s.LastEvent()
 	p.Steps = n
-	p.Ev = append(p.Ev, int(ev.Kind), int(ev.Node), int(ev.Peer), in.id(ev.String()), in.id(shortLabel(ev)))
+	p.Ev = append(p.Ev, int(ev.Kind), int(ev.Node), int(ev.Peer), r.b.text(ev.String()), r.b.text(shortLabel(ev)))
 	// Where the message this step consumed was sent.
 	switch ev.Kind {
 	case engine.EvMessage, engine.EvDatagram, engine.EvDrop:
@@ -685,24 +731,30 @@ func (r *recorder) step(s *engine.Sim) {
 		// made at this step.
 		text := engine.FormatValue(ev.Msg)
 		cp := &sendRec{idx: len(p.Msgs), from: int(ev.Peer), to: int(ev.Node), text: text, datagram: true, sent: int(ev.Cause) + 1, copied: n}
-		p.Msgs = append(p.Msgs, n, cp.from, cp.to, -1, fateInFlight|flagDatagram|flagCopy, in.id(text), in.id(sim.MessageName(ev.Msg)))
+		p.Msgs = append(p.Msgs, n, cp.from, cp.to, -1, fateInFlight|flagDatagram|flagCopy, r.b.text(text), r.b.text(sim.MessageName(ev.Msg)))
 		r.live = append(r.live, cp)
 	}
 	r.live = slices.DeleteFunc(r.live, func(sr *sendRec) bool { return sr.done })
 	r.sends(n)
 	for _, t := range r.cap.timers {
-		p.Timers = append(p.Timers, n, t.node, in.id(t.text))
+		p.Timers = append(p.Timers, n, t.node, r.b.text(t.text))
 	}
 	// The state: in the simulator's model a step changes the state of one
 	// node at most, the one whose handler ran or that crashed (a break, a
 	// drop, a duplication or a partition changes only the network), so
 	// only its text is made again.
+	lim := r.b.o.Limits
 	if p.StatesUntil < n-1 {
-		// Past the page's size limit: no more states on this path.
-	} else if r.b.strs.bytes+8*len(p.Diffs) > r.b.o.Limits.StateBytes {
+		// Past a limit: no more states on this path.
+	} else if r.b.strs.bytes+8*(len(p.Diffs)+len(p.Views)) > lim.StateBytes {
 		p.StatesUntil = n - 1
+		p.StatesLimit = fmt.Sprintf("the page stores at most %s of states", mib(lim.StateBytes))
+	} else if r.read > lim.TextBytes {
+		p.StatesUntil = n - 1
+		p.StatesLimit = fmt.Sprintf("the page reads at most %s of state text for a path (the text of a node's state is made again at each step that changes it, the network's at every step), and this path's states are larger", mib(lim.TextBytes))
 	} else {
 		r.state(s, n, ev)
+		r.keepAt(n)
 	}
 	for i, pr := range r.check {
 		if st := propState(s, pr); st != r.props[i] {
@@ -719,10 +771,38 @@ func (r *recorder) state(s *engine.Sim, n int, ev engine.Event) {
 	case engine.EvBreak, engine.EvDrop, engine.EvDuplicate, engine.EvPartition, engine.EvHeal:
 		// The network's events: no node's state changes.
 	default:
-		_, lines := nodeLines(s, int(ev.Node))
-		r.diff(n, int(ev.Node), lines)
+		r.diff(n, int(ev.Node), nodeBody(s, int(ev.Node)))
 	}
-	r.diff(n, s.Nodes(), splitLines(s.NetworkText()))
+	r.diff(n, s.Nodes(), s.NetworkText())
+}
+
+// mib writes a size in MiB when it is whole MiB, else in bytes.
+func mib(n int) string {
+	if n%(1<<20) == 0 {
+		return strconv.Itoa(n>>20) + " MiB"
+	}
+	return comma(n) + " bytes"
+}
+
+// keepAt keeps every section's text when n is the step asked for; on
+// the path the builder compares the kept ones with (builder.cmpWith), it
+// makes the comparison instead, and lets go of them.
+func (r *recorder) keepAt(n int) {
+	if n != r.keep {
+		return
+	}
+	if ep := r.b.cmpWith; ep != nil {
+		var live []*textLines
+		for _, sec := range r.secs {
+			live = append(live, sec.t)
+		}
+		r.b.cmp = r.b.compare(ep, r.p, live)
+		ep.kept = nil
+		return
+	}
+	for _, sec := range r.secs {
+		r.p.kept = append(r.p.kept, sec.t)
+	}
 }
 
 // lose ends message sr at step n: lost, for the reason flags why.
@@ -734,7 +814,6 @@ func (r *recorder) lose(sr *sendRec, n, why int) {
 
 // sends records the sends and annotations captured for step n.
 func (r *recorder) sends(n int) {
-	in := &r.b.strs
 	p := r.p
 	for i, sr := range r.cap.sends {
 		sr.idx, sr.sent, sr.copied = len(p.Msgs), n, -1
@@ -742,7 +821,7 @@ func (r *recorder) sends(n int) {
 		if sr.datagram {
 			flags |= flagDatagram
 		}
-		p.Msgs = append(p.Msgs, n, sr.from, sr.to, -1, flags, in.id(sr.text), in.id(r.cap.types[i]))
+		p.Msgs = append(p.Msgs, n, sr.from, sr.to, -1, flags, r.b.text(sr.text), r.b.text(r.cap.types[i]))
 		if sr.lost != 0 {
 			r.lose(sr, n, sr.lost) // lost as it was sent: never in flight
 			continue
@@ -756,41 +835,68 @@ func (r *recorder) sends(n int) {
 			p.NotesLeft++
 			continue
 		}
-		p.Notes = append(p.Notes, n, nt.node, in.id(nt.text))
+		p.Notes = append(p.Notes, n, nt.node, r.b.text(nt.text))
 	}
 	r.cap.notes = r.cap.notes[:0]
 }
 
-// diff records how section k changed at step n: the lines between the
-// common prefix and the common suffix are replaced.
-func (r *recorder) diff(n, k int, lines []string) {
-	in := &r.b.strs
-	old := r.cur[k]
-	if len(old) == len(lines) {
-		same := true
-		for i, l := range lines {
-			if in.list[old[i]] != l {
-				same = false
-				break
-			}
+// diff records how section k changed at step n, to text: the hunks of its
+// view, and when the view is cut or was, the excerpts that show what
+// changed.
+func (r *recorder) diff(n, k int, text string) {
+	r.read += len(text)
+	sec := &r.secs[k]
+	if text == sec.t.text {
+		return
+	}
+	now := newTextLines(own(text))
+	hs := sec.t.diff(now)
+	if len(hs) == 0 {
+		return
+	}
+	t := sec.t.next(now, hs)
+	ps, cut := r.b.view(t, k == len(r.secs)-1)
+	ids := pieceIDs(ps)
+	for _, h := range fewerInts(diffInts(sec.ids, ids)) {
+		r.p.Diffs = append(r.p.Diffs, n, k, h.ns, h.ol, h.nl)
+		r.p.Diffs = append(r.p.Diffs, ids[h.ns:h.ns+h.nl]...)
+	}
+	if cut || sec.cut {
+		for _, e := range r.b.excerpts(sec.t, t, hs, ps) {
+			r.p.Views = append(append(r.p.Views, n, k), e...)
 		}
-		if same {
-			return
-		}
+		r.p.Cut = true
 	}
-	now := in.ids2(lines)
-	pre := 0
-	for pre < len(old) && pre < len(now) && old[pre] == now[pre] {
-		pre++
+	*sec = section{t: t, ids: ids, cut: cut}
+}
+
+// fewerInts returns hunks hs, or the one hunk from the first's start to
+// the last's end when that takes fewer numbers in pathData.Diffs (each
+// hunk has five before its lines: in a short section, the lines between
+// two changes are fewer).
+func fewerInts(hs []hunk) []hunk {
+	if len(hs) < 2 {
+		return hs
 	}
-	suf := 0
-	for suf < len(old)-pre && suf < len(now)-pre && old[len(old)-1-suf] == now[len(now)-1-suf] {
-		suf++
+	first, last := hs[0], hs[len(hs)-1]
+	one := hunk{first.os, last.os + last.ol - first.os, first.ns, last.ns + last.nl - first.ns}
+	many := 0
+	for _, h := range hs {
+		many += 5 + h.nl
 	}
-	ins := now[pre : len(now)-suf]
-	r.p.Diffs = append(r.p.Diffs, n, k, pre, len(old)-pre-suf, len(ins))
-	r.p.Diffs = append(r.p.Diffs, ins...)
-	r.cur[k] = now
+	if 5+one.nl <= many {
+		return []hunk{one}
+	}
+	return hs
+}
+
+// pieceIDs returns the lines of a view.
+func pieceIDs(ps []piece) []int {
+	ids := make([]int, len(ps))
+	for i, p := range ps {
+		ids[i] = p.id
+	}
+	return ids
 }
 
 // finish ends the path: what is still in flight stays so, the choices are
@@ -922,29 +1028,6 @@ func choiceAt(p *pathData, n int) int {
 		return p.starts[n]
 	}
 	return len(p.choices)
-}
-
-// stateAt rebuilds the text of every section after n steps of p.
-func (b *builder) stateAt(p *pathData, n int) [][]string {
-	cur := make([][]int, len(p.Init))
-	for i, c := range p.Init {
-		cur[i] = slices.Clone(c)
-	}
-	for d := 0; d < len(p.Diffs); {
-		step, k, at, del, nins := p.Diffs[d], p.Diffs[d+1], p.Diffs[d+2], p.Diffs[d+3], p.Diffs[d+4]
-		if step > n {
-			break
-		}
-		cur[k] = slices.Replace(cur[k], at, at+del, p.Diffs[d+5:d+5+nins]...)
-		d += 5 + nins
-	}
-	out := make([][]string, len(cur))
-	for i, c := range cur {
-		for _, id := range c {
-			out[i] = append(out[i], b.strs.list[id])
-		}
-	}
-	return out
 }
 
 // checkNodes makes sure every path has the error path's nodes and

@@ -63,10 +63,15 @@ type pageData struct {
 		Msgs        []int   `json:"msgs"`
 		Init        [][]int `json:"init"`
 		Diffs       []int   `json:"diffs"`
+		Views       []int   `json:"views"`
+		Cut         bool    `json:"cut"`
 		Props       []int   `json:"props"`
 		StatesUntil int     `json:"statesUntil"`
+		StatesLimit string  `json:"statesLimit"`
 	} `json:"paths"`
-	Select int `json:"select"`
+	Select  int    `json:"select"`
+	Markers []int  `json:"markers"`
+	Debug   string `json:"debug"`
 }
 
 func readPage(t *testing.T, file string) *page {
@@ -148,6 +153,21 @@ func text(n *html.Node) string {
 // stateAt rebuilds every section's text after n steps of path i from the
 // page's data, as the page's script does.
 func (p *page) stateAt(i, n int) []string {
+	cur := p.viewAt(i, n)
+	out := make([]string, len(cur))
+	for k, c := range cur {
+		var b strings.Builder
+		for _, id := range c {
+			b.WriteString(p.data.Strs[id] + "\n")
+		}
+		out[k] = b.String()
+	}
+	return out
+}
+
+// viewAt rebuilds every section's view (its lines' string ids) after n
+// steps of path i, as the page's script does.
+func (p *page) viewAt(i, n int) [][]int {
 	d := p.data.Paths[i]
 	cur := make([][]int, len(d.Init))
 	for k, c := range d.Init {
@@ -161,15 +181,7 @@ func (p *page) stateAt(i, n int) []string {
 		cur[k] = slices.Replace(cur[k], at, at+del, d.Diffs[o+5:o+5+nins]...)
 		o += 5 + nins
 	}
-	out := make([]string, len(cur))
-	for k, c := range cur {
-		var b strings.Builder
-		for _, id := range c {
-			b.WriteString(p.data.Strs[id] + "\n")
-		}
-		out[k] = b.String()
-	}
-	return out
+	return cur
 }
 
 // replayed returns every node's state (without its title line) and the
@@ -1186,6 +1198,35 @@ func TestStateLimit(t *testing.T) {
 	}
 	if p := readPage(t, file); p.data.Paths[0].StatesUntil != p.data.Paths[0].Steps {
 		t.Errorf("states stored until %d of %d steps by default", p.data.Paths[0].StatesUntil, p.data.Paths[0].Steps)
+	}
+}
+
+// TestTextLimit: past Limits.TextBytes of state text read for a path,
+// its states are not stored, the page says which limit stopped them, and
+// the states before are still right.
+func TestTextLimit(t *testing.T) {
+	mdbtest.Register()
+	dir := t.TempDir()
+	f, err := mdbtest.Write(dir, mdbtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := htmlreport.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Options.Limits.TextBytes = 2000
+	file := filepath.Join(dir, htmlreport.PageFile)
+	if err := htmlreport.WriteFile(file, in); err != nil {
+		t.Fatal(err)
+	}
+	p := readPage(t, file)
+	ep := p.data.Paths[0]
+	if ep.StatesUntil <= 0 || ep.StatesUntil >= ep.Steps || !strings.Contains(ep.StatesLimit, "at most 2,000 bytes of state text") {
+		t.Fatalf("states stored until step %d of %d with a 2,000-byte text limit (%q)", ep.StatesUntil, ep.Steps, ep.StatesLimit)
+	}
+	if got, want := p.stateAt(0, ep.StatesUntil), replayed(t, f.Found.Error, ep.StatesUntil); !slices.Equal(got, want) {
+		t.Errorf("step %d: %q, want %q", ep.StatesUntil, got, want)
 	}
 }
 

@@ -179,6 +179,19 @@ type Limits struct {
 	// (default 16 MiB): past it, a path's states are not stored for its
 	// remaining steps, and the page says where to see them.
 	StateBytes int
+	// LineBytes, ListItems and SectionLines bound what the page shows of
+	// one state (see the package doc): a line of a node's state or the
+	// network longer than LineBytes (default 300) shows its start, its
+	// length and a digest; a list of more than ListItems items (default
+	// 40) its first half and last quarter; a node's state or the network
+	// at most SectionLines lines (default 400, at least ListItems+2).
+	LineBytes, ListItems, SectionLines int
+	// TextBytes bounds the state text the page reads for one path
+	// (default 128 MiB): a node's state is made again at each step that
+	// changes it, and the network's at every step, so a path long enough
+	// for its states to pass this much stores no state for its remaining
+	// steps, and the page says where to see them.
+	TextBytes int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -194,6 +207,22 @@ func (l Limits) withDefaults() Limits {
 	if l.StateBytes <= 0 {
 		l.StateBytes = 16 << 20
 	}
+	if l.TextBytes <= 0 {
+		l.TextBytes = 128 << 20
+	}
+	if l.LineBytes <= 0 {
+		l.LineBytes = 300
+	}
+	// A cut line shows a change with its start and the bytes around it.
+	l.LineBytes = max(l.LineBytes, 2*startBytes)
+	if l.ListItems <= 0 {
+		l.ListItems = 40
+	}
+	l.ListItems = max(l.ListItems, 4)
+	if l.SectionLines <= 0 {
+		l.SectionLines = 400
+	}
+	l.SectionLines = max(l.SectionLines, l.ListItems+2)
 	return l
 }
 

@@ -38,8 +38,24 @@ func mustAsset(name string) string {
 
 var (
 	pageCSS = mustAsset("report.css")
-	pageJS  = mustAsset("report.js")
+	pageJS  = compactJS(mustAsset("report.js"))
 )
+
+// compactJS leaves out the script's indentation and its lines that are
+// only a comment, which the page does not need (the script has no
+// template literals or strings over several lines that they could be
+// part of): 6 KB of every page.
+func compactJS(js string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(js, "\n") {
+		l = strings.TrimLeft(l, " ")
+		if l == "" || strings.HasPrefix(l, "//") {
+			continue
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
 
 // builder gathers what a page shows.
 type builder struct {
@@ -47,6 +63,13 @@ type builder struct {
 	strs  interner
 	nodes []string
 	props []propInfo
+	// markers are the ids of the strings that stand for lines a view
+	// leaves out.
+	markers map[int]bool
+	// cmpWith is the error path while the live path is recorded, cmp the
+	// comparison of their states at the critical step made then.
+	cmpWith *pathData
+	cmp     *compare
 }
 
 // ctxErr is the error of Options.Context once it has ended.
@@ -68,6 +91,11 @@ type pageData struct {
 	Paths []*pathData `json:"paths"`
 	// Select is the step of the first path selected when the page opens.
 	Select int `json:"select"`
+	// Markers lists the strings that stand for lines a view leaves out
+	// (the page styles them), Debug the command that opens the result
+	// directory in mdb, where states are shown whole.
+	Markers []int  `json:"markers"`
+	Debug   string `json:"debug"`
 }
 
 // page is a page ready to render.
@@ -133,12 +161,17 @@ type compare struct {
 	DeadEvent string
 	LiveEvent string
 	Sections  []sectionDiff
+	// Cut says that some section's rows or lines are cut; Debug is the
+	// command that shows them whole.
+	Cut   bool
+	Debug string
 }
 
 type sectionDiff struct {
 	Title string
 	Same  bool
 	Rows  []diffRow
+	Cut   bool // rows or lines are cut
 }
 
 // diffRow is one row of a side-by-side diff: a line of the dead state,
@@ -146,7 +179,8 @@ type sectionDiff struct {
 type diffRow struct {
 	Left, Right []seg
 	// Op: "same", "change" (a dead line replaced by a live one), "del"
-	// (only on the dead side), "add" (only on the live side).
+	// (only on the dead side), "add" (only on the live side), "cut" (a
+	// marker for rows left out).
 	Op string
 }
 
@@ -172,7 +206,7 @@ func build(in Input) (*page, error) {
 	var ep *pathData
 	if in.Error != nil {
 		var err error
-		if ep, err = b.record("error", pathTitle(in.Error, in.Report), in.Error); err != nil {
+		if ep, err = b.record("error", pathTitle(in.Error, in.Report), in.Error, in.Error.Critical); err != nil {
 			return nil, err
 		}
 		pd.Paths = append(pd.Paths, ep)
@@ -185,7 +219,7 @@ func build(in Input) (*page, error) {
 				ep.FailText += "; these operations already are not:\n" + strings.Join(r.MinimalHistory, "\n")
 			}
 		}
-		other := func(name, title string, t *trace.Trace) *pathData {
+		other := func(name, title string, t *trace.Trace, keep int) *pathData {
 			if t == nil {
 				return nil
 			}
@@ -193,7 +227,7 @@ func build(in Input) (*page, error) {
 				v.Notes = append(v.Notes, fmt.Sprintf("The %s trace is for %s %s, not this system: left out.", name, safetext.QuoteUnsafe(t.System), sim.Params(t.Params).Text()))
 				return nil
 			}
-			p, err := b.record(name, title, t)
+			p, err := b.record(name, title, t, keep)
 			if err != nil {
 				if b.ctxErr() == nil {
 					v.Notes = append(v.Notes, fmt.Sprintf("The %s trace could not be replayed: %v", name, err))
@@ -203,8 +237,12 @@ func build(in Input) (*page, error) {
 			pd.Paths = append(pd.Paths, p)
 			return p
 		}
-		mp := other("min", "minimized path", in.Min)
-		lp := other("live", "live alternative", in.Live)
+		mp := other("min", "minimized path", in.Min, -1)
+		if ep.Crit >= 0 && ep.kept != nil {
+			b.cmpWith = ep
+		}
+		lp := other("live", "live alternative", in.Live, ep.Crit)
+		b.cmpWith, ep.kept = nil, nil
 		if err := b.ctxErr(); err != nil {
 			return nil, err
 		}
@@ -227,11 +265,24 @@ func build(in Input) (*page, error) {
 		if pd.Select <= 0 || pd.Select > ep.Steps {
 			pd.Select = defaultSelect(ep)
 		}
-		if lp != nil && ep.Crit >= 0 && ep.Crit <= min(ep.StatesUntil, lp.StatesUntil) {
-			v.Compare = b.compare(ep, lp)
+		if lp != nil && b.cmp != nil {
+			v.Compare = b.cmp
+			v.Compare.Shared, v.Compare.Debug = ep.Shared, debugCommand(in)
+		}
+		for _, p := range pd.Paths {
+			if p.Cut {
+				v.Notes = append(v.Notes, b.cutNote(in, pd.Select))
+				break
+			}
 		}
 	}
 	pd.Nodes, pd.Strs, pd.Props = b.nodes, b.strs.list, b.props
+	pd.Debug = debugCommand(in)
+	pd.Markers = []int{}
+	for id := range b.markers {
+		pd.Markers = append(pd.Markers, id)
+	}
+	sort.Ints(pd.Markers)
 	if pd.Props == nil {
 		pd.Props = []propInfo{} // a system checked only by its history (linearizability)
 	}
@@ -562,10 +613,7 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 			replay = fmt.Sprintf("%s replay --trace %s --log %s", b.o.Tool, safetext.ShellQuotePath(file("error_trace", ErrorTrace)), safetext.ShellQuotePath(file("error_log", "error.log")))
 		}
 		v.Commands = append(v.Commands, command{"replay the violation", replay})
-		debug := r.Debug
-		if debug == "" {
-			debug = "mdb " + safetext.ShellQuotePath(orDot(dir))
-		}
+		debug := debugCommand(in)
 		hint := ""
 		switch {
 		case ep != nil && ep.Crit >= 0:
@@ -578,6 +626,24 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	v.Commands = append(v.Commands, command{"make this page again", fmt.Sprintf("%s report %s", b.o.Tool, safetext.ShellQuotePath(orDot(dir)))})
 }
 
+// cutNote says what the page cuts of large states and where to see them
+// whole.
+func (b *builder) cutNote(in Input, step int) string {
+	lim := b.o.Limits
+	return fmt.Sprintf("Some states are too large to show whole: in the state panel, lines over %s bytes show their start, length and digest, lists over %d items their first %d and last %d, and a node's state or the network at most %d lines. "+
+		"A marker such as \"… 1,234 more items (digest 5b0e21aa)\" stands for what is left out, and its digest changes when that does. What each step changed is shown however deep it lies. "+
+		"mdb shows states whole: %s -c 'j %d; state' (the state at step %d), -c 'j %d; d' (what step %d changed).",
+		comma(lim.LineBytes), lim.ListItems, lim.ListItems/2, lim.ListItems/4, lim.SectionLines, debugCommand(in), step, step, step, step)
+}
+
+// debugCommand is the command that opens in's result directory in mdb.
+func debugCommand(in Input) string {
+	if in.Report != nil && in.Report.Debug != "" {
+		return in.Report.Debug
+	}
+	return "mdb " + safetext.ShellQuotePath(orDot(in.Dir))
+}
+
 func orDot(dir string) string {
 	if dir == "" {
 		return "."
@@ -585,66 +651,166 @@ func orDot(dir string) string {
 	return dir
 }
 
-// quote quotes a shell argument when needed.
-
-// compare diffs the dead state and the live state at the critical step.
-func (b *builder) compare(ep, lp *pathData) *compare {
+// compare diffs the dead state and the live state at the critical step,
+// from their whole texts: ep's kept and live, the live path lp's sections
+// at that step.
+func (b *builder) compare(ep, lp *pathData, live []*textLines) *compare {
 	n := ep.Crit
-	c := &compare{Step: n, Shared: ep.Shared}
+	c := &compare{Step: n}
 	if n >= 1 {
 		c.DeadEvent = b.strs.list[ep.Ev[(n-1)*evWidth+3]]
 		c.LiveEvent = b.strs.list[lp.Ev[(n-1)*evWidth+3]]
 	}
-	dead, live := b.stateAt(ep, n), b.stateAt(lp, n)
 	titles := append(append([]string(nil), b.nodes...), "network")
-	for k := range dead {
-		c.Sections = append(c.Sections, sideBySide(titles[k], dead[k], live[k]))
+	for k := range ep.kept {
+		sd := b.sideBySide(titles[k], ep.kept[k], live[k])
+		c.Cut = c.Cut || sd.Cut
+		c.Sections = append(c.Sections, sd)
 	}
 	return c
 }
 
+// compareLines bounds the lines between the common start and end of two
+// sections that sideBySide diffs with diffmatchpatch; past it they are
+// diffed by diffSeqWork within compareWork comparisons.
+const (
+	compareLines = 4000
+	compareWork  = 50_000_000
+)
+
 // sideBySide diffs two texts line by line into rows, pairing a run of
 // removed lines with the run of added lines after it and marking the
-// characters that differ within a pair.
-func sideBySide(title string, a, b []string) sectionDiff {
-	sd := sectionDiff{Title: title, Same: strings.Join(a, "\n") == strings.Join(b, "\n")}
+// characters that differ within a pair. What would make the page grow
+// with the state is cut as views are (see cut.go): a run of more than
+// Limits.ListItems identical rows shows a quarter of that either end,
+// a run of removed or added lines its first half and last quarter, a long
+// line its start (or, in a pair that differs, the bytes around the
+// difference), and a section at most Limits.SectionLines rows.
+func (b *builder) sideBySide(title string, at, ct *textLines) sectionDiff {
+	lim := b.o.Limits
+	sd := sectionDiff{Title: title, Same: at.text == ct.text}
 	dmp := diffmatchpatch.New()
-	ta, tb := joinLines(a), joinLines(b)
-	ca, cb, lines := dmp.DiffLinesToChars(ta, tb)
-	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
+	cutRow := func(text string) {
+		sd.Rows = append(sd.Rows, diffRow{Left: []seg{{Text: text}}, Right: []seg{{Text: text}}, Op: "cut"})
+		sd.Cut = true
+	}
+	short := func(l string) string {
+		if len(l) > lim.LineBytes {
+			sd.Cut = true
+			return cutLine(l, lim.LineBytes, nil)
+		}
+		return l
+	}
+	// same adds n identical lines, line(i) the i-th.
+	same := func(n int, line func(i int) string) {
+		keep := lim.ListItems / 4
+		for i := 0; i < n; i++ {
+			if n > lim.ListItems && i == keep {
+				cutRow(fmt.Sprintf("%s… %s identical lines", strings.Repeat(" ", indent(line(i))), comma(n-2*keep)))
+				i = n - keep
+			}
+			l := short(line(i))
+			sd.Rows = append(sd.Rows, diffRow{Left: []seg{{Text: l}}, Right: []seg{{Text: l}}, Op: "same"})
+		}
+	}
+	sameOf := func(ls []string) { same(len(ls), func(i int) string { return ls[i] }) }
+	sameAt := func(from, to int) { same(to-from, func(i int) string { return at.line(from + i) }) }
 	var del, ins []string
+	// pair adds the row of del[di] and ins[ii]; an index out of its
+	// side's range leaves that side empty.
+	pair := func(di, ii int) {
+		hasD, hasI := di >= 0 && di < len(del), ii >= 0 && ii < len(ins)
+		switch {
+		case hasD && hasI:
+			dl, il := del[di], ins[ii]
+			if len(dl) > lim.LineBytes || len(il) > lim.LineBytes {
+				sd.Cut = true
+				cd, ci := changed(dl, il)
+				if len(dl) > lim.LineBytes {
+					dl = cutLine(dl, lim.LineBytes, &cd)
+				}
+				if len(il) > lim.LineBytes {
+					il = cutLine(il, lim.LineBytes, &ci)
+				}
+			}
+			l, r := markDiff(dmp, dl, il)
+			sd.Rows = append(sd.Rows, diffRow{Left: l, Right: r, Op: "change"})
+		case hasD:
+			sd.Rows = append(sd.Rows, diffRow{Left: []seg{{Text: short(del[di])}}, Op: "del"})
+		case hasI:
+			sd.Rows = append(sd.Rows, diffRow{Right: []seg{{Text: short(ins[ii])}}, Op: "add"})
+		}
+	}
 	flush := func() {
-		for i := 0; i < max(len(del), len(ins)); i++ {
-			switch {
-			case i < len(del) && i < len(ins):
-				l, r := markDiff(dmp, del[i], ins[i])
-				sd.Rows = append(sd.Rows, diffRow{Left: l, Right: r, Op: "change"})
-			case i < len(del):
-				sd.Rows = append(sd.Rows, diffRow{Left: []seg{{Text: del[i]}}, Op: "del"})
-			default:
-				sd.Rows = append(sd.Rows, diffRow{Right: []seg{{Text: ins[i]}}, Op: "add"})
+		head, tail := lim.ListItems/2, lim.ListItems/4
+		if n := max(len(del), len(ins)); n <= lim.ListItems {
+			for i := range n {
+				pair(i, i)
+			}
+		} else {
+			for i := range head {
+				pair(i, i)
+			}
+			cutRow(fmt.Sprintf("… %s more lines removed, %s added", comma(max(0, len(del)-head-tail)), comma(max(0, len(ins)-head-tail))))
+			// The last lines of each side.
+			for j := tail; j > 0; j-- {
+				di, ii := len(del)-j, len(ins)-j
+				if di < head {
+					di = -1
+				}
+				if ii < head {
+					ii = -1
+				}
+				pair(di, ii)
 			}
 		}
 		del, ins = nil, nil
 	}
-	for _, d := range diffs {
-		ls := splitLines(d.Text)
-		switch d.Type {
-		case diffmatchpatch.DiffDelete:
-			if len(ins) > 0 {
-				flush()
-			}
-			del = append(del, ls...)
-		case diffmatchpatch.DiffInsert:
-			ins = append(ins, ls...)
-		default:
+	n, m := at.len(), ct.len()
+	pre := 0
+	for pre < n && pre < m && at.line(pre) == ct.line(pre) {
+		pre++
+	}
+	suf := 0
+	for suf < n-pre && suf < m-pre && at.line(n-1-suf) == ct.line(m-1-suf) {
+		suf++
+	}
+	sameAt(0, pre)
+	if x, y := n-pre-suf, m-pre-suf; x+y > compareLines {
+		eq := func(i, j int) bool { return at.line(pre+i) == ct.line(pre+j) }
+		last := 0
+		for _, h := range diffSeqWork(x, y, eq, compareWork) {
+			sameAt(pre+last, pre+h.os)
+			del, ins = at.lines(pre+h.os, pre+h.os+h.ol), ct.lines(pre+h.ns, pre+h.ns+h.nl)
 			flush()
-			for _, l := range ls {
-				sd.Rows = append(sd.Rows, diffRow{Left: []seg{{Text: l}}, Right: []seg{{Text: l}}, Op: "same"})
+			last = h.os + h.ol
+		}
+		sameAt(pre+last, n-suf)
+	} else {
+		ca, cb, lines := dmp.DiffLinesToChars(joinLines(at.lines(pre, n-suf)), joinLines(ct.lines(pre, m-suf)))
+		for _, d := range dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines) {
+			ls := splitLines(d.Text)
+			switch d.Type {
+			case diffmatchpatch.DiffDelete:
+				if len(ins) > 0 {
+					flush()
+				}
+				del = append(del, ls...)
+			case diffmatchpatch.DiffInsert:
+				ins = append(ins, ls...)
+			default:
+				flush()
+				sameOf(ls)
 			}
 		}
+		flush()
 	}
-	flush()
+	sameAt(n-suf, n)
+	if len(sd.Rows) > lim.SectionLines {
+		left := len(sd.Rows) - lim.SectionLines
+		sd.Rows = sd.Rows[:lim.SectionLines]
+		cutRow(fmt.Sprintf("… %s more rows", comma(left)))
+	}
 	return sd
 }
 

@@ -6,6 +6,8 @@
   'use strict';
   var D = JSON.parse(document.getElementById('macemc-data').textContent);
   var S = D.strs;
+  var MARKER = {};       // the strings that stand for lines a view leaves out
+  (D.markers || []).forEach(function (id) { MARKER[id] = true; });
   var NN = D.nodes.length;
   var EVW = 5, MSGW = 7, TMW = 3, NTW = 3, PRW = 3;
   var KIND = ['app', 'message', 'datagram', 'timer', 'connerror', 'reset', 'break', 'drop', 'crash', 'duplicate', 'partition', 'heal'];
@@ -69,6 +71,10 @@
     for (i = 0; i < p.diffs.length; i += 5 + p.diffs[i + 4]) {
       if (p.diffAt[p.diffs[i]] < 0) { p.diffAt[p.diffs[i]] = i; }
     }
+    p.viewAt = new Int32Array(n + 2).fill(-1);
+    for (i = 0; i < p.views.length; i += 5 + 2 * p.views[i + 4]) {
+      if (p.viewAt[p.views[i]] < 0) { p.viewAt[p.views[i]] = i; }
+    }
     var np = D.props.length;
     p.pstate = new Uint8Array((n + 1) * np);
     var st = new Uint8Array(np), j = 0, s;
@@ -131,6 +137,30 @@
     }
     for (i = a.length - suf; i < a.length; i++) { out.push(['=', a[i]]); }
     return out;
+  }
+
+  // excerpts returns the excerpts of step s by section: what it changed in
+  // a section whose view is cut (see excerpts in cut.go).
+  function excerpts(p, s) {
+    var out = {}, off = p.viewAt[s];
+    while (off >= 0 && off < p.views.length && p.views[off] === s) {
+      var n = p.views[off + 4];
+      (out[p.views[off + 1]] || (out[p.views[off + 1]] = [])).push(off);
+      off += 5 + 2 * n;
+    }
+    return out;
+  }
+
+  // withExcerpts returns a view's lines as [op, line] pairs with the
+  // excerpts at offsets offs in place of the pieces they replace.
+  function withExcerpts(p, lines, offs) {
+    var ops = lines.map(function (l) { return ['=', l]; });
+    for (var i = offs.length - 1; i >= 0; i--) {
+      var o = offs[i], at = p.views[o + 2], del = p.views[o + 3], n = p.views[o + 4], add = [];
+      for (var j = 0; j < n; j++) { add.push(['=-+'[p.views[o + 5 + 2 * j]], p.views[o + 6 + 2 * j]]); }
+      Array.prototype.splice.apply(ops, [at, del].concat(add));
+    }
+    return ops;
   }
 
   function ev(p, s) { var o = (s - 1) * EVW; return { kind: p.ev[o], node: p.ev[o + 1], peer: p.ev[o + 2], desc: S[p.ev[o + 3]], label: S[p.ev[o + 4]] }; }
@@ -491,8 +521,8 @@
       return;
     }
     if (s > p.statesUntil) {
-      h.push('<p class="note">The states after step ' + fmt(p.statesUntil) + ' of this path are not stored in the page: they would pass its size limit. ' +
-        'mdb shows them: open the result directory and jump to step ' + s + ' (j ' + s + ').</p>');
+      h.push('<p class="note">The states after step ' + fmt(p.statesUntil) + ' of this path are not stored in the page: ' + esc(p.statesLimit || 'they would pass its size limit') + '. ' +
+        'mdb shows them: <code>' + esc(p.name === 'min' ? D.debug : D.debug + " -c '" + (p.name === 'live' ? 'path live; ' : '') + 'j ' + s + "; state'") + '</code>.</p>');
       stateEl.innerHTML = h.join('');
       return;
     }
@@ -501,13 +531,21 @@
     if (cmpWith) { was = stateAt(other, s); } else if (s > 0) { was = stateAt(p, s - 1); }
     if (cmpWith) { h.push('<p class="note">- the ' + esc(other.title) + ', + the ' + esc(p.title) + ', both at step ' + s + '</p>'); }
     var titles = D.nodes.concat(['network']);
+    var exc = !cmpWith && s > 0 ? excerpts(p, s) : {};
     for (var k = 0; k < now.length; k++) {
-      var ops = was ? lineDiff(was[k], now[k]) : now[k].map(function (l) { return ['=', l]; });
+      var ops = exc[k] ? withExcerpts(p, now[k], exc[k]) : was ? lineDiff(was[k], now[k]) : now[k].map(function (l) { return ['=', l]; });
       var changed = ops.some(function (x) { return x[0] !== '='; });
       var open = userOpen[k] !== undefined ? userOpen[k] : changed || (!was);
-      var body = ops.map(function (x) { return '<div class="' + (x[0] === '=' ? 'eq' : x[0] === '+' ? 'add' : 'del') + '">' + esc(S[x[1]]) + '</div>'; }).join('');
+      var body = ops.map(function (x) { return '<div class="' + (x[0] === '=' ? 'eq' : x[0] === '+' ? 'add' : 'del') + (MARKER[x[1]] ? ' cut' : '') + '">' + esc(S[x[1]]) + '</div>'; }).join('');
       if (!body) { body = '<div class="eq">' + (k === NN ? 'nothing in flight' : '(empty)') + '</div>'; }
       h.push('<details class="node' + (changed ? ' changed' : '') + '" data-section="' + k + '"' + (open ? ' open' : '') + '><summary>' + esc(titles[k]) + '</summary><div class="st">' + body + '</div></details>');
+    }
+    if (p.cut && (p.name === 'error' || p.name === 'live')) {
+      var at = (p.name === 'live' ? 'path live; ' : '') + 'j ' + s;
+      h.push('<p class="note">Long lists and lines are cut in this panel (\u2026 marks what is left out); what a step changed is shown whole. ' +
+        'mdb shows the state whole: <code>' + esc(D.debug + " -c '" + at + "; state'") + '</code>' +
+        (s > 0 ? ', and what the step changed: <code>' + esc(D.debug + " -c '" + at + "; d'") + '</code>' : '') +
+        (cmpWith ? ', and the two paths\' states compared: <code>' + esc(D.debug + " -c 'filediff " + s + "'") + '</code>' : '') + '.</p>');
     }
     if (p.notesLeft) { h.push('<p class="note">' + fmt(p.notesLeft) + ' log annotations of this path are not stored in the page; the .log file has them.</p>'); }
     stateEl.innerHTML = h.join('');

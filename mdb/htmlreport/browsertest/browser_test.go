@@ -353,6 +353,50 @@ func TestFailureEventsInChromium(t *testing.T) {
 	b.checkClean(t, file)
 }
 
+// TestBigStateInChromium opens the page of reporttest.BigState, whose
+// states hold a 3,000-int list, a 5,000-byte string and 50 messages on one
+// connection: the panel shows them cut, with the markers styled as such
+// and a note naming the mdb command that shows them whole, and step 2's
+// diff shows the int and the byte it changed deep inside them; the
+// comparison with the live path and the live path's tab work too.
+func TestBigStateInChromium(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	reporttest.BigState(t, dir)
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, htmlreport.PageFile)
+	b.open(t, file)
+	b.run(t, "click step 2", chromedp.Click(chromedp.CSS(`#lanes .row[data-step="2"] .stepno`)))
+	two := b.info(t)
+	for _, want := range []string{"1501: 1501", "1501: 1502", "a#abab", "… 1,479 more lines", "j 2; state'", "j 2; d'"} {
+		if !strings.Contains(two.Panel, want) {
+			t.Errorf("the panel at step 2 does not show %q:\n%s", want, two.Panel)
+		}
+	}
+	if n := eval[int](t, b, `document.querySelectorAll('#state .st .add').length`); n < 3 {
+		t.Errorf("%d lines marked added at step 2, want the int, the string, the count and the ball sent", n)
+	}
+	if n := eval[int](t, b, `document.querySelectorAll('#state .st .cut').length`); n == 0 {
+		t.Error("no marker of a cut is styled as one")
+	}
+	if n := eval[int](t, b, `document.querySelectorAll('#state .st div').length`); n > 600 {
+		t.Errorf("the panel shows %d lines", n)
+	}
+	b.run(t, "click step 4", chromedp.Click(chromedp.CSS(`#lanes .row[data-step="4"] .stepno`)))
+	b.run(t, "compare", chromedp.Click(chromedp.CSS(`#state input[value="other"]`)))
+	if cmp := b.info(t); !strings.Contains(cmp.Panel, "- the live alternative, + the dead path") || !strings.Contains(cmp.Panel, "filediff 4") {
+		t.Errorf("the comparison with the live path at step 4:\n%s", cmp.Panel)
+	}
+	b.run(t, "live tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-name="live"]`)))
+	if live := b.info(t); !strings.Contains(live.Panel, "path live; j 4; state") {
+		t.Errorf("the live path's panel at step 4:\n%s", live.Panel)
+	}
+	b.screenshot(t, "bigstate")
+	b.checkClean(t, file)
+}
+
 // TestInteractions drives one page the way a person would: keys move the
 // selection, the live path's tab and the comparison with it, a collapsed
 // tail opens, a stub jumps to its message's other end.
