@@ -49,6 +49,7 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 	color := fs.String("color", "auto", "colour diffs: auto, always or never")
 	echo := fs.Bool("echo", true, "when not interactive, print each command after the prompt")
 	hist := fs.String("history", defaultHistory(), "history `FILE` of the interactive session (empty: none)")
+	maxLine := fs.Int("max-line", DefaultMaxLine, "print at most `N` bytes of a line, saying how many more it had (0: lines whole)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, usage, name, tool)
 		fs.PrintDefaults()
@@ -69,6 +70,13 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 		fs.Usage()
 		return 2
 	}
+	if *maxLine < 0 {
+		fmt.Fprintf(stderr, "%s: --max-line %d: allowed 0 (lines whole) or a positive number of bytes\n", name, *maxLine)
+		return 2
+	}
+	if *maxLine == 0 {
+		*maxLine = -1 // Options: negative prints lines whole
+	}
 	if *snap <= 0 {
 		fmt.Fprintf(stderr, "%s: --snapshot-every must be positive, got %d\n", name, *snap)
 		return 2
@@ -85,7 +93,7 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "%s: --color must be auto, always or never, not %q\n", name, *color)
 		return 2
 	}
-	s, err := Open(fs.Arg(0), *live, Options{Out: stdout, SnapshotEvery: *snap, Color: useColor})
+	s, err := Open(fs.Arg(0), *live, Options{Out: stdout, SnapshotEvery: *snap, Color: useColor, MaxLine: *maxLine})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, strings.TrimPrefix(err.Error(), "mdb: bad input: "))
 		return 2

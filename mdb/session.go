@@ -46,6 +46,10 @@ type Options struct {
 	// Limit is how many lines a listing (events, x) shows unless asked for
 	// --all. Default 200.
 	Limit int
+	// MaxLine is how many bytes of a line the session prints: a longer
+	// line (a node's 1 MB string in `state`) is cut there, saying how
+	// many bytes it left out. Default DefaultMaxLine; negative: no cut.
+	MaxLine int
 }
 
 // Session is an mdb debugging session over the error path of a macemc run
@@ -195,7 +199,14 @@ func New(et, lt *trace.Trace, o Options) (*Session, error) {
 	if o.Limit <= 0 {
 		o.Limit = 200
 	}
-	s := &Session{out: o.Out, o: o, errT: et, liveT: lt, node: -1}
+	if o.MaxLine == 0 {
+		o.MaxLine = DefaultMaxLine
+	}
+	out := o.Out
+	if o.MaxLine > 0 {
+		out = &lineCutter{w: o.Out, max: o.MaxLine}
+	}
+	s := &Session{out: out, o: o, errT: et, liveT: lt, node: -1}
 	ep, err := s.tracePath("error", et)
 	if err != nil {
 		return nil, err
