@@ -547,23 +547,6 @@ func TestTimeBoundsTheAnalysis(t *testing.T) {
 	}
 }
 
-// alarmClock is a node that sets 20,000 timers at boot: every step then
-// costs a walk over them, and the check before the search (a 1,000-step
-// walk replayed 64 times side by side) takes seconds (about 1.5 s here;
-// 10^5 timers took 421 s).
-type alarmClock struct {
-	sim.Base
-	Fired int
-}
-
-func (a *alarmClock) Start(ctx *sim.Context) {
-	for i := range 20_000 {
-		ctx.SetTimer(fmt.Sprintf("t%05d", i))
-	}
-}
-
-func (a *alarmClock) HandleTimer(*sim.Context, string) { a.Fired++ }
-
 // TestTimeBoundsTheChecks: --time bounds the check before the search,
 // which the search then gets what is left of; when that check used all of
 // it, the search ran no path and the report says that nothing was searched
@@ -571,7 +554,7 @@ func (a *alarmClock) HandleTimer(*sim.Context, string) { a.Fired++ }
 // checks after a search that did not run.
 func TestTimeBoundsTheChecks(t *testing.T) {
 	sys := &sim.System{Name: "alarmclock", Build: func(sim.Params) (*sim.Config, error) {
-		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &alarmClock{} }}, nil
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &simtest.SlowBoot{} }}, nil
 	}}
 	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Time: 300 * time.Millisecond, Workers: 1})
 	if err != nil {
@@ -603,7 +586,7 @@ func TestTimeBoundsTheChecks(t *testing.T) {
 	}
 }
 
-// lateAlarm is alarmClock on some executions only: at boot it draws a
+// lateAlarm is simtest.SlowBoot on some executions only: at boot it draws a
 // number (a choice of the execution), and on 1 of 2 sets 20,000 timers.
 // The check before the search walks once (seed 1 draws 0 there: cheap,
 // and its replays alike), the search's one path takes the first choice,

@@ -1,32 +1,16 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/simtest"
 )
-
-// slowBoot sets 20,000 timers at boot: every step then walks them, and the
-// check before the search (a 1,000-step walk replayed up to 64 times) takes
-// over a second.
-type slowBoot struct {
-	sim.Base
-	Fired int
-}
-
-func (b *slowBoot) Start(ctx *sim.Context) {
-	for i := range 20_000 {
-		ctx.SetTimer(fmt.Sprintf("t%05d", i))
-	}
-}
-
-func (b *slowBoot) HandleTimer(*sim.Context, string) { b.Fired++ }
 
 func init() {
 	sim.Register(&sim.System{Name: "clitest-slowboot", Build: func(sim.Params) (*sim.Config, error) {
-		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &slowBoot{} }}, nil
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &simtest.SlowBoot{} }}, nil
 	}})
 }
 

@@ -1157,9 +1157,10 @@ func TestNothingFound(t *testing.T) {
 	}
 }
 
-// TestStateLimit: past Limits.StateBytes a path's states are not stored,
-// and the states before are still right.
-func TestStateLimit(t *testing.T) {
+// limitedPage writes mdbtest's result directory and its page with the
+// limits set sets, and returns what it wrote, the page's input and file.
+func limitedPage(t *testing.T, set func(*htmlreport.Limits)) (*mdbtest.Files, htmlreport.Input, string) {
+	t.Helper()
 	mdbtest.Register()
 	dir := t.TempDir()
 	f, err := mdbtest.Write(dir, mdbtest.Options{})
@@ -1170,11 +1171,18 @@ func TestStateLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.Options.Limits.StateBytes = 3000
+	set(&in.Options.Limits)
 	file := filepath.Join(dir, htmlreport.PageFile)
 	if err := htmlreport.WriteFile(file, in); err != nil {
 		t.Fatal(err)
 	}
+	return f, in, file
+}
+
+// TestStateLimit: past Limits.StateBytes a path's states are not stored,
+// and the states before are still right.
+func TestStateLimit(t *testing.T) {
+	f, in, file := limitedPage(t, func(l *htmlreport.Limits) { l.StateBytes = 3000 })
 	p := readPage(t, file)
 	ep := p.data.Paths[0]
 	if ep.StatesUntil <= 0 || ep.StatesUntil >= ep.Steps {
@@ -1205,21 +1213,7 @@ func TestStateLimit(t *testing.T) {
 // its states are not stored, the page says which limit stopped them, and
 // the states before are still right.
 func TestTextLimit(t *testing.T) {
-	mdbtest.Register()
-	dir := t.TempDir()
-	f, err := mdbtest.Write(dir, mdbtest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := htmlreport.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in.Options.Limits.TextBytes = 2000
-	file := filepath.Join(dir, htmlreport.PageFile)
-	if err := htmlreport.WriteFile(file, in); err != nil {
-		t.Fatal(err)
-	}
+	f, _, file := limitedPage(t, func(l *htmlreport.Limits) { l.TextBytes = 2000 })
 	p := readPage(t, file)
 	ep := p.data.Paths[0]
 	if ep.StatesUntil <= 0 || ep.StatesUntil >= ep.Steps || !strings.Contains(ep.StatesLimit, "at most 2,000 bytes of state text") {

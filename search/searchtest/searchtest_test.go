@@ -196,26 +196,11 @@ func TestCheckMemoryLimit(t *testing.T) {
 	}
 }
 
-// slowBoot sets 20,000 timers at boot, so that the check before the search
-// takes over a second.
-type slowBoot struct {
-	sim.Base
-	Fired int
-}
-
-func (b *slowBoot) Start(ctx *sim.Context) {
-	for i := range 20_000 {
-		ctx.SetTimer(fmt.Sprintf("t%05d", i))
-	}
-}
-
-func (b *slowBoot) HandleTimer(*sim.Context, string) { b.Fired++ }
-
 // TestCheckNothingSearched: a time budget that the check before the search
 // used up fails the test: the run looked at no path.
 func TestCheckNothingSearched(t *testing.T) {
 	sys := &sim.System{Name: "searchtest-slowboot", Build: func(sim.Params) (*sim.Config, error) {
-		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &slowBoot{} }}, nil
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &simtest.SlowBoot{} }}, nil
 	}}
 	t.Setenv("TMPDIR", t.TempDir())
 	f := &fakeTB{TB: t, name: "TestSlowBoot"}
