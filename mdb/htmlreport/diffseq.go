@@ -30,7 +30,9 @@ func diffInts(a, b []int) []hunk {
 // work comparisons (and maxEdits edits); past it, the rest is one hunk.
 //
 // Applied one after the other in order, each hunk's ns is its position in
-// the sequence the hunks before it made.
+// the sequence the hunks before it made. (diffmatchpatch, which the page
+// uses for short texts, bounds its work by wall-clock time, and a page must
+// not depend on the machine: this bounds it by comparisons.)
 func diffSeqWork(n, m int, eq func(i, j int) bool, work int) []hunk {
 	pre := 0
 	for pre < n && pre < m && eq(pre, pre) {

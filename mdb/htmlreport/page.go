@@ -690,6 +690,10 @@ func (b *builder) sideBySide(title string, at, ct *textLines) sectionDiff {
 	lim := b.o.Limits
 	sd := sectionDiff{Title: title, Same: at.text == ct.text}
 	dmp := diffmatchpatch.New()
+	// No deadline: diffmatchpatch gives up on a diff after a second of
+	// wall-clock time by default, which would make the page depend on the
+	// machine; what it diffs here is bounded (compareLines, LineBytes).
+	dmp.DiffTimeout = 0
 	cutRow := func(text string) {
 		sd.Rows = append(sd.Rows, diffRow{Left: []seg{{Text: text}}, Right: []seg{{Text: text}}, Op: "cut"})
 		sd.Cut = true
