@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -50,8 +51,9 @@ type textLines struct {
 }
 
 // maxText bounds the text of a section textLines splits (starts are
-// 32-bit): a longer one is cut there.
-const maxText = 1<<32 - 2
+// 32-bit): a longer one is cut there. (On 32-bit platforms no string is
+// that long.)
+const maxText = min(1<<32-2, math.MaxInt)
 
 // newTextLines splits text into lines (without a final empty one).
 func newTextLines(text string) *textLines {
