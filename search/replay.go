@@ -472,9 +472,18 @@ type CriticalOptions struct {
 	// so that the search's own live alternative beside it stays).
 	Out      string
 	Progress func(critical.Probe)
-	// Command is the name the tool runs under, for the command an
-	// interrupted search suggests (default "macemc").
-	Command string
+	// Command is the name the tool runs under, and TracePath the trace's
+	// file, for the command an interrupted search suggests (defaults
+	// "macemc" and TRACE).
+	Command, TracePath string
+}
+
+// tracePathOr is path quoted for a shell, or TRACE when it is "".
+func tracePathOr(path string) string {
+	if path == "" {
+		return "TRACE"
+	}
+	return QuotePath(path)
 }
 
 // Refined is the result of RefineCritical.
@@ -588,7 +597,7 @@ func RefineCritical(ctx context.Context, t *trace.Trace, o CriticalOptions) (*Re
 	lo, hi := probeBounds(cr.Probes)
 	if interrupted {
 		crit = &Critical{Step: -1, Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: len(cr.Probes), Interrupted: true,
-			Explain: interruptedText(lo, hi, c.Walks, cmp.Or(o.Command, "macemc")+" critical --trace TRACE", stopCause(ctx, err))}
+			Explain: interruptedText(lo, hi, c.Walks, cmp.Or(o.Command, "macemc")+" critical --trace "+tracePathOr(o.TracePath), stopCause(ctx, err))}
 	}
 	crit.Elapsed, crit.Recovered, crit.Dead = time.Since(start), lo, hi
 	out := &Refined{Files: map[FileRole]string{}, Critical: crit}

@@ -485,7 +485,8 @@ func TestCriticalTimeBudget(t *testing.T) {
 	code, out, errs := run(t, "critical", "--trace", filepath.Join(dir, "error.trace"), "--time", "1ns", "--out", out2)
 	const stopped = "The time budget (--time) ran out before the critical transition was found."
 	if code != ExitViolation || strings.Count(out, stopped) != 1 || !strings.HasPrefix(out, stopped) ||
-		!strings.Contains(out, "no file written: the search stopped at its time budget (--time 1ns)") {
+		!strings.Contains(out, "no file written: the search stopped at its time budget (--time 1ns)") ||
+		!strings.Contains(out, "Re-run it on the trace with `macemc critical --trace "+filepath.Join(dir, "error.trace")+"`") {
 		t.Errorf("critical --time 1ns: exit %d\n%s%s", code, out, errs)
 	}
 	for _, name := range []string{"critical.json", "live.trace", "live.log"} {

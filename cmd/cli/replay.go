@@ -118,6 +118,7 @@ func (a *App) critical(args []string) (int, error) {
 	if o.Out == "" {
 		o.Out = filepath.Dir(*path)
 	}
+	o.TracePath = *path
 	ctx, stop := a.signals()
 	defer stop()
 	prog := &progress{w: a.Stderr, on: a.Terminal && !*asJSON}

@@ -438,7 +438,8 @@ func changedOutside(a, b *Sim, id sim.NodeID) error {
 // sharedAcross returns an *EscapeError naming an object that node id of
 // a and a node of b, two executions of one Config, both reach (seen at
 // step step), nil when there is none: Build or a package variable made it
-// once and Config.Service handed it to every execution, so what one
+// once and every execution reached it (Config.Service, Config.App's
+// requests or a handler that reads a package variable), so what one
 // writes the other reads, and a node's state changes while no handler of
 // its runs.
 func sharedAcross(a, b *Sim, id sim.NodeID, step int) error {
@@ -462,8 +463,9 @@ func sharedAcross(a, b *Sim, id sim.NodeID, step int) error {
 		return who + " " + p
 	}
 	return &EscapeError{Node: id, Step: step, Detail: fmt.Sprintf("its state changed while none of its handlers ran: %s is one %s with %s in every other execution of the system in this process "+
-		"(the replays of the path, a search's workers), made once (by Build or a package variable) and handed to each (by Config.Service), so what one execution writes the others read; "+
-		"executions share nothing: have Config.Service make each node its own", where("its", path), obj.t, where("node "+strconv.Itoa(int(other[obj.at]))+"'s", by))}
+		"(the replays of the path, a search's workers), made once (by Build or a package variable) and reached by each (through Config.Service, a driver request of Config.App, "+
+		"or a package variable a handler reads), so what one execution writes the others read; executions share nothing: have Config.Service make each node its own state "+
+		"and Config.App each node's requests afresh, and keep package variables out of nodes' states", where("its", path), obj.t, where("node "+strconv.Itoa(int(other[obj.at]))+"'s", by))}
 }
 
 func lineAt(ls []string, i int) string {

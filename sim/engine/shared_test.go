@@ -134,8 +134,9 @@ func TestMemorySharedFromBuild(t *testing.T) {
 			Origin: engine.OriginDriver, Shared: ".Got", ByShared: "request 0.Vals", Object: "[]int"}},
 		{"monitor", &engine.SharedStateError{Node: -1, Monitor: "Keeper", By: 0, Step: 1, Field: ".Seen[0]", Detail: "1 in one, 2 in the other"}},
 		{"executions", &engine.EscapeError{Node: 0, Step: 1, Detail: "its state changed while none of its handlers ran: its .Log is one []int with node 0's .Log in every other execution " +
-			"of the system in this process (the replays of the path, a search's workers), made once (by Build or a package variable) and handed to each (by Config.Service), " +
-			"so what one execution writes the others read; executions share nothing: have Config.Service make each node its own"}},
+			"of the system in this process (the replays of the path, a search's workers), made once (by Build or a package variable) and reached by each (through Config.Service, " +
+			"a driver request of Config.App, or a package variable a handler reads), so what one execution writes the others read; executions share nothing: " +
+			"have Config.Service make each node its own state and Config.App each node's requests afresh, and keep package variables out of nodes' states"}},
 	} {
 		cfg, _, err := shared.Config(map[string]string{"mode": c.mode})
 		if err != nil {
