@@ -94,7 +94,7 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 		if datagram {
 			what = "send datagram "
 		}
-		s.log.Info().Int("step", s.logStep()).Int("node", from).Int("to", to).Str("type", sim.MessageName(msg)).Msg(what + FormatValue(msg))
+		s.log.Info().Int("step", s.logStep()).Int("node", from).Int("to", to).Str("type", sim.MessageName(msg)).Msg(what + FormatValueCut(msg, EventValueBytes))
 	}
 	// Performance: the kind of the message's type is looked up only when
 	// the type differs from the last message's.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
@@ -138,34 +137,29 @@ func (e Event) Side() uint64 {
 
 // String describes the event in one line, e.g.
 // "node 1 receives Ack{seq: 6001} from node 0"; a timer's name is shown
-// as safetext.QuoteUnsafe shows it, messages as FormatValue does.
-func (e Event) String() string { return e.text(-1) }
+// as safetext.QuoteUnsafe shows it, messages as FormatValueCut does with
+// strings cut after EventValueBytes (logs name every event so).
+func (e Event) String() string { return e.text(EventValueBytes) }
 
-// SummaryValueBytes bounds the text of an event's message in Summary.
-const SummaryValueBytes = 240
+// EventValueBytes bounds each string of a message in Event.String, and
+// SummaryValueBytes in Event.Summary (FormatValueCut: what is cut is said,
+// with a digest of the whole).
+const (
+	EventValueBytes   = 1 << 10
+	SummaryValueBytes = 200
+)
 
-// Summary is String with the message's text cut after SummaryValueBytes
-// bytes, saying how much was left out: "node 1 receives Blob{Data: "aaa…
-// (199,782 bytes more)} from node 0". It is how a report names an event in
-// its lines (the critical transition, the minimized path, a lasso's
-// cycle), where a 200 KB payload would otherwise fill the terminal once
-// per line that names it; the log and the debugger show it whole.
+// Summary is String with the strings of the message cut after
+// SummaryValueBytes bytes: "node 1 receives Blob{Data: "aaa"… (199,800
+// bytes more, digest 1c0ffee5)} from node 0". It is how a report names an
+// event in its lines (the critical transition, the minimized path, a
+// lasso's cycle), where a 200 KB payload would otherwise fill the terminal
+// once per line that names it; the debugger's state views show it whole.
 func (e Event) Summary() string { return e.text(SummaryValueBytes) }
 
-// text is String, with the message's text cut after limit bytes (none
-// when limit < 0).
-func (e Event) text(limit int) string {
-	msg := func() string {
-		v := FormatValue(e.Msg)
-		if limit < 0 || len(v) <= limit {
-			return v
-		}
-		cut := limit
-		for cut > 0 && !utf8.RuneStart(v[cut]) {
-			cut--
-		}
-		return v[:cut] + "… (" + thousands(len(v)-cut) + " bytes more)"
-	}
+// text is String, with the message's strings cut after maxString bytes.
+func (e Event) text(maxString int) string {
+	msg := func() string { return FormatValueCut(e.Msg, maxString) }
 	switch e.Kind {
 	case EvApp:
 		return fmt.Sprintf("node %d handles app request %s", e.Node, msg())

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -8,39 +9,61 @@ import (
 
 type blob struct{ Data string }
 
-// TestEventSummaryCutsLongMessages: Summary cuts a message's text after
-// SummaryValueBytes bytes, on a rune boundary, and says how much it left
-// out; a short message's Summary is its String, which cuts only strings
-// past MaxLogValue bytes.
+type bytesBlob struct{ B []byte }
+
+// TestEventSummaryCutsLongMessages: String shows each string of a message
+// up to EventValueBytes bytes and Summary up to SummaryValueBytes, cut on a
+// rune boundary and followed by how many bytes were left out and a digest
+// of the whole, so that two messages that differ past the cut still read
+// differently; a short message is shown whole by both.
 func TestEventSummaryCutsLongMessages(t *testing.T) {
-	long := Event{Kind: EvMessage, Node: 1, Peer: 0, Msg: blob{Data: "x" + strings.Repeat("é", 100_000)}} // the cut falls inside an é
-	full := long.String()
-	sum := long.Summary()
-	// String shows at most MaxLogValue bytes of a string (FormatValue).
-	if !strings.HasPrefix(full, "node 1 receives blob{Data: ") || len(full) < MaxLogValue || len(full) > MaxLogValue+200 || !strings.Contains(full, " bytes more)} from node 0") {
-		t.Fatalf("String: %.80q... (%d bytes)", full, len(full))
+	data := "x" + strings.Repeat("é", 100_000) // the cuts fall inside an é
+	long := Event{Kind: EvMessage, Node: 1, Peer: 0, Msg: blob{Data: data}}
+	for _, tc := range []struct {
+		name string
+		text string
+		max  int
+	}{{"String", long.String(), EventValueBytes}, {"Summary", long.Summary(), SummaryValueBytes}} {
+		kept := tc.max - 1 // "x" then 2-byte runes: max-1 bytes is a rune boundary
+		want := "node 1 receives blob{Data: " + strconv.Quote(data[:kept]) + cutNote(len(data)-kept, data) + "} from node 0"
+		if tc.text != want || !utf8.ValidString(tc.text) {
+			t.Errorf("%s:\n got %.120q...\nwant %.120q...", tc.name, tc.text, want)
+		}
 	}
-	value := FormatValue(long.Msg)
-	kept := SummaryValueBytes
-	for kept > 0 && value[kept]&0xC0 == 0x80 {
-		kept--
-	}
-	want := "node 1 receives " + value[:kept] + "… (" + thousands(len(value)-kept) + " bytes more) from node 0"
-	if kept == SummaryValueBytes || !utf8.ValidString(sum) {
-		t.Errorf("the cut at %d of %d bytes is not inside a rune, or the summary is not UTF-8", kept, len(value))
-	}
-	if sum != want {
-		t.Errorf("Summary:\n got %q\nwant %q", sum, want)
+	other := Event{Kind: EvMessage, Node: 1, Peer: 0, Msg: blob{Data: data[:len(data)-2] + "e"}}
+	if other.Summary() == long.Summary() || other.String() == long.String() {
+		t.Error("two messages that differ past the cut read alike")
 	}
 	short := Event{Kind: EvDatagram, Node: 2, Peer: 1, Msg: blob{Data: "hi"}}
-	if short.Summary() != short.String() {
-		t.Errorf("a short message's Summary %q differs from its String %q", short.Summary(), short.String())
+	if short.Summary() != short.String() || short.String() != `node 2 receives datagram blob{Data: "hi"} from node 1` {
+		t.Errorf("a short message: Summary %q, String %q", short.Summary(), short.String())
 	}
 	for _, k := range []EventKind{EvApp, EvDrop, EvDuplicate} {
 		e := Event{Kind: k, Node: 1, Peer: 0, Msg: blob{Data: strings.Repeat("x", 1000)}}
-		if s := e.Summary(); len(s) > SummaryValueBytes+100 || !strings.Contains(s, " bytes more)") {
+		if s := e.Summary(); len(s) > SummaryValueBytes+150 || !strings.Contains(s, "800 bytes more, digest ") {
 			t.Errorf("%v: Summary %q", k, s)
 		}
+	}
+}
+
+// TestFormatValueCut: FormatValue shows every value whole (the debugger
+// pairs a delivery with its send by it); FormatValueCut cuts a string or
+// byte slice past its bound, saying how many bytes it left out and a
+// digest of the whole.
+func TestFormatValueCut(t *testing.T) {
+	long := strings.Repeat("L", 10_000)
+	note := cutNote(10_000-MaxLogValue, long)
+	for _, v := range []any{blob{Data: long}, bytesBlob{B: []byte(long)}, long} {
+		if txt := FormatValue(v); !strings.Contains(txt, `"`+long+`"`) {
+			t.Errorf("FormatValue(%T) is cut: %d bytes", v, len(txt))
+		}
+		txt := FormatValueCut(v, MaxLogValue)
+		if len(txt) > MaxLogValue+100 || !strings.Contains(txt, `LLLL"`+note) {
+			t.Errorf("FormatValueCut(%T): %d bytes, ends %q, want it to end %q", v, len(txt), txt[max(0, len(txt)-60):], note)
+		}
+	}
+	if short := FormatValueCut(blob{Data: "hi"}, 10); short != `blob{Data: "hi"}` {
+		t.Errorf("short: %q", short)
 	}
 }
 
@@ -49,27 +72,5 @@ func TestThousands(t *testing.T) {
 		if got := thousands(n); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
 		}
-	}
-}
-
-type bytesBlob struct{ B []byte }
-
-// TestFormatValueCutsLongStrings: the one-line form shows a string or byte
-// slice past MaxLogValue bytes cut there (quoting 200 KB at every logged
-// step of a long path took minutes), saying how many bytes it left out;
-// the state views (FormatState) show it whole.
-func TestFormatValueCutsLongStrings(t *testing.T) {
-	long := strings.Repeat("L", 10_000)
-	for _, v := range []any{blob{Data: long}, bytesBlob{B: []byte(long)}, long} {
-		txt := FormatValue(v)
-		if len(txt) > MaxLogValue+100 || !strings.Contains(txt, `LLLL"… (5,904 bytes more)`) {
-			t.Errorf("FormatValue(%T): %d bytes, ends %q", v, len(txt), txt[max(0, len(txt)-60):])
-		}
-	}
-	if st := FormatState(blob{Data: long}); !strings.Contains(st, long) {
-		t.Errorf("FormatState cut the string: %d bytes", len(st))
-	}
-	if short := FormatValue(blob{Data: "hi"}); short != `blob{Data: "hi"}` {
-		t.Errorf("short: %q", short)
 	}
 }

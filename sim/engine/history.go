@@ -159,7 +159,7 @@ func (r *runtime) Return(node, id int, result any) {
 func (s *Sim) record(kind sim.HistoryKind, node, id int, v any) {
 	s.w.hist = append(s.w.hist, sim.HistoryEvent{Kind: kind, Client: id, Value: v, Node: sim.NodeID(node), Step: s.logStep()})
 	if s.log != nil {
-		s.log.Info().Int("step", s.logStep()).Int("node", node).Int("client", id).Str("history", kind.String()).Msg(FormatValue(v))
+		s.log.Info().Int("step", s.logStep()).Int("node", node).Int("client", id).Str("history", kind.String()).Msg(FormatValueCut(v, EventValueBytes))
 	}
 }
 

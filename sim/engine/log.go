@@ -36,10 +36,12 @@ func NewLogger(w io.Writer) *zerolog.Logger {
 
 // MaxLogValue bounds the bytes of a log line's message and of each of its
 // string values: past it the text is cut (on a rune boundary) and ends
-// "… (N bytes more)". A service that logs a 200 KB payload, or sends one,
-// at every step of a 20,000-step path would otherwise write gigabytes of
-// log (6 GB, in a trial), and mdb would hold them in memory; the debugger's
-// state views and the trace keep every value whole.
+// "… (N bytes more, digest XXXXXXXX)", the digest of the whole text, so
+// that two values that differ past the cut read differently. A service
+// that logs a 200 KB payload at every step of a 20,000-step path would
+// otherwise write gigabytes of log (6 GB, in a trial), and mdb would hold
+// them in memory; the engine's own lines show messages with
+// FormatValueCut, and the debugger's state views keep every value whole.
 const MaxLogValue = 4 << 10
 
 // cutLogValue returns v cut after MaxLogValue bytes with how much was left
@@ -53,7 +55,7 @@ func cutLogValue(v []byte) []byte {
 		cut--
 	}
 	out := append([]byte(nil), v[:cut]...)
-	return append(out, "… ("+thousands(len(v)-cut)+" bytes more)"...)
+	return append(out, cutNote(len(v)-cut, string(v))...)
 }
 
 // consoleWriter turns zerolog's JSON entries into ConsoleWriter's lines.

@@ -155,14 +155,14 @@ func TestLoggerCutsLongValues(t *testing.T) {
 		if werr != nil || gerr != nil || got != want {
 			t.Fatalf("fast and slow lines differ:\n got %.300q (err %v)\nwant %.300q (err %v)", got, gerr, want, werr)
 		}
-		if len(got) > 3*MaxLogValue || !utf8.ValidString(got) || !strings.Contains(got, " bytes more)") {
+		if len(got) > 3*MaxLogValue || !utf8.ValidString(got) || !strings.Contains(got, " bytes more, digest ") {
 			t.Errorf("a line of %d bytes (valid UTF-8 %v): %.200q", len(got), utf8.ValidString(got), got)
 		}
 	}
 	var buf bytes.Buffer
 	NewLogger(&buf).Info().Int("step", 7).Str("payload", long).Msg("got " + long)
 	line := buf.String()
-	if !strings.HasSuffix(line, " bytes more)\" step=7\n") || strings.Count(line, " bytes more)") != 2 {
+	if !strings.HasSuffix(line, ")\" step=7\n") || strings.Count(line, " bytes more, digest ") != 2 {
 		t.Errorf("line: %.200q ... %q", line, line[max(0, len(line)-80):])
 	}
 }

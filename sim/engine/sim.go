@@ -1599,7 +1599,7 @@ func (s *Sim) logQueueLost(c int, why string) {
 func (s *Sim) logLost(p pending, why string) {
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", int(p.from)).Int("to", int(p.to)).Str("type", sim.MessageName(p.msg)).
-			Msg("lost (" + why + ") " + FormatValue(p.msg))
+			Msg("lost (" + why + ") " + FormatValueCut(p.msg, EventValueBytes))
 	}
 }
 
@@ -1622,7 +1622,7 @@ func (s *Sim) logOvertaking(d int) {
 		what = strconv.Itoa(n) + " earlier datagrams"
 	}
 	s.log.Info().Int("step", s.logStep()).Int("node", int(p.to)).Int("from", int(p.from)).Str("type", sim.MessageName(p.msg)).
-		Msg("out of order: " + FormatValue(p.msg) + " arrives ahead of " + what + " from node " + strconv.Itoa(int(p.from)) + " still in flight")
+		Msg("out of order: " + FormatValueCut(p.msg, EventValueBytes) + " arrives ahead of " + what + " from node " + strconv.Itoa(int(p.from)) + " still in flight")
 }
 
 func (s *Sim) logEvent(ev Event) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding"
 	"fmt"
+	"github.com/cespare/xxhash/v2"
 	"reflect"
 	"slices"
 	"sort"
@@ -23,9 +24,21 @@ import (
 // left out), maps in key order, pointers followed, no addresses; a
 // struct, array or slice with a text form of its own
 // (encoding.TextMarshaler: a decimal, a UUID, a time) as that text, bytes
-// as a quoted string. Logs and event descriptions use it.
-func FormatValue(v any) string {
-	f := formatter{limit: maxLineValues, maxString: MaxLogValue}
+// as a quoted string. Two values with the same text are alike for the
+// debugger (it pairs a delivery with its send by it); logs and event
+// descriptions use FormatValueCut.
+func FormatValue(v any) string { return formatValue(v, 0) }
+
+// FormatValueCut is FormatValue with every string or byte slice longer than
+// maxString bytes cut there and followed by how many bytes it left out and
+// a digest of the whole, e.g. "Blob{Data: "aaaa"… (199,782 bytes more,
+// digest 1c0ffee5)}", so that two values that differ past the cut still
+// read differently. Logs and one-line mentions of an event use it: quoting
+// a 200 KB payload at every logged step of a 20,000-step path took minutes.
+func FormatValueCut(v any, maxString int) string { return formatValue(v, maxString) }
+
+func formatValue(v any, maxString int) string {
+	f := formatter{limit: maxLineValues, maxString: maxString}
 	txt := f.inline(reflect.ValueOf(v))
 	if f.n > f.limit {
 		txt += " " + cutText
@@ -250,9 +263,7 @@ type formatter struct {
 	ptrs     []uintptr
 	n, limit int // limit 0: maxLineValues
 	// maxString, when not 0, bounds the bytes of a string (or byte
-	// slice) shown: the one-line form (FormatValue) of a message names
-	// every event in a log, and quoting a 200 KB payload at every step
-	// of a 20,000-step path took minutes.
+	// slice) shown (FormatValueCut).
 	maxString int
 	// memo, when not nil, keeps the one-line text of every addressable
 	// composite value formatted (see inline).
@@ -644,24 +655,16 @@ func textForm(v reflect.Value) (txt string, ok bool) {
 // bytesText shows a byte slice or array as a quoted string: a log buffer
 // or an encoded message reads as text, not as a list of numbers.
 func bytesText(v reflect.Value, max int) string {
-	n := v.Len()
-	if max > 0 && n > max {
-		n = max
-	}
 	if v.Kind() == reflect.Slice {
 		if cv, ok := clean(v); ok {
 			return quoteCut(string(cv.Bytes()), max)
 		}
 	}
-	b := make([]byte, n)
+	b := make([]byte, v.Len())
 	for i := range b {
 		b[i] = byte(v.Index(i).Uint())
 	}
-	txt := strconv.Quote(string(b))
-	if n < v.Len() {
-		txt += "… (" + thousands(v.Len()-n) + " bytes more)"
-	}
-	return txt
+	return quoteCut(string(b), max)
 }
 
 // quote is strconv.Quote of s, cut after f.maxString bytes.
@@ -669,7 +672,8 @@ func (f *formatter) quote(s string) string { return quoteCut(s, f.maxString) }
 
 // quoteCut is strconv.Quote of s, or, when max > 0 and s is longer, of
 // its first max bytes (on a rune boundary) followed by how many bytes it
-// left out: "\"LLLL\"… (199,788 bytes more)".
+// left out and a digest of the whole: "\"LLLL\"… (199,788 bytes more,
+// digest 1c0ffee5)".
 func quoteCut(s string, max int) string {
 	if max <= 0 || len(s) <= max {
 		return strconv.Quote(s)
@@ -678,7 +682,13 @@ func quoteCut(s string, max int) string {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return strconv.Quote(s[:cut]) + "… (" + thousands(len(s)-cut) + " bytes more)"
+	return strconv.Quote(s[:cut]) + cutNote(len(s)-cut, s)
+}
+
+// cutNote says that a text left out more bytes of whole, with whole's
+// digest: " … (N bytes more, digest XXXXXXXX)" without the space.
+func cutNote(more int, whole string) string {
+	return fmt.Sprintf("… (%s bytes more, digest %08x)", thousands(more), uint32(xxhash.Sum64String(whole)))
 }
 
 // textEntry is a map's entry, with its key's canonical encoding and, when a
