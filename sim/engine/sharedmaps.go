@@ -117,7 +117,7 @@ func (w *refWalk) walk(v reflect.Value, path string, found func(path string, r r
 		case reflect.Struct:
 			for i := v.NumField() - 1; i >= 0; i-- {
 				if f := v.Type().Field(i); w.z.hasPointers(f.Type) {
-					stack = append(stack, item{v.Field(i), it.path + "." + f.Name})
+					stack = append(stack, item{v.Field(i), subPath(it.path, "."+f.Name)})
 				}
 			}
 		case reflect.Slice:
@@ -134,7 +134,7 @@ func (w *refWalk) walk(v reflect.Value, path string, found func(path string, r r
 				continue
 			}
 			for i := v.Len() - 1; i >= 0; i-- {
-				stack = append(stack, item{v.Index(i), it.path + "[" + strconv.Itoa(i) + "]"})
+				stack = append(stack, item{v.Index(i), subPath(it.path, "["+strconv.Itoa(i)+"]")})
 			}
 		case reflect.Map:
 			if v.IsNil() || w.seen[v.Pointer()] {
@@ -149,7 +149,7 @@ func (w *refWalk) walk(v reflect.Value, path string, found func(path string, r r
 				// path reported must not depend on it.
 				var entries []item
 				for r := v.MapRange(); r.Next(); {
-					entries = append(entries, item{r.Value(), it.path + "[" + FormatValue(exported(r.Key())) + "]"})
+					entries = append(entries, item{r.Value(), subPath(it.path, "["+FormatValueCut(exported(r.Key()), maxPathText)+"]")})
 				}
 				slices.SortFunc(entries, func(x, y item) int { return strings.Compare(y.path, x.path) })
 				stack = append(stack, entries...)
@@ -157,6 +157,24 @@ func (w *refWalk) walk(v reflect.Value, path string, found func(path string, r r
 		}
 	}
 	return true
+}
+
+// maxPathText bounds the path text walk builds: past it a path ends "…"
+// and grows no more. A node that holds a chain of a hundred thousand
+// pointers made paths whose text grew with the depth, and the walk's time
+// with its square (40 s for the check before a search given 5).
+const maxPathText = 256
+
+// subPath is path followed by seg, or path with "…" once it is longer
+// than maxPathText.
+func subPath(path, seg string) string {
+	switch {
+	case len(path) <= maxPathText:
+		return path + seg
+	case strings.HasSuffix(path, "…"):
+		return path
+	}
+	return path + "…"
 }
 
 // refsOf returns the objects v reaches (see refWalk.walk), each with the
