@@ -188,11 +188,13 @@ type Report struct {
 }
 
 // NothingSearched reports whether the run found nothing because its
-// search ran no path: the check before the search (the precheck) used the
-// whole time budget, Options.Time, leaving none to search (a warning says
-// so). Such a report is evidence of nothing: `macemc search` exits 2 for
-// it, asking for a larger --time, and package searchtest fails the test. A
-// run that was stopped (Incomplete) is not one: it says so itself.
+// search finished no path within the time budget, Options.Time: the check
+// before the search (the precheck) used all of it (a warning says so), or
+// the first paths' walks took longer than what was left (a walk running
+// when the budget ends stops there, and its path is not counted). Such a
+// report is evidence of nothing: `macemc search` exits 2 for it, asking
+// for a larger --time, and package searchtest fails the test. A run that
+// was stopped (Incomplete) is not one: it says so itself.
 func (r *Report) NothingSearched() bool {
 	return r.First() == nil && !r.Incomplete && r.Stats.Paths == 0
 }

@@ -500,15 +500,16 @@ func (d *deadlineAt) Err() error {
 // narrowed to, and the report warns that it is partial.
 func TestTimeBoundsTheAnalysis(t *testing.T) {
 	// transport's search finds its stale-SYN bug in about 10 ms, and
-	// checks that its path replays deterministically in about as long
-	// (a budget of 200 ms was used up by that check on a machine under a
-	// load of 12); with k = 100,000 walks a probe, its critical
-	// transition takes far more than the 1 s budget on any machine.
+	// checks that its path (of d_max = 2,000 steps) replays
+	// deterministically, with 2 replays, in less (64 replays of 20,000
+	// steps used up a 1 s budget under -race on a loaded machine); with
+	// k = 100,000 walks a probe, its critical transition takes far more
+	// than the 1 s budget on any machine.
 	sys, err := sim.Lookup("transport")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Properties: []string{"AllAcked"}, Time: time.Second, Walks: 100_000, Workers: 1})
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Properties: []string{"AllAcked"}, Time: time.Second, Walks: 100_000, WalkDepth: 2000, Workers: 1, Replays: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -574,7 +575,7 @@ func TestTimeBoundsTheChecks(t *testing.T) {
 	if err := rep.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "\nNOTHING SEARCHED: the time budget ran out before the search ran a single path") {
+	if !strings.Contains(b.String(), "\nNOTHING SEARCHED: the time budget ran out before the search finished a single path (the check before the search used all of it") {
 		t.Errorf("the text does not say nothing was searched:\n%s", b.String())
 	}
 	js, err := json.Marshal(rep)
@@ -1184,5 +1185,50 @@ func TestGraphLassoIsNoPath(t *testing.T) {
 	}
 	if graph == 0 || rep.Stats.Paths != 20_000 || rep.Stats.Stop != explore.StopPaths {
 		t.Errorf("%d graph lassos of %d findings, %d paths, stop %v; want a graph lasso, 20000 paths, stopped by paths", graph, len(rep.Findings), rep.Stats.Paths, rep.Stats.Stop)
+	}
+}
+
+// lateSlow ticks forever and is never live; past its 1,000th tick (beyond
+// the check before the search, whose walk is 1,000 steps) every tick
+// computes for a while, so a search's first walk of d_max steps takes many
+// seconds.
+type lateSlow struct {
+	sim.Base
+	Ticks int
+	Sum   uint64
+}
+
+func (l *lateSlow) Start(ctx *sim.Context) { ctx.SetPeriodic("tick") }
+func (l *lateSlow) HandleTimer(*sim.Context, string) {
+	if l.Ticks++; l.Ticks > 1000 {
+		for i := range 200_000 {
+			l.Sum = l.Sum*31 + uint64(i)
+		}
+	}
+}
+
+// TestTimeStopsRunningWalks: a walk running when the search's time budget
+// ends stops there, as on Ctrl-C, and its path is not counted; a walk of
+// 20,000 slow steps ran on for many seconds past --time before, and was
+// counted. Here no path finishes within the budget: nothing was searched.
+func TestTimeStopsRunningWalks(t *testing.T) {
+	sys := &sim.System{Name: "lateslow", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &lateSlow{} },
+			Liveness: []sim.Property{{Name: "Never", Check: func(*sim.View) bool { return false }}}}, nil
+	}}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Workers: 1, Time: 500 * time.Millisecond, MaxPaths: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.First() != nil || rep.Stats.Paths != 0 || !rep.NothingSearched() || rep.Stats.Stop != explore.StopTime {
+		t.Fatalf("finding %v, %d paths, nothing searched %v, stop %v, phases %v; want the walk stopped at the budget and no path counted",
+			rep.First(), rep.Stats.Paths, rep.NothingSearched(), rep.Stats.Stop, rep.Phases)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "and the first paths' walks took longer than the") {
+		t.Errorf("text:\n%s", b.String())
 	}
 }

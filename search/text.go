@@ -39,6 +39,23 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	return ew.err
 }
 
+// unsearchedWhy says why a run that searched nothing (NothingSearched) did:
+// the check before the search used the budget, or what the search had
+// left of it was less than its first paths' walks took.
+func (r *Report) unsearchedWhy() string {
+	var pre time.Duration
+	for _, ph := range r.Phases {
+		if ph.Phase == PhasePrecheck {
+			pre = ph.Time
+		}
+	}
+	if r.Stats.Elapsed < 100*time.Millisecond {
+		return fmt.Sprintf("the check before the search used all of it, %.1fs", pre.Seconds())
+	}
+	return fmt.Sprintf("the check before the search took %.1fs of it, and the first paths' walks took longer than the %.1fs left: they were stopped, and a path is counted when it is whole",
+		pre.Seconds(), r.Stats.Elapsed.Seconds())
+}
+
 type errWriter struct {
 	w   io.Writer
 	err error
@@ -155,7 +172,11 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		case r.Incomplete:
 			fmt.Fprintln(w, "nothing found before the run was stopped (its budget was not spent)")
 		case r.NothingSearched():
-			fmt.Fprintln(w, "NOTHING SEARCHED: the time budget ran out before the search ran a single path (the check before the search used all of it); this run shows nothing, raise --time")
+			why := ""
+			if !stable {
+				why = " (" + r.unsearchedWhy() + ")"
+			}
+			fmt.Fprintf(w, "NOTHING SEARCHED: the time budget ran out before the search finished a single path%s; this run shows nothing, raise --time\n", why)
 		case r.Stats.Graph != nil && r.Stats.Graph.TimeWaits > 0:
 			// A livelock may hide among them (a deadline a heartbeat keeps
 			// moving): say it where a reader of the last line looks.

@@ -157,7 +157,7 @@ func (a *App) printReport(rep *search.Report, err error, asJSON bool, args []str
 	if err == nil && rep.NothingSearched() {
 		// A budget spent before the search began: "nothing found" would
 		// read as a pass, and nothing was looked at.
-		return ExitUsage, usagef("nothing was searched: the time budget (--time) ran out in the check before the search, which ran no path; raise --time")
+		return ExitUsage, usagef("nothing was searched: the time budget (--time) ran out before the search finished a path (the report above says why); raise --time")
 	}
 	if err != nil {
 		// The results could not be written: say on stderr what was found

@@ -545,6 +545,7 @@ type runner struct {
 	_               cacheLine
 	liveTransitions atomic.Int64
 	stopping        atomic.Bool
+	timeUp          atomic.Bool // Config.Time has passed
 	_               cacheLine
 
 	// pool holds simulators to carry executions from the coordinator to
@@ -762,6 +763,11 @@ func (r *runner) commit(j *job) {
 			continue
 		}
 		if next.stats.cut && next.result == nil {
+			if r.timeUp.Load() && r.ctx.Err() == nil && r.stopReason != StopViolation {
+				// The time budget ended its walk: whatever stopped
+				// the search first, it did not run all its paths.
+				r.stopReason = StopTime
+			}
 			continue
 		}
 		r.add(next)
@@ -885,6 +891,13 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 	var deadline time.Time
 	if c.Time > 0 {
 		deadline = r.start.Add(c.Time)
+		// The walks running when the budget ends stop there, as on
+		// Ctrl-C (their paths are not counted): a walk of a system
+		// whose steps are slow ran on for half a minute past --time,
+		// and the coordinator, waiting to hand out the next path, did
+		// not see the end of the budget until it finished.
+		timer := time.AfterFunc(time.Until(deadline), func() { r.timeUp.Store(true) })
+		defer timer.Stop()
 	}
 	// A state that takes long to encode still heeds the budget.
 	s.SetInterrupt(func() bool { return r.ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline) })
@@ -1760,16 +1773,22 @@ type walkObserver struct {
 	interrupted bool
 }
 
-// Observe looks at the run's context after every step, so that a walk
-// whose handlers take seconds stops at the next one when the run is
-// interrupted. Performance: a receive that does not block, on a channel
-// that is not closed, takes no lock.
+// Observe looks at the run's context and time budget after every step, so
+// that a walk whose handlers take seconds stops at the next one when the
+// run is interrupted or its budget ends. Performance: a receive that does
+// not block, on a channel that is not closed, takes no lock, nor does an
+// atomic load.
 func (o *walkObserver) Observe(s *engine.Sim) bool {
 	select {
 	case <-o.done:
 		o.cut, o.interrupted = true, true
 		return false
 	default:
+	}
+	if o.r.timeUp.Load() {
+		// The time budget ended: the walk is not whole, as on Ctrl-C.
+		o.cut, o.interrupted = true, true
+		return false
 	}
 	if s.Steps()&1023 == 0 && o.r.stopping.Load() && o.r.beyondStop(o.index) {
 		o.cut = true

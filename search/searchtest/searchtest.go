@@ -75,7 +75,7 @@ func Check(t testing.TB, sys *sim.System, opts search.Options) *search.Report {
 	case rep.Incomplete:
 		t.Errorf("macemc search %s was interrupted before its budget: nothing was found, but not everything was searched\n%s", sys.Name, b.String())
 	case rep.NothingSearched():
-		t.Errorf("macemc search %s searched nothing: its time budget (Options.Time) ran out in the check before the search; raise it\n%s", sys.Name, b.String())
+		t.Errorf("macemc search %s searched nothing: its time budget (Options.Time) ran out before the search finished a path; raise it\n%s", sys.Name, b.String())
 	default:
 		t.Log(b.String())
 	}
