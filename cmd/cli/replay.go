@@ -34,7 +34,11 @@ func (a *App) replay(args []string) (int, error) {
 	if *steps < -1 || *steps > t.Steps {
 		return ExitUsage, usagef("--steps %d: allowed -1 (the whole trace) or 0 to %d (the trace's steps)", *steps, t.Steps)
 	}
-	ctx, stop := a.signalsSaying("no log is written")
+	then, stopped := "no log is written", "no log was written (a log written there before is kept)"
+	if *logPath == "" && !*asJSON {
+		then, stopped = "the log on standard output ends where it stops", "the log above ends where it stopped"
+	}
+	ctx, stop := a.signalsSaying(then)
 	defer stop()
 	var r *search.Replayed
 	switch {
@@ -49,7 +53,7 @@ func (a *App) replay(args []string) (int, error) {
 		err = ctx.Err()
 	}
 	if errors.Is(err, context.Canceled) {
-		return ExitUsage, fmt.Errorf("interrupted: the replay stopped; no log was written (a log written there before is kept)")
+		return ExitUsage, fmt.Errorf("interrupted: the replay stopped; %s", stopped)
 	}
 	if err != nil {
 		return ExitUsage, usageError{fmt.Errorf("%s: %w", *path, err)}

@@ -656,7 +656,8 @@ func TestOutputFaults(t *testing.T) {
 }
 
 // TestReplayInterrupted: Ctrl-C during replay --log writes no log (it
-// left a hidden temporary file of the log so far, and exited 130).
+// left a hidden temporary file of the log so far, and exited 130); during
+// a replay to standard output it says the log printed ends there.
 func TestReplayInterrupted(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	res := run(t, []string{"search", "--system", "transport", "--seed", "3", "--walk-depth", "200000", "--no-critical", "--no-minimize", "--out", out}, plan{}, 5*time.Minute, "")
@@ -673,6 +674,12 @@ func TestReplayInterrupted(t *testing.T) {
 	}
 	if res.code != 2 || !strings.Contains(res.stderr, "no log was written") {
 		t.Errorf("interrupted replay: exit %d\n%s", res.code, res.stderr)
+	}
+	// Without --log the log goes to standard output, and what was
+	// printed stays: the message says it ends there.
+	res = run(t, []string{"replay", "--trace", filepath.Join(out, "error.trace")}, plan{sig: syscall.SIGINT, delay: 300 * time.Millisecond}, 5*time.Minute, "")
+	if res.code != 2 || !strings.Contains(res.stderr, "interrupted: the replay stopped; the log above ends where it stopped") || strings.Contains(res.stderr, "no log") {
+		t.Errorf("interrupted replay to standard output: exit %d\n%s", res.code, res.stderr)
 	}
 }
 
