@@ -151,11 +151,11 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	if !ok {
 		return fmt.Errorf("%w: unknown stop reason %q", ErrReport, j.Stop)
 	}
-	if j.DepthBound < 0 || j.Blocked < 0 {
-		return fmt.Errorf("%w: depth bound %d, %d blocked paths", ErrReport, j.DepthBound, j.Blocked)
+	if j.DepthBound < 0 || j.Blocked < 0 || j.TimeCut < 0 {
+		return fmt.Errorf("%w: depth bound %d, %d blocked paths, %d paths cut by the time budget", ErrReport, j.DepthBound, j.Blocked, j.TimeCut)
 	}
 	out.Stats = explore.Stats{Rounds: j.Rounds, Depth: j.DepthBound, DeepestComplete: j.DeepestComplete, Paths: j.Paths, Pruned: j.Pruned, Walks: j.Walks,
-		Transitions: j.Transitions, DistinctStates: j.DistinctStates, Forgotten: j.Forgotten, Unrecorded: j.Unrecorded, Unhashed: j.Unhashed, Stop: stop, Violations: len(j.Violations), Blocked: j.Blocked}
+		Transitions: j.Transitions, DistinctStates: j.DistinctStates, Forgotten: j.Forgotten, Unrecorded: j.Unrecorded, Unhashed: j.Unhashed, Stop: stop, Violations: len(j.Violations), Blocked: j.Blocked, TimeCut: j.TimeCut}
 	if err := j.checkCounts(); err != nil {
 		return err
 	}

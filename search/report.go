@@ -435,6 +435,7 @@ type reportJSON struct {
 	Paths           int64   `json:"paths"`
 	Pruned          int64   `json:"pruned"`
 	Blocked         int64   `json:"blocked,omitempty"`
+	TimeCut         int64   `json:"paths_time_cut,omitempty"`
 	Walks           int64   `json:"walks"`
 	Transitions     int64   `json:"transitions"`
 	DistinctStates  int64   `json:"distinct_states"`
@@ -560,7 +561,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy, StrategyParams: r.StrategyParams, Faults: r.Faults, PrefixSteps: r.PrefixSteps,
 		Rounds: r.Stats.Rounds, DepthBound: r.Stats.Depth, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
 		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Forgotten: r.Stats.Forgotten, Unrecorded: r.Stats.Unrecorded, Unhashed: r.Stats.Unhashed, Stop: r.Stats.Stop.String(),
-		Blocked: r.Stats.Blocked, Lin: r.Lin,
+		Blocked: r.Stats.Blocked, TimeCut: r.Stats.TimeCut, Lin: r.Lin,
 		Incomplete: r.Incomplete, MemoryLimited: r.MemoryLimited, NothingSearched: r.NothingSearched(), LogsSkipped: r.LogsSkipped, ElapsedS: r.Elapsed.Seconds(), SearchS: r.SearchTime.Seconds(),
 		LassoStats: r.LassoStats, Files: r.Files, Replay: r.Replay, Debug: r.Debug, Warnings: r.Warnings,
 	}

@@ -49,11 +49,14 @@ func (r *Report) unsearchedWhy() string {
 			pre = ph.Time
 		}
 	}
-	if r.Stats.Elapsed < 100*time.Millisecond {
+	if r.Stats.TimeCut == 0 {
 		return fmt.Sprintf("the check before the search used all of it, %.1fs", pre.Seconds())
 	}
-	return fmt.Sprintf("the check before the search took %.1fs of it, and the first paths' walks took longer than the %.1fs left: they were stopped, and a path is counted when it is whole",
-		pre.Seconds(), r.Stats.Elapsed.Seconds())
+	walks := fmt.Sprintf("the walks of the first %d paths took longer than the %.1fs left: they were stopped", r.Stats.TimeCut, r.Stats.Elapsed.Seconds())
+	if r.Stats.TimeCut == 1 {
+		walks = fmt.Sprintf("the walk of the first path took longer than the %.1fs left: it was stopped", r.Stats.Elapsed.Seconds())
+	}
+	return fmt.Sprintf("the check before the search took %.1fs of it, and %s, and a path is counted when it is whole", pre.Seconds(), walks)
 }
 
 type errWriter struct {

@@ -334,6 +334,9 @@ type Stats struct {
 	Blocked int64
 	Cycles  int64
 	Walks   int64
+	// TimeCut counts the paths the search ran but left out of these
+	// counts because the time budget (Config.Time) ended their walks.
+	TimeCut int64
 	// Checked counts the paths the path check (Config.Check) judged where
 	// they ended, CheckedDistinct the distinct things it judged (for
 	// linearizability, distinct histories), and of those CheckedViolated
@@ -767,6 +770,7 @@ func (r *runner) commit(j *job) {
 				// The time budget ended its walk: whatever stopped
 				// the search first, it did not run all its paths.
 				r.stopReason = StopTime
+				r.stats.TimeCut++
 			}
 			continue
 		}
