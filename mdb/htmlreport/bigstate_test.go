@@ -76,19 +76,7 @@ func (p *page) panel(i, s int, changed bool) []string {
 // lineDiff diffs two views' lines by their longest common subsequence, as
 // the page's script does.
 func lineDiff(strs []string, a, b []int) []string {
-	L := make([][]int, len(a)+1)
-	for i := range L {
-		L[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				L[i][j] = L[i+1][j+1] + 1
-			} else {
-				L[i][j] = max(L[i+1][j], L[i][j+1])
-			}
-		}
-	}
+	L := htmlreport.LCSTable(a, b)
 	var out []string
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {

@@ -20,22 +20,7 @@ func apply(a, b []int, hs []hunk) []int {
 }
 
 // lcs is the length of the longest common subsequence of a and b.
-func lcs(a, b []int) int {
-	L := make([][]int, len(a)+1)
-	for i := range L {
-		L[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				L[i][j] = L[i+1][j+1] + 1
-			} else {
-				L[i][j] = max(L[i+1][j], L[i][j+1])
-			}
-		}
-	}
-	return L[0][0]
-}
+func lcs(a, b []int) int { return lcsTable(a, b)[0][0] }
 
 // TestDiffSeq holds diffSeq against the naive longest common subsequence
 // on random sequences: its hunks, applied in order, turn a into b; they

@@ -13,3 +13,25 @@ func View(lines []string, network bool, lim Limits) []string {
 	}
 	return out
 }
+
+// LCSTable is lcsTable, for the external tests.
+var LCSTable = lcsTable
+
+// lcsTable returns the table of the lengths of the longest common
+// subsequences of a's and b's suffixes: L[i][j] for a[i:] and b[j:].
+func lcsTable(a, b []int) [][]int {
+	L := make([][]int, len(a)+1)
+	for i := range L {
+		L[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				L[i][j] = L[i+1][j+1] + 1
+			} else {
+				L[i][j] = max(L[i+1][j], L[i][j+1])
+			}
+		}
+	}
+	return L
+}
