@@ -37,7 +37,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.IntVar(&o.WalkDepth, "walk-depth", search.DefaultWalkDepth, "d_max: steps of each random walk")
 	fs.IntVar(&o.Walks, "walks", search.DefaultWalks, "k: random walks per critical-transition probe")
 	fs.Uint64Var(&o.Seed, "seed", 1, "random seed")
-	fs.DurationVar(&o.Time, "time", 0, "time budget of the search, and the same again for the analysis of a violation it finds (critical transition, minimization), which then stops keeping what it found (e.g. 30s, 5m; 0: none)")
+	fs.DurationVar(&o.Time, "time", 0, "time budget of the search (a walk still running when it ends stops there, its path not counted), the same again for the analysis of a violation it finds (critical transition, minimization) and again for writing the logs and the report page, each stopping then and keeping what it found (e.g. 30s, 5m; 0: none)")
 	fs.Int64Var(&o.MaxPaths, "max-paths", 0, "budget of paths (0: none)")
 	fs.IntVar(&o.MaxViolations, "max-violations", search.DefaultMaxViolations, "stop after this many violating paths")
 	fs.IntVar(&o.Workers, "workers", 0, "goroutines that run the search, the bounded part of dfs included (0: all cores; the report does not depend on it)")
