@@ -1151,12 +1151,13 @@ func firstAndLater(first, later *engine.Sim) error {
 	switch {
 	case ok && ne.Node >= 0 && sharing:
 		ne.Detail += fmt.Sprintf(" (the nodes of both runs hold one map, node %d's %s, which Build or a package variable made once)", shared, path)
+		ne.SharedMap = true
 	case sharing:
 		// The nodes agree, or one changed under the other's hash: they
 		// hold one map, which both runs wrote.
 		ne = &engine.NondeterminismError{Step: first.Steps(), Event: first.LastEvent().String(), StepNode: -1,
 			Node: int(shared), Type: fmt.Sprintf("%T", first.Service(shared)), Path: path,
-			Detail: "the nodes of both runs hold this one map (Build, or a package variable, made it once), and what one run writes there the other reads"}
+			Detail: "the nodes of both runs hold this one map (Build, or a package variable, made it once), and what one run writes there the other reads", SharedMap: true}
 	case !ok:
 		return err // a node changed after its handler: an escape
 	}

@@ -1232,3 +1232,40 @@ func TestTimeStopsRunningWalks(t *testing.T) {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
+
+// mapHolder writes a map that Build made once and handed to every node.
+type mapHolder struct {
+	sim.Base
+	M map[int]int
+}
+
+func (m *mapHolder) Start(ctx *sim.Context)                 { ctx.SetPeriodic("tick") }
+func (m *mapHolder) HandleTimer(ctx *sim.Context, _ string) { m.M[int(ctx.Self())]++ }
+
+// TestMapSharedAcrossExecutions: nodes that hold one map Build made are
+// reported as sharing memory across executions, with advice about the map,
+// not as replays that differ with advice about the time and files (a
+// trial's finding).
+func TestMapSharedAcrossExecutions(t *testing.T) {
+	sys := &sim.System{Name: "mapholder", Build: func(sim.Params) (*sim.Config, error) {
+		shared := map[int]int{}
+		return &sim.Config{Nodes: 2, Service: func(sim.NodeID) sim.Service { return &mapHolder{M: shared} }}, nil
+	}}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Workers: 1, MaxPaths: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nd *engine.NondeterminismError
+	if f := rep.First(); f == nil || !errors.As(f.Err, &nd) || !nd.SharedMap || nd.Path != ".M" {
+		t.Fatalf("finding %+v", rep.First())
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	if !strings.Contains(text, "\nSERVICE SHARES MEMORY ACROSS EXECUTIONS: the nodes of every run hold one map, made once\n") ||
+		!strings.Contains(text, "have Config.Service (or Start) make each node its own map") || strings.Contains(text, "time.Now") {
+		t.Errorf("text:\n%s", text)
+	}
+}

@@ -39,6 +39,13 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	return ew.err
 }
 
+// sharedMapError reports whether err is replays that differ because the
+// nodes of every run hold one map (NondeterminismError.SharedMap).
+func sharedMapError(err error) bool {
+	var nd *engine.NondeterminismError
+	return errors.As(err, &nd) && nd.SharedMap
+}
+
 // unsearchedWhy says why a run that searched nothing (NothingSearched) did:
 // the check before the search used the budget, or what the search had
 // left of it was less than its first paths' walks took.
@@ -217,6 +224,8 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			}
 		case f.Kind == KindEscape:
 			fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: node %d acted outside its handlers\n  %v\n", f.Node, f.Err)
+		case sharedMapError(f.Err):
+			fmt.Fprintf(w, "SERVICE SHARES MEMORY ACROSS EXECUTIONS: the nodes of every run hold one map, made once\n  %v\n", f.Err)
 		default:
 			var nd *engine.NondeterminismError
 			if stable && errors.As(f.Err, &nd) {

@@ -52,6 +52,10 @@ type NondeterminismError struct {
 	// keeps across executions outside the simulator (a file it writes and
 	// reads back when it starts, a package variable only Start reads).
 	Across bool
+	// SharedMap is set when the nodes of the runs that differ hold one
+	// map, made once (by Build or a package variable): what one run
+	// writes there the other reads. The advice is then about that map.
+	SharedMap bool
 }
 
 func (e *NondeterminismError) Error() string {
@@ -73,6 +77,10 @@ func (e *NondeterminismError) Error() string {
 		fmt.Fprintf(&b, ": the nodes agree, but what node %d's handler left pending differs: %s", e.StepNode, e.Detail)
 	case e.Detail != "":
 		b.WriteString(": " + e.Detail)
+	}
+	if e.SharedMap {
+		b.WriteString("; executions share nothing: have Config.Service (or Start) make each node its own map, and keep package variables out of nodes' states")
+		return b.String()
 	}
 	if e.Across {
 		b.WriteString("; the replay that differs started after the others had run, and one started before them did not: " +
