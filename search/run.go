@@ -869,7 +869,13 @@ func (p *pipeline) unreproduced(v *explore.Violation) string {
 	if v.Outcome != walks.Quiescent && v.Outcome != walks.Dead {
 		return ""
 	}
-	s, err := engine.Replay(p.cfg, v.Choices, v.Steps, engine.Options{FailuresUntil: v.FailuresUntil})
+	s, err := engine.Replay(p.cfg, v.Choices, 0, engine.Options{FailuresUntil: v.FailuresUntil})
+	for err == nil && s.Steps() < v.Steps && p.ctx.Err() == nil {
+		var ok bool
+		if ok, err = s.Step(); !ok {
+			break
+		}
+	}
 	if err != nil || s.Steps() != v.Steps {
 		return ""
 	}
@@ -961,7 +967,7 @@ func checkReplays(cfg *sim.Config, choices []int32, opts engine.Options, steps, 
 	if replays > 0 {
 		return nil, engine.CheckDeterminismUntil(cfg, choices, opts, replays, stop)
 	}
-	head, headBytes, endBytes := measurePath(cfg, choices, opts, steps > headSteps)
+	head, headBytes, endBytes := measurePath(cfg, choices, opts, steps > headSteps, stop)
 	var cut *replayCut
 	fit := func(want int, size int64) int {
 		n := replaysWithin(want, size, room)
@@ -982,27 +988,31 @@ func checkReplays(cfg *sim.Config, choices []int32, opts engine.Options, steps, 
 // the choices of its first headSteps steps (cut where a step begins; nil
 // when the replay does not get that far: the check of the whole path says
 // why) and the memory its state holds there (engine.Sim.StateBytes), and
-// the memory its state holds at its end (0 when the replay fails).
-func measurePath(cfg *sim.Config, choices []int32, opts engine.Options, withHead bool) (head []int32, headBytes, endBytes int64) {
+// the memory its state holds at its end (0 when the replay fails or stop
+// returns true: it is asked before every step, as the check's replays ask).
+func measurePath(cfg *sim.Config, choices []int32, opts engine.Options, withHead bool, stop func() bool) (head []int32, headBytes, endBytes int64) {
 	opts.CheckEscapes, opts.CheckMessages, opts.Logger = false, false, nil
-	steps := -1
-	if withHead {
-		steps = headSteps
-	}
-	s, err := engine.Replay(cfg, choices, steps, opts)
+	s, err := engine.Replay(cfg, choices, 0, opts)
 	if err != nil {
 		return nil, 0, 0
 	}
-	if withHead {
-		if s.Steps() < headSteps {
-			return nil, 0, 0
+	for len(s.Choices()) < len(choices) {
+		if withHead && head == nil && s.Steps() == headSteps {
+			head, headBytes = choices[:s.StepStart(headSteps)], s.StateBytes()
 		}
+		if stop() {
+			return head, headBytes, 0
+		}
+		ok, err := s.Step()
+		if err != nil {
+			return head, headBytes, 0
+		}
+		if !ok {
+			break
+		}
+	}
+	if withHead && head == nil && s.Steps() == headSteps {
 		head, headBytes = choices[:s.StepStart(headSteps)], s.StateBytes()
-		for len(s.Choices()) < len(choices) {
-			if ok, err := s.Step(); !ok || err != nil {
-				return head, headBytes, 0
-			}
-		}
 	}
 	return head, headBytes, s.StateBytes()
 }

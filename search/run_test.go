@@ -1006,53 +1006,63 @@ func TestCancelStopsAWalkAtItsNextStep(t *testing.T) {
 	}
 }
 
-// foreverTicker ticks forever and is never live: the search's first walk is a
-// violation of d_max steps, whose determinism check replays all of them
-// many times, against a check before the search of 1,000 steps.
-type foreverTicker struct {
+// slowCheckTicker ticks forever and is never live. Once checking is set, each
+// tick sleeps: the determinism check of the violating path then takes far
+// longer than any budget the test gives, and the search before it runs at
+// full speed. The flag is a package variable, not state: no node reaches it.
+type slowCheckTicker struct {
 	sim.Base
 	Ticks int
 }
 
-func (k *foreverTicker) Start(ctx *sim.Context)           { ctx.SetPeriodic("tick") }
-func (k *foreverTicker) HandleTimer(*sim.Context, string) { k.Ticks++ }
+var (
+	checking atomic.Bool
+	slept    atomic.Int64
+)
+
+func (k *slowCheckTicker) Start(ctx *sim.Context) { ctx.SetPeriodic("tick") }
+func (k *slowCheckTicker) HandleTimer(*sim.Context, string) {
+	k.Ticks++
+	if checking.Load() {
+		slept.Add(1)
+		time.Sleep(10 * time.Millisecond)
+	}
+}
 
 // TestCriticalNotSearchedWhenTheCheckUsedTheBudget: when the determinism
 // check of the violating path uses the whole analysis budget, the critical
 // transition's text says it was not searched and why, not "no probe had
-// finished". The budget is set from this machine's time for the check
-// before the search (64 replays of 1,000 steps), 4 times that: the check
-// of the violating path replays its 200,000 steps a few times and its
-// first 1,562 steps 64 times, about 11 times as many.
+// finished". The search's one walk of 2,000 ticks takes milliseconds; the
+// check of it, at 10 ms a tick once it begins, would take 20 s a replay,
+// against a budget of 2 s. Every replay of the analysis stops at the
+// budget: at 10 ms a tick, at most 200 ticks fit in it, not the path's 2,000.
 func TestCriticalNotSearchedWhenTheCheckUsedTheBudget(t *testing.T) {
 	sys := &sim.System{Name: "neverlive", Build: func(sim.Params) (*sim.Config, error) {
-		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &foreverTicker{} },
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &slowCheckTicker{} },
 			Liveness: []sim.Property{{Name: "Never", Check: func(*sim.View) bool { return false }}}}, nil
 	}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	rep, err := search.Run(ctx, sys, search.Options{Seed: 1, Workers: 1, Progress: func(p search.Progress) {
-		if p.Phase == search.PhaseSearch {
-			cancel()
-		}
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pre time.Duration
-	for _, ph := range rep.Phases {
-		if ph.Phase == search.PhasePrecheck {
-			pre = ph.Time
+	checking.Store(false)
+	slept.Store(0)
+	defer checking.Store(false)
+	progress := func(p search.Progress) {
+		if p.Phase == search.PhaseCheck {
+			checking.Store(true)
 		}
 	}
-	rep, err = search.Run(context.Background(), sys, search.Options{Seed: 1, Workers: 1, Time: 4 * max(pre, time.Millisecond), WalkDepth: 200_000, Command: "macemc"})
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Workers: 1, Time: 2 * time.Second, WalkDepth: 2_000, Command: "macemc", Progress: progress})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := rep.First()
+	if f == nil {
+		t.Fatalf("nothing found; phases %v", rep.Phases)
+	}
 	want := "The critical transition was not searched: the check that the violating path replays deterministically used the whole analysis budget"
-	if f == nil || f.Critical == nil || !strings.HasPrefix(f.Critical.Explain, want) {
-		t.Fatalf("precheck %v; finding %+v %+v", pre, f, f.Critical)
+	if f.Critical == nil || !strings.HasPrefix(f.Critical.Explain, want) {
+		t.Fatalf("finding %+v, critical %+v", f, f.Critical)
+	}
+	if n := slept.Load(); n >= 1_000 {
+		t.Errorf("the analysis ran %d ticks after the budget's 200", n)
 	}
 }
 
