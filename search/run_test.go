@@ -555,7 +555,7 @@ func TestTimeBoundsTheAnalysis(t *testing.T) {
 // checks after a search that did not run.
 func TestTimeBoundsTheChecks(t *testing.T) {
 	sys := &sim.System{Name: "alarmclock", Build: func(sim.Params) (*sim.Config, error) {
-		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &simtest.SlowBoot{} }}, nil
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &simtest.SlowTicker{} }}, nil
 	}}
 	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Time: 300 * time.Millisecond, Workers: 1})
 	if err != nil {
@@ -587,12 +587,12 @@ func TestTimeBoundsTheChecks(t *testing.T) {
 	}
 }
 
-// lateAlarm is simtest.SlowBoot on some executions only: at boot it draws a
-// number (a choice of the execution), and on 1 of 2 sets 20,000 timers.
-// The check before the search walks once (seed 1 draws 0 there: cheap,
-// and its replays alike), the search's one path takes the first choice,
-// 0, and the checks after a search that found nothing walk 16 times more:
-// some of those draw 1.
+// lateAlarm is simtest.SlowTicker on some executions only: at boot it draws
+// a number (a choice of the execution), and on 1 of 2 its ticks sleep.
+// The check before the search walks once (seed 1 draws 0 there: fast, and
+// its replays alike), the search's one path takes the first choice, 0, and
+// the checks after a search that found nothing walk 16 times more: some of
+// those draw 1, and a walk of them takes seconds on any machine.
 type lateAlarm struct {
 	sim.Base
 	Slow  bool
@@ -600,15 +600,15 @@ type lateAlarm struct {
 }
 
 func (a *lateAlarm) Start(ctx *sim.Context) {
-	if a.Slow = ctx.Rand(2) == 1; a.Slow {
-		for i := range 20_000 {
-			ctx.SetTimer(fmt.Sprintf("t%05d", i))
-		}
-	}
+	a.Slow = ctx.Rand(2) == 1
 	ctx.SetPeriodic("tick")
 }
 
-func (a *lateAlarm) HandleTimer(*sim.Context, string) { a.Fired++ }
+func (a *lateAlarm) HandleTimer(*sim.Context, string) {
+	if a.Fired++; a.Slow {
+		time.Sleep(simtest.SlowTickerPause)
+	}
+}
 
 // TestTimeBoundsTheChecksAfter: --time bounds the checks after a search
 // that found nothing, given the same time again, and they warn when cut

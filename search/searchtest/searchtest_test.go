@@ -199,11 +199,11 @@ func TestCheckMemoryLimit(t *testing.T) {
 // TestCheckNothingSearched: a time budget that the check before the search
 // used up fails the test: the run looked at no path.
 func TestCheckNothingSearched(t *testing.T) {
-	sys := &sim.System{Name: "searchtest-slowboot", Build: func(sim.Params) (*sim.Config, error) {
-		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &simtest.SlowBoot{} }}, nil
+	sys := &sim.System{Name: "searchtest-slowticker", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &simtest.SlowTicker{} }}, nil
 	}}
 	t.Setenv("TMPDIR", t.TempDir())
-	f := &fakeTB{TB: t, name: "TestSlowBoot"}
+	f := &fakeTB{TB: t, name: "TestSlowTicker"}
 	rep := searchtest.Check(f, sys, search.Options{Seed: 1, Time: 200 * time.Millisecond, Workers: 1})
 	if rep == nil || !rep.NothingSearched() || len(f.errs) != 1 || !strings.Contains(f.errs[0], "searched nothing: its time budget (Options.Time) ran out") {
 		t.Fatalf("report nothing searched %v, errors %q", rep != nil && rep.NothingSearched(), f.errs)

@@ -30,8 +30,9 @@
 //     mode=keep node 1 keeps the slice it got, so node 0's timer changes
 //     node 1's state; mode=copy sends a copy and shares nothing.
 //
-// SlowBoot is a node, not a system, for tests of time budgets: it sets
-// 20,000 timers when it boots, which makes every step slow.
+// SlowTicker is a node, not a system, for tests of time budgets: its
+// handler sleeps a millisecond at every tick, which makes every step slow
+// on any machine.
 //
 // # Usage
 //
