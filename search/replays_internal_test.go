@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -181,7 +182,7 @@ func TestUnreproducedOutcome(t *testing.T) {
 		Liveness: []sim.Property{{Name: "Pinged", Check: func(v *sim.View) bool {
 			return sim.Node[hoarder](v, 1).Pings > 0
 		}}}}
-	p := &pipeline{cfg: cfg}
+	p := &pipeline{cfg: cfg, ctx: context.Background()}
 	s, err := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(1)})
 	if err != nil {
 		t.Fatal(err)

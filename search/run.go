@@ -988,8 +988,9 @@ func checkReplays(cfg *sim.Config, choices []int32, opts engine.Options, steps, 
 // the choices of its first headSteps steps (cut where a step begins; nil
 // when the replay does not get that far: the check of the whole path says
 // why) and the memory its state holds there (engine.Sim.StateBytes), and
-// the memory its state holds at its end (0 when the replay fails or stop
-// returns true: it is asked before every step, as the check's replays ask).
+// the memory its state holds at its end (0 when the replay fails or stop,
+// if not nil, returns true: it is asked before every step, as the check's
+// replays ask).
 func measurePath(cfg *sim.Config, choices []int32, opts engine.Options, withHead bool, stop func() bool) (head []int32, headBytes, endBytes int64) {
 	opts.CheckEscapes, opts.CheckMessages, opts.Logger = false, false, nil
 	s, err := engine.Replay(cfg, choices, 0, opts)
@@ -1000,7 +1001,7 @@ func measurePath(cfg *sim.Config, choices []int32, opts engine.Options, withHead
 		if withHead && head == nil && s.Steps() == headSteps {
 			head, headBytes = choices[:s.StepStart(headSteps)], s.StateBytes()
 		}
-		if stop() {
+		if stop != nil && stop() {
 			return head, headBytes, 0
 		}
 		ok, err := s.Step()
