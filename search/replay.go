@@ -357,7 +357,7 @@ func replay(ctx context.Context, t *trace.Trace, steps int, log io.Writer) (*Rep
 	if t.Kind == trace.KindNondeterministic && steps == t.Steps && !failed {
 		// One replay cannot show that replays differ: check as the
 		// search did, replaying the choices many times.
-		if _, err := checkReplays(cfg, t.Choices, t.Options(), t.Steps, 0, replayRoom, nil); errors.Is(err, engine.ErrNondeterministic) {
+		if _, _, err := checkReplays(cfg, t.Choices, t.Options(), t.Steps, 0, replayRoom, nil); errors.Is(err, engine.ErrNondeterministic) {
 			r.Err, r.Reproduced = err, true
 		}
 		return r, nil
@@ -427,7 +427,7 @@ func explainDivergence(cfg *sim.Config, t *trace.Trace, d *trace.DivergedError) 
 		return
 	}
 	d.Checked = true
-	if _, err := checkReplays(cfg, t.Choices, t.Options(), t.Steps, 0, replayRoom, nil); errors.Is(err, engine.ErrNondeterministic) {
+	if _, _, err := checkReplays(cfg, t.Choices, t.Options(), t.Steps, 0, replayRoom, nil); errors.Is(err, engine.ErrNondeterministic) {
 		d.Here = err
 	}
 }

@@ -73,7 +73,7 @@ func TestLongPathHeadReplayedOften(t *testing.T) {
 			}
 		}
 		booted.Store(0)
-		cut, err := checkReplays(cfg, s.ChoiceValues(), engine.Options{}, steps, 0, replayRoom, nil)
+		cut, _, err := checkReplays(cfg, s.ChoiceValues(), engine.Options{}, steps, 0, replayRoom, nil)
 		if cut != nil {
 			t.Fatalf("seed %d: replays cut for a state of a few bytes: %+v", seed, cut)
 		}
@@ -147,7 +147,7 @@ func TestReplaysFitInMemory(t *testing.T) {
 	// one the check keeps beside them.
 	room := 7 * 2 * size
 	booted.Store(0)
-	cut, err := checkReplays(cfg, s.ChoiceValues(), engine.Options{}, 50, 0, room, nil)
+	cut, _, err := checkReplays(cfg, s.ChoiceValues(), engine.Options{}, 50, 0, room, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,14 +160,14 @@ func TestReplaysFitInMemory(t *testing.T) {
 		t.Errorf("%d boots, want %d", got, want)
 	}
 	booted.Store(0)
-	if cut, err := checkReplays(cfg, s.ChoiceValues(), engine.Options{}, 50, 10, room, nil); cut != nil || err != nil {
+	if cut, _, err := checkReplays(cfg, s.ChoiceValues(), engine.Options{}, 50, 10, room, nil); cut != nil || err != nil {
 		t.Fatalf("10 replays asked for: cut %+v, %v", cut, err)
 	}
 	if got, want := booted.Load(), int64(2*(10+2)); got != want {
 		t.Errorf("10 replays asked for: %d boots, want %d", got, want)
 	}
 	// Never fewer than two, whatever the room.
-	if cut, _ := checkReplays(cfg, s.ChoiceValues(), engine.Options{}, 50, 0, 1, nil); cut == nil || cut.Replays != 2 {
+	if cut, _, _ := checkReplays(cfg, s.ChoiceValues(), engine.Options{}, 50, 0, 1, nil); cut == nil || cut.Replays != 2 {
 		t.Fatalf("no room: cut %+v, want 2 replays", cut)
 	}
 }

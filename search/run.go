@@ -453,6 +453,8 @@ type pipeline struct {
 	// sharedMap names a map that every execution shares (precheck,
 	// engine.SharedMap), "" when none is.
 	sharedMap string
+	// orderWarned is set once orderWarning has warned.
+	orderWarned bool
 	// shardViolations counts the violating paths the shards merged found
 	// (each shard's own, past the budget too).
 	shardViolations int
@@ -963,9 +965,10 @@ const headSteps = 100_000 / 64
 // replays run side by side, each holding a copy of the state, and 64
 // copies of a state of 100 MB took 13 GB. The returned replayCut says
 // when it was (nil: it was not).
-func checkReplays(cfg *sim.Config, choices []int32, opts engine.Options, steps, replays int, room int64, stop func() bool) (*replayCut, error) {
+func checkReplays(cfg *sim.Config, choices []int32, opts engine.Options, steps, replays int, room int64, stop func() bool) (*replayCut, *engine.OrderDifference, error) {
 	if replays > 0 {
-		return nil, engine.CheckDeterminismUntil(cfg, choices, opts, replays, stop)
+		order, err := engine.CheckDeterminismOrder(cfg, choices, opts, replays, stop)
+		return nil, order, err
 	}
 	head, headBytes, endBytes := measurePath(cfg, choices, opts, steps > headSteps, stop)
 	var cut *replayCut
@@ -976,12 +979,18 @@ func checkReplays(cfg *sim.Config, choices []int32, opts engine.Options, steps, 
 		}
 		return n
 	}
+	var order *engine.OrderDifference
 	if head != nil {
-		if err := engine.CheckDeterminismUntil(cfg, head, opts, fit(defaultReplays(headSteps), headBytes), stop); err != nil {
-			return cut, err
+		var err error
+		if order, err = engine.CheckDeterminismOrder(cfg, head, opts, fit(defaultReplays(headSteps), headBytes), stop); err != nil {
+			return cut, order, err
 		}
 	}
-	return cut, engine.CheckDeterminismUntil(cfg, choices, opts, fit(defaultReplays(steps), endBytes), stop)
+	whole, err := engine.CheckDeterminismOrder(cfg, choices, opts, fit(defaultReplays(steps), endBytes), stop)
+	if order == nil {
+		order = whole
+	}
+	return cut, order, err
 }
 
 // measurePath replays the path choices once and returns, with withHead,
@@ -1214,7 +1223,9 @@ func (p *pipeline) postcheck() *Finding {
 			return nil
 		}
 		choices := s.ChoiceValues()[:s.StepStart(steps)]
-		if err := engine.CheckDeterminismUntil(p.cfg, choices, engine.Options{}, 2, stop); errors.Is(err, engine.ErrNondeterministic) {
+		order, err := engine.CheckDeterminismOrder(p.cfg, choices, engine.Options{}, 2, stop)
+		p.orderWarning(order)
+		if errors.Is(err, engine.ErrNondeterministic) {
 			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the search found nothing; the fault above was found after it, on walk %d of the %d that a search that finds nothing checks for code acting outside its handlers", i+1, postcheckWalks))
 			return p.nondeterminism(err, choices, 0)
 		}
@@ -1325,11 +1336,23 @@ func (p *pipeline) checkDeterminism(choices []int32, opts engine.Options, steps 
 	if b := heapBound(EstimateMemory(p.cfg, &p.opts), &p.opts); b > 0 {
 		room = b / 2
 	}
-	cut, err := checkReplays(p.cfg, choices, opts, steps, p.opts.Replays, room, func() bool { return p.ctx.Err() != nil })
+	cut, order, err := checkReplays(p.cfg, choices, opts, steps, p.opts.Replays, room, func() bool { return p.ctx.Err() != nil })
 	if cut != nil {
 		p.warnOnce(cut.warning())
 	}
+	p.orderWarning(order)
 	return err
+}
+
+// orderWarning warns, once a run, of a handler that did the same things in
+// another order in replays whose states agreed (engine.OrderDifference):
+// not a finding, since the verdicts do not depend on it, but the logs of
+// the system differ from run to run.
+func (p *pipeline) orderWarning(d *engine.OrderDifference) {
+	if d != nil && !p.orderWarned {
+		p.orderWarned = true
+		p.rep.Warnings = append(p.rep.Warnings, d.String())
+	}
 }
 
 // warnOnce adds the warning w to the report unless it holds it already.

@@ -1279,3 +1279,57 @@ func TestMapSharedAcrossExecutions(t *testing.T) {
 		t.Errorf("text:\n%s", text)
 	}
 }
+
+// mapBroadcaster is node 0 of a system that, asked once, tells nodes 1 to
+// 4 a decision in its map's order, each on a connection of its own.
+type mapBroadcaster struct {
+	sim.Base
+	Peers map[sim.NodeID]bool
+	Got   bool
+}
+
+func (b *mapBroadcaster) HandleApp(ctx *sim.Context, _ any) {
+	for p := range b.Peers {
+		ctx.Send(p, "decided")
+	}
+}
+
+func (b *mapBroadcaster) HandleMessage(*sim.Context, sim.NodeID, sim.Message) { b.Got = true }
+
+// TestSendOrderWarning: a handler that sends in a map's order leaves the
+// same state in every replay, so the search finds nothing, but the
+// report warns that its logs differ from run to run, naming the node, the
+// step and the two orders.
+func TestSendOrderWarning(t *testing.T) {
+	sys := &sim.System{Name: "mapbroadcast", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 5,
+			Service: func(id sim.NodeID) sim.Service {
+				if id == 0 {
+					return &mapBroadcaster{Peers: map[sim.NodeID]bool{1: true, 2: true, 3: true, 4: true}}
+				}
+				return &mapBroadcaster{}
+			},
+			App: func(id sim.NodeID) []any {
+				if id == 0 {
+					return []any{"decide"}
+				}
+				return nil
+			},
+			Liveness: []sim.Property{{Name: "AllGot", Check: func(v *sim.View) bool {
+				for i := 1; i < v.Len(); i++ {
+					if !v.Service(sim.NodeID(i)).(*mapBroadcaster).Got {
+						return false
+					}
+				}
+				return true
+			}}}}, nil
+	}}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Workers: 1, MaxPaths: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const w = `node 0's handler at step 1 (node 0 handles app request "decide") did the same things in another order in two replays of the same path: in one it sends string to node `
+	if rep.First() != nil || !slices.ContainsFunc(rep.Warnings, func(s string) bool { return strings.HasPrefix(s, w) }) {
+		t.Fatalf("finding %v, warnings %q", rep.First(), rep.Warnings)
+	}
+}

@@ -89,6 +89,9 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 	if to < 0 || to >= s.n || msg == nil {
 		r.badSend(from, to, msg, datagram)
 	}
+	if s.opts.CheckMessages {
+		s.effect(from, "sends %s to node %d", sim.MessageName(msg), to)
+	}
 	if s.log != nil {
 		what := "send "
 		if datagram {
@@ -197,6 +200,9 @@ func (r *runtime) SetTimer(node int, name string, periodic bool) {
 	}
 	t.armed, t.periodic = true, periodic
 	nd.armedSum += t.term()
+	if s.opts.CheckMessages {
+		s.effect(node, "sets timer %s", safetext.QuoteUnsafe(name))
+	}
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", node).Bool("periodic", periodic).Msg("set timer " + safetext.QuoteUnsafe(name))
 	}
@@ -215,6 +221,9 @@ func (r *runtime) CancelTimer(node int, name string) {
 	for i := range nd.timers {
 		if nd.timers[i].name == name && nd.timers[i].armed {
 			s.unarm(sim.NodeID(node), i)
+			if s.opts.CheckMessages {
+				s.effect(node, "cancels timer %s", safetext.QuoteUnsafe(name))
+			}
 			if s.log != nil {
 				s.log.Info().Int("step", s.logStep()).Int("node", node).Msg("cancel timer " + safetext.QuoteUnsafe(name))
 			}

@@ -163,6 +163,7 @@ func (s *Sim) CloneInto(dst *Sim, c Chooser) *Sim {
 	dst.deadline = nil
 	clear(dst.sent)
 	dst.sent = dst.sent[:0]
+	dst.effects = dst.effects[:0]
 	dst.lastHidden = ""
 	s.copyWorld(dst)
 	if s.opts.CheckCopies {

@@ -126,6 +126,22 @@ func CheckDeterminismN(cfg *sim.Config, choices []int32, opts Options, replays i
 // step): cancellation, a time budget or a memory alarm reaches inside the
 // replays of a long path or of a state that takes long to boot.
 func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, replays int, stop func() bool) error {
+	_, err := CheckDeterminismOrder(cfg, choices, opts, replays, stop)
+	return err
+}
+
+// CheckDeterminismOrder is CheckDeterminismUntil that also returns the
+// first step, if any, where replays whose states agreed did the same
+// things in another order (an OrderDifference: not a nondeterminism of
+// the state, but of the logs).
+func CheckDeterminismOrder(cfg *sim.Config, choices []int32, opts Options, replays int, stop func() bool) (*OrderDifference, error) {
+	var order *OrderDifference
+	err := checkDeterminism(cfg, choices, opts, replays, stop, &order)
+	return order, err
+}
+
+// checkDeterminism is CheckDeterminismOrder, which sets *order.
+func checkDeterminism(cfg *sim.Config, choices []int32, opts Options, replays int, stop func() bool, order **OrderDifference) error {
 	replays = max(replays, 2)
 	opts.Logger = nil
 	sims := make([]*Sim, replays)
@@ -162,7 +178,7 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 	if early == nil {
 		return earlyErr
 	}
-	if err := lockstep(sims, recs[0], errs, choices, replays, true, stop); err != nil || (stop != nil && stop()) {
+	if err := lockstep(sims, recs[0], errs, choices, replays, true, stop, order); err != nil || (stop != nil && stop()) {
 		var mc *MessageChangedError
 		var pw *PropertyWriteError
 		var ss *SharedStateError
@@ -194,7 +210,7 @@ func CheckDeterminismUntil(cfg *sim.Config, choices []int32, opts Options, repla
 	if late == nil {
 		return lateErr
 	}
-	err := lockstep([]*Sim{early, late}, rec, []error{earlyErr, lateErr}, choices, 2, false, stop)
+	err := lockstep([]*Sim{early, late}, rec, []error{earlyErr, lateErr}, choices, 2, false, stop, order)
 	if ne, ok := err.(*NondeterminismError); ok {
 		ne.Across, ne.Replays = true, replays+2
 	}
@@ -237,11 +253,18 @@ func messageChange(cfg *sim.Config, choices []int32, opts Options, mc *MessageCh
 // lockstep steps sims together through choices (rec is the first's
 // chooser) and compares their states after every step (compareReplays);
 // with checkProps, the first also checks its properties only read the
-// state (propertyWrite) in its first readOnlySteps states.
-func lockstep(sims []*Sim, rec *Recorded, errs []error, choices []int32, replays int, checkProps bool, stop func() bool) error {
+// state (propertyWrite) in its first readOnlySteps states. The first step
+// whose states agree but whose handlers did what they did in another order
+// sets *order, if it is nil.
+func lockstep(sims []*Sim, rec *Recorded, errs []error, choices []int32, replays int, checkProps bool, stop func() bool, order **OrderDifference) error {
 	for {
 		if err := compareReplays(sims, errs, replays); err != nil {
 			return err
+		}
+		for _, s := range sims[1:] {
+			if *order == nil {
+				*order = orderDifference(sims[0], s)
+			}
 		}
 		// The first replay also checks that the properties only read the
 		// state (the others compare its state with theirs at the next

@@ -380,6 +380,11 @@ type Sim struct {
 	// whether that type is a pointer or a map.
 	sentType unsafe.Pointer
 	sentRef  bool
+	// effects are what the handlers of the last step (or the boot) did
+	// whose order leaves no trace in the state (sends, timers set and
+	// cancelled), in the order they did it; kept with
+	// Options.CheckMessages only (see OrderDifference).
+	effects []string
 	// initErr is what made newSim fail to give every node a struct (a
 	// *ServiceError), which New returns.
 	initErr error
@@ -1360,6 +1365,9 @@ func (s *Sim) Step() (bool, error) {
 	if err != nil {
 		s.w.stepStarts = s.w.stepStarts[:len(s.w.stepStarts)-1]
 		return false, err
+	}
+	if s.opts.CheckMessages {
+		s.effects = s.effects[:0]
 	}
 	err = s.execute(s.ready[i])
 	if e := s.escape.Load(); e != nil && err == nil {
