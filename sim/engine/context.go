@@ -90,7 +90,7 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 		r.badSend(from, to, msg, datagram)
 	}
 	if s.opts.CheckMessages {
-		s.effect(from, "sends %s to node %d", sim.MessageName(msg), to)
+		s.sendEffect(from, to, msg)
 	}
 	if s.log != nil {
 		what := "send "
@@ -201,7 +201,7 @@ func (r *runtime) SetTimer(node int, name string, periodic bool) {
 	t.armed, t.periodic = true, periodic
 	nd.armedSum += t.term()
 	if s.opts.CheckMessages {
-		s.effect(node, "sets timer %s", safetext.QuoteUnsafe(name))
+		s.timerEffect(node, effectSet, name)
 	}
 	if s.log != nil {
 		s.log.Info().Int("step", s.logStep()).Int("node", node).Bool("periodic", periodic).Msg("set timer " + safetext.QuoteUnsafe(name))
@@ -222,7 +222,7 @@ func (r *runtime) CancelTimer(node int, name string) {
 		if nd.timers[i].name == name && nd.timers[i].armed {
 			s.unarm(sim.NodeID(node), i)
 			if s.opts.CheckMessages {
-				s.effect(node, "cancels timer %s", safetext.QuoteUnsafe(name))
+				s.timerEffect(node, effectCancel, name)
 			}
 			if s.log != nil {
 				s.log.Info().Int("step", s.logStep()).Int("node", node).Msg("cancel timer " + safetext.QuoteUnsafe(name))

@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
+
+	"github.com/macemc/macemc/internal/safetext"
+	"github.com/macemc/macemc/sim"
 )
 
 // OrderDifference is a step whose handler did the same things in replays
@@ -58,39 +62,78 @@ func orderList(items []string) string {
 	return strings.Join(items, ", ")
 }
 
-// effect records what node's handler did, with Options.CheckMessages.
-func (s *Sim) effect(node int, format string, args ...any) {
-	s.effects = append(s.effects, fmt.Sprintf("%d ", node)+fmt.Sprintf(format, args...))
+// effect is one thing a handler did whose order leaves no trace in the
+// state (Sim.effects): a send (msg set) or a timer set or cancelled.
+type effect struct {
+	node, to int32 // to: the receiver of a send
+	kind     uint8
+	typ      unsafe.Pointer // a send's message type word
+	timer    string
+	msg      any // for the text only
 }
+
+const (
+	effectSend uint8 = iota
+	effectSet
+	effectCancel
+)
+
+// same reports whether e and o are the same action.
+func (e *effect) same(o *effect) bool {
+	return e.node == o.node && e.to == o.to && e.kind == o.kind && e.typ == o.typ && e.timer == o.timer
+}
+
+func (e *effect) String() string {
+	switch e.kind {
+	case effectSend:
+		return fmt.Sprintf("sends %s to node %d", sim.MessageName(e.msg), e.to)
+	case effectSet:
+		return "sets timer " + safetext.QuoteUnsafe(e.timer)
+	default:
+		return "cancels timer " + safetext.QuoteUnsafe(e.timer)
+	}
+}
+
+// sendEffect records a send, with Options.CheckMessages.
+func (s *Sim) sendEffect(from, to int, msg any) {
+	s.effects = append(s.effects, effect{node: int32(from), to: int32(to), kind: effectSend, typ: efaceType(msg), msg: msg})
+}
+
+// timerEffect records a timer set or cancelled, with Options.CheckMessages.
+func (s *Sim) timerEffect(node int, kind uint8, name string) {
+	s.effects = append(s.effects, effect{node: int32(node), kind: kind, timer: name})
+}
+
+// efaceType is the type word of v.
+func efaceType(v any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0] }
 
 // orderDifference compares the effects of a's and b's last steps, whose
 // states agree: nil when they are the same.
 func orderDifference(a, b *Sim) *OrderDifference {
-	if slices.Equal(a.effects, b.effects) {
-		return nil
-	}
 	i := 0
-	for i < len(a.effects) && i < len(b.effects) && a.effects[i] == b.effects[i] {
+	for i < len(a.effects) && i < len(b.effects) && a.effects[i].same(&b.effects[i]) {
 		i++
+	}
+	if i == len(a.effects) && i == len(b.effects) {
+		return nil
 	}
 	// The node whose action differs first: its own actions, in order.
 	first := a.effects
 	if i >= len(first) {
 		first = b.effects
 	}
-	node, _, _ := strings.Cut(first[i], " ")
-	d := &OrderDifference{Step: a.w.step, Event: eventText(a), One: ofNode(a.effects, node), Other: ofNode(b.effects, node)}
-	fmt.Sscan(node, &d.Node)
+	node := first[i].node
+	d := &OrderDifference{Step: a.w.step, Event: eventText(a), Node: int(node), One: ofNode(a.effects, node), Other: ofNode(b.effects, node)}
 	d.Reordered = slices.Equal(slices.Sorted(slices.Values(d.One)), slices.Sorted(slices.Values(d.Other)))
 	return d
 }
 
-// ofNode returns the effects of node (its number as text), without it.
-func ofNode(effects []string, node string) []string {
+// ofNode describes the effects of node, in order.
+func ofNode(effects []effect, node int32) []string {
 	var out []string
-	for _, e := range effects {
-		if n, what, _ := strings.Cut(e, " "); n == node {
-			out = append(out, what)
+	for i := range effects {
+		if effects[i].node == node {
+			out = append(out, effects[i].String())
 		}
 	}
 	return out

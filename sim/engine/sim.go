@@ -384,7 +384,7 @@ type Sim struct {
 	// whose order leaves no trace in the state (sends, timers set and
 	// cancelled), in the order they did it; kept with
 	// Options.CheckMessages only (see OrderDifference).
-	effects []string
+	effects []effect
 	// initErr is what made newSim fail to give every node a struct (a
 	// *ServiceError), which New returns.
 	initErr error
