@@ -73,6 +73,9 @@
 // *MisuseError inside for an invalid use of the Context), with the
 // service's own stack frames; Guard reports a handler that does not return;
 // CheckDeterminism replays a path many times in lockstep and names the
-// first state, node and field where a nondeterministic service differed;
-// an *EscapeError reports code that acted outside its handlers.
+// first state, node and field where a nondeterministic service differed
+// (CheckDeterminismOrder also names, as an *OrderDifference, a handler
+// that did the same things in another order, which the state does not
+// show but the logs do); an *EscapeError reports code that acted outside
+// its handlers.
 package engine
