@@ -196,6 +196,14 @@ func (r *Replayed) MarshalJSON() ([]byte, error) {
 	t := r.Trace
 	m := map[string]any{"system": t.System, "params": t.Params, "kind": t.Kind, "property": t.Property, "steps": r.Steps, "total": r.Total,
 		"critical": t.Critical, "condition": t.Condition, "properties": r.Properties, "reproduced": r.Reproduced}
+	if t.Kind == trace.KindLive {
+		// A live alternative records the critical transition of the dead
+		// path it is an alternative of: it has none of its own.
+		m["critical"], m["condition"] = -1, ""
+		if t.Critical >= 0 && t.Condition != "" {
+			m["dead_path_critical"], m["dead_path_condition"] = t.Critical, t.Condition
+		}
+	}
 	if r.Err != nil {
 		m["error"] = r.Err.Error()
 	}

@@ -147,6 +147,19 @@ func TestSearchFindsReportsAndReplays(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &counts); err != nil || counts.Steps != 2 || counts.Total != tr.Steps {
 		t.Errorf("replay --steps 2 --json: steps %d, total %d (want 2, %d), %v\n%s", counts.Steps, counts.Total, tr.Steps, err, out)
 	}
+	// The live alternative has no critical transition of its own: --json
+	// gives the dead path's under names that say so.
+	_, out, _ = run(t, "replay", "--trace", filepath.Join(dir, "live.trace"), "--json")
+	var live struct {
+		Kind, Condition   string
+		Critical          int
+		DeadPathCritical  int    `json:"dead_path_critical"`
+		DeadPathCondition string `json:"dead_path_condition"`
+	}
+	if err := json.Unmarshal([]byte(out), &live); err != nil || live.Kind != "live" || live.Critical != -1 || live.Condition != "" ||
+		live.DeadPathCritical != tr.Critical || live.DeadPathCondition != tr.Condition || tr.Critical < 0 {
+		t.Errorf("replay of live.trace --json: %+v (the error trace's critical step %d, %s), %v\n%s", live, tr.Critical, tr.Condition, err, out)
+	}
 	// The error log is deterministic: replaying again writes the same
 	// bytes, its "#" header and footer lines included.
 	logPath := filepath.Join(t.TempDir(), "again.log")
