@@ -82,6 +82,11 @@ type Probe struct {
 	// recovering. UnsafeProperty names the first of them.
 	Unsafe         int
 	UnsafeProperty string
+	// AtDMax counts the counted walks that reached d_max still running,
+	// without a live state; the others that did not recover fell
+	// quiescent (nothing left to run) or ended unsafe. A state no walk
+	// recovers from with AtDMax 0 is not one that more steps would save.
+	AtDMax int
 	// Transitions is the number of steps the counted walks took (their
 	// own steps, the replay to state Step not included).
 	Transitions int64
@@ -371,6 +376,8 @@ func (r *searcher) run(snap *engine.Sim, i int, b batch) (Probe, *Alternative, e
 				p.UnsafeProperty = o.prop
 			}
 			p.Unsafe++
+		case walks.Dead:
+			p.AtDMax++
 		}
 		if o.outcome == walks.Live && (b.stopAtLive || b.liveCap > 0 && p.Recovered >= b.liveCap) {
 			break

@@ -255,13 +255,16 @@ func (c *Critical) budget(stable bool) string {
 
 // deadAtStart reports whether the initial state was probed and no walk
 // from it recovered, its confirmation sample's included (confirmed counts
-// that sample's walks).
+// that sample's walks), each falling quiescent or unsafe before d_max.
 func deadAtStart(probes []critical.Probe) (dead bool, confirmed int) {
 	for _, p := range probes {
 		if p.Step != 0 {
 			continue
 		}
-		if p.Recovers {
+		if p.Recovers || p.AtDMax > 0 {
+			// A walk that ran to d_max still running may have become
+			// live later: d_max may be below the system's shortest
+			// live execution, and C2's advice (raise it) stands.
 			return false, 0
 		}
 		dead = true

@@ -1333,3 +1333,53 @@ func TestSendOrderWarning(t *testing.T) {
 		t.Fatalf("finding %v, warnings %q", rep.First(), rep.Warnings)
 	}
 }
+
+// tenCounter counts its driver's ten requests; it is live once it has
+// counted them all, ten steps after the start at best.
+type tenCounter struct {
+	sim.Base
+	Count int
+}
+
+func (c *tenCounter) HandleApp(*sim.Context, any) { c.Count++ }
+
+// TestShortWalksAreNotDeadFromTheStart: when every walk from the initial
+// state was cut by d_max still running (d_max 8 below the 10 steps of the
+// shortest live execution), a dead path that fell quiescent (its node
+// crashed) is not "dead from the start": C2 says to raise --walk-depth, as
+// it does for a path that did not fall quiescent.
+func TestShortWalksAreNotDeadFromTheStart(t *testing.T) {
+	sys := &sim.System{Name: "tencounter", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &tenCounter{} },
+			App: func(sim.NodeID) []any {
+				reqs := make([]any, 10)
+				for i := range reqs {
+					reqs[i] = "count"
+				}
+				return reqs
+			},
+			Failures: sim.Failures{Crashes: 1},
+			Liveness: []sim.Property{{Name: "Counted", Check: func(v *sim.View) bool { return v.Service(0).(*tenCounter).Count == 10 }}}}, nil
+	}}
+	for _, depth := range []int{8, 40} {
+		// Seed 9's first walk crashes the node: a path that falls
+		// quiescent.
+		rep, err := search.Run(context.Background(), sys, search.Options{Seed: 9, Workers: 1, Strategy: "walk", WalkDepth: depth, MaxPaths: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := rep.First()
+		if f == nil || f.Critical == nil {
+			t.Fatalf("d_max %d: finding %v", depth, f)
+		}
+		c := f.Critical
+		switch {
+		case f.Outcome != walks.Quiescent:
+			t.Errorf("d_max %d: the path %s, not quiescent", depth, f.Outcome)
+		case depth == 8 && (c.Condition != critical.C2 || strings.Contains(c.Explain, "Dead from the start")):
+			t.Errorf("d_max 8, below the shortest live execution: %s %d: %s", c.Condition, c.Step, c.Explain)
+		case depth == 40 && (c.Condition != critical.C1 || c.Step < 1 || c.Kind != "crash"):
+			t.Errorf("d_max 40: want the crash, got %s at %d (%s): %s", c.Condition, c.Step, c.Kind, c.Explain)
+		}
+	}
+}
