@@ -123,6 +123,11 @@ func (a *App) critical(args []string) (int, error) {
 		o.Out = filepath.Dir(*path)
 	}
 	o.TracePath = *path
+	if o.WalkDepth > 0 && o.WalkDepth < t.Steps {
+		// Algorithm 3 judges the path's own d_max steps: a shorter d_max
+		// could not.
+		fmt.Fprintf(a.Stderr, "macemc critical: note: --walk-depth %d is below the trace's %d steps; d_max is %d, the path's own length\n", o.WalkDepth, t.Steps, t.Steps)
+	}
 	ctx, stop := a.signals()
 	defer stop()
 	prog := &progress{w: a.Stderr, on: a.Terminal && !*asJSON}
