@@ -1136,6 +1136,16 @@ func (p *pipeline) precheck() *Finding {
 	}
 	if across != nil {
 		choices := s.ChoiceValues()[:s.StepStart(steps)]
+		if ne, ok := across.(*engine.NondeterminismError); ok && !ne.SharedMap {
+			// The first run and a later one differ; so do replays side by
+			// side of a service that is nondeterministic in the common
+			// ways (a map's order, a global random source, the clock).
+			// Then theirs is the finding, and its advice: the state kept
+			// across executions is only what remains when they agree.
+			if err := p.checkDeterminism(choices, engine.Options{}, steps); errors.Is(err, engine.ErrNondeterministic) {
+				return p.nondeterminism(err, choices, 0)
+			}
+		}
 		var esc *engine.EscapeError
 		if !errors.As(across, &esc) || esc.Call == "" {
 			// A node changed outside its handlers, or the first run and
