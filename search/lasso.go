@@ -250,7 +250,7 @@ func (p *pipeline) temperature(f *Finding, v *explore.Violation) {
 	t.Property, t.Choices, t.Steps = fd.Property, fd.Choices, fd.Steps
 	t.FailuresUntil, t.Depth, t.Note = fd.FailuresUntil, fd.Start, fd.Note()
 	p.progress(PhaseCheck, "checking the alarm's path replays deterministically...")
-	if err := p.checkDeterminism(fd.Choices, opts, fd.Steps); err != nil {
+	if err := p.checkDeterminism(fd.Choices, opts, fd.Steps, "the violating path (error.trace)"); err != nil {
 		*f = *p.nondeterminism(err, fd.Choices, fd.FailuresUntil)
 		return
 	}

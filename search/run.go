@@ -762,7 +762,7 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 	}
 	if f.Kind != KindHandlerHang && f.Kind != KindEscape {
 		p.progress(PhaseCheck, "checking the violating path replays deterministically...")
-		if err := p.checkDeterminism(v.Choices, engine.Options{FailuresUntil: v.FailuresUntil}, v.Steps); errors.Is(err, engine.ErrNondeterministic) {
+		if err := p.checkDeterminism(v.Choices, engine.Options{FailuresUntil: v.FailuresUntil}, v.Steps, "the violating path (error.trace)"); errors.Is(err, engine.ErrNondeterministic) {
 			nf := p.nondeterminism(err, v.Choices, v.FailuresUntil)
 			*f = *nf
 			return
@@ -1142,7 +1142,7 @@ func (p *pipeline) precheck() *Finding {
 			// ways (a map's order, a global random source, the clock).
 			// Then theirs is the finding, and its advice: the state kept
 			// across executions is only what remains when they agree.
-			if err := p.checkDeterminism(choices, engine.Options{}, steps); errors.Is(err, engine.ErrNondeterministic) {
+			if err := p.checkDeterminism(choices, engine.Options{}, steps, precheckPath); errors.Is(err, engine.ErrNondeterministic) {
 				return p.nondeterminism(err, choices, 0)
 			}
 		}
@@ -1163,7 +1163,7 @@ func (p *pipeline) precheck() *Finding {
 		}
 	}
 	choices := s.ChoiceValues()[:s.StepStart(steps)]
-	if err := p.checkDeterminism(choices, engine.Options{}, steps); errors.Is(err, engine.ErrNondeterministic) {
+	if err := p.checkDeterminism(choices, engine.Options{}, steps, precheckPath); errors.Is(err, engine.ErrNondeterministic) {
 		return p.nondeterminism(err, choices, 0)
 	}
 	return nil
@@ -1194,6 +1194,9 @@ func firstAndLater(first, later *engine.Sim) error {
 	ne.Replays, ne.Across = 2, true
 	return ne
 }
+
+// precheckPath names the walk of the check before the search, for warnings.
+const precheckPath = "the walk that the check before the search replays (seeded, not saved)"
 
 // postcheckWalks is how many walks postcheck checks.
 const postcheckWalks = 16
@@ -1234,7 +1237,7 @@ func (p *pipeline) postcheck() *Finding {
 		}
 		choices := s.ChoiceValues()[:s.StepStart(steps)]
 		order, err := engine.CheckDeterminismOrder(p.cfg, choices, engine.Options{}, 2, stop)
-		p.orderWarning(order)
+		p.orderWarning(order, fmt.Sprintf("walk %d of the %d that the checks after a search that found nothing replay (seeded, not saved)", i+1, postcheckWalks))
 		if errors.Is(err, engine.ErrNondeterministic) {
 			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the search found nothing; the fault above was found after it, on walk %d of the %d that a search that finds nothing checks for code acting outside its handlers", i+1, postcheckWalks))
 			return p.nondeterminism(err, choices, 0)
@@ -1341,7 +1344,7 @@ func (p *pipeline) memoryHang(err error) *Finding {
 // checkDeterminism replays choices as engine.CheckDeterminismN does (the
 // number of replays by the path's length, Options.Replays), giving up
 // without a verdict when the run is cancelled.
-func (p *pipeline) checkDeterminism(choices []int32, opts engine.Options, steps int) error {
+func (p *pipeline) checkDeterminism(choices []int32, opts engine.Options, steps int, path string) error {
 	room := replayRoom
 	if b := heapBound(EstimateMemory(p.cfg, &p.opts), &p.opts); b > 0 {
 		room = b / 2
@@ -1350,7 +1353,7 @@ func (p *pipeline) checkDeterminism(choices []int32, opts engine.Options, steps 
 	if cut != nil {
 		p.warnOnce(cut.warning())
 	}
-	p.orderWarning(order)
+	p.orderWarning(order, path)
 	return err
 }
 
@@ -1358,10 +1361,10 @@ func (p *pipeline) checkDeterminism(choices []int32, opts engine.Options, steps 
 // another order in replays whose states agreed (engine.OrderDifference):
 // not a finding, since the verdicts do not depend on it, but the logs of
 // the system differ from run to run.
-func (p *pipeline) orderWarning(d *engine.OrderDifference) {
+func (p *pipeline) orderWarning(d *engine.OrderDifference, path string) {
 	if d != nil && !p.orderWarned {
 		p.orderWarned = true
-		p.rep.Warnings = append(p.rep.Warnings, d.String())
+		p.rep.Warnings = append(p.rep.Warnings, d.Describe(path))
 	}
 }
 

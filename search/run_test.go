@@ -1328,7 +1328,7 @@ func TestSendOrderWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const w = `node 0's handler at step 1 (node 0 handles app request "decide") did the same things in another order in two replays of the same path: in one it sends string to node `
+	const w = `node 0's handler at step 1 (node 0 handles app request "decide") did the same things in another order in two replays of the walk that the check before the search replays (seeded, not saved): in one it sends string to node `
 	if rep.First() != nil || !slices.ContainsFunc(rep.Warnings, func(s string) bool { return strings.HasPrefix(s, w) }) {
 		t.Fatalf("finding %v, warnings %q", rep.First(), rep.Warnings)
 	}

@@ -164,6 +164,7 @@ func (s *Sim) CloneInto(dst *Sim, c Chooser) *Sim {
 	clear(dst.sent)
 	dst.sent = dst.sent[:0]
 	dst.effects = dst.effects[:0]
+	dst.logCapture, dst.logBytes = false, 0
 	dst.lastHidden = ""
 	s.copyWorld(dst)
 	if s.opts.CheckCopies {

@@ -152,7 +152,10 @@ func checkDeterminism(cfg *sim.Config, choices []int32, opts Options, replays in
 		// Escapes are looked for in two replays (a goroutine a handler
 		// leaves running is seen in any of them); the others only
 		// compare states, which costs one encoding of the node that ran.
-		opts.Chooser, opts.CheckEscapes, opts.CheckMessages = recs[i], i < 2, true
+		// The lines handlers log are compared in logEffectReplays
+		// replays (formatting them costs: a 200 KB value logged at each
+		// step took the whole budget of the check before the search).
+		opts.Chooser, opts.CheckEscapes, opts.CheckMessages, opts.logEffects = recs[i], i < 2, true, i < logEffectReplays
 		s, err := New(cfg, opts)
 		if s == nil {
 			return err
@@ -173,7 +176,7 @@ func checkDeterminism(cfg *sim.Config, choices []int32, opts Options, replays in
 	// keeps across executions outside the simulator (a file it writes
 	// and reads back in Start) makes those two differ, where replays that
 	// boot together agree.
-	opts.Chooser, opts.CheckEscapes = NewRecorded(choices), false
+	opts.Chooser, opts.CheckEscapes, opts.logEffects = NewRecorded(choices), false, true
 	early, earlyErr := New(cfg, opts)
 	if early == nil {
 		return earlyErr

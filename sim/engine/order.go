@@ -1,10 +1,15 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/rs/zerolog"
 
 	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
@@ -25,7 +30,9 @@ type OrderDifference struct {
 	// Node is the node whose handler did it.
 	Node int
 	// One and Other are what that node did at the step, in order, in two
-	// of the replays ("sends Decision to node 4", "sets timer \"ask\"").
+	// of the replays ("sends Decision to node 4", "sets timer \"ask\"",
+	// "logs \"have\" key=a"); One is the lesser (slices.Compare), whatever
+	// replay did it.
 	One, Other []string
 	// Reordered is set when One and Other hold the same things; otherwise
 	// the two replays did different things that the state does not show
@@ -33,12 +40,26 @@ type OrderDifference struct {
 	Reordered bool
 }
 
+// logEffectReplays is how many of a determinism check's replays record the
+// lines handlers log: a map of four entries ranged in the same order by
+// all of them is rare, one of two entries one time in about five.
+const logEffectReplays = 8
+
+// logEffectBytes bounds the lines a replay records (logEffects): a step
+// that begins past it records none. A 200 KB value logged at each step
+// took the whole budget of the check before the search.
+const logEffectBytes = 4 << 20
+
 // maxOrderItems is how many of a handler's actions an OrderDifference's
 // text lists before "…".
 const maxOrderItems = 6
 
 // String describes the difference for a report's warnings, with advice.
-func (d *OrderDifference) String() string {
+func (d *OrderDifference) String() string { return d.Describe("the same path") }
+
+// Describe is String, naming the path replayed (path, e.g. "the violating
+// path (error.trace)").
+func (d *OrderDifference) Describe(path string) string {
 	where := "at boot (Start)"
 	if d.Step > 0 {
 		where = fmt.Sprintf("at step %d (%s)", d.Step, d.Event)
@@ -47,9 +68,9 @@ func (d *OrderDifference) String() string {
 	if !d.Reordered {
 		how = "did different things that the state does not show"
 	}
-	return fmt.Sprintf("node %d's handler %s %s in two replays of the same path: in one it %s; in the other it %s. The states agree, so the verdicts do not depend on it, "+
+	return fmt.Sprintf("node %d's handler %s %s in two replays of %s: in one it %s; in the other it %s. The states agree, so the verdicts do not depend on it, "+
 		"but the logs and the event graph of this system can differ from one run to the next; if the handler ranges over a map, range over its sorted keys (slices.Sorted(maps.Keys(m)))",
-		d.Node, where, how, orderList(d.One), orderList(d.Other))
+		d.Node, where, how, path, orderList(d.One), orderList(d.Other))
 }
 
 func orderList(items []string) string {
@@ -76,6 +97,7 @@ const (
 	effectSend uint8 = iota
 	effectSet
 	effectCancel
+	effectLog // timer holds the line
 )
 
 // same reports whether e and o are the same action.
@@ -89,6 +111,8 @@ func (e *effect) String() string {
 		return fmt.Sprintf("sends %s to node %d", sim.MessageName(e.msg), e.to)
 	case effectSet:
 		return "sets timer " + safetext.QuoteUnsafe(e.timer)
+	case effectLog:
+		return "logs " + logLineText(e.timer)
 	default:
 		return "cancels timer " + safetext.QuoteUnsafe(e.timer)
 	}
@@ -104,28 +128,91 @@ func (s *Sim) timerEffect(node int, kind uint8, name string) {
 	s.effects = append(s.effects, effect{node: int32(node), kind: kind, timer: name})
 }
 
+// effectLogger returns the logger of the lines node's handler logs while
+// the determinism check compares what handlers do (Options.CheckMessages):
+// each line is recorded as an effect.
+func (s *Sim) effectLogger(node int) *zerolog.Logger {
+	if s.effectLog == nil {
+		l := zerolog.New(effectWriter{s})
+		s.effectLog = &l
+	}
+	s.effectNode = int32(node)
+	return s.effectLog
+}
+
+// effectWriter records each line its simulator's effectLogger writes.
+type effectWriter struct{ s *Sim }
+
+func (w effectWriter) Write(p []byte) (int, error) {
+	w.s.logBytes += len(p)
+	w.s.effects = append(w.s.effects, effect{node: w.s.effectNode, kind: effectLog, timer: string(p)})
+	return len(p), nil
+}
+
+// logLineText is a logged line (zerolog's JSON) as the warning quotes it:
+// its message and its other fields but the level, step and node, cut to
+// 200 bytes.
+func logLineText(line string) string {
+	var fields map[string]any
+	if err := json.Unmarshal([]byte(line), &fields); err != nil {
+		return safetext.QuoteUnsafe(strings.TrimSpace(line))
+	}
+	msg, _ := fields[zerolog.MessageFieldName].(string)
+	text := strconv.Quote(msg)
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		switch k {
+		case zerolog.MessageFieldName, zerolog.LevelFieldName, "step", "node":
+			continue
+		}
+		text += fmt.Sprintf(" %s=%v", k, fields[k])
+	}
+	if len(text) > 200 {
+		text = text[:200] + "…"
+	}
+	return safetext.QuoteUnsafe(text)
+}
+
 // efaceType is the type word of v.
 func efaceType(v any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0] }
 
 // orderDifference compares the effects of a's and b's last steps, whose
 // states agree: nil when they are the same.
 func orderDifference(a, b *Sim) *OrderDifference {
+	ae, be := a.effects, b.effects
+	if a.logCapture != b.logCapture {
+		// One of them did not record the lines logged.
+		ae, be = withoutLogs(ae), withoutLogs(be)
+	}
 	i := 0
-	for i < len(a.effects) && i < len(b.effects) && a.effects[i].same(&b.effects[i]) {
+	for i < len(ae) && i < len(be) && ae[i].same(&be[i]) {
 		i++
 	}
-	if i == len(a.effects) && i == len(b.effects) {
+	if i == len(ae) && i == len(be) {
 		return nil
 	}
 	// The node whose action differs first: its own actions, in order.
-	first := a.effects
+	first := ae
 	if i >= len(first) {
-		first = b.effects
+		first = be
 	}
 	node := first[i].node
-	d := &OrderDifference{Step: a.w.step, Event: eventText(a), Node: int(node), One: ofNode(a.effects, node), Other: ofNode(b.effects, node)}
+	d := &OrderDifference{Step: a.w.step, Event: eventText(a), Node: int(node), One: ofNode(ae, node), Other: ofNode(be, node)}
 	d.Reordered = slices.Equal(slices.Sorted(slices.Values(d.One)), slices.Sorted(slices.Values(d.Other)))
+	if slices.Compare(d.Other, d.One) < 0 {
+		// Which replay ranged its map which way is chance: the text
+		// lists the two orders in a fixed order.
+		d.One, d.Other = d.Other, d.One
+	}
 	return d
+}
+
+// withoutLogs returns effects without the lines logged (a copy when it
+// holds some).
+func withoutLogs(effects []effect) []effect {
+	if !slices.ContainsFunc(effects, func(e effect) bool { return e.kind == effectLog }) {
+		return effects
+	}
+	return slices.DeleteFunc(slices.Clone(effects), func(e effect) bool { return e.kind == effectLog })
 }
 
 // ofNode describes the effects of node, in order.

@@ -283,6 +283,11 @@ type Options struct {
 	// MaxStateBytes bounds the canonical encoding of one node's state or
 	// one message in flight (0: DefaultMaxStateBytes); see EncodingError.
 	MaxStateBytes int
+
+	// logEffects, with CheckMessages, records the lines handlers log as
+	// effects (OrderDifference): the determinism check sets it in a few
+	// of its replays, since formatting every line costs.
+	logEffects bool
 }
 
 // Sim is the deterministic network simulator: every node of a system, the
@@ -385,6 +390,15 @@ type Sim struct {
 	// cancelled), in the order they did it; kept with
 	// Options.CheckMessages only (see OrderDifference).
 	effects []effect
+	// effectLog logs the lines of handlers for effects (effectLogger), of
+	// node effectNode.
+	effectLog  *zerolog.Logger
+	effectNode int32
+	// logCapture is set while the lines logged are recorded: in a replay
+	// with Options.logEffects, from a step that began with fewer than
+	// logEffectBytes of them recorded.
+	logCapture bool
+	logBytes   int
 	// initErr is what made newSim fail to give every node a struct (a
 	// *ServiceError), which New returns.
 	initErr error
@@ -462,6 +476,7 @@ func newSim(cfg *sim.Config, opts Options) *Sim {
 	}
 	s.opts = opts
 	s.opts.Chooser, s.opts.Logger = nil, nil
+	s.logCapture = opts.CheckMessages && opts.logEffects // the boot's lines
 	s.reorder = cfg.Failures.Reorder
 	if checkCopiesEnv() {
 		s.opts.CheckCopies = true
@@ -1368,6 +1383,7 @@ func (s *Sim) Step() (bool, error) {
 	}
 	if s.opts.CheckMessages {
 		s.effects = s.effects[:0]
+		s.logCapture = s.opts.logEffects && s.logBytes < logEffectBytes
 	}
 	err = s.execute(s.ready[i])
 	if e := s.escape.Load(); e != nil && err == nil {
