@@ -29,7 +29,13 @@ import (
 	"github.com/macemc/macemc/sim/trace"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden files under testdata")
+// rewrite says to rewrite the golden files under testdata: it reads
+// datadriven's -rewrite flag, which rewrites the scenario files
+// (commands.txt) too.
+func rewrite() bool {
+	f := flag.Lookup("rewrite")
+	return f != nil && f.Value.String() == "true"
+}
 
 // ---- reading a page ----
 
@@ -1271,7 +1277,7 @@ func TestGoldenOutline(t *testing.T) {
 	}
 	got := outline(doc)
 	golden := filepath.Join("testdata", "mdbtest.golden")
-	if *rewrite {
+	if rewrite() {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
