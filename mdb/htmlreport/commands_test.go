@@ -18,9 +18,9 @@ import (
 	"github.com/macemc/macemc/sim/trace"
 )
 
-// TestCommands renders mdbtest's finding from the result
+// TestCommandsAndComparisons renders mdbtest's finding from the result
 // directories testdata/commands.txt describes and prints the page's
-// commands and its marks. Each
+// commands, its marks and what each path is compared with. Each
 //
 //	page dir=DIR [tool=TOOL] [report=OLD] [traces=error,live,min]
 //
@@ -30,7 +30,7 @@ import (
 // wrote (a directory since moved to DIR), and makes its page as
 // `TOOL report DIR` does (Input.Dir DIR, Options.Tool TOOL). go test
 // ./mdb/htmlreport -rewrite regenerates the file.
-func TestCommands(t *testing.T) {
+func TestCommandsAndComparisons(t *testing.T) {
 	mdbtest.Register()
 	src := t.TempDir()
 	f, err := mdbtest.Write(src, mdbtest.Options{})
@@ -124,7 +124,8 @@ func writeMovedReport(t *testing.T, dir, old string, et *trace.Trace) {
 
 // pageSummary prints a page's commands, the command its script offers
 // for mdb, its marks (by the path's name) and, per path, the steps it
-// shares with the live alternative.
+// shares with the live alternative and the path its states are diffed
+// against.
 func pageSummary(t *testing.T, raw []byte) string {
 	t.Helper()
 	doc, err := html.Parse(bytes.NewReader(raw))
@@ -140,6 +141,7 @@ func pageSummary(t *testing.T, raw []byte) string {
 			Name   string `json:"name"`
 			Steps  int    `json:"steps"`
 			Shared int    `json:"shared"`
+			Other  int    `json:"other"`
 		} `json:"paths"`
 		Debug string `json:"debug"`
 	}
@@ -167,7 +169,11 @@ func pageSummary(t *testing.T, raw []byte) string {
 	}
 	b.WriteString("paths:\n")
 	for _, p := range data.Paths {
-		fmt.Fprintf(&b, "  %s: %d steps, shared %d\n", p.Name, p.Steps, p.Shared)
+		other := "none"
+		if p.Other >= 0 && p.Other < len(data.Paths) {
+			other = data.Paths[p.Other].Name
+		}
+		fmt.Fprintf(&b, "  %s: %d steps, shared %d, states diffed against %s\n", p.Name, p.Steps, p.Shared, other)
 	}
 	return b.String()
 }

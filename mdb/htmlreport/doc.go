@@ -17,7 +17,8 @@
 // critical step side by side with the differences marked; a lasso's stem
 // and cycle; a safety violation's or a handler panic's step and message;
 // and tabs for the live alternative and, when min.trace is present, the
-// minimized path.
+// minimized path (not compared with the live alternative, which is the
+// error path's).
 //
 // The page replays the traces (trace.Trace.Replay's system must be
 // registered in the binary) and stores each path compactly: events and

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -237,7 +238,7 @@ func build(in Input) (*page, error) {
 			pd.Paths = append(pd.Paths, p)
 			return p
 		}
-		mp := other("min", "minimized path", in.Min, -1)
+		other("min", "minimized path", in.Min, -1)
 		if ep.Crit >= 0 && ep.kept != nil {
 			b.cmpWith = ep
 		}
@@ -247,11 +248,11 @@ func build(in Input) (*page, error) {
 			return nil, err
 		}
 		if lp != nil {
+			// The live alternative is the error path's: the minimized
+			// path is compared with none.
 			ep.Shared = shared(ep, lp)
 			lp.Shared = ep.Shared
-			if mp != nil {
-				mp.Shared = shared(mp, lp)
-			}
+			ep.Other, lp.Other = slices.Index(pd.Paths, lp), slices.Index(pd.Paths, ep)
 		}
 		for _, p := range pd.Paths {
 			if p == ep {
