@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,5 +35,50 @@ func TestReportCommand(t *testing.T) {
 		if code, _, errs := run(t, args...); code != ExitUsage || errs == "" {
 			t.Errorf("%v: exit %d, want %d with a message (%q)", args, code, ExitUsage, errs)
 		}
+	}
+}
+
+// TestReportMovedDir makes the page of a result directory moved since the
+// search wrote it: its commands name the files where they are now, with
+// the binary that makes the page, not report.json's commands (which name
+// the directory the search wrote).
+func TestReportMovedDir(t *testing.T) {
+	root := t.TempDir()
+	old, moved := filepath.Join(root, "out-false"), filepath.Join(root, "moved")
+	runAs := func(name string, args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		app := &App{Name: name, Stdout: &out, Stderr: &errb}
+		code := app.Run(args)
+		return code, out.String() + errb.String()
+	}
+	if code, out := runAs("./searchbin", "search", "--system", "clitest-poison", "--walk-depth", "100", "--out", old); code != ExitViolation {
+		t.Fatalf("search: exit %d\n%s", code, out)
+	}
+	if err := os.Rename(old, moved); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := runAs("./mybin", "report", moved); code != ExitNone {
+		t.Fatalf("report: exit %d\n%s", code, out)
+	}
+	data, err := os.ReadFile(filepath.Join(moved, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(string(data))
+	debug := "./mybin mdb " + moved + " -c 'j crit; filediff'"
+	if _, err := os.Stat(filepath.Join(moved, "live.trace")); err != nil {
+		debug = "./mybin mdb " + moved + " -c 'j crit'"
+	}
+	for _, want := range []string{
+		"./mybin replay --trace " + filepath.Join(moved, "error.trace") + " --log " + filepath.Join(moved, "error.log"),
+		debug,
+		"./mybin report " + moved,
+	} {
+		if !strings.Contains(page, `data-copy="`+want+`"`) {
+			t.Errorf("the page has no command %q", want)
+		}
+	}
+	if strings.Contains(page, old) || strings.Contains(page, "searchbin") {
+		t.Errorf("the page names the directory the search wrote, %s, or its binary", old)
 	}
 }

@@ -189,7 +189,7 @@ func TestBigState(t *testing.T) {
 		g.WriteString(outline(doc))
 	}
 	golden := filepath.Join("testdata", "bigstate.golden")
-	if *rewrite {
+	if rewrite() {
 		if err := os.WriteFile(golden, []byte(g.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}

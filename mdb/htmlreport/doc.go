@@ -3,11 +3,13 @@
 // fetched) beside report.json in a search's result directory.
 //
 // The page shows the headline (verdict, kind, system, parameters, seed,
-// budgets, the replay and debugger commands); a swim-lane sequence diagram
-// of the error path with one lane per node, where messages are arrows
-// labelled with their type and timers, resets, crashes, connection breaks,
-// partitions and their healing, drops and duplications are marked (a
-// message a break, a crash or a partition lost ends there, lost), the
+// budgets, the replay and debugger commands, which name the directory's
+// files where they are now and the binary that makes the page); a
+// swim-lane sequence diagram of the error path with one lane per node,
+// where messages are arrows labelled with their type and timers, resets,
+// crashes, connection breaks, partitions and their healing, drops and
+// duplications are marked (a message a break, a crash or a partition lost
+// ends there, lost), the
 // critical transition is highlighted and the steps the live alternative
 // shares with it are barred; a state panel showing every
 // node's state at the selected step with its diff from the step before (or
@@ -15,7 +17,8 @@
 // critical step side by side with the differences marked; a lasso's stem
 // and cycle; a safety violation's or a handler panic's step and message;
 // and tabs for the live alternative and, when min.trace is present, the
-// minimized path.
+// minimized path (not compared with the live alternative, which is the
+// error path's).
 //
 // The page replays the traces (trace.Trace.Replay's system must be
 // registered in the binary) and stores each path compactly: events and

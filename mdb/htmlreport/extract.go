@@ -67,8 +67,14 @@ type pathData struct {
 	Crit int    `json:"crit"`
 	Cond string `json:"cond,omitempty"`
 	// Shared is how many steps the path shares with the live alternative
-	// (-1 without one); on the live path, with the error path.
+	// (-1 without one); on the live path, with the error path. The
+	// minimized path has none: the live alternative is one of the error
+	// path's, not of the minimized path's.
 	Shared int `json:"shared"`
+	// Other is the index of the path whose states this one's are compared
+	// with at the same step (the live alternative for the error path, and
+	// the other way round), -1 for none.
+	Other int `json:"other"`
 	// A lasso's cycle: transitions CycleStart+1 .. CycleStart+CycleLen.
 	CycleStart int `json:"cycleStart"`
 	CycleLen   int `json:"cycleLen"`
@@ -522,7 +528,7 @@ func (b *builder) record(name, title string, t *trace.Trace, keep int) (*pathDat
 		return nil, fmt.Errorf("%w: %s path: %w", ErrInput, name, err)
 	}
 	r := &recorder{b: b, t: t, cfg: cfg, keep: keep}
-	r.p = &pathData{Name: name, Title: title, Crit: -1, Shared: -1, Fail: -1, Tail: -1, Depth: t.Depth}
+	r.p = &pathData{Name: name, Title: title, Crit: -1, Shared: -1, Other: -1, Fail: -1, Tail: -1, Depth: t.Depth}
 	logger := zerolog.New(&r.cap).Level(zerolog.DebugLevel)
 	opts := t.Options()
 	opts.Chooser, opts.Logger = engine.NewRecorded(t.Choices), &logger

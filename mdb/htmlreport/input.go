@@ -136,8 +136,11 @@ type Input struct {
 	Error  *trace.Trace
 	Live   *trace.Trace // the live alternative, or nil
 	Min    *trace.Trace // the minimized error path, or nil
-	// Dir is the result directory, used to spell the replay and debugger
-	// commands when the report does not.
+	// Dir is the result directory the traces are in now ("": the current
+	// one). The page's replay, debugger and report commands name its
+	// files, with Options.Tool, whatever the report's own commands say:
+	// those name the directory the search wrote, which may since have
+	// been moved or copied.
 	Dir string
 	// Select is the step of the error path selected when the page opens;
 	// 0 selects the most telling one (the critical step, the failing
@@ -149,7 +152,9 @@ type Input struct {
 
 // Options tune a page.
 type Options struct {
-	// Tool is the command name the page's commands use (default "macemc").
+	// Tool is the command the page's commands run (default "macemc"):
+	// the binary that makes the page, so that they run on a binary that
+	// knows the system (the debugger as Tool's mdb subcommand).
 	Tool string
 	// HandlerTimeout bounds one handler while the traces are replayed
 	// (default: the simulator's); a trace that ends in a hang stops there.

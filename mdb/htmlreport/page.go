@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -237,7 +238,7 @@ func build(in Input) (*page, error) {
 			pd.Paths = append(pd.Paths, p)
 			return p
 		}
-		mp := other("min", "minimized path", in.Min, -1)
+		other("min", "minimized path", in.Min, -1)
 		if ep.Crit >= 0 && ep.kept != nil {
 			b.cmpWith = ep
 		}
@@ -247,11 +248,11 @@ func build(in Input) (*page, error) {
 			return nil, err
 		}
 		if lp != nil {
+			// The live alternative is the error path's: the minimized
+			// path is compared with none.
 			ep.Shared = shared(ep, lp)
 			lp.Shared = ep.Shared
-			if mp != nil {
-				mp.Shared = shared(mp, lp)
-			}
+			ep.Other, lp.Other = slices.Index(pd.Paths, lp), slices.Index(pd.Paths, ep)
 		}
 		for _, p := range pd.Paths {
 			if p == ep {
@@ -267,7 +268,7 @@ func build(in Input) (*page, error) {
 		}
 		if lp != nil && b.cmp != nil {
 			v.Compare = b.cmp
-			v.Compare.Shared, v.Compare.Debug = ep.Shared, debugCommand(in)
+			v.Compare.Shared, v.Compare.Debug = ep.Shared, b.debugCommand(in)
 		}
 		for _, p := range pd.Paths {
 			if p.Cut {
@@ -277,7 +278,7 @@ func build(in Input) (*page, error) {
 		}
 	}
 	pd.Nodes, pd.Strs, pd.Props = b.nodes, b.strs.list, b.props
-	pd.Debug = debugCommand(in)
+	pd.Debug = b.debugCommand(in)
 	pd.Markers = []int{}
 	for id := range b.markers {
 		pd.Markers = append(pd.Markers, id)
@@ -596,32 +597,24 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	if t != nil && t.Note != "" && (r.Lasso == nil || r.Lasso.Note != t.Note) {
 		v.Notes = append(v.Notes, t.Note)
 	}
-	// The commands.
+	// The commands name the files where they are now, in.Dir (the
+	// report's own commands name the directory the search wrote, which may
+	// since have been moved), and the binary that makes the page.
 	dir := in.Dir
-	file := func(key, name string) string {
-		if f := r.Files[key]; f != "" {
-			return f
-		}
-		if dir == "" {
-			return name
-		}
-		return filepath.Join(dir, name)
-	}
 	if t != nil {
-		replay := r.Replay
-		if replay == "" {
-			replay = fmt.Sprintf("%s replay --trace %s --log %s", b.o.Tool, safetext.ShellQuotePath(file("error_trace", ErrorTrace)), safetext.ShellQuotePath(file("error_log", "error.log")))
-		}
-		v.Commands = append(v.Commands, command{"replay the violation", replay})
-		debug := debugCommand(in)
+		file := func(name string) string { return safetext.ShellQuotePath(filepath.Join(dir, name)) }
+		v.Commands = append(v.Commands, command{"replay the violation", fmt.Sprintf("%s replay --trace %s --log %s", b.o.Tool, file(ErrorTrace), file("error.log"))})
 		hint := ""
 		switch {
-		case ep != nil && ep.Crit >= 0:
+		case ep != nil && ep.Crit >= 0 && in.Live != nil:
 			hint = " -c 'j crit; filediff'"
+		case ep != nil && ep.Crit >= 0:
+			// mdb's filediff needs the live path (DIR/live.trace).
+			hint = " -c 'j crit'"
 		case ep != nil && ep.CycleLen > 0:
 			hint = " -c 'j cycle; g cycle'"
 		}
-		v.Commands = append(v.Commands, command{"debug it", debug + hint})
+		v.Commands = append(v.Commands, command{"debug it", b.debugCommand(in) + hint})
 	}
 	v.Commands = append(v.Commands, command{"make this page again", fmt.Sprintf("%s report %s", b.o.Tool, safetext.ShellQuotePath(orDot(dir)))})
 }
@@ -633,15 +626,15 @@ func (b *builder) cutNote(in Input, step int) string {
 	return fmt.Sprintf("Some states are too large to show whole: in the state panel, lines over %s bytes show their start, length and digest, lists over %d items their first %d and last %d, and a node's state or the network at most %d lines. "+
 		"A marker such as \"… 1,234 more items (digest 5b0e21aa)\" stands for what is left out, and its digest changes when that does. What each step changed is shown however deep it lies. "+
 		"mdb shows states whole: %s -c 'j %d; state' (the state at step %d), -c 'j %d; d' (what step %d changed).",
-		comma(lim.LineBytes), lim.ListItems, lim.ListItems/2, lim.ListItems/4, lim.SectionLines, debugCommand(in), step, step, step, step)
+		comma(lim.LineBytes), lim.ListItems, lim.ListItems/2, lim.ListItems/4, lim.SectionLines, b.debugCommand(in), step, step, step, step)
 }
 
-// debugCommand is the command that opens in's result directory in mdb.
-func debugCommand(in Input) string {
-	if in.Report != nil && in.Report.Debug != "" {
-		return in.Report.Debug
-	}
-	return "mdb " + safetext.ShellQuotePath(orDot(in.Dir))
+// debugCommand is the command that opens in's result directory in mdb,
+// with the binary that makes the page (Options.Tool), as the replay
+// command names it: a user's binary built on cli.Main knows the user's
+// systems, the mdb command does not.
+func (b *builder) debugCommand(in Input) string {
+	return b.o.Tool + " mdb " + safetext.ShellQuotePath(orDot(in.Dir))
 }
 
 func orDot(dir string) string {

@@ -469,10 +469,11 @@
     }
   }
 
+  // otherPath is the path whose state at the same step the state panel
+  // can diff against (the live alternative and the dead path, each the
+  // other's; none for the minimized path), or null.
   function otherPath() {
-    var want = cur.name === 'live' ? ['error'] : ['live'];
-    for (var i = 0; i < D.paths.length; i++) { if (want.indexOf(D.paths[i].name) >= 0) { return prep(D.paths[i]); } }
-    return null;
+    return cur.other >= 0 ? prep(D.paths[cur.other]) : null;
   }
 
   function renderState() {

@@ -428,6 +428,11 @@ func TestInteractions(t *testing.T) {
 	if !strings.Contains(mp.Title, "(minimized path)") || mp.Rows == 0 || mp.Rows >= start.Crit+2 || mp.CritRows != 1 {
 		t.Errorf("the minimized tab shows %q with %d rows (%d critical); the dead path's critical step is %d", mp.Title, mp.Rows, mp.CritRows, start.Crit)
 	}
+	// The live alternative is the dead path's: the minimized path's states
+	// are not diffed against it, nor its steps said shared with it.
+	if strings.Contains(mp.Panel, "Diff against") || strings.Contains(mp.Panel, "live path") {
+		t.Errorf("the minimized tab compares its path with the live alternative:\n%s", mp.Panel)
+	}
 	// The live path's tab.
 	b.run(t, "live tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-name="live"]`)))
 	live := b.info(t)
