@@ -13,6 +13,7 @@ import (
 	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/trace"
 )
 
 // command is one mdb command.
@@ -286,6 +287,8 @@ func (s *Session) cmdInfo(args []string, _ string) error {
 	}
 	fmt.Fprintf(s.out, "steps:         %d\n", s.paths[0].steps())
 	switch {
+	case s.liveKind():
+		fmt.Fprintln(s.out, "critical step: none (a live path has no dead state)")
 	case t.Critical >= 0 && t.Condition == "C2":
 		fmt.Fprintf(s.out, "critical step: none found within the search depth (C2: the search stopped at step %d without evidence of a dead state; raise the walk depth)\n", t.Critical)
 	case t.Critical >= 0:
@@ -323,6 +326,9 @@ func (s *Session) cmdInfo(args []string, _ string) error {
 		fmt.Fprintf(s.out, "live path:     %d steps, shares %d with the error path", s.live.steps(), s.shared)
 		if s.liveT.Shared != s.shared {
 			fmt.Fprintf(s.out, " (the trace says %d)", s.liveT.Shared)
+		}
+		if s.liveT.Kind != trace.KindLive {
+			fmt.Fprintf(s.out, "; not a live path: its trace's kind is %q", s.liveT.Kind)
 		}
 		fmt.Fprintln(s.out)
 	}
@@ -828,10 +834,10 @@ func (s *Session) cmdRun(args []string, _ string) error {
 	}
 	switch why {
 	case "stop":
-		fmt.Fprintf(s.out, "live at step %d on %s, after %d random steps from step %d (seed %d)\n", q.steps(), q.name, q.steps()-from, from, q.seed)
+		fmt.Fprintf(s.out, "live at step %d on %s, after %s from step %d (seed %d)\n", q.steps(), q.name, plural(q.steps()-from, "random step"), from, q.seed)
 	case "":
-		fmt.Fprintf(s.out, "not live after %d random steps from step %d (seed %d)", q.steps()-from, from, q.seed)
-		if c := s.errT.Critical; c >= 0 && s.errT.Condition == "C1" {
+		fmt.Fprintf(s.out, "not live after %s from step %d (seed %d)", plural(q.steps()-from, "random step"), from, q.seed)
+		if c := s.critStep(); c >= 0 && s.errT.Condition == "C1" {
 			switch {
 			case from >= c && shared >= c:
 				fmt.Fprintf(s.out, "; step %d is at or after the critical step %d", from, c)

@@ -7,9 +7,13 @@
 // A Session holds the paths and a current position. Step N is the state
 // after N events (step 0 is the initial state), so the critical step of a
 // trace (trace.Trace.Critical, the first dead state) is the state the
-// critical transition leads to, and `j crit` shows it. Every command
-// prints to Options.Out and returns an error for bad input; nothing a user
-// types ends the session but quit.
+// critical transition leads to, and `j crit` shows it. A trace of a live
+// path (kind live or prefix) opened as the error path has no critical
+// step, whatever its critical fields say. Every command prints to
+// Options.Out and returns an error for bad input; nothing a user types
+// ends the session but quit. Warnings about the files opened (a
+// directory's live.trace that cannot be read or replayed, a live trace
+// that records no live path) go to Options.Warn.
 //
 // The commands, with the short names of the original mdb:
 //

@@ -116,9 +116,15 @@ func TestStdinScript(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
-	dir, _ := fixture(t)
+	dir, f := fixture(t)
 	bad := filepath.Join(t.TempDir(), "bad.trace")
 	if err := os.WriteFile(bad, []byte("MACEMCTR\x01\x05"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := *f.Error
+	other.System = "no-such-system"
+	otherFile := filepath.Join(t.TempDir(), "error.trace")
+	if err := other.Write(otherFile); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -136,6 +142,8 @@ func TestExitCodes(t *testing.T) {
 		{"bad snapshot", []string{"--snapshot-every", "0", dir}, 2, "must be positive"},
 		{"failed command", []string{dir, "-c", "j 999"}, 1, ""},
 		{"good", []string{dir, "-c", "end; q"}, 0, ""},
+		{"unknown system", []string{otherFile}, 2, `mdb: sim: unknown system "no-such-system" (known: `},
+		{"unknown system's hint", []string{otherFile}, 2, "(run mdb with a binary that registers the system: a main package that imports the system's package and calls cli.Main, as `BINARY mdb DIR`)\n"},
 		{"help", []string{"--help"}, 0, "usage: mdb DIR"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -147,6 +155,51 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("stderr lacks %q: %s", c.inErr, errOut)
 			}
 		})
+	}
+}
+
+// TestLiveNotLive: a --live trace that records no live path is warned of
+// once, on stderr, saying what it records (testdata/notlive.txt in
+// package mdb shows the session).
+func TestLiveNotLive(t *testing.T) {
+	dir, _ := fixture(t)
+	errTrace := filepath.Join(dir, "error.trace")
+	code, out, errOut := runMain(t, "", errTrace, "--live", errTrace, "-c", "i; filediff 6; paths")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "warning: " + errTrace + " is not a live path but a liveness violation of AllAcked (its kind is \"liveness\", not \"live\"); mdb shows it as the live path all the same\n"
+	if errOut != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errOut, want)
+	}
+	if strings.Contains(out, "warning") {
+		t.Errorf("a warning on stdout:\n%s", out)
+	}
+}
+
+// TestCorruptLive: a directory whose live.trace is corrupt opens its
+// error path, with a warning on stderr that says why there is no live
+// path (testdata/corruptlive.txt in package mdb shows the session).
+func TestCorruptLive(t *testing.T) {
+	dir, f := fixture(t)
+	live := filepath.Join(dir, "live.trace")
+	data, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(live, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runMain(t, "", dir, "-c", "j crit")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want := "warning: no live path: " + live + ": trace: corrupt: checksum mismatch (the file is damaged); filediff has nothing to compare the error path with"; !strings.HasPrefix(errOut, want) {
+		t.Errorf("stderr:\n%s\nwant it to start with:\n%s", errOut, want)
+	}
+	if want := fmt.Sprintf("step %d/200 [critical]", f.Error.Critical); !strings.Contains(out, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, out)
 	}
 }
 
