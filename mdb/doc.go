@@ -26,7 +26,7 @@
 //	R [CAP] [SEED]         run random steps until the system is live
 //	events FILTER...       the steps where an event occurred: kind, message type, timer, node=N
 //	x RE, s RE, log        filter the path's log, search it, a step's log lines
-//	d [A [B]]              diff the global state of two steps
+//	d [A [B]]              diff the global state of two steps (d A: from step A to here)
 //	m, filediff [STEP]     diff a step on the error path (-) and the live path (+)
 //	state [NODE|net], props, info, paths, path NAME
 //	history [all]          the clients' history up to this step, and whether it is linearizable

@@ -682,7 +682,9 @@ func (s *Session) cycleTag(p *path, n int) string {
 // tags returns the markers of step n on path p: critical, cycle, end.
 func (s *Session) tags(p *path, n int) string {
 	var t []string
-	if c := s.critStep(); p == s.paths[0] && c >= 0 && n == c {
+	if c := s.critStep(); c >= 0 && n == c && (p == s.paths[0] || sharedSteps(p, s.paths[0]) >= c) {
+		// A path that shares the error path up to the critical step
+		// (a branch made after it) has the same first dead state.
 		t = append(t, "critical")
 	}
 	if c := s.cycleTag(p, n); c != "" {
@@ -702,6 +704,18 @@ func (s *Session) tags(p *path, n int) string {
 		return ""
 	}
 	return " [" + strings.Join(t, ", ") + "]"
+}
+
+// critAlternative says, when step n of p is the step that takes another
+// transition instead of the error path's critical one (p leaves the error
+// path just before its critical step, as the live path does), that it is
+// not the critical step; "" otherwise.
+func (s *Session) critAlternative(p *path, n int) string {
+	c := s.critStep()
+	if p == s.paths[0] || c <= 0 || n != c || sharedSteps(p, s.paths[0]) != c-1 {
+		return ""
+	}
+	return fmt.Sprintf("(the %s path leaves the error path after step %d: its step %d follows the transition it takes instead of the critical one, and is no dead state; path error, then j crit, shows the critical step)", p.name, c-1, c)
 }
 
 // where prints the current position.
@@ -740,11 +754,11 @@ func (s *Session) stepArg(a string, p *path) (int, error) {
 			}
 			return 0, fmt.Errorf("the trace has no critical step")
 		}
+		if n := sharedSteps(p, s.paths[0]); n+1 < s.errT.Critical {
+			return 0, fmt.Errorf("the %s path leaves the error path after step %d, before the error path's critical step %d: it has no such step (path error, then j crit)", p.name, n, s.errT.Critical)
+		}
 		if s.errT.Critical > p.steps() {
 			return 0, fmt.Errorf("the critical step %d is beyond the %s path's %d steps", s.errT.Critical, p.name, p.steps())
-		}
-		if n := sharedSteps(p, s.paths[0]); n+1 < s.errT.Critical {
-			return 0, fmt.Errorf("the %s path leaves the error path after step %d: its step %d is not the critical transition (path error, then j crit)", p.name, n, s.errT.Critical)
 		}
 		return s.errT.Critical, nil
 	case "home", "first", "start", "^":

@@ -127,13 +127,14 @@ func TestExitCodes(t *testing.T) {
 	if err := other.Write(otherFile); err != nil {
 		t.Fatal(err)
 	}
+	errTrace, liveTrace := filepath.Join(dir, "error.trace"), filepath.Join(dir, "live.trace")
 	for _, c := range []struct {
 		name  string
 		args  []string
 		code  int
 		inErr string
 	}{
-		{"no arguments", nil, 2, "give the output directory"},
+		{"no arguments", nil, 2, "give the output directory of macemc search, or an error trace\nusage: mdb DIR"},
 		{"two arguments", []string{dir, dir}, 2, "one directory or trace expected"},
 		{"missing", []string{filepath.Join(dir, "nope")}, 2, "no such file"},
 		{"truncated", []string{bad}, 2, "trace: truncated"},
@@ -144,7 +145,8 @@ func TestExitCodes(t *testing.T) {
 		{"good", []string{dir, "-c", "end; q"}, 0, ""},
 		{"unknown system", []string{otherFile}, 2, `mdb: sim: unknown system "no-such-system" (known: `},
 		{"unknown system's hint", []string{otherFile}, 2, "(run mdb with a binary that registers the system: a main package that imports the system's package and calls cli.Main, as `BINARY mdb DIR`)\n"},
-		{"help", []string{"--help"}, 0, "usage: mdb DIR"},
+		{"live twice", []string{errTrace, "--live", liveTrace, "-l", errTrace}, 2, fmt.Sprintf("mdb: --live given twice, as %q and %q: give it once", liveTrace, errTrace)},
+		{"live twice alike", []string{errTrace, "--live", liveTrace, "-l", liveTrace, "-c", "filediff 6"}, 0, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, errOut := runMain(t, "", c.args...)
@@ -155,6 +157,19 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("stderr lacks %q: %s", c.inErr, errOut)
 			}
 		})
+	}
+}
+
+// TestHelp: --help, asked for, prints the usage on stdout and exits 0.
+func TestHelp(t *testing.T) {
+	code, out, errOut := runMain(t, "", "--help")
+	if code != 0 || errOut != "" {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"usage: mdb DIR | ERROR_TRACE_OR_LOG", "-l, --live", "--max-line N"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
 	}
 }
 
