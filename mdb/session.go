@@ -2,6 +2,7 @@ package mdb
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -531,15 +532,27 @@ func (s *Session) Do(line string) bool {
 	return true
 }
 
+// MaxCommandLine is the longest line RunScript reads as commands; a longer
+// one is an error of its own and is skipped.
+const MaxCommandLine = 1 << 20
+
 // RunScript runs the commands of r, one a line, until the end or quit,
 // echoing each after the prompt when echo is set so that the output reads
-// like a session. It returns an error wrapping ErrCommands if any failed.
+// like a session. A line longer than MaxCommandLine fails and is skipped.
+// It returns an error wrapping ErrCommands if any failed.
 func (s *Session) RunScript(r io.Reader, echo bool) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	br := bufio.NewReader(r)
 	failed := 0
-	for !s.done && sc.Scan() {
-		for _, c := range SplitCommands(sc.Text()) {
+	for n := 1; !s.done; n++ {
+		line, long, err := readLine(br, MaxCommandLine)
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("reading commands: line %d: %w", n, err)
+		}
+		if long > 0 {
+			fmt.Fprintf(s.out, "error: line %d is %d bytes long, over the %d bytes (1 MiB) a command line may have: skipped\n", n, long, MaxCommandLine)
+			failed++
+		}
+		for _, c := range SplitCommands(line) {
 			if s.done {
 				break
 			}
@@ -550,14 +563,47 @@ func (s *Session) RunScript(r io.Reader, echo bool) error {
 				failed++
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("mdb: reading commands: %w", err)
+		if err == io.EOF {
+			break
+		}
 	}
 	if failed > 0 {
 		return fmt.Errorf("%w: %d", ErrCommands, failed)
 	}
 	return nil
+}
+
+// readLine reads one line of r without its end ("\n" or "\r\n"). A line
+// of more than limit bytes is read to its end and dropped: readLine returns
+// "" and the line's length. The error is io.EOF at the end of r.
+func readLine(r *bufio.Reader, limit int) (line string, long int, err error) {
+	var b, tail []byte // the line, and its last two bytes
+	n := 0             // the line's bytes, its end included
+	for {
+		chunk, err := r.ReadSlice('\n')
+		n += len(chunk)
+		if len(b) <= limit+2 { // a longer line is dropped: keep no more of it
+			b = append(b, chunk...)
+		}
+		tail = append(tail, chunk...)
+		tail = tail[max(0, len(tail)-2):]
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err != nil && err != io.EOF:
+			return "", 0, err
+		}
+		end := 0
+		if bytes.HasSuffix(tail, []byte("\r\n")) {
+			end = 2
+		} else if bytes.HasSuffix(tail, []byte("\n")) {
+			end = 1
+		}
+		if n-end > limit {
+			return "", n - end, err
+		}
+		return string(b[:len(b)-end]), 0, err
+	}
 }
 
 // SplitCommands splits a line such as "j 5; filediff" into commands at

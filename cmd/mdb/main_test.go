@@ -218,6 +218,22 @@ func TestCorruptLive(t *testing.T) {
 	}
 }
 
+// TestLongLine: a line over 1 MiB on stdin fails on its own, saying the
+// limit; the session goes on with the next lines and exits 1, as for any
+// failed command.
+func TestLongLine(t *testing.T) {
+	dir, _ := fixture(t)
+	code, out, errOut := runMain(t, "x "+strings.Repeat("a", 1<<20)+"\nn\n", dir)
+	if code != 1 || errOut != "" {
+		t.Errorf("exit %d, stderr %q; want 1 and nothing", code, errOut)
+	}
+	for _, want := range []string{"error: line 1 is 1048578 bytes long, over the 1048576 bytes (1 MiB) a command line may have: skipped\n", "(mdb 0) n\nstep 1/200"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // terminal is mdb running on a pseudo-terminal, as a person uses it.
 type terminal struct {
 	t    *testing.T
