@@ -13,6 +13,7 @@ import (
 	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/trace"
 )
 
 // command is one mdb command.
@@ -38,7 +39,7 @@ func init() {
 		{name: "prev", aliases: []string{"p"}, args: "[COUNT]", summary: "step backward (through the selected node's events only, after w)",
 			run: (*Session).cmdPrev},
 		{name: "jump", aliases: []string{"j"}, args: "STEP", summary: "jump to a step: N, +N, -N, crit, cycle, home, end",
-			detail: "Step N is the state after N events; step 0 is the initial state. `j crit` jumps to the\ncritical step: the first dead state, reached by the critical transition.\n`j cycle` jumps to the first state of a lasso's cycle (a trace of macemc search --lasso):\nthe cycle's transitions follow it, marked cycle 1/L .. cycle L/L, and the last one returns\nto the state `j cycle` shows. n and p step through it; info and g show it too.",
+			detail: "Step N is the state after N events; step 0 is the initial state. `j crit` jumps to the\ncritical step: the first dead state, reached by the critical transition. On another path it\njumps to the same step: the same dead state on a branch made after the critical step; on\none that leaves the error path just before it (the live path), the state after the\ntransition taken instead, which it says; a path that leaves earlier has no such step.\nA live path's trace (kind live) has no critical step.\n`j cycle` jumps to the first state of a lasso's cycle (a trace of macemc search --lasso):\nthe cycle's transitions follow it, marked cycle 1/L .. cycle L/L, and the last one returns\nto the state `j cycle` shows. n and p step through it; info and g show it too.",
 			run:    (*Session).cmdJump},
 		{name: "home", summary: "jump to step 0, the initial state", run: func(s *Session, a []string, _ string) error { return s.jumpTo("home", a) }},
 		{name: "end", summary: "jump to the last step", run: func(s *Session, a []string, _ string) error { return s.jumpTo("end", a) }},
@@ -52,7 +53,7 @@ func init() {
 			detail: "The invocations and responses the clients recorded (sim.Context.Invoke, Return) up to this\nstep, marked `<-` where the current step recorded them, and the operations still pending.\nWith the system's model, the checker's verdict on the history so far and, when it is not\nlinearizable, a minimal part of it that is not. `history all` shows the whole path's history.",
 			run:    (*Session).cmdHistory},
 		{name: "diff", aliases: []string{"d"}, args: "[A [B]]", summary: "diff the global state between steps A and B (default: this step and the one before)",
-			detail: "With one step, diffs it against the current step. `-` lines are step A's, `+` lines step B's.",
+			detail: "`-` lines are step A's, `+` lines step B's. With one step, B is the current step: `d 2` shows what\nchanged from step 2 to here, and `d -1` is `d`.",
 			run:    (*Session).cmdDiff},
 		{name: "filediff", aliases: []string{"m"}, args: "[STEP] [PATH]", summary: "diff the same step on the error path (-) and the live path (+)",
 			detail: "Seed 003 Figure 3. STEP defaults to the current step; PATH names another path to compare\nthe error path against (see paths), by default the live path.",
@@ -72,12 +73,12 @@ func init() {
 		{name: "watch", aliases: []string{"w"}, args: "[NODE|all]", summary: "select a node: n and p then step through its events only; w alone or w all deselects",
 			run: (*Session).cmdWatch},
 		{name: "events", aliases: []string{"e"}, args: "FILTER... [--all]", summary: "list the steps where an event occurred: by kind, message type or timer, node=N",
-			detail: "Kinds: " + eventKindList() + ".\nAnything else is a message type name (Ack) or a timer name. Filters combine with AND.",
+			detail: "Kinds: " + eventKindList() + ".\nAnything else is a message type name (Ack) or a timer name. Filters combine with AND.\nIt lists the first {limit} steps that match and says how many more there are; --all lists them all.",
 			run:    (*Session).cmdEvents},
 		{name: "search", aliases: []string{"s"}, args: "[REGEXP]", summary: "jump to the next step whose log lines match (again with no argument)",
 			raw: true, run: (*Session).cmdSearch},
 		{name: "filter", aliases: []string{"x"}, args: "[--all] REGEXP", summary: "show the path's log lines that match, with their steps",
-			detail: "The log is the one macemc writes (error.log, live.log), made by replaying the path. Each line\nis shown after the step it belongs to (the log's own step= field: transition N leads to\nstep N; step=0 is the boot). Quotes around REGEXP are removed.",
+			detail: "The log is the one macemc writes (error.log, live.log), made by replaying the path. Each line\nis shown after the step it belongs to (the log's own step= field: transition N leads to\nstep N; step=0 is the boot). Quotes around REGEXP are removed. It shows the first {limit}\nlines that match and says how many more there are; --all shows them all.",
 			raw:    true, run: (*Session).cmdFilter},
 		{name: "log", aliases: []string{"l"}, args: "[STEP]", summary: "show the log lines of a step (default: this one)",
 			run: (*Session).cmdLog},
@@ -130,7 +131,8 @@ func (s *Session) cmdHelp(args []string, _ string) error {
 		}
 		fmt.Fprintf(s.out, "%s\n  %s\n", c.usage(), c.summary)
 		if c.detail != "" {
-			for _, l := range strings.Split(c.detail, "\n") {
+			detail := strings.ReplaceAll(c.detail, "{limit}", strconv.Itoa(s.o.Limit))
+			for _, l := range strings.Split(detail, "\n") {
 				fmt.Fprintln(s.out, "  "+l)
 			}
 		}
@@ -264,7 +266,19 @@ func (s *Session) cmdJump(args []string, _ string) error {
 		return err
 	}
 	s.where()
+	if note := s.critAlternative(s.p, n); note != "" && isCrit(args[0]) {
+		fmt.Fprintln(s.out, note)
+	}
 	return nil
+}
+
+// isCrit reports whether a step argument names the critical step.
+func isCrit(a string) bool {
+	switch strings.ToLower(a) {
+	case "crit", "critical", "c":
+		return true
+	}
+	return false
 }
 
 func (s *Session) jumpTo(where string, args []string) error {
@@ -286,6 +300,8 @@ func (s *Session) cmdInfo(args []string, _ string) error {
 	}
 	fmt.Fprintf(s.out, "steps:         %d\n", s.paths[0].steps())
 	switch {
+	case s.liveKind():
+		fmt.Fprintln(s.out, "critical step: none (a live path has no dead state)")
 	case t.Critical >= 0 && t.Condition == "C2":
 		fmt.Fprintf(s.out, "critical step: none found within the search depth (C2: the search stopped at step %d without evidence of a dead state; raise the walk depth)\n", t.Critical)
 	case t.Critical >= 0:
@@ -323,6 +339,9 @@ func (s *Session) cmdInfo(args []string, _ string) error {
 		fmt.Fprintf(s.out, "live path:     %d steps, shares %d with the error path", s.live.steps(), s.shared)
 		if s.liveT.Shared != s.shared {
 			fmt.Fprintf(s.out, " (the trace says %d)", s.liveT.Shared)
+		}
+		if s.liveT.Kind != trace.KindLive {
+			fmt.Fprintf(s.out, "; not a live path: its trace's kind is %q", s.liveT.Kind)
 		}
 		fmt.Fprintln(s.out)
 	}
@@ -395,7 +414,7 @@ func (s *Session) cmdHistory(args []string, _ string) error {
 		fmt.Fprintf(s.out, "no client history at step %d\n", at)
 		return nil
 	}
-	fmt.Fprintf(s.out, "history at step %d (%d events):\n", at, len(h))
+	fmt.Fprintf(s.out, "history at step %d (%s):\n", at, plural(len(h), "event"))
 	lines := strings.Split(strings.TrimSuffix(engine.HistoryText(h), "\n"), "\n")
 	for i, l := range lines {
 		mark := ""
@@ -500,8 +519,8 @@ func (s *Session) cmdDiff(args []string, _ string) error {
 		}
 		a, b = s.pos-1, s.pos
 	case 1:
-		a = s.pos
-		if b, err = s.stepArg(args[0], s.p); err != nil {
+		b = s.pos
+		if a, err = s.stepArg(args[0], s.p); err != nil {
 			return err
 		}
 	case 2:
@@ -602,7 +621,7 @@ func (s *Session) cmdAvail(args []string, _ string) error {
 	if s.pos < p.steps() {
 		taken = int(p.choices[p.starts[s.pos]])
 	}
-	fmt.Fprintf(s.out, "ready at step %d (%d events):\n", s.pos, len(ready))
+	fmt.Fprintf(s.out, "ready at step %d (%s):\n", s.pos, plural(len(ready), "event"))
 	// Equal datagrams in flight read alike: a copy says so, and events
 	// that would read alike say when their datagram was sent.
 	same := map[string]int{}
@@ -678,6 +697,9 @@ func (s *Session) cmdBranch(args []string, _ string) error {
 	if i >= len(ready) {
 		if len(ready) == 0 {
 			return fmt.Errorf("nothing is ready at step %d", s.pos)
+		}
+		if len(ready) == 1 {
+			return fmt.Errorf("there is 1 ready event (0); a lists it")
 		}
 		return fmt.Errorf("there are %d ready events (0-%d); a lists them", len(ready), len(ready)-1)
 	}
@@ -772,7 +794,7 @@ func (s *Session) cmdRandom(args []string, _ string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "ran %d random steps from step %d on %s", q.steps()-from, from, q.name)
+	fmt.Fprintf(s.out, "ran %s from step %d on %s", plural(q.steps()-from, "random step"), from, q.name)
 	if why != "" {
 		fmt.Fprintf(s.out, "; stopped: %s", why)
 	}
@@ -828,10 +850,10 @@ func (s *Session) cmdRun(args []string, _ string) error {
 	}
 	switch why {
 	case "stop":
-		fmt.Fprintf(s.out, "live at step %d on %s, after %d random steps from step %d (seed %d)\n", q.steps(), q.name, q.steps()-from, from, q.seed)
+		fmt.Fprintf(s.out, "live at step %d on %s, after %s from step %d (seed %d)\n", q.steps(), q.name, plural(q.steps()-from, "random step"), from, q.seed)
 	case "":
-		fmt.Fprintf(s.out, "not live after %d random steps from step %d (seed %d)", q.steps()-from, from, q.seed)
-		if c := s.errT.Critical; c >= 0 && s.errT.Condition == "C1" {
+		fmt.Fprintf(s.out, "not live after %s from step %d (seed %d)", plural(q.steps()-from, "random step"), from, q.seed)
+		if c := s.critStep(); c >= 0 && s.errT.Condition == "C1" {
 			switch {
 			case from >= c && shared >= c:
 				fmt.Fprintf(s.out, "; step %d is at or after the critical step %d", from, c)
@@ -843,7 +865,7 @@ func (s *Session) cmdRun(args []string, _ string) error {
 		}
 		fmt.Fprintln(s.out)
 	default:
-		fmt.Fprintf(s.out, "not live: stopped after %d random steps from step %d: %s\n", q.steps()-from, from, why)
+		fmt.Fprintf(s.out, "not live: stopped after %s from step %d: %s\n", plural(q.steps()-from, "random step"), from, why)
 	}
 	s.where()
 	return nil
@@ -873,7 +895,7 @@ func (s *Session) cmdWatch(args []string, _ string) error {
 			count++
 		}
 	}
-	fmt.Fprintf(s.out, "node %d selected: n and p step through its %d events on the %s path\n", n, count, s.p.name)
+	fmt.Fprintf(s.out, "node %d selected: n and p step through its %s on the %s path\n", n, plural(count, "event"), s.p.name)
 	return nil
 }
 
@@ -1083,7 +1105,7 @@ func (s *Session) cmdPaths(args []string, _ string) error {
 		case p == s.paths[0]:
 			desc = strings.TrimPrefix(s.critText(), ", ")
 		case p == s.live:
-			desc = fmt.Sprintf("shares %d steps with the error path", s.shared)
+			desc = fmt.Sprintf("shares %s with the error path", plural(s.shared, "step"))
 		default:
 			desc = p.origin + ", " + p.seedText()
 		}

@@ -7,9 +7,13 @@
 // A Session holds the paths and a current position. Step N is the state
 // after N events (step 0 is the initial state), so the critical step of a
 // trace (trace.Trace.Critical, the first dead state) is the state the
-// critical transition leads to, and `j crit` shows it. Every command
-// prints to Options.Out and returns an error for bad input; nothing a user
-// types ends the session but quit.
+// critical transition leads to, and `j crit` shows it. A trace of a live
+// path (kind live or prefix) opened as the error path has no critical
+// step, whatever its critical fields say. Every command prints to
+// Options.Out and returns an error for bad input; nothing a user types
+// ends the session but quit. Warnings about the files opened (a
+// directory's live.trace that cannot be read or replayed, a live trace
+// that records no live path) go to Options.Warn.
 //
 // The commands, with the short names of the original mdb:
 //
@@ -22,7 +26,7 @@
 //	R [CAP] [SEED]         run random steps until the system is live
 //	events FILTER...       the steps where an event occurred: kind, message type, timer, node=N
 //	x RE, s RE, log        filter the path's log, search it, a step's log lines
-//	d [A [B]]              diff the global state of two steps
+//	d [A [B]]              diff the global state of two steps (d A: from step A to here)
 //	m, filediff [STEP]     diff a step on the error path (-) and the live path (+)
 //	state [NODE|net], props, info, paths, path NAME
 //	history [all]          the clients' history up to this step, and whether it is linearizable

@@ -424,14 +424,25 @@ func (s *Session) graphRange(args []string) (from, to int, svg, page string, err
 		if to, err = s.stepArg(nums[1], p); err != nil {
 			return
 		}
-		from = max(from, 1)
-		if from > to {
-			return 0, 0, "", "", fmt.Errorf("the range %d-%d is empty", from, to)
+		switch {
+		case from > to:
+			return 0, 0, "", "", fmt.Errorf("the range is empty: FROM %s is after TO %s", typedStep(nums[0], from), typedStep(nums[1], to))
+		case to == 0:
+			return 0, 0, "", "", fmt.Errorf("the range has no events: step 0 is the initial state, and the graph draws the events that lead to steps 1-%d", p.steps())
 		}
+		from = max(from, 1)
 	default:
 		return 0, 0, "", "", fmt.Errorf("usage: g [FROM TO | cycle] [--svg FILE] [--html FILE]")
 	}
 	return from, to, svg, page, nil
+}
+
+// typedStep names step n as the user typed it: "5", or "crit (step 6)".
+func typedStep(typed string, n int) string {
+	if typed == strconv.Itoa(n) {
+		return typed
+	}
+	return fmt.Sprintf("%s (step %d)", typed, n)
 }
 
 func (s *Session) cmdGraph(args []string, _ string) error {

@@ -29,7 +29,8 @@ flags:
 // Main is mdb's command line: name is the command as the user typed it
 // ("mdb", or "mybin mdb" in a user's own binary), args its arguments. It
 // returns the exit status: 0 on success, 1 if a scripted command failed, 2
-// if the command line or the files are bad.
+// if the command line or the files are bad. The usage goes to stdout when
+// asked for with --help, and warnings about the files to stderr.
 func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	// A branch may step a handler that allocates without returning: the
 	// heap alarm gives up on it, as the search did, before it takes the
@@ -50,11 +51,22 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 	echo := fs.Bool("echo", true, "when not interactive, print each command after the prompt")
 	hist := fs.String("history", defaultHistory(), "history `FILE` of the interactive session (empty: none)")
 	maxLine := fs.Int("max-line", DefaultMaxLine, "print at most `N` bytes of a line, saying how many more it had (0: lines whole)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, usage, name, tool)
-		fs.PrintDefaults()
+	// The usage goes to stdout when asked for (--help), to stderr with a
+	// bad command line.
+	printUsage := func(w io.Writer) { fmt.Fprintf(w, usage+"%s", name, tool, fs.FlagUsages()) }
+	fs.Usage = func() { printUsage(stdout) }
+	// A flag given twice with two values is refused, as macemc's other
+	// subcommands refuse it: which one the user meant cannot be told
+	// (pflag keeps the last).
+	given := map[string]string{}
+	set := func(f *pflag.Flag, value string) error {
+		if was, twice := given[f.Name]; twice && was != value {
+			return fmt.Errorf("--%s given twice, as %q and %q: give it once", f.Name, was, value)
+		}
+		given[f.Name] = value
+		return fs.Set(f.Name, value)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.ParseAll(args, set); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
 		}
@@ -67,7 +79,7 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 		} else {
 			fmt.Fprintf(stderr, "%s: one directory or trace expected, got %d arguments (use --live for the live trace)\n", name, fs.NArg())
 		}
-		fs.Usage()
+		printUsage(stderr)
 		return 2
 	}
 	if *maxLine < 0 {
@@ -93,7 +105,7 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "%s: --color must be auto, always or never, not %q\n", name, *color)
 		return 2
 	}
-	s, err := Open(fs.Arg(0), *live, Options{Out: stdout, SnapshotEvery: *snap, Color: useColor, MaxLine: *maxLine})
+	s, err := Open(fs.Arg(0), *live, Options{Out: stdout, Warn: stderr, SnapshotEvery: *snap, Color: useColor, MaxLine: *maxLine})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, strings.TrimPrefix(err.Error(), "mdb: bad input: "))
 		return 2

@@ -360,7 +360,8 @@ func TestOpenErrors(t *testing.T) {
 		{"corrupt", write("c.trace", corrupt), "", "trace: corrupt"},
 		{"not a trace", write("n.trace", []byte("hello\n")), "", "not a macemc trace file"},
 		{"log without trace", write("error.log", []byte("INF x\n")), "", "found no error.trace next to it"},
-		{"unknown system", otherFile, "", `unknown system "no-such-system"`},
+		{"unknown system", otherFile, "", `mdb: bad input: sim: unknown system "no-such-system" (known: `},
+		{"unknown system's hint", otherFile, "", "(run mdb with a binary that registers the system: a main package that imports the system's package and calls cli.Main, as `BINARY mdb DIR`)"},
 		{"steps without choices", shortFile, "", "steps with 10 choices (every step makes at least one)"},
 		{"cycle beyond the steps", cycleFile, "", "trace: corrupt: a cycle of 4611686018427387905 steps"},
 		{"choices do not fit", misfitFile, "", "does the trace fit"},
@@ -445,4 +446,29 @@ func TestOpenWarnsOfAnotherExecution(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustContain(t, buf.String(), "warning: the error trace: the replay is not the recorded execution: its state after step 3 differs")
+}
+
+// TestScriptLongLine: a line over MaxCommandLine bytes is an error of its
+// own, which says the limit, and the lines after it run; a line of
+// exactly the limit (a comment here) is read, with or without "\r\n".
+func TestScriptLongLine(t *testing.T) {
+	dir, _ := writeFixture(t)
+	var buf bytes.Buffer
+	s, err := mdb.Open(dir, "", mdb.Options{Out: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	justRight := "#" + strings.Repeat("a", mdb.MaxCommandLine-1)
+	tooLong := "x " + strings.Repeat("a", mdb.MaxCommandLine-1)
+	script := "n\n" + justRight + "\r\n" + tooLong + "\nn\n" + justRight
+	err = s.RunScript(strings.NewReader(script), true)
+	if !errors.Is(err, mdb.ErrCommands) || !strings.HasSuffix(err.Error(), ": 1") {
+		t.Errorf("RunScript: %v, want 1 failed command", err)
+	}
+	out := buf.String()
+	mustContain(t, out, fmt.Sprintf("error: line 3 is %d bytes long, over the %d bytes (1 MiB) a command line may have: skipped\n", mdb.MaxCommandLine+1, mdb.MaxCommandLine),
+		"(mdb 1) n\nstep 2/200")
+	if n, _ := s.Position(); n != 2 {
+		t.Errorf("at step %d after the script, want 2", n)
+	}
 }

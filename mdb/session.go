@@ -2,6 +2,7 @@ package mdb
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +51,11 @@ type Options struct {
 	// line (a node's 1 MB string in `state`) is cut there, saying how
 	// many bytes it left out. Default DefaultMaxLine; negative: no cut.
 	MaxLine int
+	// Warn receives the warnings about the files opened (a live path
+	// that cannot be read or replayed, or that is no live path; a replay
+	// that leaves the recorded execution). Default Out; the mdb command
+	// gives standard error.
+	Warn io.Writer
 }
 
 // Session is an mdb debugging session over the error path of a macemc run
@@ -59,6 +65,7 @@ type Options struct {
 // except Interrupt.
 type Session struct {
 	out     io.Writer
+	warn    io.Writer
 	o       Options
 	errT    *trace.Trace
 	liveT   *trace.Trace
@@ -128,7 +135,10 @@ func fileExists(p string) bool {
 // Open reads the error trace (and the live trace, when liveArg is not
 // empty) named as Resolve and TraceFile accept them, and replays them.
 // A missing, truncated or corrupt file, or a trace of a system this binary
-// does not know, is refused with an error wrapping ErrInput.
+// does not know, is refused with an error wrapping ErrInput; but a
+// directory's live.trace that cannot be read only leaves the session
+// without a live path, which Intro warns of: the error path is what
+// matters.
 func Open(errArg, liveArg string, o Options) (*Session, error) {
 	errFile, liveFile, err := Resolve(errArg)
 	if err != nil {
@@ -141,12 +151,16 @@ func Open(errArg, liveArg string, o Options) (*Session, error) {
 	}
 	et, err := readTrace(errFile)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	var lt *trace.Trace
+	var liveErr error
 	if liveFile != "" {
 		if lt, err = readTrace(liveFile); err != nil {
-			return nil, err
+			if liveArg != "" {
+				return nil, fmt.Errorf("%w: %w", ErrInput, err)
+			}
+			lt, liveErr = nil, err
 		}
 	}
 	s, err := New(et, lt, o)
@@ -157,22 +171,26 @@ func Open(errArg, liveArg string, o Options) (*Session, error) {
 	if s.live != nil {
 		s.live.file = liveFile
 	}
+	if liveErr != nil {
+		s.liveErr = liveErr
+	}
 	return s, nil
 }
 
+// readTrace reads a trace file, saying what a bad one's error means.
 func readTrace(file string) (*trace.Trace, error) {
 	t, err := trace.Read(file)
 	switch {
 	case err == nil:
 		return t, nil
 	case errors.Is(err, trace.ErrTruncated):
-		return nil, fmt.Errorf("%w: %w (the file is incomplete: was macemc interrupted while writing it?)", ErrInput, err)
+		return nil, fmt.Errorf("%w (the file is incomplete: was macemc interrupted while writing it?)", err)
 	case errors.Is(err, trace.ErrCorrupt):
-		return nil, fmt.Errorf("%w: %w (the file is damaged)", ErrInput, err)
+		return nil, fmt.Errorf("%w (the file is damaged)", err)
 	case errors.Is(err, trace.ErrNotTrace):
-		return nil, fmt.Errorf("%w: %w (give error.trace, live.trace, their .log files or the output directory)", ErrInput, err)
+		return nil, fmt.Errorf("%w (give error.trace, live.trace, their .log files or the output directory)", err)
 	default:
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return nil, err
 	}
 }
 
@@ -202,11 +220,17 @@ func New(et, lt *trace.Trace, o Options) (*Session, error) {
 	if o.MaxLine == 0 {
 		o.MaxLine = DefaultMaxLine
 	}
-	out := o.Out
+	out, warn := o.Out, o.Warn
 	if o.MaxLine > 0 {
 		out = &lineCutter{w: o.Out, max: o.MaxLine}
 	}
-	s := &Session{out: out, o: o, errT: et, liveT: lt, node: -1}
+	switch {
+	case warn == nil:
+		warn = out
+	case o.MaxLine > 0:
+		warn = &lineCutter{w: warn, max: o.MaxLine}
+	}
+	s := &Session{out: out, warn: warn, o: o, errT: et, liveT: lt, node: -1}
 	ep, err := s.tracePath("error", et)
 	if err != nil {
 		return nil, err
@@ -241,9 +265,14 @@ func New(et, lt *trace.Trace, o Options) (*Session, error) {
 }
 
 func (s *Session) tracePath(name string, t *trace.Trace) (*path, error) {
+	if t.Sys == nil {
+		if _, err := sim.Lookup(t.System); err != nil {
+			return nil, fmt.Errorf("%w: %w (%s)", ErrInput, err, unknownSystemHint)
+		}
+	}
 	cfg, err := t.Config()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s trace: %w (is this mdb built with the system's package?)", ErrInput, name, err)
+		return nil, fmt.Errorf("%w: the %s trace: %w", ErrInput, name, err)
 	}
 	diverged := s.checkRecorded(cfg, t)
 	p, err := newPath(name, cfg, t.Options(), t.Choices, t.Steps, s.o.SnapshotEvery)
@@ -253,11 +282,15 @@ func (s *Session) tracePath(name string, t *trace.Trace) (*path, error) {
 	case err != nil:
 		return nil, fmt.Errorf("%w: %w: %w", ErrInput, errReplay, err)
 	case diverged != nil:
-		fmt.Fprintf(s.out, "warning: the %s trace: %v\n", name, diverged)
+		fmt.Fprintf(s.warn, "warning: the %s trace: %v\n", name, diverged)
 	}
 	p.tr, p.timeout = t, t.HandlerTimeout
 	return p, nil
 }
+
+// unknownSystemHint says how to debug a trace of a system the binary does
+// not register, as macemc replay says how to replay one.
+const unknownSystemHint = "run mdb with a binary that registers the system: a main package that imports the system's package and calls cli.Main, as `BINARY mdb DIR`"
 
 // checkSteps bounds the steps of a trace replayed when mdb opens it, to
 // compare them with the states it recorded.
@@ -276,42 +309,13 @@ func (s *Session) checkRecorded(cfg *sim.Config, t *trace.Trace) *trace.Diverged
 }
 
 // Intro prints what was opened: the violation, the step count, the
-// critical step, the live path, and the position (step 0).
+// critical step, the live path, and the position (step 0); and warns (to
+// Options.Warn) of a live path that could not be read or replayed, or
+// whose trace records no live path.
 func (s *Session) Intro() {
 	t := s.errT
 	ep := s.paths[0]
-	what := string(t.Kind)
-	switch t.Kind {
-	case trace.KindLiveness:
-		what = "liveness violation"
-	case trace.KindSafety:
-		what = "safety violation"
-	case trace.KindNondeterministic:
-		what = "nondeterminism: replays of these choices differ"
-	case trace.KindMinimized:
-		what = "minimized doomed path"
-	case "":
-		what = "execution"
-	}
-	switch {
-	case t.Property == walks.PanicProperty && errors.Is(ep.endErr, engine.ErrMisuse):
-		what += ": a handler used the API wrongly"
-	case t.Property == walks.PanicProperty:
-		what += ": a handler panicked"
-	case t.Property == walks.HangProperty:
-		what += ": a handler did not return"
-	case t.Property == walks.OutsideHangProperty:
-		what += ": code outside the handlers (a property's predicate?) did not return"
-	case t.Kind == trace.KindNondeterministic && t.Property == walks.MessagesProperty:
-		what = "a message changed in flight: after it was sent, before its delivery"
-	case t.Kind == trace.KindNondeterministic && t.Property == walks.SharedProperty:
-		what = "nodes share memory: a node's state changed while another node's handler ran"
-	case t.Kind == trace.KindNondeterministic && t.Property == walks.ReadOnlyProperty:
-		what = "a property changed the state: checking it wrote a node's fields"
-	case t.Kind == trace.KindNondeterministic:
-	case t.Property != "":
-		what += " of " + safetext.QuoteUnsafe(t.Property)
-	}
+	what := describe(t, ep.endErr)
 	// A trace's names and parameters, shown as safetext.QuoteUnsafe shows
 	// them: a trace is input nobody vouches for.
 	sys := safetext.QuoteUnsafe(t.System)
@@ -333,11 +337,62 @@ func (s *Session) Intro() {
 	}
 	if s.live != nil {
 		fmt.Fprintf(s.out, "live path: %d steps, shares %d with the error path; filediff compares them\n", s.live.steps(), s.shared)
+		if s.liveT.Kind != trace.KindLive {
+			name := "the live trace"
+			if s.live.file != "" {
+				name = safetext.QuoteUnsafe(s.live.file)
+			}
+			fmt.Fprintf(s.warn, "warning: %s is not a live path but a %s (its kind is %q, not \"live\"); mdb shows it as the live path all the same\n",
+				name, describe(s.liveT, s.live.endErr), s.liveT.Kind)
+		}
 	}
 	if s.liveErr != nil {
-		fmt.Fprintf(s.out, "warning: no live path: %v\n", s.liveErr)
+		fmt.Fprintf(s.warn, "warning: no live path: %v; filediff has nothing to compare the error path with but the branches you make (filediff STEP b1)\n", s.liveErr)
 	}
 	s.where()
+}
+
+// describe says what a trace records: "liveness violation of AllAcked",
+// "safety violation: a handler panicked", "live path (...)"; endErr is how
+// its replay ended.
+func describe(t *trace.Trace, endErr error) string {
+	what := string(t.Kind)
+	switch t.Kind {
+	case trace.KindLiveness:
+		what = "liveness violation"
+	case trace.KindSafety:
+		what = "safety violation"
+	case trace.KindNondeterministic:
+		what = "nondeterminism: replays of these choices differ"
+	case trace.KindMinimized:
+		what = "minimized doomed path"
+	case trace.KindLive:
+		what = "live path: the live alternative of a critical transition, not a violation"
+	case trace.KindPrefix:
+		what = "live prefix: where a search started, not a violation"
+	case "":
+		what = "execution"
+	}
+	switch {
+	case t.Property == walks.PanicProperty && errors.Is(endErr, engine.ErrMisuse):
+		what += ": a handler used the API wrongly"
+	case t.Property == walks.PanicProperty:
+		what += ": a handler panicked"
+	case t.Property == walks.HangProperty:
+		what += ": a handler did not return"
+	case t.Property == walks.OutsideHangProperty:
+		what += ": code outside the handlers (a property's predicate?) did not return"
+	case t.Kind == trace.KindNondeterministic && t.Property == walks.MessagesProperty:
+		what = "a message changed in flight: after it was sent, before its delivery"
+	case t.Kind == trace.KindNondeterministic && t.Property == walks.SharedProperty:
+		what = "nodes share memory: a node's state changed while another node's handler ran"
+	case t.Kind == trace.KindNondeterministic && t.Property == walks.ReadOnlyProperty:
+		what = "a property changed the state: checking it wrote a node's fields"
+	case t.Kind == trace.KindNondeterministic, t.Kind == trace.KindLive, t.Kind == trace.KindPrefix:
+	case t.Property != "":
+		what += " of " + safetext.QuoteUnsafe(t.Property)
+	}
+	return what
 }
 
 // plural returns "1 step" or "2 steps".
@@ -349,13 +404,26 @@ func plural(n int, word string) string {
 }
 
 // critStep returns the critical step of the error path, the first dead
-// state, or -1: none, or a C2 answer, which names no step (the search for
-// it stopped there for lack of evidence).
+// state, or -1: none, a C2 answer, which names no step (the search for
+// it stopped there for lack of evidence), or a trace of a live path.
 func (s *Session) critStep() int {
-	if s.errT.Condition == "C2" {
+	if s.errT.Condition == "C2" || s.liveKind() {
 		return -1
 	}
 	return s.errT.Critical
+}
+
+// liveKind reports whether the error trace records a live execution (the
+// live alternative of a critical transition, or the live prefix a search
+// started from) rather than a violation: it has no dead state, so no
+// critical step, whatever its critical fields say.
+func (s *Session) liveKind() bool {
+	return s.errT.Kind == trace.KindLive || s.errT.Kind == trace.KindPrefix
+}
+
+// noDeadState says why a trace of a live path has no critical step.
+func (s *Session) noDeadState() string {
+	return fmt.Sprintf("the trace records a live path (kind %s), which has no dead state and so no critical step", s.errT.Kind)
 }
 
 func (s *Session) critText() string {
@@ -373,6 +441,8 @@ func (s *Session) critText() string {
 		return fmt.Sprintf(", the property fails at step %d", s.paths[0].steps())
 	case s.errT.Kind == trace.KindNondeterministic:
 		return ""
+	case s.liveKind():
+		return ", no critical step (a live path has no dead state)"
 	case c < 0:
 		return ", no critical step"
 	case s.errT.Condition == "C2":
@@ -462,15 +532,27 @@ func (s *Session) Do(line string) bool {
 	return true
 }
 
+// MaxCommandLine is the longest line RunScript reads as commands; a longer
+// one is an error of its own and is skipped.
+const MaxCommandLine = 1 << 20
+
 // RunScript runs the commands of r, one a line, until the end or quit,
 // echoing each after the prompt when echo is set so that the output reads
-// like a session. It returns an error wrapping ErrCommands if any failed.
+// like a session. A line longer than MaxCommandLine fails and is skipped.
+// It returns an error wrapping ErrCommands if any failed.
 func (s *Session) RunScript(r io.Reader, echo bool) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	br := bufio.NewReader(r)
 	failed := 0
-	for !s.done && sc.Scan() {
-		for _, c := range SplitCommands(sc.Text()) {
+	for n := 1; !s.done; n++ {
+		line, long, err := readLine(br, MaxCommandLine)
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("reading commands: line %d: %w", n, err)
+		}
+		if long > 0 {
+			fmt.Fprintf(s.out, "error: line %d is %d bytes long, over the %d bytes (1 MiB) a command line may have: skipped\n", n, long, MaxCommandLine)
+			failed++
+		}
+		for _, c := range SplitCommands(line) {
 			if s.done {
 				break
 			}
@@ -481,14 +563,47 @@ func (s *Session) RunScript(r io.Reader, echo bool) error {
 				failed++
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("mdb: reading commands: %w", err)
+		if err == io.EOF {
+			break
+		}
 	}
 	if failed > 0 {
 		return fmt.Errorf("%w: %d", ErrCommands, failed)
 	}
 	return nil
+}
+
+// readLine reads one line of r without its end ("\n" or "\r\n"). A line
+// of more than limit bytes is read to its end and dropped: readLine returns
+// "" and the line's length. The error is io.EOF at the end of r.
+func readLine(r *bufio.Reader, limit int) (line string, long int, err error) {
+	var b, tail []byte // the line, and its last two bytes
+	n := 0             // the line's bytes, its end included
+	for {
+		chunk, err := r.ReadSlice('\n')
+		n += len(chunk)
+		if len(b) <= limit+2 { // a longer line is dropped: keep no more of it
+			b = append(b, chunk...)
+		}
+		tail = append(tail, chunk...)
+		tail = tail[max(0, len(tail)-2):]
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err != nil && err != io.EOF:
+			return "", 0, err
+		}
+		end := 0
+		if bytes.HasSuffix(tail, []byte("\r\n")) {
+			end = 2
+		} else if bytes.HasSuffix(tail, []byte("\n")) {
+			end = 1
+		}
+		if n-end > limit {
+			return "", n - end, err
+		}
+		return string(b[:len(b)-end]), 0, err
+	}
 }
 
 // SplitCommands splits a line such as "j 5; filediff" into commands at
@@ -613,7 +728,9 @@ func (s *Session) cycleTag(p *path, n int) string {
 // tags returns the markers of step n on path p: critical, cycle, end.
 func (s *Session) tags(p *path, n int) string {
 	var t []string
-	if c := s.critStep(); p == s.paths[0] && c >= 0 && n == c {
+	if c := s.critStep(); c >= 0 && n == c && (p == s.paths[0] || sharedSteps(p, s.paths[0]) >= c) {
+		// A path that shares the error path up to the critical step
+		// (a branch made after it) has the same first dead state.
 		t = append(t, "critical")
 	}
 	if c := s.cycleTag(p, n); c != "" {
@@ -635,6 +752,18 @@ func (s *Session) tags(p *path, n int) string {
 	return " [" + strings.Join(t, ", ") + "]"
 }
 
+// critAlternative says, when step n of p is the step that takes another
+// transition instead of the error path's critical one (p leaves the error
+// path just before its critical step, as the live path does), that it is
+// not the critical step; "" otherwise.
+func (s *Session) critAlternative(p *path, n int) string {
+	c := s.critStep()
+	if p == s.paths[0] || c <= 0 || n != c || sharedSteps(p, s.paths[0]) != c-1 {
+		return ""
+	}
+	return fmt.Sprintf("(the %s path leaves the error path after step %d: its step %d follows the transition it takes instead of the critical one, and is no dead state; path error, then j crit, shows the critical step)", p.name, c-1, c)
+}
+
 // where prints the current position.
 func (s *Session) where() {
 	fmt.Fprintf(s.out, "step %d/%d%s: %s\n", s.pos, s.p.steps(), s.tags(s.p, s.pos), s.eventLine(s.p, s.pos))
@@ -653,6 +782,9 @@ func (s *Session) stepArg(a string, p *path) (int, error) {
 		}
 		return t.CycleStart, nil
 	case "crit", "critical", "c":
+		if s.liveKind() {
+			return 0, fmt.Errorf("%s (the search's error.trace has one)", s.noDeadState())
+		}
 		if s.errT.Condition == "C2" && s.errT.CycleLen > 0 {
 			return 0, fmt.Errorf("a lasso has no critical transition: its cycle (j cycle) can repeat forever without a live state (the report says whether walks from its states still become live)")
 		}
@@ -668,11 +800,11 @@ func (s *Session) stepArg(a string, p *path) (int, error) {
 			}
 			return 0, fmt.Errorf("the trace has no critical step")
 		}
+		if n := sharedSteps(p, s.paths[0]); n+1 < s.errT.Critical {
+			return 0, fmt.Errorf("the %s path leaves the error path after step %d, before the error path's critical step %d: it has no such step (path error, then j crit)", p.name, n, s.errT.Critical)
+		}
 		if s.errT.Critical > p.steps() {
 			return 0, fmt.Errorf("the critical step %d is beyond the %s path's %d steps", s.errT.Critical, p.name, p.steps())
-		}
-		if n := sharedSteps(p, s.paths[0]); n+1 < s.errT.Critical {
-			return 0, fmt.Errorf("the %s path leaves the error path after step %d: its step %d is not the critical transition (path error, then j crit)", p.name, n, s.errT.Critical)
 		}
 		return s.errT.Critical, nil
 	case "home", "first", "start", "^":

@@ -2,6 +2,7 @@ package mdb_test
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -11,13 +12,14 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/macemc/macemc/mdb"
+	"github.com/macemc/macemc/sim/trace"
 )
 
 // TestSessions runs the mdb sessions of testdata/*.txt over the mdbtest
 // fixture (mdbtest.Find: a deterministic error path of 200 steps, its
 // critical step and live path). Directives:
 //
-//	open [lasso|transport|history|boom|reorder|lost] [file=NAME] [live=NAME] [limit=N] [snapshot=N] [color]
+//	open [lasso|transport|history|boom|reorder|lost] [file=NAME] [live=NAME] [limit=N] [snapshot=N] [color] [live-critical] [corrupt-live]
 //
 // writes the fixture's error.trace and live.trace into a new directory
 // (with lasso: the philosophers' livelock found with lasso detection,
@@ -29,7 +31,10 @@ import (
 // mdbtest.Lost's messages lost to a break, a partition and a crash,
 // lostOutput)
 // and opens a session on it (or on the file NAME in it), printing the
-// intro;
+// intro (and the warnings, Options.Warn being Out); live-critical first
+// writes live.trace again with the error trace's critical step and
+// condition, as the live traces of searches before they stopped recording
+// them did, and corrupt-live flips a byte in the middle of live.trace;
 //
 //	run
 //	COMMAND
@@ -76,6 +81,12 @@ func session(t *testing.T, path string) {
 				default:
 					dir, _ = writeFixture(t)
 				}
+				if td.HasArg("live-critical") {
+					liveCritical(t, dir)
+				}
+				if td.HasArg("corrupt-live") {
+					corrupt(t, filepath.Join(dir, "live.trace"))
+				}
 				arg, live := dir, ""
 				o := mdb.Options{Out: &out}
 				for _, a := range td.CmdArgs {
@@ -90,7 +101,7 @@ func session(t *testing.T, path string) {
 						o.SnapshotEvery = atoi(t, td, a.SingleVal(t))
 					case "color":
 						o.Color = true
-					case "lasso", "transport", "history", "boom", "reorder", "lost":
+					case "lasso", "transport", "history", "boom", "reorder", "lost", "live-critical", "corrupt-live":
 					default:
 						td.Fatalf(t, "unknown argument %q", a.Key)
 					}
@@ -113,6 +124,40 @@ func session(t *testing.T, path string) {
 			}
 			return goroutineStack.ReplaceAllString(strings.ReplaceAll(out.String(), dir, "$DIR"), "<stack>\n")
 		})
+	}
+}
+
+// liveCritical writes dir's live.trace again with the critical step and
+// condition of its error.trace.
+func liveCritical(t *testing.T, dir string) {
+	t.Helper()
+	et, err := trace.Read(filepath.Join(dir, "error.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt, err := trace.Read(filepath.Join(dir, "live.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lt.Kind != trace.KindLive || et.Critical <= 0 {
+		t.Fatalf("live.trace of kind %q, error.trace's critical step %d", lt.Kind, et.Critical)
+	}
+	lt.Critical, lt.Condition = et.Critical, et.Condition
+	if err := lt.Write(filepath.Join(dir, "live.trace")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// corrupt flips a byte in the middle of a file.
+func corrupt(t *testing.T, file string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

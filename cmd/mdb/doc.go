@@ -14,13 +14,18 @@
 // "CMD; CMD" (run these and exit), --color auto|always|never,
 // --echo=false (do not print scripted commands after the prompt),
 // --history FILE (of the interactive session; empty: none),
-// --snapshot-every N (steps between kept state snapshots, default 256).
+// --snapshot-every N (steps between kept state snapshots, default 256),
+// --max-line N (bytes of a line printed; 0: lines whole). A flag given
+// twice with two values is refused; --help prints the usage on stdout.
 //
 // It starts by saying what it opened (the violation, the error path's
-// length and critical step, the live path and the prefix it shares), then
-// reads commands: interactively on a terminal (prompt "(mdb STEP)", help
-// lists the commands), otherwise from -c or standard input, echoing each
-// command after the prompt. For example, on the output of `macemc search
+// length and critical step, the live path and the prefix it shares), with
+// warnings on standard error (a DIR whose live.trace cannot be read opens
+// without a live path; a --live trace that records no live path is shown
+// all the same), then reads commands: interactively on a terminal (prompt
+// "(mdb STEP)", help lists the commands), otherwise from -c or standard
+// input, echoing each command after the prompt; a line over 1 MiB fails
+// and is skipped. For example, on the output of `macemc search
 // --system transport --max-paths 300 --walk-depth 2000`:
 //
 //	$ mdb macemc-out -c "j crit"

@@ -116,18 +116,25 @@ func TestStdinScript(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
-	dir, _ := fixture(t)
+	dir, f := fixture(t)
 	bad := filepath.Join(t.TempDir(), "bad.trace")
 	if err := os.WriteFile(bad, []byte("MACEMCTR\x01\x05"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	other := *f.Error
+	other.System = "no-such-system"
+	otherFile := filepath.Join(t.TempDir(), "error.trace")
+	if err := other.Write(otherFile); err != nil {
+		t.Fatal(err)
+	}
+	errTrace, liveTrace := filepath.Join(dir, "error.trace"), filepath.Join(dir, "live.trace")
 	for _, c := range []struct {
 		name  string
 		args  []string
 		code  int
 		inErr string
 	}{
-		{"no arguments", nil, 2, "give the output directory"},
+		{"no arguments", nil, 2, "give the output directory of macemc search, or an error trace\nusage: mdb DIR"},
 		{"two arguments", []string{dir, dir}, 2, "one directory or trace expected"},
 		{"missing", []string{filepath.Join(dir, "nope")}, 2, "no such file"},
 		{"truncated", []string{bad}, 2, "trace: truncated"},
@@ -136,7 +143,10 @@ func TestExitCodes(t *testing.T) {
 		{"bad snapshot", []string{"--snapshot-every", "0", dir}, 2, "must be positive"},
 		{"failed command", []string{dir, "-c", "j 999"}, 1, ""},
 		{"good", []string{dir, "-c", "end; q"}, 0, ""},
-		{"help", []string{"--help"}, 0, "usage: mdb DIR"},
+		{"unknown system", []string{otherFile}, 2, `mdb: sim: unknown system "no-such-system" (known: `},
+		{"unknown system's hint", []string{otherFile}, 2, "(run mdb with a binary that registers the system: a main package that imports the system's package and calls cli.Main, as `BINARY mdb DIR`)\n"},
+		{"live twice", []string{errTrace, "--live", liveTrace, "-l", errTrace}, 2, fmt.Sprintf("mdb: --live given twice, as %q and %q: give it once", liveTrace, errTrace)},
+		{"live twice alike", []string{errTrace, "--live", liveTrace, "-l", liveTrace, "-c", "filediff 6"}, 0, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, errOut := runMain(t, "", c.args...)
@@ -147,6 +157,80 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("stderr lacks %q: %s", c.inErr, errOut)
 			}
 		})
+	}
+}
+
+// TestHelp: --help, asked for, prints the usage on stdout and exits 0.
+func TestHelp(t *testing.T) {
+	code, out, errOut := runMain(t, "", "--help")
+	if code != 0 || errOut != "" {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"usage: mdb DIR | ERROR_TRACE_OR_LOG", "-l, --live", "--max-line N"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestLiveNotLive: a --live trace that records no live path is warned of
+// once, on stderr, saying what it records (testdata/notlive.txt in
+// package mdb shows the session).
+func TestLiveNotLive(t *testing.T) {
+	dir, _ := fixture(t)
+	errTrace := filepath.Join(dir, "error.trace")
+	code, out, errOut := runMain(t, "", errTrace, "--live", errTrace, "-c", "i; filediff 6; paths")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "warning: " + errTrace + " is not a live path but a liveness violation of AllAcked (its kind is \"liveness\", not \"live\"); mdb shows it as the live path all the same\n"
+	if errOut != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errOut, want)
+	}
+	if strings.Contains(out, "warning") {
+		t.Errorf("a warning on stdout:\n%s", out)
+	}
+}
+
+// TestCorruptLive: a directory whose live.trace is corrupt opens its
+// error path, with a warning on stderr that says why there is no live
+// path (testdata/corruptlive.txt in package mdb shows the session).
+func TestCorruptLive(t *testing.T) {
+	dir, f := fixture(t)
+	live := filepath.Join(dir, "live.trace")
+	data, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(live, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runMain(t, "", dir, "-c", "j crit")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want := "warning: no live path: " + live + ": trace: corrupt: checksum mismatch (the file is damaged); filediff has nothing to compare the error path with"; !strings.HasPrefix(errOut, want) {
+		t.Errorf("stderr:\n%s\nwant it to start with:\n%s", errOut, want)
+	}
+	if want := fmt.Sprintf("step %d/200 [critical]", f.Error.Critical); !strings.Contains(out, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, out)
+	}
+}
+
+// TestLongLine: a line over 1 MiB on stdin fails on its own, saying the
+// limit; the session goes on with the next lines and exits 1, as for any
+// failed command.
+func TestLongLine(t *testing.T) {
+	dir, _ := fixture(t)
+	code, out, errOut := runMain(t, "x "+strings.Repeat("a", 1<<20)+"\nn\n", dir)
+	if code != 1 || errOut != "" {
+		t.Errorf("exit %d, stderr %q; want 1 and nothing", code, errOut)
+	}
+	for _, want := range []string{"error: line 1 is 1048578 bytes long, over the 1048576 bytes (1 MiB) a command line may have: skipped\n", "(mdb 0) n\nstep 1/200"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
 	}
 }
 
