@@ -14,6 +14,7 @@ import (
 // page also shows its report.json and min.trace.
 func (s *Session) writePage(file string) error {
 	in := htmlreport.Input{Error: s.errT, Live: s.liveT}
+	in.Options.Tool = s.o.Tool
 	if f := s.paths[0].file; f != "" {
 		dir := filepath.Dir(f)
 		in.Dir = dir

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/macemc/macemc/mdb"
 )
 
 // TestGraphHTML: g --html writes the report page of the session's paths,
@@ -33,4 +35,23 @@ func TestGraphHTML(t *testing.T) {
 	}
 	mustContain(t, s.fail("g --html"), "needs a file")
 	mustContain(t, s.fail("g --html "+filepath.Join(t.TempDir(), "no", "such", "dir", "p.html")), "graph:")
+}
+
+// TestGraphHTMLTool: the page that g --html writes names the session's
+// tool in its commands (a user's binary that runs mdb as a subcommand),
+// not macemc.
+func TestGraphHTMLTool(t *testing.T) {
+	dir, _ := writeFixture(t)
+	s := open(t, dir, "", mdb.Options{Tool: "./mybin"})
+	file := filepath.Join(t.TempDir(), "page.html")
+	s.run("g --html " + file)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	mustContain(t, page, "./mybin replay --trace ", "./mybin mdb ")
+	if strings.Contains(page, "macemc replay") || strings.Contains(page, "macemc mdb") {
+		t.Error("the page names macemc's commands, not the session's tool")
+	}
 }

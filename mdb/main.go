@@ -105,7 +105,7 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "%s: --color must be auto, always or never, not %q\n", name, *color)
 		return 2
 	}
-	s, err := Open(fs.Arg(0), *live, Options{Out: stdout, Warn: stderr, SnapshotEvery: *snap, Color: useColor, MaxLine: *maxLine})
+	s, err := Open(fs.Arg(0), *live, Options{Out: stdout, Warn: stderr, SnapshotEvery: *snap, Color: useColor, MaxLine: *maxLine, Tool: tool})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, strings.TrimPrefix(err.Error(), "mdb: bad input: "))
 		return 2

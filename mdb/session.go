@@ -56,6 +56,10 @@ type Options struct {
 	// that leaves the recorded execution). Default Out; the mdb command
 	// gives standard error.
 	Warn io.Writer
+	// Tool is the command whose search wrote the files, which the report
+	// page's commands (g --html) run: "macemc" (the default), or a user's
+	// binary that runs mdb as a subcommand.
+	Tool string
 }
 
 // Session is an mdb debugging session over the error path of a macemc run
