@@ -40,6 +40,9 @@ func (a *App) report(args []string) (int, error) {
 			return ExitUsage, usageError{fmt.Errorf("%s: %w", dir, err)}
 		}
 	}
+	for _, why := range in.Unread {
+		fmt.Fprintf(a.Stderr, "%s report: warning: the page is made without a path that could not be read: %s\n", a.Name, why)
+	}
 	in.Options.Tool = a.Name
 	// The page replays the findings: a handler that allocates without
 	// returning is given up on as in the search (engine.WatchHeap).

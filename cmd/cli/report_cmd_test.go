@@ -31,6 +31,15 @@ func TestReportCommand(t *testing.T) {
 	} else if _, err := os.Stat(other); err != nil {
 		t.Error(err)
 	}
+	// A damaged live.trace leaves the page of the error path, with a
+	// warning that names it.
+	if err := os.WriteFile(filepath.Join(dir, "live.trace"), []byte("not a trace"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = run(t, "report", dir)
+	if code != ExitNone || !strings.HasPrefix(errs, "macemc report: warning: the page is made without a path that could not be read: ") || !strings.Contains(errs, "live.trace") {
+		t.Errorf("report with a damaged live.trace: exit %d\n%s%s", code, out, errs)
+	}
 	for _, args := range [][]string{{"report"}, {"report", dir, dir}, {"report", t.TempDir()}, {"report", filepath.Join(dir, "nope")}} {
 		if code, _, errs := run(t, args...); code != ExitUsage || errs == "" {
 			t.Errorf("%v: exit %d, want %d with a message (%q)", args, code, ExitUsage, errs)

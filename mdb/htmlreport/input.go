@@ -142,6 +142,9 @@ type Input struct {
 	// those name the directory the search wrote, which may since have
 	// been moved or copied.
 	Dir string
+	// Unread names the live and minimized traces of Dir that ReadDir
+	// could not read, and why: the page is made without them.
+	Unread []string
 	// Select is the step of the error path selected when the page opens;
 	// 0 selects the most telling one (the critical step, the failing
 	// step, the lasso's cycle).
@@ -260,7 +263,9 @@ func ReadReport(path string) (*Report, error) {
 
 // ReadDir reads a result directory written by `macemc search`: its
 // report.json and the error, live and minimized traces present. A
-// directory with traces but no report.json renders from the traces alone.
+// directory with traces but no report.json renders from the traces alone;
+// a live or minimized trace that cannot be read is left out, named in
+// Input.Unread.
 func ReadDir(dir string) (Input, error) {
 	in := Input{Dir: dir}
 	fi, err := os.Stat(dir)
@@ -268,7 +273,7 @@ func ReadDir(dir string) (Input, error) {
 		return in, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	if !fi.IsDir() {
-		return in, fmt.Errorf("%w: %s is not a directory (give the --out directory of macemc search)", ErrInput, dir)
+		return in, fmt.Errorf("%w: %s is not a directory (give the --out directory of a search)", ErrInput, dir)
 	}
 	rp := filepath.Join(dir, ReportFile)
 	if fileExists(rp) {
@@ -285,7 +290,12 @@ func ReadDir(dir string) (Input, error) {
 			continue
 		}
 		if *t.dst, err = trace.Read(p); err != nil {
-			return in, fmt.Errorf("%w: %w", ErrInput, err)
+			if t.name == ErrorTrace {
+				return in, fmt.Errorf("%w: %w", ErrInput, err)
+			}
+			// A damaged live or minimized path leaves the error path's
+			// page: it is made without it.
+			in.Unread = append(in.Unread, err.Error())
 		}
 	}
 	switch {
