@@ -234,6 +234,13 @@ func ReplayContext(ctx context.Context, t *trace.Trace, steps int, log io.Writer
 	if log == nil {
 		return replay(ctx, t, steps, nil)
 	}
+	if _, err := traceConfig(t); err != nil {
+		// Nothing replays: no line of a log is written either.
+		return nil, err
+	}
+	if steps > t.Steps {
+		return nil, fmt.Errorf("%w: --steps %d, the trace has %d steps", ErrInput, steps, t.Steps)
+	}
 	ew := &errWriter{w: log, quiet: true}
 	writeLogHeader(ew, t, steps)
 	r, err := replay(ctx, t, steps, ew)

@@ -232,9 +232,14 @@ func TestCorruptTraceIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cmd := range []string{"replay", "critical"} {
-		code, _, errs := run(t, cmd, "--trace", bad)
+		code, out, errs := run(t, cmd, "--trace", bad)
 		if code != ExitUsage || !strings.Contains(errs, `unknown system "clitest-unregistered"`) || !strings.Contains(errs, "a main package that imports the system's package and calls cli.Main") {
 			t.Errorf("%s of an unregistered system: exit %d: %s", cmd, code, errs)
+		}
+		if out != "" {
+			// replay logs to standard output: not a line of a log that
+			// cannot be replayed.
+			t.Errorf("%s of an unregistered system printed %q", cmd, out)
 		}
 	}
 }
