@@ -14,7 +14,6 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/macemc/macemc/mdb/htmlreport"
-	"github.com/macemc/macemc/mdb/mdbtest"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -31,20 +30,10 @@ import (
 // `TOOL report DIR` does (Input.Dir DIR, Options.Tool TOOL). go test
 // ./mdb/htmlreport -rewrite regenerates the file.
 func TestCommandsAndComparisons(t *testing.T) {
-	mdbtest.Register()
 	src := t.TempDir()
-	f, err := mdbtest.Write(src, mdbtest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, mt := withMinimized(t, src)
 	et := f.Found.Error
-	s, err := et.Replay(et.Critical, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mt := *et
-	mt.Choices, mt.Steps = s.ChoiceValues(), et.Critical
-	traces := map[string]*trace.Trace{"error": et, "live": f.Found.Live, "min": &mt}
+	traces := map[string]*trace.Trace{"error": et, "live": f.Found.Live, "min": mt}
 	datadriven.RunTest(t, "testdata/commands.txt", func(t *testing.T, td *datadriven.TestData) string {
 		if td.Cmd != "page" {
 			td.Fatalf(t, "unknown command %q", td.Cmd)

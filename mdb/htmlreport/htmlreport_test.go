@@ -732,10 +732,11 @@ func TestTailCollapses(t *testing.T) {
 	checkMark(t, p, "tail", ep.Tail+1)
 }
 
-// TestMinimizedPath gives the page a min.trace (the first steps of the
-// error path up to the critical step) and checks the tab and its data.
-func TestMinimizedPath(t *testing.T) {
-	dir := t.TempDir()
+// withMinimized writes mdbtest's result directory to dir and returns it
+// with a minimized path made of the error path's steps up to its critical
+// step.
+func withMinimized(t *testing.T, dir string) (*mdbtest.Files, *trace.Trace) {
+	t.Helper()
 	mdbtest.Register()
 	f, err := mdbtest.Write(dir, mdbtest.Options{})
 	if err != nil {
@@ -748,6 +749,15 @@ func TestMinimizedPath(t *testing.T) {
 	}
 	mt := *et
 	mt.Choices, mt.Steps = s.ChoiceValues(), et.Critical
+	return f, &mt
+}
+
+// TestMinimizedPath gives the page a min.trace (the first steps of the
+// error path up to the critical step) and checks the tab and its data.
+func TestMinimizedPath(t *testing.T) {
+	dir := t.TempDir()
+	f, mt := withMinimized(t, dir)
+	et := f.Found.Error
 	if err := mt.Write(filepath.Join(dir, htmlreport.MinTrace)); err != nil {
 		t.Fatal(err)
 	}
