@@ -164,6 +164,11 @@ func Walk(s *engine.Sim, c *Config) (res Result) {
 	if len(c.Liveness) == 0 {
 		return Result{Outcome: Finished, Steps: s.Steps()}
 	}
+	if len(s.Ready()) == 0 {
+		// Nothing is left to run at d_max itself: quiescent, as one step
+		// earlier, not merely not live yet.
+		return Result{Outcome: Quiescent, Steps: s.Steps(), Property: firstNotLive(s, c)}
+	}
 	return Result{Outcome: Dead, Steps: s.Steps(), Property: firstNotLive(s, c)}
 }
 

@@ -72,6 +72,9 @@ func TestWalkOutcomes(t *testing.T) {
 		{"dead at d_max", config(500), walks.Config{MaxSteps: 50}, walks.Dead, 50, "Reached"},
 		{"unsafe", config(5, "break"), walks.Config{MaxSteps: 100}, walks.Unsafe, 1, "Bounded"},
 		{"quiescent and not live", config(5, "freeze"), walks.Config{MaxSteps: 100}, walks.Quiescent, 1, "Reached"},
+		// Quiescent at d_max itself is quiescent, not dead: one step
+		// more of d_max said so.
+		{"quiescent at d_max", config(5, "freeze"), walks.Config{MaxSteps: 1}, walks.Quiescent, 1, "Reached"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := walk(t, tc.cfg, tc.c)
