@@ -12,6 +12,7 @@ import (
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
 )
 
@@ -225,5 +226,40 @@ func TestBadChoiceIsNondeterminism(t *testing.T) {
 	var nd *engine.NondeterminismError
 	if f.Kind != KindNondeterminism || f.Verdict != VerdictNondeterministic || !errors.As(f.Err, &nd) || !strings.Contains(nd.Detail, "a choice no longer fit the events ready") {
 		t.Fatalf("finding %v %v %v: %v", f.Kind, f.Verdict, f.Property, f.Err)
+	}
+}
+
+// peerLogger logs its peers, in its map's order, when its app request
+// comes.
+type peerLogger struct {
+	sim.Base
+	Peers map[int]bool
+	Done  bool
+}
+
+func (l *peerLogger) HandleApp(ctx *sim.Context, _ any) {
+	for p := range l.Peers {
+		ctx.Log().Int("peer", p).Msg("peer")
+	}
+	l.Done = true
+}
+
+// TestLiveLogOrder: the live alternative, whose log the run writes and
+// which no determinism check replayed, is checked for a handler that logs
+// in a map's order before report.json is written; the error path, checked
+// already, is not again.
+func TestLiveLogOrder(t *testing.T) {
+	cfg := &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service {
+		return &peerLogger{Peers: map[int]bool{1: true, 2: true, 3: true, 4: true}}
+	},
+		App: func(sim.NodeID) []any { return []any{"log"} }}
+	live := &trace.Trace{Kind: trace.KindLive, Choices: []int32{0}, Steps: 1}
+	for _, name := range []string{"error", "live"} {
+		p := &pipeline{cfg: cfg, ctx: context.Background(), rep: &Report{}, logs: []logJob{{t: live, name: name}}}
+		p.checkLogOrder()
+		const w = `node 0's handler at step 1 (node 0 handles app request "log") did its actions in different orders in replays of the live alternative (live.trace): logs "peer" peer=1, `
+		if got := slices.ContainsFunc(p.rep.Warnings, func(s string) bool { return strings.HasPrefix(s, w) }); got != (name == "live") {
+			t.Errorf("%s path: warnings %q", name, p.rep.Warnings)
+		}
 	}
 }

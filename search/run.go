@@ -548,6 +548,7 @@ func (p *pipeline) finish(err error) (*Report, error) {
 			p.rep.Stats.Stop = explore.StopMemory
 		}
 	}
+	p.checkLogOrder()
 	if p.opts.Out != "" {
 		p.progress(PhaseFiles, "writing report.json...")
 	}
@@ -1196,7 +1197,7 @@ func firstAndLater(first, later *engine.Sim) error {
 }
 
 // precheckPath names the walk of the check before the search, for warnings.
-const precheckPath = "the walk that the check before the search replays (seeded, not saved)"
+const precheckPath = "the seeded walk of the check before the search, which is not saved"
 
 // postcheckWalks is how many walks postcheck checks.
 const postcheckWalks = 16
@@ -1237,7 +1238,7 @@ func (p *pipeline) postcheck() *Finding {
 		}
 		choices := s.ChoiceValues()[:s.StepStart(steps)]
 		order, err := engine.CheckDeterminismOrder(p.cfg, choices, engine.Options{}, 2, stop)
-		p.orderWarning(order, fmt.Sprintf("walk %d of the %d that the checks after a search that found nothing replay (seeded, not saved)", i+1, postcheckWalks))
+		p.orderWarning(order, fmt.Sprintf("seeded walk %d of the %d of the checks after a search that found nothing, which are not saved", i+1, postcheckWalks))
 		if errors.Is(err, engine.ErrNondeterministic) {
 			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the search found nothing; the fault above was found after it, on walk %d of the %d that a search that finds nothing checks for code acting outside its handlers", i+1, postcheckWalks))
 			return p.nondeterminism(err, choices, 0)
@@ -1367,6 +1368,33 @@ func (p *pipeline) orderWarning(d *engine.OrderDifference, path string) {
 		p.rep.Warnings = append(p.rep.Warnings, d.Describe(path))
 	}
 }
+
+// checkLogOrder looks, unless a check warned already, at the paths whose
+// logs the run writes that no determinism check replayed (the live
+// alternative, the minimized path) for handlers that act in a map's order
+// (orderWarning): their logs would differ from run to run. Paths longer
+// than orderCheckSteps are left out, as is everything once the run is
+// interrupted or out of time.
+func (p *pipeline) checkLogOrder() {
+	for _, l := range p.logs {
+		if p.orderWarned || p.ctx.Err() != nil {
+			return
+		}
+		if l.name == "error" || l.t.Steps > orderCheckSteps {
+			continue
+		}
+		order, _ := engine.CheckDeterminismOrder(p.cfg, l.t.Choices, l.t.Options(), orderCheckReplays, func() bool { return p.ctx.Err() != nil })
+		what := map[string]string{"live": "the live alternative", "min": "the minimized path"}[l.name]
+		p.orderWarning(order, fmt.Sprintf("%s (%s.trace)", cmp.Or(what, "the path"), l.name))
+	}
+}
+
+// orderCheckSteps and orderCheckReplays bound checkLogOrder: a live
+// alternative is most often a few dozen steps.
+const (
+	orderCheckSteps   = 5_000
+	orderCheckReplays = 8
+)
 
 // warnOnce adds the warning w to the report unless it holds it already.
 func (p *pipeline) warnOnce(w string) {

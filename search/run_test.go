@@ -1328,7 +1328,8 @@ func TestSendOrderWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const w = `node 0's handler at step 1 (node 0 handles app request "decide") did the same things in another order in two replays of the walk that the check before the search replays (seeded, not saved): in one it sends string to node `
+	const w = `node 0's handler at step 1 (node 0 handles app request "decide") did its actions in different orders in replays of the seeded walk of the check before the search, which is not saved: ` +
+		`sends string to node 1, sends string to node 2, sends string to node 3, sends string to node 4. The states agree`
 	if rep.First() != nil || !slices.ContainsFunc(rep.Warnings, func(s string) bool { return strings.HasPrefix(s, w) }) {
 		t.Fatalf("finding %v, warnings %q", rep.First(), rep.Warnings)
 	}

@@ -172,7 +172,7 @@ func TestSearchFindsReportsAndReplays(t *testing.T) {
 	// critical re-runs on the trace with a larger k and agrees; a d_max
 	// below the trace's length is raised to it, saying so.
 	code, out, errs = run(t, "critical", "--trace", filepath.Join(dir, "error.trace"), "--walks", "40", "--walk-depth", "1", "--out", t.TempDir())
-	note := fmt.Sprintf("macemc critical: note: --walk-depth 1 is below the trace's %d steps; d_max is %d, the path's own length\n", tr.Steps, tr.Steps)
+	note := fmt.Sprintf("macemc critical: note: --walk-depth 1 is too short for the trace's %d steps: the search used d_max = %d\n", tr.Steps, tr.Steps)
 	if code != ExitViolation || !strings.Contains(out, "condition C1") || errs != note {
 		t.Errorf("critical: exit %d\n%s%s", code, out, errs)
 	}

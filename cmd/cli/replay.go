@@ -123,11 +123,6 @@ func (a *App) critical(args []string) (int, error) {
 		o.Out = filepath.Dir(*path)
 	}
 	o.TracePath = *path
-	if o.WalkDepth > 0 && o.WalkDepth < t.Steps {
-		// Algorithm 3 judges the path's own d_max steps: a shorter d_max
-		// could not.
-		fmt.Fprintf(a.Stderr, "macemc critical: note: --walk-depth %d is below the trace's %d steps; d_max is %d, the path's own length\n", o.WalkDepth, t.Steps, t.Steps)
-	}
 	ctx, stop := a.signals()
 	defer stop()
 	prog := &progress{w: a.Stderr, on: a.Terminal && !*asJSON}
@@ -143,6 +138,11 @@ func (a *App) critical(args []string) (int, error) {
 		return ExitViolation, enc.Encode(r)
 	}
 	c := r.Critical
+	if o.WalkDepth > 0 && c.WalkDepth > o.WalkDepth {
+		// Algorithm 3 judges the path's own steps: a shorter d_max
+		// could not.
+		fmt.Fprintf(a.Stderr, "%s critical: note: --walk-depth %d is too short for the trace's %d steps: the search used d_max = %d\n", a.Name, o.WalkDepth, t.Steps, c.WalkDepth)
+	}
 	if c.Interrupted {
 		// Its explanation is the headline: what stopped the search and
 		// how far its probes had got.

@@ -34,6 +34,10 @@ type OrderDifference struct {
 	// "logs \"have\" key=a"); One is the lesser (slices.Compare), whatever
 	// replay did it.
 	One, Other []string
+	// Actions are what the node did at the step in the first replay
+	// (lines logged included, when it recorded them), sorted: the text
+	// lists them, not an order, which is chance.
+	Actions []string
 	// Reordered is set when One and Other hold the same things; otherwise
 	// the two replays did different things that the state does not show
 	// (a message to a node that is down, a timer set and cancelled).
@@ -64,18 +68,20 @@ func (d *OrderDifference) Describe(path string) string {
 	if d.Step > 0 {
 		where = fmt.Sprintf("at step %d (%s)", d.Step, d.Event)
 	}
-	how := "did the same things in another order"
+	how := "did its actions in different orders"
 	if !d.Reordered {
-		how = "did different things that the state does not show"
+		how = "did different actions that the state does not show"
 	}
-	return fmt.Sprintf("node %d's handler %s %s in two replays of %s: in one it %s; in the other it %s. The states agree, so the verdicts do not depend on it, "+
+	// The text names no order and no replay: which replays differed, and
+	// how, is the map's chance, and the report stays the same run to run.
+	return fmt.Sprintf("node %d's handler %s %s in replays of %s: %s. The states agree, so this alone changes no verdict, "+
 		"but the logs and the event graph of this system can differ from one run to the next; if the handler ranges over a map, range over its sorted keys (slices.Sorted(maps.Keys(m)))",
-		d.Node, where, how, path, orderList(d.One), orderList(d.Other))
+		d.Node, where, how, path, orderList(d.Actions))
 }
 
 func orderList(items []string) string {
 	if len(items) == 0 {
-		return "did nothing of this kind"
+		return "nothing of this kind"
 	}
 	if len(items) > maxOrderItems {
 		return strings.Join(items[:maxOrderItems], ", ") + fmt.Sprintf(", … (%d in all)", len(items))
@@ -197,6 +203,7 @@ func orderDifference(a, b *Sim) *OrderDifference {
 	}
 	node := first[i].node
 	d := &OrderDifference{Step: a.w.step, Event: eventText(a), Node: int(node), One: ofNode(ae, node), Other: ofNode(be, node)}
+	d.Actions = slices.Sorted(slices.Values(ofNode(a.effects, node)))
 	d.Reordered = slices.Equal(slices.Sorted(slices.Values(d.One)), slices.Sorted(slices.Values(d.Other)))
 	if slices.Compare(d.Other, d.One) < 0 {
 		// Which replay ranged its map which way is chance: the text

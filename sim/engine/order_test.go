@@ -77,7 +77,8 @@ func TestOrderDifference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d == nil || d.Step != 1 || d.Node != 0 || !d.Reordered || len(d.One) != 4 || slices.Compare(d.One, d.Other) >= 0 {
+	if d == nil || d.Step != 1 || d.Node != 0 || !d.Reordered || len(d.One) != 4 || slices.Compare(d.One, d.Other) >= 0 ||
+		!slices.Equal(d.Actions, slices.Sorted(slices.Values(d.One))) {
 		t.Fatalf("want node 0's four sends at step 1 in two orders, got %+v", d)
 	}
 	if d.One[0] != "sends Decide to node "+d.One[0][len(d.One[0])-1:] || !strings.HasPrefix(d.String(), "node 0's handler at step 1 (node 0 handles app request") {
