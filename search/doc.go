@@ -44,9 +44,15 @@
 //		// results that could not be written
 //	}
 //	if f := rep.First(); f != nil {
-//		fmt.Println(f.Kind, f.Property, f.Critical.Step) // e.g. dead AllAcked 9
-//		fmt.Println(rep.Replay)                          // the command that replays it
+//		fmt.Println(f.Kind, f.Property) // e.g. dead AllAcked
+//		if f.Critical != nil {          // liveness violations only
+//			fmt.Println(f.Critical.Step) // e.g. 9
+//		}
+//		fmt.Println(rep.Replay) // the command that replays it
 //	}
+//
+// A context cancelled before or during the run is no error: the report
+// says what was covered (Report.Incomplete, Stats.Stop).
 //
 // Report.WriteText prints the report as `macemc search` does;
 // Report.WriteSummary prints the same without times, directories and

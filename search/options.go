@@ -194,7 +194,10 @@ type Options struct {
 	// report gives (default "macemc").
 	Command string
 	// Progress, when set, is told what the run is doing, from the
-	// goroutine that called Run.
+	// goroutine that called Run (the search's reports included, about
+	// every 250 ms: the search waits while it runs). A callback that
+	// panics, or calls runtime.Goexit (testing.T's Fatal), does so on that
+	// goroutine, after the search is stopped.
 	Progress func(Progress) `json:"-"`
 }
 

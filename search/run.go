@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/macemc/macemc/critical"
+	"github.com/macemc/macemc/internal/recovered"
 	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/mdb/htmlreport"
 	"github.com/macemc/macemc/search/explore"
@@ -34,9 +35,10 @@ var (
 	ErrInput = errors.New("search: bad input")
 	// ErrOutput marks a result directory or file that cannot be written.
 	ErrOutput = errors.New("search: cannot write results")
-	// ErrInterrupted marks a run cancelled before its search started
-	// (while it walked to a steady-state prefix): there is nothing to
-	// report.
+	// ErrInterrupted marks a run cancelled while it walked to a
+	// steady-state prefix (Options.PrefixSteps): there is nothing to
+	// report. A run cancelled at any other time, before it started
+	// included, returns its report with Incomplete set and no error.
 	ErrInterrupted = errors.New("search: interrupted")
 )
 
@@ -184,7 +186,7 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	if len(records) > 0 {
 		p.progress(PhaseSearch, "merging %d shards...", len(records))
 	}
-	res, err := explore.Run(p.ctx, ecfg)
+	res, err := p.explore(ecfg)
 	if err != nil {
 		return nil, fmt.Errorf("search %s: %w", sys.Name, err)
 	}
@@ -307,12 +309,20 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 	if sys == nil {
 		return nil, fmt.Errorf("%w: no system", ErrSystem)
 	}
+	if sys.Name == "" {
+		// Traces and report.json name it, and replays look it up.
+		return nil, fmt.Errorf("%w: the system has no Name", ErrSystem)
+	}
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	cfg, params, err := sys.Config(opts.Params)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSystem, err)
+	}
+	// Before anything is written or a previous run's results removed.
+	if err := engine.CheckServices(cfg); err != nil {
+		return nil, fmt.Errorf("%w: system %s: %w", ErrSystem, sys.Name, err)
 	}
 	if err := cfg.Select(opts.Properties); err != nil {
 		return nil, fmt.Errorf("%w: system %s: %w", ErrSystem, sys.Name, err)
@@ -402,6 +412,57 @@ func checkWalkRoom(strat explore.Strategy, first int, cfg *sim.Config, opts *Opt
 	return &OptionError{Field: "WalkDepth", Flag: "walk-depth", Value: opts.WalkDepth,
 		Range: fmt.Sprintf("%d to %d with --strategy %s: %s, and walks at least as long after it to reach a live state (lower the strategy's steps or raise --walk-depth)",
 			prefix+2*first, MaxWalkDepth, strat.Name(), bounded)}
+}
+
+// explore runs the search (explore.Run) on another goroutine and calls
+// Options.Progress with its reports on this one, the goroutine that called
+// Run, as Options.Progress says: the executor's coordinator runs under the
+// watchdog of the system's code, which would take a callback that panics
+// or calls runtime.Goexit (testing.T's Fatal) for the system's fault. When
+// the callback does either, the search is stopped and waited for before
+// it goes on.
+func (p *pipeline) explore(ecfg explore.Config) (*explore.Result, error) {
+	report := ecfg.Progress
+	if report == nil {
+		return explore.Run(p.ctx, ecfg)
+	}
+	ctx, cancel := context.WithCancel(p.ctx)
+	updates := make(chan explore.Stats)
+	ecfg.Progress = func(st explore.Stats) {
+		select {
+		case updates <- st:
+		case <-ctx.Done():
+		}
+	}
+	type outcome struct {
+		res *explore.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		o.err = recovered.Call(func() (err error) {
+			o.res, err = explore.Run(ctx, ecfg)
+			return err
+		})
+		done <- o
+	}()
+	finished := false
+	defer func() {
+		cancel()
+		if !finished {
+			<-done // the callback panicked or ended this goroutine
+		}
+	}()
+	for {
+		select {
+		case st := <-updates:
+			report(st)
+		case o := <-done:
+			finished = true
+			return o.res, o.err
+		}
+	}
 }
 
 // exploreConfig returns the executor's config of the run: the options, the

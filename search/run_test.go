@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -1424,6 +1425,91 @@ func TestMapOrderIsNotStateAcrossExecutions(t *testing.T) {
 		var nd *engine.NondeterminismError
 		if f := rep.First(); f == nil || f.Kind != search.KindNondeterminism || !errors.As(f.Err, &nd) || nd.Across || nd.Path != ".First" {
 			t.Fatalf("seed %d: finding %+v, %+v", seed, rep.First(), nd)
+		}
+	}
+}
+
+// TestProgressOnTheCallersGoroutine: Options.Progress runs on the
+// goroutine that called Run, the search's reports included, so that a
+// callback that calls runtime.Goexit (testing.T's Fatal) ends that
+// goroutine, and one that panics panics there, where the caller can
+// recover it; neither is taken for the system's fault (a trial's
+// t.Fatal in Progress was reported as a certain hang of a correct system,
+// and its panic killed the test binary).
+func TestProgressOnTheCallersGoroutine(t *testing.T) {
+	sys, err := sim.Lookup("transport")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, how := range []string{"goexit", "panic"} {
+		out := t.TempDir()
+		returned, recoveredValue := false, any(nil)
+		ended := make(chan struct{})
+		go func() {
+			defer close(ended)
+			defer func() { recoveredValue = recover() }()
+			opts := search.Options{Seed: 1, Workers: 2, Time: time.Minute, Params: map[string]string{"fixed": "true"}, Out: out,
+				Progress: func(p search.Progress) {
+					if p.Phase == search.PhaseSearch && p.Stats.Paths > 0 {
+						if how == "goexit" {
+							runtime.Goexit()
+						}
+						panic("the caller's callback")
+					}
+				}}
+			search.Run(context.Background(), sys, opts)
+			returned = true
+		}()
+		<-ended
+		if returned {
+			t.Errorf("%s: Run returned", how)
+		}
+		if want := map[string]any{"goexit": nil, "panic": "the caller's callback"}[how]; recoveredValue != want {
+			t.Errorf("%s: recovered %v, want %v", how, recoveredValue, want)
+		}
+		if _, err := os.Stat(filepath.Join(out, "error.trace")); err == nil {
+			t.Errorf("%s: a finding was written", how)
+		}
+	}
+}
+
+// TestBadSystems: a system that cannot be built or whose nodes cannot be
+// made is an ErrSystem error that names why, before the search writes or
+// removes anything: a previous run's results in Out stay (a Service
+// constructor that returned nil removed them, and a Build that was nil or
+// panicked crashed Run).
+func TestBadSystems(t *testing.T) {
+	out := t.TempDir()
+	good, err := sim.Lookup("transport")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := search.Run(context.Background(), good, search.Options{Seed: 1, Workers: 1, Out: out, NoCritical: true}); err != nil || rep.First() == nil {
+		t.Fatalf("the run whose results must stay: %v", err)
+	}
+	node := func(sim.NodeID) sim.Service { return &slowCheckTicker{} }
+	build := func(service func(sim.NodeID) sim.Service) func(sim.Params) (*sim.Config, error) {
+		return func(sim.Params) (*sim.Config, error) { return &sim.Config{Nodes: 2, Service: service}, nil }
+	}
+	for _, c := range []struct {
+		sys  *sim.System
+		want string
+	}{
+		{&sim.System{Name: "nobuild"}, "search: bad system: sim: bad config: system nobuild has no Build"},
+		{&sim.System{Name: "buildpanics", Build: func(sim.Params) (*sim.Config, error) { panic("boom in Build") }},
+			"search: bad system: system buildpanics: sim: bad config: Build panicked: boom in Build (at "},
+		{&sim.System{Build: build(node)}, "search: bad system: the system has no Name"},
+		{&sim.System{Name: "nilnode", Build: build(func(sim.NodeID) sim.Service { return nil })},
+			"search: bad system: system nilnode: sim: sim.Config.Service returned nil for node 0"},
+		{&sim.System{Name: "nodepanics", Build: build(func(sim.NodeID) sim.Service { panic("boom in Service") })},
+			"search: bad system: system nodepanics: sim: sim.Config.Service panicked for node 0: boom in Service"},
+	} {
+		_, err := search.Run(context.Background(), c.sys, search.Options{Seed: 1, Workers: 1, Out: out})
+		if !errors.Is(err, search.ErrSystem) || !errors.Is(err, sim.ErrBadConfig) && c.sys.Name != "" || !strings.HasPrefix(fmt.Sprint(err), c.want) {
+			t.Errorf("%s: %v, want %q…", c.sys.Name, err, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(out, "error.trace")); err != nil {
+			t.Fatalf("%s: the previous run's results are gone: %v", c.sys.Name, err)
 		}
 	}
 }

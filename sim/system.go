@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/macemc/macemc/internal/recovered"
 	"github.com/macemc/macemc/internal/safetext"
 )
 
@@ -584,11 +585,14 @@ func (s *System) Resolve(given map[string]string) (Params, error) {
 // Config resolves the parameters and builds a validated Config, with the
 // properties of its monitors added (Config.AddMonitorProperties).
 func (s *System) Config(given map[string]string) (*Config, Params, error) {
+	if s.Build == nil {
+		return nil, nil, fmt.Errorf("%w: system %s has no Build", ErrBadConfig, s.Name)
+	}
 	p, err := s.Resolve(given)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := s.Build(p)
+	cfg, err := s.build(p)
 	if err != nil {
 		// The system's own text, shown quoted if it would not stay on
 		// its line.
@@ -601,6 +605,18 @@ func (s *System) Config(given map[string]string) (*Config, Params, error) {
 		return nil, nil, fmt.Errorf("system %s: %w", s.Name, err)
 	}
 	return cfg, p, nil
+}
+
+// build runs Build, turning a panic in it into an error wrapping
+// ErrBadConfig that names the panic and where it happened: it is the
+// system's code, as a Service constructor's is.
+func (s *System) build(p Params) (cfg *Config, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			cfg, err = nil, fmt.Errorf("%w: Build panicked: %v (at %s)", ErrBadConfig, r, recovered.Site())
+		}
+	}()
+	return s.Build(p)
 }
 
 var (

@@ -32,6 +32,12 @@ import (
 // could not start.
 func Check(t testing.TB, sys *sim.System, opts search.Options) *search.Report {
 	t.Helper()
+	if sys == nil {
+		// A package variable set by sim.Lookup runs before the init that
+		// registers the system, and is nil.
+		t.Errorf("macemc search: no system (nil *sim.System; a variable set by sim.Lookup before the system's package registered it?)")
+		return nil
+	}
 	own := ""
 	if opts.Out == "" {
 		// A directory of its own for every run: tests of the same name in
@@ -54,6 +60,7 @@ func Check(t testing.TB, sys *sim.System, opts search.Options) *search.Report {
 	}
 	if own != "" && rep.First() == nil {
 		_ = os.RemoveAll(own) // nothing to replay
+		clear(rep.Files)      // nor any file to name
 	}
 	var b bytes.Buffer
 	rep.WriteText(&b)

@@ -450,6 +450,17 @@ func New(cfg *sim.Config, opts Options) (*Sim, error) {
 	return s, nil
 }
 
+// CheckServices builds cfg's node structs once, without booting them, and
+// returns the error New would: a Service constructor that returns nil or a
+// struct value instead of a pointer, or panics (wrapping sim.ErrBadConfig,
+// naming the node). A search checks it before it writes anything.
+func CheckServices(cfg *sim.Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	return newSim(cfg, Options{}).initErr
+}
+
 // NewGuarded is New with the system's boot under Guard's watchdog: a Start
 // that does not return within timeout (0: DefaultHandlerTimeout) makes it
 // return a *HangError, with the simulator, abandoned.
