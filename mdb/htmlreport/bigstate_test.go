@@ -107,17 +107,9 @@ func lineDiff(strs []string, a, b []int) []string {
 func TestBigState(t *testing.T) {
 	dir := t.TempDir()
 	et := reporttest.BigState(t, dir)
-	in, err := htmlreport.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in.Dir = "macemc-out"
-	var buf bytes.Buffer
-	if err := htmlreport.Render(&buf, in); err != nil {
-		t.Fatal(err)
-	}
+	page := renderAsOut(t, dir)
 	file := filepath.Join(dir, htmlreport.PageFile)
-	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(file, page, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	p := readPage(t, file)

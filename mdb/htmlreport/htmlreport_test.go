@@ -1274,16 +1274,7 @@ func TestGoldenOutline(t *testing.T) {
 	if _, err := mdbtest.Write(dir, mdbtest.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	in, err := htmlreport.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in.Dir = "macemc-out"
-	var buf bytes.Buffer
-	if err := htmlreport.Render(&buf, in); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := html.Parse(&buf)
+	doc, err := html.Parse(bytes.NewReader(renderAsOut(t, dir)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1513,4 +1504,21 @@ func lookup(t *testing.T, name string) *sim.System {
 		t.Fatal(err)
 	}
 	return sys
+}
+
+// renderAsOut renders the page of the result directory dir as if it were
+// macemc-out, so that the page's commands do not name a temporary
+// directory.
+func renderAsOut(t *testing.T, dir string) []byte {
+	t.Helper()
+	in, err := htmlreport.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Dir = "macemc-out"
+	var buf bytes.Buffer
+	if err := htmlreport.Render(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"unsafe"
 
 	"github.com/rs/zerolog"
 
@@ -101,7 +100,7 @@ func (r *runtime) Send(from, to int, msg any, datagram bool) {
 	}
 	// Performance: the kind of the message's type is looked up only when
 	// the type differs from the last message's.
-	if tp := (*[2]unsafe.Pointer)(unsafe.Pointer(&msg))[0]; tp != s.sentType {
+	if tp := efaceType(msg); tp != s.sentType {
 		k := reflect.TypeOf(msg).Kind()
 		s.sentType, s.sentRef = tp, k == reflect.Pointer || k == reflect.Map
 	}

@@ -90,25 +90,26 @@ func orderList(items []string) string {
 }
 
 // effect is one thing a handler did whose order leaves no trace in the
-// state (Sim.effects): a send (msg set) or a timer set or cancelled.
+// state (Sim.effects): a send (msg set), a timer set or cancelled, or a
+// line logged.
 type effect struct {
 	node, to int32 // to: the receiver of a send
 	kind     uint8
 	typ      unsafe.Pointer // a send's message type word
-	timer    string
-	msg      any // for the text only
+	text     string         // a timer's name, a logged line
+	msg      any            // for the text only
 }
 
 const (
 	effectSend uint8 = iota
 	effectSet
 	effectCancel
-	effectLog // timer holds the line
+	effectLog
 )
 
 // same reports whether e and o are the same action.
 func (e *effect) same(o *effect) bool {
-	return e.node == o.node && e.to == o.to && e.kind == o.kind && e.typ == o.typ && e.timer == o.timer
+	return e.node == o.node && e.to == o.to && e.kind == o.kind && e.typ == o.typ && e.text == o.text
 }
 
 func (e *effect) String() string {
@@ -116,11 +117,11 @@ func (e *effect) String() string {
 	case effectSend:
 		return fmt.Sprintf("sends %s to node %d", sim.MessageName(e.msg), e.to)
 	case effectSet:
-		return "sets timer " + safetext.QuoteUnsafe(e.timer)
+		return "sets timer " + safetext.QuoteUnsafe(e.text)
 	case effectLog:
-		return "logs " + logLineText(e.timer)
+		return "logs " + logLineText(e.text)
 	default:
-		return "cancels timer " + safetext.QuoteUnsafe(e.timer)
+		return "cancels timer " + safetext.QuoteUnsafe(e.text)
 	}
 }
 
@@ -131,7 +132,7 @@ func (s *Sim) sendEffect(from, to int, msg any) {
 
 // timerEffect records a timer set or cancelled, with Options.CheckMessages.
 func (s *Sim) timerEffect(node int, kind uint8, name string) {
-	s.effects = append(s.effects, effect{node: int32(node), kind: kind, timer: name})
+	s.effects = append(s.effects, effect{node: int32(node), kind: kind, text: name})
 }
 
 // effectLogger returns the logger of the lines node's handler logs while
@@ -151,7 +152,7 @@ type effectWriter struct{ s *Sim }
 
 func (w effectWriter) Write(p []byte) (int, error) {
 	w.s.logBytes += len(p)
-	w.s.effects = append(w.s.effects, effect{node: w.s.effectNode, kind: effectLog, timer: string(p)})
+	w.s.effects = append(w.s.effects, effect{node: w.s.effectNode, kind: effectLog, text: string(p)})
 	return len(p), nil
 }
 
