@@ -45,9 +45,11 @@ type OrderDifference struct {
 }
 
 // logEffectReplays is how many of a determinism check's replays record the
-// lines handlers log: a map of four entries ranged in the same order by
-// all of them is rare, one of two entries one time in about five.
-const logEffectReplays = 8
+// lines handlers log. Go ranges over a map of up to eight entries from a
+// random one of its eight slots: 16 replays all range one of eight entries
+// alike about once in 10^13 checks, one of four (from slot 0 five times in
+// eight) once in 2,000, one of two (seven times in eight) once in 8.
+const logEffectReplays = 16
 
 // logEffectBytes bounds the lines a replay records (logEffects): a step
 // that begins past it records none. A 200 KB value logged at each step
