@@ -1361,7 +1361,8 @@ func hiddenWarning(what string, step int) string {
 	return fmt.Sprintf("state hashing cannot read all of the state: %s (step %d of the walk before the search). "+
 		"A state that holds it is never taken for another, so the search cuts no path there (as with --no-hashing): "+
 		"it stays right but repeats work. Tag the field `macemc:\"-\"` if what it holds is no state, "+
-		"or keep that state in fields or give the type a canonical form (sim.RegisterCanonical)", what, step)
+		"or keep that state in fields, or give the type that holds it a canonical form (sim.RegisterCanonical: "+
+		"the way for a library's type, whose fields you cannot tag)", what, step)
 }
 
 // hangViolation is the violation of a handler that did not return

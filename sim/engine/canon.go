@@ -908,9 +908,10 @@ type funcInfo struct {
 var funcInfos sync.Map // uintptr -> funcInfo
 
 // funcOf returns what the encodings know of the func value v (not nil). A
-// bound method (a method value, "T.M-fm") is its method alone: the
-// receiver it holds is taken to be reachable from the state too (a node's
-// own struct, usually), which is not checked.
+// bound method (a method value, "T.M-fm", or a generic type's, which Go
+// names as a function literal of the function that made it: isWrapper)
+// is its function alone: the receiver it holds is taken to be reachable
+// from the state too (a node's own struct, usually), which is not checked.
 func funcOf(v reflect.Value) funcInfo {
 	pc := v.Pointer()
 	if f, ok := funcInfos.Load(pc); ok {
@@ -919,7 +920,7 @@ func funcOf(v reflect.Value) funcInfo {
 	f := funcInfo{name: "a func"}
 	if rf := goruntime.FuncForPC(pc); rf != nil {
 		f.name = rf.Name()
-		f.closure = !strings.HasSuffix(f.name, "-fm") && isClosure(f.name)
+		f.closure = !strings.HasSuffix(f.name, "-fm") && isClosure(f.name) && !isWrapper(rf)
 	}
 	f.hash = hashString(f.name)
 	f.short = f.name[strings.LastIndex(f.name, "/")+1:]

@@ -592,6 +592,8 @@ func (w *copyWalker) walk(v reflect.Value, path *copyPath) string {
 			switch {
 			case strings.HasSuffix(name, "-fm"):
 				return at(path.String()) + "holds a bound method " + strings.TrimSuffix(name, "-fm")
+			case isClosure(name) && isWrapper(f):
+				return at(path.String()) + "holds a bound method of a generic type (Go names it " + name + ")"
 			case isClosure(name):
 				return at(path.String()) + "holds a closure " + name
 			}
