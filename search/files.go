@@ -9,6 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -162,6 +165,10 @@ func (p *pipeline) findingFiles(f *Finding) error {
 	case reg != p.sys:
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the system searched is not the one registered as %s (sim.Register), which the replay and debug commands below would run instead: "+
 			"register the system searched under a name of its own, or search the registered one", safetext.QuoteUnsafe(p.sys.Name)))
+	case !p.ownCommand && !builtIn(p.sys):
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the replay and debug commands below name macemc's own commands, which do not know system %s (it is registered in this program only): "+
+			"run them with a binary that registers it, a main package that imports the system's package and calls cli.Main (package github.com/macemc/macemc/cmd/cli), "+
+			"as BINARY replay ... and BINARY mdb DIR, or set Options.Command to that binary's name", safetext.QuoteUnsafe(p.sys.Name)))
 	}
 	p.rep.Replay = fmt.Sprintf("%s replay --trace %s --log %s", p.opts.Command, QuotePath(p.rep.Files[FileErrorTrace]), QuotePath(p.outPath("error.log")))
 	p.rep.Debug = fmt.Sprintf("%s mdb %s", p.opts.Command, QuotePath(p.opts.Out))
@@ -296,3 +303,14 @@ func Quote(s string) string { return safetext.ShellQuote(s) }
 // QuotePath is Quote of a file's path, with "./" put before a relative
 // path that begins with "-", which the command would take for a flag.
 func QuotePath(path string) string { return safetext.ShellQuotePath(path) }
+
+// builtIn reports whether the macemc command knows sys: it registers the
+// example systems (services/all), so whether sys is built by a package
+// under services/.
+func builtIn(sys *sim.System) bool {
+	if sys.Build == nil {
+		return false
+	}
+	fn := runtime.FuncForPC(reflect.ValueOf(sys.Build).Pointer())
+	return fn != nil && strings.HasPrefix(fn.Name(), "github.com/macemc/macemc/services/")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/macemc/macemc/search/lin"
 	"github.com/macemc/macemc/services/register"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/simtest"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -162,5 +164,47 @@ func TestModelPanicIsAFinding(t *testing.T) {
 	}
 	if reports[0] != reports[1] {
 		t.Errorf("the report depends on the workers:\n%s\n---\n%s", reports[0], reports[1])
+	}
+}
+
+// A system registered in the user's program only gets a warning that the
+// replay and debug commands, which name macemc's own binary by default,
+// need the user's (macemc replay said "unknown system" with no word
+// before); not when Options.Command names the user's binary, nor for the
+// example systems, which macemc registers.
+func TestRegisteredSystemOfTheUsersOwnIsWarnedOf(t *testing.T) {
+	sys, err := sim.Lookup(simtest.Panic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const warn = "the replay and debug commands below name macemc's own commands, which do not know system simtest-panic"
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Out: t.TempDir()})
+	if err != nil || rep.First() == nil {
+		t.Fatalf("%v, %v", err, rep)
+	}
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.HasPrefix(w, warn) }) {
+		t.Errorf("warnings: %q", rep.Warnings)
+	}
+	rep, err = search.Run(context.Background(), sys, search.Options{Seed: 1, Out: t.TempDir(), Command: "mybin"})
+	if err != nil || rep.First() == nil || !strings.HasPrefix(rep.Replay, "mybin replay ") {
+		t.Fatalf("%v, %v", err, rep)
+	}
+	for _, w := range rep.Warnings {
+		if strings.Contains(w, "macemc's own commands") {
+			t.Errorf("warned with Command set: %q", w)
+		}
+	}
+	tr, err := sim.Lookup("transport")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = search.Run(context.Background(), tr, search.Options{Seed: 3, Out: t.TempDir(), NoCritical: true})
+	if err != nil || rep.First() == nil {
+		t.Fatalf("%v, %v", err, rep)
+	}
+	for _, w := range rep.Warnings {
+		if strings.Contains(w, "macemc's own commands") {
+			t.Errorf("warned for an example system: %q", w)
+		}
 	}
 }

@@ -313,6 +313,7 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 		// Traces and report.json name it, and replays look it up.
 		return nil, fmt.Errorf("%w: the system has no Name", ErrSystem)
 	}
+	ownCommand := opts.Command != ""
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -367,7 +368,7 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 	if err := checkWalkRoom(strat, first, cfg, &opts, opts.PrefixSteps); err != nil {
 		return nil, err
 	}
-	p := &pipeline{ctx: ctx, opts: opts, sys: sys, cfg: cfg, params: params, start: start, strat: strat, sparams: sparams, firstDepth: first, walkOnly: explore.IsWalkOnly(strat)}
+	p := &pipeline{ctx: ctx, opts: opts, ownCommand: ownCommand, sys: sys, cfg: cfg, params: params, start: start, strat: strat, sparams: sparams, firstDepth: first, walkOnly: explore.IsWalkOnly(strat)}
 	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), StrategyParams: sparams, Files: map[FileRole]string{},
 		Faults: cfg.Failures.String(), GraphPartial: !opts.Graph.Off && opts.Lasso.Partial}
 	if opts.Depth > 0 && p.walkOnly {
@@ -491,6 +492,9 @@ func (p *pipeline) exploreConfig() (explore.Config, error) {
 type pipeline struct {
 	ctx     context.Context
 	opts    Options
+	// ownCommand: Options.Command was given (a binary of the user's, such
+	// as one built on cli.Main), not the default macemc.
+	ownCommand bool
 	sys     *sim.System
 	cfg     *sim.Config
 	params  sim.Params

@@ -40,6 +40,11 @@ func TestScenarios(t *testing.T) {
 			for i, workers := range []int{1, 2} {
 				o := opts
 				o.Workers, o.Out = workers, t.TempDir()
+				if o.Command == "" {
+					// The test binary registers the simtest systems, as a
+					// user's binary built on cli.Main would.
+					o.Command = "macemc"
+				}
 				rep, err := search.Run(context.Background(), sys, o)
 				outs[i], files[i] = render(t, rep, err), results(t, o.Out)
 			}

@@ -4,12 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"reflect"
 	"regexp"
-	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -66,12 +62,6 @@ func Check(t testing.TB, sys *sim.System, opts search.Options) *search.Report {
 	rep.WriteText(&b)
 	switch {
 	case rep.First() != nil:
-		if opts.Command == "" && !knownToMacemc(sys) {
-			fmt.Fprintf(&b, "(the commands above name macemc's own commands, macemc and mdb, which do not know system %s: run them with a "+
-				"binary that registers it, a main package of your module that imports the system's package and calls "+
-				"cli.Main (package github.com/macemc/macemc/cmd/cli), as BINARY replay ... and BINARY mdb DIR, or set Options.Command "+
-				"to that binary's name)\n", sys.Name)
-		}
 		t.Errorf("macemc found a violation in %s:\n%s", sys.Name, b.String())
 	case rep.MemoryLimited:
 		t.Errorf("macemc search %s stopped at the memory limit before its budget (Options.MaxMemory: the heap of the whole test binary, "+
@@ -121,13 +111,3 @@ func testContext(t testing.TB) (context.Context, context.CancelFunc) {
 	return context.WithDeadlineCause(ctx, deadline.Add(-margin), errDeadline)
 }
 
-// knownToMacemc reports whether the macemc command knows sys: it registers
-// the example systems (services/all), so whether sys is built by a
-// package under services/.
-func knownToMacemc(sys *sim.System) bool {
-	if sys.Build == nil {
-		return false
-	}
-	fn := runtime.FuncForPC(reflect.ValueOf(sys.Build).Pointer())
-	return fn != nil && strings.HasPrefix(fn.Name(), "github.com/macemc/macemc/services/")
-}
