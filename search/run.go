@@ -492,14 +492,14 @@ func (p *pipeline) exploreConfig() (explore.Config, error) {
 type pipeline struct {
 	ctx     context.Context
 	opts    Options
-	// ownCommand: Options.Command was given (a binary of the user's, such
-	// as one built on cli.Main), not the default macemc.
-	ownCommand bool
 	sys     *sim.System
 	cfg     *sim.Config
 	params  sim.Params
 	strat   explore.Strategy
 	sparams sim.Params
+	// ownCommand: Options.Command was given (a binary of the user's, such
+	// as one built on cli.Main), not the default macemc.
+	ownCommand bool
 	// firstDepth is the bounded part of the strategy's first path.
 	firstDepth int
 	// walkOnly: the strategy's paths have no bounded part

@@ -110,4 +110,3 @@ func testContext(t testing.TB) (context.Context, context.CancelFunc) {
 	margin := min(max(left/10, time.Second), 30*time.Second, left/2)
 	return context.WithDeadlineCause(ctx, deadline.Add(-margin), errDeadline)
 }
-
