@@ -204,6 +204,21 @@ func (r *TuneResult) Suggest() int {
 	return (x + mag - 1) / mag * mag
 }
 
+// notLive is what a percentile that fewer samples reached than it asks
+// shows: the samples past the live ones never turned live within
+// MaxSteps, broke a safety property first (Unsafe: they did not run on),
+// or some of each.
+func (r *TuneResult) notLive() string {
+	switch {
+	case r.Never() == 0:
+		return "- (broke a safety property first)"
+	case r.Unsafe == 0:
+		return fmt.Sprintf("never (within %d)", r.MaxSteps)
+	default:
+		return fmt.Sprintf("never within %d, or broke a safety property first", r.MaxSteps)
+	}
+}
+
 // Never returns the number of samples that neither turned live within
 // MaxSteps nor broke a safety property.
 func (r *TuneResult) Never() int { return r.Samples - len(r.Steps) - r.Unsafe }
@@ -289,7 +304,7 @@ var tunePage = template.Must(template.New("tune").Parse(`<!DOCTYPE html>
 {{else}}<p class="dmax" id="suggest">no walk turned live: a liveness bug, or raise --walk-depth and tune again</p>{{end}}
 {{.SVG}}
 <table><thead><tr><th>percentile</th><th>steps to live</th></tr></thead><tbody>
-{{range .Rows}}<tr><td>p{{.P}}</td><td>{{if lt .Steps 0}}never (within {{$.MaxSteps}}){{else}}{{.Steps}}{{end}}</td></tr>
+{{range .Rows}}<tr><td>p{{.P}}</td><td>{{if lt .Steps 0}}{{$.NotLive}}{{else}}{{.Steps}}{{end}}</td></tr>
 {{end}}</tbody></table>
 </body></html>
 `))
@@ -311,7 +326,7 @@ func (r *TuneResult) HTML(title string) ([]byte, error) {
 	var b bytes.Buffer
 	err := tunePage.Execute(&b, map[string]any{
 		"Title": title, "Samples": r.Samples, "Depth": r.Depth, "Live": len(r.Steps), "MaxSteps": r.MaxSteps,
-		"Unsafe": r.Unsafe, "Suggest": r.Suggest(), "Never": r.Never(), "Rows": rows,
+		"Unsafe": r.Unsafe, "Suggest": r.Suggest(), "Never": r.Never(), "NotLive": r.notLive(), "Rows": rows,
 		"SVG": template.HTML(r.SVG(title)), // drawn here; the title is escaped
 	})
 	if err != nil {
@@ -351,7 +366,7 @@ func (r *TuneResult) WriteText(w io.Writer, title string, files ...string) error
 	fmt.Fprintln(b, "\npercentile  steps to live")
 	for _, pc := range TunePercentiles {
 		if v := r.Percentile(pc); v < 0 {
-			fmt.Fprintf(b, "  p%-8g  never (within %d)\n", pc, r.MaxSteps)
+			fmt.Fprintf(b, "  p%-8g  %s\n", pc, r.notLive())
 		} else {
 			fmt.Fprintf(b, "  p%-8g  %d\n", pc, v)
 		}

@@ -249,6 +249,27 @@ func TestTune(t *testing.T) {
 	if page, err := some.HTML("some"); err != nil || !strings.Contains(string(page), "no suggestion: 7 walks never turned live") {
 		t.Errorf("tune page (%v):\n%s", err, page)
 	}
+	// Samples that broke a safety property are not "never" live: they
+	// stopped (the chord tune of the quick start showed 132 of them as
+	// "never (within 20000)" beside a suggested d_max).
+	unsafe := &walks.TuneResult{Steps: []int{5, 9, 16}, Samples: 10, Unsafe: 7, MaxSteps: 100, Depth: 3}
+	text.Reset()
+	if err := unsafe.WriteText(&text, "unsafe"); err != nil || !strings.Contains(text.String(), "  p50        - (broke a safety property first)\n") ||
+		strings.Contains(text.String(), "never") || !strings.Contains(text.String(), "suggested --walk-depth 130") {
+		t.Errorf("(%v):\n%s", err, text.String())
+	}
+	if page, err := unsafe.HTML("unsafe"); err != nil || !strings.Contains(string(page), "<td>p50</td><td>- (broke a safety property first)</td>") {
+		t.Errorf("tune page (%v):\n%s", err, page)
+	}
+	both := &walks.TuneResult{Steps: []int{5, 9, 16}, Samples: 10, Unsafe: 3, MaxSteps: 100, Depth: 3}
+	text.Reset()
+	if err := both.WriteText(&text, "both"); err != nil || !strings.Contains(text.String(), "  p50        never within 100, or broke a safety property first\n") {
+		t.Errorf("(%v):\n%s", err, text.String())
+	}
+	text.Reset()
+	if err := some.WriteText(&text, "some"); err != nil || !strings.Contains(text.String(), "  p50        never (within 100)\n") {
+		t.Errorf("(%v):\n%s", err, text.String())
+	}
 	if _, err := walks.Tune(walks.TuneConfig{System: &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &counter{} }}}); err != walks.ErrNoLiveness {
 		t.Errorf("no liveness property: %v", err)
 	}

@@ -454,6 +454,15 @@ func TestNoBudgetNote(t *testing.T) {
 		if got := strings.Contains(errs, "note: no budget given (--time or --max-paths): the search goes on until"); got != c.note {
 			t.Errorf("%v: note %v, want %v\n%s", c.args, got, c.note, errs)
 		}
+		// The default dfs also ends where its deepening reaches half the
+		// walk depth (stopped: depth), which the note left out.
+		if c.note && !strings.Contains(errs, "until it has nothing left to explore, its depth bound reaches half of --walk-depth (100), its heap reaches --max-memory 4GiB, or Ctrl-C") {
+			t.Errorf("%v: the note does not say how the search ends:\n%s", c.args, errs)
+		}
+	}
+	_, _, errs := run(t, "search", "--system", "clitest-poison", "--seed", "1", "--walk-depth", "200", "--strategy", "random", "--progress", "lines", "--out", t.TempDir())
+	if !strings.Contains(errs, "note: no budget given") || strings.Contains(errs, "depth bound") {
+		t.Errorf("a strategy without deepening: %s", errs)
 	}
 }
 

@@ -118,7 +118,17 @@ func (a *App) search(args []string) (int, error) {
 		if o.MaxMemory < 0 {
 			memory = "the machine's memory"
 		}
-		prog.note("no budget given (--time or --max-paths): the search goes on until it has nothing left to explore, its heap reaches %s, or Ctrl-C, which keeps what it found", memory)
+		deepening := ""
+		if o.Strategy == "dfs" {
+			// Iterative deepening ends where the walks after a bounded
+			// part would have too few steps left (stopped: depth).
+			walkDepth := o.WalkDepth
+			if walkDepth == 0 {
+				walkDepth = search.DefaultWalkDepth
+			}
+			deepening = fmt.Sprintf(", its depth bound reaches half of --walk-depth (%d)", walkDepth/2)
+		}
+		prog.note("no budget given (--time or --max-paths): the search goes on until it has nothing left to explore%s, its heap reaches %s, or Ctrl-C, which keeps what it found", deepening, memory)
 	}
 	if *shard != "" {
 		return a.runShard(ctx, sys, o, *shard, asJSON, prog)
