@@ -213,7 +213,7 @@ func (n *drifting) HandleTimer(ctx *sim.Context, _ string) {
 func TestPathsThatDoNotReplayAreNotAnOutputError(t *testing.T) {
 	drift.Store(false)
 	defer drift.Store(false)
-	rep, err := search.Run(context.Background(), driftingSystem, search.Options{Seed: 1, Workers: 1, WalkDepth: 200, NoCritical: true,
+	rep, err := search.Run(context.Background(), driftingSystem, search.Options{Seed: 1, Workers: 1, WalkDepth: 200, NoCritical: true, Command: "macemc",
 		Out: filepath.Join(t.TempDir(), "out"), Progress: func(p search.Progress) {
 			if p.Phase == search.PhaseFiles {
 				drift.Store(true)
