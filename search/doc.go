@@ -4,7 +4,8 @@
 //
 //  1. The search (package search/explore with a strategy: search/dfs,
 //     the bounded depth-first search of Algorithm 1, by default; or
-//     search/walk, search/random, search/pct, search/delay) runs paths in
+//     search/walk, search/random, search/pct, search/delay, search/dpor;
+//     Options.Strategy) runs paths in
 //     a fixed order, checks safety after every step and continues every
 //     path with a random walk of up to d_max steps (Algorithm 2): a walk
 //     that never reaches a live state is a suspected liveness violation.
@@ -19,9 +20,16 @@
 //     Algorithm 3) and the live alternative that shares the longest prefix
 //     with it; a lasso behind it is looked for when there is no dead state
 //     (package walks/lasso, seed 000).
-//  4. The evidence goes to Options.Out: error.trace and error.log (the
-//     violation), live.trace and live.log (the live alternative),
-//     report.json (the Report).
+//  4. The evidence goes to Options.Out, replacing the result files a
+//     previous run left there (ResultFiles): error.trace and error.log
+//     (the violation), live.trace and live.log (the live alternative),
+//     min.trace and min.log (the minimized doomed path, with
+//     Options.Minimize), prefix.trace (the live prefix of
+//     Options.PrefixSteps), report.json (the Report) and report.html (the
+//     report page, package mdb/htmlreport), and for a linearizability
+//     finding history.html and history-full.html (below); Report.Files
+//     names those written. A run that finds nothing writes report.json
+//     (and prefix.trace) alone.
 //
 // A system with a sequential model (sim.Config.Model) has the history of
 // its clients checked for linearizability (package search/lin) wherever an

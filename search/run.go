@@ -87,8 +87,12 @@ type Progress struct {
 // path continued by a random walk), and for the first violation checks
 // that it replays deterministically, finds the critical transition of a
 // liveness violation (Algorithm 3) or the lasso behind it, and writes the
-// evidence to opts.Out: error.trace and error.log, live.trace and live.log,
-// report.json.
+// evidence to opts.Out, replacing the result files (ResultFiles) a previous
+// run left there: error.trace and error.log, live.trace and live.log,
+// min.trace and min.log (opts.Minimize), prefix.trace (opts.PrefixSteps),
+// report.json and report.html, and history.html and history-full.html for
+// a linearizability finding (Report.Files names those written; a run that
+// finds nothing writes report.json, and prefix.trace, alone).
 //
 // Cancelling ctx stops the run: the report says what was found and checked
 // by then (Report.Incomplete), and the files of a violation already found

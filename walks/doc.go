@@ -27,7 +27,12 @@
 //		Safety: cfg.Safety, Liveness: cfg.Liveness})
 //	if r.Outcome == walks.Dead { ... suspected liveness violation ... }
 //
+// A walk steps the simulator it is given, so a second walk on s continues
+// from where the first ended; for a walk from the initial state, make a new
+// simulator (or s.Reset with a new chooser):
+//
+//	s2, _ := engine.New(cfg, engine.Options{Chooser: engine.NewRandom(walks.SeedFor(seed, 1))})
 //	m := lasso.NewMonitor(lasso.Options{OnLasso: lasso.Report})
-//	r = walks.Walk(s, &walks.Config{MaxSteps: 20000, Liveness: cfg.Liveness, Observe: m.Observer()})
+//	r = walks.Walk(s2, &walks.Config{MaxSteps: 20000, Liveness: cfg.Liveness, Observe: m.Observer()})
 //	if r.Outcome == walks.Observed { f := r.Observed.(*lasso.Finding); ... }
 package walks

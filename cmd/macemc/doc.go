@@ -33,10 +33,12 @@
 // NONDETERMINISTIC SERVICE), for a dead state its critical transition
 // with the evidence for it, the live alternative and the minimized doomed
 // path, the files written to --out (error.trace, error.log, live.trace,
-// min.trace, report.json, report.html, ...), and ends with the commands
-// that open the finding in the debugger and replay it:
+// min.trace, report.json, report.html, ...; they replace a previous run's
+// there), and ends with the commands that open the finding in the debugger
+// and replay it, naming the binary as it was run (bin/macemc when run as
+// bin/macemc; macemc on PATH, with cmd/mdb, as here):
 //
-//	debug:  macemc mdb macemc-out
+//	debug:  mdb macemc-out
 //	replay: macemc replay --trace macemc-out/error.trace --log macemc-out/error.log
 //
 // Without a violation it says "nothing found within this budget". With
@@ -47,4 +49,7 @@
 // error (bad flags, an unknown system or parameter, unreadable input,
 // results that could not be written, a --time spent before the search ran
 // a single path: "NOTHING SEARCHED").
+// Under go run every nonzero status becomes go run's own 1 (it prints
+// "exit status 2"): build the binary (go build -o bin/macemc ./cmd/macemc)
+// where the status matters.
 package main

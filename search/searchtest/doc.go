@@ -5,8 +5,12 @@
 // # Usage
 //
 //	func TestPingPong(t *testing.T) {
-//		searchtest.Check(t, pingpong.System, search.Options{MaxPaths: 2000, Seed: 1})
+//		searchtest.Check(t, pingpongSystem, search.Options{MaxPaths: 2000, Seed: 1})
 //	}
+//
+// where pingpongSystem is the *sim.System under test (the README's
+// example, "Writing a service, a system and its properties", defines it
+// and registers it with sim.Register in an init).
 //
 // Unless opts.Out is set, the results go to a new directory under
 // os.TempDir() named after the test (macemc-TestName-NNNN), its own for

@@ -67,7 +67,10 @@
 // retransmit SYN 6001 and resynchronise the receiver; after it, it
 // believes connection 6001 established and sends DATA 6002, which the
 // receiver ignores forever while acknowledging 2001, which the sender
-// ignores. AllAcked never holds again.
+// ignores. AllAcked never holds again. In the other order, the sender
+// takes ACK 6001 before the stale SYN 2001 arrives, and the critical
+// transition is the receiver taking SYN 2001 (macemc search --system
+// transport --seed 3 finds that one).
 //
 // # The fix
 //
