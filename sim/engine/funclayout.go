@@ -34,7 +34,10 @@ type funcHead struct {
 // is code the compiler generated (a method value's wrapper); false when
 // the layout was not confirmed.
 func isWrapper(rf *goruntime.Func) bool {
-	return wrapperID != 0 && (*funcHead)(unsafe.Pointer(rf)).funcID == wrapperID
+	h := (*funcHead)(unsafe.Pointer(rf))
+	// An inlined frame's Func (runtime.funcinl) starts with all ones: it
+	// has no funcID (a func value's entry never is one).
+	return wrapperID != 0 && h.entryOff != -1 && h.funcID == wrapperID
 }
 
 // wrapperID is the funcID of the compiler's wrappers, 0 when the layout
