@@ -228,7 +228,7 @@ func TestFormat(t *testing.T) {
 		S     *[]int
 	}
 	name := strings.Repeat("x", 70)
-	e := &entry{Name: name, Prev: &entry{Name: name}}
+	e := func() *entry { return &entry{Name: name, Prev: &entry{Name: name}} } // equal, not shared
 	nums := make([]int, 40)
 	want = `Last: &entry{
   Name: "` + name + `"
@@ -260,7 +260,7 @@ S: &[
 		want += fmt.Sprintf("  %d: 0\n", i)
 	}
 	want += "]\n"
-	if got := engine.FormatState(&node{Last: e, Val: *e, Short: &entry{Name: "s"}, M: map[string]*entry{"k": e}, S: &nums}); got != want {
+	if got := engine.FormatState(&node{Last: e(), Val: *e(), Short: &entry{Name: "s"}, M: map[string]*entry{"k": e()}, S: &nums}); got != want {
 		t.Fatalf("FormatState of pointers spread over lines:\n%s\nwant\n%s", got, want)
 	}
 }

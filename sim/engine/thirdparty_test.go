@@ -61,6 +61,23 @@ var sharedInfo = func() *typeInfo {
 	return next
 }()
 
+// mapInfo is typeInfo with its fields in a map. The entries of a map do
+// not refer to one another in the encoding nor in the text forms, so a
+// graph of them is encoded and shown once per path.
+type mapInfo struct {
+	Name   string
+	Fields map[int]*mapInfo
+}
+
+// mapGraph is sharedInfo made of mapInfo: 2^40 paths however it is shown.
+var mapGraph = func() *mapInfo {
+	var next *mapInfo
+	for i := 0; i < 40; i++ {
+		next = &mapInfo{Name: "level", Fields: map[int]*mapInfo{0: next, 1: next}}
+	}
+	return next
+}()
+
 // wireForm is wireMsg's canonical form.
 type wireForm struct {
 	Key    string
@@ -153,23 +170,34 @@ func TestSyncPoolIsNoState(t *testing.T) {
 }
 
 // TestHugeTextIsCut: a value whose pointer graph has more paths than can
-// be followed (shared sub-values, a library's type information) gives a
-// text form cut short, at once, saying what to do, where it took longer
-// than the test's timeout before.
+// be followed (shared sub-values in the entries of maps, a library's type
+// information) gives a text form cut short, at once, saying what to do,
+// where it took longer than the test's timeout before. One whose shared
+// sub-values are reached from one value is shown whole, each once.
 func TestHugeTextIsCut(t *testing.T) {
 	m := &wireMsg{Key: "k"}
 	infoOf(m)
 	type holder struct {
-		Info *typeInfo
+		Info *mapInfo
 		N    int
 	}
-	v := holder{Info: sharedInfo, N: 7}
+	v := holder{Info: mapGraph, N: 7}
 	for _, txt := range []string{engine.FormatValue(v), engine.FormatState(v)} {
 		if !strings.Contains(txt, "text cut: too large; give the types that hold the bulk a canonical form, sim.RegisterCanonical") {
 			t.Fatalf("text form not cut: %.200s", txt)
 		}
 		if len(txt) > 1<<22 {
 			t.Fatalf("text form of %d bytes", len(txt))
+		}
+	}
+	type sharedHolder struct {
+		Info *typeInfo
+		N    int
+	}
+	w := sharedHolder{Info: sharedInfo, N: 7}
+	for _, txt := range []string{engine.FormatValue(w), engine.FormatState(w)} {
+		if strings.Contains(txt, "text cut") || strings.Count(txt, `"level"`) != 40 || !strings.Contains(txt, "<same as .Info(.Fields[0] ×39)>") {
+			t.Fatalf("text form of a graph of 40 objects: %.2000s", txt)
 		}
 	}
 	// A message with a registered form shows the form, not the graph.
@@ -315,7 +343,7 @@ func TestCopyProblemRemembered(t *testing.T) {
 // message whose lazily set pointer reaches it does.
 type graphNode struct {
 	sim.Base
-	Info *typeInfo
+	Info *mapInfo
 	N    int
 }
 
@@ -325,7 +353,7 @@ type graphNode struct {
 // bound instead of taking the machine's memory (the report page of a
 // search with such a node was killed for lack of memory).
 func TestNodeTextOfHugeGraph(t *testing.T) {
-	cfg := &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &graphNode{Info: sharedInfo, N: 3} }}
+	cfg := &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &graphNode{Info: mapGraph, N: 3} }}
 	s := mustNew(t, cfg, engine.Options{MaxStateBytes: 1 << 20})
 	for range 2 { // the second time, with no memo to reuse
 		txt := s.NodeText(0)
