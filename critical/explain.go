@@ -81,11 +81,11 @@ func (r *Result) Explain() string {
 		if p, ok := r.probeAt(r.Step); ok && p.Walks == 0 {
 			fmt.Fprintf(&b, "After it, %s is dead: the path falls quiescent there without being live. ", state(r.Step))
 		} else if ok && p.Forced {
-			fmt.Fprintf(&b, "After it, %s is dead: every walk from it is one and the same execution (none of its steps has an alternative), and that execution reaches no live state within d_max = %d steps (counted from the initial state: %s after it). ", state(r.Step), r.WalkDepth, steps(r.WalkDepth-r.Step))
+			fmt.Fprintf(&b, "After it, %s is taken for dead: every walk from it is one and the same execution (none of its steps has an alternative), and that execution reaches no live state within d_max = %d steps (counted from the initial state: %s after it; a system that needs more steps than that to recover shows it with a larger --walk-depth). ", state(r.Step), r.WalkDepth, steps(r.WalkDepth-r.Step))
 		} else if ok && p.Walks > 0 && p.AtDMax == 0 {
 			fmt.Fprintf(&b, "After it, %s is dead: none of k = %d random walks from it reached a live state, and each fell quiescent (nothing left to run) or failed a safety property before d_max = %d steps, so more steps would not change that. ", state(r.Step), r.Walks, r.WalkDepth)
 		} else {
-			fmt.Fprintf(&b, "After it, %s is dead: none of k = %d random walks from it reached a live state within d_max = %d steps (counted from the initial state: %s after it), so it is taken for dead (C1: a system that needs more steps than that to recover shows it with a larger --walk-depth). ", state(r.Step), r.Walks, r.WalkDepth, steps(r.WalkDepth-r.Step))
+			fmt.Fprintf(&b, "After it, %s is taken for dead: none of k = %d random walks from it reached a live state within d_max = %d steps (counted from the initial state: %s after it; C1: a system that needs more steps than that to recover shows it with a larger --walk-depth). ", state(r.Step), r.Walks, r.WalkDepth, steps(r.WalkDepth-r.Step))
 		}
 		if r.NewStates > 0 {
 			fmt.Fprintf(&b, "But the dead path reached a state it had not been in at each of its last %s: it may be making slow progress toward a live state rather than be stuck; if so, a larger --walk-depth shows it (macemc tune measures how many steps walks take to become live). ", steps(r.NewStates))

@@ -304,7 +304,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		case f.Kind == KindLasso && f.Lasso != nil && f.Lasso.Proof:
 			how = "lasso: an infinite fair execution without a live state, shown in"
 		case f.Kind == KindLasso && f.Lasso != nil && f.Lasso.NodeFair && !f.Lasso.Proof:
-			how = "suspected lasso: an infinite execution without a live state, fair per node only, shown in"
+			how = "suspected lasso: an infinite execution without a live state, checked fair per node (--lasso-node-fairness), shown in"
 		case f.Kind == KindLasso:
 			how = "suspected lasso: a hot fair cycle of partial states, shown in"
 		case f.Kind == KindTemperature:

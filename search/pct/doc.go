@@ -42,7 +42,9 @@
 // # The guarantee
 //
 // A bug of depth d is one that some d ordering constraints between events
-// make happen (seed 001 Table 4.4: depth 0 to 6). With n sources (or
+// make happen. (Seed 001's Table 4.4 counts a bug's depth in the priority
+// change points it needs, d-1: its depths 0 to 6 are d = 1 to 7 here, the
+// depth parameter's value.) With n sources (or
 // nodes) and schedules of k steps, one PCT schedule hits a given bug of
 // depth d with probability at least 1/(n·k^(d-1)) (Burckhardt et al.,
 // Theorem 9): the n sources must be in the right priority order for the

@@ -11,7 +11,8 @@ import (
 
 // Example searches the replicated extent storage of services/storage (the
 // Azure Storage vNext bug of seed 001) with PCT schedules of 40 steps and
-// bug depth 2 (one priority change point, as seed 001's vNext runs), from
+// bug depth 2 (one priority change point; seed 001's vNext runs used two,
+// depth 3), from
 // three seeds. PCT's paths never run out, so the search has a path budget;
 // each seed finds the liveness bug within a few schedules. The
 // critical-transition search is skipped to keep the example short.
