@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -143,8 +144,13 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		}
 		stop := st.Stop.String()
 		if r.Strategy == "delay" && st.Stop == explore.StopDepth {
-			// Either bound ends a delay search that does not exhaust.
-			stop += " (schedules reached the step bound, or the delay bound reached --delay-max)"
+			// Either bound ends a delay search that does not exhaust: say
+			// which (a --delay-max given was named when it was not).
+			if max, _ := strconv.Atoi(r.StrategyParams["max"]); max > 0 && st.Rounds-1 >= max {
+				stop += fmt.Sprintf(" (schedules reached the step bound, --delay-steps, or the delay bound reached --delay-max %d)", max)
+			} else {
+				stop += " (schedules reached the step bound, --delay-steps)"
+			}
 			if !st.Unhashed {
 				// Seed 002's caching: a state is pruned when reached
 				// before, whatever the scheduler's state then.
