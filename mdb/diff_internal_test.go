@@ -42,3 +42,20 @@ func TestDiffShowsEnclosingLines(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", w.String(), want)
 	}
 }
+
+// TestDiffOfStatesTheTextsDoNotTellApart: two states of a node whose texts
+// agree but whose structs hash apart (a change past a text's cut, a
+// String method that shows less than the value holds) are not "same": the
+// diff says the node differs where its text does not show.
+func TestDiffOfStatesTheTextsDoNotTellApart(t *testing.T) {
+	a := []section{{title: "node 0 (Big)", body: "N: [1, 2, …]", hash: 1}, {title: "node 1 (Big)", body: "N: []", hash: 5}, {title: "network"}}
+	b := []section{{title: "node 0 (Big)", body: "N: [1, 2, …]", hash: 2}, {title: "node 1 (Big)", body: "N: []", hash: 5}, {title: "network"}}
+	var w bytes.Buffer
+	if !writeStateDiff(&w, a, b, "step 1", "step 2", false) {
+		t.Fatalf("no difference reported:\n%s", w.String())
+	}
+	want := "--- step 1\n+++ step 2\nnode 0 (Big): differs where its text does not show (the text is cut at its bounds, or a String or MarshalText method shows less than the value holds)\nsame: node 1 (Big), network\n"
+	if w.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", w.String(), want)
+	}
+}

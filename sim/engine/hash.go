@@ -370,3 +370,18 @@ func (s *Sim) unhash(d int) {
 		s.w.hs.dgStale = true
 	}
 }
+
+// StructHash returns the hash of node id's struct as Hash reads it (the
+// fields its canonical encoding holds, what NodeText shows of it), or with
+// monitor set of monitor id's (MonitorText). Two states whose texts agree
+// and whose StructHash does not differ where the text does not show: a
+// text cut at its bounds, a String or MarshalText method that shows less
+// than the value holds. The debugger's diff tells such nodes apart from
+// those that are the same.
+func (s *Sim) StructHash(id int, monitor bool) uint64 {
+	s.refresh()
+	if monitor {
+		return s.monitorHash(id)
+	}
+	return s.w.nodes[id].hash
+}

@@ -1674,7 +1674,20 @@ func stringer(v reflect.Value) (string, bool) {
 			cv.SetString(v.String())
 		}
 	}
-	return cv.Interface().(fmt.Stringer).String(), true
+	return callString(cv.Interface().(fmt.Stringer))
+}
+
+// callString returns s.String(), or false when it panics (an enum's
+// String indexing an array of names with a value out of its range): the
+// value is then shown as the number it is. A panic there took down the
+// report page and made the log say a handler panicked.
+func callString(s fmt.Stringer) (txt string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			txt, ok = "", false
+		}
+	}()
+	return s.String(), true
 }
 
 // lessKey orders numbers numerically and everything else as text.
