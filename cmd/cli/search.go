@@ -119,14 +119,23 @@ func (a *App) search(args []string) (int, error) {
 			memory = "the machine's memory"
 		}
 		deepening := ""
-		if o.Strategy == "dfs" {
+		switch {
+		case o.Strategy != "dfs":
+		case o.Prefix != "":
+			// The prefix's steps are known once the trace is read.
+			deepening = ", its depth bound reaches half of what --walk-depth leaves after the prefix"
+		default:
 			// Iterative deepening ends where the walks after a bounded
 			// part would have too few steps left (stopped: depth).
 			walkDepth := o.WalkDepth
 			if walkDepth == 0 {
 				walkDepth = search.DefaultWalkDepth
 			}
-			deepening = fmt.Sprintf(", its depth bound reaches half of --walk-depth (%d)", walkDepth/2)
+			room := (&explore.Config{WalkDepth: walkDepth, PrefixSteps: o.PrefixSteps}).DepthRoom()
+			deepening = fmt.Sprintf(", its depth bound reaches half of what --walk-depth leaves after the prefix (%d)", room)
+			if o.PrefixSteps == 0 {
+				deepening = fmt.Sprintf(", its depth bound reaches half of --walk-depth (%d)", room)
+			}
 		}
 		prog.note("no budget given (--time or --max-paths): the search goes on until it has nothing left to explore%s, its heap reaches %s, or Ctrl-C, which keeps what it found", deepening, memory)
 	}
