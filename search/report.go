@@ -228,9 +228,12 @@ type Finding struct {
 	PathSteps int
 	// Err is the handler panic, hang or nondeterminism behind the finding.
 	Err error
-	// Node is the node whose handler panicked, hung or escaped, whose
-	// state first differed between replays, or, when the nodes' states
-	// agreed, whose handler left different events pending (-1: none).
+	// Node is the node whose handler panicked, hung or escaped (or
+	// notified the monitor that panicked), whose state first differed
+	// between replays, or, when the nodes' states agreed, whose handler
+	// left different events pending (-1: none, as when a monitor's state
+	// or a property's answer differed between replays: the
+	// engine.NondeterminismError names it).
 	Node int
 	// Stack is a panicking handler's own stack frames (see
 	// engine.HandlerPanicError).

@@ -732,6 +732,9 @@ func (p *pipeline) finding(v *explore.Violation) Finding {
 		f.Kind, f.Certainty, f.Verdict = KindMisuse, Certain, VerdictSafety
 	case v.Outcome == walks.Failed && v.Verdict == explore.Safety:
 		f.Kind, f.Certainty, f.Verdict = KindHandlerPanic, Certain, VerdictSafety
+		if hp := (*engine.HandlerPanicError)(nil); errors.As(v.Err, &hp) && hp.Monitor != "" {
+			f.Property = hp.Monitor // the monitor panicked, as when its Hot does
+		}
 	case v.Verdict == explore.Safety:
 		f.Kind, f.Certainty, f.Verdict = KindSafety, Certain, VerdictSafety
 	case v.Outcome == walks.Quiescent:
@@ -814,6 +817,8 @@ func errNode(err error) (int, string) {
 		return int(mc.From), ""
 	case errors.As(err, &ss):
 		return int(ss.Node), ""
+	case errors.As(err, &nd) && (nd.Monitor != "" || nd.Property != ""):
+		return -1, "" // the monitor's or the property's, no node's
 	case errors.As(err, &nd) && nd.Node < 0:
 		return nd.StepNode, ""
 	case errors.As(err, &nd):

@@ -234,12 +234,23 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 			fmt.Fprintf(w, "SERVICE SHARES MEMORY ACROSS EXECUTIONS: the nodes of every run hold one map, made once\n  %v\n", f.Err)
 		default:
 			var nd *engine.NondeterminismError
-			if stable && errors.As(f.Err, &nd) {
-				// The values that differ are the nondeterminism's own:
-				// the stable text says where, not what.
-				fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: replays of the same choices differ\n  after step %d (%s), node %d (%s) field %q\n",
-					nd.Step, nd.Event, nd.Node, nd.Type, nd.Path)
-			} else {
+			// The values that differ are the nondeterminism's own: the
+			// stable text says where, not what.
+			where := func() string {
+				if nd.Step == 0 {
+					return "in the initial state"
+				}
+				return fmt.Sprintf("after step %d (%s)", nd.Step, nd.Event)
+			}
+			switch {
+			case stable && errors.As(f.Err, &nd) && nd.Property != "":
+				fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: replays of the same choices differ\n  %s, property %s\n", where(), safetext.QuoteUnsafe(nd.Property))
+			case stable && errors.As(f.Err, &nd) && nd.Monitor != "":
+				fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: replays of the same choices differ\n  %s, monitor %s (%s) field %q\n",
+					where(), safetext.QuoteUnsafe(nd.Monitor), nd.Type, nd.Path)
+			case stable && errors.As(f.Err, &nd):
+				fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: replays of the same choices differ\n  %s, node %d (%s) field %q\n", where(), nd.Node, nd.Type, nd.Path)
+			default:
 				fmt.Fprintf(w, "NONDETERMINISTIC SERVICE: replays of the same choices differ\n  %v\n", f.Err)
 			}
 		}
@@ -249,7 +260,10 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		case KindHandlerPanic:
 			what = fmt.Sprintf("SAFETY VIOLATION: a handler of node %d panicked", f.Node)
 			var pp *engine.PropertyPanicError
-			if errors.As(f.Err, &pp) && pp.Condition {
+			var hp *engine.HandlerPanicError
+			if errors.As(f.Err, &hp) && hp.Monitor != "" {
+				what = fmt.Sprintf("SAFETY VIOLATION: monitor %s panicked (in its Handle, notified by node %d's handler)", safetext.QuoteUnsafe(hp.Monitor), hp.Node)
+			} else if errors.As(f.Err, &pp) && pp.Condition {
 				what = fmt.Sprintf("SAFETY VIOLATION: the condition of node %d's driver request %s panicked", pp.Node, safetext.QuoteUnsafe(pp.Property))
 			} else if errors.As(f.Err, &pp) {
 				what = fmt.Sprintf("SAFETY VIOLATION: property %s panicked", safetext.QuoteUnsafe(pp.Property))

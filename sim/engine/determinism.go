@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/sim"
 )
 
@@ -56,6 +57,16 @@ type NondeterminismError struct {
 	// map, made once (by Build or a package variable): what one run
 	// writes there the other reads. The advice is then about that map.
 	SharedMap bool
+	// Monitor names the monitor (Config.Monitors) whose state differs
+	// while the nodes agree (Node is -1, Path and Detail are the
+	// monitor's): its Handle gave replays of the same notifications
+	// different states.
+	Monitor string
+	// Property names the property (a liveness monitor's is its Hot) that
+	// held in one replay and not in another whose state was the same
+	// (Node is -1): a predicate that reads something other than the View
+	// it is given.
+	Property string
 }
 
 func (e *NondeterminismError) Error() string {
@@ -69,6 +80,12 @@ func (e *NondeterminismError) Error() string {
 		b.WriteString(" (" + e.Event + ")")
 	}
 	switch {
+	case e.Property != "":
+		fmt.Fprintf(&b, ": the states agree, but property %s %s", safetext.QuoteUnsafe(e.Property), e.Detail)
+	case e.Monitor != "" && e.Path != "":
+		fmt.Fprintf(&b, ": the nodes agree, but monitor %s (%s) differs in field %s: %s", safetext.QuoteUnsafe(e.Monitor), e.Type, e.Path, e.Detail)
+	case e.Monitor != "":
+		fmt.Fprintf(&b, ": the nodes agree, but monitor %s (%s) differs: %s", safetext.QuoteUnsafe(e.Monitor), e.Type, e.Detail)
 	case e.Node >= 0 && e.Path != "":
 		fmt.Fprintf(&b, ": node %d (%s) field %s: %s", e.Node, e.Type, e.Path, e.Detail)
 	case e.Node >= 0:
@@ -80,6 +97,11 @@ func (e *NondeterminismError) Error() string {
 	}
 	if e.SharedMap {
 		b.WriteString("; executions share nothing: have Config.Service (or Start) make each node its own map, and keep package variables out of nodes' states")
+		return b.String()
+	}
+	if e.Property != "" {
+		b.WriteString("; a property (and a liveness monitor's Hot) must answer from the state it is shown alone: look for map iteration order, " +
+			"global math/rand, time.Now, or state kept outside the View (a package variable, a counter of its calls) in it")
 		return b.String()
 	}
 	if e.Across {
@@ -276,6 +298,9 @@ func lockstep(sims []*Sim, rec *Recorded, errs []error, choices []int32, replays
 			if pw := first.propertyWrite(); pw != nil {
 				return pw
 			}
+			if ne := propertiesDiffer(sims, errs, replays); ne != nil {
+				return ne
+			}
 		}
 		if errs[0] != nil || rec.Used() >= len(choices) {
 			return nil
@@ -347,6 +372,41 @@ func compareReplays(sims []*Sim, errs []error, replays int) (err error) {
 		}
 	}
 	return nil
+}
+
+// propertiesDiffer checks every property (a liveness monitor's Hot among
+// them) in the replays' current states, which compareReplays found equal,
+// and returns a *NondeterminismError naming the first that holds in one
+// replay and not in another, nil when they all agree. A property that
+// panics is left for the search to report.
+func propertiesDiffer(sims []*Sim, errs []error, replays int) *NondeterminismError {
+	props := properties(sims[0].cfg)
+	for p := range props {
+		first, err := sims[0].Holds(&props[p])
+		if err != nil {
+			continue
+		}
+		for i, s := range sims[1:] {
+			if errs[i+1] != nil {
+				continue
+			}
+			if ok, err := s.Holds(&props[p]); err == nil && ok != first {
+				ne := nondeterminismAt(sims[0], replays, "")
+				ne.Property = props[p].Name
+				ne.Detail = fmt.Sprintf("%s in one replay and %s in another", holdsText(first), holdsText(ok))
+				return ne
+			}
+		}
+	}
+	return nil
+}
+
+// holdsText is how propertiesDiffer says a property's answer.
+func holdsText(ok bool) string {
+	if ok {
+		return "holds"
+	}
+	return "does not hold"
 }
 
 func errText(err error) string {
@@ -427,6 +487,20 @@ func diffStates(a, b *Sim) error {
 			return &EscapeError{Node: sim.NodeID(i), Step: a.logStep(),
 				Detail: "its state changed while the replays were compared, after its handler had returned: code outside the handlers (a goroutine) changes it"}
 		}
+	}
+	for i := range a.w.mons {
+		if a.monitorHash(i) == b.monitorHash(i) {
+			continue
+		}
+		ma, mb := a.w.mons[i].m, b.w.mons[i].m
+		ne.Monitor, ne.Type = a.cfg.Monitors[i].Name, fmt.Sprintf("%T", ma)
+		ne.Path, ne.Detail = FirstDifference(ma, mb)
+		if fa, fb := a.w.mons[i].failure, b.w.mons[i].failure; ne.Path == "" && fa != fb {
+			ne.Detail = fmt.Sprintf("its assertion failed with %q in one replay, %q in another", fa, fb)
+		} else if ne.Path == "" && ne.Detail == "" {
+			ne.Detail = "its canonical encodings differ"
+		}
+		return ne
 	}
 	ta, tb := a.stateText(), b.stateText()
 	la, lb := strings.Split(ta, "\n"), strings.Split(tb, "\n")

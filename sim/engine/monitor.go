@@ -45,7 +45,10 @@ func (s *Sim) notify(node int, ev any) {
 	for i := range s.w.mons {
 		ms := &s.w.mons[i]
 		ms.dirty = true
-		if err := ms.m.Handle(ev); err != nil && ms.failure == "" {
+		s.inMonitor = i + 1 // left set by a panic: see recovered
+		err := ms.m.Handle(ev)
+		s.inMonitor = 0
+		if err != nil && ms.failure == "" {
 			ms.failure = err.Error()
 			if s.log != nil {
 				s.log.Error().Int("step", s.logStep()).Int("node", node).Str("monitor", s.cfg.Monitors[i].Name).Msg("monitor assertion failed: " + safetext.QuoteUnsafe(ms.failure))

@@ -34,6 +34,10 @@ type HandlerPanicError struct {
 	// Node is the node whose handler panicked; Event the event it handled.
 	Node  sim.NodeID
 	Event string
+	// Monitor, when not empty, names the monitor (Config.Monitors) whose
+	// Handle panicked, called by node Node's handler through
+	// sim.Context.Notify: the panic is the monitor's, not the handler's.
+	Monitor string
 	// Value is what the handler panicked with.
 	Value any
 	// Stack is the service's own stack frames at the panic, innermost
@@ -53,6 +57,10 @@ func (e *HandlerPanicError) Error() string {
 	}
 	if m, ok := e.Value.(*MisuseError); ok {
 		return fmt.Sprintf("sim: invalid API use by node %d %s (%s): %s", e.Node, at, e.Event, m.Problem)
+	}
+	if e.Monitor != "" {
+		return fmt.Sprintf("sim: panic in monitor %s's Handle, notified by node %d's handler %s (%s): %s",
+			safetext.QuoteUnsafe(e.Monitor), e.Node, at, e.Event, panicText(e.Value))
 	}
 	return fmt.Sprintf("sim: panic in handler of node %d %s (%s): %s", e.Node, at, e.Event, panicText(e.Value))
 }
@@ -405,6 +413,9 @@ type Sim struct {
 	// lastHidden is what the value stateHash hashed last holds that
 	// hashing cannot read ("" for nothing; see HiddenState).
 	lastHidden string
+	// inMonitor is the monitor whose Handle runs (notify), plus 1: when a
+	// handler panics with it set, the panic was the monitor's (0: none).
+	inMonitor int
 
 	_ [cacheLine]byte // see padded
 }
@@ -1881,6 +1892,8 @@ func (s *Sim) checkOthers(id sim.NodeID) error {
 
 // recovered turns what a handler panicked with into run's error.
 func (s *Sim) recovered(ev *Event, r any) error {
+	inMonitor := s.inMonitor
+	s.inMonitor = 0
 	if s.err != nil { // a bad choice inside the handler
 		err := s.err
 		s.err = nil
@@ -1894,10 +1907,18 @@ func (s *Sim) recovered(ev *Event, r any) error {
 	if m, ok := r.(*MisuseError); ok {
 		m.Node = id
 	}
-	if s.log != nil {
-		s.log.Error().Int("step", s.logStep()).Int("node", int(id)).Interface("panic", fmt.Sprint(r)).Msg("panic in handler")
+	var monitor string
+	if i := inMonitor - 1; i >= 0 && i < len(s.cfg.Monitors) {
+		monitor = s.cfg.Monitors[i].Name
 	}
-	return &HandlerPanicError{Step: s.logStep(), Node: id, Event: s.eventText(ev), Value: r, Stack: trimStack(full), FullStack: full}
+	if s.log != nil {
+		e := s.log.Error().Int("step", s.logStep()).Int("node", int(id)).Interface("panic", fmt.Sprint(r))
+		if monitor != "" {
+			e = e.Str("monitor", monitor)
+		}
+		e.Msg("panic in handler")
+	}
+	return &HandlerPanicError{Step: s.logStep(), Node: id, Event: s.eventText(ev), Monitor: monitor, Value: r, Stack: trimStack(full), FullStack: full}
 }
 
 // call calls the handler of ev (run has the same switch inline).

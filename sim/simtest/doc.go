@@ -29,6 +29,10 @@
 //     message changes in flight if the timer comes first; with
 //     mode=keep node 1 keeps the slice it got, so node 0's timer changes
 //     node 1's state; mode=copy sends a copy and shares nothing.
+//   - simtest-monitor: node 1 notifies the liveness monitor Pings of each
+//     of node 0's two pings; with mode=panic its Handle panics at the
+//     second, mode=drift makes its state and mode=hot its Hot answer
+//     differ between replays (mode=ok: a correct monitor).
 //
 // SlowTicker is a node, not a system, for tests of time budgets: its
 // handler sleeps a millisecond at every tick, which makes every step slow
