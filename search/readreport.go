@@ -159,7 +159,7 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	if err := j.checkCounts(); err != nil {
 		return err
 	}
-	out.Faults, out.Lin, out.PrefixSteps = j.Faults, j.Lin, j.PrefixSteps
+	out.Faults, out.WalkFailures, out.Lin, out.PrefixSteps = j.Faults, j.WalkFailures, j.Lin, j.PrefixSteps
 	if out.Elapsed, err = seconds(j.ElapsedS); err != nil {
 		return err
 	}

@@ -136,6 +136,7 @@ func TestReadReport(t *testing.T) {
 	}{
 		{"transport", search.Options{Seed: 7, Workers: 1, WalkDepth: 3000, Minimize: true}},
 		{"philosophers", search.Options{Seed: 1, Workers: 1, Lasso: search.LassoOptions{On: true}, MaxPaths: 2000, WalkDepth: 2000}},
+		{"transport", search.Options{Seed: 1, Workers: 1, WalkDepth: 3000, WalkFailures: true, Minimize: true}},
 	} {
 		dir := t.TempDir()
 		c.opts.Out = dir
@@ -160,6 +161,9 @@ func TestReadReport(t *testing.T) {
 		buf.Write(again)
 		if !bytes.Equal(buf.Bytes(), want) {
 			t.Errorf("%s: report.json read and written again differs:\n%s\nwant:\n%s", c.system, buf.Bytes(), want)
+		}
+		if got.WalkFailures != c.opts.WalkFailures || rep.WalkFailures != c.opts.WalkFailures || bytes.Contains(want, []byte(`"walk_failures"`)) != c.opts.WalkFailures {
+			t.Errorf("%s: walk failures %v, read back as %v, ran with %v", c.system, rep.WalkFailures, got.WalkFailures, c.opts.WalkFailures)
 		}
 		if got.First().Kind != rep.First().Kind || got.Stats.Paths != rep.Stats.Paths {
 			t.Errorf("%s: read %v/%d, ran %v/%d", c.system, got.First().Kind, got.Stats.Paths, rep.First().Kind, rep.Stats.Paths)

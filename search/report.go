@@ -136,6 +136,11 @@ type Report struct {
 	// Faults are the failure budgets and filters in force (sim.Failures in
 	// sim.ParseFailures' form).
 	Faults string
+	// WalkFailures says failures were injected in the walks too
+	// (Options.WalkFailures); else only in each path's bounded part, up to
+	// its depth bound (seed 003), but for --strategy walk, whose paths are
+	// all walk.
+	WalkFailures bool
 	// PrefixSteps, when not 0, is the length of the prefix the search
 	// started from (Options.Prefix or PrefixSteps): every path, and every
 	// verdict, is of executions that begin with it.
@@ -429,6 +434,8 @@ type reportJSON struct {
 	// StrategyParams is Report.StrategyParams.
 	StrategyParams map[string]string `json:"strategy_params,omitempty"`
 	Faults         string            `json:"faults"`
+	// WalkFailures is Report.WalkFailures.
+	WalkFailures bool `json:"walk_failures,omitempty"`
 	// PrefixSteps is Report.PrefixSteps.
 	PrefixSteps int `json:"prefix_steps,omitempty"`
 
@@ -561,7 +568,7 @@ func (f *Finding) outcomeText() string {
 // MarshalJSON writes the report as report.json has it.
 func (r *Report) MarshalJSON() ([]byte, error) {
 	j := reportJSON{
-		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy, StrategyParams: r.StrategyParams, Faults: r.Faults, PrefixSteps: r.PrefixSteps,
+		Verdict: r.Verdict.String(), System: r.System, Params: r.Params, Properties: r.Properties, Seed: r.Seed, Strategy: r.Strategy, StrategyParams: r.StrategyParams, Faults: r.Faults, WalkFailures: r.WalkFailures, PrefixSteps: r.PrefixSteps,
 		Rounds: r.Stats.Rounds, DepthBound: r.Stats.Depth, DeepestComplete: r.Stats.DeepestComplete, Paths: r.Stats.Paths, Pruned: r.Stats.Pruned,
 		Walks: r.Stats.Walks, Transitions: r.Stats.Transitions, DistinctStates: r.Stats.DistinctStates, Forgotten: r.Stats.Forgotten, Unrecorded: r.Stats.Unrecorded, Unhashed: r.Stats.Unhashed, Stop: r.Stats.Stop.String(),
 		Blocked: r.Stats.Blocked, TimeCut: r.Stats.TimeCut, Lin: r.Lin,

@@ -374,7 +374,7 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 	}
 	p := &pipeline{ctx: ctx, opts: opts, ownCommand: ownCommand, sys: sys, cfg: cfg, params: params, start: start, strat: strat, sparams: sparams, firstDepth: first, walkOnly: explore.IsWalkOnly(strat)}
 	p.rep = &Report{System: sys.Name, Params: params, Properties: opts.Properties, Seed: opts.Seed, Strategy: strat.Name(), StrategyParams: sparams, Files: map[FileRole]string{},
-		Faults: cfg.Failures.String(), GraphPartial: !opts.Graph.Off && opts.Lasso.Partial}
+		Faults: cfg.Failures.String(), WalkFailures: opts.WalkFailures && !p.walkOnly, GraphPartial: !opts.Graph.Off && opts.Lasso.Partial}
 	if opts.Depth > 0 && p.walkOnly {
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("--depth %d has no effect on --strategy walk: its paths have no bounded part (--walk-depth bounds the walks)", opts.Depth))
 	}

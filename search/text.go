@@ -91,6 +91,28 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 // writeText writes the text report; stable leaves out times, directories
 // and commands (WriteSummary).
+// faultsText is the text report's line of the failures in force, f (of
+// r.Faults): where in a path they may happen, and "none".
+func (r *Report) faultsText(f sim.Failures) string {
+	switch {
+	case !f.Any() && !f.Reorder:
+		return "none"
+	case !f.Any():
+		return r.Faults
+	case r.WalkFailures:
+		return r.Faults + " (in the walks too: --walk-failures)"
+	case r.Stats.Depth > 0:
+		// Failures end at the bounded part's end (explore's
+		// failuresUntil); a search with no bounded part (walk) has them
+		// all along its walks.
+		return fmt.Sprintf("%s (only in each path's bounded part, up to step %d; the walks ran without failures: --walk-failures injects them there too)",
+			r.Faults, r.PrefixSteps+r.Stats.Depth)
+	case r.Stats.Rounds > 0:
+		return r.Faults + " (all along each walk)"
+	}
+	return r.Faults
+}
+
 func (r *Report) writeText(w io.Writer, stable bool) {
 	name := safetext.QuoteUnsafe(r.System)
 	if params := sim.Params(r.Params).Text(); params != "" {
@@ -101,8 +123,8 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		strategy += " (" + params + ")"
 	}
 	fmt.Fprintf(w, "system %s, seed %d, strategy %s\n", name, r.Seed, strategy)
-	if f, err := sim.ParseFailures(sim.Failures{}, r.Faults); err == nil && (f.Any() || f.Reorder) {
-		fmt.Fprintf(w, "faults: %s\n", r.Faults)
+	if f, err := sim.ParseFailures(sim.Failures{}, r.Faults); err == nil {
+		fmt.Fprintf(w, "faults: %s\n", r.faultsText(f))
 	}
 	if r.PrefixSteps > 0 {
 		fmt.Fprintf(w, "prefix: searched from the end of a %d-step prefix: every path and verdict below is of executions that begin with it\n", r.PrefixSteps)
