@@ -222,11 +222,17 @@ func writeDoomed(w io.Writer, f *Finding, stable bool) {
 	} else {
 		fmt.Fprintf(w, "minimized doomed path: %s instead of %d (%s, %s%s), min.trace:\n", plural(m.StepsAfter, "step"), m.StepsBefore, how, plural(m.Tests, "test"), took)
 	}
-	for i, e := range m.Events {
-		if len(m.Events) > shownEvents && i == shownEvents-shownLast {
-			fmt.Fprintf(w, "  ...  %d more steps (min.log has them all)\n", len(m.Events)-shownEvents)
+	writeEvents(w, m.Events, "min.log")
+}
+
+// writeEvents lists a path's transitions, numbered, the middle of a long
+// one left out for log, the file that has them all.
+func writeEvents(w io.Writer, events []string, log string) {
+	for i, e := range events {
+		if len(events) > shownEvents && i == shownEvents-shownLast {
+			fmt.Fprintf(w, "  ...  %d more steps (%s has them all)\n", len(events)-shownEvents, log)
 		}
-		if len(m.Events) <= shownEvents || i < shownEvents-shownLast || i >= len(m.Events)-shownLast {
+		if len(events) <= shownEvents || i < shownEvents-shownLast || i >= len(events)-shownLast {
 			fmt.Fprintf(w, "  %3d  %s\n", i+1, e)
 		}
 	}

@@ -260,7 +260,7 @@ func (j *reportJSON) first(f *Finding) error {
 	if path := cmp.Or(j.Path, new(int64)); steps < 0 || depth < 0 || *path != f.Path {
 		return fmt.Errorf("%w: first finding: %d steps, depth %d, path %d (its summary: path %d)", ErrReport, steps, depth, *path, f.Path)
 	}
-	f.Property, f.Steps, f.Depth, f.Stack, f.Node, f.AlsoViolated = j.Property, steps, depth, j.Stack, -1, j.AlsoViolated
+	f.Property, f.Steps, f.Depth, f.Stack, f.Node, f.AlsoViolated, f.Events = j.Property, steps, depth, j.Stack, -1, j.AlsoViolated, j.Events
 	if j.Node != nil {
 		if *j.Node < 0 {
 			return fmt.Errorf("%w: node %d", ErrReport, *j.Node)

@@ -137,6 +137,7 @@ func TestReadReport(t *testing.T) {
 		{"transport", search.Options{Seed: 7, Workers: 1, WalkDepth: 3000, Minimize: true}},
 		{"philosophers", search.Options{Seed: 1, Workers: 1, Lasso: search.LassoOptions{On: true}, MaxPaths: 2000, WalkDepth: 2000}},
 		{"transport", search.Options{Seed: 1, Workers: 1, WalkDepth: 3000, WalkFailures: true, Minimize: true}},
+		{"chord", search.Options{Seed: 1, Workers: 1, MaxPaths: 1000, WalkDepth: 2000}}, // a safety violation: its path's events
 	} {
 		dir := t.TempDir()
 		c.opts.Out = dir
@@ -164,6 +165,9 @@ func TestReadReport(t *testing.T) {
 		}
 		if got.WalkFailures != c.opts.WalkFailures || rep.WalkFailures != c.opts.WalkFailures || bytes.Contains(want, []byte(`"walk_failures"`)) != c.opts.WalkFailures {
 			t.Errorf("%s: walk failures %v, read back as %v, ran with %v", c.system, rep.WalkFailures, got.WalkFailures, c.opts.WalkFailures)
+		}
+		if f := rep.First(); f.Kind == search.KindSafety && (len(f.Events) != f.Steps || !slices.Equal(got.First().Events, f.Events)) {
+			t.Errorf("%s: the path's events %q (read back as %q) for a path of %d steps", c.system, f.Events, got.First().Events, f.Steps)
 		}
 		if got.First().Kind != rep.First().Kind || got.Stats.Paths != rep.Stats.Paths {
 			t.Errorf("%s: read %v/%d, ran %v/%d", c.system, got.First().Kind, got.Stats.Paths, rep.First().Kind, rep.Stats.Paths)

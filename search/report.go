@@ -248,6 +248,11 @@ type Finding struct {
 	// "NAME" or "NAME: its assertion's message" (a monitor's message often
 	// says more than the property the search met first).
 	AlsoViolated []string
+	// Events are, for a safety violation of a property or a monitor's
+	// assertion, the violating path's transitions as the text report lists
+	// them (error.log has each in full), the failures they needed among
+	// them.
+	Events []string
 	// Critical is the critical transition of a dead-state violation.
 	Critical *Critical
 	// Lasso is the cycle behind a liveness violation, when one was found.
@@ -469,6 +474,7 @@ type reportJSON struct {
 	Node         *int             `json:"node,omitempty"`
 	Stack        string           `json:"stack,omitempty"`
 	AlsoViolated []string         `json:"also_violated,omitempty"`
+	Events       []string         `json:"events,omitempty"`
 	Critical     *criticalJSON    `json:"critical,omitempty"`
 	CriticalNote string           `json:"critical_note,omitempty"`
 	Lasso        *lassoJSON       `json:"lasso,omitempty"`
@@ -609,7 +615,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 			node := f.Node
 			j.Node = &node
 		}
-		j.Stack, j.AlsoViolated = f.Stack, f.AlsoViolated
+		j.Stack, j.AlsoViolated, j.Events = f.Stack, f.AlsoViolated, f.Events
 		if c := f.Critical; c != nil {
 			j.Critical = &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event, Node: c.Node, Kind: c.Kind, Message: c.Message,
 				Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: c.Probes, LiveSteps: c.LiveSteps, Shared: c.Shared,

@@ -844,7 +844,7 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 		}
 	}
 	if f.Kind == KindSafety {
-		f.AlsoViolated = p.alsoViolated(v)
+		f.AlsoViolated, f.Events = p.alsoViolated(v)
 	}
 	if f.Verdict != VerdictLiveness {
 		return
@@ -902,13 +902,19 @@ func lassoCritical(f *Finding, proof bool) {
 
 // alsoViolated replays the safety violation v's path and lists the other
 // safety properties and monitor assertions that fail in its last state
-// (Finding.AlsoViolated).
-func (p *pipeline) alsoViolated(v *explore.Violation) []string {
-	s, err := engine.Replay(p.cfg, v.Choices, v.Steps, engine.Options{FailuresUntil: v.FailuresUntil})
-	if err != nil || s.Steps() != v.Steps {
-		return nil
+// (Finding.AlsoViolated), and its transitions' summaries (Finding.Events).
+func (p *pipeline) alsoViolated(v *explore.Violation) (also, events []string) {
+	s, err := engine.Replay(p.cfg, v.Choices, 0, engine.Options{FailuresUntil: v.FailuresUntil})
+	for err == nil && s.Steps() < v.Steps && p.ctx.Err() == nil {
+		var ok bool
+		if ok, err = s.Step(); !ok {
+			break
+		}
+		events = append(events, s.LastEvent().Summary())
 	}
-	var also []string
+	if err != nil || s.Steps() != v.Steps {
+		return nil, nil
+	}
 	monitor := map[string]bool{}
 	for i := range p.cfg.Monitors {
 		monitor[p.cfg.Monitors[i].Name] = true
@@ -929,7 +935,7 @@ func (p *pipeline) alsoViolated(v *explore.Violation) []string {
 			}
 		}
 	}
-	return also
+	return also, events
 }
 
 // unreproduced replays the liveness violation v's path in a fresh

@@ -324,6 +324,10 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		for _, a := range f.AlsoViolated {
 			fmt.Fprintf(w, "  also failing in that state: %s\n", safetext.QuoteUnsafe(a))
 		}
+		if len(f.Events) > 0 {
+			fmt.Fprintf(w, "violating path (%s, error.trace):\n", plural(len(f.Events), "step"))
+			writeEvents(w, f.Events, "error.log")
+		}
 		var mp *lin.ModelPanicError
 		if f.Kind == KindLinearizability && errors.As(f.Err, &mp) {
 			fmt.Fprintln(w, "  the model (sim.Config.Model) has a bug, or the history holds what it does not expect (an operation or a response of another type); the history below is what it was given")
