@@ -22,11 +22,19 @@ var ErrBadFailures = errors.New("sim: bad failure specification")
 //
 //	resets=1,crashes=1,partitions=1,nodes=0+1,links=0-1+1-2
 //
-// The command line's --faults flag takes this form.
+// The command line's --faults flag takes this form. An empty spec changes
+// nothing (a trace or search without an override has one); a blank one,
+// and a node, link (either direction: see Link) or side given twice, are
+// errors. A filter the budgets leave nothing to filter (nodes= with no
+// reset or crash budget) parses: CheckFilters, given the result, refuses
+// it.
 func ParseFailures(f Failures, spec string) (Failures, error) {
 	f.Nodes, f.Links, f.Splits = slices.Clone(f.Nodes), slices.Clone(f.Links), slices.Clone(f.Splits)
-	if strings.TrimSpace(spec) == "" {
+	if spec == "" {
 		return f, nil
+	}
+	if strings.TrimSpace(spec) == "" {
+		return f, fmt.Errorf("%w: %q is blank: give settings such as resets=1 (or no specification at all, to keep the system's failures)", ErrBadFailures, spec)
 	}
 	given := map[string]string{}
 	for _, part := range strings.Split(spec, ",") {
@@ -72,6 +80,14 @@ func ParseFailures(f Failures, spec string) (Failures, error) {
 					if x == y {
 						return f, fmt.Errorf("%w: links=%q: %q links a node to itself (a link joins two nodes)", ErrBadFailures, v, l)
 					}
+					for _, was := range f.Links {
+						switch {
+						case was == (Link{NodeID(x), NodeID(y)}):
+							return f, fmt.Errorf("%w: links=%q: link %s given twice", ErrBadFailures, v, l)
+						case was == (Link{NodeID(y), NodeID(x)}):
+							return f, fmt.Errorf("%w: links=%q: link %d-%d given twice, as %d-%d and %s (a link names both directions)", ErrBadFailures, v, y, x, y, x, l)
+						}
+					}
 					f.Links = append(f.Links, Link{NodeID(x), NodeID(y)})
 				}
 			}
@@ -83,6 +99,11 @@ func ParseFailures(f Failures, spec string) (Failures, error) {
 					if err != nil || len(ids) == 0 {
 						return f, fmt.Errorf("%w: splits=%q: %q is not a side (nodes joined by +)", ErrBadFailures, v, side)
 					}
+					for _, was := range f.Splits {
+						if sameNodes(was, ids) {
+							return f, fmt.Errorf("%w: splits=%q: side %s given twice", ErrBadFailures, v, joinNodes(ids))
+						}
+					}
 					f.Splits = append(f.Splits, ids)
 				}
 			}
@@ -91,6 +112,53 @@ func ParseFailures(f Failures, spec string) (Failures, error) {
 		}
 	}
 	return f, nil
+}
+
+// CheckFilters returns an error (wrapping ErrBadFailures) when spec gives
+// a filter that can never apply: f, the failures ParseFailures made of
+// spec, has no budget for it to filter. nodes= and pernode= filter resets
+// and crashes, links= breaks, drops and duplicates, and splits=
+// partitions. Its text past ErrBadFailures' says what is allowed, e.g.
+// "nodes with a reset or crash budget: ...". Filters the system set, and
+// "all" or "default", are not checked: only what spec gives.
+func CheckFilters(f Failures, spec string) error {
+	given, err := ParseFailures(Failures{}, spec)
+	if err != nil {
+		return err
+	}
+	bad := func(what string) error { return fmt.Errorf("%w: %s", ErrBadFailures, what) }
+	switch {
+	case len(given.Nodes) > 0 && f.Resets == 0 && f.Crashes == 0:
+		return bad("nodes with a reset or crash budget: nodes say which nodes may reset or crash, and resets=0,crashes=0 allow none (add resets=N or crashes=N)")
+	case given.PerNode > 0 && f.Resets == 0 && f.Crashes == 0:
+		return bad("pernode with a reset or crash budget: pernode bounds the resets and crashes of each node, and resets=0,crashes=0 allow none (add resets=N or crashes=N)")
+	case len(given.Links) > 0 && f.Breaks == 0 && f.Drops == 0 && f.Duplicates == 0:
+		return bad("links with a break, drop or duplicate budget: links say where connections may break and datagrams may be dropped or duplicated, and breaks=0,drops=0,duplicates=0 allow none (add breaks=N, drops=N or duplicates=N)")
+	case len(given.Splits) > 0 && f.Partitions == 0:
+		return bad("splits with a partition budget: the splits say where partitions may cut, and partitions=0 allows none (add partitions=N)")
+	}
+	return nil
+}
+
+// sameNodes reports whether a and b hold the same nodes, in any order.
+func sameNodes(a, b []NodeID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, id := range a {
+		if !slices.Contains(b, id) {
+			return false
+		}
+	}
+	return true
+}
+
+func joinNodes(ids []NodeID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(s, "+")
 }
 
 func parseNodes(v string) ([]NodeID, error) {
@@ -122,18 +190,11 @@ func (f Failures) String() string {
 		"drops=" + strconv.Itoa(f.Drops), "duplicates=" + strconv.Itoa(f.Duplicates), "partitions=" + strconv.Itoa(f.Partitions),
 		"reorder=" + strconv.FormatBool(f.Reorder),
 	}
-	join := func(ids []NodeID) string {
-		s := make([]string, len(ids))
-		for i, id := range ids {
-			s[i] = strconv.Itoa(int(id))
-		}
-		return strings.Join(s, "+")
-	}
 	if f.PerNode > 0 {
 		parts = append(parts, "pernode="+strconv.Itoa(f.PerNode))
 	}
 	if len(f.Nodes) > 0 {
-		parts = append(parts, "nodes="+join(f.Nodes))
+		parts = append(parts, "nodes="+joinNodes(f.Nodes))
 	}
 	if len(f.Links) > 0 {
 		ls := make([]string, len(f.Links))
@@ -145,7 +206,7 @@ func (f Failures) String() string {
 	if len(f.Splits) > 0 {
 		ss := make([]string, len(f.Splits))
 		for i, side := range f.Splits {
-			ss[i] = join(side)
+			ss[i] = joinNodes(side)
 		}
 		parts = append(parts, "splits="+strings.Join(ss, "/"))
 	}

@@ -2,8 +2,13 @@ package sim_test
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/cockroachdb/datadriven"
 
 	"github.com/macemc/macemc/sim"
 )
@@ -27,7 +32,7 @@ func TestParseFailures(t *testing.T) {
 		t.Fatalf("clearing filters: %+v %v", g, err)
 	}
 	for _, bad := range []string{"crashes", "crashes=-1", "crashes=x", "wings=2", "nodes=a", "links=0", "links=0-x", "splits=", "reorder=maybe",
-		"resets=1,resets=2", "resets=1,resets=1", "links=0-0", "nodes=0+0", "splits=1+1/2"} {
+		"resets=1,resets=2", "resets=1,resets=1", "links=0-0", "nodes=0+0", "splits=1+1/2", "links=0-1+1-0", "links=0-1+0-1", "splits=1/1", "splits=0+1/1+0", " "} {
 		if _, err := sim.ParseFailures(base, bad); !errors.Is(err, sim.ErrBadFailures) {
 			t.Errorf("%q: %v", bad, err)
 		}
@@ -72,4 +77,102 @@ func FuzzParseFailures(f *testing.F) {
 			t.Fatalf("%q -> %q -> %+v, %v", spec, a.String(), b, err)
 		}
 	})
+}
+
+// TestFaults runs testdata/faults.txt: each
+//
+//	faults
+//	base: SPEC
+//	spec: SPEC
+//	nodes: N
+//
+// applies spec (ParseFailures; a value in double quotes is unquoted) to
+// the failures base gives (none by default) and prints the result or the
+// error, then what CheckFilters says of it, and with nodes, what
+// Config.Validate says of a system of N nodes with those failures. go test
+// ./sim -rewrite regenerates the file.
+func TestFaults(t *testing.T) {
+	datadriven.RunTest(t, "testdata/faults.txt", func(t *testing.T, td *datadriven.TestData) string {
+		if td.Cmd != "faults" {
+			td.Fatalf(t, "unknown command %q", td.Cmd)
+		}
+		var base, spec string
+		nodes := 0
+		for _, line := range strings.Split(td.Input, "\n") {
+			k, v, ok := strings.Cut(line, ":")
+			if !ok {
+				td.Fatalf(t, "%q is not KEY: VALUE", line)
+			}
+			v = strings.TrimSpace(v)
+			if strings.HasPrefix(v, `"`) {
+				var err error
+				if v, err = strconv.Unquote(v); err != nil {
+					td.Fatalf(t, "%s: %v", k, err)
+				}
+			}
+			switch k {
+			case "base":
+				base = v
+			case "spec":
+				spec = v
+			case "nodes":
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					td.Fatalf(t, "nodes: %v", err)
+				}
+				nodes = n
+			default:
+				td.Fatalf(t, "unknown key %q", k)
+			}
+		}
+		b, err := sim.ParseFailures(sim.Failures{}, base)
+		if err != nil {
+			td.Fatalf(t, "base: %v", err)
+		}
+		f, err := sim.ParseFailures(b, spec)
+		if err != nil {
+			if !errors.Is(err, sim.ErrBadFailures) {
+				t.Errorf("%v does not wrap ErrBadFailures", err)
+			}
+			return fmt.Sprintf("parse: %v\n", err)
+		}
+		var out strings.Builder
+		fmt.Fprintf(&out, "parsed: %s\n", f)
+		if err := sim.CheckFilters(f, spec); err != nil {
+			if !errors.Is(err, sim.ErrBadFailures) {
+				t.Errorf("%v does not wrap ErrBadFailures", err)
+			}
+			fmt.Fprintf(&out, "filters: %v\n", err)
+		} else {
+			out.WriteString("filters: ok\n")
+		}
+		if nodes > 0 {
+			cfg := &sim.Config{Nodes: nodes, Service: func(sim.NodeID) sim.Service { return &sim.Base{} }, Failures: f}
+			if err := cfg.Validate(); err != nil {
+				fmt.Fprintf(&out, "config of %d nodes: %v\n", nodes, err)
+			} else {
+				fmt.Fprintf(&out, "config of %d nodes: ok\n", nodes)
+			}
+		}
+		return out.String()
+	})
+}
+
+// TestFailuresNamedTwice: a system's own Failures that name a node, a link
+// (in either direction) or a side twice are config errors, as they are in
+// ParseFailures' form: ParseFailures(Failures{}, f.String()) then always
+// gives f back.
+func TestFailuresNamedTwice(t *testing.T) {
+	for _, f := range []sim.Failures{
+		{Resets: 1, Nodes: []sim.NodeID{1, 1}},
+		{Drops: 1, Links: []sim.Link{{0, 1}, {1, 0}}},
+		{Drops: 1, Links: []sim.Link{{0, 2}, {0, 2}}},
+		{Partitions: 1, Splits: [][]sim.NodeID{{2, 0}, {0, 2}}},
+		{Partitions: 1, Splits: [][]sim.NodeID{{1}, {0, 2}}},
+	} {
+		cfg := &sim.Config{Nodes: 3, Service: func(sim.NodeID) sim.Service { return &sim.Base{} }, Failures: f}
+		if err := cfg.Validate(); !errors.Is(err, sim.ErrBadConfig) || !strings.Contains(err.Error(), "twice") && !strings.Contains(err.Error(), "same partition") {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
 }

@@ -290,29 +290,48 @@ func (f *Failures) validate(n int) error {
 		}
 		return nil
 	}
-	for _, id := range f.Nodes {
+	for i, id := range f.Nodes {
 		if err := node("Nodes", id); err != nil {
 			return err
 		}
+		if slices.Contains(f.Nodes[:i], id) {
+			return fmt.Errorf("%w: Failures.Nodes: node %d given twice", ErrBadConfig, id)
+		}
 	}
-	for _, l := range f.Links {
+	for i, l := range f.Links {
 		if err := node("Links", l[0]); err != nil {
 			return err
 		}
 		if err := node("Links", l[1]); err != nil {
 			return err
 		}
+		if slices.Contains(f.Links[:i], l) || slices.Contains(f.Links[:i], Link{l[1], l[0]}) {
+			return fmt.Errorf("%w: Failures.Links: link %d-%d given twice (a link names both directions)", ErrBadConfig, l[0], l[1])
+		}
 	}
 	if f.Partitions > 0 && n > MaxPartitionNodes {
 		return fmt.Errorf("%w: partitions need at most %d nodes, not %d", ErrBadConfig, MaxPartitionNodes, n)
 	}
-	for _, side := range f.Splits {
+	for i, side := range f.Splits {
 		if len(side) == 0 || len(side) >= n {
 			return fmt.Errorf("%w: Failures.Splits: a side of %d nodes out of %d splits nothing", ErrBadConfig, len(side), n)
 		}
 		for _, id := range side {
 			if err := node("Splits", id); err != nil {
 				return err
+			}
+		}
+		// A side and the rest of the nodes are one partition: naming
+		// both names it twice, as naming a side twice does. (Without a
+		// partition budget no split is used, and that is the error to
+		// give: CheckFilters.)
+		for _, was := range f.Splits[:i] {
+			switch {
+			case f.Partitions == 0:
+			case sameNodes(was, side):
+				return fmt.Errorf("%w: Failures.Splits: side %s given twice", ErrBadConfig, joinNodes(side))
+			case len(was)+len(side) == n && !slices.ContainsFunc(side, func(id NodeID) bool { return slices.Contains(was, id) }):
+				return fmt.Errorf("%w: Failures.Splits: %s and %s are the same partition of %d nodes (a side and the rest): give it once", ErrBadConfig, joinNodes(was), joinNodes(side), n)
 			}
 		}
 	}

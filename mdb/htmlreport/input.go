@@ -60,21 +60,28 @@ type Report struct {
 	Walks           int64             `json:"walks"`
 	Transitions     int64             `json:"transitions"`
 	DistinctStates  int64             `json:"distinct_states"`
-	Stop            string            `json:"stop"`
-	Incomplete      bool              `json:"incomplete"`
-	ElapsedS        float64           `json:"elapsed_s"`
-	SearchS         float64           `json:"search_s"`
-	Steps           int               `json:"steps"`
-	Path            int64             `json:"path"`
-	Depth           int               `json:"depth"`
-	Error           string            `json:"error"`
-	Faults          string            `json:"faults"`
-	AlsoViolated    []string          `json:"also_violated"`
-	Critical        *Critical         `json:"critical"`
-	CriticalNote    string            `json:"critical_note"`
-	Lasso           *Lasso            `json:"lasso"`
-	Temperature     *Temperature      `json:"temperature"`
-	Violations      []Violation       `json:"violations"`
+	// Unhashed says that the search hashed no state (DistinctStates is
+	// then not counted), Forgotten and Unrecorded that the visited-state
+	// set forgot or could not record states (DistinctStates counts
+	// states recorded).
+	Unhashed     bool         `json:"states_not_hashed"`
+	Forgotten    int64        `json:"states_forgotten"`
+	Unrecorded   int64        `json:"states_unrecorded"`
+	Stop         string       `json:"stop"`
+	Incomplete   bool         `json:"incomplete"`
+	ElapsedS     float64      `json:"elapsed_s"`
+	SearchS      float64      `json:"search_s"`
+	Steps        int          `json:"steps"`
+	Path         int64        `json:"path"`
+	Depth        int          `json:"depth"`
+	Error        string       `json:"error"`
+	Faults       string       `json:"faults"`
+	AlsoViolated []string     `json:"also_violated"`
+	Critical     *Critical    `json:"critical"`
+	CriticalNote string       `json:"critical_note"`
+	Lasso        *Lasso       `json:"lasso"`
+	Temperature  *Temperature `json:"temperature"`
+	Violations   []Violation  `json:"violations"`
 	// MinimalHistory lists the operations of a linearizability
 	// violation's smallest non-linearizable part of the history.
 	MinimalHistory []string          `json:"minimal_history"`

@@ -495,7 +495,7 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 			v.Facts = append(v.Facts, fact{label, value})
 		}
 	}
-	add("system", v.System+" "+v.Params)
+	add("system", strings.TrimSpace(v.System+" "+v.Params))
 	add("seed", strconv.FormatUint(r.Seed, 10))
 	add("certainty", r.Certainty)
 	if r.Strategy != "" && r.Strategy != "dfs" {
@@ -513,11 +513,16 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	}
 	if ep != nil {
 		steps := comma(ep.Steps) + " steps"
-		if r.Outcome != "" && r.Kind != "linearizability" {
-			steps += " (the walk ended " + r.Outcome + ")"
+		if end := pathEnd(r, t.Depth, ep.Steps); end != "" {
+			steps += " (" + end + ")"
 		}
 		add("path", steps)
-		if t.Depth > 0 && r.Verdict == "liveness" {
+		switch {
+		case t.Depth > 0 && r.Verdict == "liveness" && ep.Steps <= t.Depth:
+			// The path ended before the search depth: liveness was
+			// checked at its end (the critical transition's d_init).
+			add("search depth", fmt.Sprintf("%d; this path ended before it, at step %d, so its liveness was checked there (d_init = %d)", t.Depth, ep.Steps, ep.Steps))
+		case t.Depth > 0 && r.Verdict == "liveness":
 			add("search depth", fmt.Sprintf("%d (liveness counts after it)", t.Depth))
 		}
 		if t.WalkDepth > 0 {
@@ -551,8 +556,20 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		if r.Rounds != 1 {
 			rounds = fmt.Sprintf("%d rounds", r.Rounds)
 		}
-		add("coverage", fmt.Sprintf("%s, depth %d complete, %s paths (%s cut by a repeated state), %s walks, %s transitions, %s distinct states",
-			rounds, r.DeepestComplete, comma64(r.Paths), comma64(r.Pruned), comma64(r.Walks), comma64(r.Transitions), comma64(r.DistinctStates)))
+		// As the text report says it: a search that hashes no state
+		// (--no-hashing, or a strategy that never prunes) counts no
+		// distinct states, which is not "0 distinct states".
+		paths, states := plural(r.Paths, "path")+fmt.Sprintf(" (%s cut by a repeated state)", comma64(r.Pruned)), plural(r.DistinctStates, "distinct state")
+		switch {
+		case r.Unhashed:
+			paths, states = plural(r.Paths, "path")+" (none pruned)", "distinct states not counted"
+		case r.Forgotten > 0:
+			states = plural(r.DistinctStates, "state") + " recorded (not all distinct: the full visited-state set forgot earlier rounds' states)"
+		case r.Unrecorded > 0:
+			states = plural(r.DistinctStates, "distinct state") + " recorded (the visited-state set was full: more were reached)"
+		}
+		add("coverage", fmt.Sprintf("%s, depth %d complete, %s, %s, %s, %s",
+			rounds, r.DeepestComplete, paths, plural(r.Walks, "walk"), plural(r.Transitions, "transition"), states))
 	}
 	if r.Stop != "" {
 		stop := fmt.Sprintf("%s after %.2fs (search %.2fs)", r.Stop, r.ElapsedS, r.SearchS)
@@ -617,6 +634,44 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		v.Commands = append(v.Commands, command{"debug it", b.debugCommand(in) + hint})
 	}
 	v.Commands = append(v.Commands, command{"make this page again", fmt.Sprintf("%s report %s", b.o.Tool, safetext.ShellQuotePath(orDot(dir)))})
+}
+
+// pathEnd says how and where the error path ended, as the report's
+// outcome and the trace's search depth tell: inside the bounded search
+// (a path no longer than the depth) or in the random walk after it. It is
+// "" for a finding whose own facts say how its path ends (a lasso, a
+// temperature alarm, a history, a hung handler) and without a report.
+func pathEnd(r *Report, depth, steps int) string {
+	var how string
+	switch {
+	case r.Verdict != "liveness" && r.Verdict != "safety", r.Kind == "linearizability", r.Kind == "hang":
+		return ""
+	case r.Outcome == "quiescent":
+		how = "ended quiescent"
+	case r.Outcome == "dead":
+		how = "no live state within d_max,"
+	case r.Outcome == "unsafe":
+		how = fmt.Sprintf("unsafe at step %d,", steps)
+	case r.Outcome == "failed" && r.Kind == "panic":
+		how = fmt.Sprintf("a handler panicked at step %d,", steps)
+	case r.Outcome == "failed":
+		how = fmt.Sprintf("failed at step %d,", steps)
+	default:
+		return ""
+	}
+	bound := fmt.Sprintf(" of depth %d", depth)
+	if r.PrefixSteps > 0 && depth > r.PrefixSteps {
+		bound = fmt.Sprintf(" of steps %d-%d, after the %d-step prefix", r.PrefixSteps+1, depth, r.PrefixSteps)
+	}
+	switch {
+	case depth <= 0 && r.Strategy == "walk":
+		return how + " in a random walk from the initial state: the walk strategy has no bounded search"
+	case depth <= 0:
+		return strings.TrimSuffix(how, ",")
+	case steps <= depth:
+		return how + " inside the bounded search" + bound
+	}
+	return how + " in the walk after the bounded search" + bound
 }
 
 // cutNote says what the page cuts of large states and where to see them
@@ -893,6 +948,14 @@ func tokenize(s string) []string {
 
 // comma writes n with thousands separators.
 func comma(n int) string { return comma64(int64(n)) }
+
+// plural is n (with commas) and noun, with an s unless n is 1.
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return comma64(n) + " " + noun + "s"
+}
 
 func comma64(n int64) string {
 	s := strconv.FormatInt(n, 10)
