@@ -342,9 +342,9 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 		if err := cfg.Validate(); err != nil {
 			return nil, &OptionError{Field: "Faults", Flag: "faults", Value: opts.Faults, Range: "nodes, links and splits of the system's " + fmt.Sprint(cfg.Nodes) + " nodes: " + err.Error()}
 		}
-		if given, _ := sim.ParseFailures(sim.Failures{}, opts.Faults); len(given.Splits) > 0 && cfg.Failures.Partitions == 0 {
+		if err := sim.CheckFilters(cfg.Failures, opts.Faults); err != nil {
 			return nil, &OptionError{Field: "Faults", Flag: "faults", Value: opts.Faults,
-				Range: "splits with a partition budget: the splits say where partitions may cut, and partitions=0 allows none (add partitions=N)"}
+				Range: strings.TrimPrefix(err.Error(), sim.ErrBadFailures.Error()+": ")}
 		}
 	}
 	strat, err := explore.Lookup(opts.Strategy)

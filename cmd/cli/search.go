@@ -30,7 +30,7 @@ func (a *App) search(args []string) (int, error) {
 	fs.StringVar(&system, "system", "", "system to search (see 'list')")
 	fs.StringArrayVar(&params, "param", nil, "system parameter NAME=VALUE (repeatable, or NAME=VALUE,NAME2=VALUE2; spaces around names and values are dropped)")
 	fs.StringArrayVar(&o.Properties, "property", nil, "check only this property (repeatable; default: all)")
-	fs.StringVar(&o.Faults, "faults", "", "failure budgets and where they may happen, overriding the system's, e.g. crashes=1,partitions=1,duplicates=2,nodes=0+1,links=0-1 (also resets, breaks, drops, reorder, splits)")
+	fs.StringVar(&o.Faults, "faults", "", "failure budgets and where they may happen, overriding the system's, e.g. crashes=1,partitions=1,duplicates=2,nodes=0+1,links=0-1 (also resets, breaks, drops, pernode, reorder, splits)")
 	fs.StringVar(&o.Strategy, "strategy", search.DefaultStrategy, "exploration order: "+search.StrategyNames())
 	fs.IntVar(&o.Depth, "depth", 0, "cap on the bounded search depth (0: deepen until the budget ends)")
 	fs.IntVar(&o.DepthStep, "depth-step", search.DefaultDepthStep, "iterative deepening increment")
@@ -71,6 +71,9 @@ func (a *App) search(args []string) (int, error) {
 	sflags := strategyFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return ExitUsage, err
+	}
+	if fs.Changed("faults") && o.Faults == "" {
+		return ExitUsage, usagef("--faults is empty (a script's unset variable?): give settings such as resets=1, or leave --faults out to keep the system's failures")
 	}
 	// Zero means "the default" in Options; on the command line it is a
 	// value, and these flags do not take it.
