@@ -534,7 +534,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	gr, warnings := graphFor(&c)
 	if len(c.Records) > 0 {
 		if _, ok := ex.(Forker); !ok {
-			return nil, fmt.Errorf("%w: strategy %s cannot be sharded: its paths do not split into subtrees (only dfs's do)", ErrShard, c.Strategy.Name())
+			return nil, notForker(c.Strategy)
 		}
 		if preload, err = mergeRecords(c.Records, gr); err != nil {
 			return nil, err
