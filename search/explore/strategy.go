@@ -191,6 +191,22 @@ func IsWalkOnly(s Strategy) bool {
 	return ok && w.WalkOnly()
 }
 
+// Deepener is a Strategy whose rounds deepen by Setup.DepthStep (iterative
+// deepening, as Deepening runs it: search/dfs, search/dpor). Another
+// strategy's bound is its own (a steps option, capped by MaxDepth), and
+// DepthStep changes nothing in its search: a caller that was given a
+// depth step can say so.
+type Deepener interface {
+	Deepens() bool
+}
+
+// UsesDepthStep reports whether s is a Deepener that says so: whether
+// Setup.DepthStep changes its search.
+func UsesDepthStep(s Strategy) bool {
+	d, ok := s.(Deepener)
+	return ok && d.Deepens()
+}
+
 // OrderReducer is a Strategy that runs one order of the events that
 // commute (partial-order reduction): its exhausted search reaches every
 // end state but not every transition of the states on the way, so its
