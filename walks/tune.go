@@ -27,8 +27,10 @@ type TuneConfig struct {
 	System *sim.Config
 	// Depth is the periphery: each sample first takes Depth random steps
 	// with failures on (as the bounded search would), then walks with
-	// failures off; liveness counts after Depth steps. Default 15, the
-	// paper's Figure 2.
+	// failures off; liveness counts after Depth steps. 0 is no periphery:
+	// the walks start from the initial state, failures off. The paper's
+	// Figure 2 uses 15 (macemc tune's default); a negative Depth is an
+	// error.
 	Depth int
 	// Samples is the number of walks (default 1000).
 	Samples int
@@ -57,7 +59,9 @@ type TuneResult struct {
 	Samples  int
 	Unsafe   int
 	MaxSteps int
-	Depth    int
+	// Depth is the periphery the walks took (TuneConfig.Depth; 0: they
+	// walked from the initial state).
+	Depth int
 }
 
 // Tune runs the sampling walks in parallel; the result does not depend on
@@ -70,8 +74,8 @@ func Tune(c TuneConfig) (*TuneResult, error) {
 	// 4 GiB of heap (search's default memory limit) the heap alarm gives
 	// up on it as a hang.
 	defer engine.WatchHeap(engine.DefaultHeapBound, nil)()
-	if c.Depth <= 0 {
-		c.Depth = 15
+	if c.Depth < 0 {
+		return nil, fmt.Errorf("walks: tune depth %d: allowed 0 or more", c.Depth)
 	}
 	if c.Samples <= 0 {
 		c.Samples = 1000
@@ -106,11 +110,13 @@ func Tune(c TuneConfig) (*TuneResult, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				until := c.Depth
+				// Failures are on for the periphery (FailuresUntil 0 is no
+				// such limit), and all along with WalkFailures.
+				until, noFailures := c.Depth, c.Depth == 0
 				if c.WalkFailures {
-					until = 0
+					until, noFailures = 0, false
 				}
-				s, err := engine.New(c.System, engine.Options{Chooser: NewChooser(SeedFor(c.Seed, uint64(i)), false), FailuresUntil: until})
+				s, err := engine.New(c.System, engine.Options{Chooser: NewChooser(SeedFor(c.Seed, uint64(i)), false), FailuresUntil: until, NoFailures: noFailures})
 				if err != nil {
 					mu.Lock()
 					firstErr = err

@@ -315,3 +315,32 @@ func TestObserverVerdict(t *testing.T) {
 		t.Errorf("got %+v, verdict asked %d times", r, o.asked)
 	}
 }
+
+// TestTuneDepthZero: a depth of 0 walks from the initial state, failures
+// off (it ran from depth 15, the default it took 0 for, and said so
+// nowhere): the counter of 2 ticks is live at step 2 in every sample. With
+// a periphery, failures are on there, and a crash before the second tick
+// keeps a sample from ever being live.
+func TestTuneDepthZero(t *testing.T) {
+	cfg := config(2)
+	cfg.Failures = sim.Failures{Crashes: 1}
+	tune := func(depth int) *walks.TuneResult {
+		res, err := walks.Tune(walks.TuneConfig{System: cfg, Depth: depth, Samples: 200, MaxSteps: 100, Seed: 1, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Depth != depth {
+			t.Errorf("depth %d: the result says depth %d", depth, res.Depth)
+		}
+		return res
+	}
+	if res := tune(0); len(res.Steps) != 200 || res.Steps[0] != 2 || res.Percentile(100) != 2 {
+		t.Errorf("depth 0: steps %v, want 200 samples live at step 2", res.Steps)
+	}
+	if res := tune(15); res.Never() == 0 {
+		t.Errorf("depth 15: every sample turned live (%v): no failure in the periphery", res.Steps)
+	}
+	if _, err := walks.Tune(walks.TuneConfig{System: cfg, Depth: -1}); err == nil || !strings.Contains(err.Error(), "depth -1") {
+		t.Errorf("depth -1: %v", err)
+	}
+}

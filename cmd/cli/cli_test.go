@@ -529,3 +529,32 @@ func TestCriticalTimeBudget(t *testing.T) {
 		t.Errorf("critical --time 1h: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestTuneDepthZero: tune --depth 0 walks from the initial state, and
+// says so in its text and --json (it walked from depth 15, the library's
+// default for 0, while --json said depth 0). The poison counter needs 3
+// ticks: from the initial state a tenth of the samples are live by step
+// 15, after a periphery of 15 none is before step 16.
+func TestTuneDepthZero(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		depth, lo, hi int // p10's bounds
+	}{{0, 3, 15}, {15, 16, 500}} {
+		args := []string{"tune", "--system", "clitest-poison", "--param", "fixed=true", "--samples", "50", "--walk-depth", "500", "--depth", fmt.Sprint(tc.depth), "--html", "-", "--out", dir}
+		code, out, errs := run(t, append(args, "--json")...)
+		var res struct {
+			Depth       int            `json:"depth"`
+			Percentiles map[string]int `json:"percentiles"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); code != ExitNone || err != nil {
+			t.Fatalf("tune --depth %d --json: exit %d, %v\n%s%s", tc.depth, code, err, out, errs)
+		}
+		if p := res.Percentiles["p10"]; res.Depth != tc.depth || p < tc.lo || p > tc.hi {
+			t.Errorf("tune --depth %d --json: depth %d, p10 %d, want %d to %d\n%s", tc.depth, res.Depth, p, tc.lo, tc.hi, out)
+		}
+		code, out, errs = run(t, args...)
+		if want := fmt.Sprintf("50 walks from depth %d,", tc.depth); code != ExitNone || !strings.Contains(out, want) {
+			t.Errorf("tune --depth %d: exit %d, want %q\n%s%s", tc.depth, code, want, out, errs)
+		}
+	}
+}

@@ -318,7 +318,11 @@ func strategyFlags(fs *pflag.FlagSet) strategyFlagSet {
 	for _, st := range explore.Strategies() {
 		for _, p := range st.Params() {
 			name := st.Name() + "-" + p.Name
-			fs.String(name, p.Default, fmt.Sprintf("--strategy %s: %s (%s)", st.Name(), p.Doc, p.Kind))
+			kind := p.Kind.String()
+			if r := p.Range(); r != "" {
+				kind += ", " + r
+			}
+			fs.Var(&strategyValue{kind: p.Kind, text: p.Default}, name, fmt.Sprintf("--strategy %s: %s (%s)", st.Name(), p.Doc, kind))
 			if p.Kind == sim.ParamBool {
 				// A bare --dpor-sleep means true, as a bool flag does,
 				// and takes no next argument for its value.
@@ -341,8 +345,20 @@ func (m strategyFlagSet) values(fs *pflag.FlagSet, strategy string) (map[string]
 		if sp[0] != strategy {
 			return nil, usagef("--%s is an option of --strategy %s, not %s", name, sp[0], strategy)
 		}
-		v, _ := fs.GetString(name)
-		out[sp[1]] = v
+		out[sp[1]] = fs.Lookup(name).Value.String()
 	}
 	return out, nil
 }
+
+// strategyValue is the value of a strategy option's flag: its text as
+// given (the search checks it against the option's kind and range, and
+// names the range when it refuses it), under the option's kind, which
+// --help shows as the flag's type.
+type strategyValue struct {
+	kind sim.ParamKind
+	text string
+}
+
+func (v *strategyValue) String() string     { return v.text }
+func (v *strategyValue) Set(s string) error { v.text = s; return nil }
+func (v *strategyValue) Type() string       { return v.kind.String() }

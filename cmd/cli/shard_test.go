@@ -109,7 +109,7 @@ func TestShardsMerge(t *testing.T) {
 		{[]string{"merge"}, "give the result directories"},
 		{[]string{"search", "--system", "clitest-poison", "--shard", "4/4"}, "--shard 4/4: allowed I/N: shard I of N, 0 <= I < N <= 4096"},
 		{[]string{"search", "--system", "clitest-poison", "--shard", "1/2", "--lasso"}, "cannot be sharded"},
-		{[]string{"search", "--system", "clitest-poison", "--shard", "0/2", "--strategy", "random"}, "strategy random cannot be sharded: its paths do not split into subtrees"},
+		{[]string{"search", "--system", "clitest-poison", "--shard", "0/2", "--strategy", "random"}, "strategy random cannot be sharded: its paths do not split into subtrees (its explorer is not an explore.Forker"},
 	} {
 		code, out, errs := run(t, append(tc.args, "--out", filepath.Join(dir, "refused"), "--progress", "none")...)
 		if code != ExitUsage || !strings.Contains(errs, tc.want) {

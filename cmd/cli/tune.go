@@ -21,7 +21,7 @@ func (a *App) tune(args []string) (int, error) {
 	params := fs.StringArray("param", nil, "system parameter NAME=VALUE (repeatable, or NAME=VALUE,NAME2=VALUE2; spaces around names and values are dropped)")
 	props := fs.StringArray("property", nil, "liveness properties that define a live state (default: all)")
 	var c walks.TuneConfig
-	fs.IntVar(&c.Depth, "depth", 15, "periphery depth: random steps with failures before the walk (the paper's Figure 2 uses 15)")
+	fs.IntVar(&c.Depth, "depth", 15, "periphery depth: random steps with failures before the walk (the paper's Figure 2 uses 15; 0: walks from the initial state)")
 	fs.IntVar(&c.Samples, "samples", 1000, "number of walks")
 	fs.IntVar(&c.MaxSteps, "walk-depth", 20000, "longest walk")
 	fs.Uint64Var(&c.Seed, "seed", 1, "random seed")
@@ -104,7 +104,7 @@ func (a *App) tune(args []string) (int, error) {
 		enc := json.NewEncoder(a.Stdout)
 		enc.SetIndent("", "  ")
 		return ExitNone, enc.Encode(map[string]any{"system": *name, "params": p, "samples": res.Samples, "live": len(res.Steps),
-			"unsafe": res.Unsafe, "depth": c.Depth, "walk_depth": c.MaxSteps, "percentiles": res.Percentiles(), "suggested_walk_depth": res.Suggest(), "svg": *svg, "html": *page})
+			"unsafe": res.Unsafe, "depth": res.Depth, "walk_depth": res.MaxSteps, "percentiles": res.Percentiles(), "suggested_walk_depth": res.Suggest(), "svg": *svg, "html": *page})
 	}
 	return ExitNone, res.WriteText(a.Stdout, fmt.Sprintf("%s %s", safetext.QuoteUnsafe(*name), p.Text()), *page, *svg)
 }

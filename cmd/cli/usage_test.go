@@ -65,3 +65,34 @@ func TestVersionHelp(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// TestSearchHelpStrategyOptions: `search --help` shows each strategy
+// option's flag with its kind as the flag's type and its range, as `list`
+// shows a system parameter's (every strategy flag showed as "string", and
+// no range).
+func TestSearchHelpStrategyOptions(t *testing.T) {
+	code, out, errs := run(t, "search", "--help")
+	if code != ExitNone {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	flagLine := func(name string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == "--"+name {
+				return l
+			}
+		}
+		t.Fatalf("no --%s in\n%s", name, out)
+		return ""
+	}
+	for name, want := range map[string]*regexp.Regexp{
+		"pct-steps":    regexp.MustCompile(`^ +--pct-steps int +--strategy pct: .*\(int, 1 to 1048575\) \(default 100\)$`),
+		"random-steps": regexp.MustCompile(`^ +--random-steps int +.*\(int, 1 to 1048575\) \(default 100\)$`),
+		"pct-depth":    regexp.MustCompile(`^ +--pct-depth int +.*\(int\) \(default 3\)$`),
+		"pct-unit":     regexp.MustCompile(`^ +--pct-unit string +.*\(string\) \(default "source"\)$`),
+		"dpor-sleep":   regexp.MustCompile(`^ +--dpor-sleep +--strategy dpor: .*\(bool\) \(default true\)$`),
+	} {
+		if l := flagLine(name); !want.MatchString(l) {
+			t.Errorf("--%s:\n%s\nwant it to match %s", name, l, want)
+		}
+	}
+}

@@ -19,6 +19,10 @@ func (Strategy) Doc() string {
 	return "bounded depth-first search with iterative deepening and state hashing (MaceMC, the default)"
 }
 
+// Deepens implements explore.Deepener: its rounds deepen by
+// Setup.DepthStep.
+func (Strategy) Deepens() bool { return true }
+
 // Params implements explore.Strategy: the depth options are the search's own.
 func (Strategy) Params() []sim.ParamSpec { return nil }
 

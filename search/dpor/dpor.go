@@ -21,6 +21,10 @@ func (Strategy) Name() string { return "dpor" }
 // the events that commute.
 func (Strategy) ReducesOrders() bool { return true }
 
+// Deepens implements explore.Deepener: its rounds deepen by
+// Setup.DepthStep.
+func (Strategy) Deepens() bool { return true }
+
 // Doc implements explore.Strategy.
 func (Strategy) Doc() string {
 	return "bounded search with dynamic partial-order reduction (source sets and sleep sets): one execution per order of the dependent events"

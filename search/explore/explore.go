@@ -21,7 +21,42 @@ var (
 	ErrConfig = errors.New("explore: bad config")
 	// ErrPrefix marks a prefix that does not replay on the system.
 	ErrPrefix = errors.New("explore: prefix does not replay")
+	// ErrStrategyStop marks a strategy whose explorer ended the search
+	// without a valid reason (StrategyStopError).
+	ErrStrategyStop = errors.New("explore: strategy ended without a valid reason")
 )
+
+// StrategyStopError is a search that ended because its explorer's Next
+// returned false with a Status.Done that cannot be so: StopNone (the
+// explorer did not say why it stopped), or StopExhausted although a path
+// of its last round reached its depth bound (a claim of completeness its
+// own paths contradict). The executor refuses both rather than report a
+// search whose reason, and with StopExhausted the explored graph's proof
+// of liveness, rests on nothing. It matches ErrStrategyStop.
+type StrategyStopError struct {
+	// Strategy is the strategy's name.
+	Strategy string
+	// Done is what its Status said.
+	Done Stop
+	// Round and Depth, with Done StopExhausted, are the last round and
+	// the depth bound a path of it reached.
+	Round, Depth int
+}
+
+// Error names the strategy and what it should have said.
+func (e *StrategyStopError) Error() string {
+	if e.Done == StopExhausted {
+		return fmt.Sprintf("strategy %s claims an exhausted search (its Status.Done is StopExhausted), but a path of its last round (round %d) reached its depth bound %d: "+
+			"StopExhausted says every execution within the strategy's bound was explored and none reached the bound, on which the explored graph's proof that liveness holds rests; "+
+			"a strategy that samples, restarts or stops on a budget of its own must report StopDepth", e.Strategy, e.Round, e.Depth)
+	}
+	return fmt.Sprintf("strategy %s stopped without saying why: its Status.Done is StopNone when its Next returned false; "+
+		"its explorer must set Done to StopExhausted (every execution within its bound was explored) or StopDepth (it searched as far as it goes, or spent a budget of its own)",
+		e.Strategy)
+}
+
+// Is makes a StrategyStopError match ErrStrategyStop.
+func (e *StrategyStopError) Is(target error) bool { return target == ErrStrategyStop }
 
 // Defaults of the original MaceMC (see the design note).
 const (
@@ -243,10 +278,14 @@ const (
 	StopTime
 	// StopInterrupted: the context was cancelled.
 	StopInterrupted
-	// StopDepth: the bounded part was searched to MaxDepth.
+	// StopDepth: the bounded part was searched to MaxDepth, or the
+	// strategy spent its own rounds or budget.
 	StopDepth
-	// StopExhausted: no path reached its depth bound: nothing deeper
-	// exists, the reachable states were all explored.
+	// StopExhausted: every execution within the strategy's bound was
+	// explored and no path reached its depth bound: nothing deeper
+	// exists, the reachable states were all explored. It is a claim of
+	// completeness (see Status.Done): the explored graph's proof that
+	// liveness holds rests on it.
 	StopExhausted
 	// StopMemory: the run's heap grew past its memory limit (set by
 	// package search, whose runs watch their heap; explore itself stops
@@ -495,7 +534,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	gr, warnings := graphFor(&c)
 	if len(c.Records) > 0 {
 		if _, ok := ex.(Forker); !ok {
-			return nil, fmt.Errorf("%w: strategy %s cannot be sharded: its paths do not split into subtrees (only dfs's do)", ErrShard, c.Strategy.Name())
+			return nil, notForker(c.Strategy)
 		}
 		if preload, err = mergeRecords(c.Records, gr); err != nil {
 			return nil, err
@@ -935,6 +974,9 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 	}
 	var status Status // the explorer's, for the current path
 	round := 0
+	// reached: a path of the current round ended at its depth bound, at
+	// depth reachedDepth (what a claim of StopExhausted contradicts).
+	reached, reachedDepth := false, 0
 	// graph searches the explored graph for a fair cycle when it is due
 	// and hands the violation, if any, to the workers as the next path's
 	// result; false when the search is to stop (the workers are gone).
@@ -991,9 +1033,18 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 				return nil
 			}
 			if !ok {
+				switch {
+				case status.Done == StopNone:
+					return &StrategyStopError{Strategy: c.Strategy.Name(), Done: status.Done}
+				case status.Done == StopExhausted && reached:
+					return &StrategyStopError{Strategy: c.Strategy.Name(), Done: status.Done, Round: round, Depth: reachedDepth}
+				}
 				r.finished(status)
 				stop(status.Done)
 				return nil
+			}
+			if p.Round != round {
+				reached = false
 			}
 			round = p.Round
 			if c.Progress != nil && time.Since(lastProgress) >= c.ProgressEvery {
@@ -1048,6 +1099,9 @@ func (r *runner) coordinate(jobs, results chan<- *job) error {
 			}
 			last = e
 			end = &last
+			if e.Reason == EndDepth {
+				reached, reachedDepth = true, p.Depth
+			}
 			if c.pathHook != nil {
 				if handled || walkOnly {
 					c.pathHook(slices.Concat(c.Prefix, r.spec.lastChoices))

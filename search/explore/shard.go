@@ -176,6 +176,13 @@ func (rec *Record) specRec(gr *graphRun) *specRec {
 // ErrShard marks a search that cannot be sharded or merged.
 var ErrShard = fmt.Errorf("%w: shards", ErrConfig)
 
+// notForker is the refusal to shard (or merge the shards of) a search
+// whose strategy's explorer is not a Forker.
+func notForker(s Strategy) error {
+	return fmt.Errorf("%w: strategy %s cannot be sharded: its paths do not split into subtrees (its explorer is not an explore.Forker: "+
+		"an order that searches each round depth first, whose subtrees below a depth can run apart, as dfs's)", ErrShard, s.Name())
+}
+
 // Shard runs shard index of count of the search c describes: in every
 // round, the tasks numbered index modulo count (see above), with
 // c.Workers workers, until the rounds run out, the search is interrupted
@@ -203,7 +210,7 @@ func Shard(ctx context.Context, c Config, index, count int) (*ShardRecords, erro
 	}
 	fk, ok := ex.(Forker)
 	if !ok {
-		return nil, fmt.Errorf("%w: strategy %s cannot be sharded: its paths do not split into subtrees (only dfs's do)", ErrShard, c.Strategy.Name())
+		return nil, notForker(c.Strategy)
 	}
 	var root *engine.Sim // the state after the prefix
 	if len(c.Prefix) > 0 {

@@ -23,7 +23,19 @@ var ErrUnknownStrategy = errors.New("explore: unknown strategy")
 // order and keeps the budgets.
 //
 // A strategy lives in a package of its own (search/dfs, search/walk, ...)
-// and registers itself with Register in an init function.
+// and registers itself with Register in an init function. One outside
+// macemc's module does the same from its own package, which the program
+// that runs the search (a cli.Main binary, or one that calls search.Run)
+// imports for its side effect (import _ "example.com/mystrategy").
+//
+// How its explorer ends the search matters (Status.Done): StopExhausted is
+// a claim that every execution within the strategy's bound was explored,
+// on which rests the explored state graph's "liveness holds" (no fair
+// cycle of hot states among all reachable states). A strategy that
+// samples, restarts or stops on a budget of its own has not explored them
+// all and must end with StopDepth. Leaving Done at StopNone, or claiming
+// StopExhausted after a path of the last round reached its bound, is
+// refused (StrategyStopError).
 type Strategy interface {
 	// Name is the strategy's name on the command line (--strategy NAME).
 	Name() string
@@ -86,7 +98,7 @@ const MaxSteps = 1<<20 - 1
 type Explorer interface {
 	// Next returns the next path, given how the previous one ended (nil
 	// before the first path). It returns false when there is nothing left
-	// to explore; Status then says why.
+	// to explore; Status then says why (its Done is no longer StopNone).
 	Next(prev *End) (Path, bool)
 	// Status says how far the exploration got.
 	Status() Status
@@ -105,9 +117,23 @@ type Status struct {
 	// Rounds started, the depth bound of the current round, and the
 	// deepest bound whose round completed.
 	Rounds, Depth, DeepestComplete int
-	// Done says why Next returned false: StopExhausted (every path ended
-	// before its bound: nothing deeper exists) or StopDepth (MaxDepth
-	// searched).
+	// Done says why Next returned false (StopNone until then):
+	//   - StopExhausted: a claim of completeness. Every execution within
+	//     the strategy's bound was explored (run, or cut at a state whose
+	//     subtree another path explored), and none reached the bound:
+	//     nothing deeper exists. The explored
+	//     state graph then holds every reachable state and transition,
+	//     and finding no fair cycle of hot states in it proves that
+	//     liveness holds. Only an order that covers every execution
+	//     (the iterative deepening of dfs and dpor, delay's schedules
+	//     once no schedule wanted more delays) may say it.
+	//   - StopDepth: the strategy went as far as it goes: MaxDepth
+	//     searched, or its own rounds, restarts or budget spent. A
+	//     strategy that samples executions (random draws, restarts, a
+	//     cap on paths) ends with StopDepth even if its last paths all
+	//     ended before their bound.
+	// The executor refuses StopNone here, and StopExhausted after a path
+	// of the last round reached its depth bound (StrategyStopError).
 	Done Stop
 }
 
@@ -163,6 +189,22 @@ type WalkOnly interface {
 func IsWalkOnly(s Strategy) bool {
 	w, ok := s.(WalkOnly)
 	return ok && w.WalkOnly()
+}
+
+// Deepener is a Strategy whose rounds deepen by Setup.DepthStep (iterative
+// deepening, as Deepening runs it: search/dfs, search/dpor). Another
+// strategy's bound is its own (a steps option, capped by MaxDepth), and
+// DepthStep changes nothing in its search: a caller that was given a
+// depth step can say so.
+type Deepener interface {
+	Deepens() bool
+}
+
+// UsesDepthStep reports whether s is a Deepener that says so: whether
+// Setup.DepthStep changes its search.
+func UsesDepthStep(s Strategy) bool {
+	d, ok := s.(Deepener)
+	return ok && d.Deepens()
 }
 
 // OrderReducer is a Strategy that runs one order of the events that

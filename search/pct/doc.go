@@ -32,7 +32,13 @@
 //     001's vNext runs used 2 change points.
 //   - steps (100, capped by --depth): k, the length of the PCT schedule.
 //     P# estimates k from three runs; here it is the bounded part's
-//     length, over which the change points are spread.
+//     length, over which the change points are spread. A schedule ends
+//     sooner where nothing is ready, or where it comes back to a state of
+//     its own path (a step that leaves the state as it was, such as a
+//     timer re-armed until Elapsed says yes; --no-hashing does not cut
+//     there): the change points drawn past its end are lost. A search
+//     whose schedules end far below k warns, with the advice for the
+//     reason most of them ended.
 //   - unit (source): what has a priority. source: every event source
 //     (engine.Event.Source: a node's driver, a reliable connection or
 //     datagram path, a named timer, connection errors, a failure);

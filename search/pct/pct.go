@@ -36,7 +36,7 @@ func (Strategy) Doc() string {
 func (Strategy) Params() []sim.ParamSpec {
 	return []sim.ParamSpec{
 		{Name: "depth", Kind: sim.ParamInt, Default: fmt.Sprint(DefaultDepth), Doc: "d, the bug depth: d-1 priority change points per schedule"},
-		{Name: "steps", Kind: sim.ParamInt, Default: fmt.Sprint(DefaultSteps), Doc: "k, the steps of each PCT schedule (capped by --depth); a walk follows. Set it near the length of the runs: change points past where a schedule ends are lost"},
+		{Name: "steps", Kind: sim.ParamInt, Default: fmt.Sprint(DefaultSteps), Doc: "k, the steps of each PCT schedule (capped by --depth); a walk follows. Set it near the length of the runs: change points past where a schedule ends are lost", Min: sim.Bound(1), Max: sim.Bound(explore.MaxSteps)},
 		{Name: "unit", Kind: sim.ParamString, Default: "source", Doc: "what has a priority: source (each connection, timer, driver) or node"},
 	}
 }
@@ -72,8 +72,11 @@ type explorer struct {
 	seeds explore.PathSeeds
 	sched *scheduler
 	// ended counts the schedules whose end Next was told of, and
-	// endSteps sums their lengths (for Warnings).
-	ended, endSteps int64
+	// endSteps sums their lengths; cycles and quiescent count those that
+	// ended back at a state of their own path and with nothing ready (for
+	// Warnings).
+	ended, endSteps   int64
+	cycles, quiescent int64
 }
 
 // Next implements explore.Explorer.
@@ -81,15 +84,24 @@ func (e *explorer) Next(prev *explore.End) (explore.Path, bool) {
 	if prev != nil {
 		e.ended++
 		e.endSteps += int64(prev.Steps)
+		switch prev.Reason {
+		case explore.EndCycle:
+			e.cycles++
+		case explore.EndQuiescent:
+			e.quiescent++
+		}
 	}
 	e.sched.start(e.seeds.Next())
 	return explore.Path{Round: 1, Depth: e.steps, Scheduler: e.sched}, true
 }
 
-// Warnings implements explore.Warner: schedules that end far below k
-// (nothing ready, or back at a state of their own path) lose the change
-// points drawn past their end, and PCT's bound is then that of a smaller
-// depth at this k.
+// Warnings implements explore.Warner: schedules that end far below k lose
+// the change points drawn past their end, and PCT's bound is then that of
+// a smaller depth at this k. What helps depends on why most of them ended:
+// with nothing ready, a k near their length; back at a state of their own
+// path (a step that left the state as it was), not a smaller k, which
+// would only cut the schedules that run on, but no cut there
+// (--no-hashing).
 func (e *explorer) Warnings() []string {
 	if e.ended < 20 {
 		return nil
@@ -98,9 +110,16 @@ func (e *explorer) Warnings() []string {
 	if 4*mean > float64(e.steps) {
 		return nil
 	}
-	return []string{fmt.Sprintf("pct's schedules ended after %.1f steps on average (nothing ready, or back at a state of their own path), "+
+	if e.cycles > e.quiescent {
+		return []string{fmt.Sprintf("pct's schedules ended after %.1f steps on average, far below --pct-steps %d: %d of the %d ended back at a state of their own path, "+
+			"and the change points drawn past a schedule's end are lost (the walk runs on from there without them). "+
+			"A step that leaves the state as it was ends a schedule there: an event whose handler changes nothing, such as a timer re-armed until Elapsed says yes. "+
+			"A lower --pct-steps would not make them run longer; with --no-hashing a schedule is not cut where it returns to its own state "+
+			"(the explored state graph is then off too)", mean, e.steps, e.cycles, e.ended)}
+	}
+	return []string{fmt.Sprintf("pct's schedules ended after %.1f steps on average (%d of the %d with nothing ready, %d back at a state of their own path), "+
 		"far below --pct-steps %d: its change points are drawn over all %d steps, and those past a schedule's end are lost; "+
-		"--pct-steps %d draws them where the schedules run", mean, e.steps, e.steps, max(1, int(math.Ceil(mean))))}
+		"--pct-steps %d draws them where the schedules run", mean, e.quiescent, e.ended, e.cycles, e.steps, e.steps, max(1, int(math.Ceil(mean))))}
 }
 
 // Status implements explore.Explorer.

@@ -31,7 +31,7 @@ func (Strategy) Doc() string {
 // Params implements explore.Strategy.
 func (Strategy) Params() []sim.ParamSpec {
 	return []sim.ParamSpec{
-		{Name: "steps", Kind: sim.ParamInt, Default: fmt.Sprint(DefaultSteps), Doc: "steps of each path's uniformly random bounded part (capped by --depth); a walk follows"},
+		{Name: "steps", Kind: sim.ParamInt, Default: fmt.Sprint(DefaultSteps), Doc: "steps of each path's uniformly random bounded part (capped by --depth); a walk follows", Min: sim.Bound(1), Max: sim.Bound(explore.MaxSteps)},
 	}
 }
 
