@@ -144,7 +144,11 @@ func (c *Catalog) WriteText(w io.Writer) error {
 	for _, st := range c.Strategies {
 		fmt.Fprintf(ew, "  %-8s %s\n", st.Name, st.Doc)
 		for _, p := range st.Params {
-			fmt.Fprintf(ew, "           --%s-%s=%s (%s)  %s\n", st.Name, p.Name, p.Default, p.Kind, p.Doc)
+			kind := p.Kind
+			if p.Range != "" {
+				kind += ", " + p.Range
+			}
+			fmt.Fprintf(ew, "           --%s-%s=%s (%s)  %s\n", st.Name, p.Name, p.Default, kind, p.Doc)
 		}
 	}
 	return ew.err

@@ -318,6 +318,7 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 		return nil, fmt.Errorf("%w: the system has no Name", ErrSystem)
 	}
 	ownCommand := opts.Command != ""
+	depthStepGiven := opts.DepthStep != 0 && opts.DepthStep != DefaultDepthStep // the default cannot be told from one given
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -377,6 +378,16 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 		Faults: cfg.Failures.String(), WalkFailures: opts.WalkFailures && !p.walkOnly, GraphPartial: !opts.Graph.Off && opts.Lasso.Partial}
 	if opts.Depth > 0 && p.walkOnly {
 		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("--depth %d has no effect on --strategy walk: its paths have no bounded part (--walk-depth bounds the walks)", opts.Depth))
+	}
+	if depthStepGiven && !explore.UsesDepthStep(strat) {
+		why := "its bounded part is not deepened round by round (its length is its own, capped by --depth)"
+		if _, ok := sparams["steps"]; ok {
+			why = "its bounded part is not deepened round by round (its length is --" + strat.Name() + "-steps, capped by --depth)"
+		}
+		if p.walkOnly {
+			why = "its paths have no bounded part"
+		}
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("--depth-step %d has no effect on --strategy %s: %s", opts.DepthStep, strat.Name(), why))
 	}
 	if opts.NoHashing && !opts.Graph.Off && len(cfg.Liveness) > 0 && !p.walkOnly {
 		p.rep.Warnings = append(p.rep.Warnings, "--no-hashing turns the explored state graph off (its states are hashes): no fair cycle is looked for in it and no exhausted search proves liveness; --lasso looks for cycles along each walk")

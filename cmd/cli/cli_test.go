@@ -249,6 +249,11 @@ func TestListAndTune(t *testing.T) {
 	if code != ExitNone || !strings.Contains(out, `"clitest-poison"`) || !strings.Contains(out, `"Counted"`) {
 		t.Errorf("list --json: exit %d\n%s", code, out)
 	}
+	// The text lists strategy options with their ranges, as it does
+	// systems' parameters.
+	if code, out, _ := run(t, "list"); code != ExitNone || !strings.Contains(out, "--pct-steps=100 (int, 1 to ") {
+		t.Errorf("list: exit %d, no range for --pct-steps\n%s", code, out)
+	}
 	dir := t.TempDir()
 	svg := filepath.Join(dir, "tune.svg")
 	code, out, errs := run(t, "tune", "--system", "clitest-poison", "--param", "fixed=true", "--samples", "50", "--walk-depth", "500", "--depth", "3", "--svg", svg, "--out", dir)
