@@ -609,7 +609,7 @@ func TestForcedCycleIsDeadForCertain(t *testing.T) {
 	}
 	res := find(t, c)
 	if res.Step != 5 || res.Condition != critical.C1 || res.Confidence == nil || !res.Confidence.At.Cycles ||
-		!strings.Contains(res.Explain(), "goes round forever: state 5 is dead for certain") {
+		!strings.Contains(res.Explain(), "goes round forever: state 5 is dead for certain") || strings.Contains(res.Explain(), "taken for dead") {
 		t.Fatalf("got (%d, %v), confidence %+v:\n%s", res.Step, res.Condition, res.Confidence, res.Explain())
 	}
 }

@@ -80,6 +80,10 @@ func (r *Result) Explain() string {
 		}
 		if p, ok := r.probeAt(r.Step); ok && p.Walks == 0 {
 			fmt.Fprintf(&b, "After it, %s is dead: the path falls quiescent there without being live. ", state(r.Step))
+		} else if ok && p.Forced && p.Quiescent {
+			fmt.Fprintf(&b, "After it, %s is dead: every walk from it is one and the same execution (none of its steps has an alternative), and that execution falls quiescent (nothing left to run) without a live state, so more steps would not change that. ", state(r.Step))
+		} else if ok && p.Forced && p.Cycles {
+			fmt.Fprintf(&b, "After it, %s is dead: every walk from it is one and the same execution (none of its steps has an alternative), and that execution comes back to a state it passed without a live state in between, so it goes round forever. ", state(r.Step))
 		} else if ok && p.Forced {
 			fmt.Fprintf(&b, "After it, %s is taken for dead: every walk from it is one and the same execution (none of its steps has an alternative), and that execution reaches no live state within d_max = %d steps (counted from the initial state: %s after it; a system that needs more steps than that to recover shows it with a larger --walk-depth). ", state(r.Step), r.WalkDepth, steps(r.WalkDepth-r.Step))
 		} else if ok && p.Walks > 0 && p.AtDMax == 0 {

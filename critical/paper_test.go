@@ -105,6 +105,11 @@ func TestPaperSystemsMisses(t *testing.T) {
 			if conf != nil && conf.At.Forced != strings.HasPrefix(tc.file, "scheduler") {
 				t.Errorf("forced %v at state %d", conf.At.Forced, conf.At.Step)
 			}
+			// Its one execution falls quiescent: dead, not "taken for dead"
+			// with advice to raise d_max.
+			if ex := res.Explain(); conf != nil && conf.At.Forced && (strings.Contains(ex, "taken for dead") || !strings.Contains(ex, "falls quiescent (nothing left to run) without a live state, so more steps would not change that")) {
+				t.Errorf("a forced state whose execution falls quiescent:\n%s", ex)
+			}
 			// Algorithm 3's own answer, as the CLI reported it before: the
 			// C2 of line 2, or the first candidate, before refinement.
 			alg3, cond := res.Step, critical.C1
