@@ -182,8 +182,14 @@ func (r *Replayed) WriteText(w io.Writer, source, logPath string) error {
 		// property, for the report).
 	case t.Property != "" && r.Diverged != nil:
 		fmt.Fprintf(ew, "not reproduced: %s, but this replay is not the trace's execution (above): it says nothing of the bug\n", prop)
-	case t.Property != "":
+	case t.Property != "" && r.Steps < r.Total:
 		fmt.Fprintf(ew, "not reproduced: %s (replay the whole trace to see it)\n", prop)
+	case t.Kind == trace.KindNondeterministic:
+		fmt.Fprintf(ew, "not reproduced: %s, in this replay of the whole trace: what made the search's replays differ "+
+			"(a goroutine or timer of the handlers', the wall clock, state shared across runs) did not show this time; replay again, "+
+			"or search again, whose check replays the path many times side by side\n", prop)
+	case t.Property != "":
+		fmt.Fprintf(ew, "not reproduced: %s, in a replay of the whole trace\n", prop)
 	}
 	if logPath != "" {
 		fmt.Fprintf(ew, "log: %s\n", safetext.QuoteUnsafe(logPath))
