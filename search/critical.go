@@ -197,7 +197,9 @@ func findCritical(ctx context.Context, c critical.Config, quiescent bool) (criti
 		}
 		cc.Explain = fmt.Sprintf("Dead from the start (step 0): none of k = %d random walks from the initial state reached a live state within d_max = %d steps%s, "+
 			"and this path falls quiescent after %s without one. No transition is critical: as configured, the system does not become live; "+
-			"check the driver's requests, the failure budgets and the liveness properties.", cr.Walks, cr.WalkDepth, more, plural(cr.ESteps, "step"))
+			"check the driver's requests, the failure budgets and the liveness properties, and that the nodes arm their timers with sim.Context.SetTimer "+
+			"(a timer of package time, such as time.AfterFunc or time.NewTimer, is no event of the simulator's: it never fires in an execution, "+
+			"and its callback, if it runs at all, runs outside the handlers).", cr.Walks, cr.WalkDepth, more, plural(cr.ESteps, "step"))
 		if n := bootChoices(c); n > 0 {
 			cc.Explain = fmt.Sprintf("Dead from the start (step 0): the nodes chose while they booted (%s, Rand or Elapsed in Start), and the initial state these answers made is dead: "+
 				"none of k = %d random walks from it reached a live state within d_max = %d steps%s, and this path falls quiescent after %s without one. "+

@@ -1513,3 +1513,32 @@ func TestBadSystems(t *testing.T) {
 		}
 	}
 }
+
+// wallTimer arms its timer with package time, not the simulator: the
+// timer never fires in an execution.
+type wallTimer struct {
+	sim.Base
+	Fired bool
+}
+
+func (w *wallTimer) Start(*sim.Context) { time.AfterFunc(time.Hour, func() {}) }
+
+// TestDeadFromTheStartNamesWallClockTimers: a system whose nodes arm their
+// timers with time.AfterFunc falls quiescent at once; the report is dead
+// from the start, and its explanation names that mistake (a trial's
+// election timer was reported with advice about drivers and budgets only).
+func TestDeadFromTheStartNamesWallClockTimers(t *testing.T) {
+	sys := &sim.System{Name: "searchtest-walltimer", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &wallTimer{} },
+			App:      func(sim.NodeID) []any { return []any{"go"} },
+			Liveness: []sim.Property{{Name: "Fired", Check: func(v *sim.View) bool { return v.Service(0).(*wallTimer).Fired }}}}, nil
+	}}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 1, Workers: 1, MaxPaths: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil || f.Critical == nil || f.Critical.Step != 0 || !strings.Contains(f.Critical.Explain, "Dead from the start") || !strings.Contains(f.Critical.Explain, "time.AfterFunc") {
+		t.Fatalf("finding %+v", f)
+	}
+}
