@@ -591,6 +591,11 @@ func TestLiveStateIsNotDead(t *testing.T) {
 	if res.Step != 2 || res.Condition != critical.C1 || res.Below {
 		t.Fatalf("got (%d, %v, below %v), want (2, C1) above d_init; probes %+v", res.Step, res.Condition, res.Below, res.Probes)
 	}
+	// No live alternative: the explanation says why and what to compare
+	// instead (a trial's mdb filediff found no live path and no reason).
+	if ex := res.Explain(); res.Live != nil || !strings.Contains(ex, "There is no live alternative to compare with: state 1 is live itself; compare it with state 2 (mdb: d 1 2).") {
+		t.Errorf("live alternative %+v:\n%s", res.Live, ex)
+	}
 }
 
 // TestForcedCycleIsDeadForCertain: from the poisoned state of a node whose

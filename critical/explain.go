@@ -99,6 +99,8 @@ func (r *Result) Explain() string {
 		}
 		if r.Live != nil {
 			fmt.Fprintf(&b, "The live alternative shares %s with the dead path and is live after %s; compare the two at step %d. ", steps(r.Live.Shared), steps(r.Live.Steps), r.Step)
+		} else if p, ok := r.probeAt(r.Step - 1); ok && p.Live {
+			fmt.Fprintf(&b, "There is no live alternative to compare with: %s is live itself; compare it with %s (mdb: d %d %d). ", state(r.Step-1), state(r.Step), r.Step-1, r.Step)
 		}
 		if r.Premature {
 			fmt.Fprintf(&b, "But the live alternative passes through state %d and still becomes live, so that state is not dead: it was near dead, and the critical transition is later; raise --walks (k = %d now) and re-run.", r.Step, r.Walks)

@@ -568,6 +568,11 @@ func (s *Session) cmdFilediff(args []string, _ string) error {
 		if s.liveErr != nil {
 			return fmt.Errorf("no live path to compare with: %w; name a branch instead", s.liveErr)
 		}
+		if c := s.errT.Critical; c > 0 && s.errT.Condition == "C1" {
+			// A dead path whose state before the critical transition is
+			// live itself has no live alternative to write.
+			return fmt.Errorf("no live path to compare with: none is open (a run writes live.trace only when it found a live alternative, which it has none of when the state before the critical step %d is live itself: 'j %d' then 'props' says); 'd %d %d' compares the states on either side of it; or give --live, or name a branch", c, c-1, c-1, c)
+		}
 		return fmt.Errorf("no live path to compare with: open a macemc output directory with live.trace, give --live, or name a branch")
 	}
 	if other == ep {

@@ -397,6 +397,11 @@ func TestOpenErrors(t *testing.T) {
 	mustContain(t, w.out.String(), "warning: no live path: ", "the trace does not replay", "(the trace's note: made up)")
 	mustContain(t, w.fail("filediff"), "no live path to compare with", "name a branch instead")
 	mustContain(t, w.run("j crit"), "[critical]")
+	// The error trace alone (a run that wrote no live alternative): the
+	// refusal says where to look instead.
+	alone := open(t, filepath.Join(dir, "error.trace"), "", mdb.Options{})
+	crit := f.Error.Critical
+	mustContain(t, alone.fail("filediff"), "a run writes live.trace only when it found a live alternative", fmt.Sprintf("'d %d %d' compares the states on either side of it", crit-1, crit))
 
 	// A .log file stands for the trace next to it.
 	if err := os.WriteFile(filepath.Join(dir, "error.log"), []byte("INF ...\n"), 0o644); err != nil {
