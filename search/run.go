@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -369,6 +370,10 @@ func newPipeline(ctx context.Context, sys *sim.System, opts Options) (*pipeline,
 	first := 0 // the bounded part of the strategy's first path
 	if path, ok := ex.Next(nil); ok {
 		first = path.Depth
+	}
+	if steps, err := strconv.Atoi(sparams["steps"]); err == nil && opts.Depth > 0 && steps > opts.Depth && first == opts.Depth {
+		// --depth capped the strategy's steps: the report says what ran.
+		sparams["steps"] = strconv.Itoa(opts.Depth)
 	}
 	if err := checkWalkRoom(strat, first, cfg, &opts, opts.PrefixSteps); err != nil {
 		return nil, err
