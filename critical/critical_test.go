@@ -433,6 +433,12 @@ func TestUnsafeWalks(t *testing.T) {
 		if res.Unsafe == 0 || res.UnsafeProperty == "" || !strings.Contains(res.Explain(), "safety") {
 			t.Errorf("%+v: Unsafe %d %q\n%s", p, res.Unsafe, res.UnsafeProperty, res.Explain())
 		}
+		// A handler's panic is a failure of the system's code: the note
+		// says the walks told nothing, and names it.
+		if failed := p.panicOnTick; failed != (res.Failed > 0) || failed && (!strings.Contains(res.FailedError, "panic in handler") ||
+			!strings.Contains(res.Explain(), "ended in a failure of the system's code")) {
+			t.Errorf("%+v: Failed %d %q\n%s", p, res.Failed, res.FailedError, res.Explain())
+		}
 	}
 }
 
@@ -443,8 +449,8 @@ func TestHangingWalks(t *testing.T) {
 	c := poisonConfig(t, poisonSys{apps: 50, poison: 10, hangOnTick: true}, 400, 400)
 	c.Walks, c.HandlerTimeout, c.ConfirmWalks = 4, 50*time.Millisecond, 4
 	res := find(t, c)
-	if res.Step != 0 || res.Condition != critical.C2 || res.Unsafe != 8 || res.UnsafeProperty != "handler did not return" {
-		t.Errorf("got (%d, %v) unsafe %d %q", res.Step, res.Condition, res.Unsafe, res.UnsafeProperty)
+	if res.Step != 0 || res.Condition != critical.C2 || res.Unsafe != 8 || res.UnsafeProperty != "handler did not return" || res.Failed != 8 {
+		t.Errorf("got (%d, %v) unsafe %d %q, failed %d", res.Step, res.Condition, res.Unsafe, res.UnsafeProperty, res.Failed)
 	}
 }
 

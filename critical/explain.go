@@ -146,11 +146,28 @@ func (r *Result) Explain() string {
 	default:
 		return "No critical transition was computed."
 	}
-	if r.Unsafe > 0 {
-		fmt.Fprintf(&b, " Note: %d recovery walks broke a safety property or failed (first: %s) and were counted as not recovering; check that violation on its own.", r.Unsafe, safetext.QuoteUnsafe(r.UnsafeProperty))
-	}
+	b.WriteString(r.unsafeNote())
 	return b.String()
 }
+
+// unsafeNote is the explanation's note on the recovery walks that broke a
+// safety property or failed ("" when none did), with a leading space.
+func (r *Result) unsafeNote() string {
+	if r.Unsafe == 0 {
+		return ""
+	}
+	note := fmt.Sprintf(" Note: %d recovery walks broke a safety property or failed (first: %s) and were counted as not recovering; check that violation on its own.", r.Unsafe, safetext.QuoteUnsafe(r.UnsafeProperty))
+	if r.Failed > 0 {
+		note += fmt.Sprintf(" %d of them ended in a failure of the system's code (first: %s), which the search did not meet: "+
+			"such a walk cannot tell whether its state recovers, so the answer above may be wrong; fix that failure and search again.", r.Failed, safetext.QuoteUnsafe(r.FailedError))
+	}
+	return note
+}
+
+// UnsafeNote is the note Explain ends with on the recovery walks that broke
+// a safety property or failed ("" when none did), for an explanation made
+// elsewhere from this result.
+func (r *Result) UnsafeNote() string { return strings.TrimSpace(r.unsafeNote()) }
 
 // steps writes n steps: "1 step", "3 steps".
 func steps(n int) string {

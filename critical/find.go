@@ -112,6 +112,12 @@ type Result struct {
 	// or failed (counted as not recovering); UnsafeProperty names the first.
 	Unsafe         int
 	UnsafeProperty string
+	// Failed counts those of Unsafe that ended in a failure of the
+	// system's code (a handler or a property that panicked or hung):
+	// bugs of their own, which the search did not meet, and walks that
+	// say nothing of recovery; FailedError is the first one's error.
+	Failed      int
+	FailedError string
 	// WalksRun and Transitions count the walks started and the simulator
 	// steps executed (replays included). Unlike the rest of the result they
 	// depend on Workers: parallel workers start walks that a lower-index
@@ -474,6 +480,10 @@ func (f *finder) record(p Probe, alt *Alternative) {
 		res.UnsafeProperty = p.UnsafeProperty
 	}
 	res.Unsafe += p.Unsafe
+	if p.Failed > 0 && res.Failed == 0 {
+		res.FailedError = p.FailedError
+	}
+	res.Failed += p.Failed
 	// Ties go to the later probe (a higher transient state), except that
 	// a confirmation sample only replaces a longer-shared alternative.
 	if alt != nil && (res.Live == nil || alt.Shared > res.Live.Shared || alt.Shared == res.Live.Shared && p.Phase != PhaseConfirm) {

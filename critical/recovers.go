@@ -82,6 +82,12 @@ type Probe struct {
 	// recovering. UnsafeProperty names the first of them.
 	Unsafe         int
 	UnsafeProperty string
+	// Failed counts those of Unsafe that ended in a failure of the
+	// system's code (a handler or a property that panicked or hung),
+	// which says nothing of whether the state recovers; FailedError is
+	// the first one's error.
+	Failed      int
+	FailedError string
 	// AtDMax counts the counted walks that reached d_max still running,
 	// without a live state; the others that did not recover fell
 	// quiescent (nothing left to run) or ended unsafe. A state no walk
@@ -243,6 +249,7 @@ type walkOut struct {
 	outcome walks.Outcome
 	steps   int64 // the walk's own steps
 	prop    string
+	err     string       // a failed walk's error
 	alt     *Alternative // live walks only
 	forced  bool         // no step had an alternative (see Probe.Forced)
 	cycles  bool         // forced, and it came back to a state it passed (see Probe.Cycles)
@@ -376,6 +383,12 @@ func (r *searcher) run(snap *engine.Sim, i int, b batch) (Probe, *Alternative, e
 				p.UnsafeProperty = o.prop
 			}
 			p.Unsafe++
+			if o.outcome == walks.Failed {
+				if p.Failed == 0 {
+					p.FailedError = o.err
+				}
+				p.Failed++
+			}
 		case walks.Dead:
 			p.AtDMax++
 		}
@@ -494,7 +507,7 @@ func (r *searcher) walkWith(snap *engine.Sim, into **engine.Sim, i, j, depth int
 			steps = int64(he.Step - i)
 		}
 		r.transitions.Add(steps)
-		return walkOut{done: true, outcome: walks.Failed, steps: steps, prop: walks.HangPropertyOf(err)}
+		return walkOut{done: true, outcome: walks.Failed, steps: steps, prop: walks.HangPropertyOf(err), err: err.Error()}
 	}
 	r.transitions.Add(int64(res.Steps - i))
 	if res.Outcome == walks.Stopped && cycled {
@@ -518,8 +531,11 @@ func (r *searcher) walkWith(snap *engine.Sim, into **engine.Sim, i, j, depth int
 		return walkOut{}
 	}
 	out := walkOut{done: true, outcome: res.Outcome, steps: int64(res.Steps - i), prop: res.Property}
-	if res.Outcome == walks.Failed && out.prop == "" && res.Err != nil {
-		out.prop = res.Err.Error()
+	if res.Outcome == walks.Failed && res.Err != nil {
+		out.err = res.Err.Error()
+		if out.prop == "" {
+			out.prop = out.err
+		}
 	}
 	if res.Outcome == walks.Live {
 		opts, from := r.altOptions(i)

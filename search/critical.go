@@ -7,6 +7,7 @@ import (
 
 	"github.com/macemc/macemc/critical"
 	"github.com/macemc/macemc/internal/recovered"
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/search/explore"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
@@ -69,6 +70,12 @@ func (p *pipeline) critical(f *Finding, v *explore.Violation) {
 	}
 	f.Critical = c
 	f.Trace.Critical, f.Trace.Condition = cr.Step, cr.Condition.String()
+	if cr.Failed > 0 {
+		// The walks met a failure of the system's code the search did
+		// not: a bug of its own, and walks that told nothing.
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("%s of the critical-transition search ended in a failure of the system's code that the search did not meet (first: %s): "+
+			"each was counted as not recovering, so the critical transition above may be wrong; fix that failure and search again", plural(cr.Failed, "recovery walk"), safetext.QuoteUnsafe(cr.FailedError)))
+	}
 	if cr.Condition == critical.C1 {
 		// A dead state is the diagnosis; a lasso found beside it is a
 		// second view of the same violation. The walks make it likely; a
@@ -206,6 +213,9 @@ func findCritical(ctx context.Context, c critical.Config, quiescent bool) (criti
 				"No transition is critical: the choices at boot decided it (the log's first lines name them); other answers start from other initial states.",
 				plural(n, "choice"), cr.Walks, cr.WalkDepth, more, plural(cr.ESteps, "step"))
 		}
+		if note := cr.UnsafeNote(); note != "" {
+			cc.Explain += " " + note
+		}
 	}
 	return cr, cc, nil
 }
@@ -263,7 +273,9 @@ func deadAtStart(probes []critical.Probe) (dead bool, confirmed int) {
 		if p.Step != 0 {
 			continue
 		}
-		if p.Recovers || p.AtDMax > 0 {
+		if p.Recovers || p.AtDMax > 0 || p.Failed > 0 {
+			// A walk that failed (a handler or a property panicked or
+			// hung) cannot tell whether the state recovers.
 			// A walk that ran to d_max still running may have become
 			// live later: d_max may be below the system's shortest
 			// live execution, and C2's advice (raise it) stands.

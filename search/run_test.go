@@ -1542,3 +1542,46 @@ func TestDeadFromTheStartNamesWallClockTimers(t *testing.T) {
 		t.Fatalf("finding %+v", f)
 	}
 }
+
+// TestRecoveryWalksThatFailAreNoEvidence: a liveness property that panics
+// in a state only recovery walks reach (the ninth request, which the
+// search's crashed walk never got to) made every walk from the initial
+// state "not recover", and the run said "dead from the start" for
+// certain. A failed walk tells nothing: no such claim, and a warning names
+// the failure.
+func TestRecoveryWalksThatFailAreNoEvidence(t *testing.T) {
+	sys := &sim.System{Name: "searchtest-ninepanic", Build: func(sim.Params) (*sim.Config, error) {
+		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &tenCounter{} },
+			App: func(sim.NodeID) []any {
+				reqs := make([]any, 10)
+				for i := range reqs {
+					reqs[i] = "count"
+				}
+				return reqs
+			},
+			Failures: sim.Failures{Crashes: 1},
+			Liveness: []sim.Property{{Name: "Counted", Check: func(v *sim.View) bool {
+				n := v.Service(0).(*tenCounter).Count
+				if n == 9 {
+					panic("nine")
+				}
+				return n == 10
+			}}}}, nil
+	}}
+	rep, err := search.Run(context.Background(), sys, search.Options{Seed: 9, Workers: 1, Strategy: "walk", WalkDepth: 40, MaxPaths: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.First()
+	if f == nil {
+		t.Fatal("nothing found")
+	}
+	if f.Critical == nil {
+		t.Fatalf("no critical transition (seed 9's first walk crashes the node, before the ninth request): %+v", f)
+	}
+	if strings.Contains(f.Critical.Explain, "Dead from the start") || !slices.ContainsFunc(rep.Warnings, func(w string) bool {
+		return strings.Contains(w, "ended in a failure of the system's code that the search did not meet") && strings.Contains(w, "nine")
+	}) {
+		t.Errorf("critical %+v\nwarnings %q", f.Critical, rep.Warnings)
+	}
+}
