@@ -92,8 +92,14 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // writeText writes the text report; stable leaves out times, directories
 // and commands (WriteSummary).
 // faultsText is the text report's line of the failures in force, f (of
-// r.Faults): where in a path they may happen, and "none".
+// r.Faults): where in a path they may happen, and "none". Reordering is no
+// failure with a budget: datagrams are reordered all along, walks
+// included.
 func (r *Report) faultsText(f sim.Failures) string {
+	reorder := ""
+	if f.Reorder {
+		reorder = "; datagrams are reordered all along, walks included"
+	}
 	switch {
 	case !f.Any() && !f.Reorder:
 		return "none"
@@ -101,13 +107,16 @@ func (r *Report) faultsText(f sim.Failures) string {
 		return r.Faults
 	case r.WalkFailures:
 		return r.Faults + " (in the walks too: --walk-failures)"
-	case r.Stats.Depth > 0:
+	case r.Stats.Depth > 0 && r.PrefixSteps > 0:
 		// Failures end at the bounded part's end (explore's
-		// failuresUntil); a search with no bounded part (walk) has them
-		// all along its walks.
-		return fmt.Sprintf("%s (only in each path's bounded part, up to step %d; the walks ran without failures: --walk-failures injects them there too)",
-			r.Faults, r.PrefixSteps+r.Stats.Depth)
+		// failuresUntil); the prefix ran without them.
+		return fmt.Sprintf("%s (failures only in each path's bounded part, steps %d to %d after the %d-step prefix, which had none; the walks ran without them: --walk-failures injects them there too%s)",
+			r.Faults, r.PrefixSteps+1, r.PrefixSteps+r.Stats.Depth, r.PrefixSteps, reorder)
+	case r.Stats.Depth > 0:
+		return fmt.Sprintf("%s (failures only in each path's bounded part, up to step %d; the walks ran without them: --walk-failures injects them there too%s)",
+			r.Faults, r.Stats.Depth, reorder)
 	case r.Stats.Rounds > 0:
+		// A search with no bounded part (walk) has them all along.
 		return r.Faults + " (all along each walk)"
 	}
 	return r.Faults
