@@ -96,6 +96,8 @@ type confidenceJSON struct {
 	Upper95         float64 `json:"upper95"`
 	Chance          float64 `json:"chance"`
 	Forced          bool    `json:"forced,omitempty"`
+	Quiescent       bool    `json:"quiescent,omitempty"`
+	Cycles          bool    `json:"cycles,omitempty"`
 	Certain         bool    `json:"certain,omitempty"`
 	Thin            bool    `json:"thin"`
 	Text            string  `json:"text"`
@@ -108,7 +110,7 @@ func newConfidenceJSON(c *critical.Confidence) *confidenceJSON {
 	return &confidenceJSON{
 		BeforeStep: c.Before.Step, BeforeWalks: c.Before.Walks, BeforeRecovered: c.Before.Recovered, BeforeLive: c.Before.Live,
 		BeforeForced: c.Before.Forced, Step: c.At.Step, Walks: c.At.Walks, Recovered: c.At.Recovered, Forced: c.At.Forced,
-		Upper95: c.Upper95, Chance: c.Chance, Certain: c.Certain, Thin: c.Thin, Partial: c.Partial, Text: c.String(),
+		Quiescent: c.At.Quiescent, Cycles: c.At.Cycles, Upper95: c.Upper95, Chance: c.Chance, Certain: c.Certain, Thin: c.Thin, Partial: c.Partial, Text: c.String(),
 	}
 }
 
@@ -127,7 +129,7 @@ func (j *confidenceJSON) decode() (*critical.Confidence, error) {
 		Before: critical.Probe{Step: j.BeforeStep, Phase: critical.PhaseConfirm, Walks: j.BeforeWalks, Recovered: j.BeforeRecovered,
 			Recovers: j.BeforeRecovered > 0 || j.BeforeLive, Live: j.BeforeLive, Forced: j.BeforeForced, Witness: -1},
 		At: critical.Probe{Step: j.Step, Phase: critical.PhaseConfirm, Walks: j.Walks, Recovered: j.Recovered, Recovers: j.Recovered > 0,
-			Forced: j.Forced, Witness: -1},
+			Forced: j.Forced, Quiescent: j.Forced && j.Quiescent, Cycles: j.Forced && j.Cycles, Witness: -1},
 		Upper95: j.Upper95, Chance: j.Chance, Certain: j.Certain, Thin: j.Thin, Partial: j.Partial,
 	}
 	switch {

@@ -138,6 +138,7 @@ func TestReadReport(t *testing.T) {
 		{"philosophers", search.Options{Seed: 1, Workers: 1, Lasso: search.LassoOptions{On: true}, MaxPaths: 2000, WalkDepth: 2000}},
 		{"transport", search.Options{Seed: 1, Workers: 1, WalkDepth: 3000, WalkFailures: true, Minimize: true}},
 		{"chord", search.Options{Seed: 1, Workers: 1, MaxPaths: 1000, WalkDepth: 2000}}, // a safety violation: its path's events
+		{"scheduler", search.Options{Seed: 1, Workers: 1}}, // a forced, quiescent critical state: dead for certain, read back so
 	} {
 		dir := t.TempDir()
 		c.opts.Out = dir
@@ -168,6 +169,19 @@ func TestReadReport(t *testing.T) {
 		}
 		if f := rep.First(); f.Kind == search.KindSafety && (len(f.Events) != f.Steps || !slices.Equal(got.First().Events, f.Events)) {
 			t.Errorf("%s: the path's events %q (read back as %q) for a path of %d steps", c.system, f.Events, got.First().Events, f.Steps)
+		}
+		// The confidence reads back to the same words: a forced state
+		// whose one execution falls quiescent is dead for certain, not
+		// "within d_max".
+		if cr := rep.First().Critical; cr != nil && cr.Confidence != nil {
+			if back := got.First().Critical; back == nil || back.Confidence == nil || back.Confidence.String() != cr.Confidence.String() {
+				t.Errorf("%s: confidence read back as %+v, ran %q", c.system, back, cr.Confidence.String())
+			}
+			if c.system == "scheduler" && !(cr.Confidence.At.Forced && cr.Confidence.At.Quiescent) {
+				t.Errorf("scheduler: confidence %+v, want a forced state that falls quiescent", cr.Confidence.At)
+			}
+		} else if c.system == "scheduler" {
+			t.Errorf("scheduler: no confidence: %+v", cr)
 		}
 		if got.First().Kind != rep.First().Kind || got.Stats.Paths != rep.Stats.Paths {
 			t.Errorf("%s: read %v/%d, ran %v/%d", c.system, got.First().Kind, got.Stats.Paths, rep.First().Kind, rep.Stats.Paths)
