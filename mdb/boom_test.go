@@ -1,12 +1,15 @@
 package mdb_test
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"testing"
 
+	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/sim"
 	"github.com/macemc/macemc/sim/engine"
+	"github.com/macemc/macemc/sim/simtest"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -92,6 +95,24 @@ func boomOutput(t *testing.T) string {
 	dir := t.TempDir()
 	if err := tr.Write(filepath.Join(dir, "error.trace")); err != nil {
 		t.Fatal(err)
+	}
+	return dir
+}
+
+// monitorOutput searches simtest-monitor (mode panic: monitor Pings's
+// Handle panics at the second ping, notified by node 1's handler) and
+// returns its output directory, for the session of testdata/monitor.txt.
+func monitorOutput(t *testing.T) string {
+	t.Helper()
+	sys, err := sim.Lookup(simtest.Monitored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	opts := search.Options{Params: map[string]string{"mode": "panic"}, Seed: 1, Workers: 1, WalkDepth: 200, Walks: 5, Out: dir}
+	rep, err := search.Run(context.Background(), sys, opts)
+	if err != nil || rep.First() == nil || rep.First().Kind != search.KindHandlerPanic {
+		t.Fatalf("search: %v, %+v", err, rep)
 	}
 	return dir
 }

@@ -1,6 +1,7 @@
 package mdb
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -463,6 +464,10 @@ func (s *Session) cmdProps(args []string, _ string) error {
 		return err
 	}
 	cfg := s.p.cfg
+	// A monitor whose Handle panicked at this step was unwound mid-event:
+	// its properties say nothing of it here.
+	monitor := s.panickedMonitor()
+	panicked := false
 	show := func(kind string, ps []sim.Property) bool {
 		all := true
 		if len(ps) == 0 {
@@ -474,6 +479,9 @@ func (s *Session) cmdProps(args []string, _ string) error {
 			ok, err := sm.Holds(&ps[i])
 			v := "holds"
 			switch {
+			case monitor != nil && ps[i].Name == monitor.Monitor:
+				v = fmt.Sprintf("PANICKED at this step, in its Handle (notified by node %d's handler): not checked, the panic unwound it", monitor.Node)
+				panicked = panicked || kind == "liveness"
 			case err != nil:
 				v, all = "error: "+err.Error(), false
 			case !ok:
@@ -492,12 +500,25 @@ func (s *Session) cmdProps(args []string, _ string) error {
 		fmt.Fprintln(s.out)
 		return err
 	}
-	if live {
+	switch {
+	case live && !panicked:
 		fmt.Fprintf(s.out, "step %d is live\n", s.pos)
-	} else if len(cfg.Liveness) > 0 {
+	case live:
+		fmt.Fprintf(s.out, "step %d is not known to be live: monitor %s panicked at it\n", s.pos, safetext.QuoteUnsafe(monitor.Monitor))
+	case len(cfg.Liveness) > 0:
 		fmt.Fprintf(s.out, "step %d is not live\n", s.pos)
 	}
 	return nil
+}
+
+// panickedMonitor returns the panic of a monitor's Handle that ends the
+// current path at the current step, or nil.
+func (s *Session) panickedMonitor() *engine.HandlerPanicError {
+	var hp *engine.HandlerPanicError
+	if s.pos != s.p.steps() || !errors.As(s.p.endErr, &hp) || hp.Monitor == "" {
+		return nil
+	}
+	return hp
 }
 
 // stateAt returns the text sections of step n of path p.

@@ -377,7 +377,12 @@ func describe(t *trace.Trace, endErr error) string {
 	case "":
 		what = "execution"
 	}
+	var hp *engine.HandlerPanicError
 	switch {
+	case errors.As(endErr, &hp) && hp.Monitor != "":
+		// The monitor's own code panicked, called by a node's handler:
+		// the trace's property is the monitor's name.
+		what += ": monitor " + safetext.QuoteUnsafe(hp.Monitor) + " panicked in its Handle"
 	case t.Property == walks.PanicProperty && errors.Is(endErr, engine.ErrMisuse):
 		what += ": a handler used the API wrongly"
 	case t.Property == walks.PanicProperty:
@@ -440,6 +445,10 @@ func (s *Session) critText() string {
 	case s.errT.Kind == trace.KindSafety && s.errT.Property == walks.OutsideHangProperty:
 		return fmt.Sprintf(", then code outside the handlers does not return (props at step %d shows which)", s.paths[0].steps())
 	case s.errT.Kind == trace.KindSafety && s.paths[0].endErr != nil:
+		var hp *engine.HandlerPanicError
+		if errors.As(s.paths[0].endErr, &hp) && hp.Monitor != "" {
+			return fmt.Sprintf(", monitor %s panics in its Handle at step %d (notified by node %d's handler)", safetext.QuoteUnsafe(hp.Monitor), s.paths[0].steps(), hp.Node)
+		}
 		return fmt.Sprintf(", the handler fails at step %d", s.paths[0].steps())
 	case s.errT.Kind == trace.KindSafety:
 		return fmt.Sprintf(", the property fails at step %d", s.paths[0].steps())

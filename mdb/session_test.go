@@ -19,13 +19,15 @@ import (
 // fixture (mdbtest.Find: a deterministic error path of 200 steps, its
 // critical step and live path). Directives:
 //
-//	open [lasso|transport|history|boom|reorder|lost] [file=NAME] [live=NAME] [limit=N] [snapshot=N] [color] [live-critical] [corrupt-live]
+//	open [lasso|transport|history|boom|monitor|reorder|lost] [file=NAME] [live=NAME] [limit=N] [snapshot=N] [color] [live-critical] [corrupt-live]
 //
 // writes the fixture's error.trace and live.trace into a new directory
 // (with lasso: the philosophers' livelock found with lasso detection,
 // lassoOutput; with transport: MaceTransport's bug, transportOutput; with
 // history: the buggy register's linearizability violation, historyOutput;
 // with boom: a safety trace that ends with a handler panic, boomOutput;
+// with monitor: the search of a monitor whose Handle panics,
+// monitorOutput;
 // with reorder: mdbtest.Reorder's equal datagrams that overtake each
 // other and a copy taken before its original, reorderOutput; with lost:
 // mdbtest.Lost's messages lost to a break, a partition and a crash,
@@ -74,6 +76,8 @@ func session(t *testing.T, path string) {
 					dir = historyOutput(t)
 				case td.HasArg("boom"):
 					dir = boomOutput(t)
+				case td.HasArg("monitor"):
+					dir = monitorOutput(t)
 				case td.HasArg("reorder"):
 					dir = reorderOutput(t)
 				case td.HasArg("lost"):
@@ -101,7 +105,7 @@ func session(t *testing.T, path string) {
 						o.SnapshotEvery = atoi(t, td, a.SingleVal(t))
 					case "color":
 						o.Color = true
-					case "lasso", "transport", "history", "boom", "reorder", "lost", "live-critical", "corrupt-live":
+					case "lasso", "transport", "history", "boom", "monitor", "reorder", "lost", "live-critical", "corrupt-live":
 					default:
 						td.Fatalf(t, "unknown argument %q", a.Key)
 					}

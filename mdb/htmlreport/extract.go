@@ -44,6 +44,9 @@ const (
 	propViolated = 0
 	propHolds    = 1
 	propError    = 2 // the predicate panicked
+	// propPanicked: the property is a monitor's whose Handle panicked at
+	// this step; the panic unwound it, so its state says nothing.
+	propPanicked = 3
 )
 
 // The widths of the flat records in pathData.
@@ -84,6 +87,9 @@ type pathData struct {
 	Fail     int    `json:"fail"`
 	FailText string `json:"failText,omitempty"`
 	Stack    string `json:"stack,omitempty"`
+	// monitor names the monitor whose Handle panicked at Fail, notified
+	// by a node's handler ("": none, or the handler's own panic).
+	monitor string
 	// Depth is the bounded search depth: liveness counts after it.
 	Depth int `json:"depth"`
 	// Tail: the steps after it only repeat kinds of events seen before
@@ -552,6 +558,7 @@ func (b *builder) record(name, title string, t *trace.Trace, keep int) (*pathDat
 	r.begin(s)
 	if bootPanic != nil {
 		r.p.Fail, r.p.FailText, r.p.Stack = 0, bootPanic.Error(), bootPanic.Stack
+		r.monitorPanicked(0, bootPanic.Monitor)
 		r.finish(s)
 		return r.p, nil
 	}
@@ -602,6 +609,7 @@ func (b *builder) record(name, title string, t *trace.Trace, keep int) (*pathDat
 	case stepErr == nil:
 	case errors.As(stepErr, &hp):
 		r.p.Fail, r.p.FailText, r.p.Stack = s.Steps(), hp.Error(), hp.Stack
+		r.monitorPanicked(s.Steps(), hp.Monitor)
 	case errors.Is(stepErr, engine.ErrHang):
 		r.p.Fail, r.p.FailText = s.Steps(), stepErr.Error()
 	default:
@@ -939,6 +947,22 @@ func (r *recorder) finish(s *engine.Sim) {
 			if pr.Name == t.Property && r.props[i] == propHolds {
 				p.FailText += " (but it holds in this replay: was the trace written by another version of the system?)"
 			}
+		}
+	}
+}
+
+// monitorPanicked records that monitor's Handle (none when "") panicked at
+// step n: its properties are marked propPanicked there, not the holds or
+// violated its unwound state would give.
+func (r *recorder) monitorPanicked(n int, monitor string) {
+	if monitor == "" {
+		return
+	}
+	r.p.monitor = monitor
+	for i, pr := range r.check {
+		if pr.Name == monitor {
+			r.props[i] = propPanicked
+			r.p.Props = append(r.p.Props, n, i, propPanicked)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+	"golang.org/x/net/html"
 
 	"github.com/macemc/macemc/mdb/htmlreport"
 	"github.com/macemc/macemc/search"
@@ -30,37 +31,59 @@ func (r *ticker) HandleTimer(*sim.Context, string) { r.Ticks++ }
 func (r *ticker) HandleConnError(*sim.Context, sim.NodeID) { r.Broken = true }
 
 // TestFacts runs searches on a rally of two nodes over a connection that
-// may break and prints the facts the page's headline gives (the
-// "stopped" fact, which holds timings, left out). Each
+// may break and prints the page's headline and the facts it gives (the
+// "stopped" fact, which holds timings, left out), and at a failing step
+// every property's state there and the title of the failure's stack. Each
 //
-//	search [rounds=N] [breaks=N] [safe=N] [tick] [unbroken] [strategy=S] [depth=N] [prefix=N] [paths=N]
+//	search [rounds=N] [breaks=N] [safe=N] [tick] [unbroken] [reorder] [walkfailures] [strategy=S] [depth=N] [prefix=N] [paths=N] [system=NAME] [p.PARAM=V]
 //
 // searches a rally of N balls (default 3) with that many connection
 // breaks (default 1) and the liveness property Rallied (a node received
 // ball N); safe= adds the safety property Short (node 1 received no ball
 // >= safe), tick a periodic timer on node 1, and unbroken the timer and
 // the liveness property Unbroken in place of Rallied (node 1 received
-// ball 3 and its connection never broke). strategy=, depth= (one round of
-// it), prefix= (--prefix-steps) and paths= set the search's options. go
-// test ./mdb/htmlreport -rewrite regenerates testdata/facts.txt.
+// ball 3 and its connection never broke); reorder turns the reordering of
+// datagrams on. strategy=, depth= (one round of it), prefix=
+// (--prefix-steps), paths= and walkfailures (--walk-failures) set the
+// search's options. system= searches that registered system instead of
+// the rally, with its parameters p.PARAM=V. go test ./mdb/htmlreport
+// -rewrite regenerates testdata/facts.txt.
 func TestFacts(t *testing.T) {
 	datadriven.RunTest(t, "testdata/facts.txt", func(t *testing.T, td *datadriven.TestData) string {
 		if td.Cmd != "search" {
 			td.Fatalf(t, "unknown command %q", td.Cmd)
 		}
-		rounds, breaks, safe, tick, unbroken := 3, 1, 0, false, false
+		rounds, breaks, safe, tick, unbroken, reorder := 3, 1, 0, false, false, false
 		o := search.Options{Seed: 1, Workers: 1, WalkDepth: 200, Walks: 5, MaxPaths: 1000}
+		var system string
 		for _, a := range td.CmdArgs {
-			if a.Key == "tick" || a.Key == "unbroken" {
+			switch a.Key {
+			case "tick", "unbroken":
 				tick, unbroken = true, unbroken || a.Key == "unbroken"
+				continue
+			case "reorder":
+				reorder = true
+				continue
+			case "walkfailures":
+				o.WalkFailures = true
 				continue
 			}
 			if len(a.Vals) != 1 {
 				td.Fatalf(t, "%s: want one value", a.Key)
 			}
 			v := a.Vals[0]
-			if a.Key == "strategy" {
+			switch {
+			case a.Key == "strategy":
 				o.Strategy = v
+				continue
+			case a.Key == "system":
+				system = v
+				continue
+			case strings.HasPrefix(a.Key, "p."):
+				if o.Params == nil {
+					o.Params = map[string]string{}
+				}
+				o.Params[strings.TrimPrefix(a.Key, "p.")] = v
 				continue
 			}
 			n, err := strconv.Atoi(v)
@@ -93,7 +116,7 @@ func TestFacts(t *testing.T) {
 					return &rally{Rounds: rounds}
 				},
 				App:      func(id sim.NodeID) []any { return []any{"serve"}[:1-min(int(id), 1)] },
-				Failures: sim.Failures{Breaks: breaks},
+				Failures: sim.Failures{Breaks: breaks, Reorder: reorder},
 				Liveness: []sim.Property{{Name: "Rallied", Check: func(v *sim.View) bool {
 					return max(sim.Node[rally](v, 0).Count, nodeCount(v)) >= rounds
 				}}},
@@ -108,6 +131,12 @@ func TestFacts(t *testing.T) {
 			}
 			return cfg, nil
 		}}
+		if system != "" {
+			var err error
+			if sys, err = sim.Lookup(system); err != nil {
+				td.Fatalf(t, "%v", err)
+			}
+		}
 		dir := t.TempDir()
 		o.Out = dir
 		if _, err := search.Run(context.Background(), sys, o); err != nil {
@@ -118,6 +147,7 @@ func TestFacts(t *testing.T) {
 		}
 		p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
 		var b strings.Builder
+		fmt.Fprintf(&b, "headline: %s\n", text(find(p.doc, func(n *html.Node) bool { return n.Data == "h1" })[0]))
 		dl := byClass(p.doc, "dl", "facts")
 		if len(dl) != 1 {
 			t.Fatalf("%d fact lists on the page", len(dl))
@@ -131,6 +161,26 @@ func TestFacts(t *testing.T) {
 				if label != "stopped" {
 					fmt.Fprintf(&b, "%s: %s\n", label, text(n))
 				}
+			}
+		}
+		if len(p.data.Paths) > 0 && p.data.Paths[0].Fail >= 0 {
+			ep := p.data.Paths[0]
+			// Each property's state at the failing step, as the page's
+			// state panel shows it there.
+			state := map[int]int{}
+			for i := 0; i+2 < len(ep.Props) && ep.Props[i] <= ep.Fail; i += 3 {
+				state[ep.Props[i+1]] = ep.Props[i+2]
+			}
+			names := []string{"violated", "holds", "its check panicked", "its monitor panicked"}
+			var ps []string
+			for i, pr := range p.data.Props {
+				ps = append(ps, fmt.Sprintf("%s %s %s", pr.Kind, pr.Name, names[state[i]]))
+			}
+			fmt.Fprintf(&b, "at step %d: %s\n", ep.Fail, strings.Join(ps, ", "))
+		}
+		if f := byID(p.doc, "failure"); f != nil {
+			for _, s := range find(f, func(n *html.Node) bool { return n.Data == "summary" }) {
+				fmt.Fprintf(&b, "stack: %s\n", text(s))
 			}
 		}
 		return b.String()

@@ -361,8 +361,15 @@ func checkHeadline(t *testing.T, p *page, rep *htmlreport.Report) {
 	if !strings.Contains(facts, rep.Debug) {
 		t.Errorf("the headline does not give the mdb command %q", rep.Debug)
 	}
-	if f, err := sim.ParseFailures(sim.Failures{}, rep.Faults); err == nil && (f.Any() || f.Reorder) && !strings.Contains(facts, "faults"+rep.Faults) {
+	// Reordering is set apart from the budgets: it goes on all along.
+	f, err := sim.ParseFailures(sim.Failures{}, rep.Faults)
+	budgets := strings.Replace(strings.Replace(rep.Faults, ",reorder=true", "", 1), "reorder=true,", "", 1)
+	switch {
+	case err != nil:
+	case f.Any() && !strings.Contains(facts, "faults"+budgets):
 		t.Errorf("the headline does not give the faults in force, %s", rep.Faults)
+	case f.Reorder && !strings.Contains(facts, "datagrams reordered all along"):
+		t.Errorf("the headline does not say that datagrams were reordered, %s", rep.Faults)
 	}
 	for _, a := range rep.AlsoViolated {
 		if !strings.Contains(facts, "also failing"+a) {

@@ -42,24 +42,31 @@ const maxReportValues = 1_000_000
 // mirror `macemc search`'s report; unknown fields are ignored and missing
 // ones stay zero, so a report from an older or newer macemc still renders.
 type Report struct {
-	Verdict         string            `json:"verdict"`
-	Kind            string            `json:"kind"`
-	Certainty       string            `json:"certainty"`
-	Property        string            `json:"property"`
-	Outcome         string            `json:"outcome"`
-	System          string            `json:"system"`
-	Params          map[string]string `json:"params"`
-	Properties      []string          `json:"properties"`
-	Seed            uint64            `json:"seed"`
-	Strategy        string            `json:"strategy"`
-	PrefixSteps     int               `json:"prefix_steps"`
-	Rounds          int               `json:"rounds"`
-	DeepestComplete int               `json:"deepest_complete"`
-	Paths           int64             `json:"paths"`
-	Pruned          int64             `json:"pruned"`
-	Walks           int64             `json:"walks"`
-	Transitions     int64             `json:"transitions"`
-	DistinctStates  int64             `json:"distinct_states"`
+	Verdict     string            `json:"verdict"`
+	Kind        string            `json:"kind"`
+	Certainty   string            `json:"certainty"`
+	Property    string            `json:"property"`
+	Outcome     string            `json:"outcome"`
+	System      string            `json:"system"`
+	Params      map[string]string `json:"params"`
+	Properties  []string          `json:"properties"`
+	Seed        uint64            `json:"seed"`
+	Strategy    string            `json:"strategy"`
+	PrefixSteps int               `json:"prefix_steps"`
+	Rounds      int               `json:"rounds"`
+	// DepthBound is the bounded search's depth bound, after the prefix
+	// (0 for a search with no bounded part, such as the walk strategy);
+	// Depth is the first finding's own.
+	DepthBound int `json:"depth_bound"`
+	// WalkFailures says the walks after the bounded part had failures
+	// on too (--walk-failures).
+	WalkFailures    bool  `json:"walk_failures"`
+	DeepestComplete int   `json:"deepest_complete"`
+	Paths           int64 `json:"paths"`
+	Pruned          int64 `json:"pruned"`
+	Walks           int64 `json:"walks"`
+	Transitions     int64 `json:"transitions"`
+	DistinctStates  int64 `json:"distinct_states"`
 	// Unhashed says that the search hashed no state (DistinctStates is
 	// then not counted), Forgotten and Unrecorded that the visited-state
 	// set forgot or could not record states (DistinctStates counts

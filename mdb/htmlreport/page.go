@@ -137,6 +137,9 @@ type failure struct {
 	Step  int
 	Text  string
 	Stack string
+	// StackOf titles Stack, saying whose it is: "the handler's stack",
+	// "the stack of monitor Pings's Handle".
+	StackOf string
 }
 
 // tab is one path the lanes can show.
@@ -441,6 +444,7 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	// a newline or a bidi control.
 	v.System, v.Params = safetext.QuoteUnsafe(r.System), sim.Params(r.Params).Text()
 	property := safetext.QuoteUnsafe(r.Property)
+	monitor := panickedMonitor(r, ep)
 	v.VerdictClass = r.Verdict
 	switch r.Verdict {
 	case "liveness":
@@ -456,6 +460,11 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	case "safety":
 		v.Headline = "Safety violation of " + property
 		switch {
+		case monitor != "":
+			// The monitor's own code panicked, called by a node's handler
+			// (Context.Notify): the monitor is at fault, not the handler.
+			v.Headline = "Monitor " + safetext.QuoteUnsafe(monitor) + " panicked"
+			v.Kind = "the monitor's own code panicked when a node's handler notified it (Context.Notify): the fault is the monitor's, not the handler's"
 		case r.Kind == "panic" || ep != nil && ep.Stack != "":
 			v.Headline = "Handler panic"
 		case r.Kind == "hang":
@@ -513,11 +522,13 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	}
 	if ep != nil {
 		steps := comma(ep.Steps) + " steps"
-		if end := pathEnd(r, t.Depth, ep.Steps); end != "" {
+		if end := pathEnd(r, monitor, t.Depth, ep.Steps); end != "" {
 			steps += " (" + end + ")"
 		}
 		add("path", steps)
 		switch {
+		case r.Kind == "lasso" || ep.CycleLen > 0:
+			add("search depth", lassoDepth(r, ep))
 		case t.Depth > 0 && r.Verdict == "liveness" && ep.Steps <= t.Depth:
 			// The path ended before the search depth: liveness was
 			// checked at its end (the critical transition's d_init).
@@ -581,8 +592,8 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	for _, a := range r.AlsoViolated {
 		add("also failing", a)
 	}
-	if f, err := sim.ParseFailures(sim.Failures{}, r.Faults); err == nil && (f.Any() || f.Reorder) {
-		add("faults", r.Faults)
+	if f, err := sim.ParseFailures(sim.Failures{}, r.Faults); err == nil && r.Faults != "" {
+		add("faults", faultsText(r, f))
 	}
 	if r.Files["history_html"] != "" {
 		add("clients' history", "not linearizable: history.html beside this page shows it (history-full.html, every operation)")
@@ -605,7 +616,10 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		if r.Error != "" && ep.Stack == "" && !strings.Contains(text, r.Error) {
 			text += "\n" + r.Error
 		}
-		v.Failure = &failure{Step: ep.Fail, Text: text, Stack: ep.Stack}
+		v.Failure = &failure{Step: ep.Fail, Text: text, Stack: ep.Stack, StackOf: "the handler's stack"}
+		if monitor != "" {
+			v.Failure.StackOf = "the stack of monitor " + safetext.QuoteUnsafe(monitor) + "'s Handle"
+		}
 	case r.Error != "":
 		// A failure no step of the log shows (replays that differ, memory
 		// shared between nodes, a model that failed): the report's text.
@@ -641,7 +655,7 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 // (a path no longer than the depth) or in the random walk after it. It is
 // "" for a finding whose own facts say how its path ends (a lasso, a
 // temperature alarm, a history, a hung handler) and without a report.
-func pathEnd(r *Report, depth, steps int) string {
+func pathEnd(r *Report, monitor string, depth, steps int) string {
 	var how string
 	switch {
 	case r.Verdict != "liveness" && r.Verdict != "safety", r.Kind == "linearizability", r.Kind == "hang":
@@ -652,6 +666,8 @@ func pathEnd(r *Report, depth, steps int) string {
 		how = "no live state within d_max,"
 	case r.Outcome == "unsafe":
 		how = fmt.Sprintf("unsafe at step %d,", steps)
+	case r.Outcome == "failed" && monitor != "":
+		how = fmt.Sprintf("monitor %s panicked in its Handle at step %d,", safetext.QuoteUnsafe(monitor), steps)
 	case r.Outcome == "failed" && r.Kind == "panic":
 		how = fmt.Sprintf("a handler panicked at step %d,", steps)
 	case r.Outcome == "failed":
@@ -672,6 +688,78 @@ func pathEnd(r *Report, depth, steps int) string {
 		return how + " inside the bounded search" + bound
 	}
 	return how + " in the walk after the bounded search" + bound
+}
+
+// panickedMonitor names the monitor whose Handle panicked at the end of
+// the error path, "" when none did: as the replay's panic says it (ep), or
+// the report (a panic whose property is not a handler's is a monitor's).
+func panickedMonitor(r *Report, ep *pathData) string {
+	switch {
+	case ep != nil && ep.monitor != "":
+		return ep.monitor
+	case r.Kind == "panic" && r.Property != walks.PanicProperty:
+		return r.Property
+	}
+	return ""
+}
+
+// lassoDepth is the "search depth" fact of a lasso: the search's depth
+// bound, which report.json's depth_bound has (its depth, and the trace's,
+// are the lasso's stem), and where the cycle starts.
+func lassoDepth(r *Report, ep *pathData) string {
+	stem := ep.CycleStart
+	if r.Lasso != nil {
+		stem = r.Lasso.Stem
+	}
+	where := fmt.Sprintf("the lasso's cycle starts at step %d, after its %d-step stem", stem, stem)
+	if r.DepthBound <= 0 {
+		return "not recorded (" + where + ")"
+	}
+	return fmt.Sprintf("%d (the search's depth bound); %s", r.PrefixSteps+r.DepthBound, where)
+}
+
+// faultsText is the "faults" fact, f parsed from r.Faults: the failure
+// budgets and where in a path they may happen, as the text report's
+// faults line says it, with reordering set apart: datagrams are reordered
+// all along each path, walks included, while the budgets stop where the
+// bounded part ends unless --walk-failures.
+func faultsText(r *Report, f sim.Failures) string {
+	if !f.Any() && !f.Reorder {
+		return "none"
+	}
+	reorder := ""
+	if f.Reorder {
+		reorder = "datagrams reordered all along"
+	}
+	if !f.Any() {
+		return "no failure budget; " + reorder
+	}
+	text := r.Faults
+	if f.Reorder {
+		// Set apart from the budgets, which the note after them is of.
+		var budgets []string
+		for _, b := range strings.Split(r.Faults, ",") {
+			if b != "reorder=true" {
+				budgets = append(budgets, b)
+			}
+		}
+		text = strings.Join(budgets, ",")
+	}
+	switch {
+	case r.WalkFailures:
+		text += " (failures in the walks too: --walk-failures)"
+	case r.DepthBound > 0:
+		// Failures end at the bounded part's end (explore's
+		// failuresUntil).
+		text += fmt.Sprintf(" (failures only in each path's bounded part, up to step %d; the walks ran without them: --walk-failures injects them there too)", r.PrefixSteps+r.DepthBound)
+	case r.Rounds > 0:
+		// A search with no bounded part (walk) has them all along.
+		text += " (failures all along each walk)"
+	}
+	if reorder != "" {
+		text += " — " + reorder
+	}
+	return text
 }
 
 // cutNote says what the page cuts of large states and where to see them

@@ -512,7 +512,8 @@
       h.push('<ul class="props">');
       for (i = 0; i < np; i++) {
         var v = p.pstate[s * np + i];
-        h.push('<li class="' + (v === 1 ? 'ok' : 'bad') + '">' + (v === 1 ? '\u2713 ' : v === 2 ? '! ' : '\u2717 ') + esc(D.props[i].kind) + ' ' + esc(D.props[i].name) + (v === 2 ? ' (the check panicked)' : v === 0 ? ' does not hold' : ' holds') + '</li>');
+        h.push('<li class="' + (v === 1 ? 'ok' : 'bad') + '">' + (v === 1 ? '\u2713 ' : v >= 2 ? '! ' : '\u2717 ') + esc(D.props[i].kind) + ' ' + esc(D.props[i].name) +
+          (v === 2 ? ' (the check panicked)' : v === 3 ? ': the monitor panicked in its Handle at this step, so its state says nothing' : v === 0 ? ' does not hold' : ' holds') + '</li>');
       }
       h.push('</ul>');
     }
