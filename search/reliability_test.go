@@ -138,7 +138,7 @@ func TestReadReport(t *testing.T) {
 		{"philosophers", search.Options{Seed: 1, Workers: 1, Lasso: search.LassoOptions{On: true}, MaxPaths: 2000, WalkDepth: 2000}},
 		{"transport", search.Options{Seed: 1, Workers: 1, WalkDepth: 3000, WalkFailures: true, Minimize: true}},
 		{"chord", search.Options{Seed: 1, Workers: 1, MaxPaths: 1000, WalkDepth: 2000}}, // a safety violation: its path's events
-		{"scheduler", search.Options{Seed: 1, Workers: 1}}, // a forced, quiescent critical state: dead for certain, read back so
+		{"scheduler", search.Options{Seed: 1, Workers: 1}},                              // a forced, quiescent critical state: dead for certain, read back so
 	} {
 		dir := t.TempDir()
 		c.opts.Out = dir
