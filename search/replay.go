@@ -394,6 +394,15 @@ func replay(ctx context.Context, t *trace.Trace, steps int, log io.Writer) (*Rep
 		r.Reproduced = errors.Is(r.Err, engine.ErrHang)
 	case t.Property == walks.PanicProperty:
 		r.Reproduced = failed
+	case failed && monitorPanicked(r.Err, t.Property):
+		// The monitor's Handle panicked: the panic is its violation,
+		// not a state in which it holds.
+		r.Reproduced = true
+		for i := range r.Properties {
+			if r.Properties[i].Name == t.Property {
+				r.Properties[i].Holds = false
+			}
+		}
 	default:
 		for _, p := range r.Properties {
 			if p.Name == t.Property && !p.Holds && !p.Unknown {
@@ -784,4 +793,11 @@ func (r *Refined) MarshalJSON() ([]byte, error) {
 		doc["confidence"] = cj
 	}
 	return jsonMarshal(doc)
+}
+
+// monitorPanicked reports whether err is the panic of monitor name's
+// Handle (engine.HandlerPanicError.Monitor).
+func monitorPanicked(err error, name string) bool {
+	var hp *engine.HandlerPanicError
+	return name != "" && errors.As(err, &hp) && hp.Monitor == name
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/sim"
+	"github.com/macemc/macemc/sim/simtest"
 	"github.com/macemc/macemc/sim/trace"
 )
 
@@ -66,5 +67,30 @@ func TestReplayOfNondeterminismThatDoesNotRecur(t *testing.T) {
 	}
 	if s := out.String(); strings.Contains(s, "replay the whole trace") || !strings.Contains(s, "did not show this time") {
 		t.Errorf("replay's text:\n%s", s)
+	}
+}
+
+// TestReplayOfAMonitorPanic: the trace of a monitor whose Handle panicked
+// replays to that panic (before, "not reproduced", the monitor holding).
+func TestReplayOfAMonitorPanic(t *testing.T) {
+	rep, err := search.Run(context.Background(), system(t, simtest.Monitored), search.Options{Params: map[string]string{"mode": "panic"}, Seed: 1, Workers: 1, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.First(); f == nil || f.Kind != search.KindHandlerPanic || f.Property != "Pings" {
+		t.Fatalf("finding %+v", f)
+	}
+	tr, err := trace.Read(rep.Files[search.FileErrorTrace])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := search.Replay(tr, -1, nil)
+	if err != nil || !r.Reproduced {
+		t.Fatalf("replay: %v, reproduced %v", err, r.Reproduced)
+	}
+	for _, p := range r.Properties {
+		if p.Name == "Pings" && p.Holds {
+			t.Errorf("the panicked monitor's property holds: %+v", p)
+		}
 	}
 }
