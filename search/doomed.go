@@ -228,15 +228,25 @@ func writeDoomed(w io.Writer, f *Finding, stable bool) {
 }
 
 // writeEvents lists a path's transitions, numbered, the middle of a long
-// one left out for log, the file that has them all.
-func writeEvents(w io.Writer, events []string, log string) {
+// one left out for log, the file that has them all, but for the steps
+// keep (from 1: the failures the path needed).
+func writeEvents(w io.Writer, events []string, log string, keep ...int) {
+	keep = keep[:min(len(keep), shownFailures)]
+	kept := make(map[int]bool, len(keep))
+	for _, k := range keep {
+		kept[k-1] = true
+	}
+	left := 0 // steps left out since the last one shown
 	for i, e := range events {
-		if len(events) > shownEvents && i == shownEvents-shownLast {
-			fmt.Fprintf(w, "  ...  %d more steps (%s has them all)\n", len(events)-shownEvents, log)
-		}
-		if len(events) <= shownEvents || i < shownEvents-shownLast || i >= len(events)-shownLast {
+		if len(events) <= shownEvents || i < shownEvents-shownLast || i >= len(events)-shownLast || kept[i] {
+			if left > 0 {
+				fmt.Fprintf(w, "  ...  %s (%s has them all)\n", plural(left, "more step"), log)
+				left = 0
+			}
 			fmt.Fprintf(w, "  %3d  %s\n", i+1, e)
+			continue
 		}
+		left++
 	}
 }
 
@@ -245,5 +255,8 @@ func writeEvents(w io.Writer, events []string, log string) {
 // took 1,011 lines); report.json and min.log have them all.
 const (
 	shownEvents = 40
+	// shownFailures bounds the failures listed in the middle of a long
+	// path, which the summary otherwise leaves out.
+	shownFailures = 20
 	shownLast   = 5
 )

@@ -34,3 +34,26 @@ func TestWriteDoomedLong(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteEventsKeepsFailures: a long path's failures are listed where
+// the middle is left out (a trial's 121-step safety violation hid the one
+// reset it needed), each gap counted.
+func TestWriteEventsKeepsFailures(t *testing.T) {
+	var events []string
+	for i := range 121 {
+		events = append(events, fmt.Sprintf("event %d", i+1))
+	}
+	var b strings.Builder
+	writeEvents(&b, events, "error.log", 52, 60)
+	got := b.String()
+	for _, want := range []string{
+		"  ...  16 more steps (error.log has them all)\n   52  event 52\n  ...  7 more steps (error.log has them all)\n   60  event 60\n  ...  56 more steps (error.log has them all)\n  117  event 117\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want\n%s\nin\n%s", want, got)
+		}
+	}
+	if n := strings.Count(got, "\n"); n != shownEvents+2+3 {
+		t.Errorf("%d lines:\n%s", n, got)
+	}
+}

@@ -261,6 +261,12 @@ func (j *reportJSON) first(f *Finding) error {
 		return fmt.Errorf("%w: first finding: %d steps, depth %d, path %d (its summary: path %d)", ErrReport, steps, depth, *path, f.Path)
 	}
 	f.Property, f.Steps, f.Depth, f.Stack, f.Node, f.AlsoViolated, f.Events = j.Property, steps, depth, j.Stack, -1, j.AlsoViolated, j.Events
+	for i, k := range j.FailureSteps {
+		if k < 1 || k > len(j.Events) || i > 0 && k <= j.FailureSteps[i-1] {
+			return fmt.Errorf("%w: failure step %d of %d events", ErrReport, k, len(j.Events))
+		}
+	}
+	f.FailureSteps = j.FailureSteps
 	if j.Node != nil {
 		if *j.Node < 0 {
 			return fmt.Errorf("%w: node %d", ErrReport, *j.Node)

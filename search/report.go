@@ -253,6 +253,10 @@ type Finding struct {
 	// them (error.log has each in full), the failures they needed among
 	// them.
 	Events []string
+	// FailureSteps are the steps (from 1) of Events that are failures
+	// (resets, crashes, drops, partitions, ...): the text report lists
+	// them even where it leaves the middle of a long path out.
+	FailureSteps []int
 	// Critical is the critical transition of a dead-state violation.
 	Critical *Critical
 	// Lasso is the cycle behind a liveness violation, when one was found.
@@ -475,6 +479,7 @@ type reportJSON struct {
 	Stack        string           `json:"stack,omitempty"`
 	AlsoViolated []string         `json:"also_violated,omitempty"`
 	Events       []string         `json:"events,omitempty"`
+	FailureSteps []int            `json:"failure_steps,omitempty"`
 	Critical     *criticalJSON    `json:"critical,omitempty"`
 	CriticalNote string           `json:"critical_note,omitempty"`
 	Lasso        *lassoJSON       `json:"lasso,omitempty"`
@@ -615,7 +620,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 			node := f.Node
 			j.Node = &node
 		}
-		j.Stack, j.AlsoViolated, j.Events = f.Stack, f.AlsoViolated, f.Events
+		j.Stack, j.AlsoViolated, j.Events, j.FailureSteps = f.Stack, f.AlsoViolated, f.Events, f.FailureSteps
 		if c := f.Critical; c != nil {
 			j.Critical = &criticalJSON{Step: c.Step, Condition: c.Condition.String(), Event: c.Event, Node: c.Node, Kind: c.Kind, Message: c.Message,
 				Walks: c.Walks, WalkDepth: c.WalkDepth, Probes: c.Probes, LiveSteps: c.LiveSteps, Shared: c.Shared,

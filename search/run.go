@@ -860,7 +860,7 @@ func (p *pipeline) analyse(v *explore.Violation, lr *lassoRun) {
 		}
 	}
 	if f.Kind == KindSafety {
-		f.AlsoViolated, f.Events = p.alsoViolated(v)
+		f.AlsoViolated, f.Events, f.FailureSteps = p.alsoViolated(v)
 	}
 	if f.Verdict != VerdictLiveness {
 		return
@@ -919,17 +919,21 @@ func lassoCritical(f *Finding, proof bool) {
 // alsoViolated replays the safety violation v's path and lists the other
 // safety properties and monitor assertions that fail in its last state
 // (Finding.AlsoViolated), and its transitions' summaries (Finding.Events).
-func (p *pipeline) alsoViolated(v *explore.Violation) (also, events []string) {
+func (p *pipeline) alsoViolated(v *explore.Violation) (also, events []string, failures []int) {
 	s, err := engine.Replay(p.cfg, v.Choices, 0, engine.Options{FailuresUntil: v.FailuresUntil})
 	for err == nil && s.Steps() < v.Steps && p.ctx.Err() == nil {
 		var ok bool
 		if ok, err = s.Step(); !ok {
 			break
 		}
-		events = append(events, s.LastEvent().Summary())
+		ev := s.LastEvent()
+		events = append(events, ev.Summary())
+		if ev.Kind.IsFailure() {
+			failures = append(failures, len(events))
+		}
 	}
 	if err != nil || s.Steps() != v.Steps {
-		return nil, nil
+		return nil, nil, nil
 	}
 	monitor := map[string]bool{}
 	for i := range p.cfg.Monitors {
@@ -951,7 +955,7 @@ func (p *pipeline) alsoViolated(v *explore.Violation) (also, events []string) {
 			}
 		}
 	}
-	return also, events
+	return also, events, failures
 }
 
 // unreproduced replays the liveness violation v's path in a fresh

@@ -335,7 +335,7 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 		}
 		if len(f.Events) > 0 {
 			fmt.Fprintf(w, "violating path (%s, error.trace):\n", plural(len(f.Events), "step"))
-			writeEvents(w, f.Events, "error.log")
+			writeEvents(w, f.Events, "error.log", f.FailureSteps...)
 		}
 		var mp *lin.ModelPanicError
 		if f.Kind == KindLinearizability && errors.As(f.Err, &mp) {
