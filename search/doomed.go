@@ -258,5 +258,5 @@ const (
 	// shownFailures bounds the failures listed in the middle of a long
 	// path, which the summary otherwise leaves out.
 	shownFailures = 20
-	shownLast   = 5
+	shownLast     = 5
 )
