@@ -37,7 +37,7 @@ func (p *pipeline) watchHeap(bound int64) (stop func()) {
 	}
 	ctx, cancel := context.WithCancelCause(p.ctx)
 	p.ctx = ctx
-	end := engine.WatchHeap(bound, func() { cancel(ErrMemoryLimit) })
+	end := engine.WatchHeapOf(p.cfg, bound, func() { cancel(ErrMemoryLimit) })
 	return func() {
 		end()
 		cancel(nil)

@@ -73,9 +73,9 @@ type HangError struct {
 	Timeout time.Duration
 	Choices []int32
 	// Memory marks a handler given up on because the heap alarm went off
-	// while it ran (RaiseHeapAlarm) and it still ran HeapAlarmGrace
-	// later: a handler that allocates without returning. Timeout is then
-	// how long it had run.
+	// while it ran (RaiseHeapAlarm, or its run's: WatchHeapOf) and it
+	// still ran HeapAlarmGrace later: a handler that allocates without
+	// returning. Timeout is then how long it ran after the alarm.
 	Memory bool
 	// Outside, when set, names the function of the system, run outside
 	// the handlers, that did not return within Timeout after Step steps
@@ -110,7 +110,7 @@ func (e *HangError) Error() string {
 		return fmt.Sprintf("sim: the handler of node %d did not return: it called runtime.Goexit %s (%s); testing.T's FailNow, Fatal and SkipNow and testify's require do, and end the goroutine that runs the handler: panic instead, or record the failure in the node's state for a property to see", e.Node, at, e.Event)
 	}
 	if e.Memory {
-		return fmt.Sprintf("sim: the handler of node %d did not return, and the heap grew past the run's memory limit while it ran (%v) %s (%s)", e.Node, e.Timeout.Round(time.Millisecond), at, e.Event)
+		return fmt.Sprintf("sim: the handler of node %d did not return: the heap grew past the run's memory limit while it ran, and it still ran %v later %s (%s)", e.Node, e.Timeout.Round(time.Millisecond), at, e.Event)
 	}
 	if e.Blocked != "" {
 		return fmt.Sprintf("sim: the handler of node %d did not return within %v %s (%s): %s", e.Node, e.Timeout, at, e.Event, e.Blocked)
@@ -133,7 +133,14 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 		timeout = DefaultHandlerTimeout
 	}
 	done := make(chan error, 1)
-	alarm := *heapAlarm.Load()
+	// The process's alarm, and this run's when it watches its heap
+	// (WatchHeapOf): a nil channel, never ready, when it has none.
+	alarm := *processAlarm.ch.Load()
+	run := runAlarm(s.cfg)
+	var runCh <-chan struct{}
+	if run != nil {
+		runCh = *run.ch.Load()
+	}
 	var gid atomic.Uint64 // fn's goroutine, for outsideAt
 	go func() {
 		gid.Store(goroutineID())
@@ -169,12 +176,16 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 			graceTick.Stop()
 		}
 	}()
+	var alarmAt time.Time
 	watchGrace := func() {
-		alarm = nil
+		if grace != nil {
+			return
+		}
+		alarm, runCh, alarmAt = nil, nil, time.Now()
 		graceTick = time.NewTicker(HeapAlarmGrace)
 		grace = graceTick.C
 	}
-	if heapOver.Load() > 0 {
+	if processAlarm.over.Load() > 0 || run != nil && run.over.Load() > 0 {
 		watchGrace()
 	}
 	graceLast := s.progress.Load()
@@ -185,10 +196,13 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 		case <-alarm:
 			graceLast = s.progress.Load()
 			watchGrace()
+		case <-runCh:
+			graceLast = s.progress.Load()
+			watchGrace()
 		case <-grace:
 			p := s.progress.Load()
 			if p%2 == 1 && p == graceLast {
-				if err := s.giveUp(p, &HangError{Memory: true, Timeout: time.Since(since).Round(HeapAlarmGrace)}); err != nil {
+				if err := s.giveUp(p, &HangError{Memory: true, Timeout: time.Since(alarmAt).Round(time.Millisecond)}); err != nil {
 					return err
 				}
 			}

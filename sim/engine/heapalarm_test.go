@@ -105,3 +105,50 @@ func TestHeapWatchArmsLaterGuards(t *testing.T) {
 		t.Fatalf("after the watch ended: %v, want the handler to run to its end", err)
 	}
 }
+
+// TestRunHeapWatchSparesOtherRuns: a run's heap watch (WatchHeapOf) past
+// its bound gives up on the handlers of its own simulators only: a slow
+// handler of another run in the process runs to its end (a trial's
+// correct system, searched in a parallel test beside one that passed its
+// memory limit, was reported for a handler that "did not return").
+func TestRunHeapWatchSparesOtherRuns(t *testing.T) {
+	hogCfg, otherCfg := hogConfig(), hogConfig()
+	exceeded := make(chan struct{})
+	stop := engine.WatchHeapOf(hogCfg, 32<<20, func() { close(exceeded) })
+	defer stop()
+	var keep [][]byte
+	for grown := false; !grown; {
+		if len(keep) == 64 {
+			t.Fatal("the watch did not see the heap grow by 512 MiB")
+		}
+		keep = append(keep, make([]byte, 8<<20))
+		runtime.GC()
+		select {
+		case <-exceeded:
+			grown = true
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	keep = nil
+	// Another run's handler, which takes far longer than the grace.
+	other, err := engine.NewGuarded(otherCfg, engine.Options{}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Guard(time.Minute, func() error { _, err := other.Step(); return err }); err != nil {
+		t.Fatalf("another run's handler: %v, want it to run to its end", err)
+	}
+	// The watching run's own handler is given up on.
+	s, err := engine.NewGuarded(hogCfg, engine.Options{}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Guard(time.Minute, func() error { _, err := s.Step(); return err })
+	var he *engine.HangError
+	if !errors.As(err, &he) || !he.Memory {
+		t.Fatalf("the run's own handler: got %v, want it given up on for memory", err)
+	}
+	for hogging.Load() != 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
