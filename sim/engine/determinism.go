@@ -166,6 +166,9 @@ func CheckDeterminismOrder(cfg *sim.Config, choices []int32, opts Options, repla
 func checkDeterminism(cfg *sim.Config, choices []int32, opts Options, replays int, stop func() bool, order **OrderDifference) error {
 	replays = max(replays, 2)
 	opts.Logger = nil
+	// Every replay steps on this goroutine (lockstep): its handlers need
+	// not read the goroutine's ID from the stack (see run).
+	gid := goroutineID()
 	sims := make([]*Sim, replays)
 	recs := make([]*Recorded, replays)
 	errs := make([]error, replays)
@@ -188,6 +191,7 @@ func checkDeterminism(cfg *sim.Config, choices []int32, opts Options, replays in
 			// too, and hold the state until the comparison said so.
 			return err
 		}
+		s.guardGID.Store(gid)
 		sims[i], errs[i] = s, err
 		if stop != nil && stop() {
 			return nil
@@ -203,6 +207,7 @@ func checkDeterminism(cfg *sim.Config, choices []int32, opts Options, replays in
 	if early == nil {
 		return earlyErr
 	}
+	early.guardGID.Store(gid)
 	if err := lockstep(sims, recs[0], errs, choices, replays, true, stop, order); err != nil || (stop != nil && stop()) {
 		var mc *MessageChangedError
 		var pw *PropertyWriteError
@@ -235,6 +240,7 @@ func checkDeterminism(cfg *sim.Config, choices []int32, opts Options, replays in
 	if late == nil {
 		return lateErr
 	}
+	late.guardGID.Store(gid)
 	err := lockstep([]*Sim{early, late}, rec, []error{earlyErr, lateErr}, choices, 2, false, stop, order)
 	if ne, ok := err.(*NondeterminismError); ok {
 		ne.Across, ne.Replays = true, replays+2

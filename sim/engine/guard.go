@@ -143,7 +143,10 @@ func (s *Sim) Guard(timeout time.Duration, fn func() error) error {
 	}
 	var gid atomic.Uint64 // fn's goroutine, for outsideAt
 	go func() {
-		gid.Store(goroutineID())
+		id := goroutineID()
+		gid.Store(id)
+		s.guardGID.Store(id)
+		defer s.guardGID.CompareAndSwap(id, 0)
 		returned := false
 		defer func() {
 			if returned {

@@ -35,8 +35,11 @@ func Exclusive() bool { return exclusive.Load() > 0 }
 
 // Enter publishes ctx as the Context of the handler the calling goroutine
 // runs, and returns the goroutine's ID for Leave.
-func Enter(ctx any) uint64 {
-	id := GoroutineID()
+func Enter(ctx any) uint64 { return EnterAs(GoroutineID(), ctx) }
+
+// EnterAs is Enter for a caller that knows its goroutine's ID (from
+// GoroutineID, which reads the stack: costly at every handler).
+func EnterAs(id uint64, ctx any) uint64 {
 	running.Store(id, ctx)
 	return id
 }
