@@ -365,7 +365,7 @@ type Sim struct {
 	// guardGID is the ID of the goroutine that runs Guard's fn while it
 	// runs (0: none): the goroutine of the handlers fn runs.
 	guardGID atomic.Uint64
-	err       error // a bad choice seen inside a handler
+	err      error // a bad choice seen inside a handler
 
 	// Fault filters from the config: the partition sides that may happen,
 	// which nodes may reset or crash (nil: all) and which connections may
