@@ -160,14 +160,14 @@ func TestFindC2Recoverable(t *testing.T) {
 			t.Errorf("probe %+v did not recover", p)
 		}
 	}
-	if len(res.Probes) != 8 { // 0 1 2 4 8 16 32 64
-		t.Errorf("%d probes, want 8", len(res.Probes))
+	if len(res.Probes) != 9 { // 0 1 2 4 8 16 32 64, and d_max/2 = 100
+		t.Errorf("%d probes, want 9", len(res.Probes))
 	}
-	if res.Live == nil || res.Live.From != 64 {
-		t.Errorf("live alternative %+v, want one from state 64", res.Live)
+	if res.Live == nil || res.Live.From != 100 {
+		t.Errorf("live alternative %+v, want one from state 100", res.Live)
 	}
 	ex := res.Explain()
-	for _, s := range []string{"C2", "--walk-depth", "lasso", "state 64", "d_max/2 = 100"} {
+	for _, s := range []string{"C2", "--walk-depth", "lasso", "state 100", "d_max/2 = 100"} {
 		if !strings.Contains(ex, s) {
 			t.Errorf("Explain lacks %q:\n%s", s, ex)
 		}

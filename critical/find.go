@@ -142,6 +142,12 @@ type Result struct {
 //
 //   - With d_init = 0, doubling would never leave 0, so each doubling step
 //     is d_curr = max(2·d_curr, 1).
+//   - When doubling d_curr would pass d_max/2, Algorithm 3 answers C2 and
+//     leaves the states between d_prev and d_max/2 unprobed; Find probes
+//     state d_max/2 first (as far in as any probe of Algorithm 3), and when
+//     no walk recovers from it binary-searches below it. A counter that
+//     died at step 11,250 with d_max 30,000 was C2 (probes 10,240, then
+//     20,480 > 15,000), now C1 at 11,250, the step of no return.
 //   - When E fell quiescent without a live state at most d_max/2 steps in,
 //     a d_curr past its end is dead for certain even beyond d_max/2: the
 //     doubling stops there with a dead state, not with C2, and the binary
@@ -420,7 +426,21 @@ func (f *finder) exponential(from int) (prev, curr int, dead bool, err error) {
 		curr = max(2*curr, 1)
 		// d_curr > d_max/2, in integers.
 		if 2*curr > f.c.WalkDepth && !(f.quiescent && curr > f.r.eSteps && 2*f.r.eSteps <= f.c.WalkDepth) {
-			return prev, curr, false, nil
+			// Deviation: Algorithm 3 stops here with C2, leaving the
+			// states between d_prev and d_max/2 unprobed, where a dead
+			// state that the doubling stepped over lies (a trial's
+			// counter died at 11,250 with d_max 30,000: probes 10,240,
+			// then 20,480 > 15,000). State d_max/2, whose walks have as
+			// many steps as Algorithm 3 gives any probe, is probed once.
+			half := f.c.WalkDepth / 2
+			if half <= prev || half > f.r.eSteps {
+				return prev, curr, false, nil
+			}
+			ok, err := f.probe(half, PhaseExponential)
+			if err != nil || !ok {
+				return prev, half, err == nil, err
+			}
+			return half, curr, false, nil
 		}
 		ok, err := f.probe(curr, PhaseExponential)
 		if err != nil || !ok {

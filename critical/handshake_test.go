@@ -228,8 +228,10 @@ func TestNearDeadInitialState(t *testing.T) {
 // doubling reaches 512 (recovers) and then 1024 > d_max/2, which
 // Algorithm 3 answers with C2; but 1024 lies past the end of E, which fell
 // quiescent 603 <= d_max/2 steps in, so it is dead for certain and the
-// binary search finds 601. With d_max 1200 the end (603) lies beyond
-// d_max/2 and the answer stays Algorithm 3's (1024, C2). Budget: k 20,
+// binary search finds 601. With d_max 1205 the end (603) lies beyond
+// d_max/2, and Algorithm 3 would answer (1024, C2); Find probes state
+// d_max/2 = 602 (a deviation, see Find), which falls quiescent: 601 again.
+// With d_max 1199, state 599 is probed and recovers: (1024, C2). Budget: k 20,
 // confirmation samples of at most 2000 walks and 100,000 transitions.
 func TestQuiescentEndPastHalfDMax(t *testing.T) {
 	cfg := handshake(2, 600, false)
@@ -240,7 +242,7 @@ func TestQuiescentEndPastHalfDMax(t *testing.T) {
 	for _, tc := range []struct {
 		dmax, step int
 		cond       critical.Condition
-	}{{2000, 601, critical.C1}, {1206, 601, critical.C1}, {1205, 1024, critical.C2}} {
+	}{{2000, 601, critical.C1}, {1206, 601, critical.C1}, {1205, 601, critical.C1}, {1199, 1024, critical.C2}} {
 		c := critical.Config{Sim: cfg, Choices: choices, Steps: n, WalkDepth: tc.dmax, Walks: 20, Seed: 1, ConfirmWalks: 2000, ConfirmBudget: 100_000}
 		res := find(t, c)
 		if res.Step != tc.step || res.Condition != tc.cond {

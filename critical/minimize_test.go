@@ -157,20 +157,28 @@ func TestBelowDInitFromStart(t *testing.T) {
 	}
 }
 
-// TestExponentialBound pins line 7 of Algorithm 3, d_curr > d_max/2: with
-// the poison at 20, phase 1 probes 0, 1, 2, ..., 32. With d_max = 64,
-// 2·32 = 64 is not above 64, so 32 is probed (dead) and the answer is C1
-// at 20; with d_max = 63 it is above, and the answer is (32, C2). A search
-// that stopped at d_curr >= d_max/2 would answer C2 for d_max = 64.
+// TestExponentialBound pins line 7 of Algorithm 3, d_curr > d_max/2, and
+// Find's probe of state d_max/2 there (a deviation, see Find): with the
+// poison at 20, phase 1 probes 0, 1, 2, ..., 16 (all recover). With d_max
+// = 64, 2·32 = 64 is not above 64, so 32 is probed (dead); with d_max = 63
+// it is above, and Algorithm 3 would answer (32, C2), leaving 17-31
+// unprobed: Find probes 31 (dead) instead, and both answer C1 at 20. With
+// d_max = 39, state 19 is probed and recovers: (32, C2), Algorithm 3's.
 func TestExponentialBound(t *testing.T) {
 	for _, tc := range []struct {
-		dmax, step int
-		cond       critical.Condition
-	}{{64, 20, critical.C1}, {63, 32, critical.C2}, {65, 20, critical.C1}} {
+		dmax, last, step int
+		cond             critical.Condition
+	}{{64, 32, 20, critical.C1}, {63, 31, 20, critical.C1}, {65, 32, 20, critical.C1}, {39, 19, 32, critical.C2}} {
 		c := algorithm3(poisonConfig(t, poisonSys{apps: 100, poison: 20}, 100, tc.dmax))
 		res := find(t, c)
-		if res.Step != tc.step || res.Condition != tc.cond {
-			t.Errorf("d_max %d: got (%d, %v), want (%d, %v); probes %+v", tc.dmax, res.Step, res.Condition, tc.step, tc.cond, res.Probes)
+		last := -1
+		for _, p := range res.Probes {
+			if p.Phase == critical.PhaseExponential {
+				last = p.Step
+			}
+		}
+		if res.Step != tc.step || res.Condition != tc.cond || last != tc.last {
+			t.Errorf("d_max %d: got (%d, %v), last exponential probe %d; want (%d, %v), %d; probes %+v", tc.dmax, res.Step, res.Condition, last, tc.step, tc.cond, tc.last, res.Probes)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/macemc/macemc/critical"
 )
 
 // TestWriteDoomedLong: the summary lists a long minimized path's first and
@@ -55,5 +57,27 @@ func TestWriteEventsKeepsFailures(t *testing.T) {
 	}
 	if n := strings.Count(got, "\n"); n != shownEvents+2+3 {
 		t.Errorf("%d lines:\n%s", n, got)
+	}
+}
+
+// TestLassoWithNoWalkFromItsCycle: a lasso's C2 says the system can
+// become live from the cycle only when a walk recovered from a state of
+// it; when the states that recovered all come before the cycle (a trial's
+// counter: recovered at 10,240, cycle from 11,250, d_max/2 = 15,000
+// unprobed before Find probed it), it says so instead.
+func TestLassoWithNoWalkFromItsCycle(t *testing.T) {
+	for _, tc := range []struct {
+		recovered int
+		want      string
+	}{
+		{100, "none was run from a state of the cycle (Algorithm 3 probes no state past d_max/2 = 200)"},
+		{300, "as expected of this lasso: random walks from its states still reach live states"},
+	} {
+		f := &Finding{Kind: KindLasso, Steps: 310, Lasso: &Lasso{Stem: 250, Proof: true},
+			Critical: &Critical{Condition: critical.C2, Step: 256, Recovered: tc.recovered, Dead: -1, Walks: 20, WalkDepth: 400}}
+		lassoCritical(f, true)
+		if !strings.Contains(f.Critical.Explain, tc.want) {
+			t.Errorf("recovered from %d: %s", tc.recovered, f.Critical.Explain)
+		}
 	}
 }

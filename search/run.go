@@ -907,7 +907,15 @@ func lassoCritical(f *Finding, proof bool) {
 		c.Explain = "No critical transition: no random walk from the states probed, the initial state among them, reached a live state, " +
 			"so the system looks dead from the start and the lasso proves it can stay so; check the driver's requests, the failure budgets and the liveness properties, " +
 			"or raise --walk-depth if a live state needs more steps."
+	case f.Lasso != nil && c.Recovered < f.Lasso.Stem:
+		// No walk was run from a state of the cycle: the path's states
+		// that recovered all come before it.
+		c.Explain = fmt.Sprintf("No critical transition found: random walks recovered from the path's states up to state %d, before its cycle begins (at step %d), "+
+			"and none was run from a state of the cycle (Algorithm 3 probes no state past d_max/2 = %d): whether the system can become live from the cycle is not known. "+
+			"Raise --walk-depth, or look at the cycle in mdb (j cycle; R runs a random branch from where you are).", c.Recovered, f.Lasso.Stem, c.WalkDepth/2)
 	default:
+		// A walk recovered from a state of the cycle, and every state of
+		// a cycle reaches every other.
 		c.Explain = "No critical transition, as expected of this lasso: random walks from its states still reach live states, " +
 			"so it is a transient-state violation (seed 003 §2), which has none: the system can become live from every state of the cycle, and a fair execution may still never do so."
 	}

@@ -388,14 +388,15 @@ func (r *Report) writeText(w io.Writer, stable bool) {
 				// state included: not a transient-state violation but a
 				// system that does not become live from the start.
 				fmt.Fprintf(w, "no critical transition: no random walk from the states probed, the initial state among them, reached a live state (condition C2, %s), so the system looks dead from the start and the lasso proves it can stay so; check the driver's requests, the failure budgets and the liveness properties, or raise --walk-depth if a live state needs more steps\n", c.budget(stable))
-			case !c.Interrupted && c.Condition == critical.C2 && f.Kind == KindLasso && f.Lasso != nil && f.Lasso.Proof:
+			case !c.Interrupted && c.Condition == critical.C2 && f.Kind == KindLasso && f.Lasso != nil && f.Lasso.Proof && c.Recovered >= f.Lasso.Stem:
 				// Walks recover from the lasso's states: a transient-state
 				// violation, which has no critical transition. C2 is
 				// then the expected answer, not a call to raise d_max.
 				fmt.Fprintf(w, "no critical transition, as expected of this lasso: random walks from its states still reach live states, so it is a transient-state violation (seed 003 §2), which has none (condition C2, %s)\n", c.budget(stable))
 			case !c.Interrupted && c.Condition == critical.C2 && f.Kind == KindLasso && f.Lasso != nil && c.Recovered >= 0:
-				// A suspected lasso whose path's states recover: its
-				// explanation (lassoCritical) says what C2 means there.
+				// A suspected lasso whose path's states recover, or one
+				// whose cycle no walk started from: its explanation
+				// (lassoCritical) says what C2 means there.
 				fmt.Fprintf(w, "no critical transition (condition C2, %s)\n  %s\n", c.budget(stable), c.Explain)
 			default:
 				if c.Step >= 0 || c.Condition == critical.C2 && !c.Interrupted {
