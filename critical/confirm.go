@@ -200,7 +200,7 @@ func (c *Confidence) String() string {
 	case c.Thin:
 		b.WriteString("The evidence is thin")
 		if c.Upper95 > ThinUpper {
-			fmt.Fprintf(&b, " (%d %s from state %d leave a 95%% bound of %s on its recovery, above %s: strong evidence needs %d walks without a recovery)", c.At.Walks, plural(c.At.Walks, "walk", "walks"), c.At.Step, percentText(c.Upper95), percentText(ThinUpper), ThinWalks)
+			fmt.Fprintf(&b, " (%d %s from state %d %s a 95%% bound of %s on its recovery, above %s: strong evidence needs %d walks without a recovery)", c.At.Walks, plural(c.At.Walks, "walk", "walks"), c.At.Step, plural(c.At.Walks, "leaves", "leave"), percentText(c.Upper95), percentText(ThinUpper), ThinWalks)
 		}
 		b.WriteString(": the state may be near dead rather than dead; raise the confirmation budget (--confirm-budget) or k (--walks) and re-run (critical --trace on the error trace does, without searching again).")
 	case !c.Certain && !(c.At.Forced && c.At.Recovered == 0):

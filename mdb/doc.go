@@ -48,7 +48,9 @@
 // # Speed
 //
 // Opening a path replays it once and keeps a snapshot (engine.Sim.Clone)
-// every Options.SnapshotEvery steps; moving anywhere clones the nearest
+// every Options.SnapshotEvery steps (further apart on a long path: each
+// snapshot copies the history up to its step, and their copies are kept
+// within 64 MiB); moving anywhere clones the nearest
 // snapshot below and replays at most that many steps, and moving forward
 // steps the current simulator on. The log that x, s and log read is made
 // on demand by one replay with engine.NewLogger and kept.

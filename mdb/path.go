@@ -16,6 +16,29 @@ import (
 // the global state: moving to any step replays at most this many steps.
 const DefaultSnapshotEvery = 256
 
+// snapshotHistoryBytes bounds what a path's snapshots hold of the path's
+// history: each snapshot (engine.Sim.Clone) copies the choices made up to
+// its step, so a path of n steps with a snapshot every k steps holds about
+// n²/2k of them. A long path takes its snapshots further apart
+// (snapshotEvery): a 1,100,000-step trace opened with snapshots every 256
+// steps took 24 GB.
+const snapshotHistoryBytes = 64 << 20
+
+// snapshotEvery is how many steps apart a path of steps steps and choices
+// choices keeps its snapshots: k, or further apart when its snapshots'
+// copies of its history would pass snapshotHistoryBytes (about 12 bytes a
+// choice with its setting and step start).
+func snapshotEvery(k, steps, choices int) int {
+	// steps/k + 1 snapshots hold about half the history each.
+	half := int64(choices) * 12 / 2
+	room := snapshotHistoryBytes - half
+	if room <= 0 {
+		return max(k, steps)
+	}
+	need := (int64(steps)*half + room - 1) / room
+	return max(k, int(min(need, int64(max(steps, 1)))))
+}
+
 // path is one execution mdb can move along: the error path, the live path
 // or a branch the user made. It knows its choices, the event of every step
 // and a snapshot every k steps, and keeps a cursor simulator so that
@@ -129,7 +152,8 @@ func sharedSteps(a, b *path) int {
 // is kept as endErr (a safety trace ends that way); any other failure to
 // replay means the trace does not fit the system.
 func newPath(name string, cfg *sim.Config, opts engine.Options, choices []int32, steps, k int) (*path, error) {
-	p := &path{name: name, cfg: cfg, opts: opts, k: k}
+	p := &path{name: name, cfg: cfg, opts: opts, k: snapshotEvery(k, steps, len(choices))}
+	k = p.k
 	opts.Chooser = engine.NewRecorded(choices)
 	opts.Logger = nil
 	s, err := engine.NewGuarded(cfg, opts, 0)
@@ -327,6 +351,7 @@ func (p *path) extend(i int) error {
 		p.choices = append(p.choices, engine.ChoiceValues(s.Choices()[len(p.choices):])...)
 		if s.Steps()%p.k == 0 {
 			p.snaps = append(p.snaps, s.Clone(nil))
+			p.thin()
 		}
 		p.log = nil
 	}
@@ -337,6 +362,22 @@ func (p *path) extend(i int) error {
 		return fmt.Errorf("step %d: %w", before+1, err)
 	}
 	return nil
+}
+
+// thin doubles the distance between a growing branch's snapshots, keeping
+// every other one (they lie at multiples of k), while their copies of its
+// history would pass snapshotHistoryBytes.
+func (p *path) thin() {
+	for snapshotEvery(p.k, p.steps(), len(p.choices)) > p.k {
+		kept := p.snaps[:0]
+		for i, sn := range p.snaps {
+			if i%2 == 0 {
+				kept = append(kept, sn)
+			}
+		}
+		clear(p.snaps[len(kept):])
+		p.snaps, p.k = kept, 2*p.k
+	}
 }
 
 // truncate drops the branch's steps after step n (n <= p.steps()).

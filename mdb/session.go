@@ -40,7 +40,9 @@ type Options struct {
 	// Out receives everything the session prints. Default os.Stdout.
 	Out io.Writer
 	// SnapshotEvery is how many steps apart snapshots of the state are
-	// kept. Default DefaultSnapshotEvery.
+	// kept, at least. Default DefaultSnapshotEvery. A long path takes
+	// them further apart, so that their copies of its history stay within
+	// 64 MiB (each copies the choices made up to its step).
 	SnapshotEvery int
 	// Color marks diffs with ANSI colours and bold for a terminal.
 	Color bool
