@@ -445,3 +445,28 @@ func StrategyNames() string {
 	}
 	return s
 }
+
+// flagFields names the Options field behind each command-line flag of
+// `macemc search` that the bounds do not (bounds give the others).
+var flagFields = map[string]string{
+	"param": "Params", "property": "Properties", "faults": "Faults", "strategy": "Strategy", "seed": "Seed",
+	"no-hashing": "NoHashing", "unbiased": "Unbiased", "walk-failures": "WalkFailures", "no-critical": "NoCritical",
+	"no-confirm": "NoConfirm", "no-minimize": "Minimize (false)", "prefix": "Prefix", "max-memory": "MaxMemory",
+	"lasso": "Lasso.On", "partial-hash": "Lasso.Partial", "lasso-node-fairness": "Lasso.NodeFairness",
+	"no-graph": "Graph.Off", "out": "Out",
+}
+
+// OptionForFlag returns the Options field that the command-line flag
+// --flag (given without its dashes) sets, e.g. "Graph.MaxStates" for
+// "graph-states", and false for a flag the library has no field for.
+// Texts of the report name flags; a program that calls Run can say which
+// field each is (searchtest does).
+func OptionForFlag(flag string) (field string, ok bool) {
+	for _, b := range bounds {
+		if b.flag == flag {
+			return b.field, true
+		}
+	}
+	field, ok = flagFields[flag]
+	return field, ok
+}

@@ -30,7 +30,14 @@
 // margin before the test's deadline (go test -timeout), where a violation
 // already found is reported with its files rather than lost to the
 // timeout's panic. A run that passes logs what it searched and its
-// warnings (go test -v shows them).
+// warnings (go test -v shows them). The report's advice names command-line
+// flags; a note before it says which Options field each is.
+//
+// Checks may run in parallel tests: search.Run is safe for concurrent use,
+// and each report is the one its run gives alone. Each run takes
+// Options.Workers goroutines (all cores by default: set 1 or 2 in
+// parallel tests), and a run past its memory limit gives up only on its
+// own handlers.
 //
 // A handler that does not return is reported as a finding, but Go cannot
 // stop it: its goroutine runs on until the test binary exits, and one that

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,8 +59,13 @@ func Check(t testing.TB, sys *sim.System, opts search.Options) *search.Report {
 		_ = os.RemoveAll(own) // nothing to replay
 		clear(rep.Files)      // nor any file to name
 	}
+	var text bytes.Buffer
+	rep.WriteText(&text)
+	// The note goes first: a report ends with its replay command.
 	var b bytes.Buffer
-	rep.WriteText(&b)
+	b.WriteString(flagNote(text.String()))
+	b.Write(text.Bytes())
+	testDone := contextOf(t).Err() != nil
 	switch {
 	case rep.First() != nil:
 		t.Errorf("macemc found a violation in %s:\n%s", sys.Name, b.String())
@@ -69,6 +75,9 @@ func Check(t testing.TB, sys *sim.System, opts search.Options) *search.Report {
 	case rep.Incomplete && ctx.Err() != nil && errors.Is(context.Cause(ctx), errDeadline):
 		t.Errorf("macemc search %s stopped at the test's deadline before its budget (go test -timeout): nothing was found, "+
 			"but not everything was searched; lower the budget (Options.MaxPaths, Options.Time) or raise -timeout\n%s", sys.Name, b.String())
+	case rep.Incomplete && testDone:
+		t.Errorf("macemc search %s was interrupted before its budget: the test's context was done (t.Context ends when the test function returns, "+
+			"before its Cleanup functions run: call Check in the test's body); nothing was found, but not everything was searched\n%s", sys.Name, b.String())
 	case rep.Incomplete:
 		t.Errorf("macemc search %s was interrupted before its budget: nothing was found, but not everything was searched\n%s", sys.Name, b.String())
 	case rep.NothingSearched():
@@ -109,4 +118,28 @@ func testContext(t testing.TB) (context.Context, context.CancelFunc) {
 	left := time.Until(deadline)
 	margin := min(max(left/10, time.Second), 30*time.Second, left/2)
 	return context.WithDeadlineCause(ctx, deadline.Add(-margin), errDeadline)
+}
+
+// flagName matches a command-line flag in a report's text.
+var flagName = regexp.MustCompile(`--([a-z][a-z-]*[a-z])`)
+
+// flagNote says which Options field each command-line flag that text
+// names is ("" when it names none): the report's advice is worded for
+// the command line.
+func flagNote(text string) string {
+	var notes []string
+	seen := map[string]bool{}
+	for _, m := range flagName.FindAllStringSubmatch(text, -1) {
+		if seen[m[1]] {
+			continue
+		}
+		seen[m[1]] = true
+		if field, ok := search.OptionForFlag(m[1]); ok {
+			notes = append(notes, "--"+m[1]+" is Options."+field)
+		}
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "(the flags below are macemc's command line: " + strings.Join(notes, ", ") + ")\n"
 }

@@ -1,6 +1,7 @@
 package searchtest_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -202,6 +203,32 @@ func TestCheckMemoryLimit(t *testing.T) {
 	rep := searchtest.Check(f, sys, search.Options{Seed: 1, MaxPaths: 100, WalkDepth: 100_000, Workers: 1, MaxMemory: 256 << 20, MaxStates: 1 << 16, Graph: search.GraphOptions{Off: true}})
 	if rep == nil || !rep.MemoryLimited || len(f.errs) != 1 || !strings.Contains(f.errs[0], "stopped at the memory limit") {
 		t.Fatalf("report memory-limited %v, errors %q", rep != nil && rep.MemoryLimited, f.errs)
+	}
+	// The report's advice names command-line flags: the test's output says
+	// which Options field each is.
+	if !strings.Contains(f.errs[0], "--max-memory is Options.MaxMemory") {
+		t.Errorf("no note of the flags' fields:\n%s", f.errs[0])
+	}
+}
+
+// doneTB is a fakeTB whose test context is done, as in a Cleanup
+// function.
+type doneTB struct{ *fakeTB }
+
+func (d doneTB) Context() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
+
+// TestCheckInCleanup: a Check whose test's context is done (called from
+// t.Cleanup) says why it was interrupted.
+func TestCheckInCleanup(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	f := &fakeTB{TB: t, name: "TestInCleanup"}
+	searchtest.Check(doneTB{f}, lookup(t, "transport"), search.Options{Params: map[string]string{"fixed": "true"}, Seed: 3, MaxPaths: 100})
+	if len(f.errs) != 1 || !strings.Contains(f.errs[0], "the test's context was done") {
+		t.Fatalf("errors %q", f.errs)
 	}
 }
 
