@@ -39,7 +39,7 @@ func (Strategy) Params() []sim.ParamSpec {
 	return []sim.ParamSpec{
 		{Name: "base", Kind: sim.ParamString, Default: DefaultBase, Doc: "base scheduler: rr (round-robin over event sources in creation order, each running until it has no event left), rr-event (round-robin, one event per turn) or rtc (run to completion, causal order)"},
 		{Name: "steps", Kind: sim.ParamInt, Default: fmt.Sprint(DefaultSteps), Doc: "steps of each schedule's bounded part (capped by --depth); a walk follows", Min: sim.Bound(1), Max: sim.Bound(explore.MaxSteps)},
-		{Name: "max", Kind: sim.ParamInt, Default: "0", Doc: "largest delay bound to search (0: no cap); with state caching not every schedule within it runs (--no-hashing runs them all)"},
+		{Name: "max", Kind: sim.ParamInt, Default: "0", Doc: "largest delay bound to search (0: no cap); with state caching not every schedule within it runs (--no-hashing runs them all)", Min: sim.Bound(0)},
 	}
 }
 

@@ -35,7 +35,7 @@ func (Strategy) Doc() string {
 // Params implements explore.Strategy.
 func (Strategy) Params() []sim.ParamSpec {
 	return []sim.ParamSpec{
-		{Name: "depth", Kind: sim.ParamInt, Default: fmt.Sprint(DefaultDepth), Doc: "d, the bug depth: d-1 priority change points per schedule"},
+		{Name: "depth", Kind: sim.ParamInt, Default: fmt.Sprint(DefaultDepth), Doc: "d, the bug depth: d-1 priority change points per schedule (1 to steps+1)"},
 		{Name: "steps", Kind: sim.ParamInt, Default: fmt.Sprint(DefaultSteps), Doc: "k, the steps of each PCT schedule (capped by --depth); a walk follows. Set it near the length of the runs: change points past where a schedule ends are lost", Min: sim.Bound(1), Max: sim.Bound(explore.MaxSteps)},
 		{Name: "unit", Kind: sim.ParamString, Default: "source", Doc: "what has a priority: source (each connection, timer, driver) or node"},
 	}
