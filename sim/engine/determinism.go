@@ -104,6 +104,11 @@ func (e *NondeterminismError) Error() string {
 			"global math/rand, time.Now, or state kept outside the View (a package variable, a counter of its calls) in it")
 		return b.String()
 	}
+	if e.Monitor != "" && !e.Across {
+		b.WriteString("; a monitor's Handle must give the same state for the same notifications: look for map iteration order, " +
+			"global math/rand, time.Now, pointer addresses or state kept across runs (a package variable, a counter of its calls) in it")
+		return b.String()
+	}
 	if e.Across {
 		b.WriteString("; the replay that differs started after the others had run, and one started before them did not: " +
 			"the service depends on what changed between them, which a replay cannot undo: the time (time.Now, time.Since: " +
