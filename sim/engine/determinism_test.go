@@ -580,3 +580,18 @@ func TestSwapStateMovesKeptContexts(t *testing.T) {
 		}
 	}
 }
+
+// TestNondeterminismOfAMonitorText: a monitor that differs between
+// replays is named with its field, and the advice is about its Handle.
+func TestNondeterminismOfAMonitorText(t *testing.T) {
+	e := &engine.NondeterminismError{Step: 3, Event: "node 1 receives Ping{} from node 0", Node: -1, StepNode: 1, Monitor: "Pings", Type: "*simtest.Pings", Path: ".Drift", Detail: "1 in one, 0 in the other"}
+	msg := e.Error()
+	for _, want := range []string{`the nodes agree, but monitor Pings (*simtest.Pings) differs in field .Drift: 1 in one, 0 in the other`, "a monitor's Handle must give the same state"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("%q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "in the handlers") {
+		t.Errorf("%q blames the handlers", msg)
+	}
+}
