@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,6 +71,16 @@ func TestInterruptEachPhase(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, "error.log")); !os.IsNotExist(err) {
 				t.Errorf("error.log: %v", err)
+			}
+			// The page is left out, and the report says which command
+			// writes it.
+			if _, err := os.Stat(filepath.Join(dir, "report.html")); !os.IsNotExist(err) {
+				t.Errorf("report.html: %v", err)
+			}
+			if !slices.ContainsFunc(rep.Warnings, func(w string) bool {
+				return strings.Contains(w, "the report page was not written: the run was interrupted") && strings.Contains(w, " report "+dir)
+			}) {
+				t.Errorf("no warning of the report page left out: %q", rep.Warnings)
 			}
 			if c.name == "critical after two probes" {
 				cr := f.Critical

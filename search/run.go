@@ -622,6 +622,8 @@ func (p *pipeline) finish(err error) (*Report, error) {
 	page := p.rep.First() != nil && p.opts.Out != "" && err == nil && p.ctx.Err() == nil
 	if page {
 		p.rep.Files[FileReportHTML] = p.outPath(htmlreport.PageFile)
+	} else if p.rep.First() != nil && p.opts.Out != "" && err == nil {
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %s (%s report %s writes it)", p.stopWhy(), p.opts.Command, QuotePath(p.opts.Out)))
 	}
 	for _, l := range p.logs {
 		p.rep.Files[FileRole(l.name+"_log")] = l.path
@@ -648,7 +650,11 @@ func (p *pipeline) finish(err error) (*Report, error) {
 	// The logs and the page each replay whole paths: they are written side
 	// by side, and report.json once more when they are done, with the
 	// whole run's time and without a file that could not be written.
-	p.progress(PhaseFiles, "writing the logs and the report page...")
+	if page {
+		p.progress(PhaseFiles, "writing the logs and the report page...")
+	} else {
+		p.progress(PhaseFiles, "writing the logs...")
+	}
 	done := p.filesBudget()
 	logErrs := make([]error, len(p.logs))
 	var pageErr error
@@ -685,14 +691,7 @@ func (p *pipeline) finish(err error) (*Report, error) {
 	switch {
 	case pageErr != nil && p.ctx.Err() != nil:
 		delete(p.rep.Files, FileReportHTML)
-		why := "the run was interrupted"
-		switch {
-		case p.memoryLimited():
-			why = "the run stopped at the memory limit"
-		case errors.Is(context.Cause(p.ctx), errTimeBudget):
-			why = fmt.Sprintf("writing it reached the time budget (--time %v)", p.opts.Time)
-		}
-		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %s (%s report %s writes it)", why, p.opts.Command, QuotePath(p.opts.Out)))
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("the report page was not written: %s (%s report %s writes it)", p.stopWhy(), p.opts.Command, QuotePath(p.opts.Out)))
 	case errors.Is(pageErr, engine.ErrBadChoice):
 		// The run's own traces do not replay: not another version of the
 		// system, a service that does not behave the same on a replay.
@@ -713,6 +712,17 @@ func (p *pipeline) finish(err error) (*Report, error) {
 		err = werr
 	}
 	return p.rep, err
+}
+
+// stopWhy says why the run's context ended, for a file it left out.
+func (p *pipeline) stopWhy() string {
+	switch {
+	case p.memoryLimited():
+		return "the run stopped at the memory limit"
+	case errors.Is(context.Cause(p.ctx), errTimeBudget):
+		return fmt.Sprintf("the time budget ended (--time %v)", p.opts.Time)
+	}
+	return "the run was interrupted"
 }
 
 // divergedWarning explains a file that was not written because what it
