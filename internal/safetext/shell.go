@@ -12,12 +12,14 @@ import (
 // in single quotes, which stop every expansion (globs, variables, braces,
 // history's !, a leading ~, zsh's leading =); and, when s is not Safe (a
 // control character, a newline, a bidi control, bytes that are not
-// UTF-8), s in the ANSI-C quotes $'...' of bash, zsh and ksh, with each
+// UTF-8) or holds a tab, s in the ANSI-C quotes $'...' of bash, zsh and ksh, with each
 // such byte written as an escape, so that a terminal neither acts on it
 // nor shows other text than runs.
 func ShellQuote(s string) string {
 	switch {
-	case !Safe(s):
+	case !Safe(s) || strings.ContainsRune(s, '\t'):
+		// A tab too: pasted raw it splits the argument, and a copy
+		// from a terminal may turn it into spaces.
 		return ansiCQuote(s)
 	case s != "" && !strings.ContainsAny(s, " '\"\\$`;&|<>()*?[]#~{}!^") && s[0] != '=':
 		return s

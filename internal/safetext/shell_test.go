@@ -32,6 +32,7 @@ var shellCases = []struct {
 	{"absolute", "/tmp/-x", "/tmp/-x", ""},
 	{"newline", "nl\ndir", `$'nl\ndir'`, ""},
 	{"tab and carriage return", "a\tb\rc", `$'a\tb\rc'`, ""},
+	{"tab alone", "tab\tx", `$'tab\tx'`, ""},
 	{"escape sequence", "dir\x1b[2J", `$'dir\x1b[2J'`, ""},
 	{"escape and quotes", "a'b\\c\x07", `$'a\'b\\c\x07'`, ""},
 	{"hex digit after escape", "\x1bab", `$'\x1bab'`, ""},
