@@ -112,6 +112,7 @@ func run(ctx context.Context, sys *sim.System, opts Options, records []*explore.
 	if err != nil {
 		return nil, err
 	}
+	p.merging = len(records) > 0
 	defer p.watchHeap(heapBound(EstimateMemory(p.cfg, &p.opts), &p.opts))()
 	if err := p.lockOut(); err != nil {
 		return nil, err
@@ -532,6 +533,9 @@ type pipeline struct {
 	first    *explore.Violation // the violation analysed
 	// unlockOut gives back the result directory (lockOut).
 	unlockOut func()
+	// merging marks a run that merges shards' records (Merge): it keeps
+	// the shard files it read in --out (cleanOut).
+	merging bool
 	// coldMonitors are the liveness monitors cold in the initial state
 	// (precheck): a search that finds nothing warns of them.
 	coldMonitors []string
@@ -1663,7 +1667,14 @@ func (p *pipeline) cleanOut() error {
 	if p.opts.Out == "" {
 		return nil
 	}
-	for _, name := range ResultFiles {
+	names := ResultFiles
+	if !p.merging {
+		// A shard's records left there would go into a later merge of
+		// the directory beside this run's results (a merge into one of
+		// its shards' directories keeps them: they are its input).
+		names = append(slices.Clip(names), ShardFile)
+	}
+	for _, name := range names {
 		if name == "prefix.trace" && p.opts.Prefix != "" && sameFile(p.opts.Prefix, p.outPath(name)) {
 			continue
 		}

@@ -113,12 +113,21 @@ func RunShard(ctx context.Context, sys *sim.System, opts Options, index, count i
 	if err := CheckOut(p.opts.Out, ShardFile); err != nil {
 		return nil, err
 	}
+	if err := p.lockOut(); err != nil {
+		return nil, err
+	}
+	defer p.unlockOut()
 	header, err := shardHeader(sys, &p.opts)
 	if err != nil {
 		return nil, err
 	}
 	ecfg, err := p.exploreConfig()
 	if err != nil {
+		return nil, err
+	}
+	// A previous run's results in the directory would be taken for this
+	// shard's (mdb, report), and its records for a previous shard's.
+	if err := p.cleanOut(); err != nil {
 		return nil, err
 	}
 	p.progress(PhaseSearch, "searching shard %d of %d (strategy %s, seed %d)...", index, count, p.rep.Strategy, p.opts.Seed)

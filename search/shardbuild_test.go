@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,4 +90,43 @@ func schedulerShards(t *testing.T) []string {
 		}
 	}
 	return dirs
+}
+
+// TestShardAndSearchReplaceEachOthersResults: a shard run in a directory
+// removes a previous search's results (mdb showed the old violation as
+// the shard's), a search removes a previous shard's records (a later
+// merge of the directory read them), and a merge into one of its shards'
+// directories keeps that shard's records, its input.
+func TestShardAndSearchReplaceEachOthersResults(t *testing.T) {
+	sys, err := sim.Lookup("scheduler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	exists := func(name string) bool { _, err := os.Stat(filepath.Join(dir, name)); return err == nil }
+	if _, err := Run(context.Background(), sys, Options{Seed: 1, WalkDepth: 30, Out: dir}); err != nil || !exists("error.trace") {
+		t.Fatalf("the search: %v, error.trace %v", err, exists("error.trace"))
+	}
+	if _, err := RunShard(context.Background(), sys, Options{Seed: 1, MaxPaths: 12, WalkDepth: 30, Out: dir}, 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(ShardFile) || exists("error.trace") || exists(ReportFile) {
+		t.Errorf("after a shard: %s %v, error.trace %v, %s %v", ShardFile, exists(ShardFile), exists("error.trace"), ReportFile, exists(ReportFile))
+	}
+	other := t.TempDir()
+	if _, err := RunShard(context.Background(), sys, Options{Seed: 1, MaxPaths: 12, WalkDepth: 30, Out: other}, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(context.Background(), []string{dir, other}, MergeOptions{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(ShardFile) || !exists(ReportFile) {
+		t.Errorf("after a merge into the shard's directory: %s %v, %s %v", ShardFile, exists(ShardFile), ReportFile, exists(ReportFile))
+	}
+	if _, err := Run(context.Background(), sys, Options{Seed: 1, WalkDepth: 30, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if exists(ShardFile) {
+		t.Errorf("a search left the shard's records")
+	}
 }
