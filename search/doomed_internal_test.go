@@ -81,3 +81,19 @@ func TestLassoWithNoWalkFromItsCycle(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagOfPath: a merge of two searches' shards names the flags they
+// differ in, not Go fields; a prefix recorded without --faults says so.
+func TestFlagOfPath(t *testing.T) {
+	for path, want := range map[string]string{
+		"Options.Seed": "--seed", "Options.Params.fixed": "--param fixed", "Options.Graph.MaxStates": "--graph-states",
+		"Options.WalkFailures": "--walk-failures", "Build": "Build",
+	} {
+		if got := flagOfPath(path); got != want {
+			t.Errorf("flagOfPath(%q) = %q, want %q", path, got, want)
+		}
+	}
+	if got := runName("transport", "drops=1", ""); !strings.Contains(got, "(no --faults)") {
+		t.Errorf("runName without faults: %q", got)
+	}
+}

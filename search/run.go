@@ -1530,7 +1530,7 @@ func (p *pipeline) warnOnce(w string) {
 // trace records them.
 func runName(system, params, faults string) string {
 	if faults == "" {
-		faults = "none"
+		return fmt.Sprintf("%s %s (no --faults)", safetext.QuoteUnsafe(system), params)
 	}
 	return fmt.Sprintf("%s %s (--faults %s)", safetext.QuoteUnsafe(system), params, safetext.QuoteUnsafe(faults))
 }

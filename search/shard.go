@@ -339,7 +339,7 @@ func searchDiff(a, b []byte) string {
 		xb, _ := json.Marshal(x)
 		yb, _ := json.Marshal(y)
 		if !bytes.Equal(xb, yb) {
-			diffs = append(diffs, fmt.Sprintf("%s: %s and %s", path, xb, yb))
+			diffs = append(diffs, fmt.Sprintf("%s: %s and %s", flagOfPath(path), xb, yb))
 		}
 	}
 	walk("", ma, mb)
@@ -350,6 +350,33 @@ func searchDiff(a, b []byte) string {
 		diffs = append(diffs[:3], fmt.Sprintf("%d more", len(diffs)-3))
 	}
 	return " (they differ in " + strings.Join(diffs, "; ") + ")"
+}
+
+// flagOfPath names the command-line flag of a field of a shard's search
+// (searchDiff's paths: "Options.Seed", "Options.Params.fixed"), or the
+// path when it has none.
+func flagOfPath(path string) string {
+	field, ok := strings.CutPrefix(path, "Options.")
+	if !ok {
+		return path
+	}
+	if name, ok := strings.CutPrefix(field, "Params."); ok {
+		return "--param " + name
+	}
+	if name, ok := strings.CutPrefix(field, "StrategyParams."); ok {
+		return "the strategy's option " + name
+	}
+	for _, b := range bounds {
+		if b.field == field {
+			return "--" + b.flag
+		}
+	}
+	for flag, f := range flagFields {
+		if f == field {
+			return "--" + flag
+		}
+	}
+	return path
 }
 
 // ErrShardBuild marks shards that another build than the merging one
