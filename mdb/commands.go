@@ -47,7 +47,7 @@ func init() {
 		{name: "where", aliases: []string{"."}, summary: "show the current step and its event", run: (*Session).cmdWhere},
 		{name: "info", aliases: []string{"i"}, summary: "show what the traces say (system, property, critical step, depths)",
 			run: (*Session).cmdInfo},
-		{name: "state", aliases: []string{"st"}, args: "[NODE|net]", summary: "show every node's state and the network, one node's, or the network's",
+		{name: "state", aliases: []string{"st"}, args: "[NODE|net]", summary: "show every node's and monitor's state and the network, one node's, or the network's",
 			run: (*Session).cmdState},
 		{name: "props", summary: "show which safety and liveness properties hold at this step", run: (*Session).cmdProps},
 		{name: "history", aliases: []string{"hist"}, args: "[all]", summary: "show the clients' history up to this step, and whether it is linearizable",

@@ -35,7 +35,7 @@ func (p *page) panel(i, s int, changed bool) []string {
 			exc[d.Views[o+1]] = append(exc[d.Views[o+1]], o)
 		}
 	}
-	titles := append(slices.Clone(p.data.Nodes), "network")
+	titles := slices.Concat(p.data.Nodes, p.data.Monitors, []string{"network"})
 	var out []string
 	for k := range now {
 		var ops []string

@@ -12,9 +12,12 @@
 // ends there, lost), the
 // critical transition is highlighted and the steps the live alternative
 // shares with it are barred; a state panel showing every
-// node's state at the selected step with its diff from the step before (or
+// node's state, every monitor's (hot or cold, its assertion failure, its
+// fields: monitors are part of the global state, as in mdb's state) and the
+// network at the selected step with their diff from the step before (or
 // from the live path at the same step); the dead and live states at the
-// critical step side by side with the differences marked; a lasso's stem
+// critical step side by side with the differences marked, monitors
+// included; a lasso's stem
 // and cycle; a safety violation's or a handler panic's step and message;
 // and tabs for the live alternative and, when min.trace is present, the
 // minimized path (not compared with the live alternative, which is the

@@ -83,7 +83,8 @@ type pathData struct {
 	CycleLen   int `json:"cycleLen"`
 	// Fail is the step at which a safety property fails or a handler
 	// panics or hangs (-1: none), FailText what happened, Stack a panic's
-	// stack.
+	// stack. A hung handler's step is Steps+1: the path ends before it,
+	// which has no state after it (0: the boot hung).
 	Fail     int    `json:"fail"`
 	FailText string `json:"failText,omitempty"`
 	Stack    string `json:"stack,omitempty"`
@@ -92,6 +93,10 @@ type pathData struct {
 	monitor string
 	// Depth is the bounded search depth: liveness counts after it.
 	Depth int `json:"depth"`
+	// Prefix is the length of the prefix the search started from
+	// (--prefix-steps; 0: none): its steps come before the bounded
+	// search's, Prefix+1 to Depth.
+	Prefix int `json:"prefix"`
 	// Tail: the steps after it only repeat kinds of events seen before
 	// and start collapsed (-1: no collapsed tail); TailTop lists the most
 	// frequent of them as (text, count) pairs.
@@ -439,6 +444,26 @@ func nodeBody(s *engine.Sim, id int) string {
 	return body
 }
 
+// monitorBody returns monitor i's state (hot or cold, its assertion
+// failure, its struct) without its title line.
+func monitorBody(s *engine.Sim, i int) string {
+	_, body, _ := strings.Cut(s.MonitorText(i), "\n")
+	return body
+}
+
+// sectionText is section k's text in s: node k's state, then each
+// monitor's (as mdb's state shows them: they are part of the global
+// state), then the network.
+func sectionText(s *engine.Sim, k int) string {
+	switch n, m := s.Nodes(), s.Monitors(); {
+	case k < n:
+		return nodeBody(s, k)
+	case k < n+m:
+		return monitorBody(s, k-n)
+	}
+	return s.NetworkText()
+}
+
 // own returns a copy of text when it is large: a node's text is made in a
 // buffer up to twice its size, which a section kept for the steps after
 // would keep.
@@ -600,7 +625,7 @@ func (b *builder) record(name, title string, t *trace.Trace, keep int) (*pathDat
 		// (The simulator is abandoned: its step count may move on as
 		// the handler unwinds; the error has the steps before it. The
 		// recorder stays locked: the abandoned replay records no more.)
-		r.p.Fail, r.p.FailText = hang.Step, hang.Error()
+		r.p.Fail, r.p.FailText = r.p.Steps+1, hang.Error()
 	case guardErr != nil:
 		return nil, fmt.Errorf("%w: replay the %s path: %w (was the trace written by another version of the system?)", ErrInput, name, guardErr)
 	}
@@ -611,7 +636,7 @@ func (b *builder) record(name, title string, t *trace.Trace, keep int) (*pathDat
 		r.p.Fail, r.p.FailText, r.p.Stack = s.Steps(), hp.Error(), hp.Stack
 		r.monitorPanicked(s.Steps(), hp.Monitor)
 	case errors.Is(stepErr, engine.ErrHang):
-		r.p.Fail, r.p.FailText = s.Steps(), stepErr.Error()
+		r.p.Fail, r.p.FailText = r.p.Steps+1, stepErr.Error()
 	default:
 		return nil, fmt.Errorf("%w: replay the %s path at step %d: %w (was the trace written by another version of the system?)", ErrInput, name, s.Steps()+1, stepErr)
 	}
@@ -644,11 +669,15 @@ func (b *builder) bootHang(r *recorder, s *engine.Sim, hang *engine.HangError) (
 		for i := 0; i < s.Nodes(); i++ {
 			b.nodes = append(b.nodes, s.NodeTitle(sim.NodeID(i)))
 		}
+		// The monitors' titles are their names: their state is not read.
+		for _, m := range s.Config().Monitors {
+			b.monitors = append(b.monitors, "monitor "+safetext.QuoteUnsafe(m.Name))
+		}
 	}
 	p := r.p
 	p.Fail, p.FailText, p.StatesUntil = 0, hang.Error(), -1
 	p.NoStates = fmt.Sprintf("No state is shown: node %d's handler did not return while the system booted, and it may still be changing the state.", hang.Node)
-	for range s.Nodes() + 1 {
+	for range s.Nodes() + s.Monitors() + 1 {
 		p.Init = append(p.Init, nil)
 	}
 	return p, nil
@@ -670,14 +699,12 @@ func (p *pathData) nonNil() {
 
 // begin records the initial state.
 func (r *recorder) begin(s *engine.Sim) {
-	for i := 0; i <= s.Nodes(); i++ {
-		text := s.NetworkText()
-		if i < s.Nodes() {
-			text = nodeBody(s, i)
-		}
+	last := s.Nodes() + s.Monitors()
+	for i := 0; i <= last; i++ {
+		text := sectionText(s, i)
 		r.read += len(text)
 		t := newTextLines(own(text))
-		ps, cut := r.b.view(t, i == s.Nodes())
+		ps, cut := r.b.view(t, i == last)
 		sec := section{t: t, ids: pieceIDs(ps), cut: cut}
 		r.secs = append(r.secs, sec)
 		r.p.Init = append(r.p.Init, slices.Clone(sec.ids))
@@ -786,8 +813,13 @@ func (r *recorder) state(s *engine.Sim, n int, ev engine.Event) {
 		// The network's events: no node's state changes.
 	default:
 		r.diff(n, int(ev.Node), nodeBody(s, int(ev.Node)))
+		// A handler that ran may have notified the monitors
+		// (Context.Notify).
+		for i := range s.Monitors() {
+			r.diff(n, s.Nodes()+i, monitorBody(s, i))
+		}
 	}
-	r.diff(n, s.Nodes(), s.NetworkText())
+	r.diff(n, s.Nodes()+s.Monitors(), s.NetworkText())
 }
 
 // mib writes a size in MiB when it is whole MiB, else in bytes.
@@ -934,7 +966,7 @@ func (r *recorder) finish(s *engine.Sim) {
 	if p.Fail < 0 && t.Kind == trace.KindSafety && t.Property == walks.HangProperty && p.Steps > 0 {
 		// The trace of a hung handler ends before the hung step, which is
 		// not run again here (replay runs it under the watchdog).
-		p.Fail = p.Steps
+		p.Fail = p.Steps + 1
 		p.FailText = fmt.Sprintf("the handler of step %d did not return", p.Steps+1)
 		if t.HandlerTimeout > 0 {
 			p.FailText += fmt.Sprintf(" within %v", t.HandlerTimeout)
@@ -1063,9 +1095,13 @@ func choiceAt(p *pathData, n int) int {
 // checkNodes makes sure every path has the error path's nodes and
 // properties, and returns the properties to check on this replay.
 func (b *builder) checkNodes(s *engine.Sim) ([]*sim.Property, error) {
-	var titles []string
+	var titles, monitors []string
 	for i := 0; i < s.Nodes(); i++ {
 		titles = append(titles, s.NodeTitle(sim.NodeID(i)))
+	}
+	for i := range s.Monitors() {
+		title, _, _ := strings.Cut(s.MonitorText(i), "\n")
+		monitors = append(monitors, title)
 	}
 	var check []*sim.Property
 	var info []propInfo
@@ -1079,11 +1115,14 @@ func (b *builder) checkNodes(s *engine.Sim) ([]*sim.Property, error) {
 		info = append(info, propInfo{Name: cfg.Liveness[i].Name, Kind: "liveness"})
 	}
 	if b.nodes == nil {
-		b.nodes, b.props = titles, info
+		b.nodes, b.monitors, b.props = titles, monitors, info
 		return check, nil
 	}
 	if !slices.Equal(b.nodes, titles) {
 		return nil, fmt.Errorf("its nodes %v are not the error path's %v", titles, b.nodes)
+	}
+	if !slices.Equal(b.monitors, monitors) {
+		return nil, fmt.Errorf("its monitors %v are not the error path's %v", monitors, b.monitors)
 	}
 	if !slices.Equal(b.props, info) {
 		return nil, fmt.Errorf("its properties %v are not the error path's %v", info, b.props)

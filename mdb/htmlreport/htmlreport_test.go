@@ -48,15 +48,18 @@ type page struct {
 
 // pageData mirrors what htmlreport writes into the page for its script.
 type pageData struct {
-	Nodes []string `json:"nodes"`
-	Strs  []string `json:"strs"`
-	Props []struct {
+	Nodes    []string `json:"nodes"`
+	Monitors []string `json:"monitors"`
+	Strs     []string `json:"strs"`
+	Props    []struct {
 		Name, Kind string
 	} `json:"props"`
 	Paths []struct {
 		Name        string  `json:"name"`
 		Steps       int     `json:"steps"`
 		Crit        int     `json:"crit"`
+		Depth       int     `json:"depth"`
+		Prefix      int     `json:"prefix"`
 		Shared      int     `json:"shared"`
 		CycleStart  int     `json:"cycleStart"`
 		CycleLen    int     `json:"cycleLen"`
@@ -190,8 +193,8 @@ func (p *page) viewAt(i, n int) [][]int {
 	return cur
 }
 
-// replayed returns every node's state (without its title line) and the
-// network after n steps of t, from the simulator itself.
+// replayed returns every node's and monitor's state (without its title
+// line) and the network after n steps of t, from the simulator itself.
 func replayed(t *testing.T, tr *trace.Trace, n int) []string {
 	t.Helper()
 	s, err := tr.Replay(n, nil)
@@ -201,6 +204,10 @@ func replayed(t *testing.T, tr *trace.Trace, n int) []string {
 	var out []string
 	for i := 0; i < s.Nodes(); i++ {
 		_, body, _ := strings.Cut(s.NodeText(sim.NodeID(i)), "\n")
+		out = append(out, body)
+	}
+	for i := range s.Monitors() {
+		_, body, _ := strings.Cut(s.MonitorText(i), "\n")
 		out = append(out, body)
 	}
 	return append(out, s.NetworkText())
@@ -404,13 +411,19 @@ func TestAlsoFailing(t *testing.T) {
 	checkHeadline(t, p, r)
 }
 
-// checkSelfContained fails when the page refers to anything outside it.
+// checkSelfContained fails when the page refers to anything outside it
+// (but for links to the files beside it, which nothing fetches).
 func checkSelfContained(t *testing.T, p *page) {
 	t.Helper()
 	for _, n := range find(p.doc, func(n *html.Node) bool { return true }) {
 		for _, a := range n.Attr {
 			switch a.Key {
 			case "src", "href", "xlink:href", "action", "srcset":
+				if n.Data == "a" && a.Key == "href" && !strings.ContainsAny(a.Val, "/\\:") {
+					// A link to a file beside the page (history.html):
+					// followed when clicked, never fetched.
+					continue
+				}
 				if !strings.HasPrefix(a.Val, "#") && !strings.HasPrefix(a.Val, "data:") {
 					t.Errorf("<%s %s=%q>: the page must be self-contained", n.Data, a.Key, a.Val)
 				}
@@ -450,8 +463,8 @@ func checkCompare(t *testing.T, p *page, et *trace.Trace, dir string) {
 		t.Fatal("no comparison of the dead and live states at the critical step")
 	}
 	secs := byClass(c, "div", "section-diff")
-	if len(secs) != len(p.data.Nodes)+1 {
-		t.Fatalf("%d sections compared, want every node and the network", len(secs))
+	if len(secs) != len(p.data.Nodes)+len(p.data.Monitors)+1 {
+		t.Fatalf("%d sections compared, want every node, every monitor and the network", len(secs))
 	}
 	dead, live := replayed(t, et, et.Critical), replayed(t, lt, et.Critical)
 	differ := 0
@@ -1447,8 +1460,24 @@ func TestHungHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := readPage(t, filepath.Join(dir, htmlreport.PageFile))
-	if ep := p.data.Paths[0]; ep.Fail != 1 || ep.FailText != "the handler of step 2 did not return within 50ms" {
-		t.Errorf("fail %d %q: want the hang of step 2 after step 1", ep.Fail, ep.FailText)
+	// The hung step is the one after the path's last: it has no state.
+	ep := p.data.Paths[0]
+	if ep.Steps != 1 || ep.Fail != 2 || ep.FailText != "the handler of step 2 did not return within 50ms" {
+		t.Errorf("steps %d, fail %d %q: want the hang of step 2 after step 1", ep.Steps, ep.Fail, ep.FailText)
+	}
+	if p.data.Select != 1 {
+		t.Errorf("the page opens at step %d, want the last state, 1", p.data.Select)
+	}
+	checkMark(t, p, "fail", 2)
+	if h := text(find(byID(p.doc, "failure"), func(n *html.Node) bool { return n.Data == "h2" })[0]); h != "What failed at step 2" {
+		t.Errorf("the failure is headed %q", h)
+	}
+	facts := text(byClass(p.doc, "dl", "facts")[0])
+	if !strings.Contains(facts, "path1 step, then the handler of step 2 did not return") {
+		t.Errorf("the path's fact does not say it has 1 step and then the hang: %q", facts)
+	}
+	if tab := text(byClass(p.doc, "button", "tab")[0]); !strings.HasSuffix(tab, " 1 step") {
+		t.Errorf("the tab says %q, want 1 step", tab)
 	}
 }
 

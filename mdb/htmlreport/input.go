@@ -71,30 +71,36 @@ type Report struct {
 	// then not counted), Forgotten and Unrecorded that the visited-state
 	// set forgot or could not record states (DistinctStates counts
 	// states recorded).
-	Unhashed     bool         `json:"states_not_hashed"`
-	Forgotten    int64        `json:"states_forgotten"`
-	Unrecorded   int64        `json:"states_unrecorded"`
-	Stop         string       `json:"stop"`
-	Incomplete   bool         `json:"incomplete"`
-	ElapsedS     float64      `json:"elapsed_s"`
-	SearchS      float64      `json:"search_s"`
-	Steps        int          `json:"steps"`
-	Path         int64        `json:"path"`
-	Depth        int          `json:"depth"`
-	Error        string       `json:"error"`
-	Faults       string       `json:"faults"`
-	AlsoViolated []string     `json:"also_violated"`
-	Critical     *Critical    `json:"critical"`
-	CriticalNote string       `json:"critical_note"`
-	Lasso        *Lasso       `json:"lasso"`
-	Temperature  *Temperature `json:"temperature"`
-	Violations   []Violation  `json:"violations"`
+	Unhashed   bool    `json:"states_not_hashed"`
+	Forgotten  int64   `json:"states_forgotten"`
+	Unrecorded int64   `json:"states_unrecorded"`
+	Stop       string  `json:"stop"`
+	Incomplete bool    `json:"incomplete"`
+	ElapsedS   float64 `json:"elapsed_s"`
+	SearchS    float64 `json:"search_s"`
+	// PhasesS maps each phase of the run (search, check, critical,
+	// files...) to its seconds.
+	PhasesS      map[string]float64 `json:"phases_s"`
+	Steps        int                `json:"steps"`
+	Path         int64              `json:"path"`
+	Depth        int                `json:"depth"`
+	Error        string             `json:"error"`
+	Faults       string             `json:"faults"`
+	AlsoViolated []string           `json:"also_violated"`
+	Critical     *Critical          `json:"critical"`
+	CriticalNote string             `json:"critical_note"`
+	Lasso        *Lasso             `json:"lasso"`
+	Minimized    *Minimized         `json:"minimized"`
+	Temperature  *Temperature       `json:"temperature"`
+	Violations   []Violation        `json:"violations"`
 	// MinimalHistory lists the operations of a linearizability
 	// violation's smallest non-linearizable part of the history.
-	MinimalHistory []string          `json:"minimal_history"`
-	Files          map[string]string `json:"files"`
-	Replay         string            `json:"replay"`
-	Debug          string            `json:"debug"`
+	MinimalHistory []string `json:"minimal_history"`
+	// Lin counts the histories a linearizability search checked.
+	Lin    *LinStats         `json:"linearizability"`
+	Files  map[string]string `json:"files"`
+	Replay string            `json:"replay"`
+	Debug  string            `json:"debug"`
 }
 
 // Critical is the critical transition of a report.
@@ -108,6 +114,33 @@ type Critical struct {
 	LiveSteps int    `json:"live_steps"`
 	Shared    int    `json:"shared"`
 	Explain   string `json:"explain"`
+	// Interrupted marks a critical-transition search that was stopped
+	// before it ended (Step is then -1): Recovered is the last state
+	// from which a walk recovered and Dead the first from which none did,
+	// as far as its probes had got (-1: none).
+	Interrupted bool `json:"interrupted"`
+	Recovered   int  `json:"recovered"`
+	Dead        int  `json:"dead"`
+}
+
+// LinStats are a report's counts of the clients' histories checked.
+type LinStats struct {
+	Checked  int64 `json:"checked"`
+	Distinct int64 `json:"distinct_histories"`
+	Illegal  int64 `json:"not_linearizable"`
+	Unknown  int64 `json:"unknown"`
+}
+
+// Minimized is a report's minimization of the doomed path (min.trace).
+type Minimized struct {
+	StepsBefore int    `json:"steps_before"`
+	StepsAfter  int    `json:"steps_after"`
+	OneMinimal  bool   `json:"one_minimal"`
+	Tests       int    `json:"tests"`
+	Note        string `json:"note"`
+	// Stopped says what stopped the minimization before it proved its
+	// path 1-minimal ("" when nothing did).
+	Stopped string `json:"stopped"`
 }
 
 // Lasso is a report's confirmed lasso.

@@ -27,6 +27,7 @@ var assets embed.FS
 
 var pageTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
 	"comma": comma,
+	"steps": func(n int) string { return plural(int64(n), "step") },
 }).ParseFS(assets, "assets/report.html.tmpl"))
 
 func mustAsset(name string) string {
@@ -63,7 +64,10 @@ type builder struct {
 	o     Options
 	strs  interner
 	nodes []string
-	props []propInfo
+	// monitors are the monitors' titles: their sections follow the
+	// nodes', and the network's follows theirs.
+	monitors []string
+	props    []propInfo
 	// markers are the ids of the strings that stand for lines a view
 	// leaves out.
 	markers map[int]bool
@@ -86,10 +90,13 @@ func (b *builder) ctxErr() error {
 
 // pageData is the data the page's script reads.
 type pageData struct {
-	Nodes []string    `json:"nodes"`
-	Strs  []string    `json:"strs"`
-	Props []propInfo  `json:"props"`
-	Paths []*pathData `json:"paths"`
+	Nodes []string `json:"nodes"`
+	// Monitors title the sections after the nodes' (the network's is
+	// last).
+	Monitors []string    `json:"monitors"`
+	Strs     []string    `json:"strs"`
+	Props    []propInfo  `json:"props"`
+	Paths    []*pathData `json:"paths"`
 	// Select is the step of the first path selected when the page opens.
 	Select int `json:"select"`
 	// Markers lists the strings that stand for lines a view leaves out
@@ -120,6 +127,7 @@ type view struct {
 	Failure      *failure
 	Commands     []command
 	Nodes        []string
+	Monitors     []string
 	Tabs         []tab
 	Marks        []mark
 	Compare      *compare
@@ -129,7 +137,14 @@ type view struct {
 	DataBytes    int
 }
 
-type fact struct{ Label, Value string }
+// fact is a row of the headline's facts: its value, then links to the
+// files beside the page.
+type fact struct {
+	Label, Value string
+	Links        []link
+}
+
+type link struct{ Text, Href string }
 
 type command struct{ Label, Text string }
 
@@ -218,10 +233,7 @@ func build(in Input) (*page, error) {
 			// No step breaks a property: the clients' history, complete
 			// at the end of the path, has no linearization.
 			ep.Fail = ep.Steps
-			ep.FailText = "the clients' history is not linearizable"
-			if len(r.MinimalHistory) > 0 {
-				ep.FailText += "; these operations already are not:\n" + strings.Join(r.MinimalHistory, "\n")
-			}
+			ep.FailText = linFailure(r.MinimalHistory)
 		}
 		other := func(name, title string, t *trace.Trace, keep int) *pathData {
 			if t == nil {
@@ -246,6 +258,15 @@ func build(in Input) (*page, error) {
 			b.cmpWith = ep
 		}
 		lp := other("live", "live alternative", in.Live, ep.Crit)
+		if r := in.Report; r != nil && r.PrefixSteps > 0 {
+			// The paths the search found begin with its prefix (the
+			// minimized path's steps are a selection of the dead path's).
+			for _, p := range []*pathData{ep, lp} {
+				if p != nil {
+					p.Prefix = min(r.PrefixSteps, p.Steps)
+				}
+			}
+		}
 		b.cmpWith, ep.kept = nil, nil
 		if err := b.ctxErr(); err != nil {
 			return nil, err
@@ -280,7 +301,10 @@ func build(in Input) (*page, error) {
 			}
 		}
 	}
-	pd.Nodes, pd.Strs, pd.Props = b.nodes, b.strs.list, b.props
+	pd.Nodes, pd.Monitors, pd.Strs, pd.Props = b.nodes, b.monitors, b.strs.list, b.props
+	if pd.Monitors == nil {
+		pd.Monitors = []string{}
+	}
 	pd.Debug = b.debugCommand(in)
 	pd.Markers = []int{}
 	for id := range b.markers {
@@ -291,14 +315,14 @@ func build(in Input) (*page, error) {
 		pd.Props = []propInfo{} // a system checked only by its history (linearizability)
 	}
 	if pd.Paths == nil {
-		pd.Paths, pd.Nodes, pd.Strs, pd.Props = []*pathData{}, []string{}, []string{}, []propInfo{}
+		pd.Paths, pd.Nodes, pd.Monitors, pd.Strs, pd.Props = []*pathData{}, []string{}, []string{}, []string{}, []propInfo{}
 	}
 	data, err := jsonBytes(pd)
 	if err != nil {
 		return nil, fmt.Errorf("htmlreport: encode the page's data: %w", err)
 	}
 	b.headline(v, in, ep)
-	v.Nodes = b.nodes
+	v.Nodes, v.Monitors = b.nodes, b.monitors
 	for i, p := range pd.Paths {
 		v.Tabs = append(v.Tabs, tab{Index: i, Name: p.Name, Title: p.Title, Steps: p.Steps})
 		v.Marks = append(v.Marks, marks(i, p)...)
@@ -367,11 +391,34 @@ func (v *validUTF8Writer) Close() error {
 	return err
 }
 
+// inlineHistory bounds the operations a linearizability failure lists in
+// its first line, which the step's badge and the lanes' mark show.
+const inlineHistory = 300
+
+// linFailure says that the clients' history is not linearizable, and
+// which of its operations already are not (ops, report.json's
+// minimal_history): in its first line when they are short, else listed
+// after it, one a line.
+func linFailure(ops []string) string {
+	s := "the clients' history is not linearizable"
+	switch all := strings.Join(ops, "; "); {
+	case len(ops) == 0:
+		return s
+	case len(all) <= inlineHistory:
+		return fmt.Sprintf("%s; nor are these %s of it: %s", s, plural(int64(len(ops)), "operation"), all)
+	}
+	return fmt.Sprintf("%s; nor are %s of it, listed under What failed:\n%s", s, plural(int64(len(ops)), "operation"), strings.Join(ops, "\n"))
+}
+
 // pathTitle names the error path by what it shows.
 func pathTitle(t *trace.Trace, r *Report) string {
 	switch {
 	case r != nil && r.Kind == "lasso", t.CycleLen > 0:
 		return "lasso path"
+	case r != nil && r.Kind == "temperature":
+		// Not known to be dead: the temperature method saw too many
+		// steps without a live state.
+		return "path to the alarm"
 	case t.Kind == trace.KindLiveness:
 		return "dead path"
 	}
@@ -385,7 +432,7 @@ func defaultSelect(p *pathData) int {
 	case p.Crit >= 0:
 		return p.Crit
 	case p.Fail >= 0:
-		return p.Fail
+		return min(p.Fail, p.Steps) // a hung handler's step has no state
 	case p.CycleLen > 0:
 		return p.CycleStart + 1
 	}
@@ -412,6 +459,8 @@ func marks(i int, p *pathData) []mark {
 		add(p.CycleStart+1, "cycle", fmt.Sprintf("steps %d-%d: the lasso's cycle (%d steps) back to the state of step %d", p.CycleStart+1, p.CycleStart+p.CycleLen, p.CycleLen, p.CycleStart))
 	}
 	if p.Fail >= 0 {
+		// A hung handler's step is after the path's last (the page
+		// selects that last state).
 		add(p.Fail, "fail", fmt.Sprintf("step %d: %s", p.Fail, firstLine(p.FailText)))
 	}
 	if p.Tail >= 0 {
@@ -451,11 +500,18 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		v.Headline = "Liveness violation of " + property
 		switch r.Kind {
 		case "dead":
-			v.Kind = "a dead state: the path reaches a state from which no execution becomes live"
+			v.Kind = deadKind(r)
 		case "lasso":
 			v.Kind = "a lasso: a fair cycle that repeats forever without a live state"
 		case "temperature":
 			v.Kind = "a temperature alarm: the path stayed not live for too long"
+			if tp := r.Temperature; tp != nil && tp.Verdict == "false alarm" {
+				// As the text report's headline says it: the execution
+				// became live after the alarm.
+				v.Headline = "FALSE ALARM: a temperature alarm on " + property
+				v.VerdictClass = "none"
+				v.Kind = fmt.Sprintf("the temperature method reports a liveness violation (no live state in %d steps in a row, at step %d), but the execution became live at step %d and its path holds no lasso: a false alarm; raise --temperature", tp.Threshold, tp.AlarmStep, tp.LiveAt)
+			}
 		}
 	case "safety":
 		v.Headline = "Safety violation of " + property
@@ -501,7 +557,7 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 	v.Title = fmt.Sprintf("macemc: %s: %s", strings.ToLower(v.Headline[:1])+v.Headline[1:], v.System)
 	add := func(label, value string) {
 		if value != "" {
-			v.Facts = append(v.Facts, fact{label, value})
+			v.Facts = append(v.Facts, fact{Label: label, Value: value})
 		}
 	}
 	add("system", strings.TrimSpace(v.System+" "+v.Params))
@@ -521,9 +577,12 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		add("prefix", fmt.Sprintf("searched from the end of a %d-step prefix: every path and verdict is of executions that begin with it", r.PrefixSteps))
 	}
 	if ep != nil {
-		steps := comma(ep.Steps) + " steps"
+		steps := plural(int64(ep.Steps), "step")
 		if end := pathEnd(r, monitor, t.Depth, ep.Steps); end != "" {
 			steps += " (" + end + ")"
+		}
+		if ep.Fail > ep.Steps {
+			steps += fmt.Sprintf(", then the handler of step %d did not return", ep.Fail)
 		}
 		add("path", steps)
 		switch {
@@ -547,6 +606,8 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 			// a transient-state violation, which has no critical
 			// transition; C2 is no call to raise d_max.
 			add("critical transition", "none, as expected of a lasso: walks from its states still reach live states (condition C2)")
+		case c.Interrupted:
+			add("critical transition", "not known: "+interruptedBounds(c))
 		case c.Condition == "C2":
 			add("critical transition", "none found within the search depth (condition C2: not enough evidence of a dead state; raise the walk depth)")
 		case c.Event == "":
@@ -554,7 +615,11 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		default:
 			add("critical transition", fmt.Sprintf("step %d, %s (condition %s)", c.Step, c.Event, c.Condition))
 		}
-		add("critical search", fmt.Sprintf("k = %d walks per probe to d_max = %s, %d probes", c.Walks, comma(c.WalkDepth), c.Probes))
+		search := fmt.Sprintf("k = %d walks per probe to d_max = %s, %s", c.Walks, comma(c.WalkDepth), plural(int64(c.Probes), "probe"))
+		if c.Interrupted {
+			search += ", interrupted"
+		}
+		add("critical search", search)
 		v.Explain = c.Explain
 		if r.CriticalNote != "" {
 			v.Notes = append(v.Notes, r.CriticalNote)
@@ -583,11 +648,10 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 			rounds, r.DeepestComplete, paths, plural(r.Walks, "walk"), plural(r.Transitions, "transition"), states))
 	}
 	if r.Stop != "" {
-		stop := fmt.Sprintf("%s after %.2fs (search %.2fs)", r.Stop, r.ElapsedS, r.SearchS)
-		if r.Incomplete {
-			stop += "; the search was cut short"
-		}
-		add("stopped", stop)
+		add("stopped", stopText(r))
+	}
+	if m := r.Minimized; m != nil {
+		add("minimization", minimizedText(m))
 	}
 	for _, a := range r.AlsoViolated {
 		add("also failing", a)
@@ -596,7 +660,16 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		add("faults", faultsText(r, f))
 	}
 	if r.Files["history_html"] != "" {
-		add("clients' history", "not linearizable: history.html beside this page shows it (history-full.html, every operation)")
+		// The history pages are written beside this one.
+		value := "not linearizable"
+		if l := r.Lin; l != nil {
+			value += fmt.Sprintf(" (%s checked, %s, %s not linearizable, %s undecided)", plural(l.Checked, "execution"), pluralOf(l.Distinct, "distinct history", "distinct histories"), comma64(l.Illegal), comma64(l.Unknown))
+		}
+		f := fact{Label: "clients' history", Value: value + "; the pages beside this one show it:", Links: []link{{"history.html", filepath.Base(r.Files["history_html"])}}}
+		if h := r.Files["history_full_html"]; h != "" {
+			f.Links = append(f.Links, link{"history-full.html (every operation)", filepath.Base(h)})
+		}
+		v.Facts = append(v.Facts, f)
 	}
 	if len(r.Violations) > 1 {
 		add("violations", fmt.Sprintf("%d violating paths; this page shows the first", len(r.Violations)))
@@ -616,6 +689,13 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		if r.Error != "" && ep.Stack == "" && !strings.Contains(text, r.Error) {
 			text += "\n" + r.Error
 		}
+		if r.Kind == "linearizability" && len(r.MinimalHistory) > 0 {
+			// One operation a line.
+			text = "the clients' history is not linearizable; these operations already are not:\n" + strings.Join(r.MinimalHistory, "\n")
+		}
+		if ep.Fail > ep.Steps {
+			text += fmt.Sprintf("\nThe path ends after step %d, before the hung step: it has no state after it.", ep.Steps)
+		}
 		v.Failure = &failure{Step: ep.Fail, Text: text, Stack: ep.Stack, StackOf: "the handler's stack"}
 		if monitor != "" {
 			v.Failure.StackOf = "the stack of monitor " + safetext.QuoteUnsafe(monitor) + "'s Handle"
@@ -625,7 +705,7 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		// shared between nodes, a model that failed): the report's text.
 		v.Failure = &failure{Step: r.Steps, Text: r.Error}
 	}
-	if t != nil && t.Note != "" && (r.Lasso == nil || r.Lasso.Note != t.Note) {
+	if t != nil && t.Note != "" && (r.Lasso == nil || r.Lasso.Note != t.Note) && (r.Temperature == nil || !strings.Contains(r.Temperature.Note, t.Note)) {
 		v.Notes = append(v.Notes, t.Note)
 	}
 	// The commands name the files where they are now, in.Dir (the
@@ -648,6 +728,99 @@ func (b *builder) headline(v *view, in Input, ep *pathData) {
 		v.Commands = append(v.Commands, command{"debug it", b.debugCommand(in) + hint})
 	}
 	v.Commands = append(v.Commands, command{"make this page again", fmt.Sprintf("%s report %s", b.o.Tool, safetext.ShellQuotePath(orDot(dir)))})
+}
+
+// deadKind says what a "dead" finding's path shows, as its critical
+// transition and certainty tell: a dead state (C1), no live state within
+// d_max on too little evidence of a dead one (C2, or suspected), or not
+// known (the critical-transition search was interrupted).
+func deadKind(r *Report) string {
+	c := r.Critical
+	switch {
+	case c != nil && c.Interrupted:
+		return "no live state within d_max; whether the path reaches a dead state is not known: the search for the critical transition was interrupted"
+	case c != nil && c.Condition == "C2", r.Certainty == "suspected":
+		return "no live state within d_max: not enough evidence of a dead state (the system may only need more steps than d_max to become live)"
+	}
+	return "a dead state: the path reaches a state from which no execution becomes live"
+}
+
+// interruptedBounds says how far an interrupted critical-transition
+// search had narrowed the critical transition, as the text report does.
+func interruptedBounds(c *Critical) string {
+	s := "the search for it was interrupted"
+	switch lo, hi := c.Recovered, c.Dead; {
+	case lo >= 0 && hi == lo+1:
+		return s + fmt.Sprintf(" once its probes had narrowed it to transition %d (state %d recovered, and no walk recovered from state %d; the confirmation had not finished)", hi, lo, hi)
+	case lo >= 0 && hi >= 0:
+		return s + fmt.Sprintf(" once its probes had narrowed it to transitions %d-%d (state %d recovered, and no walk recovered from state %d)", lo+1, hi, lo, hi)
+	case lo >= 0:
+		return s + fmt.Sprintf("; state %d still recovered, so the critical transition, if any, is later", lo)
+	case hi >= 0:
+		return s + fmt.Sprintf("; no walk recovered from state %d, so the critical transition is at or before it", hi)
+	}
+	return s + " before any probe had finished"
+}
+
+// stopText is the "stopped" fact: why the search stopped, what an
+// interruption cut short, and the time of the search and its analysis.
+// That time leaves out the writing of the files (report.json's phases_s),
+// during which the search writes this page: a page made again later from
+// the final report.json says the same.
+func stopText(r *Report) string {
+	stop := r.Stop
+	if r.Stop == "violation" {
+		stop = "at the violation"
+	}
+	files, ok := r.PhasesS["files"]
+	if ok && r.ElapsedS >= files {
+		stop += fmt.Sprintf("; the search and its analysis took %.2fs (the search %.2fs), besides writing the files", r.ElapsedS-files, r.SearchS)
+	} else {
+		stop += fmt.Sprintf(" after %.2fs (search %.2fs)", r.ElapsedS, r.SearchS)
+	}
+	if !r.Incomplete {
+		return stop
+	}
+	if r.Stop != "violation" {
+		return stop + "; the search was cut short"
+	}
+	// The search ended at its violation: the interruption came after.
+	var what []string
+	if c := r.Critical; c != nil && c.Interrupted {
+		what = append(what, "the search for the critical transition")
+	}
+	if m := r.Minimized; m != nil && (m.Stopped == "an interruption" || m.StepsAfter == 0) {
+		what = append(what, "the minimization")
+	}
+	if len(what) == 0 {
+		what = append(what, "the analysis of the violation or the writing of its files")
+	}
+	return stop + "; the run was interrupted after it: " + strings.Join(what, " and ") + " was cut short"
+}
+
+// minimizedText is the "minimization" fact, as the text report's
+// "minimized doomed path" line says it.
+func minimizedText(m *Minimized) string {
+	if m.StepsAfter == 0 {
+		return m.Note
+	}
+	how := "1-minimal"
+	if !m.OneMinimal {
+		how = "not proved 1-minimal"
+		if m.Stopped != "" {
+			how += ": ddmin stopped at " + m.Stopped
+		}
+	}
+	tests := plural(int64(m.Tests), "test")
+	switch {
+	case m.StepsAfter != m.StepsBefore:
+		return fmt.Sprintf("%s of the dead path's first %d, ending with its critical transition (%s, %s)", plural(int64(m.StepsAfter), "step"), m.StepsBefore, how, tests)
+	case !m.OneMinimal:
+		return fmt.Sprintf("none of the dead path's first %s dropped (%s, %s)", plural(int64(m.StepsAfter), "step"), how, tests)
+	case m.StepsAfter == 1:
+		return fmt.Sprintf("its 1 step is needed (%s, %s)", how, tests)
+	}
+	return fmt.Sprintf("all of the dead path's first %s are needed (%s, %s)", plural(int64(m.StepsAfter), "step"), how, tests)
 }
 
 // pathEnd says how and where the error path ended, as the report's
@@ -748,6 +921,9 @@ func faultsText(r *Report, f sim.Failures) string {
 	switch {
 	case r.WalkFailures:
 		text += " (failures in the walks too: --walk-failures)"
+	case r.DepthBound > 0 && r.PrefixSteps > 0:
+		// The prefix ran without failures, as the walks did.
+		text += fmt.Sprintf(" (failures only in each path's bounded part, steps %d to %d after the %d-step prefix, which had none; the walks ran without them: --walk-failures injects them there too)", r.PrefixSteps+1, r.PrefixSteps+r.DepthBound, r.PrefixSteps)
 	case r.DepthBound > 0:
 		// Failures end at the bounded part's end (explore's
 		// failuresUntil).
@@ -797,7 +973,7 @@ func (b *builder) compare(ep, lp *pathData, live []*textLines) *compare {
 		c.DeadEvent = b.strs.list[ep.Ev[(n-1)*evWidth+3]]
 		c.LiveEvent = b.strs.list[lp.Ev[(n-1)*evWidth+3]]
 	}
-	titles := append(append([]string(nil), b.nodes...), "network")
+	titles := slices.Concat(b.nodes, b.monitors, []string{"network"})
 	for k := range ep.kept {
 		sd := b.sideBySide(titles[k], ep.kept[k], live[k])
 		c.Cut = c.Cut || sd.Cut
@@ -1038,11 +1214,14 @@ func tokenize(s string) []string {
 func comma(n int) string { return comma64(int64(n)) }
 
 // plural is n (with commas) and noun, with an s unless n is 1.
-func plural(n int64, noun string) string {
+func plural(n int64, noun string) string { return pluralOf(n, noun, noun+"s") }
+
+// pluralOf is n (with commas) and one or many, as n is 1 or not.
+func pluralOf(n int64, one, many string) string {
 	if n == 1 {
-		return "1 " + noun
+		return "1 " + one
 	}
-	return comma64(n) + " " + noun + "s"
+	return comma64(n) + " " + many
 }
 
 func comma64(n int64) string {

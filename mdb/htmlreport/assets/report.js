@@ -9,6 +9,8 @@
   var MARKER = {};       // the strings that stand for lines a view leaves out
   (D.markers || []).forEach(function (id) { MARKER[id] = true; });
   var NN = D.nodes.length;
+  // The state's sections: every node, every monitor, then the network.
+  var TITLES = D.nodes.concat(D.monitors || [], ['network']), NET = TITLES.length - 1;
   var EVW = 5, MSGW = 7, TMW = 3, NTW = 3, PRW = 3;
   var KIND = ['app', 'message', 'datagram', 'timer', 'connerror', 'reset', 'break', 'drop', 'crash', 'duplicate', 'partition', 'heal'];
   var ROW = 22, CHUNK = 100, LONG = 40, CKPT = 512;
@@ -184,6 +186,14 @@
       tailSec.el.hidden = true;
       sections.push(tailSec);
     }
+    if (cur.fail > cur.steps) {
+      // A hung handler's step: the path ends before it, with no state after it.
+      var hung = document.createElement('div');
+      hung.className = 'hung-row';
+      hung.id = 'hung-row';
+      hung.innerHTML = '<b>step ' + fmt(cur.fail) + ' did not return:</b> ' + esc(cur.failText.split('\n')[0]) + '. The path ends before it: this step has no state after it.';
+      lanesEl.appendChild(hung);
+    }
     var gi = document.getElementById('goto');
     if (gi) { gi.max = String(cur.steps); }
     select(Math.max(0, Math.min(step, cur.steps)), true);
@@ -314,6 +324,10 @@
     if (p.cycleLen > 0) {
       lo = Math.max(a, p.cycleStart + 1); hi = Math.min(b, p.cycleStart + p.cycleLen);
       if (lo <= hi) { o.push('<rect x="' + (GUT - 8) + '" y="' + (y(sec, lo) - ROW / 2 + 1) + '" width="3" height="' + ((hi - lo + 1) * ROW - 2) + '" fill="' + COLOR.cycle + '"><title>the lasso\'s cycle: steps ' + (p.cycleStart + 1) + '-' + (p.cycleStart + p.cycleLen) + '</title></rect>'); }
+    }
+    if (p.prefix > 0 && p.prefix >= a && p.prefix <= b && p.prefix < p.steps) {
+      var yp = y(sec, p.prefix) + ROW / 2;
+      o.push('<line x1="0" y1="' + yp + '" x2="' + WIDTH + '" y2="' + yp + '" stroke="#9aa3af" stroke-dasharray="2 3"><title>the ' + p.prefix + '-step prefix ends after step ' + p.prefix + '; the bounded search starts</title></line>');
     }
     if (p.depth > 0 && p.depth >= a && p.depth <= b && p.depth < p.steps) {
       var yy = y(sec, p.depth) + ROW / 2;
@@ -484,6 +498,7 @@
     var badges = [];
     if (s === p.crit) { badges.push('<span class="crit">critical step: the first dead state (' + esc(p.cond) + ')</span>'); }
     if (s === p.fail) { badges.push('<span class="fail">' + esc(p.failText.split('\n')[0]) + '</span>'); }
+    if (p.fail > p.steps && s === p.steps) { badges.push('<span class="fail">the next step, ' + (p.steps + 1) + ', did not return: ' + esc(p.failText.split('\n')[0]) + ' (it has no state after it)</span>'); }
     var ci = inCycle(p, s);
     if (ci) { badges.push('<span class="cyc">cycle ' + ci + '/' + p.cycleLen + '</span>'); }
     if (p.cycleLen > 0 && s === p.cycleStart) { badges.push('<span class="cyc">the cycle starts from this state</span>'); }
@@ -492,7 +507,8 @@
       badges.push(s <= p.shared ? '<span>shared with the ' + who + ' path</span>' : '<span>after the ' + who + ' path went another way (step ' + (p.shared + 1) + ')</span>');
     }
     if (p.live[s]) { badges.push('<span class="live">live</span>'); }
-    if (s <= p.depth && p.depth > 0) { badges.push('<span>inside the bounded search (depth ' + p.depth + ')</span>'); }
+    if (s > 0 && s <= p.prefix) { badges.push('<span>in the ' + p.prefix + '-step prefix the search started from (walked without failures)</span>'); }
+    else if (s <= p.depth && p.depth > 0) { badges.push('<span>inside the bounded search (' + (p.prefix > 0 ? 'steps ' + (p.prefix + 1) + '-' + p.depth + ', after the prefix' : 'depth ' + p.depth) + ')</span>'); }
     h.push('<div class="badges">' + badges.join('') + '</div>');
     var other = otherPath();
     var canCmp = other && s <= other.statesUntil && s <= p.statesUntil;
@@ -532,15 +548,14 @@
     var was, cmpWith = cmpLive && canCmp;
     if (cmpWith) { was = stateAt(other, s); } else if (s > 0) { was = stateAt(p, s - 1); }
     if (cmpWith) { h.push('<p class="note">- the ' + esc(other.title) + ', + the ' + esc(p.title) + ', both at step ' + s + '</p>'); }
-    var titles = D.nodes.concat(['network']);
     var exc = !cmpWith && s > 0 ? excerpts(p, s) : {};
     for (var k = 0; k < now.length; k++) {
       var ops = exc[k] ? withExcerpts(p, now[k], exc[k]) : was ? lineDiff(was[k], now[k]) : now[k].map(function (l) { return ['=', l]; });
       var changed = ops.some(function (x) { return x[0] !== '='; });
       var open = userOpen[k] !== undefined ? userOpen[k] : changed || (!was);
       var body = ops.map(function (x) { return '<div class="' + (x[0] === '=' ? 'eq' : x[0] === '+' ? 'add' : 'del') + (MARKER[x[1]] ? ' cut' : '') + '">' + esc(S[x[1]]) + '</div>'; }).join('');
-      if (!body) { body = '<div class="eq">' + (k === NN ? 'nothing in flight' : '(empty)') + '</div>'; }
-      h.push('<details class="node' + (changed ? ' changed' : '') + '" data-section="' + k + '"' + (open ? ' open' : '') + '><summary>' + esc(titles[k]) + '</summary><div class="st">' + body + '</div></details>');
+      if (!body) { body = '<div class="eq">' + (k === NET ? 'nothing in flight' : '(empty)') + '</div>'; }
+      h.push('<details class="node' + (changed ? ' changed' : '') + '" data-section="' + k + '"' + (open ? ' open' : '') + '><summary>' + esc(TITLES[k]) + '</summary><div class="st">' + body + '</div></details>');
     }
     if (p.cut && (p.name === 'error' || p.name === 'live')) {
       var at = (p.name === 'live' ? 'path live; ' : '') + 'j ' + s;

@@ -22,6 +22,7 @@ import (
 
 	"github.com/macemc/macemc/mdb/htmlreport"
 	"github.com/macemc/macemc/mdb/htmlreport/reporttest"
+	"github.com/macemc/macemc/sim/simtest"
 )
 
 var shots = flag.String("screenshots", "", "also write every page's screenshot into this directory")
@@ -239,7 +240,8 @@ type pathsData struct {
 		CycleLen   int    `json:"cycleLen"`
 		Tail       int    `json:"tail"`
 	} `json:"paths"`
-	Nodes []string `json:"nodes"`
+	Nodes    []string `json:"nodes"`
+	Monitors []string `json:"monitors"`
 }
 
 // TestExamplesInChromium opens every example system's report.html in
@@ -294,8 +296,11 @@ func TestExamplesInChromium(t *testing.T) {
 			if pi.Selected != fmt.Sprint(want) || !strings.HasPrefix(pi.Title, fmt.Sprintf("Step %d of", want)) {
 				t.Errorf("the page opens at row %q, panel %q; want step %d", pi.Selected, pi.Title, want)
 			}
-			if pi.Sections != len(d.Nodes)+1 {
-				t.Errorf("the state panel shows %d sections, want every node and the network (%d)", pi.Sections, len(d.Nodes)+1)
+			if want := len(d.Nodes) + len(d.Monitors) + 1; pi.Sections != want {
+				t.Errorf("the state panel shows %d sections, want every node, every monitor and the network (%d)", pi.Sections, want)
+			}
+			if len(d.Monitors) > 0 && !strings.Contains(pi.Panel, d.Monitors[0]) {
+				t.Errorf("the state panel does not show %s:\n%s", d.Monitors[0], pi.Panel)
 			}
 			b.screenshot(t, ex.Name) // as the page opens: the telling step selected
 			// Click the step before: the panel changes to it.
@@ -533,4 +538,77 @@ func BenchmarkOpen20000(bm *testing.B) {
 		total += readyMS(bm, b)
 	}
 	bm.ReportMetric(total/float64(bm.N), "ms/ready")
+}
+
+// TestHungHandlerInChromium opens the page of a handler that did not
+// return at step 2, after the path's one step: a row after the lanes names
+// step 2, no row of the path is marked as failing, and the panel at step 1
+// says that the next step did not return.
+func TestHungHandlerInChromium(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	const timeout = 50 * time.Millisecond
+	et, err := simtest.HangTrace(timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := et.Write(filepath.Join(dir, htmlreport.ErrorTrace)); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{HandlerTimeout: timeout}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, htmlreport.PageFile)
+	b.open(t, file)
+	pi := b.info(t)
+	if pi.FailRows != 0 {
+		t.Errorf("%d rows of the path marked as failing: the hung step is after them", pi.FailRows)
+	}
+	if pi.Selected != "1" || !strings.Contains(pi.Panel, "the next step, 2, did not return") {
+		t.Errorf("the page opens at row %q with the panel:\n%s\nwant step 1, saying step 2 did not return", pi.Selected, pi.Panel)
+	}
+	if hung := eval[string](t, b, `(document.getElementById('hung-row') || {}).textContent || ''`); !strings.Contains(hung, "step 2 did not return") {
+		t.Errorf("the row after the lanes says %q", hung)
+	}
+	b.checkClean(t, file)
+}
+
+// TestPrefixInChromium opens a page whose report says the search started
+// from a 3-step prefix: the panel badges the prefix's steps as the
+// prefix's, and the steps after it, up to the search depth, as the bounded
+// search's.
+func TestPrefixInChromium(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	reporttest.Search(t, dir, reporttest.Examples[0])
+	rep := filepath.Join(dir, htmlreport.ReportFile)
+	raw, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	r["prefix_steps"] = 3
+	if raw, err = json.Marshal(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rep, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.WriteDir(dir, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, htmlreport.PageFile)
+	b.open(t, file)
+	b.run(t, "click step 2", chromedp.Click(chromedp.CSS(`#lanes .row[data-step="2"] .stepno`)))
+	if panel := b.info(t).Panel; !strings.Contains(panel, "in the 3-step prefix") || strings.Contains(panel, "inside the bounded search") {
+		t.Errorf("the panel at step 2 does not badge it as the prefix's:\n%s", panel)
+	}
+	b.run(t, "click step 4", chromedp.Click(chromedp.CSS(`#lanes .row[data-step="4"] .stepno`)))
+	if panel := b.info(t).Panel; !strings.Contains(panel, "inside the bounded search (steps 4-") {
+		t.Errorf("the panel at step 4 does not badge it as the bounded search's:\n%s", panel)
+	}
+	b.checkClean(t, file)
 }
