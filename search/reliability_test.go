@@ -447,7 +447,7 @@ func TestPrefixWithoutRoom(t *testing.T) {
 	}
 	// A prefix of other faults is refused, naming both.
 	_, err = search.Run(context.Background(), sys, search.Options{Seed: 7, WalkDepth: 8000, MaxPaths: 5, Faults: "drops=0", Prefix: filepath.Join(dir, "error.trace")})
-	if !errors.Is(err, search.ErrInput) || !strings.Contains(err.Error(), "(--faults none), not transport") || !strings.Contains(err.Error(), "(--faults drops=0)") {
+	if !errors.Is(err, search.ErrInput) || !strings.Contains(err.Error(), "(no --faults), not transport") || !strings.Contains(err.Error(), "(--faults drops=0)") {
 		t.Errorf("a prefix of other faults: %v", err)
 	}
 	// A prefix whose replay leaves the states it recorded (another build
