@@ -23,14 +23,19 @@ mdb replays what '%s search' wrote: DIR is its output directory
 (error.trace and, when there is one, live.trace); a .log file stands for
 the .trace file next to it. Type help in a session for the commands.
 
+Exit status: 0, or 2 when the command line or the files are bad or a
+command of -c or standard input failed.
+
 flags:
 `
 
 // Main is mdb's command line: name is the command as the user typed it
 // ("mdb", or "mybin mdb" in a user's own binary), args its arguments. It
-// returns the exit status: 0 on success, 1 if a scripted command failed, 2
-// if the command line or the files are bad. The usage goes to stdout when
-// asked for with --help, and warnings about the files to stderr.
+// returns the exit status: 0 on success, 2 if the command line or the
+// files are bad or a scripted command failed (1, which macemc's other
+// commands exit with a violation found, mdb never does). The usage goes to
+// stdout when asked for with --help, and warnings about the files to
+// stderr.
 func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	// A branch may step a handler that allocates without returning: the
 	// heap alarm gives up on it, as the search did, before it takes the
@@ -70,6 +75,12 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
 		}
+		var bad *pflag.InvalidValueError
+		if errors.As(err, &bad) {
+			// pflag's own text is strconv's ("strconv.ParseInt: parsing
+			// ..."): say what the flag allows, as the other commands do.
+			err = fmt.Errorf("--%s %s: allowed %s", bad.GetFlag().Name, bad.GetValue(), flagRange[bad.GetFlag().Name])
+		}
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 2
 	}
@@ -83,14 +94,14 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 		return 2
 	}
 	if *maxLine < 0 {
-		fmt.Fprintf(stderr, "%s: --max-line %d: allowed 0 (lines whole) or a positive number of bytes\n", name, *maxLine)
+		fmt.Fprintf(stderr, "%s: --max-line %d: allowed %s\n", name, *maxLine, flagRange["max-line"])
 		return 2
 	}
 	if *maxLine == 0 {
 		*maxLine = -1 // Options: negative prints lines whole
 	}
 	if *snap <= 0 {
-		fmt.Fprintf(stderr, "%s: --snapshot-every must be positive, got %d\n", name, *snap)
+		fmt.Fprintf(stderr, "%s: --snapshot-every %d: allowed %s\n", name, *snap, flagRange["snapshot-every"])
 		return 2
 	}
 	var useColor bool
@@ -102,7 +113,7 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 		f, ok := stdout.(*os.File)
 		useColor = ok && isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 	default:
-		fmt.Fprintf(stderr, "%s: --color must be auto, always or never, not %q\n", name, *color)
+		fmt.Fprintf(stderr, "%s: --color %q: allowed %s\n", name, *color, flagRange["color"])
 		return 2
 	}
 	s, err := Open(fs.Arg(0), *live, Options{Out: stdout, Warn: stderr, SnapshotEvery: *snap, Color: useColor, MaxLine: *maxLine, Tool: tool})
@@ -131,12 +142,27 @@ func Main(name string, args []string, stdin *os.File, stdout, stderr io.Writer) 
 		err = s.RunScript(stdin, *echo)
 	}
 	if err != nil {
-		if !errors.Is(err, ErrCommands) {
+		if errors.Is(err, ErrCommands) {
+			// Each failed command's error is in the session's output;
+			// an exit of 2 says on stderr what went wrong, as everywhere.
+			fmt.Fprintf(stderr, "%s: %s (each one's error is in the output above, after its command)\n", name, strings.TrimPrefix(err.Error(), "mdb: "))
+		} else {
 			fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		}
-		return 1
+		// Not 1: a script (or CI) that runs mdb reads 1 as "a violation
+		// found", as every macemc command exits with one.
+		return 2
 	}
 	return 0
+}
+
+// flagRange says what mdb's flags that take a value allow, for a value
+// refused.
+var flagRange = map[string]string{
+	"max-line":       "0 (lines whole) or a positive number of bytes",
+	"snapshot-every": fmt.Sprintf("a positive number of steps (default %d)", DefaultSnapshotEvery),
+	"color":          "auto, always or never",
+	"echo":           "true or false",
 }
 
 func defaultHistory() string {

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/pflag"
 
+	"github.com/macemc/macemc/internal/safetext"
 	"github.com/macemc/macemc/mdb"
 	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/sim"
@@ -279,4 +281,76 @@ func (a *App) system(name string) (*sim.System, error) {
 func stderrIsTerminal() bool {
 	fd := os.Stderr.Fd()
 	return isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)
+}
+
+// refuseEmpty refuses flag name given explicitly with an empty value
+// (--shard "$IDX" with IDX unset), which would otherwise run as if it were
+// left out; allowed says what it takes, and leftOut what leaving it out
+// does.
+func refuseEmpty(fs *pflag.FlagSet, name, allowed, leftOut string) error {
+	if !fs.Changed(name) || fs.Lookup(name).Value.String() != "" {
+		return nil
+	}
+	return usagef("--%[1]s is empty (a script's unset variable?): allowed %[2]s, or leave --%[1]s out %[3]s", name, allowed, leftOut)
+}
+
+// checkOutDir refuses a result directory that is a symlink pointing
+// nowhere, whose mkdir would fail with only "file exists" (a symlink to a
+// directory is followed: the results go into that directory). flag names
+// the option.
+func checkOutDir(flag, dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return nil
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	to, err := os.Readlink(dir)
+	if err != nil {
+		return usagef("%s %s: a symlink that cannot be read: %w", flag, dir, err)
+	}
+	return usagef("%s %s: a symlink to %s, which does not exist: make that directory, or give %[1]s a directory", flag, dir, to)
+}
+
+// searchPrefixed is an error of package search with the "search: " its
+// text begins with taken off, for a command other than search that
+// prints it after its own name ("macemc replay: ..."); it unwraps to the
+// error.
+type searchPrefixed struct {
+	err  error
+	text string
+}
+
+func (e searchPrefixed) Error() string { return e.text }
+func (e searchPrefixed) Unwrap() error { return e.err }
+
+// withoutSearchPrefix returns err with the "search: " its text begins
+// with taken off (searchPrefixed), or err itself.
+func withoutSearchPrefix(err error) error {
+	if text, ok := strings.CutPrefix(err.Error(), "search: "); ok {
+		return searchPrefixed{err, text}
+	}
+	return err
+}
+
+// refuseEmptyProperty refuses an empty --property (an unset variable),
+// which names no property, naming the properties of sys with params.
+func (a *App) refuseEmptyProperty(sys *sim.System, params map[string]string, props []string) error {
+	if !slices.Contains(props, "") {
+		return nil
+	}
+	names := fmt.Sprintf("a property of the system (see '%s list')", a.Name)
+	if cfg, _, err := sys.Config(params); err == nil {
+		var has []string
+		for _, p := range append(slices.Clip(cfg.Safety), cfg.Liveness...) {
+			has = append(has, safetext.QuoteUnsafe(p.Name))
+		}
+		if cfg.Model != nil {
+			has = append(has, sim.Linearizable)
+		}
+		slices.Sort(has)
+		names = strings.Join(slices.Compact(has), ", ")
+	}
+	return usagef("--property is empty (a script's unset variable?): allowed %s, or leave --property out to check them all", names)
 }

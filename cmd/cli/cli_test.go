@@ -563,3 +563,67 @@ func TestTuneDepthZero(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsNameTheirCommand: replay's and critical's errors begin with
+// their own command, not the "search:" of the library's error texts
+// (search.ErrOutput, ErrInput), which read as another command's.
+func TestErrorsNameTheirCommand(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errs := run(t, "search", "--system", "clitest-poison", "--walk-depth", "100", "--out", dir); code != ExitViolation {
+		t.Fatalf("search: exit %d\n%s%s", code, out, errs)
+	}
+	afile := filepath.Join(t.TempDir(), "afile")
+	if err := os.WriteFile(afile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errTrace, liveTrace := filepath.Join(dir, "error.trace"), filepath.Join(dir, "live.trace")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "--trace", errTrace, "--log", dir}, "macemc replay: " + errTrace + ": cannot write results: log write " + dir + ": refusing to replace a directory: not a regular file\n"},
+		{[]string{"critical", "--trace", errTrace, "--out", afile}, "macemc critical: cannot write results: mkdir " + afile + ": not a directory\n"},
+		{[]string{"critical", "--trace", liveTrace}, "macemc critical: bad input: the trace records a \"live\" path, not a liveness violation"},
+	} {
+		code, _, errs := run(t, tc.args...)
+		if code != ExitUsage || !strings.HasPrefix(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+// TestTuneViolationExitsOne: walks of tune that broke a safety property
+// (here a handler that panics) found a violation: exit 1, as every
+// command exits with one, and stderr says so with the search that finds
+// it (tune exited 0).
+func TestTuneViolationExitsOne(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		args := []string{"tune", "--system", "clitest-hostile", "--param", "mode=panic", "--samples", "20", "--walk-depth", "50", "--html", "-"}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		code, out, errs := run(t, args...)
+		want := "macemc tune: a violation: 20 of 20 walks broke a safety property (or a handler panicked or hung); search for it to get a trace to replay: macemc search --system clitest-hostile --param mode=panic\n"
+		if code != ExitViolation || errs != want {
+			t.Errorf("json %v: exit %d, stderr %q; want 1 and %q\n%s", asJSON, code, errs, want, out)
+		}
+	}
+	if code, out, errs := run(t, "tune", "--system", "clitest-poison", "--param", "fixed=true", "--samples", "20", "--walk-depth", "500", "--html", "-"); code != ExitNone || errs != "" {
+		t.Errorf("tune of a safe system: exit %d, stderr %q\n%s", code, errs, out)
+	}
+}
+
+// TestMdbFailedCommandExitsTwo: `macemc mdb -c` with a command that fails
+// exits 2, a usage or input error, as the top-level help says: 1 is a
+// violation found, which a CI wrapper read it as.
+func TestMdbFailedCommandExitsTwo(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errs := run(t, "search", "--system", "clitest-poison", "--walk-depth", "100", "--out", dir); code != ExitViolation {
+		t.Fatalf("search: exit %d\n%s%s", code, out, errs)
+	}
+	for script, want := range map[string]int{"bogus; n": ExitUsage, "j 99999": ExitUsage, "n; j crit": ExitNone} {
+		if code, out, errs := run(t, "mdb", dir, "-c", script); code != want {
+			t.Errorf("mdb -c %q: exit %d, want %d\n%s%s", script, code, want, out, errs)
+		}
+	}
+}

@@ -56,7 +56,7 @@ func (a *App) replay(args []string) (int, error) {
 		return ExitUsage, fmt.Errorf("interrupted: the replay stopped; %s", stopped)
 	}
 	if err != nil {
-		return ExitUsage, usageError{fmt.Errorf("%s: %w", *path, err)}
+		return ExitUsage, usageError{fmt.Errorf("%s: %w", *path, withoutSearchPrefix(err))}
 	}
 	w := a.Stdout
 	if *logPath == "" && !*asJSON {
@@ -115,6 +115,9 @@ func (a *App) critical(args []string) (int, error) {
 	if fs.Changed("seed") {
 		o.Seed = seed
 	}
+	if err := checkOutDir("--out", o.Out); err != nil {
+		return ExitUsage, err
+	}
 	t, err := trace.Read(*path)
 	if err != nil {
 		return ExitUsage, usageError{err}
@@ -130,7 +133,7 @@ func (a *App) critical(args []string) (int, error) {
 	r, err := search.RefineCritical(ctx, t, o)
 	prog.clear()
 	if err != nil {
-		return ExitUsage, usageError{err}
+		return ExitUsage, usageError{withoutSearchPrefix(err)}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(a.Stdout)

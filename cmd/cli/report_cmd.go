@@ -3,7 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -31,6 +33,16 @@ func (a *App) report(args []string) (int, error) {
 	if err != nil {
 		return ExitUsage, usageError{err}
 	}
+	if *file == "" {
+		*file = filepath.Join(dir, htmlreport.PageFile)
+	}
+	// Checked before the page is made, which replays the paths.
+	if err := checkPageFile(*file); err != nil {
+		if fs.Changed("html") {
+			err = fmt.Errorf("--html: %w", err)
+		}
+		return ExitUsage, usageError{err}
+	}
 	// A page of another build's replay would show another execution.
 	for _, t := range []*trace.Trace{in.Error, in.Live, in.Min} {
 		if t == nil {
@@ -47,9 +59,6 @@ func (a *App) report(args []string) (int, error) {
 	// The page replays the findings: a handler that allocates without
 	// returning is given up on as in the search (engine.WatchHeap).
 	defer engine.WatchHeap(engine.DefaultHeapBound, nil)()
-	if *file == "" {
-		*file = filepath.Join(dir, htmlreport.PageFile)
-	}
 	if err := htmlreport.WriteFile(*file, in); err != nil {
 		if errors.Is(err, htmlreport.ErrInput) {
 			return ExitUsage, usageError{err}
@@ -58,4 +67,23 @@ func (a *App) report(args []string) (int, error) {
 	}
 	fmt.Fprintf(a.Stdout, "wrote %s: open it in a browser\n", *file)
 	return ExitNone, nil
+}
+
+// checkPageFile reports why the page may not be written at file: what
+// checkOutputFile refuses (a missing directory, anything but a regular
+// file, a trace), and an existing file named as one of a search's results
+// other than its page (report.json, error.log, ...), in the directory
+// given or another: the page would replace what it shows.
+func checkPageFile(file string) error {
+	if err := checkOutputFile(file); err != nil {
+		return err
+	}
+	base := filepath.Base(file)
+	if base == htmlreport.PageFile || !slices.Contains(search.ResultFiles, base) {
+		return nil
+	}
+	if _, err := os.Lstat(file); err != nil {
+		return nil
+	}
+	return fmt.Errorf("write %s: refusing to replace it: %s is a result file of a search (give another file name)", file, base)
 }

@@ -91,3 +91,52 @@ func TestReportMovedDir(t *testing.T) {
 		t.Errorf("the page names the directory the search wrote, %s, or its binary", old)
 	}
 }
+
+// TestReportRefusesResults: report --html never writes the page over a
+// trace, the directory's report.json or another of a search's results, or
+// anything but a regular file: exit 2, the file as it was (it replaced
+// error.trace with the page, exit 0, and the evidence was lost).
+func TestReportRefusesResults(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errs := run(t, "search", "--system", "clitest-poison", "--walk-depth", "100", "--out", dir); code != ExitViolation {
+		t.Fatalf("search: exit %d\n%s%s", code, out, errs)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "copy.trace")
+	data, err := os.ReadFile(filepath.Join(dir, "error.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(elsewhere, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "page.html")
+	if err := os.Symlink(filepath.Join(dir, "error.log"), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, why string }{
+		{filepath.Join(dir, "error.trace"), "refusing to replace it: trace: the file is a macemc trace (give another file name)"},
+		{filepath.Join(dir, "live.trace"), "refusing to replace it: trace: the file is a macemc trace (give another file name)"},
+		{filepath.Join(dir, "min.trace"), "refusing to replace it: trace: the file is a macemc trace (give another file name)"},
+		{elsewhere, "refusing to replace it: trace: the file is a macemc trace (give another file name)"},
+		{filepath.Join(dir, "report.json"), "refusing to replace it: report.json is a result file of a search (give another file name)"},
+		{filepath.Join(dir, "error.log"), "refusing to replace it: error.log is a result file of a search (give another file name)"},
+		{link, "refusing to replace a symbolic link: not a regular file"},
+		{dir, "refusing to replace a directory: not a regular file"},
+	} {
+		before, _ := os.ReadFile(tc.file)
+		code, out, errs := run(t, "report", dir, "--html", tc.file)
+		if want := "macemc report: --html: write " + tc.file + ": " + tc.why; code != ExitUsage || out != "" || !strings.HasPrefix(errs, want) {
+			t.Errorf("report --html %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.file, code, out, errs, want)
+		}
+		if after, _ := os.ReadFile(tc.file); !bytes.Equal(before, after) {
+			t.Errorf("report --html %s changed the file", tc.file)
+		}
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the symlink was replaced: %v", err)
+	}
+	// The page itself is replaced, as the default does.
+	if code, _, errs := run(t, "report", dir, "--html", filepath.Join(dir, "report.html")); code != ExitNone {
+		t.Errorf("report --html DIR/report.html: exit %d: %s", code, errs)
+	}
+}

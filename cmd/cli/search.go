@@ -75,6 +75,17 @@ func (a *App) search(args []string) (int, error) {
 	if fs.Changed("faults") && o.Faults == "" {
 		return ExitUsage, usagef("--faults is empty (a script's unset variable?): give settings such as resets=1, or leave --faults out to keep the system's failures")
 	}
+	// An empty value would run as if the flag were left out: the whole
+	// search instead of a shard, dfs instead of the strategy meant.
+	for _, f := range []struct{ name, allowed, leftOut string }{
+		{"strategy", search.StrategyNames(), "for " + search.DefaultStrategy},
+		{"shard", "I/N (shard I of N, from 0)", "to run the whole search"},
+		{"prefix", "a trace file (a live steady state to search from)", "to search from the initial state"},
+	} {
+		if err := refuseEmpty(fs, f.name, f.allowed, f.leftOut); err != nil {
+			return ExitUsage, err
+		}
+	}
 	// Zero means "the default" in Options; on the command line it is a
 	// value, and these flags do not take it.
 	o.Minimize = !*noMinimize
@@ -101,6 +112,9 @@ func (a *App) search(args []string) (int, error) {
 	if o.Params, err = parseParams(params); err != nil {
 		return ExitUsage, err
 	}
+	if err := a.refuseEmptyProperty(sys, o.Params, o.Properties); err != nil {
+		return ExitUsage, err
+	}
 	if o.StrategyParams, err = sflags.values(fs, o.Strategy); err != nil {
 		return ExitUsage, err
 	}
@@ -108,6 +122,9 @@ func (a *App) search(args []string) (int, error) {
 		// The library's Options.Out "" writes nothing; on the command
 		// line it would print a finding with no trace to replay.
 		return ExitUsage, usagef("--out \"\": allowed a directory for the results (default macemc-out)")
+	}
+	if err := checkOutDir("--out", o.Out); err != nil {
+		return ExitUsage, err
 	}
 	o.Command = a.Name
 	ctx, stop := a.signals()
@@ -345,9 +362,51 @@ func (m strategyFlagSet) values(fs *pflag.FlagSet, strategy string) (map[string]
 		if sp[0] != strategy {
 			return nil, usagef("--%s is an option of --strategy %s, not %s", name, sp[0], strategy)
 		}
+		allowed, leftOut := strategyOptionRange(sp[0], sp[1])
+		if err := refuseEmpty(fs, name, allowed, leftOut); err != nil {
+			return nil, err
+		}
 		out[sp[1]] = fs.Lookup(name).Value.String()
 	}
 	return out, nil
+}
+
+// strategyOptionRange returns what option param of strategy name allows
+// and what leaving its flag out does (refuseEmpty). A text option's values
+// are those the strategy names when it refuses one it does not know.
+func strategyOptionRange(name, param string) (allowed, leftOut string) {
+	st, err := explore.Lookup(name)
+	if err != nil {
+		return "a value", "for its default"
+	}
+	for _, p := range st.Params() {
+		if p.Name != param {
+			continue
+		}
+		leftOut = "for " + p.Default
+		switch p.Kind {
+		case sim.ParamBool:
+			return "true or false", leftOut
+		case sim.ParamInt:
+			if r := p.Range(); r != "" {
+				return r, leftOut
+			}
+			return "a whole number", leftOut
+		}
+		// The strategy checks its text options when it starts: one that
+		// no strategy takes ("\x00") makes it say what it takes.
+		params := sim.Params{}
+		for _, q := range st.Params() {
+			params[q.Name] = q.Default
+		}
+		params[param] = "\x00"
+		var pe *explore.ParamError
+		if _, err := st.New(explore.Setup{DepthStep: search.DefaultDepthStep, Params: params}); errors.As(err, &pe) && pe.Name == param {
+			return pe.Range, leftOut
+		}
+		return "a value", leftOut
+	}
+	return "a value", "for its default"
 }
 
 // strategyValue is the value of a strategy option's flag: its text as

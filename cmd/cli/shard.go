@@ -58,6 +58,14 @@ func (a *App) merge(args []string) (int, error) {
 	if fs.NArg() == 0 {
 		return ExitUsage, usagef("give the result directories of the shards (%s search --shard I/N --out DIR)", a.Name)
 	}
+	if mo.Out == "" {
+		// As for search: the library's MergeOptions.Out "" writes
+		// nothing, and the merge would print a finding with no trace.
+		return ExitUsage, usagef("--out \"\": allowed a directory for the results (default macemc-out)")
+	}
+	if err := checkOutDir("--out", mo.Out); err != nil {
+		return ExitUsage, err
+	}
 	var err error
 	if mo.MaxMemory, err = search.ParseBytes(maxMemory); err != nil || mo.MaxMemory == 0 {
 		return ExitUsage, usagef("--max-memory %s: allowed a positive size, or none", maxMemory)

@@ -8,13 +8,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/macemc/macemc/internal/safetext"
+	"github.com/macemc/macemc/search"
 	"github.com/macemc/macemc/sim/trace"
 	"github.com/macemc/macemc/walks"
 )
 
-// tune samples steps to the first live state and suggests d_max.
+// tune samples steps to the first live state and suggests d_max; it exits
+// 1 when a walk broke a safety property (res.Unsafe).
 func (a *App) tune(args []string) (int, error) {
 	fs := a.newFlags("tune", "--system NAME [--param K=V]... [--depth D] [--samples N] [--walk-depth D] [--out DIR] [--html FILE] [--svg FILE] [--json]")
 	name := fs.String("system", "", "system to sample")
@@ -51,6 +54,9 @@ func (a *App) tune(args []string) (int, error) {
 	if err != nil {
 		return ExitUsage, err
 	}
+	if err := a.refuseEmptyProperty(sys, given, *props); err != nil {
+		return ExitUsage, err
+	}
 	cfg, p, err := sys.Config(given)
 	if err == nil {
 		err = cfg.Select(*props)
@@ -65,6 +71,12 @@ func (a *App) tune(args []string) (int, error) {
 	case "-":
 		*page = ""
 	case "":
+		if *out == "" {
+			return ExitUsage, usagef("--out \"\": allowed a directory for tune.html (default macemc-out), or give --html FILE")
+		}
+		if err := checkOutDir("--out", *out); err != nil {
+			return ExitUsage, err
+		}
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return ExitUsage, usagef("output directory: %w", err)
 		}
@@ -100,13 +112,28 @@ func (a *App) tune(args []string) (int, error) {
 			return ExitUsage, err
 		}
 	}
+	// Walks that broke a safety property (or whose handler panicked or
+	// hung) found a violation: exit 1, as a search that finds one does.
+	code := ExitNone
+	if res.Unsafe > 0 {
+		code = ExitViolation
+		cmd := []string{a.Name, "search", "--system", search.Quote(*name)}
+		for _, kv := range *params {
+			cmd = append(cmd, "--param", search.Quote(kv))
+		}
+		for _, prop := range *props {
+			cmd = append(cmd, "--property", search.Quote(prop))
+		}
+		fmt.Fprintf(a.Stderr, "%s tune: a violation: %d of %d walks broke a safety property (or a handler panicked or hung); search for it to get a trace to replay: %s\n",
+			a.Name, res.Unsafe, res.Samples, strings.Join(cmd, " "))
+	}
 	if *asJSON {
 		enc := json.NewEncoder(a.Stdout)
 		enc.SetIndent("", "  ")
-		return ExitNone, enc.Encode(map[string]any{"system": *name, "params": p, "samples": res.Samples, "live": len(res.Steps),
+		return code, enc.Encode(map[string]any{"system": *name, "params": p, "samples": res.Samples, "live": len(res.Steps),
 			"unsafe": res.Unsafe, "depth": res.Depth, "walk_depth": res.MaxSteps, "percentiles": res.Percentiles(), "suggested_walk_depth": res.Suggest(), "svg": *svg, "html": *page})
 	}
-	return ExitNone, res.WriteText(a.Stdout, fmt.Sprintf("%s %s", safetext.QuoteUnsafe(*name), p.Text()), *page, *svg)
+	return code, res.WriteText(a.Stdout, fmt.Sprintf("%s %s", safetext.QuoteUnsafe(*name), p.Text()), *page, *svg)
 }
 
 // checkOutputFile reports why a file cannot be written at path: its

@@ -18,7 +18,8 @@ import (
 //
 // runs the arguments (one line, split at spaces; $DIR is a directory that
 // holds a previous run's report.json, passed as --out where a command
-// writes) and prints the exit code, stdout and stderr. Every command in the
+// writes, and $DANGLING a symlink in it to a file that does not exist)
+// and prints the exit code, stdout and stderr. Every command in the
 // file must exit 2 and leave that report.json in place. The systems an
 // unknown name is told about, which depend on what the test binary
 // registers, show as "(known: ...)". go test ./cmd/cli -rewrite
@@ -33,7 +34,11 @@ func TestUsageErrors(t *testing.T) {
 		if err := os.WriteFile(prev, []byte("{}"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		args := strings.Fields(strings.ReplaceAll(td.Input, "$DIR", dir))
+		if err := os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "dangling")); err != nil {
+			t.Fatal(err)
+		}
+		input := strings.ReplaceAll(td.Input, "$DANGLING", filepath.Join(dir, "dangling"))
+		args := strings.Fields(strings.ReplaceAll(input, "$DIR", dir))
 		code, out, errs := run(t, args...)
 		if code != ExitUsage {
 			t.Errorf("%s: exit %d, want %d", td.Pos, code, ExitUsage)

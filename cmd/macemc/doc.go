@@ -45,10 +45,11 @@
 // --json the report is one JSON object on stdout instead.
 //
 // Exit status (every command): 0 nothing found within the budget (or the
-// command succeeded), 1 a violation found or replayed, 2 a usage or input
-// error (bad flags, an unknown system or parameter, unreadable input,
-// results that could not be written, a --time spent before the search ran
-// a single path: "NOTHING SEARCHED").
+// command succeeded), 1 a violation found or replayed (for tune: a
+// sampling walk broke a safety property), 2 a usage or input error (bad
+// flags, an unknown system or parameter, unreadable input, results that
+// could not be written, a --time spent before the search ran a single
+// path: "NOTHING SEARCHED"; for mdb: a command of its script failed).
 // Under go run every nonzero status becomes go run's own 1 (it prints
 // "exit status 2"): build the binary (go build -o bin/macemc ./cmd/macemc)
 // where the status matters.

@@ -586,7 +586,7 @@ func TestEdgeFlags(t *testing.T) {
 		}
 	}
 	res := run(t, []string{"mdb", "--snapshot-every", "0", t.TempDir()}, plan{}, time.Minute, "")
-	if res.code != 2 || !strings.Contains(res.stderr, "must be positive") {
+	if res.code != 2 || !strings.Contains(res.stderr, "--snapshot-every 0: allowed a positive number of steps") {
 		t.Errorf("mdb --snapshot-every 0: exit %d %s", res.code, res.stderr)
 	}
 }

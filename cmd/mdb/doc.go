@@ -36,6 +36,7 @@
 //	(mdb 0) j crit
 //	step 7/2000 [critical]: node 0 receives datagram Ack{seq: 6001, conn: 0, inc: 2} from node 1
 //
-// Exit status: 0 on success, 1 if a scripted command failed, 2 if the
-// command line or the files are bad.
+// Exit status: 0 on success, 2 if the command line or the files are bad
+// or a scripted command failed; never 1, which macemc's commands exit with
+// when they find a violation.
 package main
