@@ -193,7 +193,7 @@ func (r *TuneResult) Percentile(p float64) int {
 
 // Suggest returns a d_max: eight times the slowest sample that turned live
 // (the paper saw every sample live by 10,000 steps and used 80,000),
-// rounded up to two significant digits; 0 when no sample turned live, or
+// rounded up to two significant digits, and at least 100; 0 when no sample turned live, or
 // when some never did within MaxSteps without breaking safety (Never):
 // the slowest of those is slower than MaxSteps, and eight times the
 // slowest sample that did turn live would be a d_max they never reach (a
@@ -305,7 +305,7 @@ var tunePage = template.Must(template.New("tune").Parse(`<!DOCTYPE html>
 </head><body>
 <h1>{{.Title}}</h1>
 <p>{{.Samples}} walks from depth {{.Depth}}: {{.Live}} reached a live state within {{.MaxSteps}} steps{{if .Unsafe}} ({{.Unsafe}} broke a safety property){{end}}.</p>
-{{if .Suggest}}<p class="dmax" id="suggest">suggested --walk-depth {{.Suggest}}: 8x the slowest live sample, as the paper's 80,000 for 10,000 (seed 003 §4.4)</p>
+{{if .Suggest}}<p class="dmax" id="suggest">suggested --walk-depth {{.Suggest}}: 8x the slowest live sample, at least 100, as the paper's 80,000 for 10,000 (seed 003 §4.4)</p>
 {{else if .Live}}<p class="dmax" id="suggest">no suggestion: {{.Never}} walks never turned live within {{.MaxSteps}} steps, so the slowest is slower than that: a liveness bug, or raise --walk-depth and tune again</p>
 {{else}}<p class="dmax" id="suggest">no walk turned live: a liveness bug, or raise --walk-depth and tune again</p>{{end}}
 {{.SVG}}
@@ -378,7 +378,7 @@ func (r *TuneResult) WriteText(w io.Writer, title string, files ...string) error
 		}
 	}
 	if s := r.Suggest(); s > 0 {
-		fmt.Fprintf(b, "suggested --walk-depth %d (8x the slowest live sample, as the paper's 80,000 for 10,000)\n", s)
+		fmt.Fprintf(b, "suggested --walk-depth %d (8x the slowest live sample, at least 100, as the paper's 80,000 for 10,000)\n", s)
 	}
 	if n := r.Never(); n > 0 {
 		fmt.Fprintf(b, "no suggested --walk-depth: %d walks never turned live within %d steps, so the slowest is slower than that: a liveness bug, or raise --walk-depth and tune again\n", n, r.MaxSteps)
