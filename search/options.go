@@ -411,6 +411,12 @@ func checkStrategyParams(s explore.Strategy, given map[string]string) error {
 			return &OptionError{Field: "StrategyParams key", Value: strconv.Quote(name), Range: r}
 		}
 		spec := specs[i]
+		if strings.TrimSpace(given[name]) == "" {
+			// An empty value is no choice (a caller's unset variable):
+			// leave the option out for its default.
+			return &OptionError{Field: "StrategyParams[" + name + "]", Flag: s.Name() + "-" + name, Value: strconv.Quote(given[name]),
+				Range: paramRange(spec) + ", or no value at all for the default " + strconv.Quote(spec.Default)}
+		}
 		one := sim.System{Name: "strategy " + s.Name(), Params: []sim.ParamSpec{spec}}
 		if _, err := one.Resolve(map[string]string{name: given[name]}); err != nil {
 			return &OptionError{Field: "StrategyParams[" + name + "]", Flag: s.Name() + "-" + name, Value: given[name], Range: paramRange(spec)}
