@@ -1345,6 +1345,15 @@ type tenCounter struct {
 
 func (c *tenCounter) HandleApp(*sim.Context, any) { c.Count++ }
 
+// tenRequests is tenCounter's driver: ten requests.
+func tenRequests(sim.NodeID) []any {
+	reqs := make([]any, 10)
+	for i := range reqs {
+		reqs[i] = "count"
+	}
+	return reqs
+}
+
 // TestShortWalksAreNotDeadFromTheStart: when every walk from the initial
 // state was cut by d_max still running (d_max 8 below the 10 steps of the
 // shortest live execution), a dead path that fell quiescent (its node
@@ -1353,13 +1362,7 @@ func (c *tenCounter) HandleApp(*sim.Context, any) { c.Count++ }
 func TestShortWalksAreNotDeadFromTheStart(t *testing.T) {
 	sys := &sim.System{Name: "tencounter", Build: func(sim.Params) (*sim.Config, error) {
 		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &tenCounter{} },
-			App: func(sim.NodeID) []any {
-				reqs := make([]any, 10)
-				for i := range reqs {
-					reqs[i] = "count"
-				}
-				return reqs
-			},
+			App:      tenRequests,
 			Failures: sim.Failures{Crashes: 1},
 			Liveness: []sim.Property{{Name: "Counted", Check: func(v *sim.View) bool { return v.Service(0).(*tenCounter).Count == 10 }}}}, nil
 	}}
@@ -1552,13 +1555,7 @@ func TestDeadFromTheStartNamesWallClockTimers(t *testing.T) {
 func TestRecoveryWalksThatFailAreNoEvidence(t *testing.T) {
 	sys := &sim.System{Name: "searchtest-ninepanic", Build: func(sim.Params) (*sim.Config, error) {
 		return &sim.Config{Nodes: 1, Service: func(sim.NodeID) sim.Service { return &tenCounter{} },
-			App: func(sim.NodeID) []any {
-				reqs := make([]any, 10)
-				for i := range reqs {
-					reqs[i] = "count"
-				}
-				return reqs
-			},
+			App:      tenRequests,
 			Failures: sim.Failures{Crashes: 1},
 			Liveness: []sim.Property{{Name: "Counted", Check: func(v *sim.View) bool {
 				n := v.Service(0).(*tenCounter).Count

@@ -70,20 +70,7 @@ func TestHeapWatchArmsLaterGuards(t *testing.T) {
 	stop := engine.WatchHeap(32<<20, func() { close(exceeded) })
 	// Grow the live heap past the bound (the watch reads the heap the
 	// last collection found live).
-	var keep [][]byte
-	for grown := false; !grown; {
-		if len(keep) == 64 {
-			t.Fatal("the watch did not see the heap grow by 512 MiB")
-		}
-		keep = append(keep, make([]byte, 8<<20))
-		runtime.GC()
-		select {
-		case <-exceeded:
-			grown = true
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	keep = nil
+	growHeap(t, exceeded)
 	s, err := engine.NewGuarded(hogConfig(), engine.Options{}, time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -116,20 +103,7 @@ func TestRunHeapWatchSparesOtherRuns(t *testing.T) {
 	exceeded := make(chan struct{})
 	stop := engine.WatchHeapOf(hogCfg, 32<<20, func() { close(exceeded) })
 	defer stop()
-	var keep [][]byte
-	for grown := false; !grown; {
-		if len(keep) == 64 {
-			t.Fatal("the watch did not see the heap grow by 512 MiB")
-		}
-		keep = append(keep, make([]byte, 8<<20))
-		runtime.GC()
-		select {
-		case <-exceeded:
-			grown = true
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	keep = nil
+	growHeap(t, exceeded)
 	// Another run's handler, which takes far longer than the grace.
 	other, err := engine.NewGuarded(otherCfg, engine.Options{}, time.Minute)
 	if err != nil {
@@ -150,5 +124,25 @@ func TestRunHeapWatchSparesOtherRuns(t *testing.T) {
 	}
 	for hogging.Load() != 0 {
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// growHeap grows the live heap, 8 MiB at a time, until a watch says so on
+// exceeded (the watch reads the heap the last collection found live), and
+// lets it go.
+func growHeap(t *testing.T, exceeded <-chan struct{}) {
+	t.Helper()
+	var keep [][]byte
+	for grown := false; !grown; {
+		if len(keep) == 64 {
+			t.Fatal("the watch did not see the heap grow by 512 MiB")
+		}
+		keep = append(keep, make([]byte, 8<<20))
+		runtime.GC()
+		select {
+		case <-exceeded:
+			grown = true
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
