@@ -877,6 +877,12 @@ func (s *Session) cmdRun(args []string, _ string) error {
 	switch why {
 	case "stop":
 		fmt.Fprintf(s.out, "live at step %d on %s, after %s from step %d (seed %d)\n", q.steps(), q.name, plural(q.steps()-from, "random step"), from, q.seed)
+		if c := s.critStep(); c >= 0 && s.errT.Condition == "C1" && sharedSteps(q, s.paths[0]) >= c {
+			// This execution passed through the error path's state c.
+			fmt.Fprintf(s.out, "note: this execution passes through the error path's state %d, after its critical transition, and still became live: "+
+				"state %d is not dead but near dead (seed 003 §4.4: it recovers too rarely for the walks that took it for dead); the step of no return is later: "+
+				"`critical --trace` with a larger --walks or --confirm-budget searches again\n", c, c)
+		}
 	case "":
 		fmt.Fprintf(s.out, "not live after %s from step %d (seed %d)", plural(q.steps()-from, "random step"), from, q.seed)
 		if c := s.critStep(); c >= 0 && s.errT.Condition == "C1" {

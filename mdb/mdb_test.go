@@ -477,3 +477,23 @@ func TestScriptLongLine(t *testing.T) {
 		t.Errorf("at step %d after the script, want 2", n)
 	}
 }
+
+// TestRandomRunContradictsAnEarlyCriticalStep: a random run that becomes
+// live from the error path's states after its critical step shows that
+// step was near dead, not dead, and says so (a trial's raft run named a
+// step its mdb branches recovered from, and mdb said only "live").
+func TestRandomRunContradictsAnEarlyCriticalStep(t *testing.T) {
+	f := found(t)
+	if f.Error.Critical < 2 || f.Error.Condition != "C1" {
+		t.Fatalf("fixture's critical step %d (%s)", f.Error.Critical, f.Error.Condition)
+	}
+	early := *f.Error
+	early.Critical = 1 // an early, near-dead answer: the state after step 1 still recovers
+	file := filepath.Join(t.TempDir(), "error.trace")
+	if err := early.Write(file); err != nil {
+		t.Fatal(err)
+	}
+	w := open(t, file, "", mdb.Options{})
+	w.run("j 1")
+	mustContain(t, w.run("R 5000 1"), "live at step", "passes through the error path's state 1, after its critical transition, and still became live")
+}
